@@ -1,0 +1,108 @@
+package netsetup
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// Status is what ReadStatus found about the hotspot.
+type Status struct {
+	// Connection is the NetworkManager connection id looked at.
+	Connection string
+	// Profile is "installed", "absent" or "unreadable: …" for the keyfile.
+	Profile string
+	// SSID and Address come from the keyfile ("" when unknown).
+	SSID, Address string
+	// DropIn is the address the DNS drop-in answers, "" when it is absent.
+	DropIn string
+	// Active is true when NetworkManager has the connection up, on Device.
+	Active bool
+	Device string
+	// Radio is nmcli's word for the Wi-Fi radio ("enabled", "disabled"),
+	// "" when unknown.
+	Radio string
+	// Problems lists the commands that failed while looking.
+	Problems []string
+}
+
+// ReadStatus looks at the hotspot named connection (DefaultConnection when
+// empty): its keyfile and the DNS drop-in under root ("" for "/"), and what
+// nmcli says through runner. It does not fail: what it cannot learn is
+// listed in Problems.
+func ReadStatus(ctx context.Context, runner Runner, root, connection string) Status {
+	if connection == "" {
+		connection = DefaultConnection
+	}
+	a := Applier{Root: root}
+	st := Status{Connection: connection, Profile: "absent"}
+	if data, err := os.ReadFile(a.path(keyfilePath(connection))); err == nil {
+		st.Profile = "installed"
+		st.SSID = keyfileValue(string(data), "ssid")
+		st.Address = keyfileValue(string(data), "address1")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		st.Profile = "unreadable: " + err.Error()
+	}
+	if data, err := os.ReadFile(a.path(DropInPath)); err == nil {
+		st.DropIn = strings.TrimPrefix(keyfileValue(string(data), "address"), "/#/")
+	}
+	if out, err := runner.Run(ctx, "nmcli", "-t", "-f", "NAME,DEVICE", "connection", "show", "--active"); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			if name, dev, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && name == connection {
+				st.Active, st.Device = true, dev
+			}
+		}
+	} else {
+		st.Problems = append(st.Problems, err.Error())
+	}
+	if out, err := runner.Run(ctx, "nmcli", "radio", "wifi"); err == nil {
+		st.Radio = strings.TrimSpace(string(out))
+	} else {
+		st.Problems = append(st.Problems, err.Error())
+	}
+	return st
+}
+
+// keyfileValue returns the value of the first "key=" line of text.
+func keyfileValue(text, key string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Print writes st as a few "name: value" lines.
+func (st Status) Print(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	state := "down"
+	if st.Active {
+		state = "up on " + st.Device
+	}
+	fmt.Fprintf(bw, "connection: %s (%s)\n", st.Connection, st.Profile)
+	if st.SSID != "" {
+		fmt.Fprintf(bw, "ssid: %s\n", st.SSID)
+	}
+	if st.Address != "" {
+		fmt.Fprintf(bw, "address: %s\n", st.Address)
+	}
+	fmt.Fprintf(bw, "state: %s\n", state)
+	if st.Radio != "" {
+		fmt.Fprintf(bw, "wifi radio: %s\n", st.Radio)
+	}
+	if st.DropIn != "" {
+		fmt.Fprintf(bw, "captive dns: every name answers %s\n", st.DropIn)
+	} else {
+		fmt.Fprintf(bw, "captive dns: off\n")
+	}
+	for _, p := range st.Problems {
+		fmt.Fprintf(bw, "problem: %s\n", p)
+	}
+	return bw.Flush()
+}
