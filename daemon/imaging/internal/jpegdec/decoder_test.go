@@ -1,0 +1,242 @@
+package jpegdec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"eventbox/daemon/imaging/internal/jpegdec"
+	"eventbox/daemon/imaging/internal/planar"
+	"eventbox/daemon/imaging/internal/testimg"
+)
+
+// stdPlanes decodes b with image/jpeg and returns its planes.
+func stdPlanes(t *testing.T, b []byte) planar.Image {
+	t.Helper()
+	m, err := jpeg.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("image/jpeg: %v", err)
+	}
+	return planar.FromImage(m)
+}
+
+// boxDown averages denom×denom blocks of p (partial edge blocks over what
+// exists), which is what a scaled IDCT approximates.
+func boxDown(p planar.Plane, denom int) planar.Plane {
+	w, h := (p.W+denom-1)/denom, (p.H+denom-1)/denom
+	d := planar.NewPlane(w, h)
+	for y := range h {
+		for x := range w {
+			sum, n := 0, 0
+			for yy := y * denom; yy < min((y+1)*denom, p.H); yy++ {
+				for xx := x * denom; xx < min((x+1)*denom, p.W); xx++ {
+					sum += int(p.Pix[yy*p.Stride+xx])
+					n++
+				}
+			}
+			d.Pix[y*d.Stride+x] = byte((sum + n/2) / n)
+		}
+	}
+	return d
+}
+
+func psnr(t *testing.T, a, b planar.Plane) (float64, int) {
+	t.Helper()
+	if a.W != b.W || a.H != b.H {
+		t.Fatalf("planes differ in size: %dx%d and %dx%d", a.W, a.H, b.W, b.H)
+	}
+	var se float64
+	worst := 0
+	for y := range a.H {
+		ra, rb := a.Row(y), b.Row(y)
+		for x := range ra {
+			d := int(ra[x]) - int(rb[x])
+			se += float64(d * d)
+			worst = max(worst, d, -d)
+		}
+	}
+	mse := se / float64(a.W*a.H)
+	if mse == 0 {
+		return math.Inf(1), 0
+	}
+	return 10 * math.Log10(255*255/mse), worst
+}
+
+func decode(t *testing.T, b []byte, denom int) planar.Image {
+	t.Helper()
+	m, err := jpegdec.Decode(context.Background(), bytes.NewReader(b), int64(len(b)), denom)
+	if err != nil {
+		t.Fatalf("Decode 1/%d: %v", denom, err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatalf("Decode 1/%d gave inconsistent planes: %v", denom, err)
+	}
+	return m
+}
+
+func TestDecodeMatchesImageJPEG(t *testing.T) {
+	photo := testimg.Photo(203, 141, 7) // odd sizes: partial MCUs on both edges
+	gray := image.NewGray(photo.Bounds())
+	copy(gray.Pix, photo.Y[:len(gray.Pix)])
+	for y := range photo.Rect.Dy() {
+		copy(gray.Pix[y*gray.Stride:], photo.Y[y*photo.YStride:y*photo.YStride+photo.Rect.Dx()])
+	}
+	tests := []struct {
+		name string
+		m    image.Image
+	}{
+		{"a 4:2:0 colour photo decodes like image/jpeg", photo},
+		{"a grey photo decodes like image/jpeg", gray},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := testimg.JPEG(tt.m, 90, testimg.EXIF(1, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := stdPlanes(t, b)
+			for _, denom := range []int{1, 2, 4, 8} {
+				got := decode(t, b, denom)
+				if got.Gray != want.Gray {
+					t.Fatalf("1/%d: grey %v, want %v", denom, got.Gray, want.Gray)
+				}
+				planes := [][2]planar.Plane{{got.Y, want.Y}}
+				if !got.Gray {
+					planes = append(planes, [2]planar.Plane{got.Cb, want.Cb}, [2]planar.Plane{got.Cr, want.Cr})
+				}
+				for i, p := range planes {
+					ref := p[1]
+					minPSNR, maxErr := 30.0, 255
+					if denom == 1 {
+						minPSNR, maxErr = 45, 4
+					} else {
+						ref = boxDown(ref, denom)
+					}
+					if denom == 8 {
+						// 1/8 is each block's mean before clamping, so it
+						// strays only where the full decode clips.
+						minPSNR, maxErr = 45, 8
+					}
+					db, worst := psnr(t, p[0], ref)
+					if db < minPSNR || worst > maxErr {
+						t.Errorf("1/%d plane %d: PSNR %.1f dB, worst error %d; want at least %.0f dB and at most %d", denom, i, db, worst, minPSNR, maxErr)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeRefusesBrokenFiles(t *testing.T) {
+	b, err := testimg.JPEG(testimg.Photo(256, 192, 3), 90, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sos := bytes.Index(b, []byte{0xff, 0xda})
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"a file cut in the middle of its scan is invalid", b[:len(b)/2], jpegdec.ErrFormat},
+		{"a file cut inside its headers is invalid", b[:sos-20], jpegdec.ErrFormat},
+		{"a file that is not a JPEG is invalid", []byte("hello, this is text and not a photo"), jpegdec.ErrFormat},
+		{"an empty file is invalid", nil, jpegdec.ErrFormat},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := jpegdec.Decode(context.Background(), bytes.NewReader(tt.data), int64(len(tt.data)), 2)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Decode: %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeStopsWhenContextEnds(t *testing.T) {
+	b, err := testimg.JPEG(testimg.Photo(256, 192, 3), 90, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := jpegdec.Decode(ctx, bytes.NewReader(b), int64(len(b)), 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Decode with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// TestDecodeCjpegVariants covers what image/jpeg's encoder never writes:
+// restart markers, 4:4:4 and 4:2:2 chroma, and progressive files (refused
+// with ErrUnsupported so the caller falls back).
+func TestDecodeCjpegVariants(t *testing.T) {
+	cjpeg, err := exec.LookPath("cjpeg")
+	if err != nil {
+		t.Skip("cjpeg not installed (Debian package libjpeg-turbo-progs); skipping restart, sampling and progressive cases")
+	}
+	src := testimg.Photo(333, 250, 11)
+	dir := t.TempDir()
+	ppm := filepath.Join(dir, "in.ppm")
+	writePPM(t, ppm, src)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr error
+	}{
+		{"restart markers every MCU row decode like image/jpeg", []string{"-restart", "1"}, nil},
+		{"restart markers every 3 MCUs decode like image/jpeg", []string{"-restart", "3B"}, nil},
+		{"4:4:4 chroma decodes like image/jpeg", []string{"-sample", "1x1"}, nil},
+		{"4:2:2 chroma decodes like image/jpeg", []string{"-sample", "2x1"}, nil},
+		{"optimised Huffman tables decode like image/jpeg", []string{"-optimize"}, nil},
+		{"a progressive file is left to another decoder", []string{"-progressive"}, jpegdec.ErrUnsupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"-quality", "90"}, tt.args...)
+			out, err := exec.Command(cjpeg, append(args, ppm)...).Output()
+			if err != nil {
+				t.Fatalf("cjpeg: %v", err)
+			}
+			got, err := jpegdec.Decode(context.Background(), bytes.NewReader(out), int64(len(out)), 1)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Decode: %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			want := stdPlanes(t, out)
+			for i, p := range [][2]planar.Plane{{got.Y, want.Y}, {got.Cb, want.Cb}, {got.Cr, want.Cr}} {
+				if db, worst := psnr(t, p[0], p[1]); db < 45 || worst > 4 {
+					t.Errorf("plane %d: PSNR %.1f dB, worst error %d against image/jpeg", i, db, worst)
+				}
+			}
+		})
+	}
+}
+
+func writePPM(t *testing.T, path string, m image.Image) {
+	t.Helper()
+	b := m.Bounds()
+	var buf bytes.Buffer
+	buf.WriteString("P6\n")
+	fmt.Fprintf(&buf, "%d %d\n255\n", b.Dx(), b.Dy())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := m.At(x, y).RGBA()
+			buf.Write([]byte{byte(r >> 8), byte(g >> 8), byte(bl >> 8)})
+		}
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
