@@ -1,0 +1,509 @@
+package daemon
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"eventbox/store"
+)
+
+// Limits of event fields (docs/decisions.md, "Event fields").
+const (
+	maxEventName        = 100
+	maxDescription      = 2000
+	maxAccessCode       = 64
+	minAccessCode       = 3
+	maxChallenges       = 50
+	maxChallengeLabel   = 80
+	maxPhotosPerGuest   = 100000
+	maxGalleryLinkDays  = 3650
+	minWallInterval     = 3
+	maxWallInterval     = 120
+	maxEventSearchQuery = 100
+)
+
+var (
+	hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+	// captureFilterNames are the camera filters the guest page offers.
+	captureFilterNames = []string{"bw", "sepia", "vintage", "warm", "cool", "vivid"}
+)
+
+// challengeInput is one entry of the challenges list: a plain string (a new
+// challenge) or { id?, label }.
+type challengeInput struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *challengeInput) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &c.Label)
+	}
+	type plain challengeInput
+	var p plain
+	if err := strictUnmarshal(b, &p); err != nil {
+		return &fieldError{"each challenge must be a string or { id?, label }"}
+	}
+	*c = challengeInput(p)
+	return nil
+}
+
+type wallStyleInput struct {
+	Interval  Optional[int]    `json:"interval"`
+	Layout    Optional[string] `json:"layout"`
+	ShowNames Optional[bool]   `json:"showNames"`
+	ShowQR    Optional[bool]   `json:"showQr"`
+}
+
+type qrStyleInput struct {
+	Foreground Optional[string] `json:"foreground"`
+	Background Optional[string] `json:"background"`
+	Dots       Optional[string] `json:"dots"`
+	Logo       Optional[bool]   `json:"logo"`
+}
+
+type captureFiltersInput struct {
+	Enabled Optional[[]string] `json:"enabled"`
+}
+
+// eventInput is the body of event creation and update: every field
+// optional; Nullable fields take null to clear the value.
+type eventInput struct {
+	Name                        Optional[string]              `json:"name"`
+	Description                 Nullable[string]              `json:"description"`
+	EventDate                   Nullable[string]              `json:"eventDate"`
+	AccentColor                 Nullable[string]              `json:"accentColor"`
+	AccessCode                  Nullable[string]              `json:"accessCode"`
+	UploadsOpen                 Optional[bool]                `json:"uploadsOpen"`
+	UploadsCloseAt              Nullable[int64]               `json:"uploadsCloseAt"`
+	Moderation                  Optional[string]              `json:"moderation"`
+	CaptureMode                 Optional[string]              `json:"captureMode"`
+	AskGuestName                Optional[bool]                `json:"askGuestName"`
+	MaxPhotosPerGuest           Nullable[int]                 `json:"maxPhotosPerGuest"`
+	DefaultLocale               Nullable[string]              `json:"defaultLocale"`
+	CollectGuestEmails          Optional[bool]                `json:"collectGuestEmails"`
+	NotifyAdminSummary          Optional[bool]                `json:"notifyAdminSummary"`
+	EmailGuestsGallery          Optional[bool]                `json:"emailGuestsGallery"`
+	GalleryLinkDays             Optional[int]                 `json:"galleryLinkDays"`
+	GalleryLinkDownload         Optional[bool]                `json:"galleryLinkDownload"`
+	GalleryMailIncludesPassword Optional[bool]                `json:"galleryMailIncludesPassword"`
+	GalleryLinkFavorites        Optional[bool]                `json:"galleryLinkFavorites"`
+	GuestbookEnabled            Optional[bool]                `json:"guestbookEnabled"`
+	GuestbookVoice              Optional[bool]                `json:"guestbookVoice"`
+	GuestbookInGallery          Optional[bool]                `json:"guestbookInGallery"`
+	Challenges                  Optional[[]challengeInput]    `json:"challenges"`
+	WallStyle                   Optional[wallStyleInput]      `json:"wallStyle"`
+	Frame                       Optional[string]              `json:"frame"`
+	CaptureFilters              Optional[captureFiltersInput] `json:"captureFilters"`
+	AllowVideos                 Optional[bool]                `json:"allowVideos"`
+	QRStyle                     Optional[qrStyleInput]        `json:"qrStyle"`
+	AlbumShared                 Optional[bool]                `json:"albumShared"`
+}
+
+func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
+
+func setBool(dst *bool, o Optional[bool]) {
+	if o.Set {
+		*dst = o.Value
+	}
+}
+
+// apply validates the input and writes it over e. Every problem is
+// collected into details; on any problem e must be discarded.
+func (in eventInput) apply(e *store.Event, details map[string]string) {
+	if in.Name.Set {
+		name := strings.TrimSpace(in.Name.Value)
+		if n := utf8.RuneCountInString(name); n < 1 || n > maxEventName {
+			details["name"] = fmt.Sprintf("must be 1 to %d characters", maxEventName)
+		}
+		e.Name = name
+	}
+	if in.Description.Set {
+		d := strings.TrimSpace(in.Description.Value)
+		if utf8.RuneCountInString(d) > maxDescription {
+			details["description"] = fmt.Sprintf("must be at most %d characters", maxDescription)
+		}
+		e.Description = d
+	}
+	if in.EventDate.Set {
+		if in.EventDate.Null {
+			e.EventDate = ""
+		} else if _, err := time.Parse("2006-01-02", in.EventDate.Value); err != nil {
+			details["eventDate"] = "must be a date as YYYY-MM-DD"
+		} else {
+			e.EventDate = in.EventDate.Value
+		}
+	}
+	if in.AccentColor.Set {
+		if in.AccentColor.Null {
+			e.AccentColor = ""
+		} else if !hexColor.MatchString(in.AccentColor.Value) {
+			details["accentColor"] = "must be a colour as #rrggbb"
+		} else {
+			e.AccentColor = strings.ToLower(in.AccentColor.Value)
+		}
+	}
+	if in.AccessCode.Set {
+		code := strings.TrimSpace(in.AccessCode.Value)
+		if in.AccessCode.Null {
+			e.AccessCode = ""
+		} else if n := utf8.RuneCountInString(code); n < minAccessCode || n > maxAccessCode {
+			details["accessCode"] = fmt.Sprintf("must be %d to %d characters (null removes the code)", minAccessCode, maxAccessCode)
+		} else {
+			e.AccessCode = code
+		}
+	}
+	setBool(&e.UploadsOpen, in.UploadsOpen)
+	if in.UploadsCloseAt.Set {
+		if in.UploadsCloseAt.Null {
+			e.UploadsCloseAt = 0
+		} else if in.UploadsCloseAt.Value <= 0 {
+			details["uploadsCloseAt"] = "must be a time in epoch milliseconds, or null"
+		} else {
+			e.UploadsCloseAt = in.UploadsCloseAt.Value
+		}
+	}
+	if in.Moderation.Set {
+		if !oneOf(in.Moderation.Value, "post", "pre") {
+			details["moderation"] = "must be post or pre"
+		}
+		e.Moderation = in.Moderation.Value
+	}
+	if in.CaptureMode.Set {
+		if !oneOf(in.CaptureMode.Value, "camera", "picker", "both") {
+			details["captureMode"] = "must be camera, picker or both"
+		}
+		e.CaptureMode = in.CaptureMode.Value
+	}
+	setBool(&e.AskGuestName, in.AskGuestName)
+	if in.MaxPhotosPerGuest.Set {
+		v := in.MaxPhotosPerGuest.Value
+		if in.MaxPhotosPerGuest.Null {
+			v = 0
+		}
+		if v < 0 || v > maxPhotosPerGuest {
+			details["maxPhotosPerGuest"] = fmt.Sprintf("must be 0 (no limit) to %d", maxPhotosPerGuest)
+		}
+		e.MaxPhotosPerGuest = v
+	}
+	if in.DefaultLocale.Set {
+		if in.DefaultLocale.Null {
+			e.DefaultLocale = ""
+		} else if !oneOf(in.DefaultLocale.Value, "en", "fr", "it", "es") {
+			details["defaultLocale"] = "must be en, fr, it, es or null"
+		} else {
+			e.DefaultLocale = in.DefaultLocale.Value
+		}
+	}
+	setBool(&e.CollectGuestEmails, in.CollectGuestEmails)
+	setBool(&e.NotifyAdminSummary, in.NotifyAdminSummary)
+	setBool(&e.EmailGuestsGallery, in.EmailGuestsGallery)
+	if in.GalleryLinkDays.Set {
+		if v := in.GalleryLinkDays.Value; v < 0 || v > maxGalleryLinkDays {
+			details["galleryLinkDays"] = fmt.Sprintf("must be an integer from 0 to %d", maxGalleryLinkDays)
+		}
+		e.GalleryLinkDays = in.GalleryLinkDays.Value
+	}
+	setBool(&e.GalleryLinkDownload, in.GalleryLinkDownload)
+	setBool(&e.GalleryMailIncludesPassword, in.GalleryMailIncludesPassword)
+	setBool(&e.GalleryLinkFavorites, in.GalleryLinkFavorites)
+	setBool(&e.GuestbookEnabled, in.GuestbookEnabled)
+	setBool(&e.GuestbookVoice, in.GuestbookVoice)
+	setBool(&e.GuestbookInGallery, in.GuestbookInGallery)
+	if in.Challenges.Set {
+		e.Challenges = applyChallenges(e.Challenges, in.Challenges.Value, details)
+	}
+	if in.WallStyle.Set {
+		ws := in.WallStyle.Value
+		if ws.Interval.Set {
+			if v := ws.Interval.Value; v < minWallInterval || v > maxWallInterval {
+				details["wallStyle"] = fmt.Sprintf("interval must be %d to %d seconds", minWallInterval, maxWallInterval)
+			}
+			e.WallStyle.Interval = ws.Interval.Value
+		}
+		if ws.Layout.Set {
+			if !oneOf(ws.Layout.Value, "single", "grid") {
+				details["wallStyle"] = "layout must be single or grid"
+			}
+			e.WallStyle.Layout = ws.Layout.Value
+		}
+		setBool(&e.WallStyle.ShowNames, ws.ShowNames)
+		setBool(&e.WallStyle.ShowQR, ws.ShowQR)
+	}
+	if in.Frame.Set {
+		if !oneOf(in.Frame.Value, "none", "print", "border", "stamp") {
+			details["frame"] = "must be none, print, border or stamp"
+		}
+		e.Frame = in.Frame.Value
+	}
+	if in.CaptureFilters.Set && in.CaptureFilters.Value.Enabled.Set {
+		var names []string
+		for _, f := range in.CaptureFilters.Value.Enabled.Value {
+			if !slices.Contains(captureFilterNames, f) {
+				details["captureFilters"] = "enabled may only name " + strings.Join(captureFilterNames, ", ")
+			} else if !slices.Contains(names, f) {
+				names = append(names, f)
+			}
+		}
+		if names == nil {
+			names = []string{}
+		}
+		e.CaptureFilters.Enabled = names
+	}
+	setBool(&e.AllowVideos, in.AllowVideos)
+	if in.QRStyle.Set {
+		q := in.QRStyle.Value
+		for _, c := range []struct {
+			o   Optional[string]
+			dst *string
+			key string
+		}{{q.Foreground, &e.QRStyle.Foreground, "foreground"}, {q.Background, &e.QRStyle.Background, "background"}} {
+			if !c.o.Set {
+				continue
+			}
+			if !hexColor.MatchString(c.o.Value) {
+				details["qrStyle"] = c.key + " must be a colour as #rrggbb"
+				continue
+			}
+			*c.dst = strings.ToLower(c.o.Value)
+		}
+		if q.Dots.Set {
+			if !oneOf(q.Dots.Value, "square", "round") {
+				details["qrStyle"] = "dots must be square or round"
+			}
+			e.QRStyle.Dots = q.Dots.Value
+		}
+		setBool(&e.QRStyle.Logo, q.Logo)
+		if _, ok := details["qrStyle"]; !ok {
+			if msg := qrContrastProblem(e.QRStyle.Foreground, e.QRStyle.Background); msg != "" {
+				details["qrStyle"] = msg
+			}
+		}
+	}
+	setBool(&e.AlbumShared, in.AlbumShared)
+}
+
+// applyChallenges merges the new list with the stored one: an entry whose
+// id names an existing challenge keeps it; every other entry gets a new id.
+func applyChallenges(existing []store.Challenge, in []challengeInput, details map[string]string) []store.Challenge {
+	if len(in) > maxChallenges {
+		details["challenges"] = fmt.Sprintf("at most %d challenges", maxChallenges)
+	}
+	known := map[string]bool{}
+	for _, c := range existing {
+		known[c.ID] = true
+	}
+	out := make([]store.Challenge, 0, len(in))
+	used := map[string]bool{}
+	for _, c := range in {
+		label := strings.TrimSpace(c.Label)
+		if n := utf8.RuneCountInString(label); n < 1 || n > maxChallengeLabel {
+			details["challenges"] = fmt.Sprintf("each label must be 1 to %d characters", maxChallengeLabel)
+		}
+		id := c.ID
+		if !known[id] || used[id] {
+			id = store.NewID()
+		}
+		used[id] = true
+		out = append(out, store.Challenge{ID: id, Label: label})
+	}
+	return out
+}
+
+type eventBody struct {
+	Event eventDTO `json:"event"`
+}
+
+func (s *Server) handleCreateEvent(w http.ResponseWriter, r *http.Request) error {
+	var in eventInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if !in.Name.Set {
+		return errField("name", "required")
+	}
+	e := store.NewEvent("")
+	details := map[string]string{}
+	in.apply(&e, details)
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	if err := s.store.CreateEvent(r.Context(), &e); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusCreated, eventBody{Event: toEventDTO(e)})
+}
+
+func (s *Server) handleGetEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+}
+
+func (s *Server) handleUpdateEvent(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.adminEvent(r); err != nil {
+		return err
+	}
+	var in eventInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	e, err := s.store.UpdateEvent(r.Context(), param(r, "id"), func(e *store.Event) error {
+		details := map[string]string{}
+		in.apply(e, details)
+		if len(details) > 0 {
+			return errBadRequest(details)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+}
+
+func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteEvent(r.Context(), e.ID); err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+func (s *Server) handleRotateEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	e, err = s.store.RotateSlug(r.Context(), e.ID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+}
+
+type eventListBody struct {
+	Events []eventSummaryDTO `json:"events"`
+}
+
+type eventPageBody struct {
+	Events    []eventSummaryDTO `json:"events"`
+	Total     int               `json:"total"`
+	Page      int               `json:"page"`
+	PageCount int               `json:"pageCount"`
+}
+
+// handleListEvents lists the events the account may see, newest first:
+// all of them, or one page when page, perPage or q is given.
+func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error {
+	query := r.URL.Query()
+	details := map[string]string{}
+	page, perPage := 1, 20
+	paged := query.Has("page") || query.Has("perPage") || query.Has("q")
+	if v := query.Get("page"); query.Has("page") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			details["page"] = "must be a whole number from 1"
+		}
+		page = n
+	}
+	if v := query.Get("perPage"); query.Has("perPage") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			details["perPage"] = "must be a whole number from 1 to 100"
+		}
+		perPage = n
+	}
+	q := strings.TrimSpace(query.Get("q"))
+	if utf8.RuneCountInString(q) > maxEventSearchQuery {
+		details["q"] = fmt.Sprintf("must be at most %d characters", maxEventSearchQuery)
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	events, err := s.store.Events(r.Context())
+	if err != nil {
+		return err
+	}
+	acct := account(r)
+	var visible []store.Event
+	for _, e := range events {
+		if acct.CanSee(e.ID) && (q == "" || containsFold(e.Name, q)) {
+			visible = append(visible, e)
+		}
+	}
+	if paged {
+		total := len(visible)
+		start := min((page-1)*perPage, total)
+		end := min(start+perPage, total)
+		rows, err := s.summaries(r, visible[start:end])
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, r, http.StatusOK, eventPageBody{
+			Events: rows, Total: total, Page: page, PageCount: max(1, (total+perPage-1)/perPage),
+		})
+	}
+	rows, err := s.summaries(r, visible)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, eventListBody{Events: rows})
+}
+
+func (s *Server) summaries(r *http.Request, events []store.Event) ([]eventSummaryDTO, error) {
+	rows := make([]eventSummaryDTO, 0, len(events))
+	for _, e := range events {
+		c, err := s.store.Counts(r.Context(), e.ID)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, toEventSummaryDTO(e, c))
+	}
+	return rows, nil
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// qrContrastProblem refuses QR colours that phones cannot read reliably:
+// a dark code on a light ground with a WCAG contrast ratio of at least 4.
+func qrContrastProblem(fg, bg string) string {
+	lf, lb := luminance(fg), luminance(bg)
+	if lf > lb {
+		return "foreground must be darker than background"
+	}
+	if ratio := (lb + 0.05) / (lf + 0.05); ratio < 4 {
+		return fmt.Sprintf("foreground and background contrast %.1f:1 is too low to scan (at least 4:1)", ratio)
+	}
+	return ""
+}
+
+// luminance is the WCAG relative luminance of a #rrggbb colour.
+func luminance(hex string) float64 {
+	v, _ := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
+	lin := func(c uint64) float64 {
+		x := float64(c) / 255
+		if x <= 0.03928 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(v>>16&0xff) + 0.7152*lin(v>>8&0xff) + 0.0722*lin(v&0xff)
+}

@@ -1,0 +1,114 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is everything the daemon needs, validated once by cmd/eventbox
+// from the environment and flags. Nothing below cmd reads the environment.
+type Config struct {
+	// ListenAddr is where the HTTP server listens, e.g. ":8080".
+	ListenAddr string
+	// DataDir holds the database, media and backups.
+	DataDir string
+	// BaseURL, when set, is the absolute origin used in QR codes, mails and
+	// invitation links ("http://eventbox.local"); empty: derived from each
+	// request's Host.
+	BaseURL string
+	// AdminUsername names the first owner; login without a username means
+	// this account.
+	AdminUsername string
+	// AdminPassword is the first owner's password on a fresh DATA_DIR;
+	// empty: one is generated.
+	AdminPassword string
+	// MetricsToken is the bearer token of /api/metrics; empty: 404.
+	MetricsToken string
+	// MaxUploadMB, MaxVideoMB cap upload bodies; MaxVideoSeconds caps
+	// video duration.
+	MaxUploadMB     int
+	MaxVideoMB      int
+	MaxVideoSeconds int
+	// UpdateURL is the release manifest; empty: update checks answer 502.
+	UpdateURL string
+	// BoothButtonPin and BoothLEDPin name GPIO lines; empty: no hardware.
+	BoothButtonPin string
+	BoothLEDPin    string
+	// MDNSName is advertised as <name>.local; "off" disables mDNS.
+	MDNSName string
+
+	// ImageWorkers is the size of the image worker pool; 0 picks one from
+	// the number of CPUs.
+	ImageWorkers int
+	// PasswordCost is the bcrypt cost; 0 means the library default. Tests
+	// lower it.
+	PasswordCost int
+	// UI is the embedded web interface; nil serves no pages.
+	UI fs.FS
+	// Logger must not be nil.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultConfig returns the configuration of a fresh machine with nothing
+// set (docs/configuration in README.md).
+func DefaultConfig() Config {
+	return Config{
+		ListenAddr:      ":8080",
+		DataDir:         "./data",
+		AdminUsername:   "admin",
+		MaxUploadMB:     25,
+		MaxVideoMB:      200,
+		MaxVideoSeconds: 60,
+		MDNSName:        "eventbox",
+	}
+}
+
+// Validate checks the configuration and normalises BaseURL. Every problem
+// is reported, each naming its variable.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.ListenAddr == "" {
+		errs = append(errs, errors.New("LISTEN_ADDR must not be empty"))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("DATA_DIR must not be empty"))
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			errs = append(errs, fmt.Errorf("BASE_URL %q must be an origin such as http://eventbox.local", c.BaseURL))
+		} else {
+			c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+		}
+	}
+	if strings.TrimSpace(c.AdminUsername) == "" || len(c.AdminUsername) > 60 {
+		errs = append(errs, errors.New("ADMIN_USERNAME must be 1 to 60 characters"))
+	}
+	if c.AdminPassword != "" {
+		if msg := passwordProblem(c.AdminPassword); msg != "" {
+			errs = append(errs, fmt.Errorf("ADMIN_PASSWORD %s", msg))
+		}
+	}
+	for name, v := range map[string]int{"MAX_UPLOAD_MB": c.MaxUploadMB, "MAX_VIDEO_MB": c.MaxVideoMB, "MAX_VIDEO_SECONDS": c.MaxVideoSeconds} {
+		if v < 1 || v > 100000 {
+			errs = append(errs, fmt.Errorf("%s must be a whole number from 1 to 100000", name))
+		}
+	}
+	if c.MDNSName == "" {
+		errs = append(errs, errors.New("MDNS_NAME must not be empty (use off to disable)"))
+	}
+	if c.Logger == nil {
+		errs = append(errs, errors.New("logger must not be nil"))
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return errors.Join(errs...)
+}

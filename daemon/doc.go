@@ -1,0 +1,11 @@
+// Package daemon is the HTTP service of eventbox: the API of
+// spec/http-interface.md (every route in routes.go, in the spec's order),
+// the embedded pages, sessions and roles, and the background work the
+// requests set off.
+//
+// Handlers are methods of *Server returning error; one adapter turns an
+// error into the { error, details } answer (errors.go). Response shapes
+// live in dto.go and are built field by field from store records, which
+// keeps secrets out of answers. The package reaches the database only
+// through package store.
+package daemon

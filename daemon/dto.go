@@ -1,0 +1,133 @@
+package daemon
+
+import "eventbox/store"
+
+// Response shapes. Store records are never sent as they are: each answer
+// is built field by field here, which keeps hashes and secrets out.
+
+// nullString is "" → null in JSON.
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// nullTime is 0 → null in JSON (epoch ms otherwise).
+func nullTime(ms int64) *int64 {
+	if ms == 0 {
+		return nil
+	}
+	return &ms
+}
+
+type accountDTO struct {
+	ID          string   `json:"id"`
+	Username    string   `json:"username"`
+	Role        string   `json:"role"`
+	Name        string   `json:"name"`
+	Email       string   `json:"email"`
+	EventIDs    []string `json:"eventIds"`
+	TwoFactor   bool     `json:"twoFactor"`
+	CreatedAt   int64    `json:"createdAt"`
+	LastLoginAt *int64   `json:"lastLoginAt"`
+}
+
+func toAccountDTO(a store.Account) accountDTO {
+	ids := a.EventIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return accountDTO{
+		ID: a.ID, Username: a.Username, Role: a.Role, Name: a.Name, Email: a.Email,
+		EventIDs: ids, TwoFactor: a.TwoFactor, CreatedAt: a.CreatedAt, LastLoginAt: nullTime(a.LastLoginAt),
+	}
+}
+
+// eventDTO is the admin view of an event.
+type eventDTO struct {
+	ID                          string               `json:"id"`
+	Slug                        string               `json:"slug"`
+	Name                        string               `json:"name"`
+	Description                 string               `json:"description"`
+	EventDate                   *string              `json:"eventDate"`
+	AccentColor                 *string              `json:"accentColor"`
+	AccessCode                  *string              `json:"accessCode"`
+	UploadsOpen                 bool                 `json:"uploadsOpen"`
+	UploadsCloseAt              *int64               `json:"uploadsCloseAt"`
+	Moderation                  string               `json:"moderation"`
+	CaptureMode                 string               `json:"captureMode"`
+	AskGuestName                bool                 `json:"askGuestName"`
+	MaxPhotosPerGuest           int                  `json:"maxPhotosPerGuest"`
+	DefaultLocale               *string              `json:"defaultLocale"`
+	CollectGuestEmails          bool                 `json:"collectGuestEmails"`
+	NotifyAdminSummary          bool                 `json:"notifyAdminSummary"`
+	EmailGuestsGallery          bool                 `json:"emailGuestsGallery"`
+	GalleryLinkDays             int                  `json:"galleryLinkDays"`
+	GalleryLinkDownload         bool                 `json:"galleryLinkDownload"`
+	GalleryMailIncludesPassword bool                 `json:"galleryMailIncludesPassword"`
+	GalleryLinkFavorites        bool                 `json:"galleryLinkFavorites"`
+	GuestbookEnabled            bool                 `json:"guestbookEnabled"`
+	GuestbookVoice              bool                 `json:"guestbookVoice"`
+	GuestbookInGallery          bool                 `json:"guestbookInGallery"`
+	Challenges                  []store.Challenge    `json:"challenges"`
+	WallStyle                   store.WallStyle      `json:"wallStyle"`
+	Frame                       string               `json:"frame"`
+	CaptureFilters              store.CaptureFilters `json:"captureFilters"`
+	AllowVideos                 bool                 `json:"allowVideos"`
+	QRStyle                     store.QRStyle        `json:"qrStyle"`
+	AlbumShared                 bool                 `json:"albumShared"`
+	CreatedAt                   int64                `json:"createdAt"`
+	EndedAt                     *int64               `json:"endedAt"`
+	LogoVersion                 *int64               `json:"logoVersion"`
+	BoothEnabled                bool                 `json:"boothEnabled"`
+}
+
+func toEventDTO(e store.Event) eventDTO {
+	challenges := e.Challenges
+	if challenges == nil {
+		challenges = []store.Challenge{}
+	}
+	filters := e.CaptureFilters
+	if filters.Enabled == nil {
+		filters.Enabled = []string{}
+	}
+	return eventDTO{
+		ID: e.ID, Slug: e.Slug, Name: e.Name, Description: e.Description,
+		EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
+		AccessCode: nullString(e.AccessCode), UploadsOpen: e.UploadsOpen,
+		UploadsCloseAt: nullTime(e.UploadsCloseAt), Moderation: e.Moderation,
+		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName,
+		MaxPhotosPerGuest: e.MaxPhotosPerGuest, DefaultLocale: nullString(e.DefaultLocale),
+		CollectGuestEmails: e.CollectGuestEmails, NotifyAdminSummary: e.NotifyAdminSummary,
+		EmailGuestsGallery: e.EmailGuestsGallery, GalleryLinkDays: e.GalleryLinkDays,
+		GalleryLinkDownload: e.GalleryLinkDownload, GalleryMailIncludesPassword: e.GalleryMailIncludesPassword,
+		GalleryLinkFavorites: e.GalleryLinkFavorites, GuestbookEnabled: e.GuestbookEnabled,
+		GuestbookVoice: e.GuestbookVoice, GuestbookInGallery: e.GuestbookInGallery,
+		Challenges: challenges, WallStyle: e.WallStyle, Frame: e.Frame, CaptureFilters: filters,
+		AllowVideos: e.AllowVideos, QRStyle: e.QRStyle, AlbumShared: e.AlbumShared,
+		CreatedAt: e.CreatedAt, EndedAt: nullTime(e.EndedAt), LogoVersion: nullTime(e.LogoVersion),
+		BoothEnabled: e.BoothKeyHash != "",
+	}
+}
+
+// eventSummaryDTO is one row of the admin event list.
+type eventSummaryDTO struct {
+	ID          string  `json:"id"`
+	Slug        string  `json:"slug"`
+	Name        string  `json:"name"`
+	EventDate   *string `json:"eventDate"`
+	CreatedAt   int64   `json:"createdAt"`
+	EndedAt     *int64  `json:"endedAt"`
+	UploadsOpen bool    `json:"uploadsOpen"`
+	Photos      int     `json:"photos"`
+	Pending     int     `json:"pending"`
+}
+
+func toEventSummaryDTO(e store.Event, c store.EventCounts) eventSummaryDTO {
+	return eventSummaryDTO{
+		ID: e.ID, Slug: e.Slug, Name: e.Name, EventDate: nullString(e.EventDate),
+		CreatedAt: e.CreatedAt, EndedAt: nullTime(e.EndedAt), UploadsOpen: e.UploadsOpen,
+		Photos: c.Photos, Pending: c.Pending,
+	}
+}

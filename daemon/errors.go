@@ -1,0 +1,78 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"eventbox/store"
+)
+
+// apiError is an answer other than success: a status, a code from the spec
+// and, for bad input, a message per field.
+type apiError struct {
+	Status  int
+	Code    string
+	Details map[string]string
+	// Message is the human text some answers carry (webhook_failed,
+	// smtp_failed); never internal error text.
+	Message string
+	// RetryAfter, in seconds, is sent as Retry-After with rate_limited.
+	RetryAfter int
+}
+
+func (e *apiError) Error() string {
+	if len(e.Details) > 0 {
+		return fmt.Sprintf("%s %v", e.Code, e.Details)
+	}
+	return e.Code
+}
+
+// The spec's error codes, with their statuses, declared once.
+func errBadRequest(details map[string]string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: "bad_request", Details: details}
+}
+func errField(field, msg string) *apiError { return errBadRequest(map[string]string{field: msg}) }
+
+var (
+	errUnauthorized   = &apiError{Status: http.StatusUnauthorized, Code: "unauthorized"}
+	errInvalidCode    = &apiError{Status: http.StatusUnauthorized, Code: "invalid_code"}
+	errForbidden      = &apiError{Status: http.StatusForbidden, Code: "forbidden"}
+	errUploadsClosed  = &apiError{Status: http.StatusForbidden, Code: "uploads_closed"}
+	errQuotaReached   = &apiError{Status: http.StatusForbidden, Code: "quota_reached"}
+	errVideosOff      = &apiError{Status: http.StatusForbidden, Code: "videos_off"}
+	errNotFound       = &apiError{Status: http.StatusNotFound, Code: "not_found"}
+	errTooLarge       = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large"}
+	errVideoTooLong   = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "video_too_long"}
+	errInvalidImage   = &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_image"}
+	errInvalidVideo   = &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_video"}
+	errMethod         = &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
+	errInternal       = &apiError{Status: http.StatusInternalServerError, Code: "internal"}
+	errNotImplemented = &apiError{Status: http.StatusNotImplemented, Code: "not_implemented"}
+)
+
+func errRateLimited(retryAfter int) *apiError {
+	return &apiError{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: retryAfter}
+}
+
+// toAPIError maps any error a handler returns to the answer the client
+// gets. It is the one place where domain errors meet HTTP.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.Is(err, store.ErrNotFound):
+		return errNotFound
+	case errors.Is(err, store.ErrQuota):
+		return errQuotaReached
+	case errors.Is(err, store.ErrBadPath):
+		return errNotFound
+	default:
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errTooLarge
+		}
+		return errInternal
+	}
+}

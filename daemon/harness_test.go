@@ -1,0 +1,221 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"eventbox/assets"
+	"eventbox/daemon"
+	"eventbox/store"
+)
+
+const ownerPassword = "correct-horse-battery"
+
+// fakeClock is the injected clock of the tests.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// harness is the real daemon over a real bbolt file in a temp dir, served
+// by httptest.
+type harness struct {
+	t     *testing.T
+	srv   *httptest.Server
+	st    *store.Store
+	clock *fakeClock
+	cfg   daemon.Config
+}
+
+func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
+	t.Helper()
+	ctx := context.Background()
+	clock := &fakeClock{t: time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	cfg := daemon.DefaultConfig()
+	cfg.DataDir = dir
+	cfg.AdminPassword = ownerPassword
+	cfg.PasswordCost = bcrypt.MinCost
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Now = clock.Now
+	cfg.UI = assets.Web()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	st, err := store.Open(ctx, dir, store.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatalf("opening store: %v", err)
+	}
+	d, err := daemon.New(ctx, cfg, st)
+	if err != nil {
+		t.Fatalf("new daemon: %v", err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		_ = d.Run(runCtx)
+		close(done)
+	}()
+	srv := httptest.NewServer(d.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("daemon workers did not stop within 10 s")
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("closing store: %v", err)
+		}
+	})
+	return &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg}
+}
+
+// client is one browser: its own cookie jar, and the page's Origin on
+// every request unless told otherwise.
+type client struct {
+	h      *harness
+	hc     *http.Client
+	origin string
+}
+
+func (h *harness) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{h: h, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second}, origin: h.srv.URL}
+}
+
+// response is a decoded answer.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+func (r response) code() string {
+	s, _ := r.JSON["error"].(string)
+	return s
+}
+
+func (r response) details() map[string]any {
+	d, _ := r.JSON["details"].(map[string]any)
+	return d
+}
+
+// do sends a request; body is JSON-encoded unless it is a string or
+// []byte, sent as is.
+func (c *client) do(method, path string, body any, headers ...string) response {
+	c.h.t.Helper()
+	var rdr io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rdr = strings.NewReader(b)
+	case []byte:
+		rdr = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			c.h.t.Fatalf("encoding body: %v", err)
+		}
+		rdr = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.h.srv.URL+path, rdr)
+	if err != nil {
+		c.h.t.Fatalf("new request: %v", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.origin != "" {
+		req.Header.Set("Origin", c.origin)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		c.h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		c.h.t.Fatalf("reading %s %s: %v", method, path, err)
+	}
+	out := response{Status: res.StatusCode, Header: res.Header, Body: raw}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &out.JSON); err != nil {
+			c.h.t.Fatalf("%s %s: answer is not JSON: %v: %s", method, path, err, raw)
+		}
+	}
+	return out
+}
+
+// expect fails the test unless the answer has the status and, for an
+// error, the code.
+func (r response) expect(t *testing.T, status int, code string) response {
+	t.Helper()
+	if r.Status != status || r.code() != code {
+		t.Fatalf("got %d %q, want %d %q; body: %s", r.Status, r.code(), status, code, r.Body)
+	}
+	return r
+}
+
+// owner returns a client signed in as the first owner.
+func (h *harness) owner() *client {
+	c := h.client()
+	c.do("POST", "/api/admin/login", map[string]any{"password": ownerPassword}).expect(h.t, 200, "")
+	return c
+}
+
+// organizer creates an organizer account for the events and returns a
+// client signed in as it.
+func (h *harness) organizer(username string, eventIDs ...string) *client {
+	h.t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte("organizer-password"), bcrypt.MinCost)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	a := store.Account{Username: username, Role: store.RoleOrganizer, EventIDs: eventIDs, PasswordHash: string(hash)}
+	if err := h.st.CreateAccount(context.Background(), &a); err != nil {
+		h.t.Fatalf("creating organizer: %v", err)
+	}
+	c := h.client()
+	c.do("POST", "/api/admin/login", map[string]any{"username": username, "password": "organizer-password"}).expect(h.t, 200, "")
+	return c
+}
+
+// createEvent makes an event as the owner and returns its JSON.
+func (h *harness) createEvent(c *client, fields map[string]any) map[string]any {
+	h.t.Helper()
+	r := c.do("POST", "/api/admin/events", fields).expect(h.t, 201, "")
+	return r.JSON["event"].(map[string]any)
+}

@@ -1,0 +1,157 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// handlerFunc is an API handler: it writes its success answer itself and
+// returns an error for anything else, which the adapter turns into the
+// { error, details } answer.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// middleware is the global chain, outermost first: recover → log →
+// same-origin rule.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return s.recoverPanics(s.logRequests(s.sameOrigin(next)))
+}
+
+// api adapts a handlerFunc to http.Handler.
+func (s *Server) api(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.ErrorContext(r.Context(), "handler panicked", "panic", v,
+					slog.Group("req", "method", r.Method, "path", r.URL.Path))
+				s.writeError(w, r, errInternal)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status for the request log. It passes
+// Flush through for streamed answers.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			return
+		}
+		level := slog.LevelDebug
+		if rec.status >= 500 {
+			level = slog.LevelWarn
+		}
+		// The query is left out: it can carry tokens.
+		s.log.Log(r.Context(), level, "request",
+			slog.Group("req", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"ms", time.Since(start).Milliseconds()))
+	})
+}
+
+// sameOrigin refuses a mutating request whose Origin header is missing or
+// names another origin than the request's own (403 forbidden).
+func (s *Server) sameOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			if !s.isSameOrigin(r) {
+				s.writeError(w, r, errForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) isSameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" || origin == "null" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host)
+}
+
+// rate applies a limiter keyed by the client's address (RemoteAddr only:
+// X-Forwarded-For is the client's to invent).
+func (s *Server) rate(l *rateLimiter, h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if ok, retry := l.allow(clientIP(r)); !ok {
+			return errRateLimited(retry)
+		}
+		return h(w, r)
+	}
+}
+
+func clientIP(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+// ctxKey is the private type of this package's context keys.
+type ctxKey int
+
+const (
+	ctxAccount ctxKey = iota
+	ctxSessionToken
+)
+
+func withValue(r *http.Request, k ctxKey, v any) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), k, v))
+}

@@ -1,0 +1,56 @@
+package daemon
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+)
+
+// writeJSON marshals v before writing the header, so that an encoding
+// failure can still become a 500.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	_, err = w.Write(append(body, '\n'))
+	return err
+}
+
+type errorBody struct {
+	Error   string            `json:"error"`
+	Details map[string]string `json:"details,omitempty"`
+	Message string            `json:"message,omitempty"`
+}
+
+// writeError sends the { error, details } answer for err. A 500 logs the
+// cause and sends only the generic code.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err)
+	if ae.Status >= 500 && ae.Code == "internal" {
+		s.log.ErrorContext(r.Context(), "request failed", "error", err,
+			slog.Group("req", "method", r.Method, "path", r.URL.Path))
+	}
+	if ae.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
+	}
+	if err := writeJSON(w, r, ae.Status, errorBody{Error: ae.Code, Details: ae.Details, Message: ae.Message}); err != nil {
+		s.log.DebugContext(r.Context(), "writing error answer", "error", err)
+	}
+}
+
+// ok is the { ok: true } answer.
+type okBody struct {
+	OK bool `json:"ok"`
+}
+
+var okTrue = okBody{OK: true}

@@ -1,0 +1,114 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"eventbox/store"
+)
+
+// Server is the HTTP service of eventbox: the API of the spec, the pages,
+// and the background work they set off. Create it with New; it is safe for
+// concurrent use.
+type Server struct {
+	cfg   Config
+	store *store.Store
+	log   *slog.Logger
+	now   func() time.Time
+
+	handler http.Handler
+	ui      *uiFiles
+	limits  limiters
+
+	// guestKey signs gr_guest and gr_share cookies.
+	guestKey []byte
+	// dummyHash is compared against when a username does not exist, so
+	// that a wrong username costs the same time as a wrong password.
+	dummyHash string
+
+	workers sync.WaitGroup
+}
+
+// limiters are the rate limits of docs/decisions.md, one per route kind.
+type limiters struct {
+	login       *rateLimiter // per address
+	loginUser   *rateLimiter // per username
+	unlock      *rateLimiter // event unlock, per address
+	shareUnlock *rateLimiter // gallery unlock, per address
+	invite      *rateLimiter // invitation use, per address
+	upload      *rateLimiter // guest uploads, per guest
+}
+
+// New builds a Server over an open store. cfg must have passed Validate;
+// st must not be nil and stays owned by the caller (close it after Run
+// returns).
+func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now}
+	s.limits = limiters{
+		login:       newRateLimiter(10, time.Minute, cfg.Now),
+		loginUser:   newRateLimiter(10, time.Minute, cfg.Now),
+		unlock:      newRateLimiter(10, time.Minute, cfg.Now),
+		shareUnlock: newRateLimiter(10, time.Minute, cfg.Now),
+		invite:      newRateLimiter(10, time.Minute, cfg.Now),
+		upload:      newRateLimiter(120, time.Minute, cfg.Now),
+	}
+	key, err := st.Secret(ctx, "guest-cookie", 32)
+	if err != nil {
+		return nil, fmt.Errorf("loading cookie key: %w", err)
+	}
+	s.guestKey = key
+	if s.dummyHash, err = s.hashPassword(generatePassword()); err != nil {
+		return nil, err
+	}
+	if err := s.ensureFirstOwner(ctx); err != nil {
+		return nil, err
+	}
+	if s.ui, err = newUIFiles(cfg.UI); err != nil {
+		return nil, err
+	}
+	s.handler = s.middleware(s.routes())
+	return s, nil
+}
+
+// Handler is the whole HTTP service: API, pages and middleware.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Run does the background work (expired-session cleanup and the workers
+// of later parts) until ctx is cancelled, then waits for it to stop.
+func (s *Server) Run(ctx context.Context) error {
+	s.workers.Add(1)
+	go func() {
+		defer s.workers.Done()
+		s.sweepSessions(ctx)
+	}()
+	<-ctx.Done()
+	s.workers.Wait()
+	return nil
+}
+
+// sweepSessions removes sessions unused for longer than their lifetime,
+// hourly.
+func (s *Server) sweepSessions(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		cutoff := s.now().Add(-sessionLifetime).UnixMilli()
+		if n, err := s.store.DeleteSessionsBefore(ctx, cutoff); err != nil {
+			s.log.WarnContext(ctx, "session cleanup failed", "error", err)
+		} else if n > 0 {
+			s.log.InfoContext(ctx, "expired sessions removed", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

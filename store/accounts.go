@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Roles an account can hold.
+const (
+	RoleOwner     = "owner"
+	RoleOrganizer = "organizer"
+)
+
+// Account is someone who signs in to the console. Owners see everything;
+// organizers only the events listed in EventIDs.
+type Account struct {
+	ID           string   `json:"id"`
+	Username     string   `json:"username"`
+	Role         string   `json:"role"`
+	Name         string   `json:"name"`
+	Email        string   `json:"email"`
+	EventIDs     []string `json:"eventIds"`
+	PasswordHash string   `json:"passwordHash"`
+	// TOTPSecret is the base32 authenticator secret: pending while
+	// TwoFactor is false, active once confirmed.
+	TOTPSecret string `json:"totpSecret,omitempty"`
+	TwoFactor  bool   `json:"twoFactor"`
+	// RecoveryHashes are HashToken values of the unspent recovery codes.
+	RecoveryHashes []string `json:"recoveryHashes,omitempty"`
+	// LastTOTPStep is the last authenticator time step accepted, so a
+	// code cannot be used twice.
+	LastTOTPStep int64 `json:"lastTotpStep,omitempty"`
+	CreatedAt    int64 `json:"createdAt"`   // epoch ms
+	LastLoginAt  int64 `json:"lastLoginAt"` // epoch ms, 0 = never
+}
+
+// CanSee reports whether the account may reach an event: owners always,
+// organizers only for their listed events.
+func (a Account) CanSee(eventID string) bool {
+	if a.Role == RoleOwner {
+		return true
+	}
+	for _, id := range a.EventIDs {
+		if id == eventID {
+			return true
+		}
+	}
+	return false
+}
+
+func usernameKey(username string) []byte { return []byte(strings.ToLower(username)) }
+
+// CreateAccount stores a new account, assigning ID and CreatedAt. Usernames
+// are unique without regard to case: ErrConflict when taken.
+func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
+	a.ID = NewID()
+	a.CreatedAt = s.nowMs()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		byName := tx.Bucket(bAccountByName)
+		if byName.Get(usernameKey(a.Username)) != nil {
+			return ErrConflict
+		}
+		if err := byName.Put(usernameKey(a.Username), []byte(a.ID)); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bAccounts), []byte(a.ID), a)
+	})
+	if err != nil {
+		return fmt.Errorf("creating account %q: %w", a.Username, err)
+	}
+	return nil
+}
+
+// Account returns the account with the id.
+func (s *Store) Account(ctx context.Context, id string) (Account, error) {
+	var a Account
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bAccounts), []byte(id), &a)
+	})
+	if err != nil {
+		return Account{}, fmt.Errorf("reading account %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// AccountByUsername finds an account by username, ignoring case.
+func (s *Store) AccountByUsername(ctx context.Context, username string) (Account, error) {
+	var a Account
+	err := s.db.View(func(tx *bolt.Tx) error {
+		id := tx.Bucket(bAccountByName).Get(usernameKey(username))
+		if id == nil {
+			return ErrNotFound
+		}
+		return getJSON(tx.Bucket(bAccounts), id, &a)
+	})
+	if err != nil {
+		return Account{}, fmt.Errorf("reading account %q: %w", username, err)
+	}
+	return a, nil
+}
+
+// Accounts lists every account, oldest first.
+func (s *Store) Accounts(ctx context.Context) ([]Account, error) {
+	var out []Account
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bAccounts).ForEach(func(k, v []byte) error {
+			var a Account
+			if err := getJSON(tx.Bucket(bAccounts), k, &a); err != nil {
+				return err
+			}
+			out = append(out, a)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing accounts: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return out, nil
+}
+
+// UpdateAccount applies fn to the stored account in one transaction. fn may
+// change the username (kept unique: ErrConflict) but not the id. An error
+// from fn aborts the update and is returned as is.
+func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(*Account) error) (Account, error) {
+	var a Account
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		accounts := tx.Bucket(bAccounts)
+		if err := getJSON(accounts, []byte(id), &a); err != nil {
+			return err
+		}
+		oldName := a.Username
+		if err := fn(&a); err != nil {
+			return err
+		}
+		a.ID = id
+		if !strings.EqualFold(oldName, a.Username) {
+			byName := tx.Bucket(bAccountByName)
+			if byName.Get(usernameKey(a.Username)) != nil {
+				return ErrConflict
+			}
+			if err := byName.Delete(usernameKey(oldName)); err != nil {
+				return err
+			}
+			if err := byName.Put(usernameKey(a.Username), []byte(id)); err != nil {
+				return err
+			}
+		}
+		return putJSON(accounts, []byte(id), &a)
+	})
+	if err != nil {
+		return Account{}, fmt.Errorf("updating account %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// ErrLastOwner: the change would leave no owner.
+var ErrLastOwner = errors.New("the last owner cannot be removed")
+
+// DeleteAccount removes an account and ends all its sessions in the same
+// transaction. The last owner cannot be deleted (ErrLastOwner).
+func (s *Store) DeleteAccount(ctx context.Context, id string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		accounts := tx.Bucket(bAccounts)
+		var a Account
+		if err := getJSON(accounts, []byte(id), &a); err != nil {
+			return err
+		}
+		if a.Role == RoleOwner {
+			owners := 0
+			err := accounts.ForEach(func(k, v []byte) error {
+				var o Account
+				if err := getJSON(accounts, k, &o); err != nil {
+					return err
+				}
+				if o.Role == RoleOwner {
+					owners++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if owners <= 1 {
+				return ErrLastOwner
+			}
+		}
+		if err := deleteAccountSessions(tx, id, ""); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bAccountByName).Delete(usernameKey(a.Username)); err != nil {
+			return err
+		}
+		return accounts.Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("deleting account %s: %w", id, err)
+	}
+	return nil
+}
+
+// CountAccounts returns how many accounts exist.
+func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bAccounts).Stats().KeyN
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,73 @@
+// Package store keeps every record of eventbox in one bbolt file
+// (DATA_DIR/eventbox.db) and the files the records point at in a media area
+// on disk (DATA_DIR/media). It knows nothing of HTTP.
+//
+// # Durability
+//
+// Every write is one bbolt transaction, committed with fsync. Media files
+// are written to DATA_DIR/tmp, fsynced and renamed into place (TempFile,
+// Media.Write) before the record that points at them is committed, so a
+// power cut leaves no record pointing at nothing. Deleting goes the other
+// way: the record and its indexes go in one transaction that also queues
+// the files in the media_trash bucket; the files are removed after the
+// commit, and whatever a power cut interrupted is finished by EmptyTrash
+// when the store opens. Temp files are cleared at open.
+//
+// # Keys
+//
+// Ids are 16 characters of lower-case base32 (IDLen), so composite keys are
+// plain concatenations. Times are epoch milliseconds as 8 big-endian bytes
+// (ts below), so byte order is time order and newest-first paging is a
+// reverse cursor walk from Seek(prefix+ts(before)). Values are JSON.
+//
+// # Buckets
+//
+//	bucket               key                                   value
+//	meta                 "schema"                              uint64 schema version
+//	                     "secret/<name>"                       random bytes (cookie keys)
+//	accounts             accountID                             Account
+//	accounts_by_name     lower(username)                       accountID
+//	sessions             hex sha256(token)                     Session
+//	sessions_by_account  accountID + hex sha256(token)         empty
+//	events               eventID                               Event
+//	events_by_slug       slug                                  eventID
+//	events_by_created    ts(createdAt) + eventID               empty
+//	event_counts         eventID                               EventCounts
+//	guests               eventID + guestID                     Guest
+//	contacts             eventID + guestID                     email address
+//	photos               photoID                               Photo
+//	idx_photo_event      eventID + ts(createdAt)               photoID
+//	idx_photo_guest      eventID + guestID + ts                photoID
+//	idx_photo_status     eventID + status[0] ('v','p','h') + ts photoID
+//	idx_photo_favorite   eventID + ts                          photoID (favorites only)
+//	idx_photo_challenge  eventID + challengeID + ts            photoID
+//	idx_photo_spot       eventID + spotID + ts                 photoID
+//	idx_photo_hash       eventID + guestID + sha256 (32 bytes) photoID (retry detection)
+//	variant_queue        photoID                               empty (variants still to make)
+//	media_trash          media name or eventID                 empty (files still to remove)
+//
+// Example: the photo "k2m4…" of event "ab3d…" taken at 1700000000000 ms is
+// photos["k2m4…"], with idx_photo_event["ab3d…" + 00 00 01 8b cf e5 68 00]
+// = "k2m4…". createdAt is unique within an event (a clash moves forward by
+// 1 ms), which keeps every index key unique.
+//
+// An index entry is written and removed in the same transaction as its
+// record. Listing walks one index prefix, never a whole bucket.
+//
+// # Schema
+//
+// migrations (migrate.go) is an ordered list; the database stores the
+// number applied. Open applies the missing ones, each in its own
+// transaction with its version bump, after copying the file aside, and
+// refuses a database from a newer binary (ErrNewerSchema).
+//
+// # Media
+//
+// media/<eventID>/<photoID>.orig          the photo as uploaded
+// media/<eventID>/<photoID>.video         a video upload's video
+// media/<eventID>/<photoID>.thumb.jpg     400 px variant
+// media/<eventID>/<photoID>.display.jpg   1920 px variant
+//
+// Media names are built from ids only and checked on every access, so no
+// name a client sends can reach outside DATA_DIR/media.
+package store

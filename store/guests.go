@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Guest is a phone (or the booth device) that joined an event. The guest
+// cookie carries the id, signed; everything a guest made is tied to it.
+type Guest struct {
+	ID        string `json:"id"`
+	EventID   string `json:"eventId"`
+	Name      string `json:"name"`
+	Booth     bool   `json:"booth,omitempty"`
+	Email     string `json:"email,omitempty"` // contact for the gallery mail
+	CreatedAt int64  `json:"createdAt"`
+}
+
+func guestKey(eventID, guestID string) []byte { return []byte(eventID + guestID) }
+
+// CreateGuest stores a new guest of an event, assigning ID and CreatedAt.
+func (s *Store) CreateGuest(ctx context.Context, g *Guest) error {
+	g.ID = NewID()
+	g.CreatedAt = s.nowMs()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := putJSON(tx.Bucket(bGuests), guestKey(g.EventID, g.ID), g); err != nil {
+			return err
+		}
+		return updateCounts(tx, g.EventID, func(c *EventCounts) { c.Guests++ })
+	})
+	if err != nil {
+		return fmt.Errorf("creating guest: %w", err)
+	}
+	return nil
+}
+
+// Guest returns a guest of an event.
+func (s *Store) Guest(ctx context.Context, eventID, guestID string) (Guest, error) {
+	var g Guest
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bGuests), guestKey(eventID, guestID), &g)
+	})
+	if err != nil {
+		return Guest{}, fmt.Errorf("reading guest: %w", err)
+	}
+	return g, nil
+}
+
+// UpdateGuest applies fn to a stored guest and keeps the contact index in
+// step with its email.
+func (s *Store) UpdateGuest(ctx context.Context, eventID, guestID string, fn func(*Guest)) (Guest, error) {
+	var g Guest
+	key := guestKey(eventID, guestID)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := getJSON(tx.Bucket(bGuests), key, &g); err != nil {
+			return err
+		}
+		fn(&g)
+		g.ID, g.EventID = guestID, eventID
+		contacts := tx.Bucket(bContacts)
+		if g.Email == "" {
+			if err := contacts.Delete(key); err != nil {
+				return err
+			}
+		} else if err := contacts.Put(key, []byte(g.Email)); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bGuests), key, g)
+	})
+	if err != nil {
+		return Guest{}, fmt.Errorf("updating guest: %w", err)
+	}
+	return g, nil
+}
+
+// Contacts returns the email addresses guests of an event left, keyed by
+// guest id.
+func (s *Store) Contacts(ctx context.Context, eventID string) (map[string]string, error) {
+	out := map[string]string{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		prefix := []byte(eventID)
+		c := tx.Bucket(bContacts).Cursor()
+		for k, v := c.Seek(prefix); k != nil && len(k) == 2*IDLen && string(k[:IDLen]) == eventID; k, v = c.Next() {
+			out[string(k[IDLen:])] = string(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing contacts: %w", err)
+	}
+	return out, nil
+}
+
+func deleteEventGuests(tx *bolt.Tx, eventID string) error {
+	if err := deletePrefix(tx.Bucket(bGuests), []byte(eventID)); err != nil {
+		return err
+	}
+	return deletePrefix(tx.Bucket(bContacts), []byte(eventID))
+}

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bucket names. store/doc.go describes the key layout of each.
+var (
+	bMeta          = []byte("meta")
+	bAccounts      = []byte("accounts")
+	bAccountByName = []byte("accounts_by_name")
+	bSessions      = []byte("sessions")
+	bSessionByAcct = []byte("sessions_by_account")
+	bEvents        = []byte("events")
+	bEventBySlug   = []byte("events_by_slug")
+	bEventByTime   = []byte("events_by_created")
+	bEventCounts   = []byte("event_counts")
+	bGuests        = []byte("guests")
+	bPhotos        = []byte("photos")
+	bPhotoByEvent  = []byte("idx_photo_event")
+	bPhotoByGuest  = []byte("idx_photo_guest")
+	bPhotoByStatus = []byte("idx_photo_status")
+	bPhotoFavorite = []byte("idx_photo_favorite")
+	bPhotoByChal   = []byte("idx_photo_challenge")
+	bPhotoBySpot   = []byte("idx_photo_spot")
+	bPhotoByHash   = []byte("idx_photo_hash")
+	bVariantQueue  = []byte("variant_queue")
+	bContacts      = []byte("contacts")
+	bMediaTrash    = []byte("media_trash")
+)
+
+var schemaKey = []byte("schema")
+
+// migrations is the ordered list of schema changes. Entry i brings the
+// database from version i to i+1; each runs in its own transaction with the
+// version bump. Append only: never edit or reorder a released migration.
+var migrations = []func(tx *bolt.Tx) error{
+	// 1: the first layout.
+	func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{
+			bAccounts, bAccountByName, bSessions, bSessionByAcct,
+			bEvents, bEventBySlug, bEventByTime, bEventCounts,
+			bGuests, bPhotos, bPhotoByEvent, bPhotoByGuest, bPhotoByStatus,
+			bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash,
+			bVariantQueue, bContacts, bMediaTrash,
+		} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("creating bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	},
+}
+
+// SchemaVersion is the schema this binary writes.
+func SchemaVersion() int { return len(migrations) }
+
+func (s *Store) migrate(ctx context.Context, path string) error {
+	var current uint64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(bMeta)
+		if err != nil {
+			return err
+		}
+		if v := b.Get(schemaKey); v != nil {
+			current = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading schema version: %w", err)
+	}
+	target := uint64(len(migrations))
+	if current > target {
+		return fmt.Errorf("schema %d, this binary knows up to %d: %w", current, target, ErrNewerSchema)
+	}
+	if current == target {
+		return nil
+	}
+	if current > 0 {
+		backup := fmt.Sprintf("%s.schema-%d.bak", path, current)
+		if err := s.copyTo(backup); err != nil {
+			return fmt.Errorf("copying database before migrating: %w", err)
+		}
+		s.log.InfoContext(ctx, "database copied before migration", "copy", backup)
+	}
+	for v := current; v < target; v++ {
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			if err := migrations[v](tx); err != nil {
+				return err
+			}
+			return tx.Bucket(bMeta).Put(schemaKey, u64(v+1))
+		})
+		if err != nil {
+			return fmt.Errorf("migrating to schema %d: %w", v+1, err)
+		}
+		s.log.InfoContext(ctx, "database migrated", "schema", v+1)
+	}
+	return nil
+}
+
+// copyTo writes a consistent snapshot of the database to path.
+func (s *Store) copyTo(path string) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return writeFileAtomic(path, func(w io.Writer) error {
+			_, err := tx.WriteTo(w)
+			return err
+		})
+	})
+}
+
+// writeFileAtomic writes a file by temp file, fsync and rename, so that a
+// power cut leaves either the old file or the new one.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(dirOf(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return syncDir(dirOf(path))
+}

@@ -1,0 +1,552 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Photo statuses.
+const (
+	StatusVisible = "visible"
+	StatusPending = "pending"
+	StatusHidden  = "hidden"
+)
+
+// VideoInfo describes the video behind a video upload; the photo's own
+// files are then its poster frame and variants made from it.
+type VideoInfo struct {
+	DurationMs int64  `json:"durationMs"`
+	MIME       string `json:"mime"`
+	Size       int64  `json:"size"`
+}
+
+// Photo is one uploaded photo or video.
+type Photo struct {
+	ID          string     `json:"id"`
+	EventID     string     `json:"eventId"`
+	GuestID     string     `json:"guestId"`   // "" for an admin import
+	GuestName   string     `json:"guestName"` // name (or import credit) at upload time
+	Status      string     `json:"status"`
+	Favorite    bool       `json:"favorite"`
+	ChallengeID string     `json:"challengeId"`
+	SpotID      string     `json:"spotId"`
+	CreatedAt   int64      `json:"createdAt"` // epoch ms, unique within the event
+	Width       int        `json:"width"`     // as displayed
+	Height      int        `json:"height"`
+	Format      string     `json:"format"` // the original's image format
+	Size        int64      `json:"size"`   // bytes of the original image
+	SHA256      string     `json:"sha256"` // hex digest of the uploaded body
+	Downloads   int        `json:"downloads"`
+	Variants    bool       `json:"variants"` // thumb and display are on disk
+	Video       *VideoInfo `json:"video,omitempty"`
+}
+
+// Media names of a photo's files.
+func (p Photo) OriginalName() string { return MediaName(p.EventID, p.ID+".orig") }
+
+// VideoName is the media name of a video upload's video file.
+func (p Photo) VideoName() string { return MediaName(p.EventID, p.ID+".video") }
+
+// VariantName is the media name of a variant ("thumb", "display").
+func (p Photo) VariantName(v string) string { return MediaName(p.EventID, p.ID+"."+v+".jpg") }
+
+func (p Photo) files() []string {
+	names := []string{p.OriginalName(), p.VariantName("thumb"), p.VariantName("display")}
+	if p.Video != nil {
+		names = append(names, p.VideoName())
+	}
+	return names
+}
+
+// ErrQuota: the guest reached the event's per-guest limit.
+var ErrQuota = errors.New("photo quota reached")
+
+func statusByte(s string) []byte { return []byte{s[0]} }
+
+// photoIndexKeys returns the index entries of a photo, bucket by bucket.
+func photoIndexKeys(p Photo) map[string][]byte {
+	ev, ts := []byte(p.EventID), timeKey(p.CreatedAt)
+	keys := map[string][]byte{
+		string(bPhotoByEvent):  join(ev, ts),
+		string(bPhotoByStatus): join(ev, statusByte(p.Status), ts),
+	}
+	if p.GuestID != "" {
+		keys[string(bPhotoByGuest)] = join(ev, []byte(p.GuestID), ts)
+	}
+	if p.Favorite {
+		keys[string(bPhotoFavorite)] = join(ev, ts)
+	}
+	if p.ChallengeID != "" {
+		keys[string(bPhotoByChal)] = join(ev, []byte(p.ChallengeID), ts)
+	}
+	if p.SpotID != "" {
+		keys[string(bPhotoBySpot)] = join(ev, []byte(p.SpotID), ts)
+	}
+	return keys
+}
+
+func hashKey(p Photo) []byte {
+	sum, _ := hex.DecodeString(p.SHA256)
+	return join([]byte(p.EventID), []byte(p.GuestID), sum)
+}
+
+func putPhoto(tx *bolt.Tx, p Photo) error {
+	for bucket, key := range photoIndexKeys(p) {
+		if err := tx.Bucket([]byte(bucket)).Put(key, []byte(p.ID)); err != nil {
+			return err
+		}
+	}
+	return putJSON(tx.Bucket(bPhotos), []byte(p.ID), p)
+}
+
+func removePhotoIndexes(tx *bolt.Tx, p Photo) error {
+	for bucket, key := range photoIndexKeys(p) {
+		if err := tx.Bucket([]byte(bucket)).Delete(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddPhotoResult tells what AddPhoto did.
+type AddPhotoResult struct {
+	Photo Photo
+	// Existing is true when the same guest had already sent the same bytes
+	// to the event: Photo is that earlier photo and nothing was stored.
+	Existing bool
+}
+
+// AddPhoto stores a new photo record with its indexes, counts and a
+// variant job, in one transaction, after its files are on disk. It assigns
+// ID unless set, and CreatedAt: now, moved forward by 1 ms while another
+// photo of the event has it. A guest's repeat of the same bytes (same
+// SHA256) returns the existing photo. quota > 0 limits the guest's photos:
+// ErrQuota.
+func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResult, error) {
+	if p.ID == "" {
+		p.ID = NewID()
+	}
+	var res AddPhotoResult
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if p.GuestID != "" && p.SHA256 != "" {
+			if id := tx.Bucket(bPhotoByHash).Get(hashKey(p)); id != nil {
+				var old Photo
+				if err := getJSON(tx.Bucket(bPhotos), id, &old); err != nil {
+					return err
+				}
+				res = AddPhotoResult{Photo: old, Existing: true}
+				return nil
+			}
+		}
+		if quota > 0 && p.GuestID != "" && countPrefix(tx.Bucket(bPhotoByGuest), []byte(p.EventID+p.GuestID), quota) >= quota {
+			return ErrQuota
+		}
+		p.CreatedAt = s.nowMs()
+		byEvent := tx.Bucket(bPhotoByEvent)
+		for byEvent.Get(join([]byte(p.EventID), timeKey(p.CreatedAt))) != nil {
+			p.CreatedAt++
+		}
+		if err := putPhoto(tx, p); err != nil {
+			return err
+		}
+		if p.GuestID != "" && p.SHA256 != "" {
+			if err := tx.Bucket(bPhotoByHash).Put(hashKey(p), []byte(p.ID)); err != nil {
+				return err
+			}
+		}
+		if !p.Variants {
+			if err := tx.Bucket(bVariantQueue).Put([]byte(p.ID), nil); err != nil {
+				return err
+			}
+		}
+		res = AddPhotoResult{Photo: p}
+		return updateCounts(tx, p.EventID, func(c *EventCounts) {
+			c.Photos++
+			if p.Video != nil {
+				c.Videos++
+				c.Bytes += p.Video.Size
+			}
+			if p.Status == StatusPending {
+				c.Pending++
+			}
+			c.Bytes += p.Size
+		})
+	})
+	if err != nil {
+		return AddPhotoResult{}, fmt.Errorf("adding photo: %w", err)
+	}
+	return res, nil
+}
+
+// countPrefix counts keys with the prefix, stopping at max.
+func countPrefix(b *bolt.Bucket, prefix []byte, max int) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < max; k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
+// GuestPhotoCount returns how many photos a guest has in an event, counting
+// up to max (max <= 0: no limit).
+func (s *Store) GuestPhotoCount(ctx context.Context, eventID, guestID string, max int) (int, error) {
+	if max <= 0 {
+		max = int(^uint(0) >> 1)
+	}
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = countPrefix(tx.Bucket(bPhotoByGuest), []byte(eventID+guestID), max)
+		return nil
+	})
+	return n, err
+}
+
+// Photo returns the photo with the id.
+func (s *Store) Photo(ctx context.Context, id string) (Photo, error) {
+	var p Photo
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bPhotos), []byte(id), &p)
+	})
+	if err != nil {
+		return Photo{}, fmt.Errorf("reading photo %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// UpdatePhotos applies fn to each photo of the event among ids and returns
+// the ids it changed (fn reports whether it changed the photo). Ids of
+// other events or unknown ids are skipped. Indexes and counts follow.
+func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, fn func(*Photo) bool) ([]string, error) {
+	var changed []string
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var p Photo
+			if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			if p.EventID != eventID {
+				continue
+			}
+			before := p
+			if !fn(&p) {
+				continue
+			}
+			p.ID, p.EventID, p.CreatedAt, p.GuestID = before.ID, before.EventID, before.CreatedAt, before.GuestID
+			if err := removePhotoIndexes(tx, before); err != nil {
+				return err
+			}
+			if err := putPhoto(tx, p); err != nil {
+				return err
+			}
+			if before.Status != p.Status {
+				err := updateCounts(tx, eventID, func(c *EventCounts) {
+					if before.Status == StatusPending {
+						c.Pending--
+					}
+					if p.Status == StatusPending {
+						c.Pending++
+					}
+				})
+				if err != nil {
+					return err
+				}
+			}
+			changed = append(changed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("updating photos: %w", err)
+	}
+	return changed, nil
+}
+
+// SetVariantsReady records that a photo's thumb and display are on disk
+// and drops its variant job.
+func (s *Store) SetVariantsReady(ctx context.Context, id string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var p Photo
+		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return tx.Bucket(bVariantQueue).Delete([]byte(id))
+			}
+			return err
+		}
+		p.Variants = true
+		if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
+			return err
+		}
+		return tx.Bucket(bVariantQueue).Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("marking variants of %s: %w", id, err)
+	}
+	return nil
+}
+
+// VariantJobs returns the ids of photos whose variants are still to be
+// made (left over by a restart or a power cut).
+func (s *Store) VariantJobs(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bVariantQueue).ForEach(func(k, _ []byte) error {
+			ids = append(ids, string(k))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing variant jobs: %w", err)
+	}
+	return ids, nil
+}
+
+// IncrementDownloads adds n to a photo's download count.
+func (s *Store) IncrementDownloads(ctx context.Context, ids []string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var p Photo
+			if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			p.Downloads++
+			if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("counting downloads: %w", err)
+	}
+	return nil
+}
+
+// DeletePhotos removes the photos of the event among ids (records, indexes,
+// counts and, after the commit, their files) and returns the ids removed.
+// With guestID set only that guest's photos are removed.
+func (s *Store) DeletePhotos(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
+	var removed []string
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var p Photo
+			if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			if p.EventID != eventID || guestID != "" && p.GuestID != guestID {
+				continue
+			}
+			if err := deletePhoto(tx, p); err != nil {
+				return err
+			}
+			removed = append(removed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deleting photos: %w", err)
+	}
+	if len(removed) > 0 {
+		if err := s.EmptyTrash(ctx); err != nil {
+			s.log.WarnContext(ctx, "photo files not removed yet", "error", err)
+		}
+	}
+	return removed, nil
+}
+
+func deletePhoto(tx *bolt.Tx, p Photo) error {
+	if err := removePhotoIndexes(tx, p); err != nil {
+		return err
+	}
+	if p.GuestID != "" && p.SHA256 != "" {
+		if err := tx.Bucket(bPhotoByHash).Delete(hashKey(p)); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(bVariantQueue).Delete([]byte(p.ID)); err != nil {
+		return err
+	}
+	if err := trash(tx, p.files()...); err != nil {
+		return err
+	}
+	if err := updateCounts(tx, p.EventID, func(c *EventCounts) {
+		c.Photos--
+		if p.Video != nil {
+			c.Videos--
+			c.Bytes -= p.Video.Size
+		}
+		if p.Status == StatusPending {
+			c.Pending--
+		}
+		c.Bytes -= p.Size
+	}); err != nil {
+		return err
+	}
+	return tx.Bucket(bPhotos).Delete([]byte(p.ID))
+}
+
+// deleteEventPhotos removes every photo record and index of an event; the
+// caller trashes the event's media folder.
+func deleteEventPhotos(tx *bolt.Tx, eventID string) error {
+	ev := []byte(eventID)
+	c := tx.Bucket(bPhotoByEvent).Cursor()
+	var ids [][]byte
+	for k, v := c.Seek(ev); k != nil && bytes.HasPrefix(k, ev); k, v = c.Next() {
+		ids = append(ids, append([]byte(nil), v...))
+	}
+	for _, id := range ids {
+		if err := tx.Bucket(bPhotos).Delete(id); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bVariantQueue).Delete(id); err != nil {
+			return err
+		}
+	}
+	for _, b := range [][]byte{bPhotoByEvent, bPhotoByGuest, bPhotoByStatus, bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash} {
+		if err := deletePrefix(tx.Bucket(b), ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PhotoQuery selects a page of an event's photos, newest first.
+type PhotoQuery struct {
+	EventID string
+	// GuestID limits the list to one guest's photos (any status). With
+	// AlsoVisible, other guests' visible photos are merged in (a guest's
+	// scope=all on a shared album).
+	GuestID     string
+	AlsoVisible bool
+	Status      string // "" = any
+	Favorites   bool
+	ChallengeID string
+	SpotID      string
+	Before      int64 // epoch ms; 0 = from the newest
+	Limit       int   // page size; <= 0 means 60
+}
+
+// Page is one page of a listing. Next is the createdAt of the last item
+// when more items follow, else 0.
+type Page[T any] struct {
+	Items []T
+	Next  int64
+}
+
+// Photos returns one page of photos. It walks the most selective index for
+// the query, newest first from Before, and checks the remaining conditions
+// on each entry; it never reads the photos bucket in full.
+func (s *Store) Photos(ctx context.Context, q PhotoQuery) (Page[Photo], error) {
+	if q.Limit <= 0 {
+		q.Limit = 60
+	}
+	ev := []byte(q.EventID)
+	match := func(p Photo) bool {
+		return (q.Status == "" || p.Status == q.Status) &&
+			(!q.Favorites || p.Favorite) &&
+			(q.ChallengeID == "" || p.ChallengeID == q.ChallengeID) &&
+			(q.SpotID == "" || p.SpotID == q.SpotID)
+	}
+	var out []Photo
+	err := s.db.View(func(tx *bolt.Tx) error {
+		photos := tx.Bucket(bPhotos)
+		walk := func(bucket, prefix []byte, keep func(Photo) bool) ([]Photo, error) {
+			var got []Photo
+			err := walkNewest(tx.Bucket(bucket), prefix, q.Before, func(id []byte) (bool, error) {
+				var p Photo
+				if err := getJSON(photos, id, &p); err != nil {
+					return false, err
+				}
+				if keep(p) {
+					got = append(got, p)
+				}
+				return len(got) <= q.Limit, nil
+			})
+			return got, err
+		}
+		var err error
+		switch {
+		case q.GuestID != "" && q.AlsoVisible:
+			own, err := walk(bPhotoByGuest, join(ev, []byte(q.GuestID)), match)
+			if err != nil {
+				return err
+			}
+			others, err := walk(bPhotoByStatus, join(ev, statusByte(StatusVisible)), func(p Photo) bool {
+				return p.GuestID != q.GuestID && match(p)
+			})
+			if err != nil {
+				return err
+			}
+			out = append(own, others...)
+			sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt > out[j].CreatedAt })
+		case q.GuestID != "":
+			out, err = walk(bPhotoByGuest, join(ev, []byte(q.GuestID)), match)
+		case q.Favorites:
+			out, err = walk(bPhotoFavorite, ev, match)
+		case q.ChallengeID != "":
+			out, err = walk(bPhotoByChal, join(ev, []byte(q.ChallengeID)), match)
+		case q.SpotID != "":
+			out, err = walk(bPhotoBySpot, join(ev, []byte(q.SpotID)), match)
+		case q.Status != "":
+			out, err = walk(bPhotoByStatus, join(ev, statusByte(q.Status)), match)
+		default:
+			out, err = walk(bPhotoByEvent, ev, match)
+		}
+		return err
+	})
+	if err != nil {
+		return Page[Photo]{}, fmt.Errorf("listing photos: %w", err)
+	}
+	page := Page[Photo]{Items: out}
+	if len(out) > q.Limit {
+		page.Items = out[:q.Limit]
+		page.Next = page.Items[q.Limit-1].CreatedAt
+	}
+	return page, nil
+}
+
+// walkNewest calls fn with the value of each key of b that starts with
+// prefix followed by an 8-byte time strictly before before (0: no bound),
+// newest first, until fn returns false.
+func walkNewest(b *bolt.Bucket, prefix []byte, before int64, fn func(v []byte) (bool, error)) error {
+	var seek []byte
+	if before > 0 {
+		seek = join(prefix, timeKey(before))
+	} else {
+		seek = join(prefix, bytes.Repeat([]byte{0xff}, 8))
+	}
+	c := b.Cursor()
+	k, v := c.Seek(seek)
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		// Seek lands on the first key >= seek; everything we want is
+		// strictly before it.
+		k, v = c.Prev()
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
+		if len(k) != len(prefix)+8 {
+			continue
+		}
+		more, err := fn(v)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}

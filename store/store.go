@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// Sentinel errors. The HTTP layer maps them to answers in one place.
+var (
+	// ErrNotFound: the record does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: a unique value (username, slug) is taken.
+	ErrConflict = errors.New("conflict")
+	// ErrLocked: another process holds the database.
+	ErrLocked = errors.New("database is in use by another eventbox process")
+	// ErrNewerSchema: the database was written by a newer eventbox.
+	ErrNewerSchema = errors.New("database was written by a newer eventbox")
+)
+
+// DBFile is the name of the bbolt file inside DATA_DIR.
+const DBFile = "eventbox.db"
+
+// Options configures Open.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock held by another
+	// process. Zero means one second.
+	LockTimeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives store events; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store holds every record of the product in one bbolt file and the media
+// files beside it. It is safe for concurrent use.
+type Store struct {
+	db     *bolt.DB
+	dir    string
+	now    func() time.Time
+	log    *slog.Logger
+	media  *Media
+	closed chan struct{}
+}
+
+// Open opens (creating if needed) the store in dir: the database file, the
+// media area and the temp area. It runs pending migrations and refuses a
+// database from a newer schema. A second process gets ErrLocked within
+// LockTimeout.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("creating data dir: %w", err)
+	}
+	path := filepath.Join(dir, DBFile)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("opening %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	media, err := openMedia(dir)
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	s := &Store{db: db, dir: dir, now: opts.Now, log: opts.Logger, media: media, closed: make(chan struct{})}
+	if err := s.migrate(ctx, path); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := s.EmptyTrash(ctx); err != nil {
+		s.log.WarnContext(ctx, "media trash not emptied", "error", err)
+	}
+	return s, nil
+}
+
+// Close closes the database. Close is idempotent.
+func (s *Store) Close() error {
+	select {
+	case <-s.closed:
+		return nil
+	default:
+		close(s.closed)
+	}
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("closing db: %w", err)
+	}
+	return nil
+}
+
+// Dir is the data directory the store was opened in.
+func (s *Store) Dir() string { return s.dir }
+
+// Media is the store's media area on disk.
+func (s *Store) Media() *Media { return s.media }
+
+// Ping reads the database; it fails when the database cannot be read.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bMeta) == nil {
+			return errors.New("meta bucket missing")
+		}
+		return nil
+	})
+}
+
+// Secret returns the named random secret (for example the key that signs
+// guest cookies), creating and storing it on first use.
+func (s *Store) Secret(ctx context.Context, name string, size int) ([]byte, error) {
+	key := []byte("secret/" + name)
+	var out []byte
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bMeta)
+		if v := b.Get(key); v != nil {
+			out = append([]byte(nil), v...)
+			return nil
+		}
+		out = NewSecret(size)
+		return b.Put(key, out)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading secret %s: %w", name, err)
+	}
+	return out, nil
+}
+
+func (s *Store) nowMs() int64 { return s.now().UnixMilli() }
+
+// getJSON decodes the value at key in b into v; ErrNotFound when absent.
+func getJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw := b.Get(key)
+	if raw == nil {
+		return ErrNotFound
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decoding %s/%s: %w", "record", key, err)
+	}
+	return nil
+}
+
+// putJSON encodes v as the value at key in b.
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding record %s: %w", key, err)
+	}
+	return b.Put(key, raw)
+}
