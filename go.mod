@@ -8,6 +8,7 @@ require (
 	github.com/ebitengine/purego v0.8.3 // indirect
 	github.com/gen2brain/heic v0.4.5 // indirect
 	github.com/grandcat/zeroconf v1.0.0 // indirect
+	github.com/jonboulle/clockwork v0.4.0 // indirect
 	github.com/julienschmidt/httprouter v1.3.0 // indirect
 	github.com/kardianos/service v1.3.0 // indirect
 	github.com/miekg/dns v1.1.27 // indirect
