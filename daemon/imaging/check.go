@@ -1,0 +1,107 @@
+package imaging
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxPixels is the pixel count (width × height) above which Check
+// refuses an image with ErrTooLarge: 50 MP, well above any phone's 12–48 MP
+// and far below what would exhaust a Pi's memory.
+const DefaultMaxPixels = 50_000_000
+
+// Info describes a checked image.
+type Info struct {
+	// Format is the type sniffed from the bytes.
+	Format Format
+	// Width and Height are the size as displayed, in pixels: after the
+	// orientation is applied, so a portrait photo is taller than wide.
+	Width, Height int
+	// Orientation is the EXIF-style orientation, 1 to 8 (1: as stored), that
+	// Make applies. For HEIC it is derived from the irot and imir
+	// properties, which the HEIF decoder itself applies; an EXIF
+	// orientation inside a HEIC is ignored, as the HEIF standard requires.
+	Orientation int
+
+	storedW, storedH int  // size as coded, before orientation
+	progressive      bool // JPEG: progressive coding
+}
+
+// Pixels returns Width × Height.
+func (i Info) Pixels() int { return i.Width * i.Height }
+
+// Check validates the image file of size bytes in r without decoding it, with
+// DefaultMaxPixels as the limit. See Pool.Check.
+func Check(r io.ReaderAt, size int64) (Info, error) {
+	return check(r, size, DefaultMaxPixels)
+}
+
+func check(r io.ReaderAt, size int64, maxPixels int) (Info, error) {
+	head, err := readAt(r, 0, int(min(size, 512)), size)
+	if err != nil {
+		return Info{}, err
+	}
+	f, ok := Sniff(head)
+	if !ok {
+		return Info{}, ErrUnsupported
+	}
+	var info Info
+	switch f {
+	case JPEG:
+		info, err = checkJPEG(r, size)
+	case PNG:
+		info, err = checkPNG(r, size)
+	case GIF:
+		info, err = checkGIF(r, size)
+	case WebP:
+		info, err = checkWebP(r, size)
+	case HEIC:
+		info, err = checkHEIF(r, size)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("checking %s: %w", f, err)
+	}
+	info.Format = f
+	if info.storedW <= 0 || info.storedH <= 0 {
+		return Info{}, fmt.Errorf("checking %s: %w: size %dx%d", f, ErrCorrupt, info.storedW, info.storedH)
+	}
+	if int64(info.storedW)*int64(info.storedH) > int64(maxPixels) {
+		return Info{}, fmt.Errorf("checking %s: %w: %dx%d is more than %d pixels", f, ErrTooLarge, info.storedW, info.storedH, maxPixels)
+	}
+	if info.Orientation < 1 || info.Orientation > 8 {
+		info.Orientation = 1
+	}
+	info.Width, info.Height = info.storedW, info.storedH
+	if info.Orientation >= 5 {
+		info.Width, info.Height = info.storedH, info.storedW
+	}
+	return info, nil
+}
+
+// readAt reads n bytes at off. Bytes beyond size, the end of the file, mean a
+// truncated file: ErrCorrupt.
+func readAt(r io.ReaderAt, off int64, n int, size int64) ([]byte, error) {
+	if off < 0 || n < 0 || off+int64(n) > size {
+		return nil, fmt.Errorf("%w: %d bytes at %d run past the end (%d)", ErrCorrupt, n, off, size)
+	}
+	b := make([]byte, n)
+	got, err := r.ReadAt(b, off)
+	if got == n {
+		return b, nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: file ends at %d", ErrCorrupt, off+int64(got))
+	}
+	return nil, fmt.Errorf("reading at %d: %w", off, err)
+}
+
+func be16(b []byte) int { return int(b[0])<<8 | int(b[1]) }
+func be32(b []byte) int64 {
+	return int64(b[0])<<24 | int64(b[1])<<16 | int64(b[2])<<8 | int64(b[3])
+}
+func le16(b []byte) int { return int(b[0]) | int(b[1])<<8 }
+func le24(b []byte) int { return int(b[0]) | int(b[1])<<8 | int(b[2])<<16 }
+func le32(b []byte) int64 {
+	return int64(b[0]) | int64(b[1])<<8 | int64(b[2])<<16 | int64(b[3])<<24
+}

@@ -1,0 +1,401 @@
+package imaging
+
+import (
+	"fmt"
+	"io"
+	"math"
+)
+
+// maxMetaSize bounds the HEIF meta box read into memory; a phone's is a few
+// kilobytes.
+const maxMetaSize = 4 << 20
+
+// boxIter walks ISO-BMFF boxes in a byte slice.
+type boxIter struct {
+	b   []byte
+	err error
+}
+
+// next returns the type and payload of the next box, or ok false at the end
+// or on a malformed box (then err is set).
+func (it *boxIter) next() (typ string, payload []byte, ok bool) {
+	if len(it.b) == 0 || it.err != nil {
+		return "", nil, false
+	}
+	if len(it.b) < 8 {
+		it.err = fmt.Errorf("%w: %d stray bytes after the last box", ErrCorrupt, len(it.b))
+		return "", nil, false
+	}
+	size, hdr := be32(it.b), int64(8)
+	typ = string(it.b[4:8])
+	switch size {
+	case 0:
+		size = int64(len(it.b))
+	case 1:
+		if len(it.b) < 16 {
+			it.err = fmt.Errorf("%w: short box header", ErrCorrupt)
+			return "", nil, false
+		}
+		size, hdr = be32(it.b[8:])<<32|be32(it.b[12:]), 16
+	}
+	if size < hdr || size > int64(len(it.b)) {
+		it.err = fmt.Errorf("%w: box %q of %d bytes in %d", ErrCorrupt, typ, size, len(it.b))
+		return "", nil, false
+	}
+	payload, it.b = it.b[hdr:size], it.b[size:]
+	return typ, payload, true
+}
+
+// cursor reads big-endian fields from a box payload; a read past the end
+// sets bad instead of panicking.
+type cursor struct {
+	b   []byte
+	bad bool
+}
+
+func (c *cursor) uint(n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	if n > len(c.b) || n > 8 {
+		c.bad = true
+		c.b = nil
+		return 0
+	}
+	var v int64
+	for _, x := range c.b[:n] {
+		v = v<<8 | int64(x)
+	}
+	c.b = c.b[n:]
+	return v
+}
+
+type heifMeta struct {
+	primary  int64
+	pictures bool // hdlr is 'pict'
+	types    map[int64]string
+	props    []heifProp
+	assoc    map[int64][]int // 1-based property indices, in order
+	fileEnd  int64           // end of the furthest file-based item extent
+}
+
+type heifProp struct {
+	typ     string
+	payload []byte
+}
+
+// checkHEIF walks the top-level boxes by their sizes (a truncated file has a
+// box, or an item's data, running past the end), then reads from the meta box
+// the primary item's type, size (ispe, clap) and transforms (irot, imir).
+func checkHEIF(r io.ReaderAt, size int64) (Info, error) {
+	info := Info{Orientation: 1}
+	var meta []byte
+	off := int64(0)
+	for i := 0; off < size; i++ {
+		if i >= maxChunks {
+			return info, fmt.Errorf("%w: more than %d boxes", ErrCorrupt, maxChunks)
+		}
+		h, err := readAt(r, off, 8, size)
+		if err != nil {
+			return info, err
+		}
+		n, typ := be32(h), string(h[4:8])
+		hdr := int64(8)
+		switch n {
+		case 0:
+			n = size - off
+		case 1:
+			l, err := readAt(r, off+8, 8, size)
+			if err != nil {
+				return info, err
+			}
+			n, hdr = be32(l)<<32|be32(l[4:]), 16
+		}
+		if n < hdr || off+n > size || n < 0 {
+			return info, fmt.Errorf("%w: box %q at %d runs past the end (truncated)", ErrCorrupt, typ, off)
+		}
+		if i == 0 && typ != "ftyp" {
+			return info, fmt.Errorf("%w: no ftyp box", ErrCorrupt)
+		}
+		if typ == "meta" {
+			if meta != nil || n-hdr > maxMetaSize {
+				return info, fmt.Errorf("%w: meta box", ErrCorrupt)
+			}
+			if meta, err = readAt(r, off+hdr, int(n-hdr), size); err != nil {
+				return info, err
+			}
+		}
+		off += n
+	}
+	if meta == nil {
+		return info, fmt.Errorf("%w: no meta box", ErrCorrupt)
+	}
+	m, err := parseHEIFMeta(meta)
+	if err != nil {
+		return info, err
+	}
+	if m.fileEnd > size {
+		return info, fmt.Errorf("%w: item data runs past the end (truncated)", ErrCorrupt)
+	}
+	if !m.pictures {
+		return info, fmt.Errorf("%w: not a picture", ErrUnsupported)
+	}
+	switch t := m.types[m.primary]; t {
+	case "hvc1", "grid", "iden", "iovl":
+	default:
+		return info, fmt.Errorf("%w: primary item of type %q", ErrUnsupported, t)
+	}
+	return m.primaryInfo(info)
+}
+
+func parseHEIFMeta(meta []byte) (*heifMeta, error) {
+	if len(meta) < 4 {
+		return nil, fmt.Errorf("%w: short meta box", ErrCorrupt)
+	}
+	m := &heifMeta{primary: -1, types: map[int64]string{}, assoc: map[int64][]int{}}
+	it := boxIter{b: meta[4:]} // after version and flags
+	for typ, p, ok := it.next(); ok; typ, p, ok = it.next() {
+		var err error
+		switch typ {
+		case "hdlr":
+			m.pictures = len(p) >= 12 && string(p[8:12]) == "pict"
+		case "pitm":
+			c := cursor{b: p}
+			if c.uint(1) == 0 {
+				c.uint(3)
+				m.primary = c.uint(2)
+			} else {
+				c.uint(3)
+				m.primary = c.uint(4)
+			}
+			if c.bad {
+				err = fmt.Errorf("%w: pitm box", ErrCorrupt)
+			}
+		case "iinf":
+			err = m.parseIINF(p)
+		case "iloc":
+			err = m.parseILOC(p)
+		case "iprp":
+			err = m.parseIPRP(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if it.err != nil {
+		return nil, it.err
+	}
+	if m.primary < 0 {
+		return nil, fmt.Errorf("%w: no primary item", ErrCorrupt)
+	}
+	return m, nil
+}
+
+func (m *heifMeta) parseIINF(p []byte) error {
+	c := cursor{b: p}
+	v := c.uint(1)
+	c.uint(3)
+	if v == 0 {
+		c.uint(2)
+	} else {
+		c.uint(4)
+	}
+	if c.bad {
+		return fmt.Errorf("%w: iinf box", ErrCorrupt)
+	}
+	it := boxIter{b: c.b}
+	for typ, e, ok := it.next(); ok; typ, e, ok = it.next() {
+		if typ != "infe" {
+			continue
+		}
+		ec := cursor{b: e}
+		ev := ec.uint(1)
+		ec.uint(3)
+		if ev < 2 {
+			continue // legacy entries carry no item type
+		}
+		id := ec.uint(2)
+		if ev >= 3 {
+			id = id<<16 | ec.uint(2)
+		}
+		ec.uint(2) // protection index
+		t := ec.b
+		if ec.bad || len(t) < 4 {
+			return fmt.Errorf("%w: infe box", ErrCorrupt)
+		}
+		m.types[id] = string(t[:4])
+	}
+	return it.err
+}
+
+func (m *heifMeta) parseILOC(p []byte) error {
+	c := cursor{b: p}
+	v := c.uint(1)
+	c.uint(3)
+	sizes := c.uint(1)
+	offSize, lenSize := int(sizes>>4), int(sizes&15)
+	sizes = c.uint(1)
+	baseSize, idxSize := int(sizes>>4), int(sizes&15)
+	if v == 0 {
+		idxSize = 0
+	}
+	for _, s := range []int{offSize, lenSize, baseSize, idxSize} {
+		if s != 0 && s != 4 && s != 8 {
+			return fmt.Errorf("%w: iloc field size %d", ErrCorrupt, s)
+		}
+	}
+	count := c.uint(2)
+	if v >= 2 {
+		count = count<<16 | c.uint(2)
+	}
+	for range count {
+		if v < 2 {
+			c.uint(2)
+		} else {
+			c.uint(4)
+		}
+		method := int64(0)
+		if v == 1 || v == 2 {
+			method = c.uint(2) & 15
+		}
+		c.uint(2) // data reference index
+		base := c.uint(baseSize)
+		extents := c.uint(2)
+		for range extents {
+			c.uint(idxSize)
+			o, l := c.uint(offSize), c.uint(lenSize)
+			if c.bad {
+				break
+			}
+			if method == 0 && l > 0 && base >= 0 && o >= 0 && l >= 0 {
+				m.fileEnd = max(m.fileEnd, base+o+l)
+			}
+		}
+		if c.bad {
+			break
+		}
+	}
+	if c.bad {
+		return fmt.Errorf("%w: iloc box", ErrCorrupt)
+	}
+	return nil
+}
+
+func (m *heifMeta) parseIPRP(p []byte) error {
+	it := boxIter{b: p}
+	for typ, b, ok := it.next(); ok; typ, b, ok = it.next() {
+		switch typ {
+		case "ipco":
+			pi := boxIter{b: b}
+			for pt, pp, ok := pi.next(); ok; pt, pp, ok = pi.next() {
+				m.props = append(m.props, heifProp{pt, pp})
+			}
+			if pi.err != nil {
+				return pi.err
+			}
+		case "ipma":
+			c := cursor{b: b}
+			v := c.uint(1)
+			flags := c.uint(3)
+			n := c.uint(4)
+			for range n {
+				id := c.uint(2)
+				if v >= 1 {
+					id = id<<16 | c.uint(2)
+				}
+				k := c.uint(1)
+				for range k {
+					idx := c.uint(1) & 0x7f
+					if flags&1 != 0 {
+						idx = (idx<<8 | c.uint(1)) & 0x7fff
+					}
+					m.assoc[id] = append(m.assoc[id], int(idx))
+				}
+				if c.bad {
+					return fmt.Errorf("%w: ipma box", ErrCorrupt)
+				}
+			}
+		}
+	}
+	return it.err
+}
+
+// primaryInfo applies the primary item's properties in their order: ispe
+// gives the coded size, clap crops, irot turns, imir mirrors.
+func (m *heifMeta) primaryInfo(info Info) (Info, error) {
+	w, h := int64(-1), int64(-1)
+	var o orientation
+	for _, idx := range m.assoc[m.primary] {
+		if idx < 1 || idx > len(m.props) {
+			continue
+		}
+		p := m.props[idx-1]
+		c := cursor{b: p.payload}
+		switch p.typ {
+		case "ispe":
+			c.uint(4)
+			w, h = c.uint(4), c.uint(4)
+		case "clap":
+			wn, wd, hn, hd := c.uint(4), c.uint(4), c.uint(4), c.uint(4)
+			if wd > 0 && hd > 0 && !c.bad {
+				cw := int64(math.Round(float64(int32(wn)) / float64(int32(wd))))
+				ch := int64(math.Round(float64(int32(hn)) / float64(int32(hd))))
+				if cw > 0 && ch > 0 && (o.rot%2 == 0 && cw <= w && ch <= h || o.rot%2 == 1 && cw <= h && ch <= w) {
+					w, h = cw, ch
+					if o.rot%2 == 1 {
+						w, h = ch, cw
+					}
+				}
+			}
+		case "irot":
+			a := c.uint(1) & 3 // counter-clockwise quarter turns
+			o = o.turnCW((4 - int(a)) % 4)
+		case "imir":
+			if c.uint(1)&1 == 0 {
+				o = o.flipTopBottom()
+			} else {
+				o = o.flipLeftRight()
+			}
+		}
+		if c.bad {
+			return info, fmt.Errorf("%w: %s property", ErrCorrupt, p.typ)
+		}
+	}
+	if w <= 0 || h <= 0 {
+		return info, fmt.Errorf("%w: primary item has no size", ErrCorrupt)
+	}
+	info.storedW, info.storedH = int(min(w, 1<<30)), int(min(h, 1<<30))
+	info.Orientation = o.exif()
+	return info, nil
+}
+
+// orientation is a mirror (left-right, applied first) followed by rot
+// clockwise quarter turns: the group of the eight EXIF orientations.
+type orientation struct {
+	rot    int
+	mirror bool
+}
+
+func (o orientation) turnCW(q int) orientation {
+	o.rot = (o.rot + q) % 4
+	return o
+}
+
+// flipLeftRight composes a left-right mirror after o: M·R^r·M^f = R^-r·M^(1-f).
+func (o orientation) flipLeftRight() orientation {
+	return orientation{rot: (4 - o.rot) % 4, mirror: !o.mirror}
+}
+
+// flipTopBottom composes a top-bottom mirror, which is a left-right mirror
+// followed by a half turn.
+func (o orientation) flipTopBottom() orientation {
+	return o.flipLeftRight().turnCW(2)
+}
+
+// exif returns the EXIF Orientation value of o.
+func (o orientation) exif() int {
+	if !o.mirror {
+		return [4]int{1, 6, 3, 8}[o.rot]
+	}
+	return [4]int{2, 7, 4, 5}[o.rot]
+}

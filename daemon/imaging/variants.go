@@ -1,0 +1,169 @@
+package imaging
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+
+	"github.com/gen2brain/heic"
+	"golang.org/x/image/webp"
+
+	"eventbox/daemon/imaging/internal/jpegdec"
+	"eventbox/daemon/imaging/internal/planar"
+)
+
+// The variant sizes and JPEG qualities, in one place.
+const (
+	DisplayLong    = 1920 // longest side of the display variant, px
+	DisplayQuality = 85
+	ThumbLong      = 400 // longest side of the thumb variant, px
+	ThumbQuality   = 80
+)
+
+// Variants holds the JPEG encodings made from one image. They carry no EXIF
+// or other metadata.
+type Variants struct {
+	// Display is the image with its longest side at most DisplayLong px, as
+	// displayed (orientation applied), at JPEG quality DisplayQuality.
+	Display []byte
+	// Thumb is the same with its longest side at most ThumbLong px, at
+	// quality ThumbQuality.
+	Thumb []byte
+	// Width and Height are Display's size in pixels. For an image no larger
+	// than DisplayLong they equal Info's Width and Height.
+	Width, Height int
+}
+
+// makeVariants decodes the image info describes, then makes both variants.
+func makeVariants(ctx context.Context, r io.ReaderAt, size int64, info Info) (Variants, error) {
+	dw, dh := planar.Fit(info.storedW, info.storedH, DisplayLong)
+	img, orient, err := decode(ctx, r, size, info, dw, dh)
+	if err != nil {
+		return Variants{}, err
+	}
+	if err := img.Validate(); err != nil {
+		return Variants{}, fmt.Errorf("%w: decoded planes: %w", ErrCorrupt, err)
+	}
+	if orient == 1 && info.Orientation >= 5 {
+		// The decoder turned the image already (HEIF): the target turns too.
+		dw, dh = dh, dw
+	}
+	// Halving first makes the filter's work (and its cost) a quarter at
+	// each step while the image is at least twice the target.
+	for img.W >= 2*dw && img.H >= 2*dh {
+		img = planar.Halve(img)
+	}
+	if err := ctx.Err(); err != nil {
+		return Variants{}, err
+	}
+	disp := img
+	if img.W != dw || img.H != dh || !(img.Gray || img.SubX == 2 && img.SubY == 2) {
+		disp = planar.Resize(img, dw, dh)
+	}
+	img = planar.Image{} // let the decoded planes go before encoding
+	disp = planar.Orient(disp, orient)
+	var v Variants
+	v.Width, v.Height = disp.W, disp.H
+	if v.Display, err = encode(disp, DisplayQuality); err != nil {
+		return Variants{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Variants{}, err
+	}
+	tw, th := planar.Fit(disp.W, disp.H, ThumbLong)
+	thumb := disp
+	if tw != disp.W || th != disp.H {
+		thumb = planar.Resize(disp, tw, th)
+	}
+	if v.Thumb, err = encode(thumb, ThumbQuality); err != nil {
+		return Variants{}, err
+	}
+	return v, nil
+}
+
+// decode returns the image as planes and the orientation still to apply.
+// A JPEG comes at the smallest DCT scale that keeps it at least dw×dh.
+func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh int) (planar.Image, int, error) {
+	sr := func() io.Reader { return bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10) }
+	var m image.Image
+	var err error
+	switch info.Format {
+	case JPEG:
+		denom := 1
+		for _, d := range []int{8, 4, 2} {
+			if ceilDiv(info.storedW, d) >= dw && ceilDiv(info.storedH, d) >= dh {
+				denom = d
+				break
+			}
+		}
+		img, err := jpegdec.Decode(ctx, r, size, denom)
+		switch {
+		case err == nil:
+			return img, info.Orientation, nil
+		case errors.Is(err, jpegdec.ErrFormat):
+			return planar.Image{}, 0, fmt.Errorf("%w: decoding jpeg: %w", ErrCorrupt, err)
+		case !errors.Is(err, jpegdec.ErrUnsupported):
+			return planar.Image{}, 0, fmt.Errorf("decoding jpeg: %w", err)
+		}
+		// Progressive, CMYK and other rare JPEGs: the standard decoder.
+		m, err = jpeg.Decode(sr())
+	case PNG:
+		m, err = png.Decode(sr())
+	case GIF:
+		m, err = gif.Decode(sr())
+		if err == nil {
+			m = onScreen(m, info.storedW, info.storedH)
+		}
+	case WebP:
+		m, err = webp.Decode(sr())
+	case HEIC:
+		// libheif applies irot and imir itself: the result is upright.
+		m, err = heic.Decode(io.NewSectionReader(r, 0, size))
+		info.Orientation = 1
+	default:
+		return planar.Image{}, 0, fmt.Errorf("%w: format %q", ErrUnsupported, info.Format)
+	}
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return planar.Image{}, 0, ctxErr
+		}
+		return planar.Image{}, 0, fmt.Errorf("%w: decoding %s: %w", ErrCorrupt, info.Format, err)
+	}
+	return planar.FromImage(m), info.Orientation, nil
+}
+
+// onScreen places a GIF's first frame on a white logical screen of w×h when
+// the frame does not cover it.
+func onScreen(m image.Image, w, h int) image.Image {
+	screen := image.Rect(0, 0, w, h)
+	if m.Bounds() == screen {
+		return m
+	}
+	c := image.NewRGBA(screen)
+	draw.Draw(c, screen, image.White, image.Point{}, draw.Src)
+	draw.Draw(c, m.Bounds(), m, m.Bounds().Min, draw.Over)
+	return c
+}
+
+func encode(m planar.Image, quality int) ([]byte, error) {
+	std, err := m.Std()
+	if err != nil {
+		return nil, fmt.Errorf("encoding: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.Grow(m.W * m.H / 4)
+	if err := jpeg.Encode(&buf, std, &jpeg.Options{Quality: quality}); err != nil {
+		return nil, fmt.Errorf("encoding: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
