@@ -62,8 +62,12 @@ func Video(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	k, err := src.sniff()
+	if err != nil {
+		return Result{}, fmt.Errorf("probing: %w", err)
+	}
 	var res Result
-	switch src.sniff() {
+	switch k {
 	case kindISO:
 		res, err = probeISO(src, false)
 	case kindEBML:
@@ -88,8 +92,12 @@ func Audio(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	k, err := src.sniff()
+	if err != nil {
+		return Result{}, fmt.Errorf("probing: %w", err)
+	}
 	var res Result
-	switch src.sniff() {
+	switch k {
 	case kindISO:
 		res, err = probeISO(src, true)
 	case kindEBML:

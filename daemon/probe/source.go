@@ -124,22 +124,25 @@ func (s *source) readUpTo(p []byte, off int64) (int, error) {
 	return len(p), s.readAt(p, off)
 }
 
-// sniff guesses the container from the first bytes; it never fails, a
-// short or unreadable file is simply kindUnknown.
-func (s *source) sniff() kind {
+// sniff guesses the container from the first bytes. A file too short to
+// tell is kindUnknown; only the reader's own failure is an error.
+func (s *source) sniff() (kind, error) {
 	var head [12]byte
 	n, err := s.readUpTo(head[:], 0)
+	if errors.Is(err, ErrInvalid) {
+		return kindUnknown, nil
+	}
 	if err != nil {
-		return kindUnknown
+		return kindUnknown, err
 	}
 	h := head[:n]
 	switch {
 	case len(h) >= 8 && bytes.Equal(h[4:8], []byte("ftyp")):
-		return kindISO
+		return kindISO, nil
 	case bytes.HasPrefix(h, []byte{0x1A, 0x45, 0xDF, 0xA3}):
-		return kindEBML
+		return kindEBML, nil
 	case bytes.HasPrefix(h, []byte("OggS")):
-		return kindOgg
+		return kindOgg, nil
 	}
-	return kindUnknown
+	return kindUnknown, nil
 }
