@@ -1,0 +1,548 @@
+// One event in the console: creation, the settings form with every field
+// of the spec's Event table, and the tabs for places, sharing (guest link,
+// QR codes, gallery links, booth, wall) and finishing (downloads, cloud
+// export, ending the event). Photos and guestbook live in admin-moderation.js.
+import { h, clear, toast, fmtDate, fmtTime, fmtBytes } from './lib.js';
+import {
+  call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo,
+  msToLocalInput, localInputToMs, copyText, absURL,
+} from './admin-ui.js';
+
+/** DEFAULTS are a new event's settings (DESIGN.md, "Defaults of a new event"). */
+const DEFAULTS = {
+  name: '', description: '', eventDate: null, accentColor: null, accessCode: null,
+  uploadsOpen: true, uploadsCloseAt: null, moderation: 'post', captureMode: 'both', askGuestName: true,
+  maxPhotosPerGuest: 0, defaultLocale: null, collectGuestEmails: false, notifyAdminSummary: true,
+  emailGuestsGallery: true, galleryLinkDays: 30, galleryLinkDownload: true, galleryMailIncludesPassword: false,
+  galleryLinkFavorites: false, guestbookEnabled: true, guestbookVoice: true, guestbookInGallery: false,
+  challenges: [], wallStyle: { interval: 8, layout: 'single', showNames: true, showQr: true }, frame: 'none',
+  captureFilters: { enabled: [] }, allowVideos: true,
+  qrStyle: { foreground: '#000000', background: '#ffffff', dots: 'square', logo: false }, albumShared: true,
+};
+
+const FILTERS = [['bw', 'Black & white'], ['sepia', 'Sepia'], ['vintage', 'Vintage'], ['warm', 'Warm'], ['cool', 'Cool'], ['vivid', 'Vivid']];
+
+/** colorInput is a text field for #rrggbb with a picker beside it. */
+function colorInput(name, value, placeholder) {
+  const text = h('input', { type: 'text', name, value: value || '', placeholder: placeholder || '#rrggbb', autocapitalize: 'none', spellcheck: 'false', maxlength: 7 });
+  const pick = h('input', { type: 'color', value: /^#[0-9a-f]{6}$/i.test(value || '') ? value : '#8a4fff', 'aria-label': 'Pick a colour', tabindex: -1 });
+  pick.addEventListener('input', () => { text.value = pick.value; });
+  text.addEventListener('input', () => { if (/^#[0-9a-f]{6}$/i.test(text.value)) pick.value = text.value.toLowerCase(); });
+  const row = h('div', { class: 'color-row' }, text, pick);
+  row.input = text;
+  return row;
+}
+
+/** challengeEditor edits [{ id, label }]: existing rows keep their id. */
+function challengeEditor(list) {
+  const rows = h('div', { class: 'stack' });
+  const add = (c) => {
+    const input = h('input', { type: 'text', value: c.label || '', placeholder: 'e.g. A selfie with the couple', maxlength: 80, dataset: { id: c.id || '' } });
+    const row = h('div', { class: 'row' }, h('div', { class: 'grow' }, input),
+      h('button', { type: 'button', class: 'small', 'aria-label': 'Remove', onclick: () => row.remove() }, '✕'));
+    rows.append(row);
+    return input;
+  };
+  list.forEach(add);
+  const el = h('div', null, rows, h('button', { type: 'button', class: 'small', style: 'margin-top:8px', onclick: () => add({}).focus() }, '+ Add a challenge'));
+  el.value = () => [...rows.querySelectorAll('input')].filter((i) => i.value.trim())
+    .map((i) => (i.dataset.id ? { id: i.dataset.id, label: i.value.trim() } : i.value.trim()));
+  return el;
+}
+
+/**
+ * eventForm renders the settings of ev and returns { el, values, onSave }.
+ * values() reads the form into an Event body; with `changedOnly` it keeps
+ * the top-level fields that differ from ev.
+ */
+function eventForm(ev, isNew) {
+  const f = {};
+  const inp = (name, attrs) => (f[name] = h('input', { name, ...attrs }));
+  const sel = (name, opts, v) => (f[name] = select(name, opts, v));
+  const chk = (name, label, hint) => { const c = check(name, label, ev[name], hint); f[name] = c.querySelector('input'); return c; };
+  const accent = colorInput('accentColor', ev.accentColor, 'Default purple');
+  f.accentColor = accent.input;
+  const qrFg = colorInput('qrForeground', ev.qrStyle.foreground);
+  const qrBg = colorInput('qrBackground', ev.qrStyle.background);
+  const challenges = challengeEditor(ev.challenges || []);
+  const filterBoxes = FILTERS.map(([v, l]) => h('label', { class: 'check' },
+    h('input', { type: 'checkbox', value: v, checked: (ev.captureFilters.enabled || []).includes(v) }), l));
+  const wall = {
+    interval: h('input', { type: 'number', min: 3, max: 120, value: ev.wallStyle.interval }),
+    layout: select('wallLayout', [['single', 'One photo at a time'], ['grid', 'A grid of photos']], ev.wallStyle.layout),
+    showNames: check('wallShowNames', 'Show who took the photo', ev.wallStyle.showNames),
+    showQr: check('wallShowQr', 'Show the QR code to join', ev.wallStyle.showQr),
+  };
+  const qr = {
+    dots: select('qrDots', [['square', 'Square'], ['round', 'Round']], ev.qrStyle.dots),
+    logo: check('qrLogo', 'Put the event logo in the middle', ev.qrStyle.logo),
+  };
+
+  const section = (title, open, ...body) => h('details', { class: 'section', open }, h('summary', null, title), h('div', null, body));
+  const el = h('form', { class: 'event-form', novalidate: true },
+    section('Basics', true,
+      field('name', 'Name', inp('name', { type: 'text', value: ev.name, maxlength: 100, required: true, placeholder: 'Anna & Marco' })),
+      h('div', { class: 'two' },
+        field('eventDate', 'Date', inp('eventDate', { type: 'date', value: ev.eventDate || '' })),
+        field('accentColor', 'Accent colour', accent, 'A colour as #rrggbb for the guest pages.')),
+      field('description', 'Welcome text', (f.description = h('textarea', { name: 'description', maxlength: 2000, rows: 3, placeholder: 'Shown to guests above the camera button.' }, ev.description || ''))),
+      field('defaultLocale', 'Language of the guest pages', sel('defaultLocale',
+        [['', 'The guest\'s own language'], ['en', 'English'], ['fr', 'Français'], ['it', 'Italiano'], ['es', 'Español']], ev.defaultLocale || ''))),
+    section('Guests and uploads', isNew,
+      field('accessCode', 'Access code', inp('accessCode', { type: 'text', value: ev.accessCode || '', maxlength: 64, autocapitalize: 'none', placeholder: 'None: anyone with the link may join' }),
+        'Guests type it before they can join. Leave empty for none.'),
+      chk('uploadsOpen', 'Guests may upload'),
+      field('uploadsCloseAt', 'Close uploads at', inp('uploadsCloseAt', { type: 'datetime-local', value: msToLocalInput(ev.uploadsCloseAt) }), 'Empty: uploads stay open until you end the event.'),
+      h('div', { class: 'two' },
+        field('moderation', 'Moderation', sel('moderation', [['post', 'Show at once, hide later'], ['pre', 'Review before showing']], ev.moderation)),
+        field('captureMode', 'How guests add photos', sel('captureMode', [['both', 'Camera and library'], ['camera', 'Camera only'], ['picker', 'Library only']], ev.captureMode))),
+      field('maxPhotosPerGuest', 'Photos per guest', inp('maxPhotosPerGuest', { type: 'number', min: 0, value: ev.maxPhotosPerGuest || 0, inputmode: 'numeric' }), '0 means no limit. Videos count too.'),
+      chk('askGuestName', 'Ask guests for their name'),
+      chk('allowVideos', 'Accept videos'),
+      chk('albumShared', 'Guests see everyone\'s photos', 'Otherwise each guest sees only their own.'),
+      chk('collectGuestEmails', 'Ask guests for an email address', 'To send them the gallery after the event.'),
+      field('frame', 'Frame on photos', sel('frame', [['none', 'None'], ['print', 'Print'], ['border', 'Border'], ['stamp', 'Stamp']], ev.frame)),
+      h('div', { class: 'field', dataset: { field: 'captureFilters' } }, h('label', null, 'Camera filters offered to guests'), h('div', { class: 'two' }, filterBoxes), h('div', { class: 'err' })),
+      h('div', { class: 'field', dataset: { field: 'challenges' } }, h('label', null, 'Photo challenges', h('div', { class: 'hint' }, 'Prompts guests can pick, e.g. "the best dance move".')), challenges, h('div', { class: 'err' }))),
+    section('Guestbook', isNew,
+      chk('guestbookEnabled', 'Guests may leave a message'),
+      chk('guestbookVoice', 'Guests may record a voice message'),
+      chk('guestbookInGallery', 'Show the guestbook in gallery links')),
+    section('After the event', isNew,
+      chk('notifyAdminSummary', 'Email me a summary when the event ends'),
+      chk('emailGuestsGallery', 'Email the gallery link to guests who left an address'),
+      chk('galleryMailIncludesPassword', 'Put the gallery password in that email'),
+      field('galleryLinkDays', 'Gallery link valid for (days)', inp('galleryLinkDays', { type: 'number', min: 0, max: 3650, value: ev.galleryLinkDays, inputmode: 'numeric' }), '0: no gallery link is made when the event ends.'),
+      chk('galleryLinkDownload', 'The gallery link offers a download of all photos'),
+      chk('galleryLinkFavorites', 'The gallery link shows favorites only')),
+    section('Live wall and QR code', isNew,
+      h('div', { class: 'field', dataset: { field: 'wallStyle' } },
+        h('div', { class: 'two' },
+          h('div', { class: 'field' }, h('label', { for: (wall.interval.id = 'wall-interval') }, 'Seconds per slide'), wall.interval),
+          h('div', { class: 'field' }, h('label', null, 'Wall layout'), wall.layout)),
+        wall.showNames, wall.showQr, h('div', { class: 'err' })),
+      h('div', { class: 'field', dataset: { field: 'qrStyle' } },
+        h('div', { class: 'two' },
+          h('div', { class: 'field' }, h('label', null, 'QR colour'), qrFg),
+          h('div', { class: 'field' }, h('label', null, 'QR background'), qrBg)),
+        h('div', { class: 'field' }, h('label', null, 'QR dots'), qr.dots),
+        qr.logo, h('div', { class: 'err' }))),
+    h('div', { class: 'actionbar' }, h('div', { class: 'row end' },
+      h('button', { class: 'primary', type: 'submit' }, isNew ? 'Create the event' : 'Save changes'))));
+
+  const num = (v) => (v === '' ? null : Number(v));
+  const values = () => ({
+    name: f.name.value.trim(),
+    description: f.description.value.trim(),
+    eventDate: f.eventDate.value || null,
+    accentColor: f.accentColor.value.trim() || null,
+    accessCode: f.accessCode.value.trim() || null,
+    uploadsOpen: f.uploadsOpen.checked,
+    uploadsCloseAt: localInputToMs(f.uploadsCloseAt.value),
+    moderation: f.moderation.value,
+    captureMode: f.captureMode.value,
+    askGuestName: f.askGuestName.checked,
+    maxPhotosPerGuest: num(f.maxPhotosPerGuest.value) ?? 0,
+    defaultLocale: f.defaultLocale.value || null,
+    collectGuestEmails: f.collectGuestEmails.checked,
+    notifyAdminSummary: f.notifyAdminSummary.checked,
+    emailGuestsGallery: f.emailGuestsGallery.checked,
+    galleryLinkDays: num(f.galleryLinkDays.value),
+    galleryLinkDownload: f.galleryLinkDownload.checked,
+    galleryMailIncludesPassword: f.galleryMailIncludesPassword.checked,
+    galleryLinkFavorites: f.galleryLinkFavorites.checked,
+    guestbookEnabled: f.guestbookEnabled.checked,
+    guestbookVoice: f.guestbookVoice.checked,
+    guestbookInGallery: f.guestbookInGallery.checked,
+    challenges: challenges.value(),
+    wallStyle: {
+      interval: num(wall.interval.value), layout: wall.layout.value,
+      showNames: wall.showNames.querySelector('input').checked, showQr: wall.showQr.querySelector('input').checked,
+    },
+    frame: f.frame.value,
+    captureFilters: { enabled: filterBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value) },
+    allowVideos: f.allowVideos.checked,
+    qrStyle: { foreground: qrFg.input.value.trim(), background: qrBg.input.value.trim(), dots: qr.dots.value, logo: qr.logo.querySelector('input').checked },
+    albumShared: f.albumShared.checked,
+  });
+  const changed = () => {
+    const all = values();
+    const out = {};
+    for (const [k, v] of Object.entries(all)) {
+      const was = k === 'challenges' ? (ev.challenges || []).map((c) => ({ id: c.id, label: c.label })) : ev[k];
+      const now = k === 'challenges' ? v.map((c) => (typeof c === 'string' ? { label: c } : c)) : v;
+      if (JSON.stringify(now) !== JSON.stringify(was ?? null)) out[k] = v;
+    }
+    return out;
+  };
+  return { el, values, changed };
+}
+
+/** newEventPage is /admin/events/new (owners). */
+export async function newEventPage(ctx, view) {
+  const form = eventForm(structuredClone(DEFAULTS), true);
+  view('New event', form.el);
+  form.el.querySelector('[name=name]').focus();
+  form.el.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form.el, null);
+    const res = await busy(form.el.querySelector('[type=submit]'),
+      call('/api/admin/events', { method: 'POST', body: form.values() }), (err) => showErrors(form.el, err));
+    if (res) {
+      toast('Event created');
+      ctx.go('/admin/events/' + res.event.id + '/share', true);
+    }
+  });
+}
+
+const TABS = [['settings', 'Settings'], ['photos', 'Photos'], ['guestbook', 'Guestbook'], ['places', 'Places'], ['share', 'Share'], ['finish', 'Downloads & end']];
+
+/** eventPage is /admin/events/<id>/<tab>. */
+export async function eventPage(ctx, view, id, tab) {
+  let { event: ev } = await call('/api/admin/events/' + encodeURIComponent(id));
+  const body = h('div', { id: 'tab' });
+  const base = '/admin/events/' + ev.id;
+  const header = () => [
+    h('div', { class: 'small muted' }, h('a', { href: '/admin' }, '← Events')),
+    h('h1', null, ev.name),
+    h('div', { class: 'row small muted' },
+      ev.eventDate ? fmtDate(ev.eventDate) : null,
+      ev.endedAt ? h('span', { class: 'pill' }, 'Ended ' + fmtTime(ev.endedAt)) : ev.uploadsOpen ? h('span', { class: 'pill good' }, 'Uploads open') : h('span', { class: 'pill warn' }, 'Uploads closed'),
+      h('a', { href: '/e/' + ev.slug, target: '_blank', rel: 'noopener' }, '/e/' + ev.slug)),
+    h('nav', { class: 'tabs', 'aria-label': 'Event' },
+      TABS.map(([k, l]) => h('a', { href: `${base}/${k}`, 'aria-current': k === tab ? 'page' : null }, l))),
+  ];
+  document.title = ev.name + ' · eventbox';
+  const root = view('', h('div', { id: 'event-head' }, header()), body);
+  const setEvent = (next) => {
+    ev = next;
+    clear(root.querySelector('#event-head'), header());
+  };
+  const env = { ctx, ev: () => ev, setEvent, base };
+  switch (tab) {
+    case 'settings': return settingsTab(env, body);
+    case 'photos': return (await import('./admin-moderation.js')).photosTab(env, body);
+    case 'guestbook': return (await import('./admin-moderation.js')).guestbookTab(env, body);
+    case 'places': return placesTab(env, body);
+    case 'share': return shareTab(env, body);
+    case 'finish': return finishTab(env, body);
+    default: return ctx.go(base + '/settings', true);
+  }
+}
+
+function settingsTab(env, body) {
+  const ev = env.ev();
+  const form = eventForm(ev, false);
+  form.el.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form.el, null);
+    const patch = form.changed();
+    if (!Object.keys(patch).length) return toast('Nothing changed');
+    const res = await busy(form.el.querySelector('[type=submit]'),
+      call('/api/admin/events/' + ev.id, { method: 'PATCH', body: patch }), (err) => showErrors(form.el, err));
+    if (res) {
+      env.setEvent(res.event);
+      toast('Saved');
+      settingsTab(env, body);
+    }
+  });
+  clear(body, logoCard(env, () => settingsTab(env, body)), form.el, dangerCard(env));
+}
+
+function logoCard(env, redraw) {
+  const ev = env.ev();
+  const file = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/webp', hidden: true });
+  const card = h('div', { class: 'card row' },
+    ev.logoVersion ? h('img', { src: `/api/e/${encodeURIComponent(ev.slug)}/logo?v=${ev.logoVersion}`, alt: 'Logo', style: 'max-height:56px;max-width:140px' })
+      : h('span', { class: 'muted grow' }, 'No logo. A logo appears on the guest pages and in the QR code.'),
+    h('span', { class: 'grow' }),
+    file,
+    h('button', { type: 'button', class: 'small', onclick: () => file.click() }, ev.logoVersion ? 'Replace logo' : 'Add a logo'),
+    ev.logoVersion ? h('button', {
+      type: 'button', class: 'small danger', onclick: async (e) => {
+        const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/logo`, { method: 'DELETE' }));
+        if (res) { env.setEvent(res.event); redraw(); }
+      },
+    }, 'Remove') : null);
+  file.addEventListener('change', async () => {
+    if (!file.files[0]) return;
+    const fd = new FormData();
+    fd.append('logo', file.files[0]);
+    const res = await busy(null, call(`/api/admin/events/${ev.id}/logo`, { method: 'POST', body: fd }));
+    if (res) { env.setEvent(res.event); toast('Logo saved'); redraw(); }
+  });
+  return card;
+}
+
+function dangerCard(env) {
+  const ev = env.ev();
+  const owner = env.ctx.me.role === 'owner';
+  return h('div', { class: 'card' },
+    h('h2', { style: 'margin-top:0' }, 'Link and copies'),
+    h('div', { class: 'row' },
+      h('button', {
+        type: 'button', onclick: async (e) => {
+          if (!confirmDo('Make a new guest link? The old link and printed QR codes stop working.')) return;
+          const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/rotate`, { method: 'POST' }));
+          if (res) { env.setEvent(res.event); toast('New link: /e/' + res.event.slug); }
+        },
+      }, 'New guest link'),
+      owner ? h('button', {
+        type: 'button', onclick: async (e) => {
+          const name = prompt('Name of the copy', ev.name + ' (copy)');
+          if (name === null) return;
+          const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/duplicate`, { method: 'POST', body: { name: name.trim() || undefined } }));
+          if (res) { toast('Copy created'); env.ctx.go('/admin/events/' + res.event.id); }
+        },
+      }, 'Duplicate settings') : null,
+      owner ? h('button', {
+        type: 'button', class: 'danger', onclick: async (e) => {
+          if (!confirmDo(`Delete "${ev.name}" with all its photos and messages? This cannot be undone.`)) return;
+          const res = await busy(e.currentTarget, call('/api/admin/events/' + ev.id, { method: 'DELETE' }));
+          if (res) { toast('Event deleted'); env.ctx.go('/admin', true); }
+        },
+      }, 'Delete event') : null));
+}
+
+async function placesTab(env, body) {
+  const ev = env.ev();
+  clear(body, h('p', { class: 'muted' }, 'Loading…'));
+  let spots;
+  try {
+    ({ spots } = await call(`/api/admin/events/${ev.id}/spots`));
+  } catch (e) {
+    return clear(body, notYet(e) ? unavailable('Places') : h('div', { class: 'banner bad' }, errText(e)));
+  }
+  const label = h('input', { type: 'text', maxlength: 40, placeholder: 'e.g. Table 4, Photo corner' });
+  const add = h('form', { class: 'card row', novalidate: true },
+    h('div', { class: 'grow' }, field('label', 'New place', label, 'Each place gets its own QR code; photos taken from it are tagged.')),
+    h('button', { class: 'primary', type: 'submit' }, 'Add'));
+  add.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(add, null);
+    const res = await busy(add.querySelector('[type=submit]'),
+      call(`/api/admin/events/${ev.id}/spots`, { method: 'POST', body: { label: label.value.trim() } }), (err) => showErrors(add, err));
+    if (res) placesTab(env, body);
+  });
+  const qr = (s, fmt) => `/api/admin/events/${ev.id}/qr?format=${fmt}&size=1024&download=1&spot=${encodeURIComponent(s.id)}`;
+  clear(body, add, h('ul', { class: 'list' }, spots.length ? spots.map((s) => h('li', null,
+    h('div', { class: 'spread' },
+      h('strong', null, s.label),
+      h('span', { class: 'small muted' }, `${s.photos} photo${s.photos === 1 ? '' : 's'}`)),
+    h('div', { class: 'row small', style: 'margin-top:6px' },
+      h('a', { class: 'btn small', href: qr(s, 'png'), download: '' }, 'QR (PNG)'),
+      h('a', { class: 'btn small', href: qr(s, 'svg'), download: '' }, 'QR (SVG)'),
+      h('button', { class: 'small', onclick: () => copyText(absURL(`/e/${ev.slug}?at=${encodeURIComponent(s.id)}`)) }, 'Copy link'),
+      h('button', {
+        class: 'small', onclick: async (e) => {
+          const next = prompt('New name of the place', s.label);
+          if (next === null) return;
+          const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/spots/${s.id}`, { method: 'PATCH', body: { label: next.trim() } }));
+          if (res) placesTab(env, body);
+        },
+      }, 'Rename'),
+      h('button', {
+        class: 'small danger', onclick: async (e) => {
+          if (!confirmDo(`Delete the place "${s.label}"? Its photos stay, untagged.`)) return;
+          const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/spots/${s.id}`, { method: 'DELETE' }));
+          if (res) placesTab(env, body);
+        },
+      }, 'Delete')))) : h('li', { class: 'muted' }, 'No place yet.')));
+}
+
+function shareTab(env, body) {
+  const ev = env.ev();
+  const guestURL = absURL('/e/' + ev.slug);
+  const size = select('qrSize', [['1024', '1024 px'], ['2048', '2048 px'], ['4096', '4096 px'], ['512', '512 px']], '1024');
+  const qrHref = (fmt) => `/api/admin/events/${ev.id}/qr?format=${fmt}&size=${size.value}&download=1`;
+  const png = h('a', { class: 'btn small', href: qrHref('png'), download: '' }, 'Download PNG');
+  const svg = h('a', { class: 'btn small', href: qrHref('svg'), download: '' }, 'Download SVG');
+  size.addEventListener('change', () => { png.href = qrHref('png'); svg.href = qrHref('svg'); });
+  const preview = h('img', { alt: 'QR code of the guest link', width: 180, height: 180, style: 'background:#fff;border-radius:8px', src: `/api/admin/events/${ev.id}/qr?format=svg&size=512` });
+  preview.addEventListener('error', () => preview.replaceWith(h('div', { class: 'muted small' }, 'The QR code is not available on this box yet.')));
+  const shares = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
+  const booth = h('div');
+  clear(body,
+    h('div', { class: 'card' },
+      h('h2', { style: 'margin-top:0' }, 'Guest link'),
+      h('p', null, h('code', { id: 'guest-url' }, guestURL)),
+      h('div', { class: 'row' },
+        h('button', { class: 'small', onclick: () => copyText(guestURL) }, 'Copy'),
+        h('a', { class: 'btn small', href: guestURL, target: '_blank', rel: 'noopener' }, 'Open as a guest'),
+        h('a', { class: 'btn small', href: `/admin/wall/${ev.id}`, target: '_blank', rel: 'noopener' }, 'Open the live wall')),
+      ev.accessCode ? h('p', { class: 'small' }, 'Access code: ', h('strong', null, ev.accessCode)) : null,
+      h('div', { class: 'row', style: 'margin-top:10px;align-items:flex-end' }, preview,
+        h('div', { class: 'stack' }, h('label', null, 'Size', size), h('div', { class: 'row' }, png, svg)))),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Gallery links'),
+      h('p', { class: 'muted small' }, 'Read-only links to the visible photos, for after the party.'), shares),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Photo booth'), booth));
+  drawShares(env, shares);
+  drawBooth(env, booth);
+}
+
+async function drawShares(env, box) {
+  const ev = env.ev();
+  let list;
+  try {
+    ({ shares: list } = await call(`/api/admin/events/${ev.id}/shares`));
+  } catch (e) {
+    return clear(box, notYet(e) ? unavailable('Gallery links') : h('div', { class: 'banner bad' }, errText(e)));
+  }
+  const label = h('input', { type: 'text', maxlength: 80, placeholder: 'e.g. For the family' });
+  const pwMode = select('pwMode', [['none', 'No password'], ['gen', 'Make a password for me'], ['own', 'Choose a password']], 'none');
+  const pw = h('input', { type: 'text', autocapitalize: 'none', hidden: true, placeholder: 'Password' });
+  pwMode.addEventListener('change', () => { pw.hidden = pwMode.value !== 'own'; });
+  const days = h('input', { type: 'number', min: 1, max: 3650, placeholder: 'Never', inputmode: 'numeric' });
+  const dl = check('allowDownload', 'Offer a download of all photos', ev.galleryLinkDownload);
+  const fav = check('favoritesOnly', 'Favorites only', false);
+  const form = h('form', { class: 'stack', novalidate: true },
+    h('div', { class: 'two' }, field('label', 'Label', label), field('expiresInDays', 'Expires after (days)', days)),
+    h('div', { class: 'field', dataset: { field: 'password' } }, h('label', null, 'Password'), pwMode, pw, h('div', { class: 'err' })),
+    dl, fav, h('button', { class: 'primary', type: 'submit' }, 'Create a gallery link'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    const req = { label: label.value.trim() || undefined, allowDownload: dl.querySelector('input').checked, favoritesOnly: fav.querySelector('input').checked };
+    if (days.value) req.expiresInDays = Number(days.value);
+    if (pwMode.value === 'gen') req.password = true;
+    if (pwMode.value === 'own') req.password = pw.value;
+    const res = await busy(form.querySelector('[type=submit]'), call(`/api/admin/events/${ev.id}/shares`, { method: 'POST', body: req }), (err) => showErrors(form, err));
+    if (!res) return;
+    await drawShares(env, box);
+    if (res.password) box.prepend(h('div', { class: 'banner good' }, 'Password of the new link (shown once): ', h('strong', { class: 'mono' }, res.password)));
+  });
+  clear(box,
+    h('ul', { class: 'list' }, list.length ? list.map((s) => h('li', null,
+      h('div', { class: 'spread' }, h('strong', null, s.label || 'Gallery link'),
+        h('span', { class: 'row small' },
+          s.hasPassword ? h('span', { class: 'pill' }, 'Password') : null,
+          s.allowDownload ? h('span', { class: 'pill' }, 'Download') : null,
+          s.favoritesOnly ? h('span', { class: 'pill' }, 'Favorites') : null)),
+      h('div', { class: 'small' }, h('code', null, s.url)),
+      h('div', { class: 'small muted' }, s.expiresAt ? 'Expires ' + fmtTime(s.expiresAt) : 'Does not expire'),
+      h('div', { class: 'row', style: 'margin-top:6px' },
+        h('button', { class: 'small', onclick: () => copyText(s.url) }, 'Copy'),
+        h('a', { class: 'btn small', href: s.url, target: '_blank', rel: 'noopener' }, 'Open'),
+        h('button', {
+          class: 'small danger', onclick: async (e) => {
+            if (!confirmDo('Revoke this link? Anyone using it loses access.')) return;
+            const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/shares/${s.id}`, { method: 'DELETE' }));
+            if (res) drawShares(env, box);
+          },
+        }, 'Revoke')))) : h('li', { class: 'muted' }, 'No gallery link yet.')),
+    h('details', { class: 'section' }, h('summary', null, 'New gallery link'), h('div', null, form)));
+}
+
+function drawBooth(env, box) {
+  const ev = env.ev();
+  const turnOn = async (e) => {
+    if (ev.boothEnabled && !confirmDo('Make a new booth link? The device using the old one stops working.')) return;
+    const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/booth`, { method: 'POST', body: {} }));
+    if (!res) return;
+    env.setEvent(res.event);
+    drawBooth(env, box);
+    const url = res.url || absURL(`/e/${ev.slug}?booth=${encodeURIComponent(res.boothKey)}`);
+    box.append(h('div', { class: 'banner good' },
+      h('p', null, 'Open this link on the booth device (a tablet or a laptop with a camera). It is shown only now:'),
+      h('p', null, h('code', null, url)),
+      h('div', { class: 'row' }, h('button', { class: 'small', onclick: () => copyText(url) }, 'Copy'),
+        h('a', { class: 'btn small', href: url, target: '_blank', rel: 'noopener' }, 'Open here'))));
+  };
+  clear(box,
+    h('p', { class: 'muted small' }, 'A booth device shows the camera full screen and takes a photo on a touch, a key or the box\'s button, after a countdown.'),
+    h('p', null, ev.boothEnabled ? h('span', { class: 'pill good' }, 'Booth on') : h('span', { class: 'pill' }, 'Booth off')),
+    h('div', { class: 'row' },
+      h('button', { class: ev.boothEnabled ? '' : 'primary', onclick: turnOn }, ev.boothEnabled ? 'New booth link' : 'Turn the booth on'),
+      ev.boothEnabled ? h('button', {
+        class: 'danger', onclick: async (e) => {
+          const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/booth`, { method: 'DELETE' }));
+          if (res) { env.setEvent({ ...ev, boothEnabled: false }); drawBooth(env, box); }
+        },
+      }, 'Turn it off') : null));
+}
+
+function finishTab(env, body) {
+  const ev = env.ev();
+  const a = (href, label) => h('a', { class: 'btn small', href, download: '' }, label);
+  const layout = select('layout', [['1', '1 photo a page'], ['2', '2 photos a page'], ['4', '4 photos a page']], '2');
+  const scope = select('scope', [['visible', 'Every visible photo'], ['favorites', 'Favorites only']], 'visible');
+  const album = a('', 'Make the album (PDF)');
+  const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}`; };
+  layout.addEventListener('change', setAlbum);
+  scope.addEventListener('change', setAlbum);
+  setAlbum();
+  const cloud = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
+  const end = h('div');
+  clear(body,
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Downloads'),
+      h('div', { class: 'row' },
+        a(`/api/admin/events/${ev.id}/archive`, 'Visible photos (ZIP)'),
+        a(`/api/admin/events/${ev.id}/archive?favorites=1`, 'Favorites (ZIP)'),
+        a(`/api/admin/events/${ev.id}/archive?all=1`, 'Everything, hidden too (ZIP)'),
+        a(`/api/admin/events/${ev.id}/messages/archive`, 'Guestbook (ZIP)')),
+      h('h3', null, 'Printable album'),
+      h('div', { class: 'row' }, layout, scope, album),
+      h('p', { class: 'small muted' }, 'Large albums take a while; the box makes one album at a time.')),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Cloud export'), cloud),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'End the event'), end));
+  drawCloud(env, cloud);
+  drawEnd(env, end);
+}
+
+async function drawCloud(env, box) {
+  const ev = env.ev();
+  let data;
+  try {
+    data = await call(`/api/admin/events/${ev.id}/cloud`);
+  } catch (e) {
+    return clear(box, notYet(e) ? unavailable('Cloud export') : h('div', { class: 'banner bad' }, errText(e)));
+  }
+  const start = (scope) => async (e) => {
+    const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/cloud`, { method: 'POST', body: { scope } }));
+    if (res) { toast('Export queued'); drawCloud(env, box); }
+  };
+  const running = data.exports.some((x) => x.status === 'queued' || x.status === 'running');
+  clear(box,
+    data.configured ? h('div', { class: 'row' },
+      h('button', { onclick: start('visible') }, 'Export visible photos'),
+      h('button', { onclick: start('favorites') }, 'Export favorites'))
+      : h('p', { class: 'muted' }, 'No cloud storage is set up. ', env.ctx.me.role === 'owner' ? h('a', { href: '/admin/settings/cloud' }, 'Set up WebDAV') : 'Ask an owner to set up WebDAV.'),
+    data.exports.length ? h('table', { style: 'margin-top:10px' },
+      h('thead', null, h('tr', null, h('th', null, 'Started'), h('th', null, 'What'), h('th', null, 'Progress'))),
+      h('tbody', null, data.exports.map((x) => h('tr', null,
+        h('td', null, fmtTime(x.createdAt)), h('td', null, x.scope),
+        h('td', null, `${x.status}: ${x.sent}/${x.total} (${fmtBytes(x.bytes)})`, x.error ? h('div', { class: 'form-err' }, x.error) : null))))) : null);
+  if (running) setTimeout(() => { if (box.isConnected) drawCloud(env, box); }, 4000);
+}
+
+function drawEnd(env, box) {
+  const ev = env.ev();
+  if (ev.endedAt) {
+    return clear(box, h('p', null, 'This event ended on ', fmtTime(ev.endedAt), '. Uploads are closed.'));
+  }
+  const will = [
+    'Uploads close.',
+    ev.galleryLinkDays > 0 ? `A gallery link valid for ${ev.galleryLinkDays} days is made${ev.galleryLinkFavorites ? ' (favorites only)' : ''}.` : null,
+    ev.emailGuestsGallery ? 'Guests who left an email get the gallery link when the box is online.' : null,
+    ev.notifyAdminSummary ? 'You get a summary by email.' : null,
+  ].filter(Boolean);
+  clear(box,
+    h('ul', null, will.map((w) => h('li', null, w))),
+    h('button', {
+      class: 'danger', onclick: async (e) => {
+        if (!confirmDo('End the event now? Guests can no longer upload.')) return;
+        const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/end`, { method: 'POST' }));
+        if (!res) return;
+        env.setEvent(res.event);
+        drawEnd(env, box);
+        const r = res.result || {};
+        box.append(h('div', { class: 'banner good' },
+          h('p', null, 'The event has ended.'),
+          r.shareUrl ? h('p', null, 'Gallery link: ', h('a', { href: r.shareUrl, target: '_blank', rel: 'noopener' }, r.shareUrl)) : null,
+          h('p', { class: 'small' }, [
+            r.guestEmails ? `${r.guestEmails} guest email${r.guestEmails === 1 ? '' : 's'} queued.` : null,
+            r.summaryQueued ? 'Summary queued.' : null,
+            r.exportQueued ? 'Cloud export queued.' : null].filter(Boolean).join(' '))));
+      },
+    }, 'End the event'));
+}

@@ -1,0 +1,170 @@
+// Console building blocks: the API wrapper that notices a lost session,
+// form fields with their error slots, and plain-English error text.
+import { api, ApiError, h, toast } from './lib.js';
+
+/** signedOut is the event the console listens to: a call answered 401. */
+export const SIGNED_OUT = 'eventbox:signed-out';
+
+/**
+ * call is api() for console routes: a 401 (session over) sends the
+ * console back to the sign-in form.
+ */
+export async function call(path, opts) {
+  try {
+    return await api(path, opts);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401 && e.code === 'unauthorized') {
+      window.dispatchEvent(new CustomEvent(SIGNED_OUT));
+    }
+    throw e;
+  }
+}
+
+/** errText says in plain words why a call failed. */
+export function errText(e) {
+  if (!(e instanceof ApiError)) return (e && e.message) || 'Something went wrong.';
+  switch (e.code) {
+    case 'network': return 'The box could not be reached. Check the Wi-Fi and try again.';
+    case 'unauthorized': return 'Wrong password, or you are signed out.';
+    case 'invalid_code': return 'That code is not right.';
+    case 'forbidden': return 'You are not allowed to do this.';
+    case 'not_found': return 'Not found: it may have been deleted.';
+    case 'rate_limited': return `Too many attempts. Try again in ${e.retryAfter || 60} seconds.`;
+    case 'not_implemented': return 'This box does not offer this yet.';
+    case 'too_large': return 'That file is too large.';
+    case 'invalid_image': return 'That file is not a supported image.';
+    case 'webhook_failed': case 'smtp_failed': return e.serverMessage || 'The test failed.';
+    case 'internal': return 'Something went wrong on the box. Try again.';
+    case 'bad_request': {
+      const d = Object.entries(e.details);
+      return d.length ? d.map(([k, v]) => `${k}: ${v}`).join('; ') : 'The request was refused.';
+    }
+  }
+  return e.serverMessage || `The box answered ${e.status || 'nothing'} (${e.code}).`;
+}
+
+/** notYet reports whether the box answered that a route has not landed yet. */
+export const notYet = (e) => e instanceof ApiError && e.status === 501;
+
+/** unavailable is the card shown where a part of the box answers 501. */
+export const unavailable = (what) =>
+  h('div', { class: 'card muted' }, `${what}: this box does not offer this yet. Update the box to use it.`);
+
+let seq = 0;
+
+/**
+ * field wraps an input with its label, hint and error slot. name is the API
+ * field it edits; showErrors writes details[name] under it.
+ */
+export function field(name, label, input, hint) {
+  const id = input.id || 'f' + ++seq;
+  input.id = id;
+  if (!input.name) input.name = name;
+  return h('div', { class: 'field', dataset: { field: name } },
+    h('label', { for: id }, label, hint ? h('div', { class: 'hint' }, hint) : null),
+    input,
+    h('div', { class: 'err', 'aria-live': 'polite' }));
+}
+
+/** check is a checkbox with its label text beside it. */
+export function check(name, label, checked, hint) {
+  const input = h('input', { type: 'checkbox', name, checked: !!checked });
+  return h('div', { class: 'field', dataset: { field: name } },
+    h('label', { class: 'check' }, input, h('span', null, label, hint ? h('div', { class: 'hint' }, hint) : null)),
+    h('div', { class: 'err' }));
+}
+
+/** select builds a <select> from [value, label] pairs. */
+export function select(name, options, value) {
+  return h('select', { name }, options.map(([v, l]) => h('option', { value: v, selected: v === value }, l)));
+}
+
+/**
+ * showErrors clears old messages under root and shows the new ones: each
+ * entry of a bad_request's details under its field, anything else in the
+ * form-level slot (.form-err). Pass null to only clear.
+ */
+export function showErrors(root, e) {
+  root.querySelectorAll('.field.invalid').forEach((f) => f.classList.remove('invalid'));
+  root.querySelectorAll('.field .err').forEach((x) => { x.textContent = ''; });
+  let general = root.querySelector('.form-err');
+  if (!general) {
+    general = h('div', { class: 'form-err', role: 'alert' });
+    root.append(general);
+  }
+  general.textContent = '';
+  if (!e) return;
+  const rest = [];
+  if (e instanceof ApiError && e.code === 'bad_request' && Object.keys(e.details).length) {
+    for (const [k, msg] of Object.entries(e.details)) {
+      const f = root.querySelector(`.field[data-field="${CSS.escape(k)}"]`);
+      if (f) {
+        f.classList.add('invalid');
+        f.querySelector('.err').textContent = msg;
+      } else rest.push(`${k}: ${msg}`);
+    }
+    const first = root.querySelector('.field.invalid');
+    if (first) {
+      const sec = first.closest('details');
+      if (sec) sec.open = true;
+      first.scrollIntoView({ block: 'center', behavior: 'smooth' });
+      const input = first.querySelector('input,select,textarea');
+      if (input) input.focus({ preventScroll: true });
+    }
+  } else rest.push(errText(e));
+  general.textContent = rest.join(' ');
+}
+
+/**
+ * busy disables a button while the promise runs and reports a failure as
+ * a toast unless onError handles it. It resolves with the promise's value
+ * or undefined on failure.
+ */
+export async function busy(button, promise, onError) {
+  if (button) button.disabled = true;
+  try {
+    return await promise;
+  } catch (e) {
+    if (onError) onError(e);
+    else toast(errText(e), 'bad');
+    return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** confirmDo asks before a destructive action. */
+export const confirmDo = (question) => window.confirm(question);
+
+/** msToLocalInput turns epoch ms into a datetime-local value ('' for null). */
+export function msToLocalInput(ms) {
+  if (!ms) return '';
+  const d = new Date(ms);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** localInputToMs turns a datetime-local value into epoch ms, or null when empty. */
+export function localInputToMs(v) {
+  if (!v) return null;
+  const t = new Date(v).getTime();
+  return Number.isFinite(t) ? t : null;
+}
+
+/** copyText puts text on the clipboard, with a fallback for plain http. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const ta = h('textarea', { style: 'position:fixed;opacity:0' });
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    document.execCommand('copy');
+    ta.remove();
+  }
+  toast('Copied');
+}
+
+/** absURL makes a path absolute on this box's address. */
+export const absURL = (p) => new URL(p, location.origin).href;

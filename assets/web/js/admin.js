@@ -1,0 +1,266 @@
+// The console (/admin/…) and the invitation page (/invite/<token>): the
+// shell, the router, sign-in, the event list and the account page. Parts
+// used less often load on demand from their own modules.
+import { api, h, $, clear, toast, fmtDate } from './lib.js';
+import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
+
+const app = $('#app');
+/** ctx is what every view gets: the signed-in account and navigation. */
+const ctx = { me: null, go, refreshMe, app };
+
+function go(path, replace) {
+  if (replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  route();
+}
+
+// Same-origin links inside the console navigate without reloading.
+document.addEventListener('click', (e) => {
+  const a = e.target.closest('a[href]');
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || a.target || a.hasAttribute('download')) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || !url.pathname.startsWith('/admin') || url.pathname.startsWith('/admin/wall')) return;
+  e.preventDefault();
+  go(url.pathname + url.search);
+});
+window.addEventListener('popstate', route);
+window.addEventListener(SIGNED_OUT, () => {
+  if (ctx.me) { ctx.me = null; route(); }
+});
+
+async function refreshMe() {
+  try {
+    ctx.me = (await api('/api/admin/me')).account;
+  } catch (e) {
+    if (e.status !== 401) throw e;
+    ctx.me = null;
+  }
+  return ctx.me;
+}
+
+let routing = 0;
+async function route() {
+  const n = ++routing;
+  const path = location.pathname.replace(/\/+$/, '') || '/';
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'invite') return invitePage(decodeURIComponent(parts[1] || ''));
+  if (!ctx.me) {
+    try {
+      await refreshMe();
+    } catch (e) {
+      return clear(app, shell(null, h('div', { class: 'banner bad' }, errText(e), ' ', h('button', { class: 'small', onclick: route }, 'Retry'))));
+    }
+    if (n !== routing) return;
+    if (!ctx.me) return signInPage();
+  }
+  const [, section, id, tab] = parts;
+  try {
+    switch (section) {
+      case undefined:
+        return await eventsPage();
+      case 'events':
+        if (id === 'new') return await (await import('./admin-event.js')).newEventPage(ctx, view);
+        if (id) return await (await import('./admin-event.js')).eventPage(ctx, view, id, tab || 'settings');
+        return go('/admin', true);
+      case 'wall':
+        return (await import('./wall.js')).wallPage(ctx, app, id);
+      case 'account':
+        return accountPage();
+      case 'team':
+        return await (await import('./admin-system.js')).teamPage(ctx, view);
+      case 'settings':
+        return await (await import('./admin-system.js')).settingsPage(ctx, view, id || 'mail');
+      case 'stats':
+        return await (await import('./admin-system.js')).statsPage(ctx, view);
+      default:
+        return view('Not found', h('p', null, 'This page does not exist. ', h('a', { href: '/admin' }, 'Back to the events')));
+    }
+  } catch (e) {
+    view('Problem', h('div', { class: 'banner bad' }, errText(e)), h('p', null, h('a', { href: '/admin' }, 'Back to the events')));
+  }
+}
+
+/** shell is the page frame: top bar with navigation, then the content. */
+function shell(me, ...content) {
+  const here = location.pathname;
+  const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
+  const nav = me ? h('nav', { class: 'tabs', 'aria-label': 'Console' },
+    link('/admin', 'Events'),
+    link('/admin/stats', 'Statistics'),
+    me.role === 'owner' ? link('/admin/team', 'Team') : null,
+    me.role === 'owner' ? link('/admin/settings', 'Settings') : null,
+    link('/admin/account', 'Account')) : null;
+  return [
+    h('header', { class: 'top' }, h('div', { class: 'wrap spread', style: 'padding-bottom:0' },
+      h('a', { class: 'brand', href: me ? '/admin' : '/' }, 'eventbox'),
+      me ? h('span', { class: 'row small muted' }, me.name || me.username,
+        h('button', { class: 'small', onclick: signOut }, 'Sign out')) : null),
+      h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
+    h('main', { class: 'wrap' }, content),
+  ];
+}
+
+/** view replaces the page with a titled view inside the shell. */
+function view(title, ...content) {
+  document.title = title + ' · eventbox';
+  clear(app, shell(ctx.me, title ? h('h1', null, title) : null, content));
+  return app;
+}
+
+async function signOut(e) {
+  await busy(e.currentTarget, api('/api/admin/logout', { method: 'POST' }).catch((err) => { if (err.status !== 401) throw err; }));
+  ctx.me = null;
+  go('/admin');
+}
+
+function signInPage() {
+  document.title = 'Sign in · eventbox';
+  const user = h('input', { type: 'text', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false', placeholder: 'admin' });
+  const pass = h('input', { type: 'password', autocomplete: 'current-password', required: true });
+  const form = h('form', { class: 'card stack', novalidate: true },
+    field('username', 'Username', user, 'Leave empty for the first owner.'),
+    field('password', 'Password', pass),
+    h('button', { class: 'primary block', type: 'submit' }, 'Sign in'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    const btn = form.querySelector('button[type=submit]');
+    const res = await busy(btn, api('/api/admin/login', { method: 'POST', body: { username: user.value.trim(), password: pass.value } }),
+      (err) => showErrors(form, err.status === 401 ? new Error('Wrong username or password.') : err));
+    if (!res) return;
+    if (res.codeRequired) return codePage();
+    await refreshMe();
+    route();
+  });
+  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:8vh auto 0' }, h('h1', null, 'Sign in'), form)));
+  (user.value ? pass : user).focus();
+}
+
+function codePage() {
+  const code = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', autocapitalize: 'none' });
+  const form = h('form', { class: 'card stack', novalidate: true },
+    field('code', 'Code', code, 'The six digits from your authenticator app, or one of your recovery codes.'),
+    h('button', { class: 'primary block', type: 'submit' }, 'Continue'),
+    h('button', { class: 'linkish', type: 'button', onclick: signInPage }, 'Start again'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    const res = await busy(form.querySelector('button[type=submit]'),
+      api('/api/admin/login/code', { method: 'POST', body: { code: code.value.replace(/\s+/g, '') } }),
+      (err) => showErrors(form, err.status === 401 ? new Error('That code is not right.') : err));
+    if (!res) return;
+    await refreshMe();
+    route();
+  });
+  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:8vh auto 0' }, h('h1', null, 'Two-step sign-in'), form)));
+  code.focus();
+}
+
+function eventStatus(ev) {
+  if (ev.endedAt) return h('span', { class: 'pill' }, 'Ended');
+  if (!ev.uploadsOpen) return h('span', { class: 'pill warn' }, 'Uploads closed');
+  return h('span', { class: 'pill good' }, 'Open');
+}
+
+async function eventsPage() {
+  const { events } = await call('/api/admin/events');
+  const owner = ctx.me.role === 'owner';
+  const search = h('input', { type: 'search', placeholder: 'Search events', 'aria-label': 'Search events' });
+  const list = h('ul', { class: 'list', id: 'events' });
+  const draw = () => {
+    const q = search.value.trim().toLowerCase();
+    const rows = events.filter((ev) => !q || ev.name.toLowerCase().includes(q));
+    clear(list, rows.length ? rows.map((ev) => h('li', { dataset: { id: ev.id } },
+      h('div', { class: 'spread' },
+        h('a', { class: 'title', href: '/admin/events/' + ev.id }, ev.name),
+        eventStatus(ev)),
+      h('div', { class: 'small muted' },
+        [ev.eventDate ? fmtDate(ev.eventDate) : 'No date', `${ev.photos} photo${ev.photos === 1 ? '' : 's'}`,
+          ev.pending ? `${ev.pending} waiting for review` : null, '/e/' + ev.slug].filter(Boolean).join(' · ')))) :
+      h('li', { class: 'muted' }, events.length ? 'No event matches.' : owner ? 'No event yet. Create the first one.' : 'No event has been shared with you yet.'));
+  };
+  search.addEventListener('input', draw);
+  draw();
+  view('Events',
+    h('div', { class: 'row', style: 'margin-bottom:10px' },
+      events.length > 6 ? h('div', { class: 'grow' }, search) : h('div', { class: 'grow' }),
+      owner ? h('a', { class: 'btn primary', href: '/admin/events/new' }, '+ New event') : null),
+    list);
+}
+
+async function accountPage() {
+  const me = ctx.me;
+  const name = h('input', { type: 'text', value: me.name || '', autocomplete: 'name' });
+  const email = h('input', { type: 'email', value: me.email || '', autocomplete: 'email' });
+  const profile = h('form', { class: 'card', novalidate: true },
+    h('h2', { style: 'margin-top:0' }, 'Profile'),
+    h('p', { class: 'muted small' }, `Signed in as ${me.username} (${me.role}).`),
+    field('name', 'Name', name), field('email', 'Email', email, 'Summaries and alerts go here.'),
+    h('button', { class: 'primary', type: 'submit' }, 'Save'));
+  profile.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(profile, null);
+    const res = await busy(profile.querySelector('[type=submit]'),
+      call('/api/admin/me', { method: 'PATCH', body: { name: name.value.trim(), email: email.value.trim() } }), (err) => showErrors(profile, err));
+    if (res) { ctx.me = res.account; toast('Saved'); }
+  });
+
+  const current = h('input', { type: 'password', autocomplete: 'current-password' });
+  const next = h('input', { type: 'password', autocomplete: 'new-password', minlength: 10 });
+  const again = h('input', { type: 'password', autocomplete: 'new-password' });
+  const pw = h('form', { class: 'card', novalidate: true },
+    h('h2', { style: 'margin-top:0' }, 'Password'),
+    field('current', 'Current password', current),
+    field('next', 'New password', next, 'At least 10 characters. Your other devices are signed out.'),
+    field('again', 'New password again', again),
+    h('button', { class: 'primary', type: 'submit' }, 'Change password'));
+  pw.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(pw, null);
+    if (next.value !== again.value) {
+      const f = pw.querySelector('[data-field=again]');
+      f.classList.add('invalid');
+      f.querySelector('.err').textContent = 'The two new passwords differ.';
+      return;
+    }
+    const res = await busy(pw.querySelector('[type=submit]'),
+      api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
+      (err) => showErrors(pw, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'This is not your current password.' } }) : err));
+    if (res) { pw.reset(); toast('Password changed'); }
+  });
+
+  const tf = h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Two-step sign-in'), h('p', { class: 'muted' }, 'Loading…'));
+  view('Account', h('div', { class: 'two' }, h('div', null, profile, tf), pw));
+  (await import('./admin-system.js')).twoFactorCard(ctx, tf).catch((e) => {
+    clear(tf, h('h2', { style: 'margin-top:0' }, 'Two-step sign-in'), notYet(e) ? unavailable('Two-step sign-in') : h('p', { class: 'form-err' }, errText(e)));
+  });
+}
+
+function invitePage(token) {
+  document.title = 'Join · eventbox';
+  const username = h('input', { type: 'text', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false' });
+  const name = h('input', { type: 'text', autocomplete: 'name' });
+  const pass = h('input', { type: 'password', autocomplete: 'new-password' });
+  const form = h('form', { class: 'card', novalidate: true },
+    field('username', 'Username', username, 'What you type to sign in.'),
+    field('name', 'Your name', name),
+    field('password', 'Password', pass, 'At least 10 characters.'),
+    h('button', { class: 'primary block', type: 'submit' }, 'Create my account'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    const res = await busy(form.querySelector('[type=submit]'),
+      api('/api/admin/invite/' + encodeURIComponent(token), { method: 'POST', body: { username: username.value.trim(), name: name.value.trim(), password: pass.value } }),
+      (err) => showErrors(form, err.status === 404 ? new Error('This invitation was already used, has expired or was withdrawn. Ask for a new one.') : err));
+    if (!res) return;
+    await refreshMe();
+    go('/admin', true);
+  });
+  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:6vh auto 0' },
+    h('h1', null, 'Join the team'),
+    h('p', { class: 'muted' }, 'You were invited to help run events on this eventbox. Choose how you will sign in.'),
+    form)));
+  username.focus();
+}
+
+route();

@@ -1,0 +1,71 @@
+// A full-screen photo viewer shared by the console, the guest page and the
+// gallery: arrows, Escape and swipes move through the list.
+import { h, clear, mediaURL } from './lib.js';
+
+/**
+ * openLightbox shows items[index]. items are PhotoDto-like objects with id
+ * and optional video. opts:
+ *   caption(p) → string or node under the photo,
+ *   actions(p, close) → nodes for the bar (e.g. a download link),
+ *   labels { close, prev, next } for the buttons' accessible names.
+ * It returns a function that closes the viewer.
+ */
+export function openLightbox(items, index, opts = {}) {
+  const labels = { close: 'Close', prev: 'Previous', next: 'Next', ...(opts.labels || {}) };
+  let i = index;
+  const stage = h('div', { class: 'stage' });
+  const info = h('div', { class: 'grow small' });
+  const tools = h('div', { class: 'row' });
+  const box = h('div', { class: 'lightbox', role: 'dialog', 'aria-modal': 'true', tabindex: -1 },
+    h('div', { class: 'bar' },
+      h('button', { class: 'small', 'aria-label': labels.close, onclick: () => close() }, '✕'), info, tools),
+    stage,
+    h('div', { class: 'bar' },
+      h('button', { 'aria-label': labels.prev, onclick: () => move(-1) }, '‹'),
+      h('span', { class: 'small count' }),
+      h('button', { 'aria-label': labels.next, onclick: () => move(1) }, '›')));
+  const show = () => {
+    const p = items[i];
+    const media = p.video
+      ? h('video', { src: mediaURL(p.id, 'play'), poster: mediaURL(p.id, 'display'), controls: true, playsinline: true, preload: 'metadata' })
+      : h('img', { src: mediaURL(p.id, 'display'), alt: '' });
+    clear(stage, media);
+    clear(info, opts.caption ? opts.caption(p) : '');
+    clear(tools, opts.actions ? opts.actions(p, close) : []);
+    box.querySelector('.count').textContent = `${i + 1} / ${items.length}`;
+    // Warm the next photo so swiping feels instant on a slow hotspot.
+    const n = items[i + 1];
+    if (n && !n.video) new Image().src = mediaURL(n.id, 'display');
+  };
+  const move = (d) => {
+    const j = i + d;
+    if (j < 0 || j >= items.length) return;
+    i = j;
+    show();
+  };
+  const key = (e) => {
+    if (e.key === 'Escape') close();
+    else if (e.key === 'ArrowLeft') move(-1);
+    else if (e.key === 'ArrowRight') move(1);
+  };
+  let x0 = null;
+  stage.addEventListener('touchstart', (e) => { x0 = e.touches[0].clientX; }, { passive: true });
+  stage.addEventListener('touchend', (e) => {
+    if (x0 === null) return;
+    const dx = e.changedTouches[0].clientX - x0;
+    x0 = null;
+    if (Math.abs(dx) > 50) move(dx < 0 ? 1 : -1);
+  });
+  const close = () => {
+    document.removeEventListener('keydown', key);
+    box.remove();
+    document.body.style.overflow = '';
+    if (opts.onClose) opts.onClose();
+  };
+  document.addEventListener('keydown', key);
+  document.body.style.overflow = 'hidden';
+  document.body.append(box);
+  box.focus();
+  show();
+  return close;
+}

@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestConsoleEvents walks the host's first steps in the console: sign in,
+// create an event (after fixing a bad accent colour), find it in the list,
+// edit it, and sign out.
+func TestConsoleEvents(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+
+	run := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+
+	b.do(t, "opening the console",
+		chromedp.Navigate(box.URL+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+	b.shot(t, "admin-sign-in")
+
+	run("a wrong password is refused with a message", func(t *testing.T) {
+		b.do(t, "typing a wrong password",
+			chromedp.SendKeys(chromedp.CSS(`input[type=password]`), "not-the-password"),
+			chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		b.waitText(t, ".form-err", "Wrong username or password")
+	})
+
+	run("the first owner signs in without a username", func(t *testing.T) {
+		b.do(t, "typing the password",
+			fill(`input[type=password]`, ownerPassword),
+			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#events`)))
+		b.waitText(t, "#events", "No event yet")
+		b.shot(t, "admin-events-empty")
+	})
+
+	run("a bad accent colour shows the server's message next to the field", func(t *testing.T) {
+		b.do(t, "opening the new event form",
+			chromedp.Click(chromedp.CSS(`a[href="/admin/events/new"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`form.event-form input[name=name]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "Anna & Marco"),
+			chromedp.SendKeys(chromedp.CSS(`input[name=accentColor]`), "blue"),
+			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+		b.waitText(t, `.field[data-field=accentColor] .err`, "#rrggbb")
+		b.shot(t, "admin-event-form-error")
+		if got := b.text(t, `.field[data-field=name] .err`); got != "" {
+			t.Errorf("the name field shows %q; want no message", got)
+		}
+	})
+
+	run("fixing the colour creates the event", func(t *testing.T) {
+		b.do(t, "typing a valid colour",
+			fill(`input[name=accentColor]`, "#336699"),
+			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)))
+		b.waitText(t, "h1", "Anna & Marco")
+		b.waitText(t, "#guest-url", "/e/")
+		b.shot(t, "admin-event-share")
+		events, err := box.Store.Events(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].AccentColor != "#336699" {
+			t.Fatalf("stored events = %+v; want one with accent #336699", events)
+		}
+	})
+
+	run("the new event is listed", func(t *testing.T) {
+		b.do(t, "going back to the events",
+			chromedp.Click(chromedp.CSS(`nav a[href="/admin"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
+		b.waitText(t, "#events", "Anna & Marco")
+		b.waitText(t, "#events", "0 photos")
+		b.shot(t, "admin-events")
+	})
+
+	run("editing the event saves the change", func(t *testing.T) {
+		b.do(t, "opening the settings",
+			chromedp.Click(chromedp.CSS(`#events a.title`)),
+			chromedp.WaitVisible(chromedp.CSS(`form.event-form`)),
+			fill(`input[name=name]`, "Anna & Marco's wedding"),
+			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+		b.waitText(t, "#event-head h1", "Anna & Marco's wedding")
+		b.shot(t, "admin-event-settings")
+	})
+
+	run("signing out shows the sign-in form again", func(t *testing.T) {
+		b.do(t, "signing out",
+			chromedp.Click(chromedp.CSS(`header button`)),
+			chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+	})
+}

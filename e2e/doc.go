@@ -1,0 +1,14 @@
+// Package e2e holds the browser tests of eventbox: each test starts the
+// real daemon (real store in a temporary directory, the embedded web
+// interface) on a local test server and drives Debian's headless Chromium
+// through it with chromedp, at a phone's screen size, doing what a guest
+// or a host does.
+//
+// The tests skip with a message when no Chromium binary is installed
+// (Debian: apt-get install chromium). Run them with
+//
+//	go test ./e2e/
+//
+// and add -shots=DIR to save a full-page screenshot of each page visited,
+// to look at what a person would see.
+package e2e

@@ -1,0 +1,280 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"eventbox/assets"
+	"eventbox/daemon"
+	"eventbox/store"
+)
+
+var shotDir = flag.String("shots", "", "save a full-page PNG of each page visited in this directory")
+
+// ownerPassword is the first owner's password on every test box.
+const ownerPassword = "owner-password-e2e"
+
+// stepTimeout bounds each browser step; the whole test is bounded by the
+// sum of its steps.
+const stepTimeout = 20 * time.Second
+
+// phone is the viewport of the tests: a common phone, at 2x.
+const phoneWidth, phoneHeight = 390, 844
+
+// box is a running eventbox daemon on a local test server.
+type box struct {
+	URL   string
+	Store *store.Store
+}
+
+// startBox starts the real daemon over a fresh store with the embedded web
+// interface. Everything stops when the test ends.
+func startBox(t *testing.T) *box {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatalf("opening store: %v", err)
+	}
+	cfg := daemon.DefaultConfig()
+	cfg.DataDir = dir
+	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.UI = assets.Web()
+	cfg.AdminPassword = ownerPassword
+	cfg.PasswordCost = 4
+	cfg.MDNSName = "off"
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	srv, err := daemon.New(ctx, cfg, st)
+	if err != nil {
+		t.Fatalf("starting daemon: %v", err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Run(runCtx); err != nil {
+			t.Errorf("daemon run: %v", err)
+		}
+	}()
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		stop()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("daemon did not stop within 10s")
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("closing store: %v", err)
+		}
+	})
+	return &box{URL: ts.URL, Store: st}
+}
+
+// chromiumPath finds Debian's Chromium (or another Chrome) or skips.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium binary found: install Debian's chromium package (apt-get install chromium) to run the browser tests")
+	return ""
+}
+
+// browser is one headless Chromium tab at phone size. It records the
+// page's uncaught JavaScript exceptions; the test fails if there are any.
+type browser struct {
+	ctx context.Context
+
+	mu     sync.Mutex
+	errors []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+		chromedp.Flag("lang", "en-US"),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(phoneWidth, phoneHeight),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	b := &browser{}
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
+				msg = e.ExceptionDetails.Exception.Description
+			}
+			b.mu.Lock()
+			b.errors = append(b.errors, msg)
+			b.mu.Unlock()
+		}
+	}))
+	b.ctx = ctx
+	// The first action starts the browser; it must not carry a timeout.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateScale(2), chromedp.EmulateTouch)); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, e := range b.errors {
+			t.Errorf("uncaught exception in the page: %s", e)
+		}
+	})
+	return b
+}
+
+// do runs steps with a timeout; what says what the user is doing.
+func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v (page text: %q)", what, err, b.bodyText())
+	}
+}
+
+// eval evaluates a JavaScript expression and decodes its value into out.
+func (b *browser) eval(t *testing.T, expr string, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(v, out); err != nil {
+			t.Fatalf("decoding %s: %v", v, err)
+		}
+	}
+}
+
+// bodyText is the page's visible text, for failure messages.
+func (b *browser) bodyText() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body ? document.body.innerText : ''"))
+	if err != nil {
+		return "(unreadable: " + err.Error() + ")"
+	}
+	if len(s) > 600 {
+		s = s[:600] + "…"
+	}
+	return s
+}
+
+// waitText waits until the element matching sel contains want.
+func (b *browser) waitText(t *testing.T, sel, want string) {
+	t.Helper()
+	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
+	b.do(t, fmt.Sprintf("waiting for %q in %s", want, sel),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(stepTimeout-time.Second))(ctx, tg)
+			return err
+		}))
+}
+
+// waitJS waits until the expression is truthy.
+func (b *browser) waitJS(t *testing.T, what, expr string) {
+	t.Helper()
+	b.do(t, what, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(stepTimeout-time.Second))(ctx, tg)
+		return err
+	}))
+}
+
+// text is the text content of the first element matching sel ("" if none).
+func (b *browser) text(t *testing.T, sel string) string {
+	t.Helper()
+	var s string
+	b.eval(t, fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ''`, sel), &s)
+	return strings.TrimSpace(s)
+}
+
+// shot saves a full-page screenshot as DIR/name.png when -shots is set.
+func (b *browser) shot(t *testing.T, name string) {
+	t.Helper()
+	if *shotDir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	// Let fonts, images and transitions settle.
+	if err := chromedp.Do(ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
+		t.Fatalf("settling before screenshot: %v", err)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(*shotDir, 0o755); err != nil {
+		t.Fatalf("screenshot dir: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(*shotDir, name+".png"), buf, 0o644); err != nil {
+		t.Fatalf("writing screenshot: %v", err)
+	}
+}
+
+// signIn signs the first owner in on the console.
+func (b *browser) signIn(t *testing.T, base string) {
+	t.Helper()
+	b.do(t, "opening the console",
+		chromedp.Navigate(base+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+	b.do(t, "signing in",
+		chromedp.SendKeys(chromedp.CSS(`input[type=password]`), ownerPassword),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#events`)))
+}
+
+// fill replaces the value of the input matching sel by typing text.
+func fill(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = ''; return true; })()`, sel))(ctx, tg)
+			return err
+		}),
+		chromedp.SendKeys(chromedp.CSS(sel), text))
+}
