@@ -219,3 +219,22 @@ func (h *harness) createEvent(c *client, fields map[string]any) map[string]any {
 	r := c.do("POST", "/api/admin/events", fields).expect(h.t, 201, "")
 	return r.JSON["event"].(map[string]any)
 }
+
+// waitVariants waits until no photo of the store has a variant job left.
+func waitVariants(t *testing.T, h *harness) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		jobs, err := h.st.VariantJobs(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d variant jobs still queued after 60 s", len(jobs))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

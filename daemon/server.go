@@ -20,8 +20,9 @@ type Server struct {
 	log   *slog.Logger
 	now   func() time.Time
 
-	handler http.Handler
-	ui      *uiFiles
+	handler  http.Handler
+	ui       *uiFiles
+	variants *variantMaker
 	limits  limiters
 
 	// guestKey signs gr_guest and gr_share cookies.
@@ -70,6 +71,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.ensureFirstOwner(ctx); err != nil {
 		return nil, err
 	}
+	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
 	if s.ui, err = newUIFiles(cfg.UI); err != nil {
 		return nil, err
 	}
@@ -80,13 +82,17 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 // Handler is the whole HTTP service: API, pages and middleware.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Run does the background work (expired-session cleanup and the workers
-// of later parts) until ctx is cancelled, then waits for it to stop.
+// Run does the background work (photo variants, expired-session cleanup)
+// until ctx is cancelled, then waits for it to stop.
 func (s *Server) Run(ctx context.Context) error {
-	s.workers.Add(1)
+	s.workers.Add(2)
 	go func() {
 		defer s.workers.Done()
 		s.sweepSessions(ctx)
+	}()
+	go func() {
+		defer s.workers.Done()
+		s.variants.run(ctx)
 	}()
 	<-ctx.Done()
 	s.workers.Wait()

@@ -43,6 +43,7 @@
 //	idx_photo_challenge  eventID + challengeID + ts            photoID
 //	idx_photo_spot       eventID + spotID + ts                 photoID
 //	idx_photo_hash       eventID + guestID + sha256 (32 bytes) photoID (retry detection)
+//	spots                eventID + spotID                      Spot
 //	variant_queue        photoID                               empty (variants still to make)
 //	media_trash          media name or eventID                 empty (files still to remove)
 //

@@ -10,12 +10,15 @@ import (
 // Guest is a phone (or the booth device) that joined an event. The guest
 // cookie carries the id, signed; everything a guest made is tied to it.
 type Guest struct {
-	ID        string `json:"id"`
-	EventID   string `json:"eventId"`
-	Name      string `json:"name"`
-	Booth     bool   `json:"booth,omitempty"`
-	Email     string `json:"email,omitempty"` // contact for the gallery mail
-	CreatedAt int64  `json:"createdAt"`
+	ID      string `json:"id"`
+	EventID string `json:"eventId"`
+	Name    string `json:"name"`
+	Booth   bool   `json:"booth,omitempty"`
+	// BoothKeyHash is the key a booth device joined with; once the hosts
+	// replace the event's key, this device is refused.
+	BoothKeyHash string `json:"boothKeyHash,omitempty"`
+	Email        string `json:"email,omitempty"` // contact for the gallery mail
+	CreatedAt    int64  `json:"createdAt"`
 }
 
 func guestKey(eventID, guestID string) []byte { return []byte(eventID + guestID) }

@@ -33,6 +33,7 @@ var (
 	bVariantQueue  = []byte("variant_queue")
 	bContacts      = []byte("contacts")
 	bMediaTrash    = []byte("media_trash")
+	bSpots         = []byte("spots")
 )
 
 var schemaKey = []byte("schema")
@@ -48,7 +49,7 @@ var migrations = []func(tx *bolt.Tx) error{
 			bEvents, bEventBySlug, bEventByTime, bEventCounts,
 			bGuests, bPhotos, bPhotoByEvent, bPhotoByGuest, bPhotoByStatus,
 			bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash,
-			bVariantQueue, bContacts, bMediaTrash,
+			bVariantQueue, bContacts, bMediaTrash, bSpots,
 		} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("creating bucket %s: %w", name, err)

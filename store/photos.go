@@ -28,23 +28,26 @@ type VideoInfo struct {
 
 // Photo is one uploaded photo or video.
 type Photo struct {
-	ID          string     `json:"id"`
-	EventID     string     `json:"eventId"`
-	GuestID     string     `json:"guestId"`   // "" for an admin import
-	GuestName   string     `json:"guestName"` // name (or import credit) at upload time
-	Status      string     `json:"status"`
-	Favorite    bool       `json:"favorite"`
-	ChallengeID string     `json:"challengeId"`
-	SpotID      string     `json:"spotId"`
-	CreatedAt   int64      `json:"createdAt"` // epoch ms, unique within the event
-	Width       int        `json:"width"`     // as displayed
-	Height      int        `json:"height"`
-	Format      string     `json:"format"` // the original's image format
-	Size        int64      `json:"size"`   // bytes of the original image
-	SHA256      string     `json:"sha256"` // hex digest of the uploaded body
-	Downloads   int        `json:"downloads"`
-	Variants    bool       `json:"variants"` // thumb and display are on disk
-	Video       *VideoInfo `json:"video,omitempty"`
+	ID          string `json:"id"`
+	EventID     string `json:"eventId"`
+	GuestID     string `json:"guestId"`   // "" for an admin import
+	GuestName   string `json:"guestName"` // name (or import credit) at upload time
+	Status      string `json:"status"`
+	Favorite    bool   `json:"favorite"`
+	ChallengeID string `json:"challengeId"`
+	SpotID      string `json:"spotId"`
+	CreatedAt   int64  `json:"createdAt"` // epoch ms, unique within the event
+	Width       int    `json:"width"`     // as displayed
+	Height      int    `json:"height"`
+	Format      string `json:"format"` // the original's image format
+	Size        int64  `json:"size"`   // bytes of the original image
+	SHA256      string `json:"sha256"` // hex digest of the uploaded body
+	Downloads   int    `json:"downloads"`
+	Variants    bool   `json:"variants"` // thumb and display are on disk
+	// VariantsFailed: the image could not be decoded; only the original
+	// exists.
+	VariantsFailed bool       `json:"variantsFailed,omitempty"`
+	Video          *VideoInfo `json:"video,omitempty"`
 }
 
 // Media names of a photo's files.
@@ -272,13 +275,17 @@ func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, 
 }
 
 // SetVariantsReady records that a photo's thumb and display are on disk
-// and drops its variant job.
+// and drops its variant job. When the photo was deleted meanwhile it drops
+// the job and answers ErrNotFound: the caller removes the files it made.
 func (s *Store) SetVariantsReady(ctx context.Context, id string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var p Photo
 		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
 			if errors.Is(err, ErrNotFound) {
-				return tx.Bucket(bVariantQueue).Delete([]byte(id))
+				if err := tx.Bucket(bVariantQueue).Delete([]byte(id)); err != nil {
+					return err
+				}
+				return ErrNotFound
 			}
 			return err
 		}
@@ -290,6 +297,29 @@ func (s *Store) SetVariantsReady(ctx context.Context, id string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("marking variants of %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetVariantsFailed records that a photo's image cannot be decoded, so no
+// variants will come, and drops its variant job.
+func (s *Store) SetVariantsFailed(ctx context.Context, id string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var p Photo
+		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return tx.Bucket(bVariantQueue).Delete([]byte(id))
+			}
+			return err
+		}
+		p.VariantsFailed = true
+		if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
+			return err
+		}
+		return tx.Bucket(bVariantQueue).Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("marking variants of %s failed: %w", id, err)
 	}
 	return nil
 }
@@ -549,4 +579,21 @@ func walkNewest(b *bolt.Bucket, prefix []byte, before int64, fn func(v []byte) (
 		}
 	}
 	return nil
+}
+
+// PhotoByHash finds a guest's photo in an event by the SHA-256 (hex) of
+// its upload: how a retried upload is recognised.
+func (s *Store) PhotoByHash(ctx context.Context, eventID, guestID, sha string) (Photo, error) {
+	var p Photo
+	err := s.db.View(func(tx *bolt.Tx) error {
+		id := tx.Bucket(bPhotoByHash).Get(hashKey(Photo{EventID: eventID, GuestID: guestID, SHA256: sha}))
+		if id == nil {
+			return ErrNotFound
+		}
+		return getJSON(tx.Bucket(bPhotos), id, &p)
+	})
+	if err != nil {
+		return Photo{}, fmt.Errorf("finding photo by hash: %w", err)
+	}
+	return p, nil
 }

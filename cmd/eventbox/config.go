@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"eventbox/daemon"
+)
+
+// configFlags binds every configuration variable to a flag whose default
+// comes from the environment (or the built-in default), so flags override
+// the environment.
+type configFlags struct {
+	cfg    daemon.Config
+	errs   []error
+	devUI  string
+	logLvl string
+}
+
+func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
+	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info"}
+	str := func(p *string, env, name, help string) {
+		if v := getenv(env); v != "" {
+			*p = v
+		}
+		fs.StringVar(p, name, *p, help+" (env "+env+")")
+	}
+	num := func(p *int, env, name, help string) {
+		if v := getenv(env); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				c.errs = append(c.errs, fmt.Errorf("%s=%q is not a whole number", env, v))
+			} else {
+				*p = n
+			}
+		}
+		fs.IntVar(p, name, *p, help+" (env "+env+")")
+	}
+	cfg := &c.cfg
+	str(&cfg.ListenAddr, "LISTEN_ADDR", "listen-addr", "address to listen on")
+	str(&cfg.DataDir, "DATA_DIR", "data-dir", "directory for the database, media and backups")
+	str(&cfg.BaseURL, "BASE_URL", "base-url", "absolute origin for links in QR codes and mails; empty: from each request")
+	str(&cfg.AdminUsername, "ADMIN_USERNAME", "admin-username", "username of the first owner")
+	str(&cfg.AdminPassword, "ADMIN_PASSWORD", "admin-password", "first owner's password on a fresh data dir; empty: generated")
+	str(&cfg.MetricsToken, "METRICS_TOKEN", "metrics-token", "bearer token for /api/metrics; empty: metrics off")
+	num(&cfg.MaxUploadMB, "MAX_UPLOAD_MB", "max-upload-mb", "image upload limit in MB")
+	num(&cfg.MaxVideoMB, "MAX_VIDEO_MB", "max-video-mb", "video upload limit in MB")
+	num(&cfg.MaxVideoSeconds, "MAX_VIDEO_SECONDS", "max-video-seconds", "video duration limit in seconds")
+	str(&cfg.UpdateURL, "UPDATE_URL", "update-url", "release manifest URL; empty: update checks off")
+	str(&cfg.BoothButtonPin, "BOOTH_BUTTON_PIN", "booth-button-pin", "GPIO line of the booth's shutter button, e.g. GPIO17")
+	str(&cfg.BoothLEDPin, "BOOTH_LED_PIN", "booth-led-pin", "GPIO line of the booth's status LED, e.g. GPIO27")
+	str(&cfg.MDNSName, "MDNS_NAME", "mdns-name", "advertise <name>.local; off disables")
+	str(&c.logLvl, "LOG_LEVEL", "log-level", "debug, info, warn or error")
+	fs.StringVar(&c.devUI, "dev-ui", "", "serve the web pages from this directory instead of the embedded copy (development)")
+	return c
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("eventbox "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

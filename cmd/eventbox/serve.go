@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"eventbox/assets"
+	"eventbox/daemon"
+	"eventbox/store"
+)
+
+// shutdownGrace bounds how long open requests may finish after a signal.
+const shutdownGrace = 10 * time.Second
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	err := l.UnmarshalText([]byte(s))
+	return l, err
+}
+
+// runServe runs the daemon until ctx is cancelled (SIGINT/SIGTERM), then
+// shuts down in order: HTTP first, then the workers, then the store.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", stderr)
+	cf := newConfigFlags(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	level, err := parseLevel(cf.logLvl)
+	if err != nil {
+		cf.errs = append(cf.errs, fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", cf.logLvl))
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	cfg := cf.cfg
+	cfg.Logger = logger
+	cfg.UI = uiFS(cf.devUI)
+	if err := errors.Join(append(cf.errs, cfg.Validate())...); err != nil {
+		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)
+		return 2
+	}
+	if err := serve(ctx, cfg); err != nil {
+		logger.Error("eventbox stopped", "error", err)
+		return 1
+	}
+	return 0
+}
+
+func uiFS(devDir string) fs.FS {
+	if devDir != "" {
+		return os.DirFS(devDir)
+	}
+	return assets.Web()
+}
+
+func serve(ctx context.Context, cfg daemon.Config) error {
+	log := cfg.Logger
+	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now})
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("another eventbox is already running with DATA_DIR %s: %w", cfg.DataDir, err)
+		}
+		return err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("closing store", "error", err)
+		}
+	}()
+	srv, err := daemon.New(ctx, cfg, st)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.ListenAddr, err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 15 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn),
+		// No write timeout: ZIP, PDF and video answers take long.
+	}
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := srv.Run(workCtx); err != nil {
+			log.Error("background work stopped", "error", err)
+		}
+	}()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	log.Info("eventbox is up", "version", version, "url", localURL(ln.Addr()), "data_dir", cfg.DataDir)
+
+	select {
+	case err := <-serveErr:
+		stopWork()
+		wg.Wait()
+		return fmt.Errorf("serving http: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutCtx); err != nil {
+		log.Warn("open requests cut off at shutdown", "error", err)
+	}
+	stopWork()
+	wg.Wait()
+	log.Info("stopped")
+	return nil
+}
+
+// localURL is the address to type into a browser on this machine.
+func localURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "localhost"
+	}
+	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(tcp.Port)))
+}

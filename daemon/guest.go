@@ -1,0 +1,230 @@
+package daemon
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"eventbox/store"
+)
+
+// eventBySlug loads the event of the :slug parameter.
+func (s *Server) eventBySlug(r *http.Request) (store.Event, error) {
+	slug := param(r, "slug")
+	if slug == "" || len(slug) > 32 {
+		return store.Event{}, errNotFound
+	}
+	return s.store.EventBySlug(r.Context(), strings.ToLower(slug))
+}
+
+type publicEventDTO struct {
+	Slug               string               `json:"slug"`
+	Name               string               `json:"name"`
+	Description        string               `json:"description"`
+	EventDate          *string              `json:"eventDate"`
+	AccentColor        *string              `json:"accentColor"`
+	NeedsCode          bool                 `json:"needsCode"`
+	UploadsOpen        bool                 `json:"uploadsOpen"`
+	UploadsCloseAt     *int64               `json:"uploadsCloseAt"`
+	CaptureMode        string               `json:"captureMode"`
+	AskGuestName       bool                 `json:"askGuestName"`
+	MaxPhotosPerGuest  int                  `json:"maxPhotosPerGuest"`
+	DefaultLocale      *string              `json:"defaultLocale"`
+	CollectGuestEmails bool                 `json:"collectGuestEmails"`
+	GuestbookEnabled   bool                 `json:"guestbookEnabled"`
+	GuestbookVoice     bool                 `json:"guestbookVoice"`
+	AllowVideos        bool                 `json:"allowVideos"`
+	AlbumShared        bool                 `json:"albumShared"`
+	Challenges         []store.Challenge    `json:"challenges"`
+	Frame              string               `json:"frame"`
+	CaptureFilters     store.CaptureFilters `json:"captureFilters"`
+	LogoVersion        *int64               `json:"logoVersion"`
+	Ended              bool                 `json:"ended"`
+}
+
+type publicGuestDTO struct {
+	Joined bool    `json:"joined"`
+	Name   *string `json:"name"`
+	Photos int     `json:"photos"`
+	Booth  bool    `json:"booth"`
+}
+
+type publicEventBody struct {
+	Event publicEventDTO `json:"event"`
+	Guest publicGuestDTO `json:"guest"`
+}
+
+// handlePublicEvent is what the guest page loads first: the event as a
+// guest may see it (never the access code) and this browser's standing.
+func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	full := toEventDTO(e)
+	body := publicEventBody{Event: publicEventDTO{
+		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
+		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
+		UploadsOpen: e.UploadsOpenAt(s.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
+		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
+		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
+		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
+		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, Challenges: full.Challenges,
+		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
+		Ended: e.EndedAt != 0,
+	}}
+	if g, err := s.joinedGuest(r, e); err == nil {
+		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, 0)
+		if err != nil {
+			return err
+		}
+		body.Guest = publicGuestDTO{Joined: true, Name: nullString(g.Name), Photos: n, Booth: g.Booth}
+	}
+	return writeJSON(w, r, http.StatusOK, body)
+}
+
+// handleJoin joins an event without an access code. Joining again keeps
+// the guest this browser already is.
+func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	if e.AccessCode != "" {
+		return errForbidden
+	}
+	if _, err := s.joinedGuest(r, e); err == nil {
+		return writeJSON(w, r, http.StatusOK, okTrue)
+	}
+	if _, err := s.addGuest(w, r, e, store.Guest{}); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+type unlockRequest struct {
+	Code string `json:"code"`
+}
+
+// handleUnlock enters an event with its access code (case and surrounding
+// spaces do not matter: the code is read off a card).
+func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	var req unlockRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	given := strings.ToLower(strings.TrimSpace(req.Code))
+	want := strings.ToLower(e.AccessCode)
+	if e.AccessCode != "" && subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
+		return errInvalidCode
+	}
+	if _, err := s.joinedGuest(r, e); err == nil {
+		return writeJSON(w, r, http.StatusOK, okTrue)
+	}
+	if _, err := s.addGuest(w, r, e, store.Guest{}); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+type guestNameRequest struct {
+	Name string `json:"name"`
+}
+
+type guestNameBody struct {
+	Name string `json:"name"`
+}
+
+const maxGuestName = 60
+
+// handleGuestName sets the guest's name, kept in the record (for captions)
+// and in the cookie.
+func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	g, err := s.joinedGuest(r, e)
+	if err != nil {
+		return err
+	}
+	var req guestNameRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	name := strings.Join(strings.Fields(req.Name), " ")
+	if n := utf8.RuneCountInString(name); n < 1 || n > maxGuestName {
+		return errField("name", "must be 1 to 60 characters")
+	}
+	if g.Booth {
+		return errForbidden
+	}
+	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
+		return err
+	}
+	pass := s.readGuestPass(r)
+	entry := pass[e.ID]
+	entry.Name = name
+	pass[e.ID] = entry
+	if err := s.writeGuestPass(w, r, pass); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, guestNameBody{Name: name})
+}
+
+type contactRequest struct {
+	Email string `json:"email"`
+}
+
+type contactBody struct {
+	Email string `json:"email"`
+}
+
+// handleSetContact keeps the address the gallery mail goes to, on events
+// that collect them.
+func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	g, err := s.joinedGuest(r, e)
+	if err != nil {
+		return err
+	}
+	if !e.CollectGuestEmails {
+		return errForbidden
+	}
+	var req contactRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	email := strings.TrimSpace(req.Email)
+	if !validEmail(email) {
+		return errField("email", "must be an email address")
+	}
+	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, contactBody{Email: email})
+}
+
+// handleDeleteContact forgets the guest's address.
+func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	g, err := s.joinedGuest(r, e)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}

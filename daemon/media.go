@@ -1,0 +1,211 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"eventbox/store"
+)
+
+// mediaVariants are the v= values of GET /api/media/:id.
+var mediaVariants = []string{"thumb", "display", "original", "play"}
+
+// viewer is who asks for a photo's files.
+type viewer struct {
+	guestID string // the guest this browser is in the photo's event, if any
+	admin   bool   // a signed-in account that may reach the event
+}
+
+// optionalAccount returns the signed-in account, if any, without failing
+// the request when there is none.
+func (s *Server) optionalAccount(r *http.Request) (store.Account, bool) {
+	_, sess, err := s.session(r, false)
+	if err != nil {
+		return store.Account{}, false
+	}
+	a, err := s.store.Account(r.Context(), sess.AccountID)
+	if err != nil {
+		return store.Account{}, false
+	}
+	return a, true
+}
+
+// photoViewer decides whether the request may see the photo: the guest
+// who sent it (any status), other guests of a shared album (visible
+// photos), admins in scope, and viewers of an unlocked gallery link (what
+// the link shows). Anyone else gets 404, as if the photo did not exist.
+func (s *Server) photoViewer(r *http.Request, p store.Photo) (viewer, error) {
+	if a, ok := s.optionalAccount(r); ok && a.CanSee(p.EventID) {
+		return viewer{admin: true}, nil
+	}
+	if entry, ok := s.readGuestPass(r)[p.EventID]; ok {
+		if entry.GuestID == p.GuestID && p.GuestID != "" {
+			return viewer{guestID: entry.GuestID}, nil
+		}
+		if p.Status == store.StatusVisible {
+			e, err := s.store.Event(r.Context(), p.EventID)
+			if err != nil {
+				return viewer{}, err
+			}
+			if e.AlbumShared {
+				return viewer{guestID: entry.GuestID}, nil
+			}
+		}
+	}
+	return viewer{}, errNotFound
+}
+
+// handleMedia serves a photo's variant, original or video to a viewer who
+// may see it. Variants are immutable per id: long-lived private caching
+// with an ETag. Originals and videos honour Range.
+func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
+	id := param(r, "id")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	v := r.URL.Query().Get("v")
+	if v == "" {
+		v = "display"
+	}
+	if !containsString(mediaVariants, v) {
+		return errField("v", "must be thumb, display, original or play")
+	}
+	p, err := s.store.Photo(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if _, err := s.photoViewer(r, p); err != nil {
+		return err
+	}
+	download := r.URL.Query().Get("download") == "1"
+	switch v {
+	case "thumb", "display":
+		if !p.Variants {
+			if err := s.variants.ensure(r.Context(), p.ID); err != nil {
+				if errors.Is(err, errNoVariants) {
+					return errNotFound
+				}
+				return err
+			}
+		}
+		etag := `"` + p.ID + "-" + v + `"`
+		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+		return s.serveFile(w, r, p.VariantName(v), "image/jpeg", etag, download, downloadName(p, v, ".jpg"))
+	case "play":
+		if p.Video == nil {
+			return errNotFound
+		}
+		return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
+	default: // original
+		if download {
+			if err := s.store.IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
+				return err
+			}
+		}
+		if p.Video != nil {
+			return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
+		}
+		ct := "image/" + p.Format
+		return s.serveFile(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)))
+	}
+}
+
+// serveFile sends a media file with http.ServeContent (Range, HEAD,
+// conditional requests). A fixed etag is set when given.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, contentType, etag string, download bool, fileName string) error {
+	f, err := s.store.Media().Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	if etag != "" {
+		h.Set("ETag", etag)
+	}
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "private, max-age=3600")
+	}
+	if download {
+		h.Set("Content-Disposition", contentDisposition(fileName))
+	}
+	http.ServeContent(w, r, "", st.ModTime(), f)
+	return nil
+}
+
+// contentDisposition makes an attachment header with an ASCII fallback and
+// the UTF-8 name (RFC 6266).
+func contentDisposition(name string) string {
+	ascii := strings.Map(func(r rune) rune {
+		if r > unicode.MaxASCII || r == '"' || r == '\\' || r < 0x20 {
+			return '_'
+		}
+		return r
+	}, name)
+	return mime.FormatMediaType("attachment", map[string]string{"filename": ascii}) +
+		"; filename*=UTF-8''" + url.PathEscape(name)
+}
+
+// downloadName is a readable, file-system-safe name for a download:
+// date-time, guest name, id.
+func downloadName(p store.Photo, v, ext string) string {
+	t := time.UnixMilli(p.CreatedAt).UTC().Format("20060102-150405")
+	parts := []string{t}
+	if n := safeName(p.GuestName); n != "" {
+		parts = append(parts, n)
+	}
+	parts = append(parts, p.ID)
+	if v == "thumb" || v == "display" {
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, "-") + ext
+}
+
+// safeName keeps letters and digits of any script and turns the rest into
+// single dashes, so the name is valid on Windows, macOS and Linux.
+func safeName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() > 60 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+func formatExt(f string) string {
+	if f == "jpeg" {
+		return "jpg"
+	}
+	return f
+}
+
+func videoExt(mimeType string) string {
+	switch mimeType {
+	case "video/quicktime":
+		return ".mov"
+	case "video/webm":
+		return ".webm"
+	default:
+		return ".mp4"
+	}
+}
