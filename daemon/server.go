@@ -23,7 +23,7 @@ type Server struct {
 	handler  http.Handler
 	ui       *uiFiles
 	variants *variantMaker
-	limits  limiters
+	limits   limiters
 
 	// guestKey signs gr_guest and gr_share cookies.
 	guestKey []byte
