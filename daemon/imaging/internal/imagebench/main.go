@@ -1,0 +1,324 @@
+//go:build linux
+
+// Command imagebench proves the photo pipeline's speed and memory targets
+// against libvips on phone-like photos made on the spot.
+//
+// It writes N synthetic 12 MP JPEGs (4032×3024, quality 90, EXIF with GPS,
+// one in three turned by orientation 6), then runs, alternately, R rounds of
+// our pipeline (one worker, GOMAXPROCS=1, in process: read the file, decode,
+// orient, display 1920 px q85, thumb 400 px q80, write both) and of
+// vipsthumbnail making the same two outputs with one thread
+// (VIPS_CONCURRENCY=1; "-s 1920 …[Q=85,strip]" and "-s 400 …[Q=80,strip]",
+// one process per size for all N files, so vips pays its start-up twice a
+// round). It prints ms/photo for each round, the medians and the median of
+// the per-round ratios. Then it runs the pipeline on one photo in a child
+// process and prints that worker's peak memory: VmHWM from the child's
+// /proc/self/status and the kernel's max RSS from its rusage. With -heic it
+// also encodes one photo with heif-enc and measures the same for HEIC.
+//
+// Run from the module root, on a quiet machine:
+//
+//	go run ./daemon/imaging/internal/imagebench -photos 6 -rounds 5
+//
+// It needs vipsthumbnail (Debian package libvips-tools) and, for -heic,
+// heif-enc (libheif-examples). Targets: ratio at most 1.35, peak at most
+// 96 MiB.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"eventbox/daemon/imaging"
+	"eventbox/daemon/imaging/internal/testimg"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("imagebench", flag.ContinueOnError)
+	photos := fs.Int("photos", 6, "number of 12 MP photos")
+	rounds := fs.Int("rounds", 5, "alternating rounds of ours and vips")
+	child := fs.String("child", "", "internal: run the pipeline once on this file and report memory")
+	measure := fs.String("measure", "", "internal: run -child on this file and report its rusage")
+	withHEIC := fs.Bool("heic", false, "also measure a 12 MP HEIC (needs heif-enc)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	runtime.GOMAXPROCS(1)
+	if *child != "" {
+		return runChild(*child)
+	}
+	if *measure != "" {
+		return runMeasure(*measure)
+	}
+	if err := bench(*photos, *rounds, *withHEIC); err != nil {
+		fmt.Fprintln(os.Stderr, "imagebench:", err)
+		return 1
+	}
+	return 0
+}
+
+func bench(n, rounds int, withHEIC bool) error {
+	vips, err := exec.LookPath("vipsthumbnail")
+	if err != nil {
+		return fmt.Errorf("vipsthumbnail not found (install libvips-tools): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "imagebench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	var files []string
+	var total int
+	for i := range n {
+		o := 1
+		if i%3 == 1 {
+			o = 6
+		}
+		b, err := testimg.JPEG(testimg.Photo(4032, 3024, uint64(i+1)), 90, testimg.EXIF(o, true))
+		if err != nil {
+			return err
+		}
+		f := filepath.Join(dir, fmt.Sprintf("p%02d.jpg", i))
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			return err
+		}
+		files = append(files, f)
+		total += len(b)
+	}
+	fmt.Printf("%d photos 4032x3024 q90, mean %.2f MB; GOMAXPROCS=1, one worker; vips with VIPS_CONCURRENCY=1\n", n, float64(total)/float64(n)/1e6)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		return err
+	}
+	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
+	runOurs := func() (time.Duration, error) {
+		start := time.Now()
+		for _, f := range files {
+			if err := makeFile(pool, f, out); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start) / time.Duration(n), nil
+	}
+	runVips := func() (time.Duration, error) {
+		start := time.Now()
+		for _, size := range []struct{ s, o string }{{"1920", "%s_vd.jpg[Q=85,strip]"}, {"400", "%s_vt.jpg[Q=80,strip]"}} {
+			cmd := exec.Command(vips, append([]string{"-s", size.s, "-o", filepath.Join(out, size.o)}, files...)...)
+			cmd.Env = append(os.Environ(), "VIPS_CONCURRENCY=1")
+			if b, err := cmd.CombinedOutput(); err != nil {
+				return 0, fmt.Errorf("vipsthumbnail: %w: %s", err, b)
+			}
+		}
+		return time.Since(start) / time.Duration(n), nil
+	}
+	if _, err := runOurs(); err != nil { // warm-up
+		return err
+	}
+	if _, err := runVips(); err != nil {
+		return err
+	}
+	var ours, theirs, ratios []float64
+	for r := range rounds {
+		a, err := runOurs()
+		if err != nil {
+			return err
+		}
+		b, err := runVips()
+		if err != nil {
+			return err
+		}
+		ours = append(ours, ms(a))
+		theirs = append(theirs, ms(b))
+		ratios = append(ratios, ms(a)/ms(b))
+		fmt.Printf("round %d: ours %6.1f ms/photo, vipsthumbnail %6.1f ms/photo, ratio %.2f\n", r+1, ms(a), ms(b), ms(a)/ms(b))
+	}
+	fmt.Printf("median: ours %.1f ms/photo, vipsthumbnail %.1f ms/photo; ratio (median of rounds) %.2f, range %.2f-%.2f\n",
+		median(ours), median(theirs), median(ratios), slices.Min(ratios), slices.Max(ratios))
+	if err := checkOutputs(out, files); err != nil {
+		return err
+	}
+	if err := peak("jpeg", files[1]); err != nil {
+		return err
+	}
+	if withHEIC {
+		return benchHEIC(dir, files[0])
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// makeFile runs the pipeline on one file and writes both variants, as the
+// daemon would.
+func makeFile(pool *imaging.Pool, path, out string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	v, err := pool.Make(context.Background(), f, st.Size())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	base := filepath.Join(out, strings.TrimSuffix(filepath.Base(path), ".jpg"))
+	if err := os.WriteFile(base+"_d.jpg", v.Display, 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(base+"_t.jpg", v.Thumb, 0o600)
+}
+
+// checkOutputs makes sure both tools made the same sizes, so the comparison
+// is of the same work.
+func checkOutputs(out string, files []string) error {
+	for _, f := range files {
+		base := filepath.Join(out, strings.TrimSuffix(filepath.Base(f), ".jpg"))
+		for _, pair := range [][2]string{{"_d.jpg", "_vd.jpg"}, {"_t.jpg", "_vt.jpg"}} {
+			a, err := jpegSize(base + pair[0])
+			if err != nil {
+				return err
+			}
+			b, err := jpegSize(base + pair[1])
+			if err != nil {
+				return err
+			}
+			if a != b {
+				return fmt.Errorf("%s: ours %v, vips %v", base+pair[0], a, b)
+			}
+		}
+	}
+	fmt.Println("outputs: same sizes as vipsthumbnail's for every photo and variant")
+	return nil
+}
+
+func jpegSize(path string) ([2]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return [2]int{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return [2]int{}, err
+	}
+	info, err := imaging.Check(f, st.Size())
+	return [2]int{info.Width, info.Height}, err
+}
+
+// peak runs the pipeline on one file in a child process and reports its
+// memory. Linux carries a process's max RSS over from its parent across
+// exec, so the child is started by a small intermediate process (-measure)
+// whose own RSS is far below the child's, and the child also reads its
+// VmHWM, which belongs to its own address space only.
+func peak(label, file string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "-measure", file)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("measuring: %w", err)
+	}
+	fmt.Printf("peak memory, one worker, %s: %s\n", label, strings.TrimSpace(stdout.String()))
+	return nil
+}
+
+func runMeasure(file string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cmd := exec.Command(self, "-child", file)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	maxrss := int64(0)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxrss = int64(ru.Maxrss) // KiB on Linux
+	}
+	fmt.Printf("%s; max RSS (rusage) %.1f MiB", strings.TrimSpace(stdout.String()), float64(maxrss)/1024)
+	return 0
+}
+
+func runChild(file string) int {
+	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
+	start := time.Now()
+	if err := makeFile(pool, file, os.TempDir()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	elapsed := time.Since(start)
+	hwm := "?"
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+				hwm = fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+			}
+		}
+	}
+	fmt.Printf("VmHWM %s (one Make in %.0f ms, first run in a fresh process)", hwm, ms(elapsed))
+	return 0
+}
+
+// benchHEIC encodes a photo as a 12 MP HEIC and measures our pipeline on it.
+func benchHEIC(dir, jpg string) error {
+	enc, err := exec.LookPath("heif-enc")
+	if err != nil {
+		fmt.Println("heic: heif-enc not found (install libheif-examples); skipped")
+		return nil
+	}
+	h := filepath.Join(dir, "p.heic")
+	if b, err := exec.Command(enc, "-q", "60", "-o", h, jpg).CombinedOutput(); err != nil {
+		return fmt.Errorf("heif-enc: %w: %s", err, b)
+	}
+	st, err := os.Stat(h)
+	if err != nil {
+		return err
+	}
+	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
+	var times []float64
+	for range 3 {
+		start := time.Now()
+		if err := makeFile(pool, h, dir); err != nil {
+			return err
+		}
+		times = append(times, ms(time.Since(start)))
+	}
+	fmt.Printf("heic: %.2f MB, ms/photo over 3 runs in one process: %v (the first compiles the WebAssembly decoder)\n", float64(st.Size())/1e6, times)
+	return peak("heic", h)
+}
