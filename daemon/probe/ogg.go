@@ -33,7 +33,7 @@ type oggPage struct {
 }
 
 func probeOgg(s *source) (Result, error) {
-	buf := make([]byte, oggMaxPage)
+	buf := make([]byte, min(oggMaxPage, s.size))
 	table := oggCRCTable()
 	n, err := s.readUpTo(buf, 0)
 	if err != nil {

@@ -86,12 +86,9 @@ func (s *source) readAt(p []byte, off int64) error {
 		return s.readFull(p, off)
 	}
 	if s.buf == nil {
-		s.buf = make([]byte, windowSize)
+		s.buf = make([]byte, min(windowSize, s.size))
 	}
-	n := int64(windowSize)
-	if rest := s.size - off; rest < n {
-		n = rest
-	}
+	n := min(int64(len(s.buf)), s.size-off)
 	s.win = s.buf[:0]
 	if err := s.readFull(s.buf[:n], off); err != nil {
 		return err
