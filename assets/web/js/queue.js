@@ -1,0 +1,314 @@
+// The guest's upload queue. Files wait in IndexedDB until the box has
+// them, so a reload, a closed tab or a dropped hotspot loses nothing. Up to
+// two go at a time; network errors, 5xx and 429 are retried with backoff
+// (Retry-After honoured); uploads_closed, quota_reached and a lost event
+// stop the queue with a reason; a file the box refuses (413, 415) is
+// marked failed and the rest go on. The box answers a repeated upload of
+// the same bytes with the photo it already has, so a retry after a lost
+// answer makes no duplicate.
+import { makePoster, videoBody, VIDEO_TYPE } from './video.js';
+
+const DB_NAME = 'eventbox-uploads';
+const STORE = 'items';
+const MAX_BACKOFF = 60000;
+// An upload that makes no progress for this long is given up and retried.
+const STALL_MS = 45000;
+
+function openDB() {
+  return new Promise((resolve) => {
+    let req;
+    try {
+      req = indexedDB.open(DB_NAME, 1);
+    } catch {
+      return resolve(null);
+    }
+    req.onupgradeneeded = () => {
+      const s = req.result.createObjectStore(STORE, { keyPath: 'id' });
+      s.createIndex('slug', 'slug');
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => resolve(null); // private mode and the like: memory only
+  });
+}
+
+function idb(db, mode, fn) {
+  if (!db) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const tx = db.transaction(STORE, mode);
+    const out = fn(tx.objectStore(STORE));
+    tx.oncomplete = () => resolve(out && 'result' in out ? out.result : null);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
+const newId = () => Date.now().toString(36) + '-' + Math.random().toString(36).slice(2, 10);
+
+/**
+ * send POSTs body with progress; it resolves { status, data, retryAfter }
+ * for any answer and rejects only when no answer came (network, stall).
+ */
+function send(url, body, headers, onProgress, signal) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    let stall;
+    const arm = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => xhr.abort(), STALL_MS);
+    };
+    xhr.open('POST', url);
+    for (const [k, v] of Object.entries(headers || {})) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => {
+      arm();
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      clearTimeout(stall);
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+      resolve({ status: xhr.status, data, retryAfter: Number(xhr.getResponseHeader('Retry-After')) || 0 });
+    };
+    xhr.onerror = () => { clearTimeout(stall); reject(new Error('network')); };
+    xhr.onabort = () => { clearTimeout(stall); reject(new Error('stalled')); };
+    xhr.ontimeout = xhr.onerror;
+    if (signal) signal.addEventListener('abort', () => xhr.abort());
+    arm();
+    xhr.send(body);
+  });
+}
+
+/**
+ * UploadQueue sends one event's files. Listen to:
+ *   'change'   — any item's state changed (read .items),
+ *   'uploaded' — detail: the PhotoDto the box answered,
+ *   'stopped'  — detail: { code }, the queue stopped (see .stopped).
+ * Item states: preparing, waiting, uploading, retrying, offline, sent, failed.
+ */
+export class UploadQueue extends EventTarget {
+  /**
+   * slug: the event; opts.concurrency (default 2); opts.rejoin: an async
+   * function called once when the box says the guest has not joined (the
+   * cookie was lost), resolving true when joined again.
+   */
+  constructor(slug, opts = {}) {
+    super();
+    this.slug = slug;
+    this.concurrency = opts.concurrency || 2;
+    this.rejoin = opts.rejoin || (async () => false);
+    this.items = [];
+    this.stopped = null;
+    this.active = 0;
+    this.db = null;
+    this.timer = null;
+    window.addEventListener('online', () => this.wake());
+  }
+
+  /** load restores the files left from an earlier visit and starts. */
+  async load() {
+    this.db = await openDB();
+    const saved = await idb(this.db, 'readonly', (s) => s.index('slug').getAll(this.slug)).catch(() => null);
+    for (const r of saved || []) {
+      this.items.push({ ...r, state: 'waiting', progress: 0, attempts: 0, retryAt: 0, error: null });
+    }
+    this.items.sort((a, b) => a.added - b.added);
+    this.changed();
+    this.pump();
+  }
+
+  /** pending counts the files not sent yet (failed ones excluded). */
+  get pending() {
+    return this.items.filter((i) => i.state !== 'sent' && i.state !== 'failed').length;
+  }
+
+  /**
+   * add queues files. opts.challenge and opts.at (spot) go with each.
+   * Videos get their poster frame made here, before they are stored.
+   */
+  async add(files, opts = {}) {
+    for (const file of files) {
+      const video = (file.type || '').startsWith('video/');
+      const item = {
+        id: newId(), slug: this.slug, name: file.name || (video ? 'video' : 'photo'), type: file.type,
+        kind: video ? 'video' : 'photo', blob: file, poster: null, challenge: opts.challenge || '', at: opts.at || '',
+        added: Date.now(), state: video ? 'preparing' : 'waiting', progress: 0, attempts: 0, retryAt: 0, error: null,
+      };
+      this.items.push(item);
+      this.changed();
+      if (video) {
+        try {
+          item.poster = (await makePoster(file)).poster;
+          item.state = 'waiting';
+        } catch {
+          item.state = 'failed';
+          item.error = 'invalid_video';
+          this.changed();
+          continue;
+        }
+      }
+      await this.persist(item);
+      this.changed();
+    }
+    this.pump();
+  }
+
+  async persist(item) {
+    const rec = {
+      id: item.id, slug: item.slug, name: item.name, type: item.type, kind: item.kind, blob: item.blob,
+      poster: item.poster, challenge: item.challenge, at: item.at, added: item.added,
+    };
+    try {
+      await idb(this.db, 'readwrite', (s) => s.put(rec));
+    } catch {
+      // Storage full (a long video): the file stays in memory only.
+      item.volatile = true;
+    }
+  }
+
+  async forget(item) {
+    await idb(this.db, 'readwrite', (s) => s.delete(item.id)).catch(() => {});
+  }
+
+  /** remove drops an item that is not being sent. */
+  async remove(id) {
+    const item = this.items.find((i) => i.id === id);
+    if (!item || item.state === 'uploading') return;
+    this.items = this.items.filter((i) => i !== item);
+    await this.forget(item);
+    this.changed();
+  }
+
+  /** resume restarts a stopped queue (e.g. after the hosts reopen uploads). */
+  resume() {
+    this.stopped = null;
+    for (const i of this.items) if (i.state === 'waiting' || i.state === 'retrying') i.retryAt = 0;
+    this.changed();
+    this.pump();
+  }
+
+  /** wake retries waiting files now (the connection came back). */
+  wake() {
+    for (const i of this.items) {
+      if (i.state === 'retrying' || i.state === 'offline') { i.state = 'waiting'; i.retryAt = 0; }
+    }
+    this.changed();
+    this.pump();
+  }
+
+  changed() {
+    this.dispatchEvent(new Event('change'));
+  }
+
+  stop(code) {
+    this.stopped = code;
+    this.changed();
+    this.dispatchEvent(new CustomEvent('stopped', { detail: { code } }));
+  }
+
+  pump() {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    const now = Date.now();
+    while (this.active < this.concurrency) {
+      const next = this.items.find((i) => i.state === 'waiting' && i.retryAt <= now);
+      if (!next) break;
+      this.active++;
+      next.state = 'uploading';
+      next.progress = 0;
+      this.changed();
+      this.upload(next).finally(() => {
+        this.active--;
+        this.pump();
+      });
+    }
+    const later = this.items.filter((i) => i.state === 'waiting' && i.retryAt > now).map((i) => i.retryAt);
+    if (later.length) this.timer = setTimeout(() => this.pump(), Math.max(50, Math.min(...later) - now));
+  }
+
+  request(item) {
+    const q = new URLSearchParams();
+    if (item.at) q.set('at', item.at);
+    let url = `/api/e/${encodeURIComponent(this.slug)}/photos`;
+    if (item.kind === 'video') {
+      if (item.challenge) q.set('challenge', item.challenge);
+      const qs = q.toString();
+      return {
+        url: url + (qs ? '?' + qs : ''),
+        body: videoBody(item.poster, item.blob),
+        headers: { 'Content-Type': VIDEO_TYPE, 'X-Poster-Bytes': String(item.poster.size) },
+      };
+    }
+    const fd = new FormData();
+    if (item.challenge) fd.append('challenge', item.challenge);
+    fd.append('photo', item.blob, item.name);
+    const qs = q.toString();
+    return { url: url + (qs ? '?' + qs : ''), body: fd, headers: {} };
+  }
+
+  async upload(item) {
+    const { url, body, headers } = this.request(item);
+    let res;
+    try {
+      res = await send(url, body, headers, (p) => {
+        item.progress = p;
+        this.changed();
+      });
+    } catch {
+      return this.retry(item, 0);
+    }
+    const code = (res.data && res.data.error) || '';
+    if (res.status === 200 || res.status === 201) {
+      item.state = 'sent';
+      item.progress = 1;
+      await this.forget(item);
+      this.changed();
+      if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
+      setTimeout(() => {
+        this.items = this.items.filter((i) => i !== item);
+        this.changed();
+      }, 2500);
+      return undefined;
+    }
+    if (res.status === 0 || res.status === 408 || res.status === 429 || res.status >= 500) {
+      return this.retry(item, res.retryAfter);
+    }
+    if (res.status === 403 && code === 'forbidden' && !item.rejoined) {
+      item.rejoined = true;
+      if (await this.rejoin().catch(() => false)) {
+        item.state = 'waiting';
+        return undefined;
+      }
+    }
+    if (res.status === 403 && (code === 'uploads_closed' || code === 'quota_reached' || code === 'forbidden')) {
+      item.state = 'waiting';
+      this.stop(code);
+      return undefined;
+    }
+    if (res.status === 404) {
+      item.state = 'waiting';
+      this.stop('gone');
+      return undefined;
+    }
+    // Refused for good (413, 415, 400, videos_off): tell, keep the rest going.
+    item.state = 'failed';
+    item.error = code || 'http_' + res.status;
+    await this.forget(item);
+    this.changed();
+    return undefined;
+  }
+
+  retry(item, retryAfter) {
+    item.attempts++;
+    item.progress = 0;
+    if (!navigator.onLine) {
+      item.state = 'offline';
+      item.retryAt = 0;
+      this.changed();
+      return;
+    }
+    const backoff = Math.min(MAX_BACKOFF, 2000 * 2 ** Math.min(item.attempts - 1, 6));
+    const delay = retryAfter > 0 ? retryAfter * 1000 : backoff * (0.75 + Math.random() * 0.5);
+    item.state = 'waiting';
+    item.retryAt = Date.now() + delay;
+    this.changed();
+  }
+}

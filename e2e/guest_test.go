@@ -1,0 +1,113 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
+)
+
+// TestGuestUploads is a guest's evening: open the event link, give a
+// name, take a photo for a challenge, see it in "my photos" and, with the
+// album shared, in everyone's photos.
+func TestGuestUploads(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
+		e.AccentColor = "#b03a5b"
+		e.EventDate = "2026-06-20"
+		e.Description = "Share your photos of the day with us!"
+		e.Challenges = []store.Challenge{{ID: store.NewID(), Label: "A selfie with the couple"}, {ID: store.NewID(), Label: "The best dance move"}}
+	})
+	photo := writeJPEG(t, "party.jpg", 1200, 900)
+	run := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+
+	run("the event page asks the guest's name", func(t *testing.T) {
+		b.do(t, "opening the event link",
+			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+			chromedp.WaitVisible(chromedp.CSS(`#guest-name`)))
+		b.waitText(t, "h1", "Anna & Marco")
+		b.shot(t, "guest-name")
+	})
+
+	run("the guest gives a name and sees the camera button", func(t *testing.T) {
+		b.do(t, "typing a name",
+			chromedp.SendKeys(chromedp.CSS(`#guest-name`), "Lucia"),
+			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+		b.waitText(t, "main", "Hello, Lucia!")
+		b.shot(t, "guest-main")
+	})
+
+	run("a photo taken for a challenge is sent and shown in my photos", func(t *testing.T) {
+		b.do(t, "picking a challenge and taking a photo",
+			chromedp.Click(chromedp.CSS(`.challenges button:nth-child(2)`)),
+			chromedp.WaitVisible(chromedp.CSS(`.challenges button:nth-child(2)[aria-pressed=true]`)),
+			chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+		b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
+		b.waitJS(t, "its thumbnail loads", `(() => { const i = document.querySelector('#my-photos .tile img'); return i && i.complete && i.naturalWidth > 0; })()`)
+		b.shot(t, "guest-my-photos")
+		photos := eventPhotos(t, box.Store, ev.ID)
+		if len(photos) != 1 {
+			t.Fatalf("the box holds %d photos; want 1", len(photos))
+		}
+		p := photos[0]
+		if p.GuestName != "Lucia" || p.ChallengeID != ev.Challenges[0].ID || p.Width != 1200 || p.Height != 900 {
+			t.Errorf("stored photo = name %q challenge %q %dx%d; want Lucia, %q, 1200x900", p.GuestName, p.ChallengeID, p.Width, p.Height, ev.Challenges[0].ID)
+		}
+	})
+
+	run("everyone's photos include it", func(t *testing.T) {
+		b.do(t, "opening everyone's photos",
+			chromedp.Click(chromedp.CSS(`#tab-all`)),
+			chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
+	})
+
+	run("the lightbox shows the photo and offers its download", func(t *testing.T) {
+		b.do(t, "opening the photo",
+			chromedp.Click(chromedp.CSS(`#all-photos .tile`)),
+			chromedp.WaitVisible(chromedp.CSS(`.lightbox .stage img`)))
+		b.waitJS(t, "the display image loads", `(() => { const i = document.querySelector('.lightbox .stage img'); return i && i.complete && i.naturalWidth === 1200; })()`)
+		b.waitText(t, ".lightbox", "by Lucia")
+		b.shot(t, "guest-lightbox")
+		b.do(t, "closing it", chromedp.Click(chromedp.CSS(`.lightbox .bar button`)), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
+	})
+
+	run("a reload keeps the guest joined with the photo", func(t *testing.T) {
+		b.do(t, "reloading",
+			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+			chromedp.WaitVisible(chromedp.CSS(`#my-photos .tile`)))
+		b.waitText(t, "main", "Hello, Lucia!")
+	})
+}
+
+// TestGuestAccessCode checks that a private event asks for its code and
+// shows the refusal of a wrong one.
+func TestGuestAccessCode(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Private party", func(e *store.Event) {
+		e.AccessCode = "tulip"
+		e.AskGuestName = false
+		e.DefaultLocale = "fr"
+	})
+	b.do(t, "opening the event link",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#code`)))
+	b.waitText(t, "main", "Cet événement est privé")
+	b.do(t, "typing a wrong code",
+		chromedp.SendKeys(chromedp.CSS(`#code`), "rose"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+	b.waitText(t, ".form-err", "Ce code n’est pas le bon")
+	b.shot(t, "guest-code-wrong")
+	b.do(t, "typing the right code",
+		fill(`#code`, "tulip"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+	b.waitText(t, "#my-photos + .sentinel + p", "Les photos que vous envoyez")
+}
