@@ -7,7 +7,8 @@
 // MP4/AAC as Safari records it, and MP3).
 //
 // Uploads come from strangers, so every probe is bounded: reads go through a
-// fixed 32 KiB window (no allocation is ever sized by a field of the file), the
+// fixed 4 KiB window (Ogg also reads its first and last page, at most 64 KiB
+// each; no allocation is ever sized by a field of the file), the
 // number of boxes, elements, pages and frames walked is capped, and payloads
 // such as mdat and video blocks are skipped by seeking, never read. A file
 // that is malformed, truncated or of the wrong kind yields an error wrapping

@@ -55,7 +55,7 @@ type Result struct {
 // [ErrInvalid]. Codecs are reported, not restricted.
 //
 // Video reads only headers, at most a bounded number of them, through a
-// 32 KiB window; it never reads r past size. It is safe for concurrent use
+// 4 KiB window; it never reads r past size. It is safe for concurrent use
 // when r is. ctx is checked between reads and its error is returned wrapped.
 func Video(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
 	src, err := newSource(ctx, r, size)

@@ -10,9 +10,11 @@ import (
 
 const (
 	// windowSize is the one buffer a probe allocates for reading; small
-	// header reads are served from it so that walking thousands of blocks
-	// costs few system calls.
-	windowSize = 32 << 10
+	// header reads are served from it so that walking thousands of small
+	// audio blocks or MP3 frames costs few system calls. It stays small
+	// because between video blocks most of what a refill reads is payload
+	// the probe skips.
+	windowSize = 4 << 10
 	// maxSteps caps the boxes, elements, pages, samples and frames one
 	// probe may visit. A one-minute phone video needs a few thousand; a
 	// hostile file of tiny elements stops here.
@@ -71,37 +73,35 @@ func (s *source) step() error {
 
 // readAt fills p from offset off. Reading past size fails with ErrInvalid
 // (the file is truncated); a failing reader's error is returned wrapped.
+// Every read goes through the window, so p never reaches the io.ReaderAt
+// and callers' small stack buffers stay on the stack.
 func (s *source) readAt(p []byte, off int64) error {
-	if len(p) == 0 && off >= 0 && off <= s.size {
-		return nil
-	}
-	if off < 0 || int64(len(p)) > s.size-off {
+	if off < 0 || off > s.size || int64(len(p)) > s.size-off {
 		return invalid("truncated")
 	}
-	if off >= s.winOff && off+int64(len(p)) <= s.winOff+int64(len(s.win)) {
-		copy(p, s.win[off-s.winOff:])
-		return nil
+	for len(p) > 0 {
+		if off >= s.winOff && off < s.winOff+int64(len(s.win)) {
+			n := copy(p, s.win[off-s.winOff:])
+			p, off = p[n:], off+int64(n)
+			continue
+		}
+		if err := s.fill(off); err != nil {
+			return err
+		}
 	}
-	if len(p) > windowSize {
-		return s.readFull(p, off)
-	}
+	return nil
+}
+
+// fill loads the window with the bytes from off, as many as fit.
+func (s *source) fill(off int64) error {
 	if s.buf == nil {
 		s.buf = make([]byte, min(windowSize, s.size))
 	}
 	n := min(int64(len(s.buf)), s.size-off)
 	s.win = s.buf[:0]
-	if err := s.readFull(s.buf[:n], off); err != nil {
-		return err
-	}
-	s.win, s.winOff = s.buf[:n], off
-	copy(p, s.win)
-	return nil
-}
-
-// readFull reads exactly len(p) bytes at off from the underlying reader.
-func (s *source) readFull(p []byte, off int64) error {
-	n, err := s.r.ReadAt(p, off)
-	if n == len(p) {
+	rn, err := s.r.ReadAt(s.buf[:n], off)
+	if int64(rn) == n {
+		s.win, s.winOff = s.buf[:n], off
 		return nil
 	}
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
