@@ -56,6 +56,7 @@ async function main() {
   ({ t, lang } = await loadI18n(pickLang(ev.defaultLocale)));
   setAccent(ev.accentColor);
   document.title = ev.name;
+  try { localStorage.setItem('eventbox.lastEvent', JSON.stringify({ slug, name: ev.name })); } catch { /* storage off */ }
   if (boothKey) {
     const { boothPage } = await import('./booth.js');
     return boothPage({ app, slug, key: boothKey, data, t });

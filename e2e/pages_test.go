@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestFrontPage checks that the box's front page takes a typed event code
+// to the event.
+func TestFrontPage(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Garden party", nil)
+
+	b.do(t, "opening the front page",
+		chromedp.Navigate(box.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#event-code`)))
+	b.waitText(t, "main", "Hosts: sign in")
+	b.shot(t, "index")
+	b.do(t, "typing the event code",
+		chromedp.SendKeys(chromedp.CSS(`#event-code`), ev.Slug),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#guest-name`)))
+	b.waitText(t, "h1", "Garden party")
+	b.do(t, "coming back to the front page",
+		chromedp.Navigate(box.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`a[href="/e/`+ev.Slug+`"]`)))
+}
+
+// TestGallery opens a password-protected gallery link: a wrong password
+// is refused, the right one shows the photo and the ZIP download.
+func TestGallery(t *testing.T) {
+	box := startBox(t)
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	requireRoute(t, admin, "GET", "/api/g/nothing")
+	ev := createEvent(t, box.Store, "Anna & Marco", nil)
+
+	guest := newClient(t, box.URL)
+	if st := guest.json(t, "POST", "/api/e/"+ev.Slug+"/join", nil, nil); st != http.StatusOK {
+		t.Fatalf("joining: status %d", st)
+	}
+	if st := guest.upload(t, "/api/e/"+ev.Slug+"/photos", "photo", writeJPEG(t, "p.jpg", 800, 600), nil); st != http.StatusCreated {
+		t.Fatalf("uploading: status %d", st)
+	}
+	var created struct {
+		Share struct {
+			URL   string `json:"url"`
+			Token string `json:"token"`
+		} `json:"share"`
+	}
+	if st := admin.json(t, "POST", "/api/admin/events/"+ev.ID+"/shares",
+		map[string]any{"password": "garden-gate", "label": "For the family", "allowDownload": true}, &created); st != http.StatusCreated {
+		t.Fatalf("creating the gallery link: status %d", st)
+	}
+
+	b := newBrowser(t)
+	b.do(t, "opening the gallery link",
+		chromedp.Navigate(box.URL+"/g/"+created.Share.Token),
+		chromedp.WaitVisible(chromedp.CSS(`#gallery-password`)))
+	b.do(t, "typing a wrong password",
+		chromedp.SendKeys(chromedp.CSS(`#gallery-password`), "wrong"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+	b.waitText(t, ".form-err", "Wrong password")
+	b.shot(t, "gallery-password")
+	b.do(t, "typing the password",
+		fill(`#gallery-password`, "garden-gate"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#gallery-photos .tile`)),
+		chromedp.WaitVisible(chromedp.CSS(`#download-all`)))
+	b.waitText(t, "main", "For the family")
+	b.shot(t, "gallery")
+}
