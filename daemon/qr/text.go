@@ -137,8 +137,8 @@ func (g *glyphRun) close() {
 	}
 }
 
-// captionSize is the font size for a band of the given height; the text is
-// then shrunk to fit the width.
+// captionSize is the caption's font size as a share of the band's height,
+// before the text is shrunk to fit the band's width.
 const captionSize = 0.5
 
 // drawCaption draws s centred in band of dst (an alpha mask: 0xff is ink),
