@@ -57,6 +57,9 @@ func check(r io.ReaderAt, size int64, maxPixels int) (Info, error) {
 	case WebP:
 		info, err = checkWebP(r, size)
 	case HEIC:
+		if !heicSupported {
+			return Info{}, fmt.Errorf("checking %s: %w: not in this build", f, ErrUnsupported)
+		}
 		info, err = checkHEIF(r, size)
 	}
 	if err != nil {

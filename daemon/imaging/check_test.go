@@ -67,6 +67,7 @@ func TestCheckReadsSizeAndOrientation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			skipHEICUnlessSupported(t, tt.data)
 			info, err := imaging.Check(bytes.NewReader(tt.data), int64(len(tt.data)))
 			if err != nil {
 				t.Fatalf("Check: %v", err)
@@ -111,6 +112,7 @@ func TestCheckRefusesWhatIsNotAGoodPhoto(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			skipHEICUnlessSupported(t, tt.data)
 			_, err := imaging.Check(bytes.NewReader(tt.data), int64(len(tt.data)))
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Check: %v, want %v", err, tt.want)

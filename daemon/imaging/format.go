@@ -86,3 +86,8 @@ func hevcBrand(b string) bool {
 	}
 	return false
 }
+
+// HEICSupported reports whether this build decodes HEIC. It is false only on
+// 32-bit ARM built without the nodynamic tag (see heic_arm.go); Check then
+// refuses HEIC files with ErrUnsupported.
+func HEICSupported() bool { return heicSupported }

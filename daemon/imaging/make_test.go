@@ -60,6 +60,7 @@ func TestMakeHandlesEveryFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			skipHEICUnlessSupported(t, tt.data)
 			v := makeVariants(t, tt.data)
 			if v.Width != tt.w || v.Height != tt.h {
 				t.Fatalf("display is %dx%d, want %dx%d", v.Width, v.Height, tt.w, tt.h)

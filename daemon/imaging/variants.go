@@ -13,7 +13,6 @@ import (
 	"image/png"
 	"io"
 
-	"github.com/gen2brain/heic"
 	"golang.org/x/image/webp"
 
 	"eventbox/daemon/imaging/internal/jpegdec"
@@ -128,7 +127,7 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 		// libheif applies irot and imir itself: the result is upright.
 		// gen2brain/heic v0.4.5 misreads the chroma of images narrower
 		// than 128 px (see testdata/README.md); phone photos never are.
-		m, err = heic.Decode(io.NewSectionReader(r, 0, size))
+		m, err = decodeHEIC(io.NewSectionReader(r, 0, size))
 		info.Orientation = 1
 	default:
 		return planar.Image{}, 0, fmt.Errorf("%w: format %q", ErrUnsupported, info.Format)
@@ -136,6 +135,9 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return planar.Image{}, 0, ctxErr
+		}
+		if errors.Is(err, ErrUnsupported) {
+			return planar.Image{}, 0, err
 		}
 		return planar.Image{}, 0, fmt.Errorf("%w: decoding %s: %w", ErrCorrupt, info.Format, err)
 	}
