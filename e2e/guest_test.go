@@ -111,3 +111,33 @@ func TestGuestAccessCode(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
 	b.waitText(t, "#my-photos + .sentinel + p", "Les photos que vous envoyez")
 }
+
+// TestGuestQueueSurvivesOutage takes a photo while the box cannot be
+// reached: the page says it will retry, a reload keeps the photo, and it
+// is sent once the box answers again.
+func TestGuestQueueSurvivesOutage(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Beach party", func(e *store.Event) { e.AskGuestName = false })
+	photo := writeJPEG(t, "beach.jpg", 640, 480)
+
+	b.do(t, "opening the event link",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+	b.block(t, "*://*:*/api/e/*/photos*")
+	b.do(t, "taking a photo while uploads fail",
+		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+	b.waitText(t, "#queue-list", "No connection. Trying again in")
+	b.shot(t, "guest-queue-retrying")
+	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 0 {
+		t.Fatalf("the box holds %d photos while blocked; want 0", n)
+	}
+	b.do(t, "reloading the page",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#queue-list li`)))
+	b.block(t)
+	b.waitJS(t, "the kept photo is sent and shown", `document.querySelectorAll('#my-photos .tile').length === 1`)
+	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
+		t.Fatalf("the box holds %d photos; want 1", n)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -277,4 +279,21 @@ func fill(sel, text string) chromedp.Action[chromedp.Void] {
 			return err
 		}),
 		chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// block makes the browser fail every request matching the URL patterns
+// (URLPattern syntax) as if the network dropped them; no pattern unblocks.
+func (b *browser) block(t *testing.T, patterns ...string) {
+	t.Helper()
+	list := make([]*network.BlockPattern, 0, len(patterns))
+	for _, p := range patterns {
+		list = append(list, &network.BlockPattern{URLPattern: p, Block: true})
+	}
+	b.do(t, "blocking "+strings.Join(patterns, ", "), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: list})
+		return err
+	}))
 }
