@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"image/color"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -222,4 +225,24 @@ func TestPoolRunsManyCallersWithinItsBudget(t *testing.T) {
 			t.Errorf("caller %d: %v", i, err)
 		}
 	}
+}
+
+func TestMakeFallsBackForProgressiveJPEG(t *testing.T) {
+	jpegtran, err := exec.LookPath("jpegtran")
+	if err != nil {
+		t.Skip("jpegtran not installed (Debian package libjpeg-turbo-progs); skipping the progressive JPEG case")
+	}
+	src := filepath.Join(t.TempDir(), "in.jpg")
+	if err := os.WriteFile(src, quadrantsJPEG(t, 6), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := exec.Command(jpegtran, "-progressive", "-copy", "all", src).Output()
+	if err != nil {
+		t.Fatalf("jpegtran: %v", err)
+	}
+	v := makeVariants(t, prog)
+	if v.Width != qw || v.Height != qh {
+		t.Fatalf("display is %dx%d, want %dx%d", v.Width, v.Height, qw, qh)
+	}
+	wantQuadrants(t, decodeJPEG(t, v.Display), testimg.Red, testimg.Green, testimg.Blue, testimg.White)
 }

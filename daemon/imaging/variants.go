@@ -103,14 +103,14 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 				break
 			}
 		}
-		img, err := jpegdec.Decode(ctx, r, size, denom)
+		img, derr := jpegdec.Decode(ctx, r, size, denom)
 		switch {
-		case err == nil:
+		case derr == nil:
 			return img, info.Orientation, nil
-		case errors.Is(err, jpegdec.ErrFormat):
-			return planar.Image{}, 0, fmt.Errorf("%w: decoding jpeg: %w", ErrCorrupt, err)
-		case !errors.Is(err, jpegdec.ErrUnsupported):
-			return planar.Image{}, 0, fmt.Errorf("decoding jpeg: %w", err)
+		case errors.Is(derr, jpegdec.ErrFormat):
+			return planar.Image{}, 0, fmt.Errorf("%w: decoding jpeg: %w", ErrCorrupt, derr)
+		case !errors.Is(derr, jpegdec.ErrUnsupported):
+			return planar.Image{}, 0, fmt.Errorf("decoding jpeg: %w", derr)
 		}
 		// Progressive, CMYK and other rare JPEGs: the standard decoder.
 		m, err = jpeg.Decode(sr())
