@@ -177,7 +177,8 @@ type receivedFile struct {
 // (the admin import's "credit"); guests have none.
 func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
 	limit := int64(s.cfg.MaxUploadMB) << 20
-	fields, file, err := s.readUploadForm(w, r, limit, "photo", []string{"challenge", creditField})
+	fields, file, err := s.readUploadForm(w, r, uploadForm{limit: limit, fileField: "photo",
+		textFields: []string{"challenge", creditField}, maxText: maxTextPart, fileRequired: true})
 	if err != nil {
 		return err
 	}
@@ -262,15 +263,27 @@ func (s *Server) storePhoto(w http.ResponseWriter, r *http.Request, p store.Phot
 	return writeJSON(w, r, http.StatusCreated, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, p.GuestID == "")})
 }
 
-// readUploadForm streams a multipart upload: the file part named
-// fileField goes to a temp file in DATA_DIR (hashed on the way), the named
-// text fields are read small, anything else is skipped. A body over limit
-// is cut off while streaming with 413 too_large.
-func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, limit int64, fileField string, textFields []string) (map[string]string, receivedFile, error) {
-	if r.ContentLength > limit+multipartSlack {
+// uploadForm describes a multipart upload form.
+type uploadForm struct {
+	limit        int64    // bytes of the file part
+	fileField    string   // the file part's name
+	textFields   []string // text parts to read
+	maxText      int      // bytes of each text part
+	fileRequired bool
+}
+
+// readUploadForm streams a multipart upload: the file part goes to a temp
+// file in DATA_DIR (hashed on the way), the named text fields are read
+// small, anything else is skipped. A body over the limit is cut off while
+// streaming with 413 too_large. Without a file part the returned file has
+// a nil tmp (or, when the file is required, the answer is 400).
+func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form uploadForm) (map[string]string, receivedFile, error) {
+	limit, fileField, textFields := form.limit, form.fileField, form.textFields
+	slack := int64(multipartSlack + len(textFields)*form.maxText)
+	if r.ContentLength > limit+slack {
 		return nil, receivedFile{}, errTooLarge
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit+multipartSlack)
+	r.Body = http.MaxBytesReader(w, r.Body, limit+slack)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, receivedFile{}, errField(fileField, "send the file as multipart/form-data")
@@ -313,11 +326,11 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, limit in
 			}
 			file.size, file.sha256 = n, hex.EncodeToString(h.Sum(nil))
 		case name != "" && containsString(textFields, name):
-			b, err := io.ReadAll(io.LimitReader(part, maxTextPart+1))
+			b, err := io.ReadAll(io.LimitReader(part, int64(form.maxText)+1))
 			if err != nil {
 				return fail(errorOrTooLarge(err, name, "could not be read"))
 			}
-			if len(b) > maxTextPart {
+			if len(b) > form.maxText {
 				return fail(errField(name, "is too long"))
 			}
 			fields[name] = string(b)
@@ -328,7 +341,10 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, limit in
 		}
 	}
 	if file.tmp == nil {
-		return nil, receivedFile{}, errField(fileField, "required")
+		if form.fileRequired {
+			return nil, receivedFile{}, errField(fileField, "required")
+		}
+		return fields, file, nil
 	}
 	if file.size == 0 {
 		file.tmp.Abort()

@@ -46,10 +46,10 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/media/:id", s.handleMedia)
 	h("POST", "/api/e/:slug/contact", s.handleSetContact)
 	h("DELETE", "/api/e/:slug/contact", s.handleDeleteContact)
-	h("GET", "/api/e/:slug/messages", later)
-	h("POST", "/api/e/:slug/messages", later)
-	h("DELETE", "/api/e/:slug/messages/:id", later)
-	h("GET", "/api/messages/:id/audio", later)
+	h("GET", "/api/e/:slug/messages", s.handleGuestMessages)
+	h("POST", "/api/e/:slug/messages", s.handlePostMessage)
+	h("DELETE", "/api/e/:slug/messages/:id", s.handleGuestDeleteMessage)
+	h("GET", "/api/messages/:id/audio", s.handleMessageAudio)
 
 	// Gallery link routes (cookie gr_share).
 	h("GET", "/api/g/:token", later)
@@ -108,9 +108,9 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/events/:id/album", s.admin(later))
 
 	// Admin: guestbook messages.
-	h("GET", "/api/admin/events/:id/messages", s.admin(later))
-	h("POST", "/api/admin/events/:id/messages", s.admin(later))
-	h("GET", "/api/admin/events/:id/messages/archive", s.admin(later))
+	h("GET", "/api/admin/events/:id/messages", s.admin(s.handleAdminMessages))
+	h("POST", "/api/admin/events/:id/messages", s.admin(s.handleModerateMessages))
+	h("GET", "/api/admin/events/:id/messages/archive", s.admin(s.handleMessageArchive))
 
 	// Admin: gallery links (shares).
 	h("GET", "/api/admin/events/:id/shares", s.admin(later))

@@ -44,6 +44,10 @@
 //	idx_photo_spot       eventID + spotID + ts                 photoID
 //	idx_photo_hash       eventID + guestID + sha256 (32 bytes) photoID (retry detection)
 //	spots                eventID + spotID                      Spot
+//	messages             messageID                             Message
+//	idx_message_event    eventID + ts(createdAt)               messageID
+//	idx_message_guest    eventID + guestID + ts                messageID
+//	idx_message_status   eventID + status[0] + ts              messageID
 //	variant_queue        photoID                               empty (variants still to make)
 //	media_trash          media name or eventID                 empty (files still to remove)
 //
@@ -68,6 +72,7 @@
 // media/<eventID>/<photoID>.video         a video upload's video
 // media/<eventID>/<photoID>.thumb.jpg     400 px variant
 // media/<eventID>/<photoID>.display.jpg   1920 px variant
+// media/<eventID>/<messageID>.audio       a guestbook voice note
 //
 // Media names are built from ids only and checked on every access, so no
 // name a client sends can reach outside DATA_DIR/media.

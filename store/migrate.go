@@ -34,6 +34,10 @@ var (
 	bContacts      = []byte("contacts")
 	bMediaTrash    = []byte("media_trash")
 	bSpots         = []byte("spots")
+	bMessages      = []byte("messages")
+	bMsgByEvent    = []byte("idx_message_event")
+	bMsgByGuest    = []byte("idx_message_guest")
+	bMsgByStatus   = []byte("idx_message_status")
 )
 
 var schemaKey = []byte("schema")
@@ -50,6 +54,7 @@ var migrations = []func(tx *bolt.Tx) error{
 			bGuests, bPhotos, bPhotoByEvent, bPhotoByGuest, bPhotoByStatus,
 			bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash,
 			bVariantQueue, bContacts, bMediaTrash, bSpots,
+			bMessages, bMsgByEvent, bMsgByGuest, bMsgByStatus,
 		} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("creating bucket %s: %w", name, err)

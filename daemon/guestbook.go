@@ -1,0 +1,319 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"eventbox/daemon/probe"
+	"eventbox/store"
+)
+
+// Guestbook limits (DESIGN.md "Voice notes"; docs/decisions.md).
+const (
+	maxMessageText  = 2000
+	maxVoiceBytes   = 20 << 20
+	maxVoiceLength  = 5 * time.Minute
+	messagePageSize = 50
+	// guestMessagesCap bounds the guest's own list, which has no cursor.
+	guestMessagesCap = 500
+)
+
+type messageDTO struct {
+	ID        string  `json:"id"`
+	GuestName *string `json:"guestName"`
+	Text      string  `json:"text"`
+	Seconds   float64 `json:"seconds"`
+	HasAudio  bool    `json:"hasAudio"`
+	Status    string  `json:"status"`
+	Mine      bool    `json:"mine"`
+	CreatedAt int64   `json:"createdAt"`
+}
+
+func toMessageDTO(m store.Message, viewerGuest string) messageDTO {
+	return messageDTO{
+		ID: m.ID, GuestName: nullString(m.GuestName), Text: m.Text, Seconds: m.Seconds,
+		HasAudio: m.HasAudio(), Status: m.Status, Mine: viewerGuest != "" && m.GuestID == viewerGuest,
+		CreatedAt: m.CreatedAt,
+	}
+}
+
+type messageBody struct {
+	Message messageDTO `json:"message"`
+}
+
+type messageListBody struct {
+	Messages []messageDTO `json:"messages"`
+}
+
+type messagePageBody struct {
+	Messages   []messageDTO `json:"messages"`
+	NextCursor *int64       `json:"nextCursor"`
+}
+
+func messagePage(page store.Page[store.Message], viewerGuest string) messagePageBody {
+	out := messagePageBody{Messages: make([]messageDTO, 0, len(page.Items))}
+	for _, m := range page.Items {
+		out.Messages = append(out.Messages, toMessageDTO(m, viewerGuest))
+	}
+	if page.Next != 0 {
+		next := page.Next
+		out.NextCursor = &next
+	}
+	return out
+}
+
+// guestbookGuest resolves the guest of a guestbook route: joined, and the
+// event's guestbook on (403 otherwise).
+func (s *Server) guestbookGuest(r *http.Request) (store.Event, store.Guest, error) {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return store.Event{}, store.Guest{}, err
+	}
+	g, err := s.joinedGuest(r, e)
+	if err != nil {
+		return store.Event{}, store.Guest{}, err
+	}
+	if !e.GuestbookEnabled {
+		return store.Event{}, store.Guest{}, errForbidden
+	}
+	return e, g, nil
+}
+
+// handleGuestMessages lists the guest's own messages, newest first.
+func (s *Server) handleGuestMessages(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := s.guestbookGuest(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.store.Messages(r.Context(), store.MessageQuery{EventID: e.ID, GuestID: g.ID, Limit: guestMessagesCap})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, messageListBody{Messages: messagePage(page, g.ID).Messages})
+}
+
+// handlePostMessage takes a guestbook message: multipart text and/or a
+// voice note (audio) with its length (seconds).
+func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := s.guestbookGuest(r)
+	if err != nil {
+		return err
+	}
+	if e.EndedAt != 0 {
+		return errUploadsClosed
+	}
+	if ok, retry := s.limits.upload.allow(g.ID); !ok {
+		return errRateLimited(retry)
+	}
+	fields, audio, err := s.readMessageForm(w, r)
+	if err != nil {
+		return err
+	}
+	if audio.tmp != nil {
+		defer audio.tmp.Abort()
+	}
+	text := strings.TrimSpace(strings.ReplaceAll(fields["text"], "\r\n", "\n"))
+	details := map[string]string{}
+	if n := utf8.RuneCountInString(text); n > maxMessageText || (audio.tmp == nil && n < 1) {
+		details["text"] = fmt.Sprintf("must be 1 to %d characters (or send a voice note)", maxMessageText)
+	}
+	if !utf8.ValidString(text) {
+		details["text"] = "must be UTF-8 text"
+	}
+	m := store.Message{ID: store.NewID(), EventID: e.ID, GuestID: g.ID, GuestName: g.Name, Text: text, Status: statusForNew(e)}
+	if g.Booth {
+		m.GuestName = boothName
+	}
+	if audio.tmp != nil {
+		if !e.GuestbookVoice {
+			return errForbidden
+		}
+		res, err := probe.Audio(r.Context(), audio.tmp.File, audio.size)
+		if errors.Is(err, probe.ErrInvalid) {
+			details["audio"] = "must be a WebM or Ogg Opus, MP4/AAC or MP3 voice note"
+		} else if err != nil {
+			return fmt.Errorf("probing voice note: %w", err)
+		} else if res.Duration > maxVoiceLength {
+			details["audio"] = "must be at most 5 minutes"
+		} else {
+			seconds, err := strconv.ParseFloat(fields["seconds"], 64)
+			if err != nil || seconds <= 0 || math.IsInf(seconds, 0) {
+				details["seconds"] = "must be the voice note's length in seconds"
+			} else if got := res.Duration.Seconds(); math.Abs(seconds-got) > math.Max(2, got*0.1) {
+				details["seconds"] = fmt.Sprintf("does not match the recording (%.1f s)", got)
+			}
+			m.Seconds = math.Round(res.Duration.Seconds()*10) / 10
+			m.AudioMIME, m.AudioExt, m.AudioSize = res.MIME, audioExt(res.Container), audio.size
+		}
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	if audio.tmp != nil {
+		if err := audio.tmp.Commit(m.AudioName()); err != nil {
+			return err
+		}
+	}
+	m, err = s.store.AddMessage(r.Context(), m)
+	if err != nil {
+		if m.HasAudio() {
+			_ = s.store.Media().Remove(m.AudioName())
+		}
+		return err
+	}
+	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
+}
+
+// readMessageForm streams the guestbook form: the audio part to a temp
+// file (capped at maxVoiceBytes), text and seconds small.
+func (s *Server) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, receivedFile, error) {
+	mt := r.Header.Get("Content-Type")
+	if !strings.HasPrefix(mt, "multipart/") {
+		return nil, receivedFile{}, errField("body", "send text and/or audio as multipart/form-data")
+	}
+	return s.readUploadForm(w, r, uploadForm{limit: maxVoiceBytes, fileField: "audio",
+		textFields: []string{"text", "seconds"}, maxText: maxMessageText * 4})
+}
+
+func audioExt(container string) string {
+	switch container {
+	case probe.ContainerOgg:
+		return "ogg"
+	case probe.ContainerWebM:
+		return "webm"
+	case probe.ContainerMP3:
+		return "mp3"
+	default:
+		return "m4a"
+	}
+}
+
+// handleGuestDeleteMessage removes one of the guest's own messages.
+func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := s.guestbookGuest(r)
+	if err != nil {
+		return err
+	}
+	id := param(r, "id")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	removed, err := s.store.DeleteMessages(r.Context(), e.ID, g.ID, []string{id})
+	if err != nil {
+		return err
+	}
+	if len(removed) == 0 {
+		return errNotFound
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+// handleMessageAudio serves a voice note to who may hear it: its author,
+// admins in scope, and viewers of the event's gallery links when the
+// hosts share the guestbook there.
+func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) error {
+	id := param(r, "id")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	m, err := s.store.Message(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if !m.HasAudio() || !s.mayHear(r, m) {
+		return errNotFound
+	}
+	name := downloadName(store.Photo{CreatedAt: m.CreatedAt, GuestName: m.GuestName, ID: m.ID}, "", "."+m.AudioExt)
+	return s.serveFile(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
+}
+
+func (s *Server) mayHear(r *http.Request, m store.Message) bool {
+	if a, ok := s.optionalAccount(r); ok && a.CanSee(m.EventID) {
+		return true
+	}
+	if entry, ok := s.readGuestPass(r)[m.EventID]; ok && entry.GuestID == m.GuestID {
+		return true
+	}
+	return false
+}
+
+// handleAdminMessages lists an event's messages for the hosts.
+func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	before, err := parseBefore(r)
+	if err != nil {
+		return err
+	}
+	status := r.URL.Query().Get("status")
+	if status != "" && !oneOf(status, store.StatusVisible, store.StatusPending, store.StatusHidden) {
+		return errField("status", "must be visible, pending or hidden")
+	}
+	page, err := s.store.Messages(r.Context(), store.MessageQuery{EventID: e.ID, Status: status, Before: before, Limit: messagePageSize})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, messagePage(page, ""))
+}
+
+type moderateRequest struct {
+	Action string   `json:"action"`
+	IDs    []string `json:"ids"`
+}
+
+type changedBody struct {
+	Changed int `json:"changed"`
+}
+
+// maxModerateIDs bounds one moderation request.
+const maxModerateIDs = 1000
+
+func (req moderateRequest) validate(actions ...string) error {
+	details := map[string]string{}
+	if !oneOf(req.Action, actions...) {
+		details["action"] = "must be " + strings.Join(actions, ", ")
+	}
+	if len(req.IDs) == 0 || len(req.IDs) > maxModerateIDs {
+		details["ids"] = fmt.Sprintf("must list 1 to %d ids", maxModerateIDs)
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	return nil
+}
+
+// handleModerateMessages approves, hides or deletes messages of the event.
+func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	var req moderateRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if err := req.validate("approve", "hide", "delete"); err != nil {
+		return err
+	}
+	var changed []string
+	switch req.Action {
+	case "approve":
+		changed, err = s.store.SetMessageStatus(r.Context(), e.ID, req.IDs, store.StatusVisible)
+	case "hide":
+		changed, err = s.store.SetMessageStatus(r.Context(), e.ID, req.IDs, store.StatusHidden)
+	default:
+		changed, err = s.store.DeleteMessages(r.Context(), e.ID, "", req.IDs)
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
+}

@@ -1,0 +1,245 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Message is a guestbook entry: text, a voice note, or both.
+type Message struct {
+	ID        string  `json:"id"`
+	EventID   string  `json:"eventId"`
+	GuestID   string  `json:"guestId"`
+	GuestName string  `json:"guestName"`
+	Text      string  `json:"text"`
+	Seconds   float64 `json:"seconds"` // voice note length, 0 without one
+	Status    string  `json:"status"`  // visible | pending | hidden
+	CreatedAt int64   `json:"createdAt"`
+	// AudioMIME and AudioExt describe the voice note ("" = none).
+	AudioMIME string `json:"audioMime,omitempty"`
+	AudioExt  string `json:"audioExt,omitempty"`
+	AudioSize int64  `json:"audioSize,omitempty"`
+}
+
+// HasAudio reports whether the message carries a voice note.
+func (m Message) HasAudio() bool { return m.AudioMIME != "" }
+
+// AudioName is the media name of the voice note.
+func (m Message) AudioName() string { return MediaName(m.EventID, m.ID+".audio") }
+
+func messageIndexKeys(m Message) map[string][]byte {
+	ev, ts := []byte(m.EventID), timeKey(m.CreatedAt)
+	return map[string][]byte{
+		string(bMsgByEvent):  join(ev, ts),
+		string(bMsgByGuest):  join(ev, []byte(m.GuestID), ts),
+		string(bMsgByStatus): join(ev, statusByte(m.Status), ts),
+	}
+}
+
+func putMessage(tx *bolt.Tx, m Message) error {
+	for bucket, key := range messageIndexKeys(m) {
+		if err := tx.Bucket([]byte(bucket)).Put(key, []byte(m.ID)); err != nil {
+			return err
+		}
+	}
+	return putJSON(tx.Bucket(bMessages), []byte(m.ID), m)
+}
+
+func removeMessageIndexes(tx *bolt.Tx, m Message) error {
+	for bucket, key := range messageIndexKeys(m) {
+		if err := tx.Bucket([]byte(bucket)).Delete(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddMessage stores a message (its voice note, if any, already on disk
+// under m.AudioName()), assigning CreatedAt unique within the event's
+// guestbook. m.ID must be set (the audio file is named by it).
+func (s *Store) AddMessage(ctx context.Context, m Message) (Message, error) {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		m.CreatedAt = s.nowMs()
+		byEvent := tx.Bucket(bMsgByEvent)
+		for byEvent.Get(join([]byte(m.EventID), timeKey(m.CreatedAt))) != nil {
+			m.CreatedAt++
+		}
+		if err := putMessage(tx, m); err != nil {
+			return err
+		}
+		return updateCounts(tx, m.EventID, func(c *EventCounts) {
+			c.Messages++
+			c.Bytes += m.AudioSize
+		})
+	})
+	if err != nil {
+		return Message{}, fmt.Errorf("adding message: %w", err)
+	}
+	return m, nil
+}
+
+// Message returns the message with the id.
+func (s *Store) Message(ctx context.Context, id string) (Message, error) {
+	var m Message
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bMessages), []byte(id), &m)
+	})
+	if err != nil {
+		return Message{}, fmt.Errorf("reading message %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// MessageQuery selects a page of an event's messages, newest first.
+type MessageQuery struct {
+	EventID string
+	GuestID string // "" = every guest
+	Status  string // "" = any
+	Before  int64  // epoch ms; 0 = from the newest
+	Limit   int    // page size; <= 0 means 50
+}
+
+// Messages returns one page of messages from the most selective index.
+func (s *Store) Messages(ctx context.Context, q MessageQuery) (Page[Message], error) {
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	ev := []byte(q.EventID)
+	bucket, prefix := bMsgByEvent, ev
+	switch {
+	case q.GuestID != "":
+		bucket, prefix = bMsgByGuest, join(ev, []byte(q.GuestID))
+	case q.Status != "":
+		bucket, prefix = bMsgByStatus, join(ev, statusByte(q.Status))
+	}
+	var out []Message
+	err := s.db.View(func(tx *bolt.Tx) error {
+		msgs := tx.Bucket(bMessages)
+		return walkNewest(tx.Bucket(bucket), prefix, q.Before, func(id []byte) (bool, error) {
+			var m Message
+			if err := getJSON(msgs, id, &m); err != nil {
+				return false, err
+			}
+			if q.Status == "" || m.Status == q.Status {
+				out = append(out, m)
+			}
+			return len(out) <= q.Limit, nil
+		})
+	})
+	if err != nil {
+		return Page[Message]{}, fmt.Errorf("listing messages: %w", err)
+	}
+	page := Page[Message]{Items: out}
+	if len(out) > q.Limit {
+		page.Items = out[:q.Limit]
+		page.Next = page.Items[q.Limit-1].CreatedAt
+	}
+	return page, nil
+}
+
+// SetMessageStatus sets the status of the event's messages among ids and
+// returns the ids it changed; ids of other events are skipped.
+func (s *Store) SetMessageStatus(ctx context.Context, eventID string, ids []string, status string) ([]string, error) {
+	var changed []string
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var m Message
+			if err := getJSON(tx.Bucket(bMessages), []byte(id), &m); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			if m.EventID != eventID || m.Status == status {
+				continue
+			}
+			if err := removeMessageIndexes(tx, m); err != nil {
+				return err
+			}
+			m.Status = status
+			if err := putMessage(tx, m); err != nil {
+				return err
+			}
+			changed = append(changed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("moderating messages: %w", err)
+	}
+	return changed, nil
+}
+
+// DeleteMessages removes the event's messages among ids (with guestID set,
+// only that guest's) and their voice notes, and returns the ids removed.
+func (s *Store) DeleteMessages(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
+	var removed []string
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var m Message
+			if err := getJSON(tx.Bucket(bMessages), []byte(id), &m); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			if m.EventID != eventID || guestID != "" && m.GuestID != guestID {
+				continue
+			}
+			if err := removeMessageIndexes(tx, m); err != nil {
+				return err
+			}
+			if m.HasAudio() {
+				if err := trash(tx, m.AudioName()); err != nil {
+					return err
+				}
+			}
+			if err := updateCounts(tx, eventID, func(c *EventCounts) {
+				c.Messages--
+				c.Bytes -= m.AudioSize
+			}); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bMessages).Delete([]byte(id)); err != nil {
+				return err
+			}
+			removed = append(removed, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("deleting messages: %w", err)
+	}
+	if len(removed) > 0 {
+		if err := s.EmptyTrash(ctx); err != nil {
+			s.log.WarnContext(ctx, "voice notes not removed yet", "error", err)
+		}
+	}
+	return removed, nil
+}
+
+// deleteEventMessages removes every message record and index of an event;
+// the caller trashes the event's media folder.
+func deleteEventMessages(tx *bolt.Tx, eventID string) error {
+	ev := []byte(eventID)
+	c := tx.Bucket(bMsgByEvent).Cursor()
+	var ids [][]byte
+	for k, v := c.Seek(ev); k != nil && bytes.HasPrefix(k, ev); k, v = c.Next() {
+		ids = append(ids, append([]byte(nil), v...))
+	}
+	for _, id := range ids {
+		if err := tx.Bucket(bMessages).Delete(id); err != nil {
+			return err
+		}
+	}
+	for _, b := range [][]byte{bMsgByEvent, bMsgByGuest, bMsgByStatus} {
+		if err := deletePrefix(tx.Bucket(b), ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
