@@ -1,0 +1,417 @@
+// Command uploadload measures eventbox under a burst of uploads: N guests
+// on loopback send phone-sized photos at the same time, first to a trivial
+// Go server that only streams the bodies to disk, then to the real
+// eventbox binary, alternating, and it reports the time until every upload
+// has its answer and the daemon's peak RSS.
+//
+//	go build -o /tmp/eventbox ./cmd/eventbox
+//	go run ./daemon/internal/uploadload -bin /tmp/eventbox
+//
+// It exits non-zero when a target of issue 3 is missed: time at most 1.4×
+// the trivial server's, peak RSS at most 200 MiB.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+	"math/rand/v2"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "", "path to the eventbox binary (required)")
+	guests := flag.Int("guests", 20, "concurrent guests")
+	photos := flag.Int("photos", 200, "photos in all")
+	bases := flag.Int("bases", 8, "distinct images to generate (each photo is one of them with its own bytes)")
+	rounds := flag.Int("rounds", 2, "alternating rounds of trivial server and eventbox")
+	flag.Parse()
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "uploadload: -bin is required")
+		os.Exit(2)
+	}
+	if err := run(*bin, *guests, *photos, *bases, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "uploadload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, guests, n, bases, rounds int) error {
+	start := time.Now()
+	files := makePhotos(n, bases)
+	var total int64
+	for _, f := range files {
+		total += int64(len(f))
+	}
+	fmt.Printf("%d photos, %.1f MB each on average (made in %v), %d guests\n",
+		n, float64(total)/float64(n)/1e6, time.Since(start).Round(time.Millisecond), guests)
+	var trivial, box []time.Duration
+	var peak int64
+	for round := 1; round <= rounds; round++ {
+		d, err := runTrivial(files, guests)
+		if err != nil {
+			return fmt.Errorf("trivial server: %w", err)
+		}
+		trivial = append(trivial, d)
+		d, rss, err := runEventbox(bin, files, guests)
+		if err != nil {
+			return fmt.Errorf("eventbox: %w", err)
+		}
+		box = append(box, d)
+		peak = max(peak, rss)
+		fmt.Printf("round %d: trivial %v, eventbox %v (%.2f×), eventbox peak RSS %.1f MiB\n",
+			round, trivial[round-1].Round(time.Millisecond), d.Round(time.Millisecond),
+			float64(d)/float64(trivial[round-1]), float64(rss)/(1<<20))
+	}
+	ratio := float64(median(box)) / float64(median(trivial))
+	fmt.Printf("median: trivial %v, eventbox %v, ratio %.2f (target ≤ 1.40); peak RSS %.1f MiB (target ≤ 200)\n",
+		median(trivial).Round(time.Millisecond), median(box).Round(time.Millisecond), ratio, float64(peak)/(1<<20))
+	if ratio > 1.4 || peak > 200<<20 {
+		return errors.New("a target was missed")
+	}
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
+
+// makePhotos makes n JPEGs of about 10 MB: bases distinct 12-megapixel
+// images with sensor-like noise, each copy made unique by a comment
+// segment so the daemon sees n different uploads.
+func makePhotos(n, bases int) [][]byte {
+	base := make([][]byte, bases)
+	var wg sync.WaitGroup
+	for i := range base {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			base[i] = phonePhoto(uint64(i))
+		}()
+	}
+	wg.Wait()
+	out := make([][]byte, n)
+	for i := range out {
+		b := base[i%bases]
+		com := []byte(fmt.Sprintf("\xff\xfe\x00\x10photo-%08d", i))
+		out[i] = append(append(append([]byte{}, b[:2]...), com...), b[2:]...)
+	}
+	return out
+}
+
+func phonePhoto(seed uint64) []byte {
+	const w, h = 4032, 3024
+	rng := rand.New(rand.NewPCG(seed, 7))
+	img := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	for y := 0; y < h; y++ {
+		row := img.Y[y*img.YStride:]
+		for x := 0; x < w; x++ {
+			v := (x*255/w+y*255/h)/2 + int(rng.NormFloat64()*28)
+			row[x] = uint8(max(0, min(255, v)))
+		}
+	}
+	for i := range img.Cb {
+		img.Cb[i] = uint8(110 + rng.IntN(40))
+		img.Cr[i] = uint8(120 + rng.IntN(40))
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 93}); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// runTrivial times the uploads against a server that streams each
+// multipart body to a file, fsyncs it and answers 201: the floor the
+// daemon is compared with.
+func runTrivial(files [][]byte, guests int) (time.Duration, error) {
+	dir, err := os.MkdirTemp("", "trivial-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	var seq int64
+	var mu sync.Mutex
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mr, err := r.MultipartReader()
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				http.Error(w, err.Error(), 400)
+				return
+			}
+			mu.Lock()
+			seq++
+			name := filepath.Join(dir, strconv.FormatInt(seq, 10))
+			mu.Unlock()
+			f, err := os.Create(name)
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			_, err = io.Copy(f, part)
+			if err == nil {
+				err = f.Sync()
+			}
+			f.Close()
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+		}
+		w.WriteHeader(201)
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	go srv.Serve(l)
+	defer srv.Close()
+	url := "http://" + l.Addr().String()
+	clients := make([]*http.Client, guests)
+	for i := range clients {
+		clients[i] = &http.Client{}
+	}
+	return uploadAll(clients, url, "/upload", url, files)
+}
+
+// runEventbox starts the daemon on a fresh DATA_DIR, makes an event, lets
+// the guests join, times the uploads, then fetches every thumb (so the
+// image work is part of the measured peak) and reads the peak RSS.
+func runEventbox(bin string, files [][]byte, guests int) (time.Duration, int64, error) {
+	dir, err := os.MkdirTemp("", "eventbox-load-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	addr, err := freeAddr()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir, "ADMIN_PASSWORD=load-test-password", "MDNS_NAME=off", "LOG_LEVEL=warn")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	url := "http://" + addr
+	if err := waitHealthy(url); err != nil {
+		return 0, 0, err
+	}
+	admin := newClient()
+	if err := post(admin, url, "/api/admin/login", `{"password":"load-test-password"}`, nil); err != nil {
+		return 0, 0, err
+	}
+	var created struct{ Event struct{ Slug string } }
+	if err := post(admin, url, "/api/admin/events", `{"name":"Load test"}`, &created); err != nil {
+		return 0, 0, err
+	}
+	slug := created.Event.Slug
+	clients := make([]*http.Client, guests)
+	for i := range clients {
+		clients[i] = newClient()
+		if err := post(clients[i], url, "/api/e/"+slug+"/join", "", nil); err != nil {
+			return 0, 0, err
+		}
+	}
+	d, err := uploadAll(clients, url, "/api/e/"+slug+"/photos", url, files)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := fetchThumbs(clients, url, slug); err != nil {
+		return 0, 0, err
+	}
+	rss, err := peakRSS(cmd.Process.Pid)
+	return d, rss, err
+}
+
+func newClient() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 5 * time.Minute}
+}
+
+func waitHealthy(url string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		res, err := http.Get(url + "/api/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("daemon not healthy within 30 s")
+}
+
+func post(c *http.Client, origin, path, body string, out any) error {
+	req, _ := http.NewRequest("POST", origin+path, strings.NewReader(body))
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		return fmt.Errorf("POST %s: %d %s", path, res.StatusCode, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// uploadAll sends the files as multipart uploads, split evenly over the
+// clients, each client one upload at a time, and returns the time until
+// the last answer.
+func uploadAll(clients []*http.Client, url, path, origin string, files [][]byte) (time.Duration, error) {
+	start := time.Now()
+	errs := make(chan error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := i; j < len(files); j += len(clients) {
+				if err := uploadOne(c, url+path, origin, files[j]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	d := time.Since(start)
+	close(errs)
+	return d, <-errs
+}
+
+func uploadOne(c *http.Client, url, origin string, data []byte) error {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		fw, err := mw.CreateFormFile("photo", "PXL_0001.jpg")
+		if err == nil {
+			_, err = fw.Write(data)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, _ := http.NewRequestWithContext(context.Background(), "POST", url, pr)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", origin)
+	res, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 201 && res.StatusCode != 200 {
+		return fmt.Errorf("upload answered %d: %s", res.StatusCode, body)
+	}
+	return nil
+}
+
+// fetchThumbs asks for every photo's thumb, which waits for (or makes)
+// the variants: the image work then counts in the peak RSS.
+func fetchThumbs(clients []*http.Client, url, slug string) error {
+	for _, c := range clients {
+		before := ""
+		for {
+			req, _ := http.NewRequest("GET", url+"/api/e/"+slug+"/photos"+before, nil)
+			res, err := c.Do(req)
+			if err != nil {
+				return err
+			}
+			var page struct {
+				Photos     []struct{ ID string }
+				NextCursor *int64
+			}
+			err = json.NewDecoder(res.Body).Decode(&page)
+			res.Body.Close()
+			if err != nil {
+				return err
+			}
+			for _, p := range page.Photos {
+				res, err := c.Get(url + "/api/media/" + p.ID + "?v=thumb")
+				if err != nil {
+					return err
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					return fmt.Errorf("thumb of %s answered %d", p.ID, res.StatusCode)
+				}
+			}
+			if page.NextCursor == nil {
+				break
+			}
+			before = "?before=" + strconv.FormatInt(*page.NextCursor, 10)
+		}
+	}
+	return nil
+}
+
+// peakRSS reads the process's high-water mark of resident memory.
+func peakRSS(pid int) (int64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, err := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}
