@@ -1,0 +1,51 @@
+#!/bin/sh
+# build-deb.sh VERSION DEBIAN-ARCH BINARY OUTDIR
+# Lays out the eventbox package around BINARY and builds
+# OUTDIR/eventbox_VERSION_ARCH.deb with dpkg-deb. Files are owned by root;
+# their times come from SOURCE_DATE_EPOCH (default: the last commit), so the
+# same input gives the same package.
+set -eu
+if [ $# -ne 4 ]; then
+	echo "usage: $0 VERSION DEBIAN-ARCH BINARY OUTDIR" >&2
+	exit 2
+fi
+version=$1 arch=$2 binary=$3 outdir=$4
+here=$(cd "$(dirname "$0")" && pwd)
+command -v dpkg-deb >/dev/null || { echo "build-deb.sh: dpkg-deb not found (Debian package dpkg)" >&2; exit 1; }
+[ -x "$binary" ] || { echo "build-deb.sh: $binary is not an executable" >&2; exit 1; }
+case $version in [0-9]*) ;; *) echo "build-deb.sh: version $version must start with a digit" >&2; exit 1;; esac
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	SOURCE_DATE_EPOCH=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)
+fi
+export SOURCE_DATE_EPOCH
+
+root=$(mktemp -d)
+chmod 0755 "$root"
+trap 'rm -rf "$root"' EXIT
+umask 022
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/default" "$root/usr/share/doc/eventbox"
+install -m 0755 "$binary" "$root/usr/bin/eventbox"
+# The one unit text, with the path kardianos/service would fill in.
+sed 's#{{Path | cmdEscape}}#/usr/bin/eventbox#' "$here/eventbox.service" > "$root/lib/systemd/system/eventbox.service"
+chmod 0644 "$root/lib/systemd/system/eventbox.service"
+if grep -q '{{' "$root/lib/systemd/system/eventbox.service"; then
+	echo "build-deb.sh: the unit still holds a template expression" >&2
+	exit 1
+fi
+# Settings may hold secrets (ADMIN_PASSWORD): readable by root only; systemd
+# reads it before it drops to the eventbox user.
+install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"
+install -m 0644 "$here/README.md" "$root/usr/share/doc/eventbox/README.md"
+for script in postinst prerm postrm; do
+	install -m 0755 "$here/debian/$script" "$root/DEBIAN/$script"
+done
+printf '/etc/default/eventbox\n' > "$root/DEBIAN/conffiles"
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" "$here/debian/control.in" > "$root/DEBIAN/control"
+chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles"
+find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+
+mkdir -p "$outdir"
+out="$outdir/eventbox_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
+echo "$out"

@@ -1,0 +1,37 @@
+# Cross-built binaries and Debian packages; the Makefile includes this file.
+# `make dist` puts CGO-free binaries in dist/, `make deb` adds the .deb files.
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# Debian versions must start with a digit: v1.2.3 -> 1.2.3, 1.2.3-4-gabc -> 1.2.3+4+gabc,
+# a bare commit -> 0.0.0+gitabc.
+DEB_VERSION ?= $(shell v='$(VERSION)'; v=$${v\#v}; v=$$(printf '%s' "$$v" | tr -- '-' '+'); \
+	case "$$v" in [0-9]*) echo "$$v";; *) echo "0.0.0+git$$v";; esac)
+DIST_LDFLAGS = -s -w -X main.version=$(VERSION)
+# nodynamic: the HEIC decoder uses its embedded WebAssembly build and never
+# loads a system libheif through purego, whose cgo-free loader does not
+# build for linux/arm (and the box has no libheif anyway).
+DIST_TAGS    = nodynamic
+DIST_BUILD   = CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -tags "$(DIST_TAGS)" -ldflags "$(DIST_LDFLAGS)"
+
+.PHONY: dist deb dist/eventbox-linux-arm64 dist/eventbox-linux-armv7 dist/eventbox-linux-armv6 dist/eventbox-linux-amd64
+
+## dist: static binaries for linux/arm64, arm (v7 and v6 for a Pi Zero) and amd64 in dist/
+dist: dist/eventbox-linux-arm64 dist/eventbox-linux-armv7 dist/eventbox-linux-armv6 dist/eventbox-linux-amd64
+
+dist/eventbox-linux-arm64:
+	GOARCH=arm64 $(DIST_BUILD) -o $@ ./cmd/eventbox
+dist/eventbox-linux-armv7:
+	GOARCH=arm GOARM=7 $(DIST_BUILD) -o $@ ./cmd/eventbox
+dist/eventbox-linux-armv6:
+	GOARCH=arm GOARM=6 $(DIST_BUILD) -o $@ ./cmd/eventbox
+dist/eventbox-linux-amd64:
+	GOARCH=amd64 $(DIST_BUILD) -o $@ ./cmd/eventbox
+
+## deb: .deb packages for arm64, armhf and amd64 in dist/ (needs dpkg-deb)
+# armhf carries the ARMv6 build: Raspberry Pi OS's 32-bit armhf also runs
+# on the ARMv6 Pi Zero and Pi 1, where an ARMv7 binary would crash.
+deb: dist
+	sh packaging/build-deb.sh $(DEB_VERSION) arm64 dist/eventbox-linux-arm64 dist
+	sh packaging/build-deb.sh $(DEB_VERSION) armhf dist/eventbox-linux-armv6 dist
+	sh packaging/build-deb.sh $(DEB_VERSION) amd64 dist/eventbox-linux-amd64 dist
