@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -347,4 +348,33 @@ func TestGuestListingAndDelete(t *testing.T) {
 		}
 		me.do("GET", "/api/media/"+mine+"?v=original", nil).expect(t, 404, "not_found")
 	})
+}
+
+func TestCaptivePortalOpensTheEvent(t *testing.T) {
+	h := newHarness(t)
+	owner := h.owner()
+	probe := func(t *testing.T) string {
+		t.Helper()
+		c := h.client()
+		c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		r := c.do("GET", "/hotspot-detect.html", nil, "Host", "captive.apple.com")
+		if r.Status != 302 {
+			t.Fatalf("probe answered %d", r.Status)
+		}
+		if len(r.Header.Values("Set-Cookie")) > 0 {
+			t.Fatal("the probe answer sets a cookie")
+		}
+		return r.Header.Get("Location")
+	}
+	if loc := probe(t); !strings.HasSuffix(loc, "/") || strings.Contains(loc, "/e/") {
+		t.Fatalf("without events the portal opens %q, want the start page", loc)
+	}
+	first := h.createEvent(owner, map[string]any{"name": "One"})
+	if loc := probe(t); !strings.HasSuffix(loc, "/e/"+first["slug"].(string)) {
+		t.Fatalf("with one open event the portal opens %q", loc)
+	}
+	h.createEvent(owner, map[string]any{"name": "Two"})
+	if loc := probe(t); strings.Contains(loc, "/e/") {
+		t.Fatalf("with two open events the portal opens %q, want the chooser", loc)
+	}
 }

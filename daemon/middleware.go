@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"eventbox/daemon/portal"
 )
 
 // handlerFunc is an API handler: it writes its success answer itself and
@@ -15,9 +17,34 @@ import (
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // middleware is the global chain, outermost first: recover → log →
-// same-origin rule.
+// same-origin rule → captive-portal probes.
 func (s *Server) middleware(next http.Handler) http.Handler {
-	return s.recoverPanics(s.logRequests(s.sameOrigin(next)))
+	return s.recoverPanics(s.logRequests(s.sameOrigin(portal.Middleware(s.portalTarget, next))))
+}
+
+// portalTarget is where a phone's captive-portal sheet opens: the guest
+// page of the one event that is open, else the start page (which offers a
+// choice).
+func (s *Server) portalTarget(r *http.Request) string {
+	events, err := s.store.Events(r.Context())
+	if err != nil {
+		s.log.WarnContext(r.Context(), "listing events for the portal", "error", err)
+		return "/"
+	}
+	now := s.now().UnixMilli()
+	slug := ""
+	for _, e := range events {
+		if e.UploadsOpenAt(now) {
+			if slug != "" {
+				return "/"
+			}
+			slug = e.Slug
+		}
+	}
+	if slug == "" {
+		return "/"
+	}
+	return "/e/" + slug
 }
 
 // api adapts a handlerFunc to http.Handler.

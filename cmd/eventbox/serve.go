@@ -15,6 +15,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon"
+	"eventbox/netsetup"
 	"eventbox/store"
 )
 
@@ -100,6 +101,22 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 			log.Error("background work stopped", "error", err)
 		}
 	}()
+	if cfg.MDNSName != "off" {
+		adv, err := netsetup.NewAdvertiser(netsetup.MDNSConfig{
+			Name: cfg.MDNSName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
+		})
+		if err != nil {
+			log.Warn("mDNS off", "error", err)
+		} else {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := adv.Run(workCtx); err != nil {
+					log.Warn("mDNS stopped", "error", err)
+				}
+			}()
+		}
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	log.Info("eventbox is up", "version", version, "url", localURL(ln.Addr()), "data_dir", cfg.DataDir)
