@@ -316,7 +316,9 @@ func TestHostileFilesStopQuickly(t *testing.T) {
 			if !errors.Is(err, probe.ErrInvalid) || !strings.Contains(err.Error(), tt.reason) {
 				t.Errorf("err = %v, want ErrInvalid for %q", err, tt.reason)
 			}
-			if el := time.Since(start); el > 5*time.Second {
+			// The caps are what is tested; the bound only catches a walk
+			// gone quadratic. It is generous for -race on a busy 2-core CI.
+			if el := time.Since(start); el > 60*time.Second {
 				t.Errorf("took %v", el)
 			}
 		})
