@@ -1,0 +1,53 @@
+package imaging_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"eventbox/daemon/imaging"
+	"eventbox/daemon/imaging/internal/testimg"
+)
+
+// BenchmarkMake12MP runs the whole pipeline (check, decode, orient, display
+// and thumb) on a phone-like 12 MP JPEG. Plain go test does not run it; use
+// GOMAXPROCS=1 go test -run X -bench Make12MP ./daemon/imaging/, and
+// internal/imagebench for the comparison with vipsthumbnail.
+func BenchmarkMake12MP(b *testing.B) {
+	data, err := testimg.JPEG(testimg.Photo(4032, 3024, 1), 90, testimg.EXIF(6, true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := imaging.NewPool(imaging.PoolConfig{Workers: 1})
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := p.Make(context.Background(), bytes.NewReader(data), int64(len(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheck12MP measures the upload-time check of a 12 MP JPEG read
+// from a file, as the daemon does it: a handful of small reads.
+func BenchmarkCheck12MP(b *testing.B) {
+	data, err := testimg.JPEG(testimg.Photo(4032, 3024, 1), 90, testimg.EXIF(6, true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "p.jpg")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for b.Loop() {
+		if _, err := imaging.Check(f, int64(len(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
