@@ -66,6 +66,9 @@ func (a Applier) Apply(ctx context.Context, p Plan) error {
 func (a Applier) apply(ctx context.Context, s Step) error {
 	switch s.Kind {
 	case StepRun:
+		if len(s.Argv) == 0 {
+			return errors.New("no command to run")
+		}
 		out, err := a.Runner.Run(ctx, s.Argv[0], s.Argv[1:]...)
 		if err != nil {
 			if s.IgnoreFailure {
@@ -79,9 +82,9 @@ func (a Applier) apply(ctx context.Context, s Step) error {
 		}
 		return nil
 	case StepWrite:
-		return writeFileAtomic(a.path(s.Path), []byte(s.Content), s.Mode)
+		return writeFileAtomic(rooted(a.Root, s.Path), []byte(s.Content), s.Mode)
 	case StepRemove:
-		if err := os.Remove(a.path(s.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(rooted(a.Root, s.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing %s: %w", s.Path, err)
 		}
 		return nil
@@ -93,11 +96,12 @@ func (a Applier) apply(ctx context.Context, s Step) error {
 	}
 }
 
-func (a Applier) path(p string) string {
-	if a.Root == "" {
+// rooted returns the absolute path p under root ("" meaning "/").
+func rooted(root, p string) string {
+	if root == "" {
 		return p
 	}
-	return filepath.Join(a.Root, p)
+	return filepath.Join(root, p)
 }
 
 // writeFileAtomic writes data to a temporary file beside path, syncs it and

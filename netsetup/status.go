@@ -39,16 +39,15 @@ func ReadStatus(ctx context.Context, runner Runner, root, connection string) Sta
 	if connection == "" {
 		connection = DefaultConnection
 	}
-	a := Applier{Root: root}
 	st := Status{Connection: connection, Profile: "absent"}
-	if data, err := os.ReadFile(a.path(keyfilePath(connection))); err == nil {
+	if data, err := os.ReadFile(rooted(root, keyfilePath(connection))); err == nil {
 		st.Profile = "installed"
 		st.SSID = keyfileValue(string(data), "ssid")
 		st.Address = keyfileValue(string(data), "address1")
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		st.Profile = "unreadable: " + err.Error()
 	}
-	if data, err := os.ReadFile(a.path(DropInPath)); err == nil {
+	if data, err := os.ReadFile(rooted(root, DropInPath)); err == nil {
 		st.DropIn = strings.TrimPrefix(keyfileValue(string(data), "address"), "/#/")
 	}
 	if out, err := runner.Run(ctx, "nmcli", "-t", "-f", "NAME,DEVICE", "connection", "show", "--active"); err == nil {
