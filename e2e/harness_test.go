@@ -77,6 +77,9 @@ func startBox(t *testing.T) *box {
 	}()
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
+		// Streams (booth events) stay open until their client goes: cut
+		// them so Close does not wait for the browser.
+		ts.CloseClientConnections()
 		ts.Close()
 		stop()
 		select {

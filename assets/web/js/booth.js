@@ -1,0 +1,120 @@
+// The photo booth: /e/<slug>?booth=<key> on a tablet or a laptop with a
+// camera. The device registers with POST /api/e/:slug/booth { key }, shows
+// the camera full screen, and on a touch, a key or a "trigger" message of
+// GET /api/e/:slug/booth/events (the box's GPIO button) counts down, takes
+// the photo and sends it through the same retrying queue as a guest's.
+//
+// Browsers give the camera (getUserMedia) only to secure pages: https, or
+// http://localhost on the box itself. Elsewhere the booth falls back to the
+// device's camera app on a touch.
+import { api, h, clear } from './lib.js';
+import { UploadQueue } from './queue.js';
+
+const COUNTDOWN = 3;
+
+/** boothPage takes over the page for the booth of slug with key. */
+export async function boothPage({ app, slug, key, data, t }) {
+  const base = '/api/e/' + encodeURIComponent(slug);
+  document.body.className = 'dark';
+  const status = h('div', { class: 'status', id: 'booth-status', role: 'status' });
+  const say = (s) => { status.textContent = s; };
+  const screen = h('div', { class: 'booth' }, status);
+  clear(app, screen);
+  try {
+    await api(base + '/booth', { method: 'POST', body: { key } });
+  } catch (e) {
+    say(e.status === 403 ? t('boothBadKey') : e.code === 'network' ? t('offline') : t('genericError'));
+    return;
+  }
+  const queue = new UploadQueue(slug, { concurrency: 1 });
+  queue.addEventListener('stopped', (e) => {
+    say(e.detail.code === 'uploads_closed' ? t('uploadsClosed') : t('genericError'));
+  });
+  queue.addEventListener('uploaded', () => { if (!busy) say(t('boothSent')); });
+  queue.load();
+
+  const start = h('button', { class: 'primary big', id: 'booth-start', style: 'margin:auto' }, t('boothStart'));
+  const title = h('div', { style: 'text-align:center;padding-top:14vh' }, h('h1', null, data.event.name), start);
+  screen.prepend(title);
+  say(t('boothTouch'));
+  await new Promise((resolve) => start.addEventListener('click', resolve, { once: true }));
+  title.remove();
+  if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
+  if (navigator.wakeLock) navigator.wakeLock.request('screen').catch(() => {});
+
+  const video = h('video', { autoplay: true, muted: true, playsinline: true });
+  const over = h('div', { class: 'over' });
+  const flash = h('div', { class: 'flash' });
+  screen.prepend(video, over, flash);
+  let stream = null;
+  if (navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 1920 }, height: { ideal: 1080 } }, audio: false });
+      video.srcObject = stream;
+      await video.play().catch(() => {});
+    } catch {
+      stream = null;
+    }
+  }
+  // No live camera: a touch opens the device's camera app instead.
+  const fallback = h('input', { type: 'file', accept: 'image/*', capture: 'user', hidden: true });
+  fallback.addEventListener('change', () => {
+    if (fallback.files.length) { queue.add([...fallback.files]); say(t('boothSending')); }
+    fallback.value = '';
+  });
+  screen.append(fallback);
+  if (!stream) say(t('boothNoCamera'));
+
+  let busy = false;
+  const shoot = async () => {
+    if (busy) return;
+    if (!stream) { fallback.click(); return; }
+    busy = true;
+    try {
+      say(t('boothReady'));
+      for (let n = COUNTDOWN; n > 0; n--) {
+        clear(over, h('div', { class: 'count' }, String(n)));
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      clear(over);
+      const canvas = document.createElement('canvas');
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext('2d').drawImage(video, 0, 0);
+      flash.classList.add('on');
+      requestAnimationFrame(() => requestAnimationFrame(() => flash.classList.remove('on')));
+      const blob = await new Promise((r) => canvas.toBlob(r, 'image/jpeg', 0.92));
+      if (!blob) throw new Error('no frame');
+      const file = new File([blob], `booth-${Date.now()}.jpg`, { type: 'image/jpeg' });
+      const url = URL.createObjectURL(blob);
+      const shot = h('div', { class: 'shot', style: `background-image:url("${url}")` });
+      screen.append(shot);
+      say(t('boothSending'));
+      await queue.add([file]);
+      await new Promise((r) => setTimeout(r, 2500));
+      shot.remove();
+      URL.revokeObjectURL(url);
+      say(queue.pending ? t('boothSending') : t('boothSent'));
+    } catch {
+      say(t('genericError'));
+    } finally {
+      busy = false;
+      clear(over);
+    }
+  };
+  screen.addEventListener('click', shoot);
+  document.addEventListener('keydown', (e) => { if (!e.repeat) shoot(); });
+
+  // The box's button: Server-Sent Events, reconnecting by themselves.
+  if (window.EventSource) {
+    const es = new EventSource(base + '/booth/events');
+    const onTrigger = () => shoot();
+    es.addEventListener('trigger', onTrigger);
+    es.onmessage = (e) => {
+      try {
+        if (JSON.parse(e.data).type === 'trigger') onTrigger();
+      } catch { /* not a JSON message */ }
+    };
+  }
+  say(stream ? t('boothTouch') : t('boothNoCamera'));
+}
