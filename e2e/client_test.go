@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"image"
+	_ "image/jpeg"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -111,4 +113,22 @@ func requireRoute(t *testing.T, c *client, method, path string) {
 	if st := c.json(t, method, path, nil, nil); st == http.StatusNotImplemented {
 		t.Skipf("%s %s is not implemented by the daemon yet", method, path)
 	}
+}
+
+// image fetches and decodes an image the box serves.
+func (c *client) image(t *testing.T, path string) image.Image {
+	t.Helper()
+	res, err := c.http.Get(c.base + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d", path, res.StatusCode)
+	}
+	img, _, err := image.Decode(res.Body)
+	if err != nil {
+		t.Fatalf("GET %s: decoding: %v", path, err)
+	}
+	return img
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"image"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -139,5 +140,41 @@ func TestGuestQueueSurvivesOutage(t *testing.T) {
 	b.waitJS(t, "the kept photo is sent and shown", `document.querySelectorAll('#my-photos .tile').length === 1`)
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
 		t.Fatalf("the box holds %d photos; want 1", n)
+	}
+}
+
+// TestGuestFilter takes a photo through the black-and-white filter the
+// hosts offer: the box receives a grey photo.
+func TestGuestFilter(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Film night", func(e *store.Event) {
+		e.AskGuestName = false
+		e.CaptureFilters.Enabled = []string{"bw", "sepia"}
+	})
+	photo := writeJPEG(t, "colour.jpg", 800, 600)
+	b.do(t, "choosing black and white and taking a photo",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#filters button[data-filter=bw]`)),
+		chromedp.Click(chromedp.CSS(`#filters button[data-filter=bw]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#filters button[data-filter=bw][aria-pressed=true]`)),
+		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+	b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
+	b.shot(t, "guest-filters")
+	photos := eventPhotos(t, box.Store, ev.ID)
+	if len(photos) != 1 {
+		t.Fatalf("the box holds %d photos; want 1", len(photos))
+	}
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	img := admin.image(t, "/api/media/"+photos[0].ID+"?v=original")
+	if got := img.Bounds().Size(); got.X != 800 || got.Y != 600 {
+		t.Errorf("the original is %v; want 800x600", got)
+	}
+	for _, pt := range []image.Point{{10, 10}, {790, 10}, {400, 300}, {10, 590}} {
+		r, g, bl, _ := img.At(pt.X, pt.Y).RGBA()
+		if spread := max(r, g, bl) - min(r, g, bl); spread > 0x0800 {
+			t.Errorf("pixel %v is (%d,%d,%d); want grey", pt, r>>8, g>>8, bl>>8)
+		}
 	}
 }

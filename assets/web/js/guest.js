@@ -7,6 +7,7 @@ import { api, ApiError, h, $, clear, toast, fmtDate, fmtTime, setAccent, infinit
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
+import { FILTERS, applyFilter } from './filters.js';
 
 const app = $('#app');
 const slug = decodeURIComponent(location.pathname.split('/')[2] || '').toLowerCase();
@@ -171,7 +172,7 @@ const refusal = (code) => ({
 }[code] || t('genericError'));
 
 // Each view below fills a part of the main page and can redraw itself.
-let state = { challenge: '', tab: 'mine' };
+let state = { challenge: '', filter: '', tab: 'mine' };
 
 function mainView() {
   const ev = data.event;
@@ -226,7 +227,10 @@ function drawCapture() {
       input.value = '';
       const left = quotaLeft();
       if (files.length > left) toast(t('quotaInfo', { left, max: ev.maxPhotosPerGuest }), 'bad');
-      queue.add(files.slice(0, left), { challenge: state.challenge, at: spot }).then(drawCapture);
+      const filter = state.filter;
+      Promise.all(files.slice(0, left).map((f) => (filter ? applyFilter(f, filter) : f)))
+        .then((ready) => queue.add(ready, { challenge: state.challenge, at: spot }))
+        .then(drawCapture);
     });
     return input;
   };
@@ -249,10 +253,18 @@ function drawCapture() {
         type: 'button', 'aria-pressed': state.challenge === c.id ? 'true' : 'false',
         onclick: () => { state.challenge = c.id; drawCapture(); },
       }, c.label)))) : null;
+  const offered = (ev.captureFilters.enabled || []).filter((f) => FILTERS[f]);
+  const filters = offered.length ? h('div', null,
+    h('h3', null, t('filtersTitle')),
+    h('div', { class: 'challenges', role: 'group', id: 'filters' },
+      ['', ...offered].map((f) => h('button', {
+        type: 'button', 'aria-pressed': state.filter === f ? 'true' : 'false', dataset: { filter: f },
+        onclick: () => { state.filter = f; drawCapture(); },
+      }, t(f ? 'filter_' + f : 'filter_none'))))) : null;
   const notes = [];
   if (ev.uploadsCloseAt) notes.push(t('closesAt', { time: fmtTime(ev.uploadsCloseAt, lang) }));
   if (ev.maxPhotosPerGuest) notes.push(t('quotaInfo', { left: quotaLeft(), max: ev.maxPhotosPerGuest }));
-  clear(box, chips, h('div', { class: 'capture' }, buttons),
+  clear(box, chips, filters, h('div', { class: 'capture' }, buttons),
     notes.length ? h('p', { class: 'small muted center' }, notes.join(' ')) : null);
 }
 
