@@ -22,8 +22,8 @@
 // Catmull-Rom (internal/planar), turned after the resize, and the thumb is
 // made from the display image. Other formats are decoded with the standard
 // library, golang.org/x/image/webp and github.com/gen2brain/heic (WebAssembly
-// under wazero, no cgo), then box-halved on their planes before the final
-// filter. The Pool bounds both how many images are processed at once and the
+// under wazero, no cgo; not on 32-bit ARM, see HEICSupported), then
+// box-halved on their planes before the final filter. The Pool bounds both how many images are processed at once and the
 // estimated memory they use together.
 //
 // internal/imagebench compares the pipeline with libvips' vipsthumbnail and

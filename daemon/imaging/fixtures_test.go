@@ -119,10 +119,10 @@ func wantQuadrants(t *testing.T, m image.Image, tl, tr, bl, br color.NRGBA) {
 }
 
 // skipHEICUnlessSupported skips a case about a HEIC file on a build that
-// does not decode HEIC (32-bit ARM without -tags nodynamic).
+// does not decode HEIC (32-bit ARM).
 func skipHEICUnlessSupported(t *testing.T, data []byte) {
 	t.Helper()
 	if f, ok := imaging.Sniff(data[:min(len(data), imaging.SniffLen)]); ok && f == imaging.HEIC && !imaging.HEICSupported() {
-		t.Skip("this build does not decode HEIC (32-bit ARM without -tags nodynamic)")
+		t.Skip("this build does not decode HEIC (32-bit ARM)")
 	}
 }

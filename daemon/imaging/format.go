@@ -88,6 +88,6 @@ func hevcBrand(b string) bool {
 }
 
 // HEICSupported reports whether this build decodes HEIC. It is false only on
-// 32-bit ARM built without the nodynamic tag (see heic_arm.go); Check then
-// refuses HEIC files with ErrUnsupported.
+// 32-bit ARM (GOARCH=arm, see heic_arm.go); Check then refuses HEIC files
+// with ErrUnsupported.
 func HEICSupported() bool { return heicSupported }

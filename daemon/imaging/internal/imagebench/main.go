@@ -60,6 +60,7 @@ func run(args []string) int {
 	child := fs.String("child", "", "internal: run the pipeline once on this file and report memory")
 	measure := fs.String("measure", "", "internal: run -child on this file and report its rusage")
 	withHEIC := fs.Bool("heic", false, "also measure a 12 MP HEIC (needs heif-enc)")
+	heicQuality := fs.Int("heic-quality", 60, "heif-enc quality of the HEIC")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -70,14 +71,14 @@ func run(args []string) int {
 	if *measure != "" {
 		return runMeasure(*measure)
 	}
-	if err := bench(*photos, *rounds, *withHEIC); err != nil {
+	if err := bench(*photos, *rounds, *withHEIC, *heicQuality); err != nil {
 		fmt.Fprintln(os.Stderr, "imagebench:", err)
 		return 1
 	}
 	return 0
 }
 
-func bench(n, rounds int, withHEIC bool) error {
+func bench(n, rounds int, withHEIC bool, heicQuality int) error {
 	vips, err := exec.LookPath("vipsthumbnail")
 	if err != nil {
 		return fmt.Errorf("vipsthumbnail not found (install libvips-tools): %w", err)
@@ -165,11 +166,11 @@ func bench(n, rounds int, withHEIC bool) error {
 	if err := checkOutputs(out, files); err != nil {
 		return err
 	}
-	if err := peak("jpeg", files[1]); err != nil {
+	if err := peak("jpeg", files[min(1, len(files)-1)]); err != nil {
 		return err
 	}
 	if withHEIC {
-		return benchHEIC(dir, files[0])
+		return benchHEIC(dir, files[0], heicQuality)
 	}
 	return nil
 }
@@ -338,14 +339,14 @@ func runChild(file string) int {
 }
 
 // benchHEIC encodes a photo as a 12 MP HEIC and measures our pipeline on it.
-func benchHEIC(dir, jpg string) error {
+func benchHEIC(dir, jpg string, quality int) error {
 	enc, err := exec.LookPath("heif-enc")
 	if err != nil {
 		fmt.Println("heic: heif-enc not found (install libheif-examples); skipped")
 		return nil
 	}
 	h := filepath.Join(dir, "p.heic")
-	if b, err := exec.Command(enc, "-q", "60", "-o", h, jpg).CombinedOutput(); err != nil {
+	if b, err := exec.Command(enc, "-q", strconv.Itoa(quality), "-o", h, jpg).CombinedOutput(); err != nil {
 		return fmt.Errorf("heif-enc: %w: %s", err, b)
 	}
 	st, err := os.Stat(h)
