@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"image"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -177,4 +179,36 @@ func TestGuestFilter(t *testing.T) {
 			t.Errorf("pixel %v is (%d,%d,%d); want grey", pt, r>>8, g>>8, bl>>8)
 		}
 	}
+}
+
+// TestGuestVideo sends a short WebM video: the page makes its poster
+// frame and sends poster and video in one body; the video plays back.
+func TestGuestVideo(t *testing.T) {
+	video, err := filepath.Abs("../daemon/probe/testdata/streamed.webm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(video); err != nil {
+		t.Skipf("no test video: %v", err)
+	}
+	b := newBrowser(t)
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Dance floor", func(e *store.Event) { e.AskGuestName = false })
+	b.do(t, "recording a video",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#record-video`)),
+		chromedp.SetUploadFiles(chromedp.CSS(`#record-video input[type=file]`), []string{video}))
+	b.waitJS(t, "the video appears in my photos", `!!document.querySelector('#my-photos .tile .play')`)
+	photos := eventPhotos(t, box.Store, ev.ID)
+	if len(photos) != 1 || photos[0].Video == nil {
+		t.Fatalf("stored = %+v; want one video", photos)
+	}
+	if photos[0].Width != 64 || photos[0].Height != 48 {
+		t.Errorf("video is %dx%d (its poster's size); want 64x48", photos[0].Width, photos[0].Height)
+	}
+	b.do(t, "opening it",
+		chromedp.Click(chromedp.CSS(`#my-photos .tile`)),
+		chromedp.WaitVisible(chromedp.CSS(`.lightbox video`)))
+	b.waitJS(t, "the video can play", `(() => { const v = document.querySelector('.lightbox video'); return v && v.readyState >= 1 && v.videoWidth === 64; })()`)
+	b.shot(t, "guest-video")
 }
