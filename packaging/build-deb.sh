@@ -1,7 +1,9 @@
 #!/bin/sh
 # build-deb.sh VERSION DEBIAN-ARCH BINARY OUTDIR
 # Lays out the eventbox package around BINARY and builds
-# OUTDIR/eventbox_VERSION_ARCH.deb with dpkg-deb. Files are owned by root;
+# OUTDIR/eventbox_VERSION_ARCH.deb with dpkg-deb. VERSION may be what
+# `git describe` prints: a leading v goes, dashes become plus signs, and a
+# version that does not start with a digit becomes 0.0.0+git<it>. Files are owned by root;
 # their times come from SOURCE_DATE_EPOCH (default: the last commit), so the
 # same input gives the same package.
 set -eu
@@ -13,7 +15,8 @@ version=$1 arch=$2 binary=$3 outdir=$4
 here=$(cd "$(dirname "$0")" && pwd)
 command -v dpkg-deb >/dev/null || { echo "build-deb.sh: dpkg-deb not found (Debian package dpkg)" >&2; exit 1; }
 [ -x "$binary" ] || { echo "build-deb.sh: $binary is not an executable" >&2; exit 1; }
-case $version in [0-9]*) ;; *) echo "build-deb.sh: version $version must start with a digit" >&2; exit 1;; esac
+version=$(printf '%s' "${version#v}" | tr -- '-' '+')
+case $version in [0-9]*) ;; *) version="0.0.0+git$version" ;; esac
 if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
 	SOURCE_DATE_EPOCH=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)
 fi

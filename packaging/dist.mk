@@ -3,10 +3,8 @@
 
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-# Debian versions must start with a digit: v1.2.3 -> 1.2.3, 1.2.3-4-gabc -> 1.2.3+4+gabc,
-# a bare commit -> 0.0.0+gitabc.
-DEB_VERSION ?= $(shell v='$(VERSION)'; v=$${v\#v}; v=$$(printf '%s' "$$v" | tr -- '-' '+'); \
-	case "$$v" in [0-9]*) echo "$$v";; *) echo "0.0.0+git$$v";; esac)
+# build-deb.sh turns it into a Debian version (v1.2.3-4-gabc -> 1.2.3+4+gabc).
+DEB_VERSION ?= $(VERSION)
 DIST_LDFLAGS = -s -w -X main.version=$(VERSION)
 # nodynamic: the HEIC decoder uses its embedded WebAssembly build and never
 # loads a system libheif through purego, whose cgo-free loader does not
