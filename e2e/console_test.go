@@ -91,9 +91,33 @@ func TestConsoleEvents(t *testing.T) {
 		b.shot(t, "admin-event-settings")
 	})
 
+	const newPassword = "a-new-password-42"
+	run("the owner changes the password", func(t *testing.T) {
+		b.do(t, "filling the password form",
+			chromedp.Click(chromedp.CSS(`#me`)),
+			chromedp.WaitVisible(chromedp.CSS(`input[name=current]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=current]`), "not-my-password"),
+			chromedp.SendKeys(chromedp.CSS(`input[name=next]`), newPassword),
+			chromedp.SendKeys(chromedp.CSS(`input[name=again]`), newPassword),
+			chromedp.Click(chromedp.CSS(`form:has(input[name=again]) button[type=submit]`)))
+		b.waitText(t, `.field[data-field=current] .err`, "not your current password")
+		b.do(t, "typing the right current password",
+			fill(`input[name=current]`, ownerPassword),
+			chromedp.Click(chromedp.CSS(`form:has(input[name=again]) button[type=submit]`)))
+		b.waitText(t, ".toasts", "Password changed")
+		b.shot(t, "admin-account")
+	})
+
 	run("signing out shows the sign-in form again", func(t *testing.T) {
 		b.do(t, "signing out",
 			chromedp.Click(chromedp.CSS(`header button`)),
 			chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+	})
+
+	run("the new password signs in", func(t *testing.T) {
+		b.do(t, "signing in with the new password",
+			chromedp.SendKeys(chromedp.CSS(`input[type=password]`), newPassword),
+			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 	})
 }

@@ -86,14 +86,14 @@ function shell(me, ...content) {
   const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
   const nav = me ? h('nav', { class: 'tabs', 'aria-label': 'Console' },
     link('/admin', 'Events'),
-    link('/admin/stats', 'Statistics'),
+    link('/admin/stats', 'Stats'),
     me.role === 'owner' ? link('/admin/team', 'Team') : null,
     me.role === 'owner' ? link('/admin/settings', 'Settings') : null,
     link('/admin/account', 'Account')) : null;
   return [
     h('header', { class: 'top' }, h('div', { class: 'wrap spread', style: 'padding-bottom:0' },
       h('a', { class: 'brand', href: me ? '/admin' : '/' }, 'eventbox'),
-      me ? h('span', { class: 'row small muted' }, me.name || me.username,
+      me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
         h('button', { class: 'small', onclick: signOut }, 'Sign out')) : null),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
     h('main', { class: 'wrap' }, content),
