@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"image"
 	"os"
 	"path/filepath"
@@ -211,4 +212,43 @@ func TestGuestVideo(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`.lightbox video`)))
 	b.waitJS(t, "the video can play", `(() => { const v = document.querySelector('.lightbox video'); return v && v.readyState >= 1 && v.videoWidth === 64; })()`)
 	b.shot(t, "guest-video")
+}
+
+// TestGuestRefusals covers the answers that stop the queue: uploads
+// closed by the hosts while the page was open, and the per-guest limit.
+func TestGuestRefusals(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	photo := writeJPEG(t, "p.jpg", 640, 480)
+
+	t.Run("uploads closed while the page is open stop the queue with a message", func(t *testing.T) {
+		ev := createEvent(t, box.Store, "Closing time", func(e *store.Event) { e.AskGuestName = false })
+		b.do(t, "opening the event link",
+			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+			chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+		if _, err := box.Store.UpdateEvent(context.Background(), ev.ID, func(e *store.Event) error {
+			e.UploadsOpen = false
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		b.do(t, "taking a photo", chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+		b.waitText(t, "#capture", "Uploads are closed.")
+		b.waitText(t, "#queue-list", "Stopped: uploads are closed")
+		b.shot(t, "guest-uploads-closed")
+	})
+
+	t.Run("the last photo allowed ends with the limit message", func(t *testing.T) {
+		ev := createEvent(t, box.Store, "One each", func(e *store.Event) {
+			e.AskGuestName = false
+			e.MaxPhotosPerGuest = 1
+		})
+		b.do(t, "opening the event link",
+			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+			chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+		b.waitText(t, "#capture", "1 of 1 photos left.")
+		b.do(t, "taking the one photo", chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+		b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
+		b.waitText(t, "#capture", "You have reached the limit of photos")
+	})
 }

@@ -208,8 +208,33 @@ function mainView() {
   drawCapture();
   drawQueue();
   queue.addEventListener('change', drawQueue);
+  watchEvent();
   drawContact();
   drawTabs();
+}
+
+let watching = false;
+// watchEvent keeps the page in step with the hosts: uploads closing at
+// their time, being closed or reopened, the event ending.
+function watchEvent() {
+  if (watching) return;
+  watching = true;
+  const closeIn = data.event.uploadsCloseAt ? data.event.uploadsCloseAt - Date.now() : 0;
+  if (closeIn > 0 && closeIn < 2 ** 31 - 1) setTimeout(drawCapture, closeIn + 500);
+  setInterval(async () => {
+    if (document.visibilityState !== 'visible') return;
+    const before = uploadsOpen();
+    try {
+      const fresh = await api(base);
+      data.event = fresh.event;
+      data.guest.photos = fresh.guest.photos;
+    } catch {
+      return; // offline for a moment: try at the next tick
+    }
+    const now = uploadsOpen();
+    if (now && queue.stopped === 'uploads_closed') queue.resume();
+    if (now !== before) drawCapture();
+  }, 60000);
 }
 
 function drawCapture() {
