@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/jpeg"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildBinary compiles eventbox once for the black-box tests.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "eventbox")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building eventbox: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type daemonProc struct {
+	cmd    *exec.Cmd
+	url    string
+	dir    string
+	stderr *syncBuffer
+	done   chan struct{} // closed when the process has exited
+	err    error         // its exit error, once done is closed
+}
+
+// startDaemon runs `eventbox serve` configured only through the
+// environment, as DESIGN.md's configuration table says, and waits for
+// /api/health.
+func startDaemon(t *testing.T, bin, dir string, env ...string) *daemonProc {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + dir, "MDNS_NAME=off"}, env...)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &daemonProc{cmd: cmd, url: "http://" + addr, dir: dir, stderr: &stderr, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.done
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(p.url + "/api/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon not healthy within 30 s; log:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the process writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// browser is a black-box HTTP client with cookies, sending the page's
+// Origin like a browser does.
+type browser struct {
+	t   *testing.T
+	hc  *http.Client
+	url string
+}
+
+func newBrowser(t *testing.T, url string) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second}, url: url}
+}
+
+func (b *browser) call(method, path, contentType string, body []byte) (int, http.Header, []byte) {
+	b.t.Helper()
+	req, err := http.NewRequest(method, b.url+path, bytes.NewReader(body))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Origin", b.url)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := b.hc.Do(req)
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, raw
+}
+
+// json sends a JSON body and decodes the JSON answer, failing the test
+// unless the status is want.
+func (b *browser) json(method, path string, body any, want int) map[string]any {
+	b.t.Helper()
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+	}
+	status, _, out := b.call(method, path, "application/json", raw)
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		b.t.Fatalf("%s %s: not JSON (%d): %s", method, path, status, out)
+	}
+	if status != want {
+		b.t.Fatalf("%s %s = %d, want %d: %s", method, path, status, want, out)
+	}
+	return m
+}
+
+func phoneJPEG(t *testing.T, w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestBlackBox drives the real binary over HTTP only, the way the pages
+// and a new user do: sign in with the generated password, create an event,
+// join as a guest, upload, page, fetch every variant, delete; then stop it
+// with SIGTERM and start it again on the same data.
+func TestBlackBox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	d := startDaemon(t, bin, dir)
+
+	raw, err := os.ReadFile(filepath.Join(dir, "initial-password"))
+	if err != nil {
+		t.Fatalf("no initial-password file on a fresh DATA_DIR: %v", err)
+	}
+	password := strings.TrimSpace(string(raw))
+	if !strings.Contains(d.stderr.String(), password) {
+		t.Error("the generated password was not logged once")
+	}
+	host := newBrowser(t, d.url)
+	host.json("POST", "/api/admin/login", map[string]any{"password": "wrong-password"}, 401)
+	host.json("POST", "/api/admin/login", map[string]any{"password": password}, 200)
+	me := host.json("GET", "/api/admin/me", nil, 200)["account"].(map[string]any)
+	if me["username"] != "admin" || me["role"] != "owner" {
+		t.Fatalf("me = %v", me)
+	}
+	ev := host.json("POST", "/api/admin/events", map[string]any{"name": "Ana & Ben", "eventDate": "2026-06-20"}, 201)["event"].(map[string]any)
+	slug := ev["slug"].(string)
+	host.json("PATCH", "/api/admin/events/"+ev["id"].(string), map[string]any{"accentColor": "#zzz"}, 400)
+
+	guest := newBrowser(t, d.url)
+	guest.json("GET", "/api/e/"+slug+"/photos", nil, 403)
+	guest.json("POST", "/api/e/"+slug+"/join", nil, 200)
+	guest.json("POST", "/api/e/"+slug+"/guest", map[string]any{"name": "Zoé"}, 200)
+	var ids []string
+	for i := 0; i < 3; i++ {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("photo", "IMG.jpg")
+		fw.Write(phoneJPEG(t, 640+i, 480))
+		mw.Close()
+		status, _, out := guest.call("POST", "/api/e/"+slug+"/photos", mw.FormDataContentType(), buf.Bytes())
+		if status != 201 {
+			t.Fatalf("upload = %d %s", status, out)
+		}
+		var r map[string]any
+		json.Unmarshal(out, &r)
+		ids = append(ids, r["photo"].(map[string]any)["id"].(string))
+	}
+	list := guest.json("GET", "/api/e/"+slug+"/photos", nil, 200)
+	if n := len(list["photos"].([]any)); n != 3 || list["nextCursor"] != nil {
+		t.Fatalf("list = %v", list)
+	}
+	for _, v := range []string{"thumb", "display", "original"} {
+		status, h, body := guest.call("GET", "/api/media/"+ids[0]+"?v="+v, "", nil)
+		if status != 200 || h.Get("Content-Type") != "image/jpeg" || len(body) == 0 {
+			t.Fatalf("%s = %d %q", v, status, h.Get("Content-Type"))
+		}
+	}
+	guest.json("DELETE", "/api/e/"+slug+"/photos/"+ids[0], nil, 200)
+	newBrowser(t, d.url).json("GET", "/api/media/"+ids[1]+"?v=thumb", nil, 404)
+
+	t.Run("a second daemon on the same data fails fast and clearly", func(t *testing.T) {
+		cmd := exec.Command(bin, "serve")
+		cmd.Env = []string{"LISTEN_ADDR=127.0.0.1:0", "DATA_DIR=" + dir, "MDNS_NAME=off"}
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err == nil || time.Since(start) > 5*time.Second || !strings.Contains(string(out), "already running") {
+			t.Fatalf("second serve: %v after %v: %s", err, time.Since(start), out)
+		}
+	})
+	t.Run("reset-password refuses while the daemon runs", func(t *testing.T) {
+		cmd := exec.Command(bin, "reset-password")
+		cmd.Env = []string{"DATA_DIR=" + dir}
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err == nil || time.Since(start) > 3*time.Second || !strings.Contains(string(out), "stop it first") {
+			t.Fatalf("reset-password: %v after %v: %s", err, time.Since(start), out)
+		}
+	})
+
+	// SIGTERM: HTTP first, then workers, then the store; exit 0.
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+		if d.err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", d.err, d.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20 s of SIGTERM")
+	}
+
+	t.Run("reset-password works once the daemon is stopped", func(t *testing.T) {
+		cmd := exec.Command(bin, "reset-password", "ADMIN")
+		cmd.Env = []string{"DATA_DIR=" + dir}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "New password for ADMIN: ") {
+			t.Fatalf("reset-password: %v: %s", err, out)
+		}
+		fields := strings.Fields(strings.SplitN(string(out), "\n", 2)[0])
+		password = fields[len(fields)-1]
+	})
+
+	d2 := startDaemon(t, bin, dir, "ADMIN_PASSWORD=ignored-on-a-used-dir")
+	again := newBrowser(t, d2.url)
+	again.json("POST", "/api/admin/login", map[string]any{"password": password}, 200)
+	events := again.json("GET", "/api/admin/events", nil, 200)["events"].([]any)
+	if len(events) != 1 || events[0].(map[string]any)["photos"] != float64(2) {
+		t.Fatalf("after a restart: %v", events)
+	}
+}
