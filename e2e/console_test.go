@@ -49,7 +49,7 @@ func TestConsoleEvents(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS(`input[name=accentColor]`), "blue"),
 			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
 		b.waitText(t, `.field[data-field=accentColor] .err`, "#rrggbb")
-		b.shot(t, "admin-event-form-error")
+		b.shotScreen(t, "admin-event-form-error")
 		if got := b.text(t, `.field[data-field=name] .err`); got != "" {
 			t.Errorf("the name field shows %q; want no message", got)
 		}

@@ -240,6 +240,18 @@ func (b *browser) text(t *testing.T, sel string) string {
 // shot saves a full-page screenshot as DIR/name.png when -shots is set.
 func (b *browser) shot(t *testing.T, name string) {
 	t.Helper()
+	b.capture(t, name, chromedp.FullScreenshot(100))
+}
+
+// shotScreen saves what the phone's screen shows (no scrolling) as
+// DIR/name.png when -shots is set: for long pages scrolled to a spot.
+func (b *browser) shotScreen(t *testing.T, name string) {
+	t.Helper()
+	b.capture(t, name, chromedp.CaptureScreenshot())
+}
+
+func (b *browser) capture(t *testing.T, name string, how chromedp.Action[[]byte]) {
+	t.Helper()
 	if *shotDir == "" {
 		return
 	}
@@ -249,7 +261,7 @@ func (b *browser) shot(t *testing.T, name string) {
 	if err := chromedp.Do(ctx, chromedp.Sleep(400*time.Millisecond)); err != nil {
 		t.Fatalf("settling before screenshot: %v", err)
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	buf, err := chromedp.Run(ctx, how)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -171,6 +171,8 @@ function eventForm(ev, isNew) {
     for (const [k, v] of Object.entries(all)) {
       const was = k === 'challenges' ? (ev.challenges || []).map((c) => ({ id: c.id, label: c.label })) : ev[k];
       const now = k === 'challenges' ? v.map((c) => (typeof c === 'string' ? { label: c } : c)) : v;
+      // The time field shows minutes: a stored time within the same minute is unchanged.
+      if (k === 'uploadsCloseAt' && was && now && Math.floor(was / 60000) === Math.floor(now / 60000)) continue;
       if (JSON.stringify(now) !== JSON.stringify(was ?? null)) out[k] = v;
     }
     return out;
