@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
 )
 
 // TestConsoleEvents walks the host's first steps in the console: sign in,
@@ -89,6 +91,48 @@ func TestConsoleEvents(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
 		b.waitText(t, "#event-head h1", "Anna & Marco's wedding")
 		b.shot(t, "admin-event-settings")
+	})
+
+	run("guest settings, a challenge and a filter are saved from the form", func(t *testing.T) {
+		b.do(t, "filling the guest settings",
+			chromedp.Click(chromedp.CSS(`details.section:nth-of-type(2) > summary`)),
+			chromedp.WaitVisible(chromedp.CSS(`input[name=accessCode]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=accessCode]`), "tulip"),
+			chromedp.SetValue(chromedp.CSS(`select[name=moderation]`), "pre"),
+			chromedp.Click(chromedp.CSS(`.field[data-field=captureFilters] input[value=sepia]`)),
+			chromedp.Click(chromedp.CSS(`.field[data-field=challenges] button`)),
+			chromedp.SendKeys(chromedp.CSS(`.field[data-field=challenges] input`), "The best dance move"),
+			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+		var e store.Event
+		eventually(t, "the settings are stored", func() bool {
+			events, err := box.Store.Events(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			e = events[0]
+			return e.AccessCode != ""
+		})
+		if e.AccessCode != "tulip" || e.Moderation != "pre" || len(e.Challenges) != 1 || e.Challenges[0].Label != "The best dance move" ||
+			len(e.CaptureFilters.Enabled) != 1 || e.CaptureFilters.Enabled[0] != "sepia" {
+			t.Fatalf("stored event = code %q, moderation %q, challenges %+v, filters %v; want tulip, pre, one challenge, sepia",
+				e.AccessCode, e.Moderation, e.Challenges, e.CaptureFilters.Enabled)
+		}
+		b.waitJS(t, "the saved form is drawn again", `(() => { const i = document.querySelector('input[name=accessCode]'); return i && i.value === 'tulip' && i.offsetParent !== null; })()`)
+		b.do(t, "removing the access code",
+			fill(`input[name=accessCode]`, ""),
+			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+		var after store.Event
+		eventually(t, "the access code is removed", func() bool {
+			events, err := box.Store.Events(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			after = events[0]
+			return after.AccessCode == ""
+		})
+		if len(after.Challenges) != 1 || after.Challenges[0].ID != e.Challenges[0].ID {
+			t.Fatalf("after clearing the code: challenges %+v; want the same challenge %+v", after.Challenges, e.Challenges)
+		}
 	})
 
 	const newPassword = "a-new-password-42"

@@ -312,3 +312,16 @@ func (b *browser) block(t *testing.T, patterns ...string) {
 		return err
 	}))
 }
+
+// eventually polls cond every 50 ms until it holds, failing the test
+// after stepTimeout.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, stepTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

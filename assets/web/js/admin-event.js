@@ -234,7 +234,10 @@ export async function eventPage(ctx, view, id, tab) {
 
 function settingsTab(env, body) {
   const ev = env.ev();
+  // Keep the sections the host had open across a redraw after saving.
+  const wasOpen = [...body.querySelectorAll('details.section')].map((d) => d.open);
   const form = eventForm(ev, false);
+  form.el.querySelectorAll('details.section').forEach((d, i) => { if (wasOpen[i]) d.open = true; });
   form.el.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form.el, null);
