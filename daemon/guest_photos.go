@@ -9,6 +9,8 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"eventbox/daemon/imaging"
 	"eventbox/store"
@@ -187,7 +189,11 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 		p.ChallengeID = challengeOf(e, c)
 	}
 	if creditField != "" {
-		if credit := fields[creditField]; credit != "" {
+		credit := strings.Join(strings.Fields(fields[creditField]), " ")
+		if utf8.RuneCountInString(credit) > maxGuestName {
+			return errField(creditField, fmt.Sprintf("must be at most %d characters", maxGuestName))
+		}
+		if credit != "" {
 			p.GuestName = credit
 		}
 	}

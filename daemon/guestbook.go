@@ -240,7 +240,7 @@ func (s *Server) mayHear(r *http.Request, m store.Message) bool {
 	if entry, ok := s.readGuestPass(r)[m.EventID]; ok && entry.GuestID == m.GuestID {
 		return true
 	}
-	return false
+	return m.Status == store.StatusVisible && s.galleryShowsGuestbook(r, m.EventID)
 }
 
 // handleAdminMessages lists an event's messages for the hosts.

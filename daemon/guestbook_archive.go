@@ -153,7 +153,7 @@ func (s *Server) copyMediaToZip(zw *zip.Writer, media, name string, modified tim
 // rather than a complete-looking one. It never returns.
 func (s *Server) abortStream(r *http.Request, err error) error {
 	if r.Context().Err() == nil {
-		s.log.WarnContext(r.Context(), "streamed answer cut off", "path", r.URL.Path, "error", err)
+		s.log.WarnContext(r.Context(), "streamed answer cut off", "path", logPath(r), "error", err)
 	}
 	panic(http.ErrAbortHandler)
 }

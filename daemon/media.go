@@ -3,7 +3,6 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -20,6 +19,9 @@ var mediaVariants = []string{"thumb", "display", "original", "play"}
 type viewer struct {
 	guestID string // the guest this browser is in the photo's event, if any
 	admin   bool   // a signed-in account that may reach the event
+	// gallery: the photo is shown by a gallery link this browser holds;
+	// galleryDownload: one of those links allows downloads.
+	gallery, galleryDownload bool
 }
 
 // optionalAccount returns the signed-in account, if any, without failing
@@ -58,6 +60,9 @@ func (s *Server) photoViewer(r *http.Request, p store.Photo) (viewer, error) {
 			}
 		}
 	}
+	if shown, download := s.galleryViewer(r, p); shown {
+		return viewer{gallery: true, galleryDownload: download}, nil
+	}
 	return viewer{}, errNotFound
 }
 
@@ -80,8 +85,14 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.photoViewer(r, p); err != nil {
+	who, err := s.photoViewer(r, p)
+	if err != nil {
 		return err
+	}
+	if v == "original" && who.gallery && !who.galleryDownload {
+		// A link without downloads shows photos, not their files as
+		// taken (docs/decisions.md, "Gallery links").
+		return errForbidden
 	}
 	download := r.URL.Query().Get("download") == "1"
 	switch v {
@@ -153,8 +164,9 @@ func contentDisposition(name string) string {
 		}
 		return r
 	}, name)
-	return mime.FormatMediaType("attachment", map[string]string{"filename": ascii}) +
-		"; filename*=UTF-8''" + url.PathEscape(name)
+	// Always quoted: the fallback holds no quote, backslash or control
+	// character, and some clients only read the quoted form.
+	return `attachment; filename="` + ascii + `"; filename*=UTF-8''` + url.PathEscape(name)
 }
 
 // downloadName is a readable, file-system-safe name for a download:

@@ -64,7 +64,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.log.ErrorContext(r.Context(), "handler panicked", "panic", v,
-					slog.Group("req", "method", r.Method, "path", r.URL.Path))
+					slog.Group("req", "method", r.Method, "path", logPath(r)))
 				s.writeError(w, r, errInternal)
 			}
 		}()
@@ -116,7 +116,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		}
 		// The query is left out: it can carry tokens.
 		s.log.Log(r.Context(), level, "request",
-			slog.Group("req", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			slog.Group("req", "method", r.Method, "path", logPath(r), "status", rec.status,
 				"ms", time.Since(start).Milliseconds()))
 	})
 }
@@ -181,4 +181,24 @@ const (
 
 func withValue(r *http.Request, k ctxKey, v any) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), k, v))
+}
+
+// secretPathPrefixes are the paths whose next segment is a credential (a
+// gallery link or invitation token).
+var secretPathPrefixes = []string{"/api/g/", "/api/admin/invite/", "/g/", "/invite/"}
+
+// logPath is the request path as logs may show it: the token segment of a
+// gallery link or invitation is replaced by "…".
+func logPath(r *http.Request) string {
+	p := r.URL.Path
+	for _, prefix := range secretPathPrefixes {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" {
+			_, tail, _ := strings.Cut(rest, "/")
+			if tail != "" {
+				tail = "/" + tail
+			}
+			return prefix + "…" + tail
+		}
+	}
+	return p
 }

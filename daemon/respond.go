@@ -38,7 +38,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
 	if ae.Status >= 500 && ae.Code == "internal" {
 		s.log.ErrorContext(r.Context(), "request failed", "error", err,
-			slog.Group("req", "method", r.Method, "path", r.URL.Path))
+			slog.Group("req", "method", r.Method, "path", logPath(r)))
 	}
 	if ae.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))

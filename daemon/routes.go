@@ -26,7 +26,12 @@ func (s *Server) routes() http.Handler {
 	})
 	rt.NotFound = http.HandlerFunc(s.serveUI)
 	rt.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
-		s.log.ErrorContext(r.Context(), "handler panicked", "panic", v, "path", r.URL.Path)
+		if v == http.ErrAbortHandler {
+			// A streamed answer cut on purpose (abortStream): let the
+			// server drop the connection instead of appending an error.
+			panic(v)
+		}
+		s.log.ErrorContext(r.Context(), "handler panicked", "panic", v, "path", logPath(r))
 		s.writeError(w, r, errInternal)
 	}
 	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, s.api(fn)) }
@@ -52,11 +57,11 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/messages/:id/audio", s.handleMessageAudio)
 
 	// Gallery link routes (cookie gr_share).
-	h("GET", "/api/g/:token", later)
-	h("POST", "/api/g/:token/unlock", later)
-	h("GET", "/api/g/:token/photos", later)
-	h("GET", "/api/g/:token/messages", later)
-	h("GET", "/api/g/:token/archive", later)
+	h("GET", "/api/g/:token", s.handleGallery)
+	h("POST", "/api/g/:token/unlock", s.rate(s.limits.shareUnlock, s.handleGalleryUnlock))
+	h("GET", "/api/g/:token/photos", s.handleGalleryPhotos)
+	h("GET", "/api/g/:token/messages", s.handleGalleryMessages)
+	h("GET", "/api/g/:token/archive", s.handleGalleryArchive)
 
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.rate(s.limits.login, s.handleLogin))
@@ -95,16 +100,16 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/booth", s.admin(later))
 
 	// Admin: places (spots).
-	h("GET", "/api/admin/events/:id/spots", s.admin(later))
-	h("POST", "/api/admin/events/:id/spots", s.admin(later))
-	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.admin(later))
-	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.admin(later))
+	h("GET", "/api/admin/events/:id/spots", s.admin(s.handleListSpots))
+	h("POST", "/api/admin/events/:id/spots", s.admin(s.handleCreateSpot))
+	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.admin(s.handleRenameSpot))
+	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.admin(s.handleDeleteSpot))
 
 	// Admin: photos.
-	h("GET", "/api/admin/events/:id/photos", s.admin(later))
-	h("POST", "/api/admin/events/:id/photos", s.admin(later))
-	h("POST", "/api/admin/events/:id/photos/import", s.admin(later))
-	h("GET", "/api/admin/events/:id/archive", s.admin(later))
+	h("GET", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotos))
+	h("POST", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotoAction))
+	h("POST", "/api/admin/events/:id/photos/import", s.admin(s.handleAdminImport))
+	h("GET", "/api/admin/events/:id/archive", s.admin(s.handleAdminArchive))
 	h("GET", "/api/admin/events/:id/album", s.admin(later))
 
 	// Admin: guestbook messages.
@@ -113,9 +118,9 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/events/:id/messages/archive", s.admin(s.handleMessageArchive))
 
 	// Admin: gallery links (shares).
-	h("GET", "/api/admin/events/:id/shares", s.admin(later))
-	h("POST", "/api/admin/events/:id/shares", s.admin(later))
-	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(later))
+	h("GET", "/api/admin/events/:id/shares", s.admin(s.handleListShares))
+	h("POST", "/api/admin/events/:id/shares", s.admin(s.handleCreateShare))
+	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(s.handleDeleteShare))
 
 	// Admin: cloud export (WebDAV).
 	h("GET", "/api/admin/events/:id/cloud", s.admin(later))
@@ -147,7 +152,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/updates/apply", s.owner(later))
 
 	// Statistics, metrics, health.
-	h("GET", "/api/admin/stats", s.admin(later))
+	h("GET", "/api/admin/stats", s.admin(s.handleStats))
 	h("GET", "/api/metrics", later)
 	h("GET", "/api/health", s.handleHealth)
 

@@ -48,6 +48,9 @@
 //	idx_message_event    eventID + ts(createdAt)               messageID
 //	idx_message_guest    eventID + guestID + ts                messageID
 //	idx_message_status   eventID + status[0] + ts              messageID
+//	shares               eventID + shareID                     Share (gallery link, token kept)
+//	shares_by_token      hex sha256(token)                     eventID + shareID
+//	stats_hourly         eventID + ts(hour start, UTC)         HourCount {photos, messages}
 //	variant_queue        photoID                               empty (variants still to make)
 //	media_trash          media name or eventID                 empty (files still to remove)
 //
@@ -58,6 +61,16 @@
 //
 // An index entry is written and removed in the same transaction as its
 // record. Listing walks one index prefix, never a whole bucket.
+//
+// stats_hourly is a counter, not an index: adding a photo adds 1 to the
+// hour of its createdAt and deleting it takes 1 away, in the photo's
+// transaction (addHourly; guestbook messages do the same with their
+// counter), so the statistics' hourly series reads one entry per active
+// hour. An hour at zero is removed.
+//
+// A gallery link keeps its token in the record, unlike sessions and
+// invitations, so the hosts can copy the link's url again; lookups go
+// through shares_by_token, keyed by the token's hash.
 //
 // # Schema
 //

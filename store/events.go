@@ -285,8 +285,8 @@ func updateCounts(tx *bolt.Tx, eventID string, fn func(*EventCounts)) error {
 }
 
 // DeleteEvent removes an event and every record that belongs to it
-// (photos, guests, contacts and their indexes) in one transaction, then
-// its media folder. A power cut between the two leaves files no record
+// (photos, guests, contacts, places, gallery links, hourly counters and
+// their indexes) in one transaction, then its media folder. A power cut between the two leaves files no record
 // points at, which SweepMedia removes at the next start.
 func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -313,6 +313,12 @@ func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 			return err
 		}
 		if err := deleteEventMessages(tx, id); err != nil {
+			return err
+		}
+		if err := deleteEventShares(tx, id); err != nil {
+			return err
+		}
+		if err := deleteEventStats(tx, id); err != nil {
 			return err
 		}
 		// The folder goes after the commit; the trash entry makes sure it

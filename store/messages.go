@@ -71,6 +71,9 @@ func (s *Store) AddMessage(ctx context.Context, m Message) (Message, error) {
 		if err := putMessage(tx, m); err != nil {
 			return err
 		}
+		if err := addHourly(tx, m.EventID, m.CreatedAt, 0, 1); err != nil {
+			return err
+		}
 		return updateCounts(tx, m.EventID, func(c *EventCounts) {
 			c.Messages++
 			c.Bytes += m.AudioSize
@@ -197,6 +200,9 @@ func (s *Store) DeleteMessages(ctx context.Context, eventID, guestID string, ids
 				if err := trash(tx, m.AudioName()); err != nil {
 					return err
 				}
+			}
+			if err := addHourly(tx, eventID, m.CreatedAt, 0, -1); err != nil {
+				return err
 			}
 			if err := updateCounts(tx, eventID, func(c *EventCounts) {
 				c.Messages--

@@ -38,6 +38,9 @@ var (
 	bMsgByEvent    = []byte("idx_message_event")
 	bMsgByGuest    = []byte("idx_message_guest")
 	bMsgByStatus   = []byte("idx_message_status")
+	bShares        = []byte("shares")
+	bShareByToken  = []byte("shares_by_token")
+	bStatsHourly   = []byte("stats_hourly")
 )
 
 var schemaKey = []byte("schema")
@@ -55,6 +58,7 @@ var migrations = []func(tx *bolt.Tx) error{
 			bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash,
 			bVariantQueue, bContacts, bMediaTrash, bSpots,
 			bMessages, bMsgByEvent, bMsgByGuest, bMsgByStatus,
+			bShares, bShareByToken, bStatsHourly,
 		} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("creating bucket %s: %w", name, err)

@@ -169,6 +169,9 @@ func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResul
 			}
 		}
 		res = AddPhotoResult{Photo: p}
+		if err := addHourly(tx, p.EventID, p.CreatedAt, 1, 0); err != nil {
+			return err
+		}
 		return updateCounts(tx, p.EventID, func(c *EventCounts) {
 			c.Photos++
 			if p.Video != nil {
@@ -412,6 +415,9 @@ func deletePhoto(tx *bolt.Tx, p Photo) error {
 		return err
 	}
 	if err := trash(tx, p.files()...); err != nil {
+		return err
+	}
+	if err := addHourly(tx, p.EventID, p.CreatedAt, -1, 0); err != nil {
 		return err
 	}
 	if err := updateCounts(tx, p.EventID, func(c *EventCounts) {

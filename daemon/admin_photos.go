@@ -1,0 +1,154 @@
+package daemon
+
+import (
+	"errors"
+	"maps"
+	"net/http"
+
+	"eventbox/store"
+)
+
+// photoStatuses are the status= values of the admin photo list.
+var photoStatuses = []string{store.StatusVisible, store.StatusPending, store.StatusHidden}
+
+// parseFlag reads a query flag such as favorites=1: absent, "0" or
+// "false" is off; "1" or "true" is on; anything else is a 400 naming it.
+func parseFlag(r *http.Request, name string) (bool, error) {
+	switch r.URL.Query().Get(name) {
+	case "", "0", "false":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	}
+	return false, errField(name, "must be 1 or 0")
+}
+
+// queryID reads an optional id from the query; a value that is not an id
+// is a 400 naming it.
+func queryID(r *http.Request, name string) (string, error) {
+	v := r.URL.Query().Get(name)
+	if v != "" && !store.ValidID(v) {
+		return "", errField(name, "must be an id")
+	}
+	return v, nil
+}
+
+// handleAdminPhotos lists an event's photos for moderation, newest first:
+// any status unless status= says, favorites=1, challenge= and spot=
+// narrow it; before= pages.
+func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	q := store.PhotoQuery{EventID: e.ID, Limit: photoPageSize}
+	details := map[string]string{}
+	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !oneOf(q.Status, photoStatuses...) {
+		details["status"] = "must be visible, pending or hidden"
+	}
+	var errs [4]error
+	q.Favorites, errs[0] = parseFlag(r, "favorites")
+	q.ChallengeID, errs[1] = queryID(r, "challenge")
+	q.SpotID, errs[2] = queryID(r, "spot")
+	q.Before, errs[3] = parseBefore(r)
+	for _, err := range errs {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			maps.Copy(details, ae.Details)
+		}
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	page, err := s.store.Photos(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, photoPage(page, "", true))
+}
+
+// handleAdminPhotoAction applies approve, hide, favorite, unfavorite or
+// delete to the listed photos of the event and answers how many changed.
+// Ids of other events, unknown ids and photos already in the asked state
+// are not counted and not touched.
+func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	var req moderateRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if err := req.validate("approve", "hide", "favorite", "unfavorite", "delete"); err != nil {
+		return err
+	}
+	ids := dedupe(req.IDs)
+	var changed []string
+	if req.Action == "delete" {
+		changed, err = s.store.DeletePhotos(r.Context(), e.ID, "", ids)
+	} else {
+		changed, err = s.store.UpdatePhotos(r.Context(), e.ID, ids, photoAction(req.Action))
+	}
+	if err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		s.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,
+			"count", len(changed), "by", account(r).Username)
+	}
+	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
+}
+
+// photoAction is the change an action makes; it reports whether the photo
+// changed.
+func photoAction(action string) func(*store.Photo) bool {
+	return func(p *store.Photo) bool {
+		switch action {
+		case "approve":
+			if p.Status == store.StatusVisible {
+				return false
+			}
+			p.Status = store.StatusVisible
+		case "hide":
+			if p.Status == store.StatusHidden {
+				return false
+			}
+			p.Status = store.StatusHidden
+		case "favorite", "unfavorite":
+			want := action == "favorite"
+			if p.Favorite == want {
+				return false
+			}
+			p.Favorite = want
+		default:
+			return false
+		}
+		return true
+	}
+}
+
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// handleAdminImport adds a photo from the hosts (a photographer's shot,
+// a scan): the same checks, limits and variants as a guest upload, no
+// guest, visible at once, with the optional credit shown as its guest
+// name. Imports are neither closed with uploads nor counted in a quota.
+func (s *Server) handleAdminImport(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	p := store.Photo{EventID: e.ID, Status: store.StatusVisible}
+	return s.receivePhoto(w, r, e, p, 0, "credit")
+}

@@ -1,0 +1,241 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"eventbox/store"
+)
+
+// Limits of a gallery link's fields (docs/decisions.md, "Gallery links").
+const (
+	maxShareLabel       = 80
+	minSharePassword    = 4
+	maxSharePassword    = 72 // bytes: bcrypt's limit
+	maxShareExpiresDays = 3650
+)
+
+type shareDTO struct {
+	ID            string  `json:"id"`
+	Token         string  `json:"token"`
+	URL           string  `json:"url"`
+	Label         *string `json:"label"`
+	HasPassword   bool    `json:"hasPassword"`
+	AllowDownload bool    `json:"allowDownload"`
+	FavoritesOnly bool    `json:"favoritesOnly"`
+	ExpiresAt     *int64  `json:"expiresAt"`
+	Expired       bool    `json:"expired"`
+	CreatedAt     int64   `json:"createdAt"`
+}
+
+// toShareDTO builds the hosts' view of a gallery link; origin is the
+// scheme and host its url starts with (baseURL). Never the password hash.
+func (s *Server) toShareDTO(origin string, sh store.Share) shareDTO {
+	return shareDTO{
+		ID: sh.ID, Token: sh.Token, URL: origin + "/g/" + sh.Token, Label: nullString(sh.Label),
+		HasPassword: sh.PasswordHash != "", AllowDownload: sh.AllowDownload,
+		FavoritesOnly: sh.FavoritesOnly, ExpiresAt: nullTime(sh.ExpiresAt),
+		Expired: sh.ExpiredAt(s.now().UnixMilli()), CreatedAt: sh.CreatedAt,
+	}
+}
+
+// baseURL is the origin of absolute links: BASE_URL when set, else the
+// scheme and Host of the request.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// passwordChoice is the password field of a new link: a string (that
+// password) or true (the server makes one); false counts as none.
+type passwordChoice struct {
+	generate bool
+	none     bool
+	value    string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *passwordChoice) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		p.generate = true
+		return nil
+	case "false":
+		p.none = true
+		return nil
+	}
+	if err := json.Unmarshal(b, &p.value); err != nil {
+		return &fieldError{"must be a password, true (make one) or null (none)"}
+	}
+	return nil
+}
+
+type shareRequest struct {
+	Password      Nullable[passwordChoice] `json:"password"`
+	Label         Nullable[string]         `json:"label"`
+	AllowDownload Nullable[bool]           `json:"allowDownload"`
+	FavoritesOnly Nullable[bool]           `json:"favoritesOnly"`
+	ExpiresInDays Nullable[int]            `json:"expiresInDays"`
+}
+
+type shareBody struct {
+	Share    shareDTO `json:"share"`
+	Password *string  `json:"password"`
+}
+
+type shareListBody struct {
+	Shares []shareDTO `json:"shares"`
+}
+
+// newShareOptions are what a new gallery link is made with.
+type newShareOptions struct {
+	Label         string
+	AllowDownload bool
+	FavoritesOnly bool
+	// ExpiresInDays counts from now; 0 means the link never expires.
+	ExpiresInDays int
+	// Password is the link's password; "" with GeneratePassword false
+	// makes an open link.
+	Password         string
+	GeneratePassword bool
+}
+
+// createShare stores a new gallery link of the event and returns it with
+// the generated password ("" unless GeneratePassword). Callers: the
+// shares route and the end of an event.
+func (s *Server) createShare(ctx context.Context, e store.Event, o newShareOptions) (store.Share, string, error) {
+	sh := store.Share{EventID: e.ID, Label: o.Label, AllowDownload: o.AllowDownload, FavoritesOnly: o.FavoritesOnly}
+	if o.ExpiresInDays > 0 {
+		sh.ExpiresAt = s.now().Add(time.Duration(o.ExpiresInDays) * 24 * time.Hour).UnixMilli()
+	}
+	password, generated := o.Password, ""
+	if o.GeneratePassword {
+		password = generatePassword()
+		generated = password
+	}
+	if password != "" {
+		hash, err := s.hashPassword(password)
+		if err != nil {
+			return store.Share{}, "", err
+		}
+		sh.PasswordHash = hash
+	}
+	if err := s.store.CreateShare(ctx, &sh); err != nil {
+		return store.Share{}, "", err
+	}
+	s.log.InfoContext(ctx, "gallery link created", "event", e.ID, "share", sh.ID, "password", sh.PasswordHash != "")
+	return sh, generated, nil
+}
+
+// options validates the request; defaults for download and favorites come
+// from the event's gallery-link settings.
+func (req shareRequest) options(e store.Event) (newShareOptions, error) {
+	o := newShareOptions{AllowDownload: e.GalleryLinkDownload, FavoritesOnly: e.GalleryLinkFavorites}
+	details := map[string]string{}
+	if req.Label.Set && !req.Label.Null {
+		o.Label = strings.Join(strings.Fields(req.Label.Value), " ")
+		if utf8.RuneCountInString(o.Label) > maxShareLabel {
+			details["label"] = fmt.Sprintf("must be at most %d characters", maxShareLabel)
+		}
+	}
+	if req.AllowDownload.Set && !req.AllowDownload.Null {
+		o.AllowDownload = req.AllowDownload.Value
+	}
+	if req.FavoritesOnly.Set && !req.FavoritesOnly.Null {
+		o.FavoritesOnly = req.FavoritesOnly.Value
+	}
+	if req.ExpiresInDays.Set && !req.ExpiresInDays.Null {
+		o.ExpiresInDays = req.ExpiresInDays.Value
+		if o.ExpiresInDays < 1 || o.ExpiresInDays > maxShareExpiresDays {
+			details["expiresInDays"] = fmt.Sprintf("must be 1 to %d days, or null for a link that does not expire", maxShareExpiresDays)
+		}
+	}
+	if req.Password.Set && !req.Password.Null {
+		p := req.Password.Value
+		o.GeneratePassword = p.generate
+		if !p.generate && !p.none {
+			if strings.TrimSpace(p.value) == "" || utf8.RuneCountInString(p.value) < minSharePassword || len(p.value) > maxSharePassword {
+				details["password"] = fmt.Sprintf("must be %d characters to %d bytes, true to make one, or null", minSharePassword, maxSharePassword)
+			}
+			o.Password = p.value
+		}
+	}
+	if len(details) > 0 {
+		return newShareOptions{}, errBadRequest(details)
+	}
+	return o, nil
+}
+
+// handleListShares lists an event's gallery links, newest first, expired
+// ones included (revoked ones are gone).
+func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	shares, err := s.store.Shares(r.Context(), e.ID)
+	if err != nil {
+		return err
+	}
+	origin := s.baseURL(r)
+	out := shareListBody{Shares: make([]shareDTO, 0, len(shares))}
+	for _, sh := range shares {
+		out.Shares = append(out.Shares, s.toShareDTO(origin, sh))
+	}
+	return writeJSON(w, r, http.StatusOK, out)
+}
+
+// handleCreateShare makes a gallery link. A generated password is in this
+// answer only; it is stored hashed.
+func (s *Server) handleCreateShare(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	var req shareRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	o, err := req.options(e)
+	if err != nil {
+		return err
+	}
+	sh, generated, err := s.createShare(r.Context(), e, o)
+	if errors.Is(err, store.ErrTooMany) {
+		return errField("shares", fmt.Sprintf("an event has at most %d gallery links; revoke one first", store.MaxShares))
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusCreated, shareBody{Share: s.toShareDTO(s.baseURL(r), sh), Password: nullString(generated)})
+}
+
+// handleDeleteShare revokes a gallery link: its url answers 404 from now
+// on, and browsers that unlocked it lose access to its photos.
+func (s *Server) handleDeleteShare(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	id := param(r, "shareId")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	if err := s.store.DeleteShare(r.Context(), e.ID, id); err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "gallery link revoked", "event", e.ID, "share", id, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}

@@ -1,0 +1,140 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"eventbox/store"
+)
+
+// maxSpotLabel is the longest place label (spec: 1 to 40 characters).
+const maxSpotLabel = 40
+
+type spotDTO struct {
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	Photos int    `json:"photos"`
+}
+
+type spotBody struct {
+	Spot spotDTO `json:"spot"`
+}
+
+type spotListBody struct {
+	Spots []spotDTO `json:"spots"`
+}
+
+type spotRequest struct {
+	Label string `json:"label"`
+}
+
+// label validates a place label: spaces collapsed, 1 to 40 characters.
+func (req spotRequest) label() (string, error) {
+	label := strings.Join(strings.Fields(req.Label), " ")
+	if n := utf8.RuneCountInString(label); n < 1 || n > maxSpotLabel {
+		return "", errField("label", fmt.Sprintf("must be 1 to %d characters", maxSpotLabel))
+	}
+	return label, nil
+}
+
+func (s *Server) spotDTO(r *http.Request, sp store.Spot) (spotDTO, error) {
+	n, err := s.store.SpotPhotoCount(r.Context(), sp.EventID, sp.ID)
+	if err != nil {
+		return spotDTO{}, err
+	}
+	return spotDTO{ID: sp.ID, Label: sp.Label, Photos: n}, nil
+}
+
+// handleListSpots lists an event's places, oldest first, with the number
+// of photos tagged with each.
+func (s *Server) handleListSpots(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	spots, err := s.store.Spots(r.Context(), e.ID)
+	if err != nil {
+		return err
+	}
+	out := spotListBody{Spots: make([]spotDTO, 0, len(spots))}
+	for _, sp := range spots {
+		d, err := s.spotDTO(r, sp)
+		if err != nil {
+			return err
+		}
+		out.Spots = append(out.Spots, d)
+	}
+	return writeJSON(w, r, http.StatusOK, out)
+}
+
+// handleCreateSpot adds a place; the 101st answers 400 naming label.
+func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	var req spotRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	label, err := req.label()
+	if err != nil {
+		return err
+	}
+	sp := store.Spot{EventID: e.ID, Label: label}
+	if err := s.store.CreateSpot(r.Context(), &sp); err != nil {
+		if errors.Is(err, store.ErrTooMany) {
+			return errField("label", fmt.Sprintf("an event has at most %d places", store.MaxSpots))
+		}
+		return err
+	}
+	return writeJSON(w, r, http.StatusCreated, spotBody{Spot: spotDTO{ID: sp.ID, Label: sp.Label}})
+}
+
+// handleRenameSpot changes a place's label; its photos and QR code stay.
+func (s *Server) handleRenameSpot(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	spotID := param(r, "spotId")
+	if !store.ValidID(spotID) {
+		return errNotFound
+	}
+	var req spotRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	label, err := req.label()
+	if err != nil {
+		return err
+	}
+	sp, err := s.store.RenameSpot(r.Context(), e.ID, spotID, label)
+	if err != nil {
+		return err
+	}
+	d, err := s.spotDTO(r, sp)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, spotBody{Spot: d})
+}
+
+// handleDeleteSpot removes a place; its photos stay, untagged.
+func (s *Server) handleDeleteSpot(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	spotID := param(r, "spotId")
+	if !store.ValidID(spotID) {
+		return errNotFound
+	}
+	if err := s.store.DeleteSpot(r.Context(), e.ID, spotID); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}

@@ -1,0 +1,294 @@
+package daemon
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"eventbox/store"
+)
+
+const (
+	shareCookie = "gr_share"
+	// shareCookieLinks bounds how many links one browser remembers, so the
+	// cookie stays far below the 4 KB browsers keep.
+	shareCookieLinks = 24
+	shareCookieAge   = 365 * 24 * time.Hour
+	// maxTokenLen refuses absurd path tokens before they are hashed.
+	maxTokenLen = 128
+)
+
+// shareEntry is what gr_share holds for one link: its event, and when
+// this browser unlocked (or first visited) it.
+type shareEntry struct {
+	EventID string `json:"e"`
+	At      int64  `json:"t"`
+}
+
+// sharePass is the decoded gr_share cookie: the gallery links this browser
+// unlocked, or visited when they have no password, by link id.
+type sharePass map[string]shareEntry
+
+// readSharePass returns the cookie's links; a missing or forged cookie is
+// an empty pass.
+func (s *Server) readSharePass(r *http.Request) sharePass {
+	pass := sharePass{}
+	if c, err := r.Cookie(shareCookie); err == nil {
+		if !s.unsign(c.Value, &pass) {
+			return sharePass{}
+		}
+	}
+	return pass
+}
+
+// rememberShare adds a link to the browser's gr_share, dropping the
+// oldest entries past shareCookieLinks.
+func (s *Server) rememberShare(w http.ResponseWriter, r *http.Request, sh store.Share) error {
+	pass := s.readSharePass(r)
+	pass[sh.ID] = shareEntry{EventID: sh.EventID, At: s.now().UnixMilli()}
+	if len(pass) > shareCookieLinks {
+		ids := make([]string, 0, len(pass))
+		for id := range pass {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return pass[ids[i]].At < pass[ids[j]].At })
+		for _, id := range ids[:len(ids)-shareCookieLinks] {
+			delete(pass, id)
+		}
+	}
+	v, err := s.signed(pass)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: shareCookie, Value: v, Path: "/", MaxAge: int(shareCookieAge / time.Second),
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+	})
+	return nil
+}
+
+// liveShare resolves the :token parameter to a link that is neither
+// revoked nor expired, with its event; anything else is 404.
+func (s *Server) liveShare(r *http.Request) (store.Share, store.Event, error) {
+	token := param(r, "token")
+	if token == "" || len(token) > maxTokenLen {
+		return store.Share{}, store.Event{}, errNotFound
+	}
+	sh, err := s.store.ShareByToken(r.Context(), token)
+	if err != nil {
+		return store.Share{}, store.Event{}, err
+	}
+	if sh.ExpiredAt(s.now().UnixMilli()) {
+		return store.Share{}, store.Event{}, errNotFound
+	}
+	e, err := s.store.Event(r.Context(), sh.EventID)
+	if err != nil {
+		return store.Share{}, store.Event{}, err
+	}
+	return sh, e, nil
+}
+
+// unlockedShare is liveShare for the routes that show content: a link
+// with a password answers 403 forbidden until this browser unlocked it; a
+// link without one is remembered in gr_share on the way, so the media
+// and archive requests of this browser are allowed.
+func (s *Server) unlockedShare(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error) {
+	sh, e, err := s.liveShare(r)
+	if err != nil {
+		return store.Share{}, store.Event{}, err
+	}
+	if _, ok := s.readSharePass(r)[sh.ID]; ok {
+		return sh, e, nil
+	}
+	if sh.PasswordHash != "" {
+		return store.Share{}, store.Event{}, errForbidden
+	}
+	return sh, e, s.rememberShare(w, r, sh)
+}
+
+// galleryShares returns the live links of the event that this browser
+// unlocked or visited. It is how media (and voice notes shared in the
+// gallery) decide whether a gallery viewer may have a file.
+func (s *Server) galleryShares(r *http.Request, eventID string) []store.Share {
+	var out []store.Share
+	now := s.now().UnixMilli()
+	for id, entry := range s.readSharePass(r) {
+		if entry.EventID != eventID || !store.ValidID(id) {
+			continue
+		}
+		sh, err := s.store.Share(r.Context(), eventID, id)
+		if err != nil || sh.ExpiredAt(now) {
+			continue
+		}
+		out = append(out, sh)
+	}
+	return out
+}
+
+// galleryViewer reports whether one of this browser's gallery links shows
+// the photo, and whether one of those allows downloads (the original).
+func (s *Server) galleryViewer(r *http.Request, p store.Photo) (shown, download bool) {
+	if p.Status != store.StatusVisible {
+		return false, false
+	}
+	for _, sh := range s.galleryShares(r, p.EventID) {
+		if sh.FavoritesOnly && !p.Favorite {
+			continue
+		}
+		shown = true
+		download = download || sh.AllowDownload
+	}
+	return shown, download
+}
+
+type galleryShareDTO struct {
+	Label         *string `json:"label"`
+	AllowDownload bool    `json:"allowDownload"`
+	FavoritesOnly bool    `json:"favoritesOnly"`
+	NeedsPassword bool    `json:"needsPassword"`
+	Unlocked      bool    `json:"unlocked"`
+	ExpiresAt     *int64  `json:"expiresAt"`
+}
+
+type galleryEventDTO struct {
+	Name        string            `json:"name"`
+	EventDate   *string           `json:"eventDate"`
+	AccentColor *string           `json:"accentColor"`
+	LogoVersion *int64            `json:"logoVersion"`
+	Guestbook   bool              `json:"guestbook"`
+	Challenges  []store.Challenge `json:"challenges"`
+}
+
+type galleryBody struct {
+	Share galleryShareDTO `json:"share"`
+	Event galleryEventDTO `json:"event"`
+}
+
+// handleGallery is what the gallery page loads first: the link's settings,
+// whether this browser may see it yet, and the event as a gallery shows
+// it. Visiting a link without a password remembers it in gr_share.
+func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
+	sh, e, err := s.liveShare(r)
+	if err != nil {
+		return err
+	}
+	_, unlocked := s.readSharePass(r)[sh.ID]
+	if !unlocked && sh.PasswordHash == "" {
+		if err := s.rememberShare(w, r, sh); err != nil {
+			return err
+		}
+		unlocked = true
+	}
+	challenges := e.Challenges
+	if challenges == nil {
+		challenges = []store.Challenge{}
+	}
+	return writeJSON(w, r, http.StatusOK, galleryBody{
+		Share: galleryShareDTO{
+			Label: nullString(sh.Label), AllowDownload: sh.AllowDownload, FavoritesOnly: sh.FavoritesOnly,
+			NeedsPassword: sh.PasswordHash != "", Unlocked: unlocked, ExpiresAt: nullTime(sh.ExpiresAt),
+		},
+		Event: galleryEventDTO{
+			Name: e.Name, EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
+			LogoVersion: nullTime(e.LogoVersion), Guestbook: e.GuestbookInGallery, Challenges: challenges,
+		},
+	})
+}
+
+type galleryUnlockRequest struct {
+	Password string `json:"password"`
+}
+
+// handleGalleryUnlock opens a link with its password (401 invalid_code
+// when wrong) and remembers it in gr_share. A link without a password
+// opens with any body.
+func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) error {
+	sh, _, err := s.liveShare(r)
+	if err != nil {
+		return err
+	}
+	var req galleryUnlockRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if sh.PasswordHash != "" && !checkPassword(sh.PasswordHash, req.Password) {
+		return errInvalidCode
+	}
+	if err := s.rememberShare(w, r, sh); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+// handleGalleryPhotos lists the link's photos, newest first: visible
+// ones, favorites only when the link says so, challenge= narrows, before=
+// pages.
+func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) error {
+	sh, e, err := s.unlockedShare(w, r)
+	if err != nil {
+		return err
+	}
+	challenge, err := queryID(r, "challenge")
+	if err != nil {
+		return err
+	}
+	before, err := parseBefore(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.store.Photos(r.Context(), store.PhotoQuery{
+		EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly,
+		ChallengeID: challenge, Before: before, Limit: photoPageSize,
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, photoPage(page, "", false))
+}
+
+// handleGalleryMessages lists the guestbook's visible messages through a
+// link, newest first, when the hosts share it (403 forbidden otherwise).
+func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := s.unlockedShare(w, r)
+	if err != nil {
+		return err
+	}
+	if !e.GuestbookInGallery {
+		return errForbidden
+	}
+	before, err := parseBefore(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.store.Messages(r.Context(), store.MessageQuery{
+		EventID: e.ID, Status: store.StatusVisible, Before: before, Limit: messagePageSize,
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, messagePage(page, ""))
+}
+
+// handleGalleryArchive streams the link's photos as a ZIP when the link
+// allows downloads (403 forbidden otherwise).
+func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) error {
+	sh, e, err := s.unlockedShare(w, r)
+	if err != nil {
+		return err
+	}
+	if !sh.AllowDownload {
+		return errForbidden
+	}
+	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly})
+}
+
+// galleryShowsGuestbook reports whether this browser holds a live link of
+// the event and the hosts share the guestbook in the gallery: then its
+// visible messages, voice notes included, are for this browser too.
+func (s *Server) galleryShowsGuestbook(r *http.Request, eventID string) bool {
+	if len(s.galleryShares(r, eventID)) == 0 {
+		return false
+	}
+	e, err := s.store.Event(r.Context(), eventID)
+	return err == nil && e.GuestbookInGallery
+}
