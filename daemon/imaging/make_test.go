@@ -203,10 +203,10 @@ func TestMakeStopsWhenContextEnds(t *testing.T) {
 }
 
 func TestPoolRunsManyCallersWithinItsBudget(t *testing.T) {
-	b := mustBytes(t)(testimg.JPEG(testimg.Photo(2400, 1800, 4), 85, nil))
+	b := mustBytes(t)(testimg.JPEG(testimg.Photo(2000, 1500, 4), 85, nil))
 	// A budget smaller than one image's estimate: each still runs, alone.
 	p := imaging.NewPool(imaging.PoolConfig{Workers: 2, MemoryBytes: 1 << 20})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
