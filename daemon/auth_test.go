@@ -211,3 +211,12 @@ func TestGeneratedInitialPassword(t *testing.T) {
 	}
 	h.client().do("POST", "/api/admin/login", map[string]any{"password": pw}).expect(t, 200, "")
 }
+
+func TestHealthWhenTheDatabaseCannotBeRead(t *testing.T) {
+	h := newHarness(t)
+	h.client().do("GET", "/api/health", nil).expect(t, 200, "")
+	if err := h.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.client().do("GET", "/api/health", nil).expect(t, 503, "unavailable")
+}
