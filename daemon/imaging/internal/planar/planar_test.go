@@ -130,3 +130,16 @@ func TestFromImageFlattensAlphaOntoWhite(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkResizeDisplayAndThumb is the pipeline's resampling of a 12 MP
+// JPEG decoded at 1/2 scale: 2016×1512 to 1920×1440, then to 400×300.
+func BenchmarkResizeDisplayAndThumb(b *testing.B) {
+	m := planar.NewImage(2016, 1512, 2, 2, false)
+	for i := range m.Y.Pix {
+		m.Y.Pix[i] = byte(i * 7)
+	}
+	for b.Loop() {
+		d := planar.Resize(m, 1920, 1440)
+		planar.Resize(d, 400, 300)
+	}
+}

@@ -130,7 +130,40 @@ func makeTaps(srcLen, dstLen int, ratio float64) taps {
 		}
 		ws[big] += int16(weightOne - total)
 	}
-	return t
+	return t.trim(srcLen)
+}
+
+// trim drops the taps whose weight is zero for every destination sample:
+// the window above is one sample wider than the kernel's support needs.
+func (t taps) trim(srcLen int) taps {
+	n, span := t.n, 1
+	first := make([]int, len(t.start))
+	for j := range t.start {
+		ws := t.w[j*n : j*n+n]
+		f, l := 0, n-1
+		for f < l && ws[f] == 0 {
+			f++
+		}
+		for l > f && ws[l] == 0 {
+			l--
+		}
+		first[j] = f
+		span = max(span, l-f+1)
+	}
+	if span == n {
+		return t
+	}
+	out := taps{n: span, start: make([]int, len(t.start)), w: make([]int16, span*len(t.start))}
+	for j, st := range t.start {
+		s := min(st+first[j], srcLen-span)
+		out.start[j] = s
+		for k := range span {
+			if i := s - st + k; i >= 0 && i < n {
+				out.w[j*span+k] = t.w[j*n+i]
+			}
+		}
+	}
+	return out
 }
 
 func clamp8(v int32) byte {
