@@ -51,6 +51,13 @@ var (
 	errNotImplemented = &apiError{Status: http.StatusNotImplemented, Code: "not_implemented"}
 )
 
+// with returns a copy of a declared error that carries details.
+func (e *apiError) with(details map[string]string) *apiError {
+	c := *e
+	c.Details = details
+	return &c
+}
+
 func errRateLimited(retryAfter int) *apiError {
 	return &apiError{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: retryAfter}
 }

@@ -217,11 +217,9 @@ type pendingFile struct {
 func imageError(err error) error {
 	switch {
 	case errors.Is(err, imaging.ErrTooLarge):
-		return &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_image",
-			Details: map[string]string{"photo": "the image has too many pixels"}}
+		return errInvalidImage.with(map[string]string{"photo": "the image has too many pixels"})
 	case errors.Is(err, imaging.ErrUnsupported), errors.Is(err, imaging.ErrCorrupt):
-		return &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_image",
-			Details: map[string]string{"photo": "must be a whole JPEG, PNG, WebP, HEIC or GIF image"}}
+		return errInvalidImage.with(map[string]string{"photo": "must be a whole JPEG, PNG, WebP, HEIC or GIF image"})
 	}
 	return fmt.Errorf("checking image: %w", err)
 }

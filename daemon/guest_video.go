@@ -25,7 +25,7 @@ const (
 )
 
 func invalidVideo(field, msg string) *apiError {
-	return &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_video", Details: map[string]string{field: msg}}
+	return errInvalidVideo.with(map[string]string{field: msg})
 }
 
 // receiveVideo streams a video upload to disk: the poster to one temp
@@ -79,8 +79,7 @@ func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, e store.Ev
 		return fmt.Errorf("probing video: %w", err)
 	}
 	if res.Duration > time.Duration(s.cfg.MaxVideoSeconds)*time.Second {
-		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "video_too_long",
-			Details: map[string]string{"video": fmt.Sprintf("must be at most %d seconds", s.cfg.MaxVideoSeconds)}}
+		return errVideoTooLong.with(map[string]string{"video": fmt.Sprintf("must be at most %d seconds", s.cfg.MaxVideoSeconds)})
 	}
 	p.Width, p.Height, p.Format, p.Size = info.Width, info.Height, string(info.Format), posterSize
 	p.SHA256 = hex.EncodeToString(h.Sum(nil))

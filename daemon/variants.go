@@ -29,12 +29,6 @@ type variantMaker struct {
 	workers int
 	group   singleflight.Group
 	wake    chan struct{}
-
-	// done is closed while the maker is idle and replaced when it starts
-	// a round; tests wait on it through waitIdle.
-	mu   sync.Mutex
-	busy bool
-	done chan struct{}
 }
 
 // defaultImageWorkers leaves a core for HTTP, the hotspot and the booth:
@@ -49,7 +43,7 @@ func newVariantMaker(st *store.Store, workers int, log *slog.Logger) *variantMak
 	}
 	pool := imaging.NewPool(imaging.PoolConfig{Workers: workers, Logger: log})
 	return &variantMaker{store: st, pool: pool, log: log, workers: workers,
-		wake: make(chan struct{}, 1), busy: true, done: make(chan struct{})}
+		wake: make(chan struct{}, 1)}
 }
 
 // nudge tells the maker new jobs are queued. It never blocks.
@@ -88,7 +82,6 @@ func (v *variantMaker) run(ctx context.Context) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
-		v.setBusy(true)
 		ids, err := v.store.VariantJobs(ctx)
 		if err != nil {
 			v.log.WarnContext(ctx, "reading variant jobs", "error", err)
@@ -105,44 +98,11 @@ func (v *variantMaker) run(ctx context.Context) {
 		}
 		round.Wait()
 		select {
-		case <-v.wake:
-			continue
-		default:
-		}
-		v.setBusy(false)
-		select {
 		case <-ctx.Done():
 			return
 		case <-v.wake:
 		case <-t.C:
 		}
-	}
-}
-
-func (v *variantMaker) setBusy(b bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.busy == b {
-		return
-	}
-	v.busy = b
-	if !b {
-		close(v.done)
-	} else {
-		v.done = make(chan struct{})
-	}
-}
-
-// waitIdle returns once the queue has been worked through, or ctx ends.
-func (v *variantMaker) waitIdle(ctx context.Context) error {
-	v.mu.Lock()
-	done := v.done
-	v.mu.Unlock()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

@@ -567,7 +567,8 @@ func walkNewest(b *bolt.Bucket, prefix []byte, before int64, fn func(v []byte) (
 		seek = join(prefix, bytes.Repeat([]byte{0xff}, 8))
 	}
 	c := b.Cursor()
-	k, v := c.Seek(seek)
+	var v []byte
+	k, _ := c.Seek(seek)
 	if k == nil {
 		k, v = c.Last()
 	} else {
