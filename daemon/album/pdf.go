@@ -38,6 +38,20 @@ func (o *objWriter) Write(p []byte) (int, error) {
 	return n, o.err
 }
 
+// ReadFrom implements io.ReaderFrom, so that copying an image goes
+// through the output buffer without a copy buffer of its own.
+func (o *objWriter) ReadFrom(r io.Reader) (int64, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.ReadFrom(r)
+	o.n += n
+	if err != nil {
+		o.err = fmt.Errorf("writing album: %w", err)
+	}
+	return n, o.err
+}
+
 // printf writes formatted text; errors are kept in o.err.
 func (o *objWriter) printf(format string, args ...any) {
 	_, _ = fmt.Fprintf(o, format, args...)
