@@ -65,38 +65,38 @@ func openFonts(fsys fs.FS, names []string) (*fontSet, error) {
 	return set, nil
 }
 
-func openFace(fsys fs.FS, name string, buf *sfnt.Buffer) (*face, error) {
-	file, err := fsys.Open(name)
+func openFace(fsys fs.FS, file string, buf *sfnt.Buffer) (*face, error) {
+	src, err := fsys.Open(file)
 	if err != nil {
-		return nil, fmt.Errorf("opening font %s: %w", name, err)
+		return nil, fmt.Errorf("opening font %s: %w", file, err)
 	}
-	st, err := file.Stat()
+	st, err := src.Stat()
 	if err != nil {
-		file.Close()
-		return nil, fmt.Errorf("opening font %s: %w", name, err)
+		src.Close()
+		return nil, fmt.Errorf("opening font %s: %w", file, err)
 	}
 	var ra io.ReaderAt
-	if r, ok := file.(io.ReaderAt); ok {
+	if r, ok := src.(io.ReaderAt); ok {
 		ra = r
 	} else {
 		// A file system without ReadAt: hold this font in memory.
-		b, err := io.ReadAll(file)
+		b, err := io.ReadAll(src)
 		if err != nil {
-			file.Close()
-			return nil, fmt.Errorf("reading font %s: %w", name, err)
+			src.Close()
+			return nil, fmt.Errorf("reading font %s: %w", file, err)
 		}
 		ra = bytes.NewReader(b)
 	}
 	f, err := sfnt.ParseReaderAt(ra)
 	if err != nil {
-		file.Close()
-		return nil, fmt.Errorf("parsing font %s: %w", name, err)
+		src.Close()
+		return nil, fmt.Errorf("parsing font %s: %w", file, err)
 	}
 	ps, err := f.Name(buf, sfnt.NameIDPostScript)
 	if err != nil || ps == "" {
-		ps = strings.TrimSuffix(name, ".ttf")
+		ps = strings.TrimSuffix(file, ".ttf")
 	}
-	return &face{fsys: fsys, file: name, f: f, closer: file, size: st.Size(),
+	return &face{fsys: fsys, file: file, f: f, closer: src, size: st.Size(),
 		upem: float64(f.UnitsPerEm()), ps: ps, used: map[sfnt.GlyphIndex]glyphUse{}}, nil
 }
 
