@@ -27,7 +27,8 @@ type Options struct {
 	// Fonts holds the TrueType fonts (glyf outlines) named by FontNames,
 	// tried in that order for each character of the text. A character no
 	// font has is left out; with no fonts, no text is drawn. Each font
-	// used is embedded whole, once. Fonts must stay readable until Close.
+	// used is embedded whole, once. Fonts must not be nil when FontNames
+	// is set, and must stay readable until Close.
 	Fonts     fs.FS
 	FontNames []string
 	// Created is the creation time written in the document information;
@@ -35,9 +36,9 @@ type Options struct {
 	Created time.Time
 }
 
-// Image is a JPEG to embed, read through R from offset 0 to Size. Its
-// bytes go into the PDF as they are: it should already be at the size it
-// is printed at.
+// Image is a JPEG to embed, read through R (not nil) from offset 0 to
+// Size. Its bytes go into the PDF as they are: it should already be at
+// the size it is printed at.
 type Image struct {
 	R    io.ReaderAt
 	Size int64
@@ -83,6 +84,9 @@ var ErrClosed = errors.New("album already closed")
 func New(w io.Writer, opt Options) (*Writer, error) {
 	if opt.PerPage != 1 && opt.PerPage != 2 && opt.PerPage != 4 {
 		return nil, fmt.Errorf("album: %d photos per page; want 1, 2 or 4", opt.PerPage)
+	}
+	if len(opt.FontNames) > 0 && opt.Fonts == nil {
+		return nil, errors.New("album: font names given without a file system")
 	}
 	fonts := &fontSet{glyphs: map[rune]glyph{}}
 	if len(opt.FontNames) > 0 {
