@@ -114,11 +114,15 @@ func TestAlbumRoute(t *testing.T) {
 	evID := ev["id"].(string)
 	empty := h.createEvent(owner, map[string]any{"name": "Nothing yet"})["id"].(string)
 	other := h.createEvent(owner, map[string]any{"name": "Other"})["id"].(string)
-	// Eve's photo is hidden and Dee's waits for moderation: neither is in
-	// the album. Bo and Dee are favorites.
-	setPhotos(t, h, evID, ids[4:5], func(p *store.Photo) { p.Status = store.StatusHidden })
+	// Eve's photo is hidden and Dee's waits for moderation (as if sent
+	// while moderation was on): neither is in the album. Bo and Dee are
+	// favorites.
+	moderate := func(action string, ids ...string) {
+		owner.do("POST", "/api/admin/events/"+evID+"/photos", map[string]any{"action": action, "ids": ids}).expect(t, 200, "")
+	}
+	moderate("hide", ids[4])
+	moderate("favorite", ids[1], ids[3])
 	setPhotos(t, h, evID, ids[3:4], func(p *store.Photo) { p.Status = store.StatusPending })
-	setPhotos(t, h, evID, []string{ids[1], ids[3]}, func(p *store.Photo) { p.Favorite = true })
 
 	organizer := h.organizer("olivia", evID)
 	outsider := h.organizer("oscar", other)
