@@ -110,7 +110,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotoAction))
 	h("POST", "/api/admin/events/:id/photos/import", s.admin(s.handleAdminImport))
 	h("GET", "/api/admin/events/:id/archive", s.admin(s.handleAdminArchive))
-	h("GET", "/api/admin/events/:id/album", s.admin(later))
+	h("GET", "/api/admin/events/:id/album", s.admin(s.handleAlbum))
 
 	// Admin: guestbook messages.
 	h("GET", "/api/admin/events/:id/messages", s.admin(s.handleAdminMessages))

@@ -31,6 +31,10 @@ type Server struct {
 	// that a wrong username costs the same time as a wrong password.
 	dummyHash string
 
+	// albumSlot holds a token while an album is being made: one at a
+	// time (docs/decisions.md, "Printable album").
+	albumSlot chan struct{}
+
 	workers sync.WaitGroup
 }
 
@@ -51,7 +55,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now}
+	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
+		albumSlot: make(chan struct{}, 1)}
 	s.limits = limiters{
 		login:       newRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   newRateLimiter(10, time.Minute, cfg.Now),
