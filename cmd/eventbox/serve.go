@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -18,6 +19,10 @@ import (
 	"eventbox/netsetup"
 	"eventbox/store"
 )
+
+// defaultMemoryLimit is the Go heap's soft limit unless GOMEMLIMIT says
+// otherwise.
+const defaultMemoryLimit = 384 << 20
 
 // shutdownGrace bounds how long open requests may finish after a signal.
 const shutdownGrace = 10 * time.Second
@@ -47,6 +52,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := errors.Join(append(cf.errs, cfg.Validate())...); err != nil {
 		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)
 		return 2
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		// A soft heap limit for a 1 GB Pi: the GC works harder before the
+		// heap grows past it (docs/decisions.md, "Memory").
+		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	if err := serve(ctx, cfg); err != nil {
 		logger.Error("eventbox stopped", "error", err)
