@@ -18,6 +18,32 @@ func (s *Server) eventBySlug(r *http.Request) (store.Event, error) {
 	return s.store.EventBySlug(r.Context(), strings.ToLower(slug))
 }
 
+// guestOf resolves the event of the :slug parameter and the guest this
+// browser is in it; a browser that has not joined gets 403 forbidden.
+func (s *Server) guestOf(r *http.Request) (store.Event, store.Guest, error) {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return store.Event{}, store.Guest{}, err
+	}
+	g, err := s.joinedGuest(r, e)
+	if err != nil {
+		return store.Event{}, store.Guest{}, err
+	}
+	return e, g, nil
+}
+
+// joinOnce makes this browser a guest of the event unless it is one
+// already, and answers { ok }.
+func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	if _, err := s.joinedGuest(r, e); err == nil {
+		return writeJSON(w, r, http.StatusOK, okTrue)
+	}
+	if _, err := s.addGuest(w, r, e, store.Guest{}); err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
 type publicEventDTO struct {
 	Slug               string               `json:"slug"`
 	Name               string               `json:"name"`
@@ -94,13 +120,7 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) error {
 	if e.AccessCode != "" {
 		return errForbidden
 	}
-	if _, err := s.joinedGuest(r, e); err == nil {
-		return writeJSON(w, r, http.StatusOK, okTrue)
-	}
-	if _, err := s.addGuest(w, r, e, store.Guest{}); err != nil {
-		return err
-	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return s.joinOnce(w, r, e)
 }
 
 type unlockRequest struct {
@@ -123,13 +143,7 @@ func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
 	if e.AccessCode != "" && subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
 		return errInvalidCode
 	}
-	if _, err := s.joinedGuest(r, e); err == nil {
-		return writeJSON(w, r, http.StatusOK, okTrue)
-	}
-	if _, err := s.addGuest(w, r, e, store.Guest{}); err != nil {
-		return err
-	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return s.joinOnce(w, r, e)
 }
 
 type guestNameRequest struct {
@@ -145,11 +159,7 @@ const maxGuestName = 60
 // handleGuestName sets the guest's name, kept in the record (for captions)
 // and in the cookie.
 func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
 	}
@@ -188,11 +198,7 @@ type contactBody struct {
 // handleSetContact keeps the address the gallery mail goes to, on events
 // that collect them.
 func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
 	}
@@ -215,11 +221,7 @@ func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error 
 
 // handleDeleteContact forgets the guest's address.
 func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
 	}

@@ -404,11 +404,7 @@ func photoPage(page store.Page[store.Photo], viewerGuest string, admin bool) pho
 // handleGuestPhotos lists the guest's own photos, newest first; with
 // scope=all on a shared album, others' visible photos too.
 func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
 	}
@@ -433,11 +429,7 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 // handleGuestDeletePhoto removes one of the guest's own photos with its
 // files; anyone else's answers 404.
 func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
 	}

@@ -71,11 +71,7 @@ func messagePage(page store.Page[store.Message], viewerGuest string) messagePage
 // guestbookGuest resolves the guest of a guestbook route: joined, and the
 // event's guestbook on (403 otherwise).
 func (s *Server) guestbookGuest(r *http.Request) (store.Event, store.Guest, error) {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return store.Event{}, store.Guest{}, err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
