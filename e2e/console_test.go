@@ -24,20 +24,20 @@ func TestConsoleEvents(t *testing.T) {
 
 	b.do(t, "opening the console",
 		chromedp.Navigate(box.URL+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)))
 	b.shot(t, "admin-sign-in")
 
 	run("a wrong password is refused with a message", func(t *testing.T) {
 		b.do(t, "typing a wrong password",
-			chromedp.SendKeys(chromedp.CSS(`input[type=password]`), "not-the-password"),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+			chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), "not-the-password"),
+			chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)))
 		b.waitText(t, ".form-err", "Wrong username or password")
 	})
 
 	run("the first owner signs in without a username", func(t *testing.T) {
 		b.do(t, "typing the password",
 			fill(`input[type=password]`, ownerPassword),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
 			chromedp.WaitVisible(chromedp.CSS(`#events`)))
 		b.waitText(t, "#events", "No event yet")
 		b.shot(t, "admin-events-empty")
@@ -155,13 +155,13 @@ func TestConsoleEvents(t *testing.T) {
 	run("signing out shows the sign-in form again", func(t *testing.T) {
 		b.do(t, "signing out",
 			chromedp.Click(chromedp.CSS(`header button`)),
-			chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+			chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)))
 	})
 
 	run("the new password signs in", func(t *testing.T) {
 		b.do(t, "signing in with the new password",
-			chromedp.SendKeys(chromedp.CSS(`input[type=password]`), newPassword),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), newPassword),
+			chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
 			chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 	})
 }

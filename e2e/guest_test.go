@@ -136,6 +136,11 @@ func TestGuestQueueSurvivesOutage(t *testing.T) {
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 0 {
 		t.Fatalf("the box holds %d photos while blocked; want 0", n)
 	}
+	var kept int
+	b.eval(t, `new Promise((res) => { const r = indexedDB.open('eventbox-uploads', 1); r.onsuccess = () => { const q = r.result.transaction('items').objectStore('items').count(); q.onsuccess = () => { res(q.result); r.result.close(); }; }; })`, &kept)
+	if kept != 1 {
+		t.Fatalf("the phone keeps %d files for later; want 1", kept)
+	}
 	b.do(t, "reloading the page",
 		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#queue-list li`)))

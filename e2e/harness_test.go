@@ -184,7 +184,7 @@ func (b *browser) eval(t *testing.T, expr string, out any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("evaluating %s: %v", expr, err)
 	}
@@ -278,10 +278,10 @@ func (b *browser) signIn(t *testing.T, base string) {
 	t.Helper()
 	b.do(t, "opening the console",
 		chromedp.Navigate(base+"/admin"),
-		chromedp.WaitVisible(chromedp.CSS(`input[type=password]`)))
+		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)))
 	b.do(t, "signing in",
-		chromedp.SendKeys(chromedp.CSS(`input[type=password]`), ownerPassword),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), ownerPassword),
+		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#events`)))
 }
 

@@ -218,7 +218,9 @@ export async function eventPage(ctx, view, id, tab) {
   const root = view('', h('div', { id: 'event-head' }, header()), body);
   const setEvent = (next) => {
     ev = next;
-    clear(root.querySelector('#event-head'), header());
+    // The host may have left this page while a save was on its way.
+    const head = root.querySelector('#event-head');
+    if (head) clear(head, header());
   };
   const env = { ctx, ev: () => ev, setEvent, base };
   switch (tab) {
@@ -248,7 +250,7 @@ function settingsTab(env, body) {
     if (res) {
       env.setEvent(res.event);
       toast('Saved');
-      settingsTab(env, body);
+      if (body.isConnected) settingsTab(env, body);
     }
   });
   clear(body, logoCard(env, () => settingsTab(env, body)), form.el, dangerCard(env));

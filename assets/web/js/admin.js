@@ -117,7 +117,7 @@ function signInPage() {
   document.title = 'Sign in · eventbox';
   const user = h('input', { type: 'text', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false', placeholder: 'admin' });
   const pass = h('input', { type: 'password', autocomplete: 'current-password', required: true });
-  const form = h('form', { class: 'card stack', novalidate: true },
+  const form = h('form', { class: 'card stack', id: 'sign-in', novalidate: true },
     field('username', 'Username', user, 'Leave empty for the first owner.'),
     field('password', 'Password', pass),
     h('button', { class: 'primary block', type: 'submit' }, 'Sign in'));

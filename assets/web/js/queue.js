@@ -98,16 +98,18 @@ export class UploadQueue extends EventTarget {
     this.items = [];
     this.stopped = null;
     this.active = 0;
-    this.db = null;
+    // Files added before the database is open wait for it, so none is
+    // held in memory only by accident.
+    this.db = openDB();
     this.timer = null;
     window.addEventListener('online', () => this.wake());
   }
 
   /** load restores the files left from an earlier visit and starts. */
   async load() {
-    this.db = await openDB();
-    const saved = await idb(this.db, 'readonly', (s) => s.index('slug').getAll(this.slug)).catch(() => null);
+    const saved = await idb(await this.db, 'readonly', (s) => s.index('slug').getAll(this.slug)).catch(() => null);
     for (const r of saved || []) {
+      if (this.items.some((i) => i.id === r.id)) continue; // added while loading
       this.items.push({ ...r, state: 'waiting', progress: 0, attempts: 0, retryAt: 0, error: null });
     }
     this.items.sort((a, b) => a.added - b.added);
@@ -157,7 +159,7 @@ export class UploadQueue extends EventTarget {
       poster: item.poster, challenge: item.challenge, at: item.at, added: item.added,
     };
     try {
-      await idb(this.db, 'readwrite', (s) => s.put(rec));
+      await idb(await this.db, 'readwrite', (s) => s.put(rec));
     } catch {
       // Storage full (a long video): the file stays in memory only.
       item.volatile = true;
@@ -165,7 +167,7 @@ export class UploadQueue extends EventTarget {
   }
 
   async forget(item) {
-    await idb(this.db, 'readwrite', (s) => s.delete(item.id)).catch(() => {});
+    await idb(await this.db, 'readwrite', (s) => s.delete(item.id)).catch(() => {});
   }
 
   /** remove drops an item that is not being sent. */
