@@ -1,13 +1,38 @@
-// The box's front page, /: the event code box (the spec has no public
-// list of events), a way back to the last event this phone joined, and
-// the hosts' sign-in.
+// The box's front page, /: straight to the event when exactly one is open
+// (the captive portal's rule), else the event code box (the spec has no
+// public list of events), a way back to the last event this phone joined,
+// and the hosts' sign-in.
 import { h, $, clear } from './lib.js';
 import { loadI18n, pickLang } from './i18n.js';
 
 const app = $('#app');
 
+/**
+ * currentEvent asks the box where a phone joining its Wi-Fi is sent: the
+ * captive-portal probe answers with the guest page of the one open event,
+ * or with this page when there are none or several. It resolves that
+ * guest page's path, or null.
+ */
+async function currentEvent() {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), 3000);
+  try {
+    const res = await fetch('/generate_204', { cache: 'no-store', signal: stop.signal });
+    const path = new URL(res.url).pathname;
+    return path.startsWith('/e/') ? path : null;
+  } catch {
+    return null; // another origin (BASE_URL), offline, slow: offer the code box
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function main() {
-  const { t } = await loadI18n(pickLang(null));
+  const [target, { t }] = await Promise.all([currentEvent(), loadI18n(pickLang(null))]);
+  if (target) {
+    location.replace(target);
+    return;
+  }
   let last = null;
   try { last = JSON.parse(localStorage.getItem('eventbox.lastEvent') || 'null'); } catch { /* storage off */ }
   const code = h('input', { type: 'text', id: 'event-code', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', enterkeyhint: 'go' });
