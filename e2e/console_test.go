@@ -98,7 +98,7 @@ func TestConsoleEvents(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`details.section:nth-of-type(2) > summary`)),
 			chromedp.WaitVisible(chromedp.CSS(`input[name=accessCode]`)),
 			chromedp.SendKeys(chromedp.CSS(`input[name=accessCode]`), "tulip"),
-			chromedp.SetValue(chromedp.CSS(`select[name=moderation]`), "pre"),
+			choose(`select[name=moderation]`, "pre"),
 			chromedp.Click(chromedp.CSS(`.field[data-field=captureFilters] input[value=sepia]`)),
 			chromedp.Click(chromedp.CSS(`.field[data-field=challenges] button`)),
 			chromedp.SendKeys(chromedp.CSS(`.field[data-field=challenges] input`), "The best dance move"),

@@ -325,3 +325,12 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// choose picks value in the select matching sel, as a person would: the
+// page hears the change.
+func choose(sel, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event('change', { bubbles: true })); return e.value === %q; })()`, sel, value, value))(ctx, tg)
+		return err
+	})
+}

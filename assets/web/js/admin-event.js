@@ -422,6 +422,7 @@ async function drawShares(env, box) {
     h('ul', { class: 'list' }, list.length ? list.map((s) => h('li', null,
       h('div', { class: 'spread' }, h('strong', null, s.label || 'Gallery link'),
         h('span', { class: 'row small' },
+          s.expired ? h('span', { class: 'pill bad' }, 'Expired') : null,
           s.hasPassword ? h('span', { class: 'pill' }, 'Password') : null,
           s.allowDownload ? h('span', { class: 'pill' }, 'Download') : null,
           s.favoritesOnly ? h('span', { class: 'pill' }, 'Favorites') : null)),

@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
+)
+
+// guestUploads joins the event as a new guest named name and uploads n
+// photos; it returns the photos' ids, newest last.
+func guestUploads(t *testing.T, box *box, ev store.Event, name string, n int) []string {
+	t.Helper()
+	g := newClient(t, box.URL)
+	if st := g.json(t, "POST", "/api/e/"+ev.Slug+"/join", nil, nil); st != http.StatusOK {
+		t.Fatalf("joining: status %d", st)
+	}
+	if name != "" {
+		if st := g.json(t, "POST", "/api/e/"+ev.Slug+"/guest", map[string]string{"name": name}, nil); st != http.StatusOK {
+			t.Fatalf("naming the guest: status %d", st)
+		}
+	}
+	var ids []string
+	for i := range n {
+		var res struct {
+			Photo struct {
+				ID string `json:"id"`
+			} `json:"photo"`
+		}
+		path := writeJPEG(t, fmt.Sprintf("%s-%d.jpg", name, i), 640+8*i, 480)
+		if st := g.upload(t, "/api/e/"+ev.Slug+"/photos", "photo", path, &res); st != http.StatusCreated {
+			t.Fatalf("uploading: status %d", st)
+		}
+		ids = append(ids, res.Photo.ID)
+	}
+	return ids
+}
+
+// statuses maps each photo id of the event to its status ("*" appended
+// when it is a favorite).
+func statuses(t *testing.T, st *store.Store, eventID string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range eventPhotos(t, st, eventID) {
+		s := p.Status
+		if p.Favorite {
+			s += "*"
+		}
+		out[p.ID] = s
+	}
+	return out
+}
+
+// TestConsoleModeration has a host review photos uploaded under
+// moderation "pre": filter the waiting ones, approve two, then mark one
+// a favorite.
+func TestConsoleModeration(t *testing.T) {
+	box := startBox(t)
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	requireRoute(t, admin, "GET", "/api/admin/events/x/photos")
+	ev := createEvent(t, box.Store, "Review night", func(e *store.Event) { e.Moderation = "pre" })
+	ids := guestUploads(t, box, ev, "Lucia", 3)
+	b := newBrowser(t)
+	b.signIn(t, box.URL)
+	run := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+
+	run("the waiting photos are shown with their badge", func(t *testing.T) {
+		b.do(t, "opening the photos tab",
+			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/photos?status=pending"),
+			chromedp.WaitVisible(chromedp.CSS(`#photos .tile`)))
+		b.waitJS(t, "three waiting photos", `document.querySelectorAll('#photos .tile .badge').length === 3`)
+	})
+
+	run("approving two leaves one waiting", func(t *testing.T) {
+		b.do(t, "selecting two and approving",
+			chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+ids[0]+`"]`)),
+			chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+ids[1]+`"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.actionbar`)))
+		b.waitText(t, ".actionbar", "2 selected")
+		b.shot(t, "admin-photos")
+		b.do(t, "approving", chromedp.Click(chromedp.CSS(`.actionbar button[data-action=approve]`)))
+		b.waitJS(t, "one photo left in the filter", `document.querySelectorAll('#photos .tile').length === 1`)
+		got := statuses(t, box.Store, ev.ID)
+		want := map[string]string{ids[0]: "visible", ids[1]: "visible", ids[2]: "pending"}
+		for id, s := range want {
+			if got[id] != s {
+				t.Errorf("photo %s is %q; want %q", id, got[id], s)
+			}
+		}
+	})
+
+	run("a favorite gets its star", func(t *testing.T) {
+		b.do(t, "showing every photo",
+			choose(`select[name=status]`, ""),
+			chromedp.WaitVisible(chromedp.CSS(`#photos .tile[data-id="`+ids[0]+`"]`)),
+			chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+ids[0]+`"]`)),
+			chromedp.Click(chromedp.CSS(`.actionbar button[data-action=favorite]`)))
+		b.waitJS(t, "the star shows", `!!document.querySelector('#photos .tile[data-id="`+ids[0]+`"] .star')`)
+		if got := statuses(t, box.Store, ev.ID)[ids[0]]; got != "visible*" {
+			t.Errorf("photo is %q; want a visible favorite", got)
+		}
+	})
+}
+
+// TestConsoleSharing walks the host through places, a gallery link with
+// a made-up password (then opened as a visitor would) and the statistics.
+func TestConsoleSharing(t *testing.T) {
+	box := startBox(t)
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	requireRoute(t, admin, "GET", "/api/admin/events/x/shares")
+	ev := createEvent(t, box.Store, "Anna & Marco", nil)
+	guestUploads(t, box, ev, "Lucia", 2)
+	b := newBrowser(t)
+	b.signIn(t, box.URL)
+	run := func(name string, f func(t *testing.T)) {
+		if !t.Run(name, f) {
+			t.FailNow()
+		}
+	}
+
+	run("a place is added with its QR links", func(t *testing.T) {
+		requireRoute(t, admin, "GET", "/api/admin/events/"+ev.ID+"/spots")
+		b.do(t, "adding a place",
+			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/places"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name=label]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=label]`), "Table 4"),
+			chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		b.waitText(t, "#tab .list", "Table 4")
+		b.waitText(t, "#tab .list", "0 photos")
+		b.shot(t, "admin-places")
+	})
+
+	var password string
+	run("a gallery link with a made-up password is created and shown once", func(t *testing.T) {
+		b.do(t, "opening the share tab",
+			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),
+			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)),
+			chromedp.WaitReady(chromedp.CSS(`select[name=pwMode]`)),
+			chromedp.Click(chromedp.CSS(`details.section > summary`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=label]`), "For the family"),
+			choose(`select[name=pwMode]`, "gen"),
+			chromedp.Click(chromedp.CSS(`details.section form button[type=submit]`)))
+		b.waitText(t, ".banner.good", "shown once")
+		password = b.text(t, ".banner.good strong")
+		if len(password) < 10 {
+			t.Fatalf("shown password %q; want a made-up one", password)
+		}
+		b.waitText(t, ".list", "For the family")
+		b.waitText(t, ".list", "Password")
+		b.shot(t, "admin-share")
+	})
+
+	run("the gallery link opens with that password", func(t *testing.T) {
+		link := b.text(t, ".list li code")
+		i := strings.Index(link, "/g/")
+		if i < 0 {
+			t.Fatalf("gallery link %q has no /g/", link)
+		}
+		b.do(t, "opening the gallery link",
+			chromedp.Navigate(box.URL+link[i:]),
+			chromedp.WaitVisible(chromedp.CSS(`#gallery-password`)),
+			chromedp.SendKeys(chromedp.CSS(`#gallery-password`), password),
+			chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		b.waitJS(t, "both photos show", `document.querySelectorAll('#gallery-photos .tile').length === 2`)
+	})
+
+	run("the statistics count the photos", func(t *testing.T) {
+		b.do(t, "opening the statistics",
+			chromedp.Navigate(box.URL+"/admin/stats"),
+			chromedp.WaitVisible(chromedp.CSS(`main .card`)))
+		b.waitJS(t, "the photo total shows", `[...document.querySelectorAll('main .card')].some((c) => c.innerText.replace(/\s+/g, ' ').trim() === '2 Photos')`)
+		b.shot(t, "admin-stats")
+	})
+}
