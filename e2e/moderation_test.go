@@ -98,6 +98,26 @@ func TestConsoleModeration(t *testing.T) {
 		}
 	})
 
+	run("imported photos are visible at once with their credit", func(t *testing.T) {
+		b.do(t, "importing a photographer's photo",
+			chromedp.Click(chromedp.CSS(`details.section > summary`)),
+			chromedp.SendKeys(chromedp.CSS(`#import-credit`), "Studio Rossi"),
+			chromedp.SetUploadFiles(chromedp.CSS(`#import-files`), []string{writeJPEG(t, "studio.jpg", 1000, 700)}))
+		var imported store.Photo
+		eventually(t, "the import is stored", func() bool {
+			for _, p := range eventPhotos(t, box.Store, ev.ID) {
+				if p.GuestID == "" {
+					imported = p
+					return true
+				}
+			}
+			return false
+		})
+		if imported.Status != "visible" || imported.GuestName != "Studio Rossi" {
+			t.Errorf("imported photo is %q by %q; want visible by Studio Rossi", imported.Status, imported.GuestName)
+		}
+	})
+
 	run("a favorite gets its star", func(t *testing.T) {
 		b.do(t, "showing every photo",
 			choose(`select[name=status]`, ""),

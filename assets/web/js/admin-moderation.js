@@ -115,28 +115,35 @@ export function photosTab(env, body) {
   };
   [status, favs, challenge].forEach((x) => x && x.addEventListener('change', restart));
 
-  const file = h('input', { type: 'file', accept: 'image/*', multiple: true, hidden: true });
-  file.addEventListener('change', () => importFiles(ev, [...file.files], restart));
+  const credit = h('input', { type: 'text', id: 'import-credit', maxlength: 60, placeholder: 'e.g. the photographer\'s name' });
+  const file = h('input', { type: 'file', id: 'import-files', accept: 'image/*', multiple: true });
+  file.addEventListener('change', () => {
+    const files = [...file.files];
+    file.value = '';
+    importFiles(ev, files, credit.value.trim(), restart);
+  });
   clear(body,
+    h('details', { class: 'section' }, h('summary', null, 'Import photos'), h('div', null,
+      h('p', { class: 'small muted' }, 'Photos from a photographer or a camera: they are visible at once.'),
+      h('div', { class: 'field' }, h('label', { for: 'import-credit' }, 'Credit (optional)'), credit),
+      h('div', { class: 'field' }, h('label', { for: 'import-files' }, 'Photos'), file))),
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, challenge,
       h('label', { class: 'check', style: 'margin:0' }, favs, 'Favorites'),
       h('span', { class: 'grow' }),
-      h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, 'Select all'),
-      h('button', { class: 'small', onclick: () => file.click() }, 'Import photos'), file),
+      h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, 'Select all')),
     h('p', { class: 'small muted' }, 'Tap photos to select them; double-tap to view one large.'),
     grid, sentinel, note, bar);
   restart();
 }
 
-async function importFiles(ev, files, done) {
+async function importFiles(ev, files, credit, done) {
   if (!files.length) return;
-  const credit = prompt('Credit for these photos (optional), e.g. the photographer\'s name', '') ?? '';
   let ok = 0;
   for (const [k, f] of files.entries()) {
     toast(`Importing ${k + 1} of ${files.length}…`);
     const fd = new FormData();
+    if (credit) fd.append('credit', credit); // fields before the file: the box streams the form
     fd.append('photo', f, f.name);
-    if (credit.trim()) fd.append('credit', credit.trim());
     try {
       await call(`/api/admin/events/${ev.id}/photos/import`, { method: 'POST', body: fd });
       ok++;
