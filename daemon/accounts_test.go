@@ -18,6 +18,7 @@ var accountFields = []string{"id", "username", "role", "name", "email", "eventId
 func TestAccountList(t *testing.T) {
 	h := newHarness(t)
 	owner := h.owner()
+	h.clock.Advance(time.Millisecond)
 	h.organizer("planner")
 	r := owner.do("GET", "/api/admin/accounts", nil).expect(t, 200, "")
 	list := r.JSON["accounts"].([]any)
