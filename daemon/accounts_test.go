@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -442,4 +443,38 @@ func TestInvitationPageIsServed(t *testing.T) {
 	if r.Status != http.StatusOK || !strings.Contains(r.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /invite/<token> = %d %s", r.Status, r.Header.Get("Content-Type"))
 	}
+}
+
+// from makes c connect from another loopback address, so the box sees
+// another client address (RemoteAddr).
+func from(c *client, ip string) *client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	c.hc.Transport = &http.Transport{DialContext: d.DialContext}
+	return c
+}
+
+func TestSignInIsLimitedPerUsername(t *testing.T) {
+	h := newHarness(t)
+	h.organizer("planner")
+	first := from(h.client(), "127.0.0.2")
+	for i := 0; i < 9; i++ {
+		first.do("POST", "/api/admin/login", map[string]any{"username": "admin", "password": "guess-number-" + string(rune('a'+i))}).expect(t, 401, "unauthorized")
+	}
+	second := from(h.client(), "127.0.0.3")
+	t.Run("the tenth try on one username from another address still counts", func(t *testing.T) {
+		second.do("POST", "/api/admin/login", map[string]any{"username": "ADMIN", "password": "guess-number-j"}).expect(t, 401, "unauthorized")
+	})
+	t.Run("then that username is closed from every address for a minute", func(t *testing.T) {
+		r := from(h.client(), "127.0.0.4").do("POST", "/api/admin/login", map[string]any{"password": ownerPassword}).expect(t, 429, "rate_limited")
+		if r.Header.Get("Retry-After") != "60" {
+			t.Errorf("Retry-After = %q", r.Header.Get("Retry-After"))
+		}
+	})
+	t.Run("other usernames are not held up", func(t *testing.T) {
+		second.do("POST", "/api/admin/login", map[string]any{"username": "planner", "password": organizerPassword}).expect(t, 200, "")
+	})
+	t.Run("a minute later the owner signs in", func(t *testing.T) {
+		h.clock.Advance(time.Minute)
+		from(h.client(), "127.0.0.4").do("POST", "/api/admin/login", map[string]any{"password": ownerPassword}).expect(t, 200, "")
+	})
 }
