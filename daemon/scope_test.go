@@ -112,7 +112,7 @@ func scopeRows() []scopeRow {
 
 		// Guestbook messages.
 		{name: "another event's messages", method: "GET", path: "/api/admin/events/{B}/messages", want: outOfScope},
-		{name: "moderating another event's messages", method: "POST", path: "/api/admin/events/{B}/messages", body: map[string]any{"action": "hide", "ids": []string{}}, want: outOfScope},
+		{name: "moderating another event's messages", method: "POST", path: "/api/admin/events/{B}/messages", body: map[string]any{"action": "delete", "ids": []string{"{msgB}"}}, want: outOfScope},
 		{name: "another event's guestbook archive", method: "GET", path: "/api/admin/events/{B}/messages/archive", want: outOfScope},
 
 		// Gallery links.
@@ -217,6 +217,11 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 	evA := h.createEvent(owner, map[string]any{"name": "Ana and Ben"})
 	evB := h.createEvent(owner, map[string]any{"name": "Chloe and Dan"})
 	photoB := h.guest(evB["slug"].(string)).upload(evB["slug"].(string), photoJPEG(t, 60, 40, 0, false, 1), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+	voice, err := os.ReadFile("probe/testdata/voice.ogg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgB := h.guest(evB["slug"].(string)).postMessage(evB["slug"].(string), "Bravo", voice, "0.8").expect(t, 201, "").JSON["message"].(map[string]any)["id"].(string)
 	spots := map[string]string{}
 	for name, ev := range map[string]string{"spotA": evA["id"].(string), "spotB": evB["id"].(string)} {
 		sp := store.Spot{EventID: ev, Label: "Terrace " + name}
@@ -239,7 +244,7 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 	w := &scopeWorld{h: h, owner: owner, org: org, orgSpare: orgSpare, bodies: &[]string{}}
 	w.vars = map[string]string{
 		"{A}": evA["id"].(string), "{B}": evB["id"].(string), "{spotA}": spots["spotA"], "{spotB}": spots["spotB"],
-		"{photoB}": photoB, "{owner}": ownerID, "{inv}": created["invitation"].(map[string]any)["id"].(string),
+		"{photoB}": photoB, "{msgB}": msgB, "{owner}": ownerID, "{inv}": created["invitation"].(map[string]any)["id"].(string),
 		"{hook}": store.NewID(), "{share}": store.NewID(), "{token}": store.NewToken(),
 	}
 	w.secrets = append([]string{ownerSecret, orgSecret, token, w.vars["{token}"], store.HashToken(token), ownerPassword, organizerPassword,
@@ -346,11 +351,25 @@ func TestOrganizerScope(t *testing.T) {
 			t.Fatalf("photo of B: %v", err)
 		}
 	})
-	t.Run("a voice note of a message id that is not the organizer's is not found", func(t *testing.T) {
-		r := w.call(w.org, "GET", "/api/messages/"+store.NewID()+"/audio", nil)
-		if r.Status != 501 {
-			r.expect(t, 404, "not_found")
+	t.Run("moderating through one's own event does not reach another's message", func(t *testing.T) {
+		r := w.call(w.org, "POST", "/api/admin/events/{A}/messages", map[string]any{"action": "delete", "ids": []string{"{msgB}"}})
+		switch {
+		case r.Status == 501:
+		case r.Status == 200:
+			if r.JSON["changed"] != 0.0 {
+				t.Fatalf("changed = %v", r.JSON["changed"])
+			}
+		case r.Status != 404 && r.Status != 400:
+			t.Fatalf("got %d: %s", r.Status, r.Body)
 		}
+		if _, err := w.h.st.Message(context.Background(), w.vars["{msgB}"]); err != nil {
+			t.Fatalf("message of B: %v", err)
+		}
+	})
+	t.Run("another event's voice note is not the organizer's to hear", func(t *testing.T) {
+		w.call(w.org, "GET", "/api/messages/{msgB}/audio", nil).expect(t, 404, "not_found")
+		w.call(w.org, "GET", "/api/messages/{msgB}/audio?download=1", nil).expect(t, 404, "not_found")
+		w.call(w.owner, "GET", "/api/messages/{msgB}/audio", nil).expect(t, 200, "")
 	})
 	t.Run("the other event and its place are unchanged", func(t *testing.T) {
 		ev := w.call(w.owner, "GET", "/api/admin/events/{B}", nil).expect(t, 200, "").JSON["event"].(map[string]any)
@@ -423,6 +442,11 @@ func TestGuestScope(t *testing.T) {
 	guestA, guestB := h.guest(slugA), h.guest(slugB)
 	photoA := guestA.upload(slugA, photoJPEG(t, 60, 40, 0, false, 2), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
 	photoB := guestB.upload(slugB, photoJPEG(t, 60, 40, 0, false, 3), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+	voice, err := os.ReadFile("probe/testdata/voice.ogg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgB := guestB.postMessage(slugB, "Bravo", voice, "0.8").expect(t, 201, "").JSON["message"].(map[string]any)["id"].(string)
 
 	rows := []struct {
 		name   string
@@ -437,8 +461,10 @@ func TestGuestScope(t *testing.T) {
 		{"another event's photo deleted through its own slug", "DELETE", "/api/e/" + slugB + "/photos/" + photoB, 403, "forbidden"},
 		{"another event's photo list", "GET", "/api/e/" + slugB + "/photos?scope=all", 403, "forbidden"},
 		{"another event's guestbook", "GET", "/api/e/" + slugB + "/messages", 403, "forbidden"},
-		{"a message of another event deleted through one's own", "DELETE", "/api/e/" + slugA + "/messages/" + store.NewID(), 404, "not_found"},
-		{"a voice note that is not the guest's to hear", "GET", "/api/messages/" + store.NewID() + "/audio", 404, "not_found"},
+		{"a message of another event deleted through one's own", "DELETE", "/api/e/" + slugA + "/messages/" + msgB, 404, "not_found"},
+		{"a message of another event deleted through its own slug", "DELETE", "/api/e/" + slugB + "/messages/" + msgB, 403, "forbidden"},
+		{"another event's voice note by message id", "GET", "/api/messages/" + msgB + "/audio", 404, "not_found"},
+		{"another event's voice note as a download", "GET", "/api/messages/" + msgB + "/audio?download=1", 404, "not_found"},
 	}
 	for _, tt := range rows {
 		t.Run(tt.name, func(t *testing.T) {
@@ -458,6 +484,13 @@ func TestGuestScope(t *testing.T) {
 			}
 		}
 		guestB.do("GET", "/api/media/"+photoB+"?v=thumb", nil).expect(t, 200, "")
+	})
+	t.Run("the author still has the message and its voice note", func(t *testing.T) {
+		guestB.do("GET", "/api/messages/"+msgB+"/audio", nil).expect(t, 200, "")
+		r := guestB.do("GET", "/api/e/"+slugB+"/messages", nil).expect(t, 200, "")
+		if list := r.JSON["messages"].([]any); len(list) != 1 || list[0].(map[string]any)["id"] != msgB {
+			t.Fatalf("messages = %s", r.Body)
+		}
 	})
 	t.Run("after a slug rotation the old slug reaches nothing", func(t *testing.T) {
 		rotated := owner.do("POST", "/api/admin/events/"+evA["id"].(string)+"/rotate", nil).expect(t, 200, "").JSON["event"].(map[string]any)
