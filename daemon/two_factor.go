@@ -42,7 +42,7 @@ func totpStep(t time.Time) int64 { return t.Unix() / totpPeriod }
 // come after last, the step accepted before. It answers the matching step.
 // Refusing steps up to last is what stops a code being used twice.
 func matchTOTP(secret, code string, now time.Time, last int64) (int64, bool) {
-	if len(code) != int(otp.DigitsSix) {
+	if secret == "" || len(code) != int(otp.DigitsSix) {
 		return 0, false
 	}
 	cur := totpStep(now)
