@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base32"
@@ -9,33 +8,14 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"eventbox/daemon"
 )
 
-// logBuffer collects the daemon's log lines; safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // withLogs is a harness option: every log line of the daemon, debug
-// included, goes to b.
+// included, goes to b (logBuffer: archive_test.go).
 func withLogs(b *logBuffer) func(*daemon.Config) {
 	return func(c *daemon.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -119,6 +119,7 @@ func scopeRows() []scopeRow {
 		{name: "another event's gallery links", method: "GET", path: "/api/admin/events/{B}/shares", want: outOfScope},
 		{name: "a gallery link for another event", method: "POST", path: "/api/admin/events/{B}/shares", body: map[string]any{"label": "x"}, want: outOfScope},
 		{name: "revoking another event's gallery link", method: "DELETE", path: "/api/admin/events/{B}/shares/{share}", want: outOfScope},
+		{name: "revoking another event's gallery link through one's own event", method: "DELETE", path: "/api/admin/events/{A}/shares/{share}", want: outOfScope},
 
 		// Cloud export.
 		{name: "another event's exports", method: "GET", path: "/api/admin/events/{B}/cloud", want: outOfScope},
@@ -207,6 +208,7 @@ type scopeWorld struct {
 	owner, org, orgSpare *client
 	vars                 map[string]string
 	secrets              []string
+	logSecrets           []string // secrets that only the log must not carry
 	bodies               *[]string
 }
 
@@ -264,6 +266,12 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 		"name": "Phone", "type": "json", "url": "https://hooks.example.com/" + hookURLPathMark, "kinds": []string{"photo.uploaded"},
 		"secret": hookSecretMark, "enabled": true,
 	})
+	// A real gallery link of B, when that part is built.
+	if r := w.call(owner, "POST", "/api/admin/events/{B}/shares", map[string]any{"label": "Family"}); r.Status == 201 {
+		w.vars["{share}"] = r.JSON["share"].(map[string]any)["id"].(string)
+		// Hosts see a link's token in their answers; the log must not.
+		w.logSecrets = append(w.logSecrets, r.JSON["share"].(map[string]any)["token"].(string))
+	}
 	return w
 }
 
@@ -325,6 +333,26 @@ func TestOrganizerScope(t *testing.T) {
 		list := r.JSON["events"].([]any)
 		if len(list) != 1 || list[0].(map[string]any)["id"] != w.vars["{A}"] {
 			t.Fatalf("events = %s", r.Body)
+		}
+	})
+	t.Run("the organizer's statistics count only the organizer's event", func(t *testing.T) {
+		r := w.call(w.org, "GET", "/api/admin/stats", nil)
+		if r.Status == 501 {
+			return
+		}
+		totals := r.expect(t, 200, "").JSON["totals"].(map[string]any)
+		if totals["events"] != 1.0 || totals["photos"] != 0.0 || totals["messages"] != 0.0 {
+			t.Fatalf("totals = %v (B has a photo and a message)", totals)
+		}
+	})
+	t.Run("another event's gallery link is still there", func(t *testing.T) {
+		r := w.call(w.owner, "GET", "/api/admin/events/{B}/shares", nil)
+		if r.Status == 501 {
+			return
+		}
+		list := r.expect(t, 200, "").JSON["shares"].([]any)
+		if len(list) != 1 || list[0].(map[string]any)["id"] != w.vars["{share}"] {
+			t.Fatalf("shares of B = %s", r.Body)
 		}
 	})
 	t.Run("another event's photo is still there, and its media is not the organizer's", func(t *testing.T) {
@@ -419,7 +447,7 @@ func TestOrganizerScope(t *testing.T) {
 		if !strings.Contains(text, "request") {
 			t.Fatalf("the log captured nothing:\n%s", text)
 		}
-		assertNoSecret(t, "the log", text, w.secrets...)
+		assertNoSecret(t, "the log", text, append(w.secrets, w.logSecrets...)...)
 		for _, c := range []*client{w.owner, w.org, w.orgSpare} {
 			for _, ck := range c.hc.Jar.Cookies(mustURL(t, w.h.srv.URL)) {
 				assertNoSecret(t, "the log", text, ck.Value)
