@@ -65,24 +65,24 @@ func (s *Server) routes() http.Handler {
 
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.rate(s.limits.login, s.handleLogin))
-	h("POST", "/api/admin/login/code", s.rate(s.limits.login, later))
-	h("GET", "/api/admin/me/two-factor", s.admin(later))
-	h("POST", "/api/admin/me/two-factor", s.admin(later))
-	h("DELETE", "/api/admin/me/two-factor", s.admin(later))
+	h("POST", "/api/admin/login/code", s.rate(s.limits.login, s.handleLoginCode))
+	h("GET", "/api/admin/me/two-factor", s.admin(s.handleTwoFactorStatus))
+	h("POST", "/api/admin/me/two-factor", s.admin(s.handleTwoFactor))
+	h("DELETE", "/api/admin/me/two-factor", s.admin(s.handleTwoFactorOff))
 	h("POST", "/api/admin/logout", s.admin(s.handleLogout))
 	h("POST", "/api/admin/password", s.admin(s.handlePassword))
 	h("GET", "/api/admin/me", s.admin(s.handleMe))
 	h("PATCH", "/api/admin/me", s.admin(s.handleUpdateMe))
 
 	// Admin: accounts and invitations (owners).
-	h("GET", "/api/admin/accounts", s.owner(later))
-	h("POST", "/api/admin/accounts", s.owner(later))
-	h("PATCH", "/api/admin/accounts/:id", s.owner(later))
-	h("DELETE", "/api/admin/accounts/:id", s.owner(later))
-	h("GET", "/api/admin/invitations", s.owner(later))
-	h("POST", "/api/admin/invitations", s.owner(later))
-	h("DELETE", "/api/admin/invitations/:id", s.owner(later))
-	h("POST", "/api/admin/invite/:token", s.rate(s.limits.invite, later))
+	h("GET", "/api/admin/accounts", s.owner(s.handleListAccounts))
+	h("POST", "/api/admin/accounts", s.owner(s.handleCreateAccount))
+	h("PATCH", "/api/admin/accounts/:id", s.owner(s.handleUpdateAccount))
+	h("DELETE", "/api/admin/accounts/:id", s.owner(s.handleDeleteAccount))
+	h("GET", "/api/admin/invitations", s.owner(s.handleListInvitations))
+	h("POST", "/api/admin/invitations", s.owner(s.handleCreateInvitation))
+	h("DELETE", "/api/admin/invitations/:id", s.owner(s.handleDeleteInvitation))
+	h("POST", "/api/admin/invite/:token", s.rate(s.limits.invite, s.handleAcceptInvitation))
 
 	// Admin: events.
 	h("GET", "/api/admin/events", s.admin(s.handleListEvents))

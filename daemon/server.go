@@ -105,7 +105,7 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // sweepSessions removes sessions unused for longer than their lifetime,
-// hourly.
+// and expired invitations, hourly.
 func (s *Server) sweepSessions(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -115,6 +115,11 @@ func (s *Server) sweepSessions(ctx context.Context) {
 			s.log.WarnContext(ctx, "session cleanup failed", "error", err)
 		} else if n > 0 {
 			s.log.InfoContext(ctx, "expired sessions removed", "count", n)
+		}
+		if n, err := s.store.DeleteExpiredInvitations(ctx); err != nil {
+			s.log.WarnContext(ctx, "invitation cleanup failed", "error", err)
+		} else if n > 0 {
+			s.log.InfoContext(ctx, "expired invitations removed", "count", n)
 		}
 		select {
 		case <-ctx.Done():

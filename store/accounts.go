@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,23 +56,48 @@ func (a Account) CanSee(eventID string) bool {
 
 func usernameKey(username string) []byte { return []byte(strings.ToLower(username)) }
 
+// ErrUnknownEvent: an account or invitation names an event that does not
+// exist.
+var ErrUnknownEvent = errors.New("unknown event")
+
 // CreateAccount stores a new account, assigning ID and CreatedAt. Usernames
-// are unique without regard to case: ErrConflict when taken.
+// are unique without regard to case: ErrConflict when taken. Every id in
+// EventIDs must name an existing event (ErrUnknownEvent).
 func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
 	a.ID = NewID()
 	a.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		byName := tx.Bucket(bAccountByName)
-		if byName.Get(usernameKey(a.Username)) != nil {
-			return ErrConflict
-		}
-		if err := byName.Put(usernameKey(a.Username), []byte(a.ID)); err != nil {
-			return err
-		}
-		return putJSON(tx.Bucket(bAccounts), []byte(a.ID), a)
-	})
+	err := s.db.Update(func(tx *bolt.Tx) error { return putNewAccount(tx, a) })
 	if err != nil {
 		return fmt.Errorf("creating account %q: %w", a.Username, err)
+	}
+	return nil
+}
+
+// putNewAccount writes a new account and its username index entry.
+func putNewAccount(tx *bolt.Tx, a *Account) error {
+	if a.EventIDs == nil {
+		a.EventIDs = []string{}
+	}
+	if err := checkEvents(tx, a.EventIDs); err != nil {
+		return err
+	}
+	byName := tx.Bucket(bAccountByName)
+	if byName.Get(usernameKey(a.Username)) != nil {
+		return ErrConflict
+	}
+	if err := byName.Put(usernameKey(a.Username), []byte(a.ID)); err != nil {
+		return err
+	}
+	return putJSON(tx.Bucket(bAccounts), []byte(a.ID), a)
+}
+
+// checkEvents fails with ErrUnknownEvent unless every id names an event.
+func checkEvents(tx *bolt.Tx, ids []string) error {
+	events := tx.Bucket(bEvents)
+	for _, id := range ids {
+		if events.Get([]byte(id)) == nil {
+			return fmt.Errorf("event %q: %w", id, ErrUnknownEvent)
+		}
 	}
 	return nil
 }
@@ -126,7 +152,8 @@ func (s *Store) Accounts(ctx context.Context) ([]Account, error) {
 
 // UpdateAccount applies fn to the stored account in one transaction. fn may
 // change the username (kept unique: ErrConflict) but not the id. An error
-// from fn aborts the update and is returned as is.
+// from fn aborts the update and is returned as is (wrapped). Demoting the
+// last owner is ErrLastOwner; an unknown id in EventIDs is ErrUnknownEvent.
 func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(*Account) error) (Account, error) {
 	var a Account
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -134,11 +161,28 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(*Account) 
 		if err := getJSON(accounts, []byte(id), &a); err != nil {
 			return err
 		}
-		oldName := a.Username
+		oldName, oldRole, oldEvents := a.Username, a.Role, slices.Clone(a.EventIDs)
 		if err := fn(&a); err != nil {
 			return err
 		}
 		a.ID = id
+		if a.EventIDs == nil {
+			a.EventIDs = []string{}
+		}
+		if !slices.Equal(oldEvents, a.EventIDs) {
+			if err := checkEvents(tx, a.EventIDs); err != nil {
+				return err
+			}
+		}
+		if oldRole == RoleOwner && a.Role != RoleOwner {
+			n, err := countOwners(tx)
+			if err != nil {
+				return err
+			}
+			if n <= 1 {
+				return ErrLastOwner
+			}
+		}
 		if !strings.EqualFold(oldName, a.Username) {
 			byName := tx.Bucket(bAccountByName)
 			if byName.Get(usernameKey(a.Username)) != nil {
@@ -172,17 +216,7 @@ func (s *Store) DeleteAccount(ctx context.Context, id string) error {
 			return err
 		}
 		if a.Role == RoleOwner {
-			owners := 0
-			err := accounts.ForEach(func(k, v []byte) error {
-				var o Account
-				if err := getJSON(accounts, k, &o); err != nil {
-					return err
-				}
-				if o.Role == RoleOwner {
-					owners++
-				}
-				return nil
-			})
+			owners, err := countOwners(tx)
 			if err != nil {
 				return err
 			}
@@ -200,6 +234,61 @@ func (s *Store) DeleteAccount(ctx context.Context, id string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("deleting account %s: %w", id, err)
+	}
+	return nil
+}
+
+// countOwners counts the accounts with the owner role.
+func countOwners(tx *bolt.Tx) (int, error) {
+	accounts := tx.Bucket(bAccounts)
+	owners := 0
+	err := accounts.ForEach(func(k, v []byte) error {
+		var o Account
+		if err := getJSON(accounts, k, &o); err != nil {
+			return err
+		}
+		if o.Role == RoleOwner {
+			owners++
+		}
+		return nil
+	})
+	return owners, err
+}
+
+// forgetEvent removes a deleted event from every account's and every
+// invitation's EventIDs, in the transaction that deletes the event: an
+// organizer simply loses it (docs/decisions.md, "Accounts and
+// invitations").
+func forgetEvent(tx *bolt.Tx, eventID string) error {
+	if err := dropEventID(tx.Bucket(bAccounts), eventID, func(a *Account) *[]string { return &a.EventIDs }); err != nil {
+		return err
+	}
+	return dropEventID(tx.Bucket(bInvitations), eventID, func(i *Invitation) *[]string { return &i.EventIDs })
+}
+
+// dropEventID rewrites each record of b whose event list (reached through
+// ids) holds eventID, without it.
+func dropEventID[T any](b *bolt.Bucket, eventID string, ids func(*T) *[]string) error {
+	changed := map[string]*T{}
+	err := b.ForEach(func(k, v []byte) error {
+		rec := new(T)
+		if err := getJSON(b, k, rec); err != nil {
+			return err
+		}
+		list := ids(rec)
+		if slices.Contains(*list, eventID) {
+			*list = slices.DeleteFunc(*list, func(id string) bool { return id == eventID })
+			changed[string(k)] = rec
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k, rec := range changed {
+		if err := putJSON(b, []byte(k), rec); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -27,6 +27,8 @@
 //	                     "secret/<name>"                       random bytes (cookie keys)
 //	accounts             accountID                             Account
 //	accounts_by_name     lower(username)                       accountID
+//	invitations          invitationID                          Invitation
+//	invitations_by_token hex sha256(token)                     invitationID
 //	sessions             hex sha256(token)                     Session
 //	sessions_by_account  accountID + hex sha256(token)         empty
 //	events               eventID                               Event

@@ -321,6 +321,9 @@ func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 		if err := deleteEventStats(tx, id); err != nil {
 			return err
 		}
+		if err := forgetEvent(tx, id); err != nil {
+			return err
+		}
 		// The folder goes after the commit; the trash entry makes sure it
 		// goes even if the power is cut in between.
 		if err := tx.Bucket(bMediaTrash).Put([]byte(id), nil); err != nil {

@@ -41,6 +41,8 @@ var (
 	bShares        = []byte("shares")
 	bShareByToken  = []byte("shares_by_token")
 	bStatsHourly   = []byte("stats_hourly")
+	bInvitations   = []byte("invitations")
+	bInviteByToken = []byte("invitations_by_token")
 )
 
 var schemaKey = []byte("schema")
@@ -59,6 +61,7 @@ var migrations = []func(tx *bolt.Tx) error{
 			bVariantQueue, bContacts, bMediaTrash, bSpots,
 			bMessages, bMsgByEvent, bMsgByGuest, bMsgByStatus,
 			bShares, bShareByToken, bStatsHourly,
+			bInvitations, bInviteByToken,
 		} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("creating bucket %s: %w", name, err)

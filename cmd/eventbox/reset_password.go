@@ -15,6 +15,12 @@ import (
 // (default: the first owner) and ends its sessions. It refuses to run
 // while the daemon holds the database.
 func runResetPassword(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return resetPassword(ctx, args, getenv, stdout, stderr, 0)
+}
+
+// resetPassword is runResetPassword with the bcrypt cost of the new hash
+// as a parameter (0: the library default), so tests can lower it.
+func resetPassword(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, cost int) int {
 	fs := newFlagSet("reset-password", stderr)
 	cf := newConfigFlags(fs, getenv)
 	fs.Usage = func() {
@@ -42,7 +48,7 @@ func runResetPassword(ctx context.Context, args []string, getenv func(string) st
 		return 1
 	}
 	defer st.Close()
-	password, err := daemon.ResetPassword(ctx, st, username, 0)
+	password, err := daemon.ResetPassword(ctx, st, username, cost)
 	if err != nil {
 		fmt.Fprintf(stderr, "eventbox: resetting the password of %q: %v\n", username, err)
 		return 1

@@ -1,0 +1,470 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"eventbox/store"
+)
+
+// Limits of account fields (docs/decisions.md, "Accounts and invitations").
+const (
+	maxUsername    = 60
+	maxAccountName = 100
+	// maxInviteToken bounds the token read from an invitation path; real
+	// tokens are 43 characters.
+	maxInviteToken = 128
+)
+
+// usernameProblem says what is wrong with a username, or "".
+func usernameProblem(u string) string {
+	if n := utf8.RuneCountInString(u); n < 1 || n > maxUsername {
+		return fmt.Sprintf("must be 1 to %d characters", maxUsername)
+	}
+	for _, c := range u {
+		if unicode.IsSpace(c) || unicode.IsControl(c) {
+			return "must not contain spaces"
+		}
+	}
+	return ""
+}
+
+// accountInput is the body of account creation and update. Create needs
+// username and role and refuses the two reset flags.
+type accountInput struct {
+	Username       Optional[string]   `json:"username"`
+	Role           Optional[string]   `json:"role"`
+	Name           Nullable[string]   `json:"name"`
+	Email          Nullable[string]   `json:"email"`
+	EventIDs       Nullable[[]string] `json:"eventIds"`
+	Password       Nullable[string]   `json:"password"`
+	ResetPassword  Optional[bool]     `json:"resetPassword"`
+	ResetTwoFactor Optional[bool]     `json:"resetTwoFactor"`
+}
+
+// validate checks the fields that do not depend on the stored account and
+// normalises them in place. Event ids are checked for shape here and for
+// existence by checkEventIDs.
+func (in *accountInput) validate(details map[string]string) {
+	if in.Username.Set {
+		in.Username.Value = strings.TrimSpace(in.Username.Value)
+		if msg := usernameProblem(in.Username.Value); msg != "" {
+			details["username"] = msg
+		}
+	}
+	if in.Role.Set && !oneOf(in.Role.Value, store.RoleOwner, store.RoleOrganizer) {
+		details["role"] = "must be owner or organizer"
+	}
+	if in.Name.Set {
+		in.Name.Value = strings.TrimSpace(in.Name.Value)
+		if utf8.RuneCountInString(in.Name.Value) > maxAccountName {
+			details["name"] = fmt.Sprintf("must be at most %d characters", maxAccountName)
+		}
+	}
+	if in.Email.Set {
+		in.Email.Value = strings.TrimSpace(in.Email.Value)
+		if in.Email.Value != "" && !validEmail(in.Email.Value) {
+			details["email"] = "must be an email address"
+		}
+	}
+	if in.EventIDs.Set {
+		ids, msg := eventIDList(in.EventIDs.Value)
+		in.EventIDs.Value = ids
+		if msg != "" {
+			details["eventIds"] = msg
+		}
+	}
+	if in.Password.Set {
+		if in.Password.Null {
+			details["password"] = "must be a string; leave it out to have one made"
+		} else if msg := passwordProblem(in.Password.Value); msg != "" {
+			details["password"] = msg
+		}
+	}
+}
+
+// apply writes the validated fields over a.
+func (in accountInput) apply(a *store.Account) {
+	if in.Username.Set {
+		a.Username = in.Username.Value
+	}
+	if in.Role.Set {
+		a.Role = in.Role.Value
+	}
+	if in.Name.Set {
+		a.Name = in.Name.Value
+	}
+	if in.Email.Set {
+		a.Email = in.Email.Value
+	}
+	if in.EventIDs.Set {
+		a.EventIDs = in.EventIDs.Value
+	}
+}
+
+// eventIDList checks the shape of a list of event ids and drops
+// repetitions; it answers a message for details when one is malformed.
+func eventIDList(ids []string) ([]string, string) {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !store.ValidID(id) {
+			return out, fmt.Sprintf("%q is not an event id", id)
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out, ""
+}
+
+// checkEventIDs adds a message to details unless every id names an
+// existing event.
+func (s *Server) checkEventIDs(ctx context.Context, ids []string, details map[string]string) error {
+	for _, id := range ids {
+		_, err := s.store.Event(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			details["eventIds"] = fmt.Sprintf("no event has the id %s", id)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accountStoreError turns the store's refusals of an account change into
+// answers naming the field.
+func accountStoreError(err error) error {
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return errField("username", "is already taken")
+	case errors.Is(err, store.ErrUnknownEvent):
+		return errField("eventIds", "names an event that does not exist")
+	case errors.Is(err, store.ErrLastOwner):
+		return errField("role", "the last owner must stay an owner")
+	}
+	return err
+}
+
+// accountPasswordBody is the answer of account creation and update:
+// password is the generated one, shown this once, else null.
+type accountPasswordBody struct {
+	Account  accountDTO `json:"account"`
+	Password *string    `json:"password"`
+}
+
+type accountsBody struct {
+	Accounts []accountDTO `json:"accounts"`
+}
+
+func (s *Server) handleListAccounts(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.store.Accounts(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]accountDTO, 0, len(list))
+	for _, a := range list {
+		out = append(out, toAccountDTO(a))
+	}
+	return writeJSON(w, r, http.StatusOK, accountsBody{Accounts: out})
+}
+
+// handleCreateAccount makes an account; without a password one is
+// generated and answered once.
+func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) error {
+	var in accountInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	details := map[string]string{}
+	in.validate(details)
+	if !in.Username.Set {
+		details["username"] = "required"
+	}
+	if !in.Role.Set {
+		details["role"] = "required"
+	}
+	if in.ResetPassword.Set {
+		details["resetPassword"] = "only on update"
+	}
+	if in.ResetTwoFactor.Set {
+		details["resetTwoFactor"] = "only on update"
+	}
+	if err := s.checkEventIDs(r.Context(), in.EventIDs.Value, details); err != nil {
+		return err
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	var generated *string
+	password := in.Password.Value
+	if !in.Password.Set {
+		password = generatePassword()
+		generated = &password
+	}
+	hash, err := s.hashPassword(password)
+	if err != nil {
+		return err
+	}
+	a := store.Account{PasswordHash: hash}
+	in.apply(&a)
+	if err := s.store.CreateAccount(r.Context(), &a); err != nil {
+		return accountStoreError(err)
+	}
+	s.log.InfoContext(r.Context(), "account created", "account", a.ID, "username", a.Username,
+		"role", a.Role, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusCreated, accountPasswordBody{Account: toAccountDTO(a), Password: generated})
+}
+
+// handleUpdateAccount changes an account. A new password (given or reset)
+// and a reset second factor end the account's sessions, except the one
+// making the change.
+func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) error {
+	id := param(r, "id")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	var in accountInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	details := map[string]string{}
+	in.validate(details)
+	resetPassword := in.ResetPassword.Set && in.ResetPassword.Value
+	resetTwoFactor := in.ResetTwoFactor.Set && in.ResetTwoFactor.Value
+	if resetPassword && in.Password.Set {
+		details["resetPassword"] = "cannot be combined with password"
+	}
+	if err := s.checkEventIDs(r.Context(), in.EventIDs.Value, details); err != nil {
+		return err
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	if _, err := s.store.Account(r.Context(), id); err != nil {
+		return err
+	}
+	var generated *string
+	password := in.Password.Value
+	if resetPassword {
+		password = generatePassword()
+		generated = &password
+	}
+	hash := ""
+	if password != "" {
+		var err error
+		if hash, err = s.hashPassword(password); err != nil {
+			return err
+		}
+	}
+	a, err := s.store.UpdateAccount(r.Context(), id, func(a *store.Account) error {
+		in.apply(a)
+		if hash != "" {
+			a.PasswordHash = hash
+		}
+		if resetTwoFactor {
+			clearTwoFactor(a)
+		}
+		return nil
+	})
+	if err != nil {
+		return accountStoreError(err)
+	}
+	if hash != "" || resetTwoFactor {
+		except := ""
+		if id == account(r).ID {
+			except = sessionToken(r)
+		}
+		if err := s.store.DeleteAccountSessions(r.Context(), id, except); err != nil {
+			return err
+		}
+	}
+	s.log.InfoContext(r.Context(), "account updated", "account", a.ID, "username", a.Username,
+		"role", a.Role, "passwordChanged", hash != "", "twoFactorReset", resetTwoFactor, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, accountPasswordBody{Account: toAccountDTO(a), Password: generated})
+}
+
+// handleDeleteAccount removes an account and ends its sessions at once;
+// the last owner stays.
+func (s *Server) handleDeleteAccount(w http.ResponseWriter, r *http.Request) error {
+	id := param(r, "id")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	err := s.store.DeleteAccount(r.Context(), id)
+	if errors.Is(err, store.ErrLastOwner) {
+		return errField("id", "the last owner cannot be deleted")
+	}
+	if err != nil {
+		return err
+	}
+	if id == account(r).ID {
+		clearCookie(w, r, adminCookie)
+	}
+	s.log.InfoContext(r.Context(), "account deleted", "account", id, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+// invitationDTO is an invitation as owners see it: never its token.
+type invitationDTO struct {
+	ID        string   `json:"id"`
+	Email     string   `json:"email"`
+	Role      string   `json:"role"`
+	EventIDs  []string `json:"eventIds"`
+	CreatedAt int64    `json:"createdAt"`
+	ExpiresAt int64    `json:"expiresAt"`
+}
+
+func toInvitationDTO(inv store.Invitation) invitationDTO {
+	ids := inv.EventIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return invitationDTO{ID: inv.ID, Email: inv.Email, Role: inv.Role, EventIDs: ids,
+		CreatedAt: inv.CreatedAt, ExpiresAt: inv.ExpiresAt}
+}
+
+type invitationRequest struct {
+	Email    string   `json:"email"`
+	Role     string   `json:"role"`
+	EventIDs []string `json:"eventIds"`
+}
+
+// invitationCreatedBody answers an invitation: url carries the token and
+// is shown this once; emailed says whether a mail is on its way.
+type invitationCreatedBody struct {
+	Invitation invitationDTO `json:"invitation"`
+	URL        string        `json:"url"`
+	Emailed    bool          `json:"emailed"`
+}
+
+type invitationsBody struct {
+	Invitations []invitationDTO `json:"invitations"`
+}
+
+// handleCreateInvitation makes an invitation link valid for 7 days. The
+// box has no mail outbox yet, so emailed is false and the owner passes the
+// link on (docs/decisions.md).
+func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) error {
+	var req invitationRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	details := map[string]string{}
+	email := strings.TrimSpace(req.Email)
+	if email == "" {
+		details["email"] = "required"
+	} else if !validEmail(email) {
+		details["email"] = "must be an email address"
+	}
+	if req.Role == "" {
+		details["role"] = "required"
+	} else if !oneOf(req.Role, store.RoleOwner, store.RoleOrganizer) {
+		details["role"] = "must be owner or organizer"
+	}
+	ids, msg := eventIDList(req.EventIDs)
+	if msg != "" {
+		details["eventIds"] = msg
+	} else if err := s.checkEventIDs(r.Context(), ids, details); err != nil {
+		return err
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	inv := store.Invitation{Email: email, Role: req.Role, EventIDs: ids, CreatedBy: account(r).ID}
+	token, err := s.store.CreateInvitation(r.Context(), &inv)
+	if err != nil {
+		return accountStoreError(err)
+	}
+	s.log.InfoContext(r.Context(), "invitation created", "invitation", inv.ID, "role", inv.Role, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusCreated, invitationCreatedBody{
+		Invitation: toInvitationDTO(inv),
+		URL:        s.origin(r) + "/invite/" + token,
+		Emailed:    false,
+	})
+}
+
+func (s *Server) handleListInvitations(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.store.Invitations(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]invitationDTO, 0, len(list))
+	for _, inv := range list {
+		out = append(out, toInvitationDTO(inv))
+	}
+	return writeJSON(w, r, http.StatusOK, invitationsBody{Invitations: out})
+}
+
+func (s *Server) handleDeleteInvitation(w http.ResponseWriter, r *http.Request) error {
+	id := param(r, "id")
+	if !store.ValidID(id) {
+		return errNotFound
+	}
+	if err := s.store.DeleteInvitation(r.Context(), id); err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "invitation revoked", "invitation", id, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+type acceptInvitationRequest struct {
+	Username string `json:"username"`
+	Name     string `json:"name"`
+	Password string `json:"password"`
+}
+
+// handleAcceptInvitation is the invitee's public route: the token is the
+// credential. It creates the account with the invitation's role and
+// events and signs the caller in. A spent, expired or revoked link is 404,
+// checked before the body so that the page can say so at once.
+func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) error {
+	token := param(r, "token")
+	if token == "" || len(token) > maxInviteToken {
+		return errNotFound
+	}
+	if _, err := s.store.InvitationByToken(r.Context(), token); err != nil {
+		return err
+	}
+	var req acceptInvitationRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	details := map[string]string{}
+	username := strings.TrimSpace(req.Username)
+	if msg := usernameProblem(username); msg != "" {
+		details["username"] = msg
+	}
+	name := strings.TrimSpace(req.Name)
+	if utf8.RuneCountInString(name) > maxAccountName {
+		details["name"] = fmt.Sprintf("must be at most %d characters", maxAccountName)
+	}
+	if msg := passwordProblem(req.Password); msg != "" {
+		details["password"] = msg
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	hash, err := s.hashPassword(req.Password)
+	if err != nil {
+		return err
+	}
+	a := store.Account{Username: username, Name: name, PasswordHash: hash, LastLoginAt: s.now().UnixMilli()}
+	if err := s.store.AcceptInvitation(r.Context(), token, &a); err != nil {
+		return accountStoreError(err)
+	}
+	session, err := s.store.CreateSession(r.Context(), a.ID, false)
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(w, r, session)
+	s.log.InfoContext(r.Context(), "invitation accepted", "account", a.ID, "username", a.Username, "role", a.Role)
+	return writeJSON(w, r, http.StatusCreated, okTrue)
+}
