@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"eventbox/assets"
+	"eventbox/daemon/qr"
 	"eventbox/store"
 )
 
@@ -24,6 +26,11 @@ type Server struct {
 	ui       *uiFiles
 	variants *variantMaker
 	limits   limiters
+	qr       *qr.Renderer
+
+	// logoMu serialises logo changes and the copies of logos, which
+	// also bounds the memory that decoding logos takes to one at a time.
+	logoMu sync.Mutex
 
 	// guestKey signs gr_guest and gr_share cookies.
 	guestKey []byte
@@ -79,6 +86,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
 	if s.ui, err = newUIFiles(cfg.UI); err != nil {
 		return nil, err
+	}
+	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
+		return nil, fmt.Errorf("loading qr fonts: %w", err)
 	}
 	s.handler = s.middleware(s.routes())
 	return s, nil
