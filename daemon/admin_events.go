@@ -381,6 +381,7 @@ func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error
 	if err := s.store.DeleteEvent(r.Context(), e.ID); err != nil {
 		return err
 	}
+	s.booth.drop(e.ID)
 	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", account(r).Username)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }

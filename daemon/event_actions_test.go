@@ -32,6 +32,7 @@ func TestDuplicateEvent(t *testing.T) {
 	guest := h.client()
 	guest.do("POST", "/api/e/"+slug+"/unlock", map[string]any{"code": "ROSES"}).expect(t, 200, "")
 	guest.upload(slug, photoJPEG(t, 40, 30, 0, false, 1), nil, "").expect(t, 201, "")
+	owner.do("POST", "/api/admin/events/"+id+"/booth", map[string]any{}).expect(t, 200, "")
 	owner.do("POST", "/api/admin/events/"+id+"/end", nil).expect(t, 200, "")
 	src = owner.do("GET", "/api/admin/events/"+id, nil).JSON["event"].(map[string]any)
 	org := h.organizer("olga", id)
@@ -75,7 +76,7 @@ func TestDuplicateEvent(t *testing.T) {
 			}
 		}
 	})
-	t.Run("the copy starts open and not ended", func(t *testing.T) {
+	t.Run("the copy starts open, not ended, without a booth", func(t *testing.T) {
 		if dup["endedAt"] != nil || dup["uploadsOpen"] != true || dup["boothEnabled"] != false {
 			t.Errorf("endedAt %v uploadsOpen %v boothEnabled %v", dup["endedAt"], dup["uploadsOpen"], dup["boothEnabled"])
 		}
@@ -104,7 +105,7 @@ func TestDuplicateEvent(t *testing.T) {
 			}
 		}
 	})
-	t.Run("photos and guests stay behind", func(t *testing.T) {
+	t.Run("photos, guests and the booth stay behind", func(t *testing.T) {
 		counts, err := h.st.Counts(ctx, dupID)
 		if err != nil {
 			t.Fatal(err)

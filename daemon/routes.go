@@ -42,8 +42,8 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/join", s.handleJoin)
 	h("POST", "/api/e/:slug/unlock", s.rate(s.limits.unlock, s.handleUnlock))
 	h("POST", "/api/e/:slug/guest", s.handleGuestName)
-	h("POST", "/api/e/:slug/booth", later)
-	h("GET", "/api/e/:slug/booth/events", later)
+	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.handleBoothJoin))
+	h("GET", "/api/e/:slug/booth/events", s.handleBoothEvents)
 	h("POST", "/api/e/:slug/photos", s.handleGuestUpload)
 	h("DELETE", "/api/e/:slug/photos/:id", s.handleGuestDeletePhoto)
 	h("GET", "/api/e/:slug/photos", s.handleGuestPhotos)
@@ -96,8 +96,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/events/:id/qr", s.admin(s.handleQR))
 	h("POST", "/api/admin/events/:id/duplicate", s.owner(s.handleDuplicateEvent))
 	h("POST", "/api/admin/events/:id/end", s.admin(s.handleEndEvent))
-	h("POST", "/api/admin/events/:id/booth", s.admin(later))
-	h("DELETE", "/api/admin/events/:id/booth", s.admin(later))
+	h("POST", "/api/admin/events/:id/booth", s.admin(s.handleEnableBooth))
+	h("DELETE", "/api/admin/events/:id/booth", s.admin(s.handleDisableBooth))
 
 	// Admin: places (spots).
 	h("GET", "/api/admin/events/:id/spots", s.admin(s.handleListSpots))
