@@ -55,15 +55,18 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 	return writeJSON(w, r, http.StatusCreated, eventBody{Event: toEventDTO(d)})
 }
 
+// endShareLabel labels the gallery link made when an event ends.
+const endShareLabel = "Made when the event ended"
+
 // endResultDTO says what ending the event set in motion (DESIGN.md, "End
 // result"). Notes say, in plain words, what the box could not do.
 type endResultDTO struct {
-	Share         any      `json:"share"`
-	ShareURL      *string  `json:"shareUrl"`
-	GuestEmails   int      `json:"guestEmails"`
-	SummaryQueued bool     `json:"summaryQueued"`
-	ExportQueued  bool     `json:"exportQueued"`
-	Notes         []string `json:"notes"`
+	Share         *shareDTO `json:"share"`
+	ShareURL      *string   `json:"shareUrl"`
+	GuestEmails   int       `json:"guestEmails"`
+	SummaryQueued bool      `json:"summaryQueued"`
+	ExportQueued  bool      `json:"exportQueued"`
+	Notes         []string  `json:"notes"`
 }
 
 type endBody struct {
@@ -72,7 +75,9 @@ type endBody struct {
 }
 
 // handleEndEvent ends the event: endedAt is set and uploads close (guests
-// then get uploads_closed, the booth too). Ending an ended event is a 400.
+// then get uploads_closed, the booth too). When galleryLinkDays > 0 it
+// makes an open gallery link with the event's galleryLink* settings,
+// expiring after that many days. Ending an ended event is a 400.
 func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	e, err := s.adminEvent(r)
 	if err != nil {
@@ -92,7 +97,19 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	s.log.InfoContext(r.Context(), "event ended", "event", e.ID, "by", account(r).Username)
 	result := endResultDTO{Notes: []string{}}
 	if e.GalleryLinkDays > 0 {
-		result.Notes = append(result.Notes, "No gallery link was made: this box cannot make gallery links yet.")
+		sh, _, err := s.createShare(r.Context(), e, newShareOptions{
+			Label: endShareLabel, AllowDownload: e.GalleryLinkDownload,
+			FavoritesOnly: e.GalleryLinkFavorites, ExpiresInDays: e.GalleryLinkDays,
+		})
+		if err != nil {
+			// The event has ended all the same; the hosts can make a link
+			// by hand.
+			s.log.ErrorContext(r.Context(), "gallery link not made at the end", "event", e.ID, "error", err)
+			result.Notes = append(result.Notes, "The gallery link could not be made; make one under gallery links.")
+		} else {
+			dto := s.toShareDTO(s.baseURL(r), sh)
+			result.Share, result.ShareURL = &dto, &dto.URL
+		}
 	}
 	if e.EmailGuestsGallery || e.NotifyAdminSummary {
 		result.Notes = append(result.Notes, "No mail was queued: this box cannot send mail yet.")

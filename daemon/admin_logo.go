@@ -38,8 +38,7 @@ const (
 )
 
 func logoError(msg string) error {
-	return &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_image",
-		Details: map[string]string{"logo": msg}}
+	return errInvalidImage.with(map[string]string{"logo": msg})
 }
 
 // handleUploadLogo takes the event's logo (multipart field logo: PNG,
@@ -50,7 +49,7 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	_, file, err := s.readUploadForm(w, r, maxLogoBytes, "logo", nil)
+	_, file, err := s.readUploadForm(w, r, uploadForm{limit: maxLogoBytes, fileField: "logo", fileRequired: true})
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func TestEndEvent(t *testing.T) {
 			t.Errorf("endedAt %v uploadsOpen %v", e["endedAt"], e["uploadsOpen"])
 		}
 	})
-	t.Run("the result says nothing was set in motion", func(t *testing.T) {
+	t.Run("the result of an event that asks for nothing is empty", func(t *testing.T) {
 		res := r.JSON["result"].(map[string]any)
 		want := map[string]any{"share": nil, "shareUrl": nil, "guestEmails": float64(0), "summaryQueued": false, "exportQueued": false}
 		for k, v := range want {
@@ -182,14 +182,43 @@ func TestEndEvent(t *testing.T) {
 		owner.do("PATCH", "/api/admin/events/"+id, map[string]any{"uploadsOpen": true}).expect(t, 200, "")
 		guest.upload(slug, photoJPEG(t, 40, 30, 0, false, 3), nil, "").expect(t, 403, "uploads_closed")
 	})
-	t.Run("the result tells what the box could not do", func(t *testing.T) {
+	t.Run("ending makes the gallery link the event asks for", func(t *testing.T) {
+		owner.do("PATCH", "/api/admin/events/"+other, map[string]any{
+			"galleryLinkDays": 14, "galleryLinkDownload": false, "galleryLinkFavorites": true,
+		}).expect(t, 200, "")
 		r := owner.do("POST", "/api/admin/events/"+other+"/end", nil).expect(t, 200, "")
 		res := r.JSON["result"].(map[string]any)
-		if res["share"] != nil || res["guestEmails"] != float64(0) || res["summaryQueued"] != false {
+		sh, ok := res["share"].(map[string]any)
+		if !ok {
+			t.Fatalf("no share in %v", res)
+		}
+		wantExpiry := float64(h.clock.Now().Add(14 * 24 * time.Hour).UnixMilli())
+		if sh["allowDownload"] != false || sh["favoritesOnly"] != true || sh["expiresAt"] != wantExpiry || sh["hasPassword"] != false {
+			t.Errorf("share %v", sh)
+		}
+		token := sh["token"].(string)
+		if want := h.srv.URL + "/g/" + token; res["shareUrl"] != want || sh["url"] != want {
+			t.Errorf("shareUrl %v, want %s", res["shareUrl"], want)
+		}
+		if res["guestEmails"] != float64(0) || res["summaryQueued"] != false || res["exportQueued"] != false {
 			t.Errorf("result %v", res)
 		}
-		if notes := res["notes"].([]any); len(notes) != 2 {
-			t.Errorf("notes %v, want one for the gallery link and one for mail", notes)
+		if notes := res["notes"].([]any); len(notes) != 1 || !strings.Contains(notes[0].(string), "mail") {
+			t.Errorf("notes %v, want one about mail", notes)
+		}
+		g := h.client().do("GET", "/api/g/"+token, nil).expect(t, 200, "")
+		if n := g.JSON["event"].(map[string]any)["name"]; n != "Other" {
+			t.Errorf("the link shows %v", n)
+		}
+		list := owner.do("GET", "/api/admin/events/"+other+"/shares", nil).expect(t, 200, "")
+		if shares := list.JSON["shares"].([]any); len(shares) != 1 {
+			t.Errorf("%d links listed", len(shares))
+		}
+	})
+	t.Run("an event without gallery link days gets no link", func(t *testing.T) {
+		list := owner.do("GET", "/api/admin/events/"+id+"/shares", nil).expect(t, 200, "")
+		if shares := list.JSON["shares"].([]any); len(shares) != 0 {
+			t.Errorf("%d links", len(shares))
 		}
 	})
 }
