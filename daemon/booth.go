@@ -149,11 +149,7 @@ func isBooth(g store.Guest, e store.Event) bool {
 // the event's booth device as Server-Sent Events (DESIGN.md, "Booth
 // push"). Anyone else, or a device whose key was replaced, gets 403.
 func (s *Server) handleBoothEvents(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
-	if err != nil {
-		return err
-	}
-	g, err := s.joinedGuest(r, e)
+	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
 	}
