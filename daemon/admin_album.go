@@ -221,7 +221,7 @@ func (s *Server) albumLogo(ctx context.Context, e store.Event) []byte {
 	if e.LogoVersion == 0 {
 		return nil
 	}
-	f, err := s.store.Media().Open(logoMediaName(e))
+	f, err := s.store.Media().Open(e.LogoName())
 	if err != nil {
 		s.log.WarnContext(ctx, "album without logo", "event", e.ID, "error", err)
 		return nil
@@ -235,8 +235,6 @@ func (s *Server) albumLogo(ctx context.Context, e store.Event) []byte {
 	return logo
 }
 
-// logoMediaName is the media name of an event's logo file.
-func logoMediaName(e store.Event) string { return store.MediaName(e.ID, "logo.png") }
 
 // flattenLogo decodes a logo (PNG, or any registered format) and
 // re-encodes it as a JPEG on white, since a PDF takes a JPEG as it is but

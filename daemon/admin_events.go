@@ -3,7 +3,6 @@ package daemon
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"eventbox/daemon/qr"
 	"eventbox/store"
 )
 
@@ -284,7 +284,7 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		}
 		setBool(&e.QRStyle.Logo, q.Logo)
 		if _, ok := details["qrStyle"]; !ok {
-			if msg := qrContrastProblem(e.QRStyle.Foreground, e.QRStyle.Background); msg != "" {
+			if msg := qrColorProblem(e.QRStyle.Foreground, e.QRStyle.Background); msg != "" {
 				details["qrStyle"] = msg
 			}
 		}
@@ -381,6 +381,7 @@ func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error
 	if err := s.store.DeleteEvent(r.Context(), e.ID); err != nil {
 		return err
 	}
+	s.booth.drop(e.ID)
 	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", account(r).Username)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }
@@ -482,28 +483,17 @@ func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
-// qrContrastProblem refuses QR colours that phones cannot read reliably:
-// a dark code on a light ground with a WCAG contrast ratio of at least 4.
-func qrContrastProblem(fg, bg string) string {
-	lf, lb := luminance(fg), luminance(bg)
-	if lf > lb {
-		return "foreground must be darker than background"
+// qrColorProblem refuses QR colours that phones cannot read reliably, by
+// the qr package's rule (qr.ValidateColors): opaque, a dark code on a light
+// ground, a WCAG contrast ratio of at least qr.MinContrast.
+func qrColorProblem(fg, bg string) string {
+	f, err1 := qr.ParseColor(fg)
+	b, err2 := qr.ParseColor(bg)
+	if err1 != nil || err2 != nil {
+		return "colours must be #rrggbb"
 	}
-	if ratio := (lb + 0.05) / (lf + 0.05); ratio < 4 {
-		return fmt.Sprintf("foreground and background contrast %.1f:1 is too low to scan (at least 4:1)", ratio)
+	if err := qr.ValidateColors(f, b); err != nil {
+		return err.Error()
 	}
 	return ""
-}
-
-// luminance is the WCAG relative luminance of a #rrggbb colour.
-func luminance(hex string) float64 {
-	v, _ := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
-	lin := func(c uint64) float64 {
-		x := float64(c) / 255
-		if x <= 0.03928 {
-			return x / 12.92
-		}
-		return math.Pow((x+0.055)/1.055, 2.4)
-	}
-	return 0.2126*lin(v>>16&0xff) + 0.7152*lin(v>>8&0xff) + 0.0722*lin(v&0xff)
 }

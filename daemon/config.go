@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"eventbox/booth"
 )
 
 // Config is everything the daemon needs, validated once by cmd/eventbox
@@ -37,8 +39,16 @@ type Config struct {
 	// UpdateURL is the release manifest; empty: update checks answer 502.
 	UpdateURL string
 	// BoothButtonPin and BoothLEDPin name GPIO lines; empty: no hardware.
+	// cmd/eventbox opens them into Booth.
 	BoothButtonPin string
 	BoothLEDPin    string
+	// Booth is the photo booth's button and LED. Server.Run runs it and
+	// closes it when it returns, so one Device serves one Server. Nil: no
+	// hardware (booth.NoOp).
+	Booth booth.Device
+	// BoothCountdown is how long the LED shows the countdown after a
+	// button press, matching the booth page's countdown; 0 means 3 s.
+	BoothCountdown time.Duration
 	// MDNSName is advertised as <name>.local; "off" disables mDNS.
 	MDNSName string
 

@@ -130,6 +130,8 @@ func (s *Server) handleGuestUpload(w http.ResponseWriter, r *http.Request) error
 	name := g.Name
 	if g.Booth {
 		name = boothName
+		// The booth's photo is in: the LED leaves busy.
+		defer s.booth.captured()
 	}
 	p := store.Photo{EventID: e.ID, GuestID: g.ID, GuestName: name, Status: statusForNew(e)}
 	p.SpotID = s.spotOf(r, e, r.URL.Query().Get("at"))

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"eventbox/assets"
+	"eventbox/daemon/qr"
 	"eventbox/store"
 )
 
@@ -24,6 +26,12 @@ type Server struct {
 	ui       *uiFiles
 	variants *variantMaker
 	limits   limiters
+	qr       *qr.Renderer
+	booth    *boothRelay
+
+	// logoMu serialises logo changes and the copies of logos, which
+	// also bounds the memory that decoding logos takes to one at a time.
+	logoMu sync.Mutex
 
 	// guestKey signs gr_guest and gr_share cookies.
 	guestKey []byte
@@ -46,6 +54,7 @@ type limiters struct {
 	shareUnlock *rateLimiter // gallery unlock, per address
 	invite      *rateLimiter // invitation use, per address
 	upload      *rateLimiter // guest uploads, per guest
+	booth       *rateLimiter // booth device set-up, per address
 }
 
 // New builds a Server over an open store. cfg must have passed Validate;
@@ -64,6 +73,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		shareUnlock: newRateLimiter(10, time.Minute, cfg.Now),
 		invite:      newRateLimiter(10, time.Minute, cfg.Now),
 		upload:      newRateLimiter(120, time.Minute, cfg.Now),
+		booth:       newRateLimiter(10, time.Minute, cfg.Now),
 	}
 	key, err := st.Secret(ctx, "guest-cookie", 32)
 	if err != nil {
@@ -80,6 +90,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.ui, err = newUIFiles(cfg.UI); err != nil {
 		return nil, err
 	}
+	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
+		return nil, fmt.Errorf("loading qr fonts: %w", err)
+	}
+	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -87,10 +101,16 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 // Handler is the whole HTTP service: API, pages and middleware.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Run does the background work (photo variants, expired-session cleanup)
-// until ctx is cancelled, then waits for it to stop.
+// Run does the background work (photo variants, expired-session cleanup,
+// the booth's button and LED) until ctx is cancelled, then waits for it to
+// stop. It closes Config.Booth before it returns, and ends the booth
+// streams. Call it once.
 func (s *Server) Run(ctx context.Context) error {
-	s.workers.Add(2)
+	s.workers.Add(3)
+	go func() {
+		defer s.workers.Done()
+		s.booth.run(ctx)
+	}()
 	go func() {
 		defer s.workers.Done()
 		s.sweepSessions(ctx)
@@ -103,6 +123,12 @@ func (s *Server) Run(ctx context.Context) error {
 	s.workers.Wait()
 	return nil
 }
+
+// EndStreams ends every open booth event stream and refuses new ones. Give
+// it to http.Server.RegisterOnShutdown: Shutdown waits for open requests,
+// and a stream only ends when its page goes. The pages' EventSource
+// reconnects to the next server by itself.
+func (s *Server) EndStreams() { s.booth.close() }
 
 // sweepSessions removes sessions unused for longer than their lifetime,
 // and expired invitations, hourly.

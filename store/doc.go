@@ -88,6 +88,7 @@
 // media/<eventID>/<photoID>.thumb.jpg     400 px variant
 // media/<eventID>/<photoID>.display.jpg   1920 px variant
 // media/<eventID>/<messageID>.audio       a guestbook voice note
+// media/<eventID>/logo-<version>.png      the logo (LogoName), at most 1024 px
 //
 // Media names are built from ids only and checked on every access, so no
 // name a client sends can reach outside DATA_DIR/media.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/booth"
 	"eventbox/daemon"
 	"eventbox/netsetup"
 	"eventbox/store"
@@ -86,13 +87,23 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 			log.Error("closing store", "error", err)
 		}
 	}()
+	// Missing booth hardware never stops the daemon: Open falls back to a
+	// device without hardware and says why in the log.
+	dev, err := booth.Open(ctx, booth.Config{
+		ButtonPin: cfg.BoothButtonPin, LEDPin: cfg.BoothLEDPin, Logger: log,
+	})
+	if err != nil {
+		log.Warn("booth hardware off", "error", err)
+	}
+	cfg.Booth = dev
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
-		return err
+		return errors.Join(err, dev.Close())
 	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", cfg.ListenAddr, err)
+		// srv.Run, which would close the booth device, never runs.
+		return errors.Join(fmt.Errorf("listening on %s: %w", cfg.ListenAddr, err), dev.Close())
 	}
 	httpSrv := &http.Server{
 		Handler:           srv.Handler(),
@@ -101,6 +112,9 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 		ErrorLog:          slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn),
 		// No write timeout: ZIP, PDF and video answers take long.
 	}
+	// Booth event streams last as long as their page: end them at
+	// shutdown instead of waiting out the grace period.
+	httpSrv.RegisterOnShutdown(srv.EndStreams)
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	var wg sync.WaitGroup

@@ -1,0 +1,160 @@
+package daemon
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"eventbox/store"
+)
+
+// Booth key limits (DESIGN.md, "Booth key").
+const (
+	minBoothKey = 16
+	maxBoothKey = 128
+)
+
+type boothRequest struct {
+	BoothKey Nullable[string] `json:"boothKey"`
+}
+
+type boothBody struct {
+	Event    eventDTO `json:"event"`
+	BoothKey string   `json:"boothKey"`
+	URL      string   `json:"url"`
+}
+
+// boothKeyProblem checks a key the hosts chose: 16 to 128 characters, no
+// spaces or control characters (it travels in a URL and is typed rarely).
+func boothKeyProblem(key string) string {
+	msg := fmt.Sprintf("must be %d to %d characters without spaces (null: the box makes one)", minBoothKey, maxBoothKey)
+	if n := utf8.RuneCountInString(key); n < minBoothKey || n > maxBoothKey || !utf8.ValidString(key) {
+		return msg
+	}
+	if strings.IndexFunc(key, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return msg
+	}
+	return ""
+}
+
+// boothURL opens the booth page of the event on a device, carrying the key
+// (the guest page turns into the booth with ?booth=).
+func (s *Server) boothURL(r *http.Request, e store.Event, key string) string {
+	return s.baseURL(r) + "/e/" + url.PathEscape(e.Slug) + "?booth=" + url.QueryEscape(key)
+}
+
+// handleEnableBooth turns the event's booth on, or gives it a new key: the
+// device holding the old key stops working at once (its stream ends, its
+// uploads get 403). The key is answered once; only its hash is kept.
+func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	var req boothRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	key := req.BoothKey.Value
+	if !req.BoothKey.Set || req.BoothKey.Null {
+		key = store.NewToken()
+	} else if msg := boothKeyProblem(key); msg != "" {
+		return errField("boothKey", msg)
+	}
+	hash := store.HashToken(key)
+	old := e.BoothKeyHash
+	e, err = s.store.UpdateEvent(r.Context(), e.ID, func(e *store.Event) error {
+		e.BoothKeyHash = hash
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if old != hash {
+		s.booth.drop(e.ID)
+	}
+	s.log.InfoContext(r.Context(), "booth turned on", "event", e.ID, "replaced", old != "" && old != hash, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, boothBody{Event: toEventDTO(e), BoothKey: key, URL: s.boothURL(r, e, key)})
+}
+
+// handleDisableBooth turns the event's booth off: its device is refused
+// from now on.
+func (s *Server) handleDisableBooth(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.UpdateEvent(r.Context(), e.ID, func(e *store.Event) error {
+		e.BoothKeyHash = ""
+		return nil
+	}); err != nil {
+		return err
+	}
+	s.booth.drop(e.ID)
+	s.log.InfoContext(r.Context(), "booth turned off", "event", e.ID, "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+type boothJoinRequest struct {
+	Key string `json:"key"`
+}
+
+// boothKeyMatches compares a key with the event's current one in constant
+// time; an event without a booth matches nothing.
+func boothKeyMatches(e store.Event, key string) bool {
+	if e.BoothKeyHash == "" || key == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(store.HashToken(key)), []byte(e.BoothKeyHash)) == 1
+}
+
+// handleBoothJoin makes this device the event's booth: a guest that
+// uploads as "Photo booth" without the per-guest quota. A wrong or replaced
+// key, or a booth that is off, gets 403. A device that is already the
+// booth with the current key stays the same guest.
+func (s *Server) handleBoothJoin(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	var req boothJoinRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if !boothKeyMatches(e, req.Key) {
+		return errForbidden
+	}
+	if g, err := s.joinedGuest(r, e); err == nil && isBooth(g, e) {
+		return writeJSON(w, r, http.StatusOK, okTrue)
+	}
+	if _, err := s.addGuest(w, r, e, store.Guest{Booth: true, BoothKeyHash: e.BoothKeyHash}); err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "booth device set up", "event", e.ID)
+	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+// isBooth reports whether g is the event's booth device with the current
+// key.
+func isBooth(g store.Guest, e store.Event) bool {
+	return g.Booth && e.BoothKeyHash != "" &&
+		subtle.ConstantTimeCompare([]byte(g.BoothKeyHash), []byte(e.BoothKeyHash)) == 1
+}
+
+// handleBoothEvents streams the button's triggers and the LED's status to
+// the event's booth device as Server-Sent Events (DESIGN.md, "Booth
+// push"). Anyone else, or a device whose key was replaced, gets 403.
+func (s *Server) handleBoothEvents(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := s.guestOf(r)
+	if err != nil {
+		return err
+	}
+	if !isBooth(g, e) {
+		return errForbidden
+	}
+	return s.booth.serve(w, r, e.ID)
+}

@@ -1,0 +1,321 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"eventbox/booth"
+)
+
+// Booth timings (docs/decisions.md, "Booth").
+const (
+	// defaultBoothCountdown is the LED's countdown after a press; the booth
+	// page counts down as long before it takes the photo.
+	defaultBoothCountdown = 3 * time.Second
+	// boothBusyMax bounds the busy light after the countdown; the booth's
+	// upload ends it sooner.
+	boothBusyMax = 10 * time.Second
+	// boothSubscribeWait bounds the wait for a new stream's subscription
+	// (see boothRelay.serve); boothSubscribePoll is how often it looks.
+	boothSubscribeWait = time.Second
+	boothSubscribePoll = 2 * time.Millisecond
+)
+
+// errBoothUnavailable answers a booth stream opened while the server shuts
+// down; the page's EventSource tries again.
+var errBoothUnavailable = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable"}
+
+// boothRelay connects the box's booth hardware to the booth pages. A button
+// press becomes a trigger message for every connected booth page (the box
+// has one button, whichever event it serves). The LED shows ready while at
+// least one booth page is connected, countdown then busy after a press,
+// and is off otherwise; every change of the LED also goes to the pages as a
+// status message, and a page that connects gets the current one.
+//
+// A press while no page is connected, or during a countdown or busy
+// period, is ignored: a guest hammering the button does not queue photos.
+type boothRelay struct {
+	dev       booth.Device
+	hub       *booth.Hub
+	log       *slog.Logger
+	now       func() time.Time
+	countdown time.Duration
+
+	// connect lets one stream at a time wait for its subscription, so
+	// that the subscriber count it watches is its own doing.
+	connect sync.Mutex
+
+	mu      sync.Mutex
+	streams map[string]map[*boothStream]struct{} // connected pages by event id
+	epochs  map[string]int                       // bumped by drop, by event id
+	closed  bool
+	phase   booth.State // Countdown or Busy while a capture runs, else Off
+	gen     int         // bumped with each phase, so that a stale timer does nothing
+	timer   *time.Timer
+	shown   booth.State
+}
+
+// boothStream is one connected booth page.
+type boothStream struct {
+	cancel context.CancelFunc
+}
+
+func newBoothRelay(dev booth.Device, log *slog.Logger, now func() time.Time, countdown time.Duration) *boothRelay {
+	if dev == nil {
+		dev = booth.NoOp()
+	}
+	if countdown <= 0 {
+		countdown = defaultBoothCountdown
+	}
+	return &boothRelay{
+		dev: dev, hub: booth.NewHub(), log: log, now: now, countdown: countdown,
+		streams: make(map[string]map[*boothStream]struct{}),
+		epochs:  make(map[string]int),
+	}
+}
+
+// serve streams the event's booth messages to one booth page (the caller
+// has checked that it is the event's booth device) until the page goes,
+// the event's booth is turned off or its key replaced (drop), or the
+// server shuts down (close).
+//
+// Hub.Serve subscribes only after it has sent the headers. The page counts
+// as connected (LED ready, current status sent) once its subscription is in
+// place, so that the status reaches it and no press is announced while the
+// page cannot hear it.
+func (b *boothRelay) serve(w http.ResponseWriter, r *http.Request, eventID string) error {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	st := &boothStream{cancel: cancel}
+	b.mu.Lock()
+	closed, epoch := b.closed, b.epochs[eventID]
+	b.mu.Unlock()
+	if closed {
+		return errBoothUnavailable
+	}
+	b.connect.Lock()
+	before := b.hub.Subscribers(eventID)
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		defer b.connect.Unlock()
+		b.awaitSubscriber(ctx, eventID, before)
+		if ctx.Err() == nil {
+			b.add(eventID, epoch, st)
+		}
+	}()
+	err := b.hub.Serve(w, r.WithContext(ctx), eventID)
+	cancel()
+	<-added
+	b.remove(eventID, st)
+	if err != nil {
+		// The answer has started: nothing more can be said to the page.
+		b.log.DebugContext(r.Context(), "booth stream ended", "event", eventID, "error", err)
+	}
+	return nil
+}
+
+// awaitSubscriber waits until the event has more subscribers than before,
+// ctx ends or boothSubscribeWait passes.
+func (b *boothRelay) awaitSubscriber(ctx context.Context, eventID string, before int) {
+	deadline := time.NewTimer(boothSubscribeWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(boothSubscribePoll)
+	defer tick.Stop()
+	for b.hub.Subscribers(eventID) <= before {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// add counts a subscribed stream as a connected page, unless the event's
+// booth changed (drop) since the stream was authorised.
+func (b *boothRelay) add(eventID string, epoch int, st *boothStream) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || b.epochs[eventID] != epoch {
+		st.cancel()
+		return
+	}
+	set := b.streams[eventID]
+	if set == nil {
+		set = make(map[*boothStream]struct{})
+		b.streams[eventID] = set
+	}
+	set[st] = struct{}{}
+	if !b.update() {
+		b.hub.Publish(eventID, booth.StatusMessage(b.shown, b.now()))
+	}
+}
+
+// remove forgets a stream; it does nothing for one that never counted.
+func (b *boothRelay) remove(eventID string, st *boothStream) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	set := b.streams[eventID]
+	if _, ok := set[st]; !ok {
+		return
+	}
+	delete(set, st)
+	if len(set) == 0 {
+		delete(b.streams, eventID)
+	}
+	if b.connected() == 0 && b.phase != booth.Off {
+		// No page is left to take the photo.
+		b.setPhase(booth.Off, 0)
+		return
+	}
+	b.update()
+}
+
+// drop ends the event's booth streams: its booth was turned off, its key
+// replaced, or the event deleted. A stream being set up for the event at
+// this moment ends too.
+func (b *boothRelay) drop(eventID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.epochs[eventID]++
+	for st := range b.streams[eventID] {
+		st.cancel()
+	}
+}
+
+// close ends every booth stream and refuses new ones: the server is
+// shutting down.
+func (b *boothRelay) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for _, set := range b.streams {
+		for st := range set {
+			st.cancel()
+		}
+	}
+}
+
+// connected is the number of connected booth pages. The caller holds mu.
+func (b *boothRelay) connected() int {
+	n := 0
+	for _, set := range b.streams {
+		n += len(set)
+	}
+	return n
+}
+
+// update shows the state the LED should show now, and tells the pages if
+// it changed; it reports whether it did. The caller holds mu.
+func (b *boothRelay) update() bool {
+	want := b.phase
+	if want == booth.Off && b.connected() > 0 {
+		want = booth.Ready
+	}
+	if want == b.shown {
+		return false
+	}
+	b.shown = want
+	b.dev.SetLED(want)
+	b.hub.Broadcast(booth.StatusMessage(want, b.now()))
+	return true
+}
+
+// setPhase starts a capture phase (Countdown, Busy) lasting d, or ends the
+// capture (Off). The caller holds mu.
+func (b *boothRelay) setPhase(p booth.State, d time.Duration) {
+	b.phase = p
+	b.gen++
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	if p != booth.Off {
+		gen := b.gen
+		b.timer = time.AfterFunc(d, func() { b.phaseOver(gen) })
+	}
+	b.update()
+}
+
+// phaseOver moves a capture on when its phase gen has run its time:
+// countdown to busy, busy to the end.
+func (b *boothRelay) phaseOver(gen int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if gen != b.gen {
+		return
+	}
+	if b.phase == booth.Countdown {
+		b.setPhase(booth.Busy, boothBusyMax)
+		return
+	}
+	b.setPhase(booth.Off, 0)
+}
+
+// press relays one button press.
+func (b *boothRelay) press(ctx context.Context, p booth.Press) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.connected() == 0:
+		b.log.DebugContext(ctx, "booth button pressed with no booth page connected")
+		return
+	case b.phase != booth.Off:
+		b.log.DebugContext(ctx, "booth button pressed during a capture", "state", b.phase.String())
+		return
+	}
+	n := b.hub.Broadcast(booth.TriggerMessage(p))
+	b.log.InfoContext(ctx, "booth button pressed", "pages", n)
+	b.setPhase(booth.Countdown, b.countdown)
+}
+
+// captured ends the busy light: a booth device has sent its photo.
+func (b *boothRelay) captured() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.phase == booth.Busy {
+		b.setPhase(booth.Off, 0)
+	}
+}
+
+// run runs the device and relays its presses until ctx ends, then closes
+// the device (LED off) and ends the streams. A device that stops early is
+// closed at once; the booth pages keep working without the button.
+func (b *boothRelay) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := b.dev.Run(ctx); err != nil {
+			b.log.WarnContext(ctx, "booth hardware stopped", "error", err)
+		}
+	})
+	presses := b.dev.Presses()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case p, ok := <-presses:
+			if !ok {
+				break loop
+			}
+			b.press(ctx, p)
+		}
+	}
+	wg.Wait()
+	if err := b.dev.Close(); err != nil {
+		b.log.WarnContext(ctx, "closing booth hardware", "error", err)
+	}
+	<-ctx.Done()
+	b.close()
+	b.mu.Lock()
+	b.gen++
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.mu.Unlock()
+}
