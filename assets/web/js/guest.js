@@ -189,9 +189,12 @@ function mainView() {
       photoArrived(e.detail);
     });
     queue.addEventListener('stopped', (e) => {
+      // The box no longer knows this phone (cookie gone, code changed): start over.
+      if (e.detail.code === 'forbidden') return location.reload();
       if (e.detail.code === 'uploads_closed') data.event.uploadsOpen = false;
       drawCapture();
     });
+    queue.addEventListener('change', drawQueue);
     queue.load();
   }
   const hello = data.guest.name ? h('p', { class: 'center muted' }, t('nameHello', { name: data.guest.name }), ' ',
@@ -207,7 +210,6 @@ function mainView() {
     h('section', { id: 'panel' })));
   drawCapture();
   drawQueue();
-  queue.addEventListener('change', drawQueue);
   watchEvent();
   drawContact();
   drawTabs();
