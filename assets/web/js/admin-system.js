@@ -21,17 +21,17 @@ export async function twoFactorCard(ctx, box) {
   const title = h('h2', { style: 'margin-top:0' }, 'Two-step sign-in');
   const codes = (list) => h('div', { class: 'banner good' },
     h('p', null, 'Recovery codes, each usable once if you lose your phone. Keep them somewhere safe; they are shown only now:'),
-    h('pre', { class: 'mono' }, list.join('\n')),
+    h('pre', { class: 'mono', id: 'recovery-codes' }, list.join('\n')),
     h('button', { class: 'small', onclick: () => copyText(list.join('\n')) }, 'Copy'));
   if (!st.enabled) {
-    const start = h('button', { class: 'primary' }, 'Turn on');
+    const start = h('button', { class: 'primary', id: 'tf-start' }, 'Turn on');
     start.addEventListener('click', async () => {
       const res = await busy(start, call('/api/admin/me/two-factor', { method: 'POST', body: { action: 'start' } }));
       if (!res) return;
       const code = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
-      const form = h('form', { novalidate: true },
+      const form = h('form', { novalidate: true, id: 'tf-confirm' },
         h('p', null, 'Scan this with an authenticator app, then type the code it shows.'),
-        qrImage(res.qr), h('p', { class: 'small' }, 'Or enter the key: ', h('code', null, res.secret)),
+        qrImage(res.qr), h('p', { class: 'small' }, 'Or enter the key: ', h('code', { id: 'tf-secret' }, res.secret)),
         field('code', 'Code', code), h('button', { class: 'primary', type: 'submit' }, 'Confirm'));
       form.addEventListener('submit', async (e) => {
         e.preventDefault();

@@ -138,7 +138,7 @@ function signInPage() {
 
 function codePage() {
   const code = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', autocapitalize: 'none' });
-  const form = h('form', { class: 'card stack', novalidate: true },
+  const form = h('form', { class: 'card stack', id: 'sign-in-code', novalidate: true },
     field('code', 'Code', code, 'The six digits from your authenticator app, or one of your recovery codes.'),
     h('button', { class: 'primary block', type: 'submit' }, 'Continue'),
     h('button', { class: 'linkish', type: 'button', onclick: signInPage }, 'Start again'));
