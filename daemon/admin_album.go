@@ -235,7 +235,6 @@ func (s *Server) albumLogo(ctx context.Context, e store.Event) []byte {
 	return logo
 }
 
-
 // flattenLogo decodes a logo (PNG, or any registered format) and
 // re-encodes it as a JPEG on white, since a PDF takes a JPEG as it is but
 // a PNG only re-compressed, and the album is printed on white.

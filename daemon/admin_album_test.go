@@ -355,7 +355,7 @@ func TestAlbumCoverShowsTheLogo(t *testing.T) {
 	if err := png.Encode(&buf, logo); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.Media().Write(store.MediaName(evID, "logo.png"), &buf); err != nil {
+	if _, err := h.st.Media().Write(store.LogoName(evID, 1), &buf); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.st.UpdateEvent(context.Background(), evID, func(e *store.Event) error {

@@ -107,7 +107,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 			s.log.ErrorContext(r.Context(), "gallery link not made at the end", "event", e.ID, "error", err)
 			result.Notes = append(result.Notes, "The gallery link could not be made; make one under gallery links.")
 		} else {
-			dto := s.toShareDTO(s.baseURL(r), sh)
+			dto := s.toShareDTO(s.origin(r), sh)
 			result.Share, result.ShareURL = &dto, &dto.URL
 		}
 	}

@@ -46,7 +46,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 	if len(details) > 0 {
 		return errBadRequest(details)
 	}
-	content := s.baseURL(r) + "/e/" + e.Slug
+	content := s.origin(r) + "/e/" + e.Slug
 	caption, fileName := "", safeName(e.Name)
 	if fileName == "" {
 		fileName = e.Slug

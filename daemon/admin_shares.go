@@ -45,19 +45,6 @@ func (s *Server) toShareDTO(origin string, sh store.Share) shareDTO {
 	}
 }
 
-// baseURL is the origin of absolute links: BASE_URL when set, else the
-// scheme and Host of the request.
-func (s *Server) baseURL(r *http.Request) string {
-	if s.cfg.BaseURL != "" {
-		return s.cfg.BaseURL
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
 // passwordChoice is the password field of a new link: a string (that
 // password) or true (the server makes one); false counts as none.
 type passwordChoice struct {
@@ -189,7 +176,7 @@ func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	origin := s.baseURL(r)
+	origin := s.origin(r)
 	out := shareListBody{Shares: make([]shareDTO, 0, len(shares))}
 	for _, sh := range shares {
 		out.Shares = append(out.Shares, s.toShareDTO(origin, sh))
@@ -219,7 +206,7 @@ func (s *Server) handleCreateShare(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusCreated, shareBody{Share: s.toShareDTO(s.baseURL(r), sh), Password: nullString(generated)})
+	return writeJSON(w, r, http.StatusCreated, shareBody{Share: s.toShareDTO(s.origin(r), sh), Password: nullString(generated)})
 }
 
 // handleDeleteShare revokes a gallery link: its url answers 404 from now

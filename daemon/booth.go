@@ -44,7 +44,7 @@ func boothKeyProblem(key string) string {
 // boothURL opens the booth page of the event on a device, carrying the key
 // (the guest page turns into the booth with ?booth=).
 func (s *Server) boothURL(r *http.Request, e store.Event, key string) string {
-	return s.baseURL(r) + "/e/" + url.PathEscape(e.Slug) + "?booth=" + url.QueryEscape(key)
+	return s.origin(r) + "/e/" + url.PathEscape(e.Slug) + "?booth=" + url.QueryEscape(key)
 }
 
 // handleEnableBooth turns the event's booth on, or gives it a new key: the
