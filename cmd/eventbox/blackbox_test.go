@@ -117,13 +117,22 @@ func newBrowser(t *testing.T, url string) *browser {
 
 func (b *browser) call(method, path, contentType string, body []byte) (int, http.Header, []byte) {
 	b.t.Helper()
+	if contentType != "" {
+		return b.callWith(method, path, body, "Content-Type", contentType)
+	}
+	return b.callWith(method, path, body)
+}
+
+// callWith sends a request with the given header pairs.
+func (b *browser) callWith(method, path string, body []byte, headers ...string) (int, http.Header, []byte) {
+	b.t.Helper()
 	req, err := http.NewRequest(method, b.url+path, bytes.NewReader(body))
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	req.Header.Set("Origin", b.url)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := b.hc.Do(req)
 	if err != nil {
