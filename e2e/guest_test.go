@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"image"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -256,4 +257,32 @@ func TestGuestRefusals(t *testing.T) {
 		b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
 		b.waitText(t, "#capture", "You have reached the limit of photos")
 	})
+}
+
+// TestGuestPlace opens the event from a place's QR code (?at=<spot>): the
+// photo is tagged with that place.
+func TestGuestPlace(t *testing.T) {
+	box := startBox(t)
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	ev := createEvent(t, box.Store, "Garden party", func(e *store.Event) { e.AskGuestName = false })
+	requireRoute(t, admin, "GET", "/api/admin/events/"+ev.ID+"/spots")
+	var created struct {
+		Spot struct {
+			ID string `json:"id"`
+		} `json:"spot"`
+	}
+	if st := admin.json(t, "POST", "/api/admin/events/"+ev.ID+"/spots", map[string]string{"label": "Table 4"}, &created); st != http.StatusCreated {
+		t.Fatalf("creating a place: status %d", st)
+	}
+	b := newBrowser(t)
+	b.do(t, "taking a photo at table 4",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug+"?at="+created.Spot.ID),
+		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)),
+		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{writeJPEG(t, "t4.jpg", 640, 480)}))
+	b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
+	photos := eventPhotos(t, box.Store, ev.ID)
+	if len(photos) != 1 || photos[0].SpotID != created.Spot.ID {
+		t.Fatalf("stored = %+v; want one photo at place %s", photos, created.Spot.ID)
+	}
 }
