@@ -85,3 +85,47 @@ func TestConsoleFinish(t *testing.T) {
 		b.shot(t, "guest-ended")
 	})
 }
+
+// TestConsoleNewLinkAndCopy replaces an event's guest link, then
+// duplicates its settings into a new event.
+func TestConsoleNewLinkAndCopy(t *testing.T) {
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) { e.AccentColor = "#b03a5b" })
+	b := newBrowser(t)
+	b.signIn(t, box.URL)
+	// Answer the console's questions: yes, and the copy's name.
+	answers := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Evaluate[bool](`(window.confirm = () => true, window.prompt = () => 'Anna & Marco, the party', true)`)(ctx, tg)
+		return err
+	})
+	b.do(t, "making a new guest link",
+		chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/settings"),
+		chromedp.WaitVisible(chromedp.CSS(`form.event-form`)),
+		answers,
+		chromedp.Click(chromedp.CSS(`main .card:last-child button:first-child`)))
+	var rotated store.Event
+	eventually(t, "the slug changes", func() bool {
+		e, err := box.Store.Event(context.Background(), ev.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rotated = e
+		return e.Slug != ev.Slug
+	})
+	b.waitText(t, "#event-head", "/e/"+rotated.Slug)
+
+	b.do(t, "duplicating the settings", chromedp.Click(chromedp.CSS(`main .card:last-child button:nth-child(2)`)))
+	b.waitText(t, "#event-head h1", "Anna & Marco, the party")
+	events, err := box.Store.Events(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 {
+		t.Fatalf("%d events; want the original and its copy", len(events))
+	}
+	for _, e := range events {
+		if e.AccentColor != "#b03a5b" {
+			t.Errorf("event %q has accent %q; want the copied #b03a5b", e.Name, e.AccentColor)
+		}
+	}
+}
