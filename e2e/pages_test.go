@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
 )
 
 // TestFrontPage checks the box's front page: with one open event it goes
@@ -79,4 +83,59 @@ func TestGallery(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#download-all`)))
 	b.waitText(t, "main", "For the family")
 	b.shot(t, "gallery")
+}
+
+// TestGalleryGuestbook opens a gallery link without a password whose
+// event shares its guestbook: the photos and the guests' messages show.
+func TestGalleryGuestbook(t *testing.T) {
+	box := startBox(t)
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	requireRoute(t, admin, "GET", "/api/g/nothing")
+	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) { e.GuestbookInGallery = true })
+	guest := newClient(t, box.URL)
+	if st := guest.json(t, "POST", "/api/e/"+ev.Slug+"/join", nil, nil); st != http.StatusOK {
+		t.Fatalf("joining: status %d", st)
+	}
+	if st := guest.json(t, "POST", "/api/e/"+ev.Slug+"/guest", map[string]string{"name": "Zia Carla"}, nil); st != http.StatusOK {
+		t.Fatalf("naming: status %d", st)
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if err := w.WriteField("text", "Tanti auguri!"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := guest.do(t, "POST", "/api/e/"+ev.Slug+"/messages", w.FormDataContentType(), &buf, nil); st != http.StatusCreated {
+		t.Fatalf("writing in the guestbook: status %d", st)
+	}
+	if st := guest.upload(t, "/api/e/"+ev.Slug+"/photos", "photo", writeJPEG(t, "p.jpg", 800, 600), nil); st != http.StatusCreated {
+		t.Fatalf("uploading: status %d", st)
+	}
+	var created struct {
+		Share struct {
+			Token string `json:"token"`
+		} `json:"share"`
+	}
+	if st := admin.json(t, "POST", "/api/admin/events/"+ev.ID+"/shares", map[string]any{"allowDownload": false}, &created); st != http.StatusCreated {
+		t.Fatalf("creating the gallery link: status %d", st)
+	}
+
+	b := newBrowser(t)
+	b.do(t, "opening the gallery link",
+		chromedp.Navigate(box.URL+"/g/"+created.Share.Token),
+		chromedp.WaitVisible(chromedp.CSS(`#gallery-photos .tile`)))
+	var download bool
+	b.eval(t, `!!document.querySelector('#download-all')`, &download)
+	if download {
+		t.Error("a link without downloads offers the ZIP")
+	}
+	b.do(t, "opening the guestbook",
+		chromedp.Click(chromedp.CSS(`#tab-guestbook`)),
+		chromedp.WaitVisible(chromedp.CSS(`#gallery-messages .msg`)))
+	b.waitText(t, "#gallery-messages", "Tanti auguri!")
+	b.waitText(t, "#gallery-messages", "Zia Carla")
+	b.shot(t, "gallery-guestbook")
 }
