@@ -113,6 +113,8 @@ func TestConsoleModeration(t *testing.T) {
 			}
 			return false
 		})
+		// The grid reloads once the import is done: wait for it before going on.
+		b.waitText(t, ".toasts", "1 photo imported")
 		if imported.Status != "visible" || imported.GuestName != "Studio Rossi" {
 			t.Errorf("imported photo is %q by %q; want visible by Studio Rossi", imported.Status, imported.GuestName)
 		}
