@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -170,9 +168,9 @@ func challengeOf(e store.Event, id string) string {
 
 // receivedFile is an upload streamed to the temp area.
 type receivedFile struct {
-	tmp    *store.TempFile
-	size   int64
-	sha256 string
+	tmp         *store.TempFile
+	size        int64
+	fingerprint string
 }
 
 // receivePhoto streams the multipart form of a photo upload to disk,
@@ -180,6 +178,7 @@ type receivedFile struct {
 // variants. creditField names the text field that sets the guest name
 // (the admin import's "credit"); guests have none.
 func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
+	defer s.variants.receive()()
 	limit := int64(s.cfg.MaxUploadMB) << 20
 	fields, file, err := s.readUploadForm(w, r, uploadForm{limit: limit, fileField: "photo",
 		textFields: []string{"challenge", creditField}, maxText: maxTextPart, fileRequired: true})
@@ -204,7 +203,7 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 		return imageError(err)
 	}
 	p.Width, p.Height, p.Format = info.Width, info.Height, string(info.Format)
-	p.Size, p.SHA256 = file.size, file.sha256
+	p.Size, p.Fingerprint = file.size, file.fingerprint
 	return s.storePhoto(w, r, p, quota, []pendingFile{{file.tmp, store.Photo.OriginalName}})
 }
 
@@ -232,7 +231,7 @@ func imageError(err error) error {
 func (s *Server) storePhoto(w http.ResponseWriter, r *http.Request, p store.Photo, quota int, files []pendingFile) error {
 	ctx := r.Context()
 	if p.GuestID != "" {
-		if old, err := s.store.PhotoByHash(ctx, p.EventID, p.GuestID, p.SHA256); err == nil {
+		if old, err := s.store.PhotoByHash(ctx, p.EventID, p.GuestID, p.Fingerprint); err == nil {
 			return writeJSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(old, p.GuestID, false)})
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
@@ -322,15 +321,18 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form upl
 				return fail(err)
 			}
 			file.tmp = tmp
-			h := sha256.New()
-			n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(part, limit+1))
+			fp := newFingerprinter()
+			n, err := io.Copy(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1))
 			if err != nil {
 				return fail(errorOrTooLarge(err, fileField, "upload was interrupted"))
 			}
 			if n > limit {
 				return fail(errTooLarge)
 			}
-			file.size, file.sha256 = n, hex.EncodeToString(h.Sum(nil))
+			file.size = n
+			if file.fingerprint, err = fp.sum(tmp, n); err != nil {
+				return fail(fmt.Errorf("reading the upload back: %w", err))
+			}
 		case name != "" && containsString(textFields, name):
 			b, err := io.ReadAll(io.LimitReader(part, int64(form.maxText)+1))
 			if err != nil {

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +31,7 @@ func invalidVideo(field, msg string) *apiError {
 // poster is a JPEG and the video an MP4, MOV or WebM with a video track
 // within MAX_VIDEO_SECONDS.
 func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int) error {
+	defer s.variants.receive()()
 	posterSize, err := strconv.ParseInt(r.Header.Get("X-Poster-Bytes"), 10, 64)
 	if err != nil || posterSize <= 0 || posterSize > maxPosterBytes {
 		return invalidVideo("X-Poster-Bytes", fmt.Sprintf("must be the poster's size in bytes, 1 to %d", maxPosterBytes))
@@ -42,7 +41,7 @@ func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, e store.Ev
 		return errTooLarge
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
-	h := sha256.New()
+	h := newFingerprinter()
 	media := s.store.Media()
 
 	poster, err := media.CreateTemp()
@@ -82,7 +81,9 @@ func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, e store.Ev
 		return errVideoTooLong.with(map[string]string{"video": fmt.Sprintf("must be at most %d seconds", s.cfg.MaxVideoSeconds)})
 	}
 	p.Width, p.Height, p.Format, p.Size = info.Width, info.Height, string(info.Format), posterSize
-	p.SHA256 = hex.EncodeToString(h.Sum(nil))
+	if p.Fingerprint, err = h.sum(video.File, size); err != nil {
+		return fmt.Errorf("reading the upload back: %w", err)
+	}
 	p.Video = &store.VideoInfo{DurationMs: res.Duration.Milliseconds(), MIME: res.MIME, Size: size}
 	return s.storePhoto(w, r, p, quota, []pendingFile{
 		{poster, store.Photo.OriginalName},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -29,6 +30,34 @@ type variantMaker struct {
 	workers int
 	group   singleflight.Group
 	wake    chan struct{}
+	// receiving counts upload bodies being received right now.
+	receiving atomic.Int64
+}
+
+// maxYield bounds how long one background job waits for uploads to
+// finish before it runs anyway, so thumbnails still come during a long
+// burst.
+const maxYield = 2 * time.Second
+
+// receive marks an upload body as being received until the returned
+// function is called. While any is, background variant jobs wait (up to
+// maxYield each): the CPU goes first to guests waiting for an answer.
+// Variants asked for by a request are made at once regardless.
+func (v *variantMaker) receive() func() {
+	v.receiving.Add(1)
+	return func() { v.receiving.Add(-1) }
+}
+
+// yieldToUploads waits while uploads are being received, at most maxYield.
+func (v *variantMaker) yieldToUploads(ctx context.Context) {
+	deadline := time.Now().Add(maxYield)
+	for v.receiving.Load() > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
 }
 
 // defaultImageWorkers leaves a core for HTTP, the hotspot and the booth:
@@ -68,6 +97,7 @@ func (v *variantMaker) run(ctx context.Context) {
 		go func() {
 			defer workers.Done()
 			for j := range jobs {
+				v.yieldToUploads(ctx)
 				if err := v.ensure(ctx, j.id); err != nil && ctx.Err() == nil && !errors.Is(err, errNoVariants) {
 					v.log.WarnContext(ctx, "making variants failed", "photo", j.id, "error", err)
 				}

@@ -44,7 +44,7 @@
 //	idx_photo_favorite   eventID + ts                          photoID (favorites only)
 //	idx_photo_challenge  eventID + challengeID + ts            photoID
 //	idx_photo_spot       eventID + spotID + ts                 photoID
-//	idx_photo_hash       eventID + guestID + sha256 (32 bytes) photoID (retry detection)
+//	idx_photo_hash       eventID + guestID + fingerprint (32 bytes) photoID (retry detection)
 //	spots                eventID + spotID                      Spot
 //	messages             messageID                             Message
 //	idx_message_event    eventID + ts(createdAt)               messageID

@@ -39,9 +39,9 @@ type Photo struct {
 	CreatedAt   int64  `json:"createdAt"` // epoch ms, unique within the event
 	Width       int    `json:"width"`     // as displayed
 	Height      int    `json:"height"`
-	Format      string `json:"format"` // the original's image format
-	Size        int64  `json:"size"`   // bytes of the original image
-	SHA256      string `json:"sha256"` // hex digest of the uploaded body
+	Format      string `json:"format"`      // the original's image format
+	Size        int64  `json:"size"`        // bytes of the original image
+	Fingerprint string `json:"fingerprint"` // retry key of the upload, hex (daemon/fingerprint.go)
 	Downloads   int    `json:"downloads"`
 	Variants    bool   `json:"variants"` // thumb and display are on disk
 	// VariantsFailed: the image could not be decoded; only the original
@@ -95,7 +95,7 @@ func photoIndexKeys(p Photo) map[string][]byte {
 }
 
 func hashKey(p Photo) []byte {
-	sum, _ := hex.DecodeString(p.SHA256)
+	sum, _ := hex.DecodeString(p.Fingerprint)
 	return join([]byte(p.EventID), []byte(p.GuestID), sum)
 }
 
@@ -129,7 +129,7 @@ type AddPhotoResult struct {
 // variant job, in one transaction, after its files are on disk. It assigns
 // ID unless set, and CreatedAt: now, moved forward by 1 ms while another
 // photo of the event has it. A guest's repeat of the same bytes (same
-// SHA256) returns the existing photo. quota > 0 limits the guest's photos:
+// Fingerprint) returns the existing photo. quota > 0 limits the guest's photos:
 // ErrQuota.
 func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResult, error) {
 	if p.ID == "" {
@@ -137,7 +137,7 @@ func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResul
 	}
 	var res AddPhotoResult
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		if p.GuestID != "" && p.SHA256 != "" {
+		if p.GuestID != "" && p.Fingerprint != "" {
 			if id := tx.Bucket(bPhotoByHash).Get(hashKey(p)); id != nil {
 				var old Photo
 				if err := getJSON(tx.Bucket(bPhotos), id, &old); err != nil {
@@ -158,7 +158,7 @@ func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResul
 		if err := putPhoto(tx, p); err != nil {
 			return err
 		}
-		if p.GuestID != "" && p.SHA256 != "" {
+		if p.GuestID != "" && p.Fingerprint != "" {
 			if err := tx.Bucket(bPhotoByHash).Put(hashKey(p), []byte(p.ID)); err != nil {
 				return err
 			}
@@ -406,7 +406,7 @@ func deletePhoto(tx *bolt.Tx, p Photo) error {
 	if err := removePhotoIndexes(tx, p); err != nil {
 		return err
 	}
-	if p.GuestID != "" && p.SHA256 != "" {
+	if p.GuestID != "" && p.Fingerprint != "" {
 		if err := tx.Bucket(bPhotoByHash).Delete(hashKey(p)); err != nil {
 			return err
 		}
@@ -593,7 +593,7 @@ func walkNewest(b *bolt.Bucket, prefix []byte, before int64, fn func(v []byte) (
 func (s *Store) PhotoByHash(ctx context.Context, eventID, guestID, sha string) (Photo, error) {
 	var p Photo
 	err := s.db.View(func(tx *bolt.Tx) error {
-		id := tx.Bucket(bPhotoByHash).Get(hashKey(Photo{EventID: eventID, GuestID: guestID, SHA256: sha}))
+		id := tx.Bucket(bPhotoByHash).Get(hashKey(Photo{EventID: eventID, GuestID: guestID, Fingerprint: sha}))
 		if id == nil {
 			return ErrNotFound
 		}

@@ -175,7 +175,7 @@ func TestTopGuestsCountPhotosPerGuest(t *testing.T) {
 	add := func(g store.Guest, count int) {
 		for i := 0; i < count; i++ {
 			n++
-			addPhoto(t, st, store.Photo{EventID: e.ID, GuestID: g.ID, Status: store.StatusVisible, SHA256: fmt.Sprintf("%064x", n)}, 0)
+			addPhoto(t, st, store.Photo{EventID: e.ID, GuestID: g.ID, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", n)}, 0)
 		}
 	}
 	add(guests[0], 2)

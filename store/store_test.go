@@ -204,7 +204,7 @@ func TestPhotoPagingWithEqualTimes(t *testing.T) {
 		if i%3 == 0 {
 			status = store.StatusPending
 		}
-		res := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: status, SHA256: fmt.Sprintf("%064x", i)}, 0)
+		res := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: status, Fingerprint: fmt.Sprintf("%064x", i)}, 0)
 		if seen[res.Photo.CreatedAt] {
 			t.Fatalf("createdAt %d repeated", res.Photo.CreatedAt)
 		}
@@ -264,11 +264,11 @@ func TestScopeAllMergesOwnAndOthersVisible(t *testing.T) {
 	st := open(t, t.TempDir(), c)
 	defer st.Close()
 	ev, me, other := store.NewID(), store.NewID(), store.NewID()
-	addPhoto(t, st, store.Photo{EventID: ev, GuestID: me, Status: store.StatusPending, SHA256: fmt.Sprintf("%064x", 1)}, 0)
+	addPhoto(t, st, store.Photo{EventID: ev, GuestID: me, Status: store.StatusPending, Fingerprint: fmt.Sprintf("%064x", 1)}, 0)
 	c.Advance(time.Second)
-	addPhoto(t, st, store.Photo{EventID: ev, GuestID: other, Status: store.StatusVisible, SHA256: fmt.Sprintf("%064x", 2)}, 0)
+	addPhoto(t, st, store.Photo{EventID: ev, GuestID: other, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 2)}, 0)
 	c.Advance(time.Second)
-	addPhoto(t, st, store.Photo{EventID: ev, GuestID: other, Status: store.StatusHidden, SHA256: fmt.Sprintf("%064x", 3)}, 0)
+	addPhoto(t, st, store.Photo{EventID: ev, GuestID: other, Status: store.StatusHidden, Fingerprint: fmt.Sprintf("%064x", 3)}, 0)
 	page, err := st.Photos(ctx, store.PhotoQuery{EventID: ev, GuestID: me, AlsoVisible: true})
 	if err != nil {
 		t.Fatal(err)
@@ -284,13 +284,13 @@ func TestRetryDedupAndQuota(t *testing.T) {
 	defer st.Close()
 	ev, guest := store.NewID(), store.NewID()
 	sum := fmt.Sprintf("%064x", 42)
-	first := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, SHA256: sum}, 2)
-	again := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, SHA256: sum}, 2)
+	first := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: sum}, 2)
+	again := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: sum}, 2)
 	if !again.Existing || again.Photo.ID != first.Photo.ID {
 		t.Fatalf("a retry made a new photo: %+v", again)
 	}
-	addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, SHA256: fmt.Sprintf("%064x", 43)}, 2)
-	_, err := st.AddPhoto(ctx, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, SHA256: fmt.Sprintf("%064x", 44)}, 2)
+	addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 43)}, 2)
+	_, err := st.AddPhoto(ctx, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 44)}, 2)
 	if !errors.Is(err, store.ErrQuota) {
 		t.Fatalf("third photo over a quota of 2 = %v", err)
 	}
@@ -305,7 +305,7 @@ func TestDeletePhotoRemovesFilesAndIndexes(t *testing.T) {
 	st := open(t, t.TempDir(), newClock())
 	defer st.Close()
 	ev, guest, other := store.NewID(), store.NewID(), store.NewID()
-	p := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusPending, SHA256: fmt.Sprintf("%064x", 1)}, 0).Photo
+	p := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusPending, Fingerprint: fmt.Sprintf("%064x", 1)}, 0).Photo
 	for _, name := range []string{p.OriginalName(), p.VariantName("thumb"), p.VariantName("display")} {
 		if _, err := st.Media().Write(name, strings.NewReader("x")); err != nil {
 			t.Fatal(err)
@@ -333,7 +333,7 @@ func TestDeletePhotoRemovesFilesAndIndexes(t *testing.T) {
 		t.Fatalf("counts = %+v", counts)
 	}
 	// The same bytes may be sent again after a delete.
-	if res := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusPending, SHA256: fmt.Sprintf("%064x", 1)}, 0); res.Existing {
+	if res := addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusPending, Fingerprint: fmt.Sprintf("%064x", 1)}, 0); res.Existing {
 		t.Fatal("a deleted photo's hash still counts as a retry")
 	}
 }
@@ -350,7 +350,7 @@ func TestDeleteEventCascades(t *testing.T) {
 	if err := st.CreateGuest(ctx, &g); err != nil {
 		t.Fatal(err)
 	}
-	p := addPhoto(t, st, store.Photo{EventID: e.ID, GuestID: g.ID, Status: store.StatusVisible, SHA256: fmt.Sprintf("%064x", 1)}, 0).Photo
+	p := addPhoto(t, st, store.Photo{EventID: e.ID, GuestID: g.ID, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 1)}, 0).Photo
 	if _, err := st.Media().Write(p.OriginalName(), strings.NewReader("x")); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,7 @@ func run(bin string, guests, n, bases, rounds int) error {
 	fmt.Printf("%d photos, %.1f MB each on average (made in %v), %d guests\n",
 		n, float64(total)/float64(n)/1e6, time.Since(start).Round(time.Millisecond), guests)
 	var trivial, box []time.Duration
+	var ratios []float64
 	var peak int64
 	for round := 1; round <= rounds; round++ {
 		d, err := runTrivial(files, guests)
@@ -74,13 +76,17 @@ func run(bin string, guests, n, bases, rounds int) error {
 			return fmt.Errorf("eventbox: %w", err)
 		}
 		box = append(box, d)
+		ratios = append(ratios, float64(d)/float64(trivial[round-1]))
 		peak = max(peak, rss)
 		fmt.Printf("round %d: trivial %v, eventbox %v (%.2f×), eventbox peak RSS %.1f MiB\n",
 			round, trivial[round-1].Round(time.Millisecond), d.Round(time.Millisecond),
 			float64(d)/float64(trivial[round-1]), float64(rss)/(1<<20))
 	}
-	ratio := float64(median(box)) / float64(median(trivial))
-	fmt.Printf("median: trivial %v, eventbox %v, ratio %.2f (target ≤ 1.40); peak RSS %.1f MiB (target ≤ 200)\n",
+	// Rounds are paired (the same photos, back to back), so the ratio is
+	// the median of the rounds' ratios.
+	sort.Float64s(ratios)
+	ratio := ratios[len(ratios)/2]
+	fmt.Printf("median: trivial %v, eventbox %v, ratio %.2f (median of the rounds; target ≤ 1.40); peak RSS %.1f MiB (target ≤ 200)\n",
 		median(trivial).Round(time.Millisecond), median(box).Round(time.Millisecond), ratio, float64(peak)/(1<<20))
 	if ratio > 1.4 || peak > 200<<20 {
 		return errors.New("a target was missed")
