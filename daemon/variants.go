@@ -146,7 +146,7 @@ func (v *variantMaker) ensure(ctx context.Context, id string) error {
 		p, err := v.store.Photo(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			// Deleted: drop its job.
-			if err := v.store.SetVariantsReady(ctx, id); !errors.Is(err, store.ErrNotFound) {
+			if err := v.store.FinishVariantJob(ctx, id, true); !errors.Is(err, store.ErrNotFound) {
 				return nil, err
 			}
 			return nil, nil
@@ -179,7 +179,7 @@ func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
 	out, err := v.pool.Make(ctx, f, st.Size())
 	if errors.Is(err, imaging.ErrCorrupt) || errors.Is(err, imaging.ErrUnsupported) || errors.Is(err, imaging.ErrTooLarge) {
 		v.log.WarnContext(ctx, "photo cannot be decoded; keeping the original only", "photo", p.ID, "error", err)
-		if err := v.store.SetVariantsFailed(ctx, p.ID); err != nil {
+		if err := v.store.FinishVariantJob(ctx, p.ID, false); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		return errNoVariants
@@ -194,7 +194,7 @@ func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
 	if _, err := media.Write(p.VariantName("display"), bytes.NewReader(out.Display)); err != nil {
 		return err
 	}
-	if err := v.store.SetVariantsReady(ctx, p.ID); errors.Is(err, store.ErrNotFound) {
+	if err := v.store.FinishVariantJob(ctx, p.ID, true); errors.Is(err, store.ErrNotFound) {
 		// The photo was deleted while its variants were made.
 		return media.Remove(p.VariantName("thumb"), p.VariantName("display"))
 	} else if err != nil {

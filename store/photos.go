@@ -277,52 +277,32 @@ func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, 
 	return changed, nil
 }
 
-// SetVariantsReady records that a photo's thumb and display are on disk
-// and drops its variant job. When the photo was deleted meanwhile it drops
-// the job and answers ErrNotFound: the caller removes the files it made.
-func (s *Store) SetVariantsReady(ctx context.Context, id string) error {
+// FinishVariantJob drops a photo's variant job and records its outcome:
+// made reports that thumb and display are on disk; false, that the image
+// cannot be decoded so none will come. When the photo was deleted
+// meanwhile it drops the job and answers ErrNotFound: the caller removes
+// any files it made.
+func (s *Store) FinishVariantJob(ctx context.Context, id string, made bool) error {
+	gone := false
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bVariantQueue).Delete([]byte(id)); err != nil {
+			return err
+		}
 		var p Photo
-		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				if err := tx.Bucket(bVariantQueue).Delete([]byte(id)); err != nil {
-					return err
-				}
-				return ErrNotFound
-			}
+		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); errors.Is(err, ErrNotFound) {
+			gone = true // commit the job's removal all the same
+			return nil
+		} else if err != nil {
 			return err
 		}
-		p.Variants = true
-		if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
-			return err
-		}
-		return tx.Bucket(bVariantQueue).Delete([]byte(id))
+		p.Variants, p.VariantsFailed = made, !made
+		return putJSON(tx.Bucket(bPhotos), []byte(id), p)
 	})
-	if err != nil {
-		return fmt.Errorf("marking variants of %s: %w", id, err)
+	if err == nil && gone {
+		err = ErrNotFound
 	}
-	return nil
-}
-
-// SetVariantsFailed records that a photo's image cannot be decoded, so no
-// variants will come, and drops its variant job.
-func (s *Store) SetVariantsFailed(ctx context.Context, id string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		var p Photo
-		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return tx.Bucket(bVariantQueue).Delete([]byte(id))
-			}
-			return err
-		}
-		p.VariantsFailed = true
-		if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
-			return err
-		}
-		return tx.Bucket(bVariantQueue).Delete([]byte(id))
-	})
 	if err != nil {
-		return fmt.Errorf("marking variants of %s failed: %w", id, err)
+		return fmt.Errorf("finishing the variant job of %s: %w", id, err)
 	}
 	return nil
 }

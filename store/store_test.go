@@ -374,3 +374,28 @@ func TestDeleteEventCascades(t *testing.T) {
 		t.Errorf("variant jobs survived: %v", jobs)
 	}
 }
+
+func TestVariantJobOfADeletedPhotoIsDropped(t *testing.T) {
+	ctx := context.Background()
+	st := open(t, t.TempDir(), newClock())
+	defer st.Close()
+	ev, g := store.NewID(), store.NewID()
+	p := addPhoto(t, st, store.Photo{EventID: ev, GuestID: g, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 1)}, 0).Photo
+	kept := addPhoto(t, st, store.Photo{EventID: ev, GuestID: g, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 2)}, 0).Photo
+	if _, err := st.DeletePhotos(ctx, ev, g, []string{p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishVariantJob(ctx, p.ID, true); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("finishing a deleted photo's job = %v, want ErrNotFound", err)
+	}
+	if err := st.FinishVariantJob(ctx, kept.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if jobs, _ := st.VariantJobs(ctx); len(jobs) != 0 {
+		t.Fatalf("jobs left: %v", jobs)
+	}
+	got, _ := st.Photo(ctx, kept.ID)
+	if got.Variants || !got.VariantsFailed {
+		t.Fatalf("photo after a failed job = %+v", got)
+	}
+}
