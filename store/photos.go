@@ -232,20 +232,13 @@ func (s *Store) Photo(ctx context.Context, id string) (Photo, error) {
 func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, fn func(*Photo) bool) ([]string, error) {
 	var changed []string
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		for _, id := range ids {
-			var p Photo
-			if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
-				if errors.Is(err, ErrNotFound) {
-					continue
-				}
-				return err
-			}
+		return eachPhoto(tx, ids, func(p Photo) error {
 			if p.EventID != eventID {
-				continue
+				return nil
 			}
 			before := p
 			if !fn(&p) {
-				continue
+				return nil
 			}
 			p.ID, p.EventID, p.CreatedAt, p.GuestID = before.ID, before.EventID, before.CreatedAt, before.GuestID
 			if err := removePhotoIndexes(tx, before); err != nil {
@@ -267,9 +260,9 @@ func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, 
 					return err
 				}
 			}
-			changed = append(changed, id)
-		}
-		return nil
+			changed = append(changed, p.ID)
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("updating photos: %w", err)
@@ -326,23 +319,30 @@ func (s *Store) VariantJobs(ctx context.Context) ([]string, error) {
 // IncrementDownloads adds n to a photo's download count.
 func (s *Store) IncrementDownloads(ctx context.Context, ids []string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		for _, id := range ids {
-			var p Photo
-			if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
-				if errors.Is(err, ErrNotFound) {
-					continue
-				}
-				return err
-			}
+		return eachPhoto(tx, ids, func(p Photo) error {
 			p.Downloads++
-			if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
-				return err
-			}
-		}
-		return nil
+			return putJSON(tx.Bucket(bPhotos), []byte(p.ID), p)
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("counting downloads: %w", err)
+	}
+	return nil
+}
+
+// eachPhoto calls fn with each stored photo among ids, skipping unknown
+// ids, inside the transaction.
+func eachPhoto(tx *bolt.Tx, ids []string, fn func(Photo) error) error {
+	for _, id := range ids {
+		var p Photo
+		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); errors.Is(err, ErrNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -353,23 +353,13 @@ func (s *Store) IncrementDownloads(ctx context.Context, ids []string) error {
 func (s *Store) DeletePhotos(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
 	var removed []string
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		for _, id := range ids {
-			var p Photo
-			if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
-				if errors.Is(err, ErrNotFound) {
-					continue
-				}
-				return err
-			}
+		return eachPhoto(tx, ids, func(p Photo) error {
 			if p.EventID != eventID || guestID != "" && p.GuestID != guestID {
-				continue
+				return nil
 			}
-			if err := deletePhoto(tx, p); err != nil {
-				return err
-			}
-			removed = append(removed, id)
-		}
-		return nil
+			removed = append(removed, p.ID)
+			return deletePhoto(tx, p)
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("deleting photos: %w", err)
