@@ -2,7 +2,7 @@
 // photos through a gallery link, with its password form, challenge
 // filter, lightbox, ZIP download and, when the hosts share it, the
 // guestbook.
-import { api, ApiError, h, $, clear, fmtDate, fmtTime, setAccent, infinite, mediaURL } from './lib.js';
+import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
 
@@ -15,12 +15,7 @@ let data = null;
 let tab = 'photos';
 let challenge = '';
 
-function errMsg(e) {
-  if (!(e instanceof ApiError)) return t('genericError');
-  if (e.code === 'network') return t('offline');
-  if (e.code === 'rate_limited') return t('tooMany', { s: e.retryAfter || 60 });
-  return t('genericError');
-}
+const errMsg = (e) => errorText(t, e);
 
 function fail(text, retry) {
   clear(app, h('main', { class: 'wrap narrow center', style: 'padding-top:18vh' },
@@ -57,29 +52,15 @@ function header() {
 }
 
 function passwordView() {
-  const input = h('input', { type: 'password', id: 'gallery-password', autocomplete: 'off' });
-  const err = h('div', { class: 'form-err', role: 'alert' });
-  const form = h('form', { class: 'card' },
-    h('h2', { style: 'margin-top:0' }, t('galleryLocked')),
-    h('p', { class: 'muted' }, t('galleryLockedHint')),
-    h('div', { class: 'field' }, h('label', { for: 'gallery-password' }, t('passwordLabel')), input, err),
-    h('button', { class: 'primary block big', type: 'submit' }, t('open')));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    err.textContent = '';
-    const btn = form.querySelector('button');
-    btn.disabled = true;
-    try {
-      await api(base + '/unlock', { method: 'POST', body: { password: input.value } });
+  const { form, input } = secretForm(t, {
+    input: h('input', { type: 'password', id: 'gallery-password', autocomplete: 'off' }),
+    title: t('galleryLocked'), hint: t('galleryLockedHint'), label: t('passwordLabel'), button: t('open'), wrong: t('passwordWrong'),
+    send: async (value) => {
+      await api(base + '/unlock', { method: 'POST', body: { password: value } });
       data = await api(base);
       data.share.unlocked = true;
       galleryView();
-    } catch (x) {
-      err.textContent = x.code === 'invalid_code' ? t('passwordWrong') : errMsg(x);
-      input.select();
-    } finally {
-      btn.disabled = false;
-    }
+    },
   });
   clear(app, h('main', { class: 'wrap narrow' }, header(), form));
   input.focus();

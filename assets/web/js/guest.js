@@ -3,7 +3,7 @@
 // see my photos and, when the album is shared, everyone's; the guestbook
 // with text and voice notes; a contact address for the gallery mail.
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
-import { api, ApiError, h, $, clear, toast, fmtDate, fmtTime, setAccent, infinite, mediaURL } from './lib.js';
+import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
@@ -28,12 +28,7 @@ function fail(text, retry) {
 }
 
 /** errMsg turns an API failure into a sentence for guests. */
-function errMsg(e) {
-  if (!(e instanceof ApiError)) return t('genericError');
-  if (e.code === 'network') return t('offline');
-  if (e.code === 'rate_limited') return t('tooMany', { s: e.retryAfter || 60 });
-  return t('genericError');
-}
+const errMsg = (e) => errorText(t, e);
 
 async function loadEvent() {
   data = await api(base);
@@ -93,28 +88,14 @@ function hero() {
 }
 
 function codeView() {
-  const input = h('input', { type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', id: 'code' });
-  const err = h('div', { class: 'form-err', role: 'alert' });
-  const form = h('form', { class: 'card' },
-    h('h2', { style: 'margin-top:0' }, t('codeTitle')),
-    h('p', { class: 'muted' }, t('codeHint')),
-    h('div', { class: 'field' }, h('label', { for: 'code' }, t('codeLabel')), input, err),
-    h('button', { class: 'primary block big', type: 'submit' }, t('enter')));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    err.textContent = '';
-    const btn = form.querySelector('button');
-    btn.disabled = true;
-    try {
-      await api(base + '/unlock', { method: 'POST', body: { code: input.value.trim() } });
+  const { form, input } = secretForm(t, {
+    input: h('input', { type: 'text', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false', id: 'code' }),
+    title: t('codeTitle'), hint: t('codeHint'), label: t('codeLabel'), button: t('enter'), wrong: t('codeWrong'),
+    send: async (value) => {
+      await api(base + '/unlock', { method: 'POST', body: { code: value.trim() } });
       await loadEvent();
       main();
-    } catch (x) {
-      err.textContent = x.code === 'invalid_code' ? t('codeWrong') : errMsg(x);
-      input.select();
-    } finally {
-      btn.disabled = false;
-    }
+    },
   });
   clear(app, h('main', { class: 'wrap narrow' }, hero(), form));
   input.focus();

@@ -159,3 +159,41 @@ export function infinite(sentinel, more) {
 /** mediaURL is the address of a photo variant: thumb, display, original or play. */
 export const mediaURL = (id, v, download) =>
   '/api/media/' + encodeURIComponent(id) + '?v=' + v + (download ? '&download=1' : '');
+
+/** errorText turns an API failure into a sentence for guests (t translates). */
+export function errorText(t, e) {
+  if (!(e instanceof ApiError)) return t('genericError');
+  if (e.code === 'network') return t('offline');
+  if (e.code === 'rate_limited') return t('tooMany', { s: e.retryAfter || 60 });
+  return t('genericError');
+}
+
+/**
+ * secretForm is the card that asks for an event code or a gallery password:
+ * it calls send(value) on submit, shows `wrong` for invalid_code and
+ * errorText for anything else, and keeps the button disabled meanwhile.
+ * It returns { form, input }.
+ */
+export function secretForm(t, { input, title, hint, label, button, wrong, send }) {
+  const err = h('div', { class: 'form-err', role: 'alert' });
+  const form = h('form', { class: 'card' },
+    h('h2', { style: 'margin-top:0' }, title),
+    h('p', { class: 'muted' }, hint),
+    h('div', { class: 'field' }, h('label', { for: input.id }, label), input, err),
+    h('button', { class: 'primary block big', type: 'submit' }, button));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    err.textContent = '';
+    const btn = form.querySelector('button');
+    btn.disabled = true;
+    try {
+      await send(input.value);
+    } catch (x) {
+      err.textContent = x.code === 'invalid_code' ? wrong : errorText(t, x);
+      input.select();
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return { form, input };
+}
