@@ -58,27 +58,16 @@ type Result struct {
 // 4 KiB window; it never reads r past size. It is safe for concurrent use
 // when r is. ctx is checked between reads and its error is returned wrapped.
 func Video(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
-	src, err := newSource(ctx, r, size)
-	if err != nil {
-		return Result{}, err
-	}
-	k, err := src.sniff()
-	if err != nil {
-		return Result{}, fmt.Errorf("probing: %w", err)
-	}
-	var res Result
-	switch k {
-	case kindISO:
-		res, err = probeISO(src, false)
-	case kindEBML:
-		res, err = probeWebM(src, false)
-	default:
-		err = invalid("not an MP4, MOV or WebM file")
-	}
-	if err != nil {
-		return Result{}, fmt.Errorf("probing video: %w", err)
-	}
-	return res, nil
+	return probeAs(ctx, r, size, "video", func(src *source, k kind) (Result, error) {
+		switch k {
+		case kindISO:
+			return probeISO(src, false)
+		case kindEBML:
+			return probeWebM(src, false)
+		default:
+			return Result{}, invalid("not an MP4, MOV or WebM file")
+		}
+	})
 }
 
 // Audio probes r, a file of size bytes, as a guestbook voice note. It
@@ -88,6 +77,25 @@ func Video(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
 //
 // Audio has the same bounds and concurrency contract as [Video].
 func Audio(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
+	return probeAs(ctx, r, size, "audio", func(src *source, k kind) (Result, error) {
+		switch k {
+		case kindISO:
+			return probeISO(src, true)
+		case kindEBML:
+			return probeWebM(src, true)
+		case kindOgg:
+			return probeOgg(src)
+		default:
+			// MP3 has no reliable magic: ID3v2 or a frame sync, checked by
+			// walking a few frames.
+			return probeMP3(src)
+		}
+	})
+}
+
+// probeAs opens the source, sniffs its container and hands both to pick,
+// wrapping errors with what was probed.
+func probeAs(ctx context.Context, r io.ReaderAt, size int64, what string, pick func(*source, kind) (Result, error)) (Result, error) {
 	src, err := newSource(ctx, r, size)
 	if err != nil {
 		return Result{}, err
@@ -96,21 +104,9 @@ func Audio(ctx context.Context, r io.ReaderAt, size int64) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("probing: %w", err)
 	}
-	var res Result
-	switch k {
-	case kindISO:
-		res, err = probeISO(src, true)
-	case kindEBML:
-		res, err = probeWebM(src, true)
-	case kindOgg:
-		res, err = probeOgg(src)
-	default:
-		// MP3 has no reliable magic: ID3v2 or a frame sync, checked by
-		// walking a few frames.
-		res, err = probeMP3(src)
-	}
+	res, err := pick(src, k)
 	if err != nil {
-		return Result{}, fmt.Errorf("probing audio: %w", err)
+		return Result{}, fmt.Errorf("probing %s: %w", what, err)
 	}
 	return res, nil
 }
