@@ -226,7 +226,7 @@ func TestAlbumMemoryChild(t *testing.T) {
 	res.Body.Close()
 	fmt.Println("STAGE signed-in", procStatus())
 	if os.Getenv("EVENTBOX_ALBUM_MAKE") != "true" {
-		fmt.Println("ALBUM 0 0 0", peakRSS())
+		fmt.Println("ALBUM 0 0 0", peakRSS(t))
 		return
 	}
 	start := time.Now()
@@ -244,7 +244,7 @@ func TestAlbumMemoryChild(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Println("STAGE album", procStatus(), fmt.Sprintf("HeapSys %d kB, HeapInuse %d kB, StackSys %d kB, Sys %d kB, NumGC %d, TotalAlloc %d kB", ms.HeapSys>>10, ms.HeapInuse>>10, ms.StackSys>>10, ms.Sys>>10, ms.NumGC, ms.TotalAlloc>>10))
-	fmt.Printf("ALBUM %d %d %d %d\n", time.Since(start).Milliseconds(), n, pc.pages, peakRSS())
+	fmt.Printf("ALBUM %d %d %d %d\n", time.Since(start).Milliseconds(), n, pc.pages, peakRSS(t))
 }
 
 // pageCounter counts page objects in a stream without keeping it.
@@ -284,13 +284,4 @@ func procStatus() string {
 // peakRSS is this process's peak resident set (VmHWM), in bytes. The
 // kernel's rusage of a child is no use here: it keeps the parent's peak
 // from before exec.
-func peakRSS() int64 {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" && f[2] == "kB" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func peakRSS(t *testing.T) int64 { return vmKiB(t, os.Getpid(), "VmHWM") << 10 }

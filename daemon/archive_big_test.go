@@ -199,12 +199,13 @@ func fillBigEvent(t *testing.T, dir string, dense bool) string {
 	return e.ID
 }
 
-// vmKiB reads a field (VmHWM, VmRSS) of /proc/<pid>/status, in KiB.
+// vmKiB reads a field (VmHWM, VmRSS) of /proc/<pid>/status, in KiB; the
+// album and archive measurements use it.
 func vmKiB(t *testing.T, pid int, field string) int64 {
 	t.Helper()
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		t.Fatalf("reading the server's status: %v", err)
+		t.Fatalf("reading /proc/%d/status: %v", pid, err)
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
 		if rest, ok := strings.CutPrefix(line, field+":"); ok {
