@@ -28,7 +28,7 @@ const (
 type scopeWant int
 
 const (
-	outOfScope scopeWant = iota // 404 not_found (or 501 while the route is unbuilt)
+	outOfScope scopeWant = iota // 404 not_found (501 for the routes notBuiltYet names)
 	ownerOnly                   // 403 forbidden, always
 	ownRoute                    // the organizer's own business: a listed status
 	public                      // no session needed: a listed status
@@ -153,7 +153,7 @@ func scopeRows() []scopeRow {
 
 		// Statistics.
 		{name: "another event's statistics", method: "GET", path: "/api/admin/stats?eventId={B}", want: outOfScope},
-		{name: "own statistics", method: "GET", path: "/api/admin/stats", want: ownRoute, statuses: []int{200, 501}},
+		{name: "own statistics", method: "GET", path: "/api/admin/stats", want: ownRoute, statuses: []int{200}},
 	}
 }
 
@@ -299,6 +299,12 @@ func (w *scopeWorld) call(c *client, method, path string, body any) response {
 	return r
 }
 
+// notBuiltYet names the event-scoped admin routes whose part (cloud
+// export) has not landed; every other route must pass the scope check.
+func notBuiltYet(method, pattern string) bool {
+	return pattern == "/api/admin/events/:id/cloud" && (method == "GET" || method == "POST")
+}
+
 func TestOrganizerScope(t *testing.T) {
 	logs := &logBuffer{}
 	w := newScopeWorld(t, logs)
@@ -311,8 +317,10 @@ func TestOrganizerScope(t *testing.T) {
 			r := w.call(c, row.method, row.path, row.body)
 			switch row.want {
 			case outOfScope:
-				if r.Status == 501 && r.code() == "not_implemented" {
-					t.Logf("%s %s is not built yet (501)", row.method, patternOf(row.path))
+				if notBuiltYet(row.method, patternOf(row.path)) {
+					// Its handler is not written: the scope check
+					// cannot run yet; it must still be a JSON 501.
+					r.expect(t, 501, "not_implemented")
 					return
 				}
 				r.expect(t, 404, "not_found")
@@ -337,9 +345,6 @@ func TestOrganizerScope(t *testing.T) {
 	})
 	t.Run("the organizer's statistics count only the organizer's event", func(t *testing.T) {
 		r := w.call(w.org, "GET", "/api/admin/stats", nil)
-		if r.Status == 501 {
-			return
-		}
 		totals := r.expect(t, 200, "").JSON["totals"].(map[string]any)
 		if totals["events"] != 1.0 || totals["photos"] != 0.0 || totals["messages"] != 0.0 {
 			t.Fatalf("totals = %v (B has a photo and a message)", totals)
@@ -347,9 +352,6 @@ func TestOrganizerScope(t *testing.T) {
 	})
 	t.Run("another event's gallery link is still there", func(t *testing.T) {
 		r := w.call(w.owner, "GET", "/api/admin/events/{B}/shares", nil)
-		if r.Status == 501 {
-			return
-		}
 		list := r.expect(t, 200, "").JSON["shares"].([]any)
 		if len(list) != 1 || list[0].(map[string]any)["id"] != w.vars["{share}"] {
 			t.Fatalf("shares of B = %s", r.Body)
@@ -364,36 +366,25 @@ func TestOrganizerScope(t *testing.T) {
 		}
 		w.call(w.owner, "GET", "/api/media/{photoB}?v=original", nil).expect(t, 200, "")
 	})
-	t.Run("moderating through one's own event does not reach another's photo", func(t *testing.T) {
-		r := w.call(w.org, "POST", "/api/admin/events/{A}/photos", map[string]any{"action": "delete", "ids": []string{"{photoB}"}})
-		switch {
-		case r.Status == 501:
-		case r.Status == 200:
+	for _, tt := range []struct {
+		name, path, id string
+		stillThere     func() error
+	}{
+		{"moderating through one's own event does not reach another's photo", "/api/admin/events/{A}/photos", "{photoB}",
+			func() error { _, err := w.h.st.Photo(context.Background(), w.vars["{photoB}"]); return err }},
+		{"moderating through one's own event does not reach another's message", "/api/admin/events/{A}/messages", "{msgB}",
+			func() error { _, err := w.h.st.Message(context.Background(), w.vars["{msgB}"]); return err }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := w.call(w.org, "POST", tt.path, map[string]any{"action": "delete", "ids": []string{tt.id}}).expect(t, 200, "")
 			if r.JSON["changed"] != 0.0 {
 				t.Fatalf("changed = %v", r.JSON["changed"])
 			}
-		case r.Status != 404 && r.Status != 400:
-			t.Fatalf("got %d: %s", r.Status, r.Body)
-		}
-		if _, err := w.h.st.Photo(context.Background(), w.vars["{photoB}"]); err != nil {
-			t.Fatalf("photo of B: %v", err)
-		}
-	})
-	t.Run("moderating through one's own event does not reach another's message", func(t *testing.T) {
-		r := w.call(w.org, "POST", "/api/admin/events/{A}/messages", map[string]any{"action": "delete", "ids": []string{"{msgB}"}})
-		switch {
-		case r.Status == 501:
-		case r.Status == 200:
-			if r.JSON["changed"] != 0.0 {
-				t.Fatalf("changed = %v", r.JSON["changed"])
+			if err := tt.stillThere(); err != nil {
+				t.Fatalf("%s is gone: %v", tt.id, err)
 			}
-		case r.Status != 404 && r.Status != 400:
-			t.Fatalf("got %d: %s", r.Status, r.Body)
-		}
-		if _, err := w.h.st.Message(context.Background(), w.vars["{msgB}"]); err != nil {
-			t.Fatalf("message of B: %v", err)
-		}
-	})
+		})
+	}
 	t.Run("another event's voice note is not the organizer's to hear", func(t *testing.T) {
 		w.call(w.org, "GET", "/api/messages/{msgB}/audio", nil).expect(t, 404, "not_found")
 		w.call(w.org, "GET", "/api/messages/{msgB}/audio?download=1", nil).expect(t, 404, "not_found")
@@ -496,12 +487,7 @@ func TestGuestScope(t *testing.T) {
 	}
 	for _, tt := range rows {
 		t.Run(tt.name, func(t *testing.T) {
-			r := guestA.do(tt.method, tt.path, nil)
-			if r.Status == 501 && r.code() == "not_implemented" {
-				t.Logf("%s is not built yet (501)", tt.path)
-				return
-			}
-			r.expect(t, tt.status, tt.code)
+			guestA.do(tt.method, tt.path, nil).expect(t, tt.status, tt.code)
 		})
 	}
 	t.Run("the shared album lists only the event's own photos", func(t *testing.T) {
