@@ -106,15 +106,6 @@ func (c *client) signIn(t *testing.T) {
 	}
 }
 
-// requireRoute skips the test while the box answers a route with 501
-// not_implemented: the page part is built, the route lands later.
-func requireRoute(t *testing.T, c *client, method, path string) {
-	t.Helper()
-	if st := c.json(t, method, path, nil, nil); st == http.StatusNotImplemented {
-		t.Skipf("%s %s is not implemented by the daemon yet", method, path)
-	}
-}
-
 // image fetches and decodes an image the box serves.
 func (c *client) image(t *testing.T, path string) image.Image {
 	t.Helper()

@@ -16,7 +16,6 @@ func TestConsoleFinish(t *testing.T) {
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
-	requireRoute(t, admin, "POST", "/api/admin/events/x/end")
 	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) { e.AskGuestName = false })
 	guestUploads(t, box, ev, "Lucia", 1)
 	b := newBrowser(t)
