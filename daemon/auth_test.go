@@ -29,8 +29,8 @@ func TestGeneralRules(t *testing.T) {
 		{"a mutating request from another site is refused", "POST", "/api/admin/login", "http://evil.example", 403, "forbidden"},
 		{"an Origin of null is refused", "POST", "/api/admin/login", "null", 403, "forbidden"},
 		{"an admin route without a session is unauthorized", "GET", "/api/admin/me", "", 401, "unauthorized"},
-		{"a route still to be built answers a JSON error", "GET", "/api/admin/stats", "", 401, "unauthorized"},
-		{"a guest route still to be built answers JSON", "GET", "/api/metrics", "", 501, "not_implemented"},
+		{"an owner route without a session is unauthorized", "GET", "/api/admin/webhooks", "", 401, "unauthorized"},
+		{"a route still to be built answers a JSON 501", "GET", "/api/metrics", "", 501, "not_implemented"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
