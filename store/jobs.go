@@ -383,7 +383,29 @@ func (s *Store) Job(ctx context.Context, id uint64) (Job, error) {
 // and how long until it is due.
 func (s *Store) ClaimJob(ctx context.Context, kind string, lim JobLimits) (JobClaim, error) {
 	var c JobClaim
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	// Look in a read transaction first: most looks find nothing due, and
+	// a write transaction costs an fsync (SD card wear on the Pi).
+	due := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		prefix := kindPrefix(kind)
+		k, _ := tx.Bucket(bJobDue).Cursor().Seek(prefix)
+		if k == nil || !bytes.HasPrefix(k, prefix) {
+			return nil
+		}
+		if wait := keyTime(k, len(prefix)) - s.nowMs(); wait > 0 {
+			c.Waiting, c.Next = true, time.Duration(wait)*time.Millisecond
+			return nil
+		}
+		due = true
+		return nil
+	})
+	if err != nil || !due {
+		if err != nil {
+			err = fmt.Errorf("looking for a due %s job: %w", kind, err)
+		}
+		return c, err
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
 		c = JobClaim{}
 		now := s.nowMs()
 		prefix := kindPrefix(kind)
