@@ -327,7 +327,21 @@ func putJob(tx *bolt.Tx, j, old *Job) error {
 			}
 		}
 	}
+	if old != nil && old.Status != JobFailed && j.Status == JobFailed {
+		if err := jobSetAside(tx, j); err != nil {
+			return fmt.Errorf("setting job %d aside: %w", j.ID, err)
+		}
+	}
 	return putJSON(tx.Bucket(bJobs), u64(j.ID), j)
+}
+
+// jobSetAside runs in the transaction that sets j aside (status failed,
+// for any reason), so that the records a kind works on can say so in the
+// same commit. When image variants move onto the runner, the "variants"
+// kind marks its photo VariantsFailed here, so pages stop waiting for a
+// thumbnail that will not come. No kind needs it yet.
+func jobSetAside(tx *bolt.Tx, j *Job) error {
+	return nil
 }
 
 // deleteJob removes j and its index entries.
