@@ -55,6 +55,11 @@
 //	stats_hourly         eventID + ts(hour start, UTC)         HourCount {photos, messages}
 //	variant_queue        photoID                               empty (variants still to make)
 //	media_trash          media name or eventID                 empty (files still to remove)
+//	jobs                 u64(jobID)                            Job (store/jobs.go)
+//	idx_job_due          kp(kind) + ts(dueAt) + u64(jobID)     empty (queued jobs only)
+//	idx_job_kind         kp(kind) + u64(jobID)                 empty
+//	idx_job_status       status[0] ('q','r','d','f') + u64(jobID) empty
+//	jobs_by_key          kp(kind) + key                        u64(jobID) (unfinished jobs with a Key)
 //
 // Example: the photo "k2m4…" of event "ab3d…" taken at 1700000000000 ms is
 // photos["k2m4…"], with idx_photo_event["ab3d…" + 00 00 01 8b cf e5 68 00]
@@ -73,6 +78,43 @@
 // A gallery link keeps its token in the record, unlike sessions and
 // invitations, so the hosts can copy the link's url again; lookups go
 // through shares_by_token, keyed by the token's hash.
+//
+// # Jobs
+//
+// Background work (image variants, mail, webhooks, exports, backups) is a
+// queue of Job records worked by daemon/jobs. A job id is the jobs
+// bucket's sequence, so ids grow with each enqueue and u64(jobID) keys
+// walk in enqueue order; kp(kind) is the kind's length in one byte and
+// the kind, so no kind's prefix is another's ("mail" and "mailx").
+//
+// Claiming the next job of a kind is one Seek to kp(kind) in idx_job_due:
+// the first key is the earliest due (ties in enqueue order); if its ts is
+// later than now, nothing is due and the difference is how long to sleep.
+// The claim marks the job running, appends an attempt and drops the due
+// entry in the same Update, so two workers never get the same job. Only
+// queued jobs have a due entry; every job has one kind and one status
+// entry, moved in the transaction that changes the record (putJob).
+// Listing newest first walks idx_job_kind, idx_job_status or jobs
+// backwards from Before.
+//
+// Example: the second job ever queued, a "mail" due at 1700000000000 ms,
+// is jobs[00..02] = {"id":2,"kind":"mail",…}, idx_job_due[04 "mail"
+// 00 00 01 8b cf e5 68 00 00..02], idx_job_kind[04 "mail" 00..02] and
+// idx_job_status['q' 00..02].
+//
+// A job enqueued because of a change must commit with it: a store method
+// whose change causes jobs takes trailing ...JobSpec arguments and calls
+// enqueueJobs inside its own Update (existing callers compile unchanged);
+// a change that makes a queued job pointless calls cancelJob in its
+// Update (a deleted photo's variants). The daemon never sees a
+// transaction: it passes JobSpecs to the method and nudges the runner
+// after it returns. EnqueueJobs is for jobs that no change causes.
+//
+// A job found running by Open was in flight when the process died: Open
+// records that attempt as "died", counts it in Deaths and makes the job
+// due at once; ClaimJob sets it aside (status failed) once the kind's
+// MaxDeaths is reached, so a job that kills the process is not retried
+// for ever.
 //
 // # Schema
 //

@@ -69,6 +69,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 2: the durable job queue (store/jobs.go).
+	func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bJobs, bJobDue, bJobByKind, bJobByStatus, bJobByKey} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("creating bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	},
 }
 
 // SchemaVersion is the schema this binary writes.

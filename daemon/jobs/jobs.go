@@ -1,0 +1,454 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"eventbox/store"
+)
+
+// Handler runs one attempt of a job. It returns nil when the job is done,
+// Permanent(err) when retrying cannot help, RetryAfter(d, err) to choose
+// the wait before the next try, and any other error to be retried with the
+// kind's backoff. It must return soon after ctx is cancelled.
+type Handler func(ctx context.Context, j Job) error
+
+// Kind registers a job kind with the runner.
+type Kind struct {
+	// Name is the kind's name in JobSpecs (store.ValidJobKind).
+	Name string
+	// Handler runs the jobs; must not be nil.
+	Handler Handler
+	// Concurrency is how many jobs of the kind run at once; 0 means 1.
+	Concurrency int
+	// Retry is the kind's retry policy; see Policy for the defaults.
+	Retry Policy
+}
+
+// Policy says how a kind's failed jobs are retried and when they are set
+// aside. A job is never retried for ever: when both MaxFailures and
+// MaxAge are zero, MaxFailures is DefaultMaxFailures.
+type Policy struct {
+	// Base is the wait after the first failure; each failure doubles it
+	// up to Cap. Zero means 10 s; zero Cap means 1 h.
+	Base, Cap time.Duration
+	// Jitter takes up to this fraction off each wait at random, so that
+	// jobs failed together do not retry together. Zero means 0.2; a
+	// negative value means none.
+	Jitter float64
+	// MaxFailures sets a job aside after this many failed attempts.
+	MaxFailures int
+	// MaxAge sets a job aside when its next try would fall later than
+	// this after it was enqueued (a webhook's 48 h).
+	MaxAge time.Duration
+	// MaxDeaths sets a job aside after this many attempts were cut by
+	// the process dying (power cut, out of memory). Zero means 3.
+	MaxDeaths int
+	// Timeout bounds one attempt; an attempt past it fails and is
+	// retried. Zero means none.
+	Timeout time.Duration
+}
+
+// Policy defaults.
+const (
+	DefaultBase        = 10 * time.Second
+	DefaultCap         = time.Hour
+	DefaultJitter      = 0.2
+	DefaultMaxFailures = 10
+	DefaultMaxDeaths   = 3
+)
+
+func (p Policy) withDefaults() Policy {
+	if p.Base <= 0 {
+		p.Base = DefaultBase
+	}
+	if p.Cap <= 0 {
+		p.Cap = DefaultCap
+	}
+	if p.Cap < p.Base {
+		p.Cap = p.Base
+	}
+	if p.Jitter == 0 {
+		p.Jitter = DefaultJitter
+	}
+	p.Jitter = min(max(p.Jitter, 0), 1)
+	if p.MaxFailures <= 0 && p.MaxAge <= 0 {
+		p.MaxFailures = DefaultMaxFailures
+	}
+	if p.MaxDeaths <= 0 {
+		p.MaxDeaths = DefaultMaxDeaths
+	}
+	return p
+}
+
+func (p Policy) limits() store.JobLimits {
+	return store.JobLimits{MaxFailures: p.MaxFailures, MaxDeaths: p.MaxDeaths, MaxAge: p.MaxAge}
+}
+
+// Delay is the wait after the failures-th failure (from 1): Base doubled
+// per earlier failure, at most Cap, less a random share of up to Jitter
+// (r is uniform in [0, 1)). It applies the defaults of a zero Policy.
+func (p Policy) Delay(failures int, r float64) time.Duration {
+	p = p.withDefaults()
+	d := p.Cap
+	if shift := failures - 1; shift < 62 {
+		if b := p.Base << max(shift, 0); b > 0 && b < p.Cap {
+			d = b
+		}
+	}
+	return d - time.Duration(p.Jitter*r*float64(d))
+}
+
+// Config holds the runner's dependencies.
+type Config struct {
+	// Store keeps the jobs; must not be nil. Its clock is the runner's:
+	// due times, attempts and ages are all taken from it.
+	Store *store.Store
+	// Kinds are the kinds this runner works; names must be valid and
+	// distinct. Jobs of other kinds stay queued.
+	Kinds []Kind
+	// Logger receives the runner's events; nil discards them.
+	Logger *slog.Logger
+	// Rand returns uniform numbers in [0, 1) for the jitter; nil means
+	// math/rand/v2.Float64.
+	Rand func() float64
+	// Poll is how often each kind looks for due jobs without being told;
+	// it bounds the delay of a job enqueued without Notify. Zero means
+	// one minute.
+	Poll time.Duration
+	// KeepDone and KeepFailed are how long finished jobs stay listed;
+	// zero means 7 and 30 days. The runner prunes once an hour.
+	KeepDone, KeepFailed time.Duration
+}
+
+// Runner works the job queue: one dispatcher per kind claims due jobs up
+// to the kind's concurrency and runs each attempt in its own goroutine,
+// outside any transaction. It is safe for concurrent use; Run is called
+// once.
+type Runner struct {
+	store  *store.Store
+	log    *slog.Logger
+	rand   func() float64
+	poll   time.Duration
+	keep   [2]time.Duration
+	kinds  map[string]*kind
+	order  []string
+	inRun  atomic.Bool
+	mu     sync.Mutex
+	gen    uint64        // bumped by WaitIdle; guarded by mu
+	change chan struct{} // closed and replaced on every idle report; guarded by mu
+}
+
+// kind is a registered kind and its dispatcher's state.
+type kind struct {
+	Kind
+	policy Policy
+	nudge  chan struct{}
+	// guarded by Runner.mu: the generation seen by the latest claim pass
+	// and whether that pass found the kind idle.
+	seen uint64
+	idle bool
+}
+
+// New checks cfg and returns a runner; nothing runs before Run.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("jobs: nil store")
+	}
+	r := &Runner{store: cfg.Store, log: cfg.Logger, rand: cfg.Rand, poll: cfg.Poll,
+		keep: [2]time.Duration{cfg.KeepDone, cfg.KeepFailed}, kinds: map[string]*kind{},
+		change: make(chan struct{})}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r.log = r.log.With("component", "jobs")
+	if r.rand == nil {
+		r.rand = rand.Float64
+	}
+	if r.poll <= 0 {
+		r.poll = time.Minute
+	}
+	if r.keep[0] <= 0 {
+		r.keep[0] = 7 * 24 * time.Hour
+	}
+	if r.keep[1] <= 0 {
+		r.keep[1] = 30 * 24 * time.Hour
+	}
+	for _, k := range cfg.Kinds {
+		if !store.ValidJobKind(k.Name) {
+			return nil, fmt.Errorf("jobs: kind %q: %w", k.Name, store.ErrJobKind)
+		}
+		if k.Handler == nil {
+			return nil, fmt.Errorf("jobs: kind %s has no handler", k.Name)
+		}
+		if _, dup := r.kinds[k.Name]; dup {
+			return nil, fmt.Errorf("jobs: kind %s registered twice", k.Name)
+		}
+		k.Concurrency = max(k.Concurrency, 1)
+		r.kinds[k.Name] = &kind{Kind: k, policy: k.Retry.withDefaults(), nudge: make(chan struct{}, 1)}
+		r.order = append(r.order, k.Name)
+	}
+	return r, nil
+}
+
+// Enqueue adds jobs on their own and tells their kinds. A job caused by a
+// change in the store is enqueued by the store method making the change
+// (in its transaction) and followed by Notify instead.
+func (r *Runner) Enqueue(ctx context.Context, specs ...store.JobSpec) ([]uint64, error) {
+	for _, sp := range specs {
+		if _, ok := r.kinds[sp.Kind]; !ok {
+			return nil, fmt.Errorf("enqueuing a %s job: kind not registered", sp.Kind)
+		}
+	}
+	ids, err := r.store.EnqueueJobs(ctx, specs...)
+	if err != nil {
+		return nil, err
+	}
+	for _, sp := range specs {
+		r.Notify(sp.Kind)
+	}
+	return ids, nil
+}
+
+// Notify tells the dispatchers of kinds (all when none are given) to look
+// for due jobs now. It never blocks; unknown kinds are ignored.
+func (r *Runner) Notify(kinds ...string) {
+	if len(kinds) == 0 {
+		kinds = r.order
+	}
+	for _, name := range kinds {
+		if k, ok := r.kinds[name]; ok {
+			select {
+			case k.nudge <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// Wake makes the jobs of kinds (all registered kinds when none are given)
+// that wait for a retry due now, and tells their dispatchers: call it when
+// the network comes back. Jobs not yet tried keep their time. It answers
+// how many jobs it moved.
+func (r *Runner) Wake(ctx context.Context, kinds ...string) (int, error) {
+	if len(kinds) == 0 {
+		kinds = r.order
+	}
+	n, err := r.store.WakeJobs(ctx, kinds...)
+	if err != nil {
+		return 0, err
+	}
+	r.Notify(kinds...)
+	return n, nil
+}
+
+// WaitIdle waits until, for every kind, no job is running and none is
+// due, as seen by a look at the store that started after the call. Jobs
+// queued for later do not count. It needs Run to be running and returns
+// ctx's error if ctx ends first. Tests use it; so can a shutdown that
+// wants to drain.
+func (r *Runner) WaitIdle(ctx context.Context) error {
+	r.mu.Lock()
+	r.gen++
+	g := r.gen
+	r.mu.Unlock()
+	r.Notify()
+	for {
+		r.mu.Lock()
+		idle := true
+		for _, k := range r.kinds {
+			if k.seen < g || !k.idle {
+				idle = false
+				break
+			}
+		}
+		ch := r.change
+		r.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for idle jobs: %w", ctx.Err())
+		}
+	}
+}
+
+// report records a claim pass of k that started at generation g.
+func (r *Runner) report(k *kind, g uint64, idle bool) {
+	r.mu.Lock()
+	k.seen, k.idle = g, idle
+	close(r.change)
+	r.change = make(chan struct{})
+	r.mu.Unlock()
+}
+
+func (r *Runner) generation() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gen
+}
+
+// Run works the queue until ctx is cancelled, then waits for the running
+// attempts (their context is cancelled too; each is recorded as
+// interrupted and is due again at the next start) and returns nil. Run
+// may be called only once.
+func (r *Runner) Run(ctx context.Context) error {
+	if !r.inRun.CompareAndSwap(false, true) {
+		return errors.New("jobs: runner already ran")
+	}
+	var wg sync.WaitGroup
+	for _, name := range r.order {
+		k := r.kinds[name]
+		wg.Go(func() { r.dispatch(ctx, k) })
+	}
+	wg.Go(func() { r.pruneLoop(ctx) })
+	wg.Wait()
+	return nil
+}
+
+// errorWait is how long a dispatcher waits after the store failed.
+const errorWait = 5 * time.Second
+
+// dispatch claims due jobs of k up to its concurrency, and sleeps until a
+// job ends, a nudge, the next due time or the poll interval.
+func (r *Runner) dispatch(ctx context.Context, k *kind) {
+	done := make(chan struct{}, k.Concurrency)
+	running := 0
+	timer := time.NewTimer(r.poll)
+	defer timer.Stop()
+	for {
+		g := r.generation()
+		wait, idle := r.poll, false
+		for running < k.Concurrency && ctx.Err() == nil {
+			c, err := r.store.ClaimJob(ctx, k.Name, k.policy.limits())
+			if err != nil {
+				r.log.ErrorContext(ctx, "claiming a job", "kind", k.Name, "error", err)
+				wait = errorWait
+				break
+			}
+			for _, j := range c.SetAside {
+				r.log.WarnContext(ctx, "job set aside", "kind", k.Name, "job", j.ID, "reason", j.LastError)
+			}
+			if !c.Claimed {
+				if c.Waiting {
+					wait = min(wait, c.Next)
+				}
+				idle = running == 0
+				break
+			}
+			running++
+			go func() {
+				defer func() { done <- struct{}{} }()
+				r.attempt(ctx, k, c.Job)
+			}()
+		}
+		if ctx.Err() != nil {
+			for ; running > 0; running-- {
+				<-done
+			}
+			return
+		}
+		r.report(k, g, idle)
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+		case <-done:
+			running--
+		case <-k.nudge:
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt runs one claimed attempt of j and records how it ended.
+func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) {
+	actx := ctx
+	if k.policy.Timeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, k.policy.Timeout)
+		defer cancel()
+	}
+	j := Job{Job: sj, runner: r, result: new(string)}
+	log := r.log.With("kind", k.Name, "job", sj.ID, "attempt", sj.Tries)
+	log.DebugContext(ctx, "job started")
+	err := call(actx, k.Handler, j)
+	end := r.end(ctx, k, sj, err)
+	end.Result = *j.result
+	// The attempt is recorded even when the runner is stopping.
+	fj, ferr := r.store.FinishJob(context.WithoutCancel(ctx), sj.ID, sj.Tries, end, k.policy.limits())
+	switch {
+	case ferr != nil:
+		log.ErrorContext(ctx, "recording a job's attempt", "error", ferr)
+	case fj.Status == store.JobFailed:
+		log.WarnContext(ctx, "job set aside", "error", fj.LastError)
+	case end.Outcome == store.OutcomeError:
+		log.InfoContext(ctx, "job failed; will retry", "error", end.Error, "in", end.RetryIn)
+	default:
+		log.DebugContext(ctx, "job ended", "outcome", end.Outcome)
+	}
+}
+
+// end turns a handler's answer into how the attempt ends.
+func (r *Runner) end(ctx context.Context, k *kind, j store.Job, err error) store.JobEnd {
+	if err == nil {
+		return store.JobEnd{Outcome: store.OutcomeOK}
+	}
+	if ctx.Err() != nil {
+		return store.JobEnd{Outcome: store.OutcomeInterrupted, Error: err.Error()}
+	}
+	var perm *permanentError
+	if errors.As(err, &perm) {
+		return store.JobEnd{Outcome: store.OutcomePermanent, Error: err.Error()}
+	}
+	wait := k.policy.Delay(j.Failures+1, r.rand())
+	var ra *retryAfterError
+	if errors.As(err, &ra) && ra.after > 0 {
+		wait = ra.after
+	}
+	return store.JobEnd{Outcome: store.OutcomeError, Error: err.Error(), RetryIn: wait}
+}
+
+// call runs h, turning a panic into an error so one bad job cannot take
+// the process (and every other job) down.
+func call(ctx context.Context, h Handler, j Job) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return h(ctx, j)
+}
+
+// pruneInterval is how often finished jobs past their keep are removed.
+const pruneInterval = time.Hour
+
+func (r *Runner) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(pruneInterval)
+	defer t.Stop()
+	for {
+		if n, err := r.store.PruneJobs(ctx, r.keep[0], r.keep[1]); err != nil {
+			r.log.WarnContext(ctx, "pruning finished jobs", "error", err)
+		} else if n > 0 {
+			r.log.DebugContext(ctx, "finished jobs pruned", "jobs", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Kinds returns the names of the registered kinds, in registration order.
+func (r *Runner) Kinds() []string { return slices.Clone(r.order) }
