@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -16,9 +17,9 @@ type duplicateRequest struct {
 }
 
 // copyName is "<name> (copy)", the name shortened so the whole stays
-// within maxEventName characters.
+// within the event model's longest name.
 func copyName(name string) string {
-	keep := maxEventName - utf8.RuneCountInString(copySuffix)
+	keep := store.Rules().Name.Max - utf8.RuneCountInString(copySuffix)
 	if r := []rune(name); len(r) > keep {
 		name = strings.TrimSpace(string(r[:keep]))
 	}
@@ -40,8 +41,8 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 	name := copyName(e.Name)
 	if req.Name.Set && !req.Name.Null {
 		name = strings.TrimSpace(req.Name.Value)
-		if n := utf8.RuneCountInString(name); n < 1 || n > maxEventName {
-			return errField("name", "must be 1 to 100 characters")
+		if rule := store.Rules().Name; !rule.Contains(utf8.RuneCountInString(name)) {
+			return errField("name", fmt.Sprintf("must be %d to %d characters", rule.Min, rule.Max))
 		}
 	}
 	// The logo file must not change while it is copied.

@@ -15,26 +15,11 @@ import (
 	"eventbox/store"
 )
 
-// Limits of event fields (docs/decisions.md, "Event fields").
-const (
-	maxEventName        = 100
-	maxDescription      = 2000
-	maxAccessCode       = 64
-	minAccessCode       = 3
-	maxChallenges       = 50
-	maxChallengeLabel   = 80
-	maxPhotosPerGuest   = 100000
-	maxGalleryLinkDays  = 3650
-	minWallInterval     = 3
-	maxWallInterval     = 120
-	maxEventSearchQuery = 100
-)
+// maxEventSearchQuery bounds the q of the event list, in characters. The
+// bounds of the event fields are the event model's (store.Rules).
+const maxEventSearchQuery = 100
 
-var (
-	hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
-	// captureFilterNames are the camera filters the guest page offers.
-	captureFilterNames = []string{"bw", "sepia", "vintage", "warm", "cool", "vivid"}
-)
+var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
 // challengeInput is one entry of the challenges list: a plain string (a new
 // challenge) or { id?, label }.
@@ -117,20 +102,22 @@ func setBool(dst *bool, o Optional[bool]) {
 	}
 }
 
-// apply validates the input and writes it over e. Every problem is
-// collected into details; on any problem e must be discarded.
+// apply validates the input against the event model's rules and writes it
+// over e. Every problem is collected into details; on any problem e must
+// be discarded.
 func (in eventInput) apply(e *store.Event, details map[string]string) {
+	rules := store.Rules()
 	if in.Name.Set {
 		name := strings.TrimSpace(in.Name.Value)
-		if n := utf8.RuneCountInString(name); n < 1 || n > maxEventName {
-			details["name"] = fmt.Sprintf("must be 1 to %d characters", maxEventName)
+		if !rules.Name.Contains(utf8.RuneCountInString(name)) {
+			details["name"] = fmt.Sprintf("must be %d to %d characters", rules.Name.Min, rules.Name.Max)
 		}
 		e.Name = name
 	}
 	if in.Description.Set {
 		d := strings.TrimSpace(in.Description.Value)
-		if utf8.RuneCountInString(d) > maxDescription {
-			details["description"] = fmt.Sprintf("must be at most %d characters", maxDescription)
+		if !rules.Description.Contains(utf8.RuneCountInString(d)) {
+			details["description"] = fmt.Sprintf("must be at most %d characters", rules.Description.Max)
 		}
 		e.Description = d
 	}
@@ -156,8 +143,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		code := strings.TrimSpace(in.AccessCode.Value)
 		if in.AccessCode.Null {
 			e.AccessCode = ""
-		} else if n := utf8.RuneCountInString(code); n < minAccessCode || n > maxAccessCode {
-			details["accessCode"] = fmt.Sprintf("must be %d to %d characters (null removes the code)", minAccessCode, maxAccessCode)
+		} else if !rules.AccessCode.Contains(utf8.RuneCountInString(code)) {
+			details["accessCode"] = fmt.Sprintf("must be %d to %d characters (null removes the code)", rules.AccessCode.Min, rules.AccessCode.Max)
 		} else {
 			e.AccessCode = code
 		}
@@ -173,14 +160,14 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		}
 	}
 	if in.Moderation.Set {
-		if !oneOf(in.Moderation.Value, "post", "pre") {
-			details["moderation"] = "must be post or pre"
+		if !rules.Moderation.Allows(in.Moderation.Value) {
+			details["moderation"] = "must be " + rules.Moderation.Phrase()
 		}
 		e.Moderation = in.Moderation.Value
 	}
 	if in.CaptureMode.Set {
-		if !oneOf(in.CaptureMode.Value, "camera", "picker", "both") {
-			details["captureMode"] = "must be camera, picker or both"
+		if !rules.CaptureMode.Allows(in.CaptureMode.Value) {
+			details["captureMode"] = "must be " + rules.CaptureMode.Phrase()
 		}
 		e.CaptureMode = in.CaptureMode.Value
 	}
@@ -190,16 +177,16 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		if in.MaxPhotosPerGuest.Null {
 			v = 0
 		}
-		if v < 0 || v > maxPhotosPerGuest {
-			details["maxPhotosPerGuest"] = fmt.Sprintf("must be 0 (no limit) to %d", maxPhotosPerGuest)
+		if !rules.MaxPhotosPerGuest.Contains(v) {
+			details["maxPhotosPerGuest"] = fmt.Sprintf("must be %d (no limit) to %d", rules.MaxPhotosPerGuest.Min, rules.MaxPhotosPerGuest.Max)
 		}
 		e.MaxPhotosPerGuest = v
 	}
 	if in.DefaultLocale.Set {
 		if in.DefaultLocale.Null {
 			e.DefaultLocale = ""
-		} else if !oneOf(in.DefaultLocale.Value, "en", "fr", "it", "es") {
-			details["defaultLocale"] = "must be en, fr, it, es or null"
+		} else if !rules.DefaultLocale.Allows(in.DefaultLocale.Value) {
+			details["defaultLocale"] = "must be " + append(rules.DefaultLocale, "null").Phrase()
 		} else {
 			e.DefaultLocale = in.DefaultLocale.Value
 		}
@@ -208,8 +195,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 	setBool(&e.NotifyAdminSummary, in.NotifyAdminSummary)
 	setBool(&e.EmailGuestsGallery, in.EmailGuestsGallery)
 	if in.GalleryLinkDays.Set {
-		if v := in.GalleryLinkDays.Value; v < 0 || v > maxGalleryLinkDays {
-			details["galleryLinkDays"] = fmt.Sprintf("must be an integer from 0 to %d", maxGalleryLinkDays)
+		if !rules.GalleryLinkDays.Contains(in.GalleryLinkDays.Value) {
+			details["galleryLinkDays"] = fmt.Sprintf("must be an integer from %d to %d", rules.GalleryLinkDays.Min, rules.GalleryLinkDays.Max)
 		}
 		e.GalleryLinkDays = in.GalleryLinkDays.Value
 	}
@@ -220,19 +207,19 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 	setBool(&e.GuestbookVoice, in.GuestbookVoice)
 	setBool(&e.GuestbookInGallery, in.GuestbookInGallery)
 	if in.Challenges.Set {
-		e.Challenges = applyChallenges(e.Challenges, in.Challenges.Value, details)
+		e.Challenges = applyChallenges(rules, e.Challenges, in.Challenges.Value, details)
 	}
 	if in.WallStyle.Set {
 		ws := in.WallStyle.Value
 		if ws.Interval.Set {
-			if v := ws.Interval.Value; v < minWallInterval || v > maxWallInterval {
-				details["wallStyle"] = fmt.Sprintf("interval must be %d to %d seconds", minWallInterval, maxWallInterval)
+			if !rules.WallInterval.Contains(ws.Interval.Value) {
+				details["wallStyle"] = fmt.Sprintf("interval must be %d to %d seconds", rules.WallInterval.Min, rules.WallInterval.Max)
 			}
 			e.WallStyle.Interval = ws.Interval.Value
 		}
 		if ws.Layout.Set {
-			if !oneOf(ws.Layout.Value, "single", "grid") {
-				details["wallStyle"] = "layout must be single or grid"
+			if !rules.WallLayout.Allows(ws.Layout.Value) {
+				details["wallStyle"] = "layout must be " + rules.WallLayout.Phrase()
 			}
 			e.WallStyle.Layout = ws.Layout.Value
 		}
@@ -240,16 +227,16 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		setBool(&e.WallStyle.ShowQR, ws.ShowQR)
 	}
 	if in.Frame.Set {
-		if !oneOf(in.Frame.Value, "none", "print", "border", "stamp") {
-			details["frame"] = "must be none, print, border or stamp"
+		if !rules.Frame.Allows(in.Frame.Value) {
+			details["frame"] = "must be " + rules.Frame.Phrase()
 		}
 		e.Frame = in.Frame.Value
 	}
 	if in.CaptureFilters.Set && in.CaptureFilters.Value.Enabled.Set {
 		var names []string
 		for _, f := range in.CaptureFilters.Value.Enabled.Value {
-			if !slices.Contains(captureFilterNames, f) {
-				details["captureFilters"] = "enabled may only name " + strings.Join(captureFilterNames, ", ")
+			if !rules.CaptureFilters.Allows(f) {
+				details["captureFilters"] = "enabled may only name " + strings.Join(rules.CaptureFilters, ", ")
 			} else if !slices.Contains(names, f) {
 				names = append(names, f)
 			}
@@ -277,8 +264,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 			*c.dst = strings.ToLower(c.o.Value)
 		}
 		if q.Dots.Set {
-			if !oneOf(q.Dots.Value, "square", "round") {
-				details["qrStyle"] = "dots must be square or round"
+			if !rules.QRDots.Allows(q.Dots.Value) {
+				details["qrStyle"] = "dots must be " + rules.QRDots.Phrase()
 			}
 			e.QRStyle.Dots = q.Dots.Value
 		}
@@ -294,9 +281,9 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 
 // applyChallenges merges the new list with the stored one: an entry whose
 // id names an existing challenge keeps it; every other entry gets a new id.
-func applyChallenges(existing []store.Challenge, in []challengeInput, details map[string]string) []store.Challenge {
-	if len(in) > maxChallenges {
-		details["challenges"] = fmt.Sprintf("at most %d challenges", maxChallenges)
+func applyChallenges(rules store.EventRules, existing []store.Challenge, in []challengeInput, details map[string]string) []store.Challenge {
+	if !rules.Challenges.Contains(len(in)) {
+		details["challenges"] = fmt.Sprintf("at most %d challenges", rules.Challenges.Max)
 	}
 	known := map[string]bool{}
 	for _, c := range existing {
@@ -306,8 +293,8 @@ func applyChallenges(existing []store.Challenge, in []challengeInput, details ma
 	used := map[string]bool{}
 	for _, c := range in {
 		label := strings.TrimSpace(c.Label)
-		if n := utf8.RuneCountInString(label); n < 1 || n > maxChallengeLabel {
-			details["challenges"] = fmt.Sprintf("each label must be 1 to %d characters", maxChallengeLabel)
+		if !rules.ChallengeLabel.Contains(utf8.RuneCountInString(label)) {
+			details["challenges"] = fmt.Sprintf("each label must be %d to %d characters", rules.ChallengeLabel.Min, rules.ChallengeLabel.Max)
 		}
 		id := c.ID
 		if !known[id] || used[id] {

@@ -44,10 +44,22 @@ func toAccountDTO(a store.Account) accountDTO {
 	}
 }
 
-// eventDTO is the admin view of an event.
+// eventDTO is the admin view of an event: its id and slug, its settings
+// (eventFieldsDTO, the fields a request may set) and its lifecycle.
 type eventDTO struct {
-	ID                          string               `json:"id"`
-	Slug                        string               `json:"slug"`
+	ID   string `json:"id"`
+	Slug string `json:"slug"`
+	eventFieldsDTO
+	CreatedAt    int64  `json:"createdAt"`
+	EndedAt      *int64 `json:"endedAt"`
+	LogoVersion  *int64 `json:"logoVersion"`
+	BoothEnabled bool   `json:"boothEnabled"`
+}
+
+// eventFieldsDTO are the event fields of the spec's table, as a client
+// sends and reads them. It is also the shape of a new event's defaults in
+// GET /api/admin/event-model.
+type eventFieldsDTO struct {
 	Name                        string               `json:"name"`
 	Description                 string               `json:"description"`
 	EventDate                   *string              `json:"eventDate"`
@@ -77,13 +89,17 @@ type eventDTO struct {
 	AllowVideos                 bool                 `json:"allowVideos"`
 	QRStyle                     store.QRStyle        `json:"qrStyle"`
 	AlbumShared                 bool                 `json:"albumShared"`
-	CreatedAt                   int64                `json:"createdAt"`
-	EndedAt                     *int64               `json:"endedAt"`
-	LogoVersion                 *int64               `json:"logoVersion"`
-	BoothEnabled                bool                 `json:"boothEnabled"`
 }
 
 func toEventDTO(e store.Event) eventDTO {
+	return eventDTO{
+		ID: e.ID, Slug: e.Slug, eventFieldsDTO: toEventFieldsDTO(e),
+		CreatedAt: e.CreatedAt, EndedAt: nullTime(e.EndedAt), LogoVersion: nullTime(e.LogoVersion),
+		BoothEnabled: e.BoothKeyHash != "",
+	}
+}
+
+func toEventFieldsDTO(e store.Event) eventFieldsDTO {
 	challenges := e.Challenges
 	if challenges == nil {
 		challenges = []store.Challenge{}
@@ -92,8 +108,8 @@ func toEventDTO(e store.Event) eventDTO {
 	if filters.Enabled == nil {
 		filters.Enabled = []string{}
 	}
-	return eventDTO{
-		ID: e.ID, Slug: e.Slug, Name: e.Name, Description: e.Description,
+	return eventFieldsDTO{
+		Name: e.Name, Description: e.Description,
 		EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
 		AccessCode: nullString(e.AccessCode), UploadsOpen: e.UploadsOpen,
 		UploadsCloseAt: nullTime(e.UploadsCloseAt), Moderation: e.Moderation,
@@ -106,8 +122,6 @@ func toEventDTO(e store.Event) eventDTO {
 		GuestbookVoice: e.GuestbookVoice, GuestbookInGallery: e.GuestbookInGallery,
 		Challenges: challenges, WallStyle: e.WallStyle, Frame: e.Frame, CaptureFilters: filters,
 		AllowVideos: e.AllowVideos, QRStyle: e.QRStyle, AlbumShared: e.AlbumShared,
-		CreatedAt: e.CreatedAt, EndedAt: nullTime(e.EndedAt), LogoVersion: nullTime(e.LogoVersion),
-		BoothEnabled: e.BoothKeyHash != "",
 	}
 }
 

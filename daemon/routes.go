@@ -84,8 +84,10 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/invitations/:id", s.owner(s.handleDeleteInvitation))
 	h("POST", "/api/admin/invite/:token", s.rate(s.limits.invite, s.handleAcceptInvitation))
 
-	// Admin: events.
+	// Admin: events. event-model is not in the spec: the defaults and rules
+	// of the event fields, for the console's form (docs/decisions.md).
 	h("GET", "/api/admin/events", s.admin(s.handleListEvents))
+	h("GET", "/api/admin/event-model", s.admin(s.handleEventModel))
 	h("POST", "/api/admin/events", s.owner(s.handleCreateEvent))
 	h("GET", "/api/admin/events/:id", s.admin(s.handleGetEvent))
 	h("PATCH", "/api/admin/events/:id", s.admin(s.handleUpdateEvent))

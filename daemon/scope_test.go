@@ -78,6 +78,7 @@ func scopeRows() []scopeRow {
 
 		// Events.
 		{name: "event list", method: "GET", path: "/api/admin/events", want: ownRoute, statuses: any200},
+		{name: "the event model", method: "GET", path: "/api/admin/event-model", want: ownRoute, statuses: any200},
 		{name: "event creation", method: "POST", path: "/api/admin/events", body: map[string]any{"name": "Mine"}, want: ownerOnly},
 		{name: "another event", method: "GET", path: "/api/admin/events/{B}", want: outOfScope},
 		{name: "another event's update", method: "PATCH", path: "/api/admin/events/{B}", body: map[string]any{"name": "Taken"}, want: outOfScope},

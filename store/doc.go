@@ -123,6 +123,11 @@
 // transaction with its version bump, after copying the file aside, and
 // refuses a database from a newer binary (ErrNewerSchema).
 //
+//	1  the first layout: every bucket above but the jobs'
+//	2  the durable job queue's buckets (jobs.go)
+//	3  event records get the default of each field whose default is not
+//	   its zero value and whose key they lack (backfillEvents)
+//
 // # Media
 //
 // media/<eventID>/<photoID>.orig          the photo as uploaded

@@ -78,30 +78,6 @@ type Event struct {
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
 }
 
-// NewEvent returns an event with the product's defaults (docs/decisions.md).
-func NewEvent(name string) Event {
-	return Event{
-		Name:                name,
-		UploadsOpen:         true,
-		Moderation:          "post",
-		CaptureMode:         "both",
-		AskGuestName:        true,
-		NotifyAdminSummary:  true,
-		EmailGuestsGallery:  true,
-		GalleryLinkDays:     30,
-		GalleryLinkDownload: true,
-		GuestbookEnabled:    true,
-		GuestbookVoice:      true,
-		Challenges:          []Challenge{},
-		WallStyle:           WallStyle{Interval: 8, Layout: "single", ShowNames: true, ShowQR: true},
-		Frame:               "none",
-		CaptureFilters:      CaptureFilters{Enabled: []string{}},
-		AllowVideos:         true,
-		QRStyle:             QRStyle{Foreground: "#000000", Background: "#ffffff", Dots: "square"},
-		AlbumShared:         true,
-	}
-}
-
 // UploadsOpenAt reports whether guests may upload at the time (epoch ms).
 func (e Event) UploadsOpenAt(ms int64) bool {
 	if !e.UploadsOpen || e.EndedAt != 0 {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -78,6 +79,76 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 3: an event record lacks the key of a field added after it was
+	// written, and would read the field's zero value. These are the
+	// fields whose default is not their zero value, with the defaults of
+	// the day (frozen here: NewEvent may change later, this may not). No
+	// database written by a released binary lacks them yet; the step makes
+	// absence mean the default from now on, and a later field whose
+	// default is not zero appends a step like it with its own key.
+	func(tx *bolt.Tx) error {
+		return backfillEvents(tx, map[string]string{
+			"uploadsOpen":         `true`,
+			"moderation":          `"post"`,
+			"captureMode":         `"both"`,
+			"askGuestName":        `true`,
+			"notifyAdminSummary":  `true`,
+			"emailGuestsGallery":  `true`,
+			"galleryLinkDays":     `30`,
+			"galleryLinkDownload": `true`,
+			"guestbookEnabled":    `true`,
+			"guestbookVoice":      `true`,
+			"challenges":          `[]`,
+			"wallStyle":           `{"interval":8,"layout":"single","showNames":true,"showQr":true}`,
+			"frame":               `"none"`,
+			"captureFilters":      `{"enabled":[]}`,
+			"allowVideos":         `true`,
+			"qrStyle":             `{"foreground":"#000000","background":"#ffffff","dots":"square","logo":false}`,
+			"albumShared":         `true`,
+		})
+	},
+}
+
+// backfillEvents adds to every event record each key of defaults (JSON
+// name → JSON value) that the record lacks. Keys the record has, even with
+// a zero value the host chose, are left alone. Only the records change;
+// no index derives from these fields.
+func backfillEvents(tx *bolt.Tx, defaults map[string]string) error {
+	events := tx.Bucket(bEvents)
+	updated := map[string][]byte{}
+	err := events.ForEach(func(k, v []byte) error {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("reading event %s: %w", k, err)
+		}
+		changed := false
+		for key, val := range defaults {
+			if _, ok := rec[key]; !ok {
+				rec[key] = json.RawMessage(val)
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("writing event %s: %w", k, err)
+		}
+		updated[string(k)] = b
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Written after the walk: bbolt forbids changing a bucket while a
+	// cursor walks it.
+	for k, b := range updated {
+		if err := events.Put([]byte(k), b); err != nil {
+			return fmt.Errorf("writing event %s: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // SchemaVersion is the schema this binary writes.

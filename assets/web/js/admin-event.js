@@ -8,19 +8,40 @@ import {
   msToLocalInput, localInputToMs, copyText, absURL,
 } from './admin-ui.js';
 
-/** DEFAULTS are a new event's settings (DESIGN.md, "Defaults of a new event"). */
-const DEFAULTS = {
-  name: '', description: '', eventDate: null, accentColor: null, accessCode: null,
-  uploadsOpen: true, uploadsCloseAt: null, moderation: 'post', captureMode: 'both', askGuestName: true,
-  maxPhotosPerGuest: 0, defaultLocale: null, collectGuestEmails: false, notifyAdminSummary: true,
-  emailGuestsGallery: true, galleryLinkDays: 30, galleryLinkDownload: true, galleryMailIncludesPassword: false,
-  galleryLinkFavorites: false, guestbookEnabled: true, guestbookVoice: true, guestbookInGallery: false,
-  challenges: [], wallStyle: { interval: 8, layout: 'single', showNames: true, showQr: true }, frame: 'none',
-  captureFilters: { enabled: [] }, allowVideos: true,
-  qrStyle: { foreground: '#000000', background: '#ffffff', dots: 'square', logo: false }, albumShared: true,
+// The defaults of a new event, the values of its enum fields and the
+// bounds of its other fields come from the daemon (GET /api/admin/event-model,
+// the store's event model); the console keeps no copy. What it keeps is
+// its own words for each value, and the form.
+
+/** eventModel resolves the daemon's event model; it does not change while the page lives. */
+let modelOnce;
+function eventModel() {
+  modelOnce ??= call('/api/admin/event-model').catch((e) => { modelOnce = undefined; throw e; });
+  return modelOnce;
+}
+
+/**
+ * LABELS are the console's words for the values of the model's enum fields,
+ * in the order it offers them. A value without words is offered as it is,
+ * after the others.
+ */
+const LABELS = {
+  moderation: { post: 'Show at once, hide later', pre: 'Review before showing' },
+  captureMode: { both: 'Camera and library', camera: 'Camera only', picker: 'Library only' },
+  defaultLocale: { en: 'English', fr: 'Français', it: 'Italiano', es: 'Español' },
+  frame: { none: 'None', print: 'Print', border: 'Border', stamp: 'Stamp' },
+  captureFilters: { bw: 'Black & white', sepia: 'Sepia', vintage: 'Vintage', warm: 'Warm', cool: 'Cool', vivid: 'Vivid' },
+  'wallStyle.layout': { single: 'One photo at a time', grid: 'A grid of photos' },
+  'qrStyle.dots': { square: 'Square', round: 'Round' },
 };
 
-const FILTERS = [['bw', 'Black & white'], ['sepia', 'Sepia'], ['vintage', 'Vintage'], ['warm', 'Warm'], ['cool', 'Cool'], ['vivid', 'Vivid']];
+/** choices are the [value, label] pairs of an enum field of the model. */
+function choices(model, key) {
+  const words = LABELS[key] || {};
+  const values = model.values[key] || [];
+  return [...Object.keys(words).filter((v) => values.includes(v)), ...values.filter((v) => !(v in words))]
+    .map((v) => [v, words[v] ?? v]);
+}
 
 /** colorInput is a text field for #rrggbb with a picker beside it. */
 function colorInput(name, value, placeholder) {
@@ -34,10 +55,10 @@ function colorInput(name, value, placeholder) {
 }
 
 /** challengeEditor edits [{ id, label }]: existing rows keep their id. */
-function challengeEditor(list) {
+function challengeEditor(list, maxLabel) {
   const rows = h('div', { class: 'stack' });
   const add = (c) => {
-    const input = h('input', { type: 'text', value: c.label || '', placeholder: 'e.g. A selfie with the couple', maxlength: 80, dataset: { id: c.id || '' } });
+    const input = h('input', { type: 'text', value: c.label || '', placeholder: 'e.g. A selfie with the couple', maxlength: maxLabel, dataset: { id: c.id || '' } });
     const row = h('div', { class: 'row' }, h('div', { class: 'grow' }, input),
       h('button', { type: 'button', class: 'small', 'aria-label': 'Remove', onclick: () => row.remove() }, '✕'));
     rows.append(row);
@@ -51,57 +72,94 @@ function challengeEditor(list) {
 }
 
 /**
- * eventForm renders the settings of ev and returns { el, values, onSave }.
- * values() reads the form into an Event body; with `changedOnly` it keeps
- * the top-level fields that differ from ev.
+ * eventForm renders the settings of ev with the model's values and bounds
+ * and returns { el, values, changed }. values() reads the form into an
+ * Event body; changed() keeps the top-level fields that differ from ev.
+ *
+ * Each field is one row below: the helpers draw its input and register
+ * how to read it (read[name]), so values() lists no field by hand. A text
+ * or choice whose default is null is sent as null when left empty.
  */
-function eventForm(ev, isNew) {
-  const f = {};
-  const inp = (name, attrs) => (f[name] = h('input', { name, ...attrs }));
-  const sel = (name, opts, v) => (f[name] = select(name, opts, v));
-  const chk = (name, label, hint) => { const c = check(name, label, ev[name], hint); f[name] = c.querySelector('input'); return c; };
+function eventForm(ev, isNew, model) {
+  const lim = model.limits;
+  const nullable = (name) => model.defaults[name] === null;
+  const read = {};
+  const text = (name, attrs) => {
+    const el = h('input', { name, type: 'text', value: ev[name] ?? '', ...attrs });
+    read[name] = () => el.value.trim() || (nullable(name) ? null : '');
+    return el;
+  };
+  const number = (name, limit, emptyAs, attrs) => {
+    const el = h('input', { name, type: 'number', min: limit.min, max: limit.max, value: ev[name] ?? '', inputmode: 'numeric', ...attrs });
+    read[name] = () => (el.value === '' ? emptyAs : Number(el.value));
+    return el;
+  };
+  const choice = (name, first) => {
+    const el = select(name, [...(first ? [first] : []), ...choices(model, name)], ev[name] ?? '');
+    read[name] = () => el.value || (nullable(name) ? null : '');
+    return el;
+  };
+  const chk = (name, label, hint) => {
+    const c = check(name, label, ev[name], hint);
+    const box = c.querySelector('input');
+    read[name] = () => box.checked;
+    return c;
+  };
+
   const accent = colorInput('accentColor', ev.accentColor, 'Default purple');
-  f.accentColor = accent.input;
-  const qrFg = colorInput('qrForeground', ev.qrStyle.foreground);
-  const qrBg = colorInput('qrBackground', ev.qrStyle.background);
-  const challenges = challengeEditor(ev.challenges || []);
-  const filterBoxes = FILTERS.map(([v, l]) => h('label', { class: 'check' },
+  read.accentColor = () => accent.input.value.trim() || null;
+  const eventDate = h('input', { name: 'eventDate', type: 'date', value: ev.eventDate || '' });
+  read.eventDate = () => eventDate.value || null;
+  const description = h('textarea', { name: 'description', maxlength: lim.description.max, rows: 3, placeholder: 'Shown to guests above the camera button.' }, ev.description || '');
+  read.description = () => description.value.trim();
+  const closeAt = h('input', { name: 'uploadsCloseAt', type: 'datetime-local', value: msToLocalInput(ev.uploadsCloseAt) });
+  read.uploadsCloseAt = () => localInputToMs(closeAt.value);
+  const challenges = challengeEditor(ev.challenges || [], lim['challenges.label'].max);
+  read.challenges = () => challenges.value();
+  const filterBoxes = choices(model, 'captureFilters').map(([v, l]) => h('label', { class: 'check' },
     h('input', { type: 'checkbox', value: v, checked: (ev.captureFilters.enabled || []).includes(v) }), l));
+  read.captureFilters = () => ({ enabled: filterBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value) });
   const wall = {
-    interval: h('input', { type: 'number', min: 3, max: 120, value: ev.wallStyle.interval }),
-    layout: select('wallLayout', [['single', 'One photo at a time'], ['grid', 'A grid of photos']], ev.wallStyle.layout),
+    interval: h('input', { type: 'number', min: lim['wallStyle.interval'].min, max: lim['wallStyle.interval'].max, value: ev.wallStyle.interval }),
+    layout: select('wallLayout', choices(model, 'wallStyle.layout'), ev.wallStyle.layout),
     showNames: check('wallShowNames', 'Show who took the photo', ev.wallStyle.showNames),
     showQr: check('wallShowQr', 'Show the QR code to join', ev.wallStyle.showQr),
   };
+  read.wallStyle = () => ({
+    interval: wall.interval.value === '' ? null : Number(wall.interval.value), layout: wall.layout.value,
+    showNames: wall.showNames.querySelector('input').checked, showQr: wall.showQr.querySelector('input').checked,
+  });
   const qr = {
-    dots: select('qrDots', [['square', 'Square'], ['round', 'Round']], ev.qrStyle.dots),
+    fg: colorInput('qrForeground', ev.qrStyle.foreground),
+    bg: colorInput('qrBackground', ev.qrStyle.background),
+    dots: select('qrDots', choices(model, 'qrStyle.dots'), ev.qrStyle.dots),
     logo: check('qrLogo', 'Put the event logo in the middle', ev.qrStyle.logo),
   };
+  read.qrStyle = () => ({ foreground: qr.fg.input.value.trim(), background: qr.bg.input.value.trim(), dots: qr.dots.value, logo: qr.logo.querySelector('input').checked });
 
   const section = (title, open, ...body) => h('details', { class: 'section', open }, h('summary', null, title), h('div', null, body));
   const el = h('form', { class: 'event-form', novalidate: true },
     section('Basics', true,
-      field('name', 'Name', inp('name', { type: 'text', value: ev.name, maxlength: 100, required: true, placeholder: 'Anna & Marco' })),
+      field('name', 'Name', text('name', { maxlength: lim.name.max, required: true, placeholder: 'Anna & Marco' })),
       h('div', { class: 'two' },
-        field('eventDate', 'Date', inp('eventDate', { type: 'date', value: ev.eventDate || '' })),
+        field('eventDate', 'Date', eventDate),
         field('accentColor', 'Accent colour', accent, 'A colour as #rrggbb for the guest pages.')),
-      field('description', 'Welcome text', (f.description = h('textarea', { name: 'description', maxlength: 2000, rows: 3, placeholder: 'Shown to guests above the camera button.' }, ev.description || ''))),
-      field('defaultLocale', 'Language of the guest pages', sel('defaultLocale',
-        [['', 'The guest\'s own language'], ['en', 'English'], ['fr', 'Français'], ['it', 'Italiano'], ['es', 'Español']], ev.defaultLocale || ''))),
+      field('description', 'Welcome text', description),
+      field('defaultLocale', 'Language of the guest pages', choice('defaultLocale', ['', 'The guest\'s own language']))),
     section('Guests and uploads', isNew,
-      field('accessCode', 'Access code', inp('accessCode', { type: 'text', value: ev.accessCode || '', maxlength: 64, autocapitalize: 'none', placeholder: 'None: anyone with the link may join' }),
+      field('accessCode', 'Access code', text('accessCode', { maxlength: lim.accessCode.max, autocapitalize: 'none', placeholder: 'None: anyone with the link may join' }),
         'Guests type it before they can join. Leave empty for none.'),
       chk('uploadsOpen', 'Guests may upload'),
-      field('uploadsCloseAt', 'Close uploads at', inp('uploadsCloseAt', { type: 'datetime-local', value: msToLocalInput(ev.uploadsCloseAt) }), 'Empty: uploads stay open until you end the event.'),
+      field('uploadsCloseAt', 'Close uploads at', closeAt, 'Empty: uploads stay open until you end the event.'),
       h('div', { class: 'two' },
-        field('moderation', 'Moderation', sel('moderation', [['post', 'Show at once, hide later'], ['pre', 'Review before showing']], ev.moderation)),
-        field('captureMode', 'How guests add photos', sel('captureMode', [['both', 'Camera and library'], ['camera', 'Camera only'], ['picker', 'Library only']], ev.captureMode))),
-      field('maxPhotosPerGuest', 'Photos per guest', inp('maxPhotosPerGuest', { type: 'number', min: 0, value: ev.maxPhotosPerGuest || 0, inputmode: 'numeric' }), '0 means no limit. Videos count too.'),
+        field('moderation', 'Moderation', choice('moderation')),
+        field('captureMode', 'How guests add photos', choice('captureMode'))),
+      field('maxPhotosPerGuest', 'Photos per guest', number('maxPhotosPerGuest', lim.maxPhotosPerGuest, 0), '0 means no limit. Videos count too.'),
       chk('askGuestName', 'Ask guests for their name'),
       chk('allowVideos', 'Accept videos'),
       chk('albumShared', 'Guests see everyone\'s photos', 'Otherwise each guest sees only their own.'),
       chk('collectGuestEmails', 'Ask guests for an email address', 'To send them the gallery after the event.'),
-      field('frame', 'Frame on photos', sel('frame', [['none', 'None'], ['print', 'Print'], ['border', 'Border'], ['stamp', 'Stamp']], ev.frame)),
+      field('frame', 'Frame on photos', choice('frame')),
       h('div', { class: 'field', dataset: { field: 'captureFilters' } }, h('label', null, 'Camera filters offered to guests'), h('div', { class: 'two' }, filterBoxes), h('div', { class: 'err' })),
       h('div', { class: 'field', dataset: { field: 'challenges' } }, h('label', null, 'Photo challenges', h('div', { class: 'hint' }, 'Prompts guests can pick, e.g. "the best dance move".')), challenges, h('div', { class: 'err' }))),
     section('Guestbook', isNew,
@@ -112,7 +170,7 @@ function eventForm(ev, isNew) {
       chk('notifyAdminSummary', 'Email me a summary when the event ends'),
       chk('emailGuestsGallery', 'Email the gallery link to guests who left an address'),
       chk('galleryMailIncludesPassword', 'Put the gallery password in that email'),
-      field('galleryLinkDays', 'Gallery link valid for (days)', inp('galleryLinkDays', { type: 'number', min: 0, max: 3650, value: ev.galleryLinkDays, inputmode: 'numeric' }), '0: no gallery link is made when the event ends.'),
+      field('galleryLinkDays', 'Gallery link valid for (days)', number('galleryLinkDays', lim.galleryLinkDays, null), '0: no gallery link is made when the event ends.'),
       chk('galleryLinkDownload', 'The gallery link offers a download of all photos'),
       chk('galleryLinkFavorites', 'The gallery link shows favorites only')),
     section('Live wall and QR code', isNew,
@@ -123,48 +181,14 @@ function eventForm(ev, isNew) {
         wall.showNames, wall.showQr, h('div', { class: 'err' })),
       h('div', { class: 'field', dataset: { field: 'qrStyle' } },
         h('div', { class: 'two' },
-          h('div', { class: 'field' }, h('label', null, 'QR colour'), qrFg),
-          h('div', { class: 'field' }, h('label', null, 'QR background'), qrBg)),
+          h('div', { class: 'field' }, h('label', null, 'QR colour'), qr.fg),
+          h('div', { class: 'field' }, h('label', null, 'QR background'), qr.bg)),
         h('div', { class: 'field' }, h('label', null, 'QR dots'), qr.dots),
         qr.logo, h('div', { class: 'err' }))),
     h('div', { class: 'actionbar' }, h('div', { class: 'row end' },
       h('button', { class: 'primary', type: 'submit' }, isNew ? 'Create the event' : 'Save changes'))));
 
-  const num = (v) => (v === '' ? null : Number(v));
-  const values = () => ({
-    name: f.name.value.trim(),
-    description: f.description.value.trim(),
-    eventDate: f.eventDate.value || null,
-    accentColor: f.accentColor.value.trim() || null,
-    accessCode: f.accessCode.value.trim() || null,
-    uploadsOpen: f.uploadsOpen.checked,
-    uploadsCloseAt: localInputToMs(f.uploadsCloseAt.value),
-    moderation: f.moderation.value,
-    captureMode: f.captureMode.value,
-    askGuestName: f.askGuestName.checked,
-    maxPhotosPerGuest: num(f.maxPhotosPerGuest.value) ?? 0,
-    defaultLocale: f.defaultLocale.value || null,
-    collectGuestEmails: f.collectGuestEmails.checked,
-    notifyAdminSummary: f.notifyAdminSummary.checked,
-    emailGuestsGallery: f.emailGuestsGallery.checked,
-    galleryLinkDays: num(f.galleryLinkDays.value),
-    galleryLinkDownload: f.galleryLinkDownload.checked,
-    galleryMailIncludesPassword: f.galleryMailIncludesPassword.checked,
-    galleryLinkFavorites: f.galleryLinkFavorites.checked,
-    guestbookEnabled: f.guestbookEnabled.checked,
-    guestbookVoice: f.guestbookVoice.checked,
-    guestbookInGallery: f.guestbookInGallery.checked,
-    challenges: challenges.value(),
-    wallStyle: {
-      interval: num(wall.interval.value), layout: wall.layout.value,
-      showNames: wall.showNames.querySelector('input').checked, showQr: wall.showQr.querySelector('input').checked,
-    },
-    frame: f.frame.value,
-    captureFilters: { enabled: filterBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value) },
-    allowVideos: f.allowVideos.checked,
-    qrStyle: { foreground: qrFg.input.value.trim(), background: qrBg.input.value.trim(), dots: qr.dots.value, logo: qr.logo.querySelector('input').checked },
-    albumShared: f.albumShared.checked,
-  });
+  const values = () => Object.fromEntries(Object.entries(read).map(([k, r]) => [k, r()]));
   const changed = () => {
     const all = values();
     const out = {};
@@ -180,9 +204,10 @@ function eventForm(ev, isNew) {
   return { el, values, changed };
 }
 
-/** newEventPage is /admin/events/new (owners). */
+/** newEventPage is /admin/events/new (owners): the form starts from the model's defaults. */
 export async function newEventPage(ctx, view) {
-  const form = eventForm(structuredClone(DEFAULTS), true);
+  const model = await eventModel();
+  const form = eventForm(structuredClone(model.defaults), true, model);
   view('New event', form.el);
   form.el.querySelector('[name=name]').focus();
   form.el.addEventListener('submit', async (e) => {
@@ -234,11 +259,12 @@ export async function eventPage(ctx, view, id, tab) {
   }
 }
 
-function settingsTab(env, body) {
+async function settingsTab(env, body) {
+  const model = await eventModel();
   const ev = env.ev();
   // Keep the sections the host had open across a redraw after saving.
   const wasOpen = [...body.querySelectorAll('details.section')].map((d) => d.open);
-  const form = eventForm(ev, false);
+  const form = eventForm(ev, false, model);
   form.el.querySelectorAll('details.section').forEach((d, i) => { if (wasOpen[i]) d.open = true; });
   form.el.addEventListener('submit', async (e) => {
     e.preventDefault();

@@ -19,7 +19,8 @@ export async function wallPage(ctx, app, id) {
     return clear(stage, h('div', { class: 'empty' }, errText(e)));
   }
   document.title = ev.name + ' · wall';
-  const style = { interval: 8, layout: 'single', showNames: true, showQr: true, ...ev.wallStyle };
+  // The event always carries a whole wallStyle (the store's event model).
+  const style = ev.wallStyle;
   stage.addEventListener('click', () => {
     if (!document.fullscreenElement && document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
   });
