@@ -150,6 +150,7 @@ type guards struct {
 	upload    *rateLimiter // uploads and guestbook posts, per address
 }
 
+// newGuards sets the figures of docs/decisions.md, "Guessing and lock-out".
 func newGuards(now func() time.Time) guards {
 	return guards{
 		signIn:    newGuessGuard(10, time.Minute, now),
