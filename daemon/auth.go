@@ -222,18 +222,22 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if username == "" {
 		username = s.cfg.AdminUsername
 	}
-	if ok, retry := s.limits.loginUser.allow(strings.ToLower(username)); !ok {
-		return errRateLimited(retry)
-	}
+	key := strings.ToLower(username)
 	acct, err := s.store.AccountByUsername(r.Context(), username)
-	if errors.Is(err, store.ErrNotFound) {
-		checkPassword(s.dummyHash, req.Password)
-		return errUnauthorized
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
 	}
+	device, err := s.signInGate(r, acct.ID, key)
 	if err != nil {
 		return err
 	}
+	if acct.ID == "" {
+		checkPassword(s.dummyHash, req.Password)
+		s.signInFailed(r, device, key)
+		return errUnauthorized
+	}
 	if !checkPassword(acct.PasswordHash, req.Password) {
+		s.signInFailed(r, device, key)
 		return errUnauthorized
 	}
 	token, err := s.store.CreateSession(r.Context(), acct.ID, acct.TwoFactor)
@@ -248,6 +252,9 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		a.LastLoginAt = s.now().UnixMilli()
 		return nil
 	}); err != nil {
+		return err
+	}
+	if err := s.rememberDevice(w, r, acct.ID); err != nil {
 		return err
 	}
 	return writeJSON(w, r, http.StatusOK, okTrue)

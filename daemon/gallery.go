@@ -201,7 +201,9 @@ type galleryUnlockRequest struct {
 
 // handleGalleryUnlock opens a link with its password (401 invalid_code
 // when wrong) and remembers it in gr_share. A link without a password
-// opens with any body.
+// opens with any body. Besides the per-address limit of the route, the
+// link's failure budget holds the addresses that guessed wrong once it
+// is spent (guessGuard).
 func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) error {
 	sh, _, err := s.liveShare(r)
 	if err != nil {
@@ -211,8 +213,19 @@ func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) err
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if sh.PasswordHash != "" && !checkPassword(sh.PasswordHash, req.Password) {
-		return errInvalidCode
+	if _, ok := s.readSharePass(r)[sh.ID]; ok {
+		// Already unlocked: this browser never guesses again.
+		return writeJSON(w, r, http.StatusOK, okTrue)
+	}
+	if sh.PasswordHash != "" {
+		addr := clientIP(r)
+		if ok, retry := s.guards.linkPass.allow(sh.ID, addr); !ok {
+			return errRateLimited(retry)
+		}
+		if !checkPassword(sh.PasswordHash, req.Password) {
+			s.guards.linkPass.fail(sh.ID, addr)
+			return errInvalidCode
+		}
 	}
 	if err := s.rememberShare(w, r, sh); err != nil {
 		return err

@@ -33,12 +33,13 @@ func (s *Server) guestOf(r *http.Request) (store.Event, store.Guest, error) {
 }
 
 // joinOnce makes this browser a guest of the event unless it is one
-// already, and answers { ok }.
+// already, and answers { ok }. The new guest lives in the cookie only
+// until it does something (keepGuest).
 func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	if _, err := s.joinedGuest(r, e); err == nil {
 		return writeJSON(w, r, http.StatusOK, okTrue)
 	}
-	if _, err := s.addGuest(w, r, e, store.Guest{}); err != nil {
+	if err := s.passGuest(w, r, e); err != nil {
 		return err
 	}
 	return writeJSON(w, r, http.StatusOK, okTrue)
@@ -128,7 +129,9 @@ type unlockRequest struct {
 }
 
 // handleUnlock enters an event with its access code (case and surrounding
-// spaces do not matter: the code is read off a card).
+// spaces do not matter: the code is read off a card). Besides the
+// per-address limit of the route, the event's failure budget holds the
+// addresses that guessed wrong once it is spent (guessGuard).
 func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
 	e, err := s.eventBySlug(r)
 	if err != nil {
@@ -138,9 +141,18 @@ func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
+	if _, err := s.joinedGuest(r, e); err == nil {
+		// Already in: a guest with a valid cookie never guesses again.
+		return writeJSON(w, r, http.StatusOK, okTrue)
+	}
+	addr := clientIP(r)
+	if ok, retry := s.guards.eventCode.allow(e.ID, addr); !ok {
+		return errRateLimited(retry)
+	}
 	given := strings.ToLower(strings.TrimSpace(req.Code))
 	want := strings.ToLower(e.AccessCode)
 	if e.AccessCode != "" && subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
+		s.guards.eventCode.fail(e.ID, addr)
 		return errInvalidCode
 	}
 	return s.joinOnce(w, r, e)
@@ -173,6 +185,9 @@ func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
 	}
 	if g.Booth {
 		return errForbidden
+	}
+	if g, err = s.keepGuest(r.Context(), g); err != nil {
+		return err
 	}
 	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
 		return err
@@ -213,6 +228,9 @@ func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error 
 	if !validEmail(email) {
 		return errField("email", "must be an email address")
 	}
+	if g, err = s.keepGuest(r.Context(), g); err != nil {
+		return err
+	}
 	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
 		return err
 	}
@@ -224,6 +242,10 @@ func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) err
 	e, g, err := s.guestOf(r)
 	if err != nil {
 		return err
+	}
+	if g.CreatedAt == 0 {
+		// Not stored yet, so no address to forget.
+		return writeJSON(w, r, http.StatusOK, okTrue)
 	}
 	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
 		return err

@@ -1,10 +1,12 @@
 package daemon
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -99,22 +101,50 @@ func (s *Server) writeGuestPass(w http.ResponseWriter, r *http.Request, pass gue
 	return nil
 }
 
-// joinedGuest returns the guest this browser is in the event as; a guest
-// that has not joined gets 403 forbidden.
+// joinedGuest returns the guest this browser is in the event as: its
+// stored record, or, for a guest that has not done anything yet, one made
+// from the cookie alone (CreatedAt 0; keepGuest stores it). A browser that
+// has not joined gets 403 forbidden.
 func (s *Server) joinedGuest(r *http.Request, e store.Event) (store.Guest, error) {
 	entry, ok := s.readGuestPass(r)[e.ID]
 	if !ok || !store.ValidID(entry.GuestID) {
 		return store.Guest{}, errForbidden
 	}
 	g, err := s.store.Guest(r.Context(), e.ID, entry.GuestID)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Guest{ID: entry.GuestID, EventID: e.ID, Name: entry.Name}, nil
+	}
 	if err != nil {
-		return store.Guest{}, errForbidden
+		return store.Guest{}, err
 	}
 	return g, nil
 }
 
-// addGuest creates a guest record for the event and adds it to the
-// browser's pass.
+// keepGuest stores a guest that so far lived only in its cookie, when it
+// first does something (an upload, a message, a name, a contact): a join
+// alone stores nothing, so minting guests costs the box no records
+// (docs/decisions.md, "Guessing and lock-out").
+func (s *Server) keepGuest(ctx context.Context, g store.Guest) (store.Guest, error) {
+	if g.CreatedAt != 0 {
+		return g, nil
+	}
+	return s.store.KeepGuest(ctx, g)
+}
+
+// passGuest makes this browser a guest of the event with a fresh id in
+// its cookie only, counted in the event's guests; the record waits for
+// keepGuest.
+func (s *Server) passGuest(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	if err := s.store.CountJoin(r.Context(), e.ID); err != nil {
+		return err
+	}
+	pass := s.readGuestPass(r)
+	pass[e.ID] = guestEntry{GuestID: store.NewID(), JoinedAt: s.now().UnixMilli()}
+	return s.writeGuestPass(w, r, pass)
+}
+
+// addGuest creates a guest record for the event at once (the booth
+// device, set up by the hosts) and adds it to the browser's pass.
 func (s *Server) addGuest(w http.ResponseWriter, r *http.Request, e store.Event, g store.Guest) (store.Guest, error) {
 	g.EventID = e.ID
 	if err := s.store.CreateGuest(r.Context(), &g); err != nil {

@@ -108,8 +108,11 @@ func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, err
 			return store.Guest{}, 0, errQuotaReached
 		}
 	}
-	if ok, retry := s.limits.upload.allow(g.ID); !ok {
-		return store.Guest{}, 0, errRateLimited(retry)
+	if err := s.allowUpload(r, g); err != nil {
+		return store.Guest{}, 0, err
+	}
+	if g, err = s.keepGuest(r.Context(), g); err != nil {
+		return store.Guest{}, 0, err
 	}
 	return g, quota, nil
 }

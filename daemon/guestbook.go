@@ -104,8 +104,11 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if e.EndedAt != 0 {
 		return errUploadsClosed
 	}
-	if ok, retry := s.limits.upload.allow(g.ID); !ok {
-		return errRateLimited(retry)
+	if err := s.allowUpload(r, g); err != nil {
+		return err
+	}
+	if g, err = s.keepGuest(r.Context(), g); err != nil {
+		return err
 	}
 	fields, audio, err := s.readMessageForm(w, r)
 	if err != nil {

@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"net/http"
 	"sync"
 	"time"
+
+	"eventbox/store"
 )
 
 // rateLimiter counts requests per key in fixed windows. It is safe for
@@ -57,4 +60,118 @@ func (l *rateLimiter) sweep(now time.Time) {
 			delete(l.windows, k)
 		}
 	}
+}
+
+// guessGuard slows the guessing of one secret shared by many people or
+// kept by one account (an account's password and second factor, an
+// event's access code, a gallery link's password) without letting a
+// guesser lock the people who know it out (docs/decisions.md, "Guessing
+// and lock-out"). Each key (username, event id, link id) has a budget of
+// failures per fixed window. Once the budget is spent, only addresses
+// that have themselves failed on that key in the window are held until
+// it ends; an address with no failure still gets its attempt, so the
+// right secret from a fresh address always opens, and a guesser spread
+// over many addresses gets one try per address per window. It is safe
+// for concurrent use; the clock is injected.
+type guessGuard struct {
+	budget int
+	window time.Duration
+	now    func() time.Time
+
+	mu   sync.Mutex
+	keys map[string]*guessWindow
+}
+
+type guessWindow struct {
+	start    time.Time
+	failures int
+	failed   map[string]struct{} // addresses that failed in this window
+}
+
+// newGuessGuard allows budget failures per key in each window before it
+// holds the addresses that failed.
+func newGuessGuard(budget int, window time.Duration, now func() time.Time) *guessGuard {
+	return &guessGuard{budget: budget, window: window, now: now, keys: map[string]*guessWindow{}}
+}
+
+// allow reports whether addr may try the secret of key now. When it may
+// not, it also answers the whole seconds until the key's window ends (at
+// least 1), for Retry-After.
+func (g *guessGuard) allow(key, addr string) (bool, int) {
+	now := g.now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w, ok := g.keys[key]
+	if !ok || now.Sub(w.start) >= g.window || w.failures < g.budget {
+		return true, 0
+	}
+	if _, failed := w.failed[addr]; !failed {
+		return true, 0
+	}
+	left := w.start.Add(g.window).Sub(now)
+	return false, max(int((left+time.Second-1)/time.Second), 1)
+}
+
+// fail counts a wrong secret for key from addr.
+func (g *guessGuard) fail(key, addr string) {
+	now := g.now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w, ok := g.keys[key]
+	if !ok || now.Sub(w.start) >= g.window {
+		if len(g.keys) > 10000 {
+			g.sweep(now)
+		}
+		w = &guessWindow{start: now, failed: map[string]struct{}{}}
+		g.keys[key] = w
+	}
+	w.failures++
+	w.failed[addr] = struct{}{}
+}
+
+// sweep drops finished windows so the map stays small.
+func (g *guessGuard) sweep(now time.Time) {
+	for k, w := range g.keys {
+		if now.Sub(w.start) >= g.window {
+			delete(g.keys, k)
+		}
+	}
+}
+
+// guards are the limits against guessing and against minting guests
+// (docs/decisions.md, "Guessing and lock-out"); the per-route limits of
+// DESIGN.md stay in limiters.
+type guards struct {
+	signIn    *guessGuard  // wrong passwords and second factors, per username
+	device    *rateLimiter // sign-in attempts of a known device, per device
+	eventCode *guessGuard  // wrong access codes, per event
+	linkPass  *guessGuard  // wrong gallery link passwords, per link
+	join      *rateLimiter // joins, per address
+	upload    *rateLimiter // uploads and guestbook posts, per address
+}
+
+// newGuards sets the figures of docs/decisions.md, "Guessing and lock-out".
+func newGuards(now func() time.Time) guards {
+	return guards{
+		signIn:    newGuessGuard(10, time.Minute, now),
+		device:    newRateLimiter(10, time.Minute, now),
+		eventCode: newGuessGuard(20, time.Minute, now),
+		linkPass:  newGuessGuard(10, time.Minute, now),
+		join:      newRateLimiter(60, time.Minute, now),
+		upload:    newRateLimiter(240, time.Minute, now),
+	}
+}
+
+// allowUpload applies the upload limits: 120 a minute per guest
+// (DESIGN.md) and 240 a minute per address, so that re-joining for fresh
+// guest ids gains a phone at most one more guest's worth
+// (docs/decisions.md, "Guessing and lock-out").
+func (s *Server) allowUpload(r *http.Request, g store.Guest) error {
+	if ok, retry := s.limits.upload.allow(g.ID); !ok {
+		return errRateLimited(retry)
+	}
+	if ok, retry := s.guards.upload.allow(clientIP(r)); !ok {
+		return errRateLimited(retry)
+	}
+	return nil
 }

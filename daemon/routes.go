@@ -39,7 +39,7 @@ func (s *Server) routes() http.Handler {
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.handlePublicEvent)
-	h("POST", "/api/e/:slug/join", s.handleJoin)
+	h("POST", "/api/e/:slug/join", s.rate(s.guards.join, s.handleJoin))
 	h("POST", "/api/e/:slug/unlock", s.rate(s.limits.unlock, s.handleUnlock))
 	h("POST", "/api/e/:slug/guest", s.handleGuestName)
 	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.handleBoothJoin))
@@ -64,8 +64,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/g/:token/archive", s.handleGalleryArchive)
 
 	// Admin: sign-in and account.
-	h("POST", "/api/admin/login", s.rate(s.limits.login, s.handleLogin))
-	h("POST", "/api/admin/login/code", s.rate(s.limits.login, s.handleLoginCode))
+	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate
+	h("POST", "/api/admin/login/code", s.handleLoginCode) // limits: signInGate
 	h("GET", "/api/admin/me/two-factor", s.admin(s.handleTwoFactorStatus))
 	h("POST", "/api/admin/me/two-factor", s.admin(s.handleTwoFactor))
 	h("DELETE", "/api/admin/me/two-factor", s.admin(s.handleTwoFactorOff))

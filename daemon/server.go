@@ -26,6 +26,7 @@ type Server struct {
 	ui       *uiFiles
 	variants *variantMaker
 	limits   limiters
+	guards   guards
 	qr       *qr.Renderer
 	booth    *boothRelay
 
@@ -75,6 +76,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		upload:      newRateLimiter(120, time.Minute, cfg.Now),
 		booth:       newRateLimiter(10, time.Minute, cfg.Now),
 	}
+	s.guards = newGuards(cfg.Now)
 	key, err := st.Secret(ctx, "guest-cookie", 32)
 	if err != nil {
 		return nil, fmt.Errorf("loading cookie key: %w", err)

@@ -348,8 +348,10 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if ok, retry := s.limits.loginUser.allow(strings.ToLower(acct.Username)); !ok {
-		return errRateLimited(retry)
+	key := strings.ToLower(acct.Username)
+	device, err := s.signInGate(r, acct.ID, key)
+	if err != nil {
+		return err
 	}
 	if !acct.TwoFactor {
 		// The second factor was reset meanwhile: sign in again.
@@ -365,6 +367,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	})
 	if errors.Is(err, errWrongCode) {
 		s.log.InfoContext(r.Context(), "wrong second factor", "account", acct.ID)
+		s.signInFailed(r, device, key)
 		return errUnauthorized
 	}
 	if err != nil {
@@ -378,5 +381,8 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.setSessionCookie(w, r, full)
+	if err := s.rememberDevice(w, r, acct.ID); err != nil {
+		return err
+	}
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }

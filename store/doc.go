@@ -35,7 +35,9 @@
 //	events_by_slug       slug                                  eventID
 //	events_by_created    ts(createdAt) + eventID               empty
 //	event_counts         eventID                               EventCounts
-//	guests               eventID + guestID                     Guest
+//	guests               eventID + guestID                     Guest (stored at its first upload,
+//	                                                           message, name or contact; a join
+//	                                                           only counts in event_counts)
 //	contacts             eventID + guestID                     email address
 //	photos               photoID                               Photo
 //	idx_photo_event      eventID + ts(createdAt)               photoID

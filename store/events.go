@@ -93,8 +93,8 @@ type EventCounts struct {
 	Videos   int   `json:"videos"`
 	Pending  int   `json:"pending"`
 	Messages int   `json:"messages"`
-	Guests   int   `json:"guests"`
-	Bytes    int64 `json:"bytes"` // originals and voice notes
+	Guests   int   `json:"guests"` // joins (CountJoin) and booth devices, stored or not
+	Bytes    int64 `json:"bytes"`  // originals and voice notes
 }
 
 // CreateEvent stores a new event, assigning ID, a unique Slug and

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -9,6 +10,8 @@ import (
 
 // Guest is a phone (or the booth device) that joined an event. The guest
 // cookie carries the id, signed; everything a guest made is tied to it.
+// A phone's record is stored only when it first does something (KeepGuest);
+// until then the cookie alone carries the id.
 type Guest struct {
 	ID      string `json:"id"`
 	EventID string `json:"eventId"`
@@ -37,6 +40,48 @@ func (s *Store) CreateGuest(ctx context.Context, g *Guest) error {
 		return fmt.Errorf("creating guest: %w", err)
 	}
 	return nil
+}
+
+// CountJoin counts a guest that joined the event in its running totals
+// (EventCounts.Guests) without storing a record: the record waits until
+// the guest does something (KeepGuest), so joins cost no storage.
+func (s *Store) CountJoin(ctx context.Context, eventID string) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return updateCounts(tx, eventID, func(c *EventCounts) { c.Guests++ })
+	})
+	if err != nil {
+		return fmt.Errorf("counting a join: %w", err)
+	}
+	return nil
+}
+
+// KeepGuest stores a guest that so far lived only in its browser's
+// cookie (docs/decisions.md, "Guessing and lock-out"), under the id the
+// cookie carries; CountJoin counted it when it joined. A guest stored
+// already is returned as it is, so calling it on every write of a guest
+// is safe.
+func (s *Store) KeepGuest(ctx context.Context, g Guest) (Guest, error) {
+	if !ValidID(g.ID) || !ValidID(g.EventID) {
+		return Guest{}, fmt.Errorf("keeping guest %q: %w", g.ID, ErrNotFound)
+	}
+	key := guestKey(g.EventID, g.ID)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var stored Guest
+		err := getJSON(tx.Bucket(bGuests), key, &stored)
+		if err == nil {
+			g = stored
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		g.CreatedAt = s.nowMs()
+		return putJSON(tx.Bucket(bGuests), key, g)
+	})
+	if err != nil {
+		return Guest{}, fmt.Errorf("keeping guest: %w", err)
+	}
+	return g, nil
 }
 
 // Guest returns a guest of an event.
