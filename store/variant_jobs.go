@@ -83,15 +83,42 @@ func setAside(tx *bolt.Tx, p Photo) error {
 // It answers, without counting an attempt: the photo with Variants set
 // when they exist already (any job is dropped); ErrNotFound when the
 // photo is gone (its job is dropped); ErrVariantsSetAside when the photo
-// is set aside, or is now because its job used VariantAttempts; and
-// ErrVariantJobNotDue, with the job, before the job's NextAt.
+// was set aside already (with a zero job), or is now because its job used
+// VariantAttempts (with that job); and ErrVariantJobNotDue, with the job,
+// before the job's NextAt.
 func (s *Store) StartVariantAttempt(ctx context.Context, id string) (Photo, VariantJob, error) {
 	var (
 		p       Photo
 		job     VariantJob
 		outcome error
 	)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	// Most calls that answer "not now" change nothing: decide those in a
+	// read, so that a page asking for a waiting photo's thumb again and
+	// again costs no disk write.
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+			return err
+		}
+		var queued bool
+		var err error
+		if job, queued, err = getJob(tx, id); err != nil {
+			return err
+		}
+		switch {
+		case p.VariantsFailed && !queued:
+			outcome = ErrVariantsSetAside
+		case !p.Variants && !p.VariantsFailed && !job.InFlight && job.Attempts < VariantAttempts && job.NextAt > s.nowMs():
+			outcome = ErrVariantJobNotDue
+		}
+		return nil
+	})
+	if err == nil && outcome != nil {
+		if outcome == ErrVariantsSetAside {
+			job = VariantJob{}
+		}
+		return p, job, fmt.Errorf("variants of %s: %w", id, outcome)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
 		queue := tx.Bucket(bVariantQueue)
 		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); errors.Is(err, ErrNotFound) {
 			outcome = ErrNotFound
@@ -117,8 +144,11 @@ func (s *Store) StartVariantAttempt(ctx context.Context, id string) (Photo, Vari
 		switch {
 		case job.Attempts >= VariantAttempts:
 			outcome = ErrVariantsSetAside
+			if err := setAside(tx, p); err != nil {
+				return err
+			}
 			p.Variants, p.VariantsFailed = false, true
-			return setAside(tx, p)
+			return nil
 		case job.NextAt > now:
 			outcome = ErrVariantJobNotDue
 			return putJob(tx, job)
