@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,8 +112,13 @@ func (v *variantMaker) nudge() {
 }
 
 // run works the queue until ctx is cancelled: at start (jobs left by a
-// restart or power cut, an attempt the process died in first among them),
-// on every nudge, when the earliest retry falls due, and each minute.
+// restart or power cut), on every nudge, when the earliest retry falls
+// due, and each minute.
+//
+// At start, the jobs whose attempt the process died in run first, one at
+// a time: several photos are decoded at once, and if one of them crashed
+// the process the others were counted with it. Run alone, an innocent
+// photo succeeds and only the culprit keeps crashing and counting.
 func (v *variantMaker) run(ctx context.Context) {
 	type job struct {
 		id   string
@@ -139,10 +145,16 @@ func (v *variantMaker) run(ctx context.Context) {
 	}()
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
-	for {
+	for first := true; ; first = false {
 		queued, err := v.store.VariantJobs(ctx)
 		if err != nil {
 			v.log.WarnContext(ctx, "reading variant jobs", "error", err)
+		}
+		if first {
+			// Interrupted jobs first (stable: id order otherwise).
+			slices.SortStableFunc(queued, func(a, b store.VariantJob) int {
+				return b2i(b.InFlight) - b2i(a.InFlight)
+			})
 		}
 		now := v.now().UnixMilli()
 		var next int64 // the earliest retry time still to come, epoch ms
@@ -160,6 +172,9 @@ func (v *variantMaker) run(ctx context.Context) {
 			case <-ctx.Done():
 				round.Done()
 				return
+			}
+			if first && q.InFlight {
+				round.Wait() // alone: see above
 			}
 		}
 		round.Wait()
@@ -182,6 +197,13 @@ func (v *variantMaker) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // errNoVariants: the photo has no thumb or display to serve now: it is
