@@ -67,8 +67,8 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, r, http.StatusOK, photoPage(page, "", true))
 }
 
-// handleAdminPhotoAction applies approve, hide, favorite, unfavorite or
-// delete to the listed photos of the event and answers how many changed.
+// handleAdminPhotoAction applies approve, hide, favorite, unfavorite,
+// delete or retry (the variants of set-aside photos) to the listed photos of the event and answers how many changed.
 // Ids of other events, unknown ids and photos already in the asked state
 // are not counted and not touched.
 func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) error {
@@ -80,14 +80,20 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if err := req.validate("approve", "hide", "favorite", "unfavorite", "delete"); err != nil {
+	if err := req.validate("approve", "hide", "favorite", "unfavorite", "delete", "retry"); err != nil {
 		return err
 	}
 	ids := dedupe(req.IDs)
 	var changed []string
-	if req.Action == "delete" {
+	switch req.Action {
+	case "delete":
 		changed, err = s.store.DeletePhotos(r.Context(), e.ID, "", ids)
-	} else {
+	case "retry":
+		// Set-aside photos get a fresh variant job (docs/decisions.md,
+		// "Variant jobs that keep failing").
+		changed, err = s.store.RetryVariants(r.Context(), e.ID, ids)
+		s.variants.nudge()
+	default:
 		changed, err = s.store.UpdatePhotos(r.Context(), e.ID, ids, photoAction(req.Action))
 	}
 	if err != nil {

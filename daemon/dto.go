@@ -145,3 +145,19 @@ func toEventSummaryDTO(e store.Event, c store.EventCounts) eventSummaryDTO {
 		Photos: c.Photos, Pending: c.Pending,
 	}
 }
+
+// variantsState is the admin-only variants field of a photo answer:
+// "ready" when thumb and display are on disk, "pending" while they are to
+// be made (retries included), "failed" when they were set aside after
+// store.VariantAttempts and only the original is served (docs/decisions.md,
+// "Variant jobs that keep failing").
+func variantsState(p store.Photo) string {
+	switch {
+	case p.Variants:
+		return "ready"
+	case p.VariantsFailed:
+		return "failed"
+	default:
+		return "pending"
+	}
+}

@@ -35,6 +35,7 @@ type photoDTO struct {
 	Mine        bool          `json:"mine"`
 	Downloads   *int          `json:"downloads,omitempty"`
 	Favorite    *bool         `json:"favorite,omitempty"`
+	Variants    *string       `json:"variants,omitempty"` // admins only: variantsState
 	ChallengeID *string       `json:"challengeId"`
 	SpotID      *string       `json:"spotId"`
 	CreatedAt   int64         `json:"createdAt"`
@@ -56,6 +57,8 @@ func toPhotoDTO(p store.Photo, viewerGuest string, admin bool) photoDTO {
 	if admin {
 		downloads, favorite := p.Downloads, p.Favorite
 		d.Downloads, d.Favorite = &downloads, &favorite
+		state := variantsState(p)
+		d.Variants = &state
 	}
 	if p.Video != nil {
 		d.Video = &videoInfoDTO{DurationMs: p.Video.DurationMs}

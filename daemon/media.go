@@ -68,7 +68,9 @@ func (s *Server) photoViewer(r *http.Request, p store.Photo) (viewer, error) {
 
 // handleMedia serves a photo's variant, original or video to a viewer who
 // may see it. Variants are immutable per id: long-lived private caching
-// with an ETag. Originals and videos honour Range.
+// with an ETag. A variant that cannot be served now (set aside, or
+// waiting for a retry) answers the placeholder tile, briefly cached.
+// Originals and videos honour Range.
 func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 	id := param(r, "id")
 	if !store.ValidID(id) {
@@ -97,11 +99,15 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 	download := r.URL.Query().Get("download") == "1"
 	switch v {
 	case "thumb", "display":
+		if p.VariantsFailed {
+			// Set aside: never tried again on a request
+			// (docs/decisions.md, "Variant jobs that keep failing").
+			return s.servePlaceholder(w, r)
+		}
 		if !p.Variants {
-			if err := s.variants.ensure(r.Context(), p.ID); err != nil {
-				if errors.Is(err, errNoVariants) {
-					return errNotFound
-				}
+			if err := s.variants.ensure(r.Context(), p.ID); errors.Is(err, errNoVariants) {
+				return s.servePlaceholder(w, r)
+			} else if err != nil {
 				return err
 			}
 		}

@@ -44,6 +44,10 @@ type Server struct {
 	// time (docs/decisions.md, "Printable album").
 	albumSlot chan struct{}
 
+	// placeholder is the JPEG served for a thumb or display that is not
+	// there (placeholder.go).
+	placeholder []byte
+
 	workers sync.WaitGroup
 }
 
@@ -88,7 +92,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.ensureFirstOwner(ctx); err != nil {
 		return nil, err
 	}
-	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
+	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"), cfg.Now)
+	if s.placeholder, err = makePlaceholder(); err != nil {
+		return nil, err
+	}
 	if s.ui, err = newUIFiles(cfg.UI); err != nil {
 		return nil, err
 	}

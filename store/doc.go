@@ -55,7 +55,7 @@
 //	shares               eventID + shareID                     Share (gallery link, token kept)
 //	shares_by_token      hex sha256(token)                     eventID + shareID
 //	stats_hourly         eventID + ts(hour start, UTC)         HourCount {photos, messages}
-//	variant_queue        photoID                               empty (variants still to make)
+//	variant_queue        photoID                               VariantJob (variants still to make; empty: a fresh job)
 //	media_trash          media name or eventID                 empty (files still to remove)
 //	jobs                 u64(jobID)                            Job (store/jobs.go)
 //	idx_job_due          kp(kind) + ts(dueAt) + u64(jobID)     empty (queued jobs only)
@@ -76,6 +76,11 @@
 // transaction (addHourly; guestbook messages do the same with their
 // counter), so the statistics' hourly series reads one entry per active
 // hour. An hour at zero is removed.
+//
+// A variant job records each attempt before it runs (attempts, the time,
+// whether one is in flight), in its own transaction, so that an attempt
+// the process died in still counts; after VariantAttempts the job is
+// dropped and the photo marked variantsFailed (variant_jobs.go).
 //
 // A gallery link keeps its token in the record, unlike sessions and
 // invitations, so the hosts can copy the link's url again; lookups go

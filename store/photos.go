@@ -44,8 +44,9 @@ type Photo struct {
 	Fingerprint string `json:"fingerprint"` // retry key of the upload, hex (daemon/fingerprint.go)
 	Downloads   int    `json:"downloads"`
 	Variants    bool   `json:"variants"` // thumb and display are on disk
-	// VariantsFailed: the image could not be decoded; only the original
-	// exists.
+	// VariantsFailed: the variants failed VariantAttempts times (or were
+	// being made when the process died that often) and are set aside;
+	// only the original exists. RetryVariants clears it.
 	VariantsFailed bool       `json:"variantsFailed,omitempty"`
 	Video          *VideoInfo `json:"video,omitempty"`
 }
@@ -268,52 +269,6 @@ func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, 
 		return nil, fmt.Errorf("updating photos: %w", err)
 	}
 	return changed, nil
-}
-
-// FinishVariantJob drops a photo's variant job and records its outcome:
-// made reports that thumb and display are on disk; false, that the image
-// cannot be decoded so none will come. When the photo was deleted
-// meanwhile it drops the job and answers ErrNotFound: the caller removes
-// any files it made.
-func (s *Store) FinishVariantJob(ctx context.Context, id string, made bool) error {
-	gone := false
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bVariantQueue).Delete([]byte(id)); err != nil {
-			return err
-		}
-		var p Photo
-		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); errors.Is(err, ErrNotFound) {
-			gone = true // commit the job's removal all the same
-			return nil
-		} else if err != nil {
-			return err
-		}
-		p.Variants, p.VariantsFailed = made, !made
-		return putJSON(tx.Bucket(bPhotos), []byte(id), p)
-	})
-	if err == nil && gone {
-		err = ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("finishing the variant job of %s: %w", id, err)
-	}
-	return nil
-}
-
-// VariantJobs returns the ids of photos whose variants are still to be
-// made (left over by a restart or a power cut).
-func (s *Store) VariantJobs(ctx context.Context) ([]string, error) {
-	var ids []string
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bVariantQueue).ForEach(func(k, _ []byte) error {
-			ids = append(ids, string(k))
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing variant jobs: %w", err)
-	}
-	return ids, nil
 }
 
 // IncrementDownloads adds n to a photo's download count.

@@ -1,0 +1,99 @@
+//go:build unix
+
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/jpeg"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"eventbox/store"
+)
+
+// TestInterruptedJobsRunAloneAtStart: jobs whose attempt a crash cut
+// short are run one at a time at the next start, so a photo that crashed
+// the process does not take the photos decoded beside it down with it
+// again. The first job's original is a FIFO, so its attempt blocks in
+// open until the test lets it go; meanwhile the other interrupted job
+// must not start, though workers are free.
+func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	event := store.NewID()
+	blocking := store.Photo{ID: "aaaaaaaaaaaaaaaa", EventID: event, Status: store.StatusVisible, Format: "jpeg"}
+	innocent := store.Photo{ID: "bbbbbbbbbbbbbbbb", EventID: event, Status: store.StatusVisible, Format: "jpeg"}
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, image.NewGray(image.Rect(0, 0, 64, 48)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Media().Write(innocent.OriginalName(), &jpg); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "media", event, blocking.ID+".orig")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []store.Photo{blocking, innocent} {
+		if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+			t.Fatal(err)
+		}
+		// Both were being decoded when the process died.
+		if _, _, err := st.StartVariantAttempt(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	v := newVariantMaker(st, 3, slog.New(slog.DiscardHandler), time.Now)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		v.run(runCtx)
+		close(done)
+	}()
+	release := func() {
+		// Opening the FIFO for writing lets the blocked open return;
+		// the empty file then fails to decode.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+				return
+			}
+		}
+		t.Error("the blocked attempt never opened its original")
+	}
+	defer func() {
+		stop()
+		<-done
+	}()
+
+	time.Sleep(500 * time.Millisecond)
+	if p, _ := st.Photo(ctx, innocent.ID); p.Variants {
+		release()
+		t.Fatal("another interrupted job ran while the first was still in flight")
+	}
+	release()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if p, _ := st.Photo(ctx, innocent.ID); p.Variants {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the innocent photo's variants were not made after the first job ended")
+		}
+	}
+	jobs, err := st.VariantJobs(ctx)
+	if err != nil || len(jobs) != 1 || jobs[0].PhotoID != blocking.ID || jobs[0].Attempts != 2 || jobs[0].InFlight {
+		t.Fatalf("jobs after the start: %+v, %v", jobs, err)
+	}
+}
