@@ -45,9 +45,9 @@ type VariantJob struct {
 	InFlight bool `json:"inFlight,omitempty"`
 }
 
-// getJob reads a photo's job; ok is false when it has none. Jobs queued
+// getVariantJob reads a photo's job; ok is false when it has none. Jobs queued
 // before attempts were recorded have an empty value: a fresh job.
-func getJob(tx *bolt.Tx, id string) (VariantJob, bool, error) {
+func getVariantJob(tx *bolt.Tx, id string) (VariantJob, bool, error) {
 	job := VariantJob{PhotoID: id}
 	k, v := tx.Bucket(bVariantQueue).Cursor().Seek([]byte(id))
 	if k == nil || !bytes.Equal(k, []byte(id)) {
@@ -61,7 +61,8 @@ func getJob(tx *bolt.Tx, id string) (VariantJob, bool, error) {
 	return job, true, nil
 }
 
-func putJob(tx *bolt.Tx, job VariantJob) error {
+// putVariantJob writes a photo's variant job.
+func putVariantJob(tx *bolt.Tx, job VariantJob) error {
 	return putJSON(tx.Bucket(bVariantQueue), []byte(job.PhotoID), job)
 }
 
@@ -101,7 +102,7 @@ func (s *Store) StartVariantAttempt(ctx context.Context, id string) (Photo, Vari
 		}
 		var queued bool
 		var err error
-		if job, queued, err = getJob(tx, id); err != nil {
+		if job, queued, err = getVariantJob(tx, id); err != nil {
 			return err
 		}
 		switch {
@@ -134,7 +135,7 @@ func (s *Store) StartVariantAttempt(ctx context.Context, id string) (Photo, Vari
 			return queue.Delete([]byte(id))
 		}
 		var err error
-		if job, _, err = getJob(tx, id); err != nil {
+		if job, _, err = getVariantJob(tx, id); err != nil {
 			return err
 		}
 		if job.InFlight {
@@ -151,11 +152,11 @@ func (s *Store) StartVariantAttempt(ctx context.Context, id string) (Photo, Vari
 			return nil
 		case job.NextAt > now:
 			outcome = ErrVariantJobNotDue
-			return putJob(tx, job)
+			return putVariantJob(tx, job)
 		}
 		job.Attempts++
 		job.LastAttemptAt, job.InFlight = now, true
-		return putJob(tx, job)
+		return putVariantJob(tx, job)
 	})
 	if err != nil {
 		return Photo{}, VariantJob{}, fmt.Errorf("starting a variant attempt for %s: %w", id, err)
@@ -173,7 +174,7 @@ func (s *Store) StartVariantAttempt(ctx context.Context, id string) (Photo, Vari
 // meanwhile) is left alone.
 func (s *Store) FailVariantAttempt(ctx context.Context, id, cause string, retryAt int64) (setAsideNow bool, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		job, ok, err := getJob(tx, id)
+		job, ok, err := getVariantJob(tx, id)
 		if err != nil || !ok {
 			return err
 		}
@@ -188,7 +189,7 @@ func (s *Store) FailVariantAttempt(ctx context.Context, id, cause string, retryA
 			return setAside(tx, p)
 		}
 		job.InFlight, job.LastError, job.NextAt = false, cause, retryAt
-		return putJob(tx, job)
+		return putVariantJob(tx, job)
 	})
 	if err != nil {
 		return false, fmt.Errorf("recording a failed variant attempt for %s: %w", id, err)
@@ -201,13 +202,13 @@ func (s *Store) FailVariantAttempt(ctx context.Context, id, cause string, retryA
 // says nothing about the photo.
 func (s *Store) CancelVariantAttempt(ctx context.Context, id string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		job, ok, err := getJob(tx, id)
+		job, ok, err := getVariantJob(tx, id)
 		if err != nil || !ok || !job.InFlight {
 			return err
 		}
 		job.Attempts--
 		job.InFlight = false
-		return putJob(tx, job)
+		return putVariantJob(tx, job)
 	})
 	if err != nil {
 		return fmt.Errorf("cancelling a variant attempt for %s: %w", id, err)
@@ -259,7 +260,7 @@ func (s *Store) RetryVariants(ctx context.Context, eventID string, ids []string)
 				return err
 			}
 			queued = append(queued, p.ID)
-			return putJob(tx, VariantJob{PhotoID: p.ID})
+			return putVariantJob(tx, VariantJob{PhotoID: p.ID})
 		})
 	})
 	if err != nil {
@@ -275,7 +276,7 @@ func (s *Store) VariantJobs(ctx context.Context) ([]VariantJob, error) {
 	var jobs []VariantJob
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bVariantQueue).ForEach(func(k, _ []byte) error {
-			job, _, err := getJob(tx, string(k))
+			job, _, err := getVariantJob(tx, string(k))
 			jobs = append(jobs, job)
 			return err
 		})
