@@ -35,10 +35,10 @@ func (a accountRole) String() string {
 type guestRole int
 
 const (
-	notJoined guestRole = iota
-	sender              // the guest who sent the item
-	otherGuest          // another guest of the item's event
-	guestElsewhere      // the sender's id, but joined to another event
+	notJoined      guestRole = iota
+	sender                   // the guest who sent the item
+	otherGuest               // another guest of the item's event
+	guestElsewhere           // the sender's id, but joined to another event
 )
 
 func (g guestRole) String() string {
