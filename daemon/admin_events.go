@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/qr"
 	"eventbox/store"
 )
@@ -428,10 +429,10 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	acct := account(r)
+	acct := scope(r)
 	var visible []store.Event
 	for _, e := range events {
-		if acct.CanSee(e.ID) && (q == "" || containsFold(e.Name, q)) {
+		if access.Reaches(acct, e.ID) && (q == "" || containsFold(e.Name, q)) {
 			visible = append(visible, e)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -172,7 +173,7 @@ func (s *Server) admin(h handlerFunc) handlerFunc {
 // owner admits owners only: organizers get 403 forbidden.
 func (s *Server) owner(h handlerFunc) handlerFunc {
 	return s.admin(func(w http.ResponseWriter, r *http.Request) error {
-		if account(r).Role != store.RoleOwner {
+		if !access.OwnerActions(scope(r)) {
 			return errForbidden
 		}
 		return h(w, r)
@@ -195,7 +196,7 @@ func sessionToken(r *http.Request) string {
 // exactly like events that do not exist.
 func (s *Server) adminEvent(r *http.Request) (store.Event, error) {
 	id := param(r, "id")
-	if !store.ValidID(id) || !account(r).CanSee(id) {
+	if !store.ValidID(id) || !access.Reaches(scope(r), id) {
 		return store.Event{}, errNotFound
 	}
 	return s.store.Event(r.Context(), id)

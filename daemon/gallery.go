@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -78,7 +79,7 @@ func (s *Server) liveShare(r *http.Request) (store.Share, store.Event, error) {
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
-	if sh.ExpiredAt(s.now().UnixMilli()) {
+	if !access.Live(shareLink(sh), s.now().UnixMilli()) {
 		return store.Share{}, store.Event{}, errNotFound
 	}
 	e, err := s.store.Event(r.Context(), sh.EventID)
@@ -106,39 +107,23 @@ func (s *Server) unlockedShare(w http.ResponseWriter, r *http.Request) (store.Sh
 	return sh, e, s.rememberShare(w, r, sh)
 }
 
-// galleryShares returns the live links of the event that this browser
-// unlocked or visited. It is how media (and voice notes shared in the
-// gallery) decide whether a gallery viewer may have a file.
-func (s *Server) galleryShares(r *http.Request, eventID string) []store.Share {
-	var out []store.Share
-	now := s.now().UnixMilli()
+// galleryShares returns the links of the event that this browser unlocked
+// or visited, as stored now, for the viewer of the access rules (which
+// decide whether each is still live). It is how media, and voice notes
+// shared in the gallery, decide whether a gallery viewer may have a file.
+func (s *Server) galleryShares(r *http.Request, eventID string) []access.Link {
+	var out []access.Link
 	for id, entry := range s.readSharePass(r) {
 		if entry.EventID != eventID || !store.ValidID(id) {
 			continue
 		}
 		sh, err := s.store.Share(r.Context(), eventID, id)
-		if err != nil || sh.ExpiredAt(now) {
+		if err != nil {
 			continue
 		}
-		out = append(out, sh)
+		out = append(out, shareLink(sh))
 	}
 	return out
-}
-
-// galleryViewer reports whether one of this browser's gallery links shows
-// the photo, and whether one of those allows downloads (the original).
-func (s *Server) galleryViewer(r *http.Request, p store.Photo) (shown, download bool) {
-	if p.Status != store.StatusVisible {
-		return false, false
-	}
-	for _, sh := range s.galleryShares(r, p.EventID) {
-		if sh.FavoritesOnly && !p.Favorite {
-			continue
-		}
-		shown = true
-		download = download || sh.AllowDownload
-	}
-	return shown, download
 }
 
 type galleryShareDTO struct {
@@ -266,7 +251,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	if !e.GuestbookInGallery {
+	if !access.LinkShowsGuestbook(eventRules(e)) {
 		return errForbidden
 	}
 	before, err := parseBefore(r)
@@ -289,19 +274,8 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	if !sh.AllowDownload {
+	if !access.LinkDownloads(shareLink(sh)) {
 		return errForbidden
 	}
 	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly})
-}
-
-// galleryShowsGuestbook reports whether this browser holds a live link of
-// the event and the hosts share the guestbook in the gallery: then its
-// visible messages, voice notes included, are for this browser too.
-func (s *Server) galleryShowsGuestbook(r *http.Request, eventID string) bool {
-	if len(s.galleryShares(r, eventID)) == 0 {
-		return false
-	}
-	e, err := s.store.Event(r.Context(), eventID)
-	return err == nil && e.GuestbookInGallery
 }

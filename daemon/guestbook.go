@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/probe"
 	"eventbox/store"
 )
@@ -232,14 +233,16 @@ func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) erro
 	return s.serveFile(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
 }
 
+// mayHear reports whether this request may hear the voice note
+// (access.Hear). An event that cannot be read shares nothing, as before:
+// the note is then for its author and the hosts only.
 func (s *Server) mayHear(r *http.Request, m store.Message) bool {
-	if a, ok := s.optionalAccount(r); ok && a.CanSee(m.EventID) {
-		return true
+	e, err := s.accessEvent(r.Context(), m.EventID)
+	if err != nil {
+		s.log.WarnContext(r.Context(), "reading the event of a voice note", "event", m.EventID, "error", err)
+		e = access.Event{ID: m.EventID}
 	}
-	if entry, ok := s.readGuestPass(r)[m.EventID]; ok && entry.GuestID == m.GuestID {
-		return true
-	}
-	return m.Status == store.StatusVisible && s.galleryShowsGuestbook(r, m.EventID)
+	return access.Hear(s.viewer(r, m.EventID), e, messageItem(m))
 }
 
 // handleAdminMessages lists an event's messages for the hosts.

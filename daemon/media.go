@@ -9,20 +9,12 @@ import (
 	"time"
 	"unicode"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
 // mediaVariants are the v= values of GET /api/media/:id.
 var mediaVariants = []string{"thumb", "display", "original", "play"}
-
-// viewer is who asks for a photo's files.
-type viewer struct {
-	guestID string // the guest this browser is in the photo's event, if any
-	admin   bool   // a signed-in account that may reach the event
-	// gallery: the photo is shown by a gallery link this browser holds;
-	// galleryDownload: one of those links allows downloads.
-	gallery, galleryDownload bool
-}
 
 // optionalAccount returns the signed-in account, if any, without failing
 // the request when there is none.
@@ -38,32 +30,22 @@ func (s *Server) optionalAccount(r *http.Request) (store.Account, bool) {
 	return a, true
 }
 
-// photoViewer decides whether the request may see the photo: the guest
-// who sent it (any status), other guests of a shared album (visible
-// photos), admins in scope, and viewers of an unlocked gallery link (what
-// the link shows). Anyone else gets 404, as if the photo did not exist.
-func (s *Server) photoViewer(r *http.Request, p store.Photo) (viewer, error) {
-	if a, ok := s.optionalAccount(r); ok && a.CanSee(p.EventID) {
-		return viewer{admin: true}, nil
+// photoViewer answers whether this request may have the variant of the
+// photo (access.Media): nil, errNotFound as if the photo did not exist, or
+// errForbidden.
+func (s *Server) photoViewer(r *http.Request, p store.Photo, v string) error {
+	e, err := s.accessEvent(r.Context(), p.EventID)
+	if err != nil {
+		return err
 	}
-	if entry, ok := s.readGuestPass(r)[p.EventID]; ok {
-		if entry.GuestID == p.GuestID && p.GuestID != "" {
-			return viewer{guestID: entry.GuestID}, nil
-		}
-		if p.Status == store.StatusVisible {
-			e, err := s.store.Event(r.Context(), p.EventID)
-			if err != nil {
-				return viewer{}, err
-			}
-			if e.AlbumShared {
-				return viewer{guestID: entry.GuestID}, nil
-			}
-		}
+	switch access.Media(s.viewer(r, p.EventID), e, photoItem(p), access.Variant(v)) {
+	case access.Allowed:
+		return nil
+	case access.Forbidden:
+		return errForbidden
+	default:
+		return errNotFound
 	}
-	if shown, download := s.galleryViewer(r, p); shown {
-		return viewer{gallery: true, galleryDownload: download}, nil
-	}
-	return viewer{}, errNotFound
 }
 
 // handleMedia serves a photo's variant, original or video to a viewer who
@@ -87,14 +69,8 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	who, err := s.photoViewer(r, p)
-	if err != nil {
+	if err := s.photoViewer(r, p, v); err != nil {
 		return err
-	}
-	if v == "original" && who.gallery && !who.galleryDownload {
-		// A link without downloads shows photos, not their files as
-		// taken (docs/decisions.md, "Gallery links").
-		return errForbidden
 	}
 	download := r.URL.Query().Get("download") == "1"
 	switch v {

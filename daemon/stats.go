@@ -3,6 +3,7 @@ package daemon
 import (
 	"net/http"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -44,10 +45,10 @@ type statsBody struct {
 // one event (eventId=) or of every event the account may see. An event
 // outside an organizer's scope answers 404.
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
-	acct := account(r)
+	acct := scope(r)
 	var ids []string
 	if id := r.URL.Query().Get("eventId"); id != "" {
-		if !store.ValidID(id) || !acct.CanSee(id) {
+		if !store.ValidID(id) || !access.Reaches(acct, id) {
 			return errNotFound
 		}
 		if _, err := s.store.Event(r.Context(), id); err != nil {
@@ -60,7 +61,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for _, e := range events {
-			if acct.CanSee(e.ID) {
+			if access.Reaches(acct, e.ID) {
 				ids = append(ids, e.ID)
 			}
 		}

@@ -1,0 +1,39 @@
+// Package access holds the rules that decide what a viewer may see, hear or
+// change: photo and video files by variant, voice notes, what a gallery link
+// shows, and an organizer's scope. The rules are plain functions over plain
+// values, so they are tested as tables, without a server.
+//
+// The daemon builds one [Viewer] per request from what the request carries
+// (the admin session's account, the signed gr_guest and gr_share cookies, the
+// gallery links those name, as stored now) and asks the rules about it. Reading
+// cookies and sessions stays in the daemon; this package does not import
+// net/http.
+//
+// It does not import store either: it defines the few small input types the
+// rules read ([Account], [Event], [Link], [Item]) and the daemon fills them
+// from store records. Two reasons. The rules then say exactly which fields
+// decide access (a photo's status matters only as visible or not, an account
+// only as owner or its event ids), so a table test can generate every
+// combination of them. And the store's records carry password hashes, tokens
+// and TOTP secrets, which no access rule should be able to read.
+//
+// The rules, once:
+//
+//   - An owner reaches every event; an organizer only its listed events
+//     ([Reaches]); owner-only actions are for owners ([OwnerActions]).
+//   - A photo or video ([Media]): an account that reaches its event, and the
+//     guest who sent it, get every variant in any status, the original as
+//     sent. Another guest of the event gets every variant of a visible one
+//     when the album is shared. A gallery viewer gets a visible one that one
+//     of its live links of the event shows (a favorites-only link shows
+//     favorites only); the original only when one of those links allows
+//     downloads, otherwise 403 forbidden. Anyone else: 404, as if it did not
+//     exist.
+//   - A voice note ([Hear]): an account that reaches its event, its author,
+//     and, for a visible one, a viewer holding a live link of the event when
+//     the hosts share the guestbook in the gallery.
+//   - A gallery link ([Live], [LinkShows], [LinkDownloads],
+//     [LinkShowsGuestbook]): it is live until it expires; it shows visible
+//     photos, favorites only when it says so; its archive and originals need
+//     allowDownload; its guestbook pages need the event's guestbookInGallery.
+package access
