@@ -26,6 +26,9 @@ type Line struct {
 	// Width is the line's advance, in the units of the size it was laid
 	// out at.
 	Width float64
+	// Text is the line's characters in logical order, ending with an
+	// ellipsis when the text was cut.
+	Text string
 }
 
 // Run is a piece of a line drawn with one font in one direction.
@@ -211,6 +214,7 @@ func (s *Shaper) line(wl shaping.Line, para []rune, levels []bidi.Level, paraLev
 			l.Width += adv
 		}
 		runs = append(runs, leveled{r, lv})
+		l.Text += string(text)
 	}
 	// From the highest level down to the lowest odd one, reverse every
 	// sequence of runs at that level or higher.
@@ -238,6 +242,7 @@ func (s *Shaper) line(wl shaping.Line, para []rune, levels []bidi.Level, paraLev
 	for _, r := range runs {
 		l.Runs = append(l.Runs, r.run)
 	}
+	l.Text = strings.TrimRight(l.Text, " ")
 	return l
 }
 

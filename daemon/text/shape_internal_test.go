@@ -249,6 +249,25 @@ func TestLongTextIsCutToFit(t *testing.T) {
 			t.Errorf("the line ends with %q, want an ellipsis", g.Text)
 		}
 	})
+	t.Run("a short caption is left alone", func(t *testing.T) {
+		if got := s.Truncate("Ana", 10, 100).Text; got != "Ana" {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("a title wraps at spaces into at most three lines", func(t *testing.T) {
+		lines := s.Wrap(strings.Repeat("Bartholomew ", 10), 30, 400, 3)
+		if len(lines) != 3 {
+			t.Fatalf("%d lines, want 3", len(lines))
+		}
+		for _, l := range lines[:2] {
+			if strings.Trim(l.Text, "Bartholomew ") != "" || strings.HasSuffix(l.Text, "Bartholome") {
+				t.Errorf("line %q is not made of whole words", l.Text)
+			}
+		}
+		if !strings.HasSuffix(lines[2].Text, string(Ellipsis)) {
+			t.Errorf("the last line %q does not end with an ellipsis", lines[2].Text)
+		}
+	})
 	t.Run("a long title wraps to three lines and ends with an ellipsis", func(t *testing.T) {
 		lines := s.Wrap(strings.Repeat("Anna and Marco ", 20), 30, 400, 3)
 		if len(lines) != 3 {
