@@ -142,7 +142,7 @@ func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bo
 // written.
 func (s *Server) writeAlbum(ctx context.Context, w io.Writer, e store.Event, ids []string, perPage int, favorites bool) (int, int, error) {
 	aw, err := album.New(w, album.Options{
-		PerPage: perPage, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts(), Created: s.now(),
+		PerPage: perPage, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts(), Text: s.qr.Fonts(), Created: s.now(),
 	})
 	if err != nil {
 		return 0, 0, err

@@ -33,6 +33,10 @@ type Options struct {
 	// is set, and must stay readable until Close.
 	Fonts     fs.FS
 	FontNames []string
+	// Text, when not nil, is FontNames' fonts already parsed, in the same
+	// order (as a QR renderer holds them), which saves parsing them again
+	// for each album; nil parses them from Fonts.
+	Text *text.Fonts
 	// Created is the creation time written in the document information;
 	// the zero time leaves it out (for reproducible output).
 	Created time.Time
@@ -93,7 +97,7 @@ func New(w io.Writer, opt Options) (*Writer, error) {
 	fonts := &fontSet{}
 	if len(opt.FontNames) > 0 {
 		var err error
-		if fonts, err = openFonts(opt.Fonts, opt.FontNames); err != nil {
+		if fonts, err = openFonts(opt.Fonts, opt.FontNames, opt.Text); err != nil {
 			return nil, err
 		}
 	}

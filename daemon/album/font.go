@@ -50,10 +50,17 @@ type fontSet struct {
 	buf    sfnt.Buffer
 }
 
-func openFonts(fsys fs.FS, names []string) (*fontSet, error) {
-	tf, err := text.Open(fsys, names...)
-	if err != nil {
-		return nil, fmt.Errorf("opening album fonts: %w", err)
+// openFonts opens the named fonts of fsys for embedding, and for layout
+// uses tf, or the same fonts parsed anew when tf is nil.
+func openFonts(fsys fs.FS, names []string, tf *text.Fonts) (*fontSet, error) {
+	if tf == nil {
+		var err error
+		if tf, err = text.Open(fsys, names...); err != nil {
+			return nil, fmt.Errorf("opening album fonts: %w", err)
+		}
+	}
+	if tf.Len() != len(names) {
+		return nil, fmt.Errorf("album: %d parsed fonts for %d font names", tf.Len(), len(names))
 	}
 	set := &fontSet{text: tf, shaper: tf.NewShaper()}
 	for _, n := range names {

@@ -18,7 +18,7 @@ import (
 
 func testFonts(t *testing.T) *fontSet {
 	t.Helper()
-	set, err := openFonts(assets.Fonts(), assets.CaptionFonts())
+	set, err := openFonts(assets.Fonts(), assets.CaptionFonts(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

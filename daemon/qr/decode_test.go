@@ -33,6 +33,7 @@ var captions = map[string]string{
 	"Japanese":           "披露宴会場 はなぞの カフェ",
 	"Korean":             "연회장 정원",
 	"Devanagari":         "स्वागत कक्ष",
+	"Latin and Arabic":   "Salle قاعة (الاستقبال) 2",
 }
 
 // allScripts is one caption mixing every script.

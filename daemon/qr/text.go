@@ -39,6 +39,10 @@ func NewRendererFS(fsys fs.FS, names ...string) (*Renderer, error) {
 	return &Renderer{fonts: f}, nil
 }
 
+// Fonts returns the renderer's fonts, parsed, for other text the box draws
+// with the same fonts (the album).
+func (rd *Renderer) Fonts() *text.Fonts { return rd.fonts }
+
 // Covers reports whether every letter of s (ignoring spaces and controls)
 // has a glyph in one of the renderer's fonts.
 func (rd *Renderer) Covers(s string) bool {
@@ -70,16 +74,17 @@ func (rd *Renderer) drawCaption(dst *image.Alpha, band image.Rectangle, s string
 	if s == "" {
 		return nil
 	}
-	sh := rd.fonts.NewShaper()
-	px := fitCaption(sh, s, band.Dx(), band.Dy())
-	line := sh.Line(s, px)
-	// Centre on the first font's metrics so that fallback glyphs share
-	// one baseline.
-	ascent, descent := rd.fonts.Metrics(0, px)
-	textH := math.Ceil(ascent + descent)
-	baseline := float64(band.Min.Y) + math.Floor((float64(band.Dy())-textH)/2) + math.Ceil(ascent)
-	x := float64(band.Min.X) + (float64(band.Dx())-line.Width)/2
-	sh.Draw(dst, line, px, x, baseline)
+	rd.fonts.WithShaper(func(sh *text.Shaper) {
+		px := fitCaption(sh, s, band.Dx(), band.Dy())
+		line := sh.Line(s, px)
+		// Centre on the first font's metrics so that fallback glyphs
+		// share one baseline.
+		ascent, descent := rd.fonts.Metrics(0, px)
+		textH := math.Ceil(ascent + descent)
+		baseline := float64(band.Min.Y) + math.Floor((float64(band.Dy())-textH)/2) + math.Ceil(ascent)
+		x := float64(band.Min.X) + (float64(band.Dx())-line.Width)/2
+		sh.Draw(dst, line, px, x, baseline)
+	})
 	return nil
 }
 
@@ -90,5 +95,7 @@ func (rd *Renderer) captionFontSize(s string, w, h int) float64 {
 	if rd.fonts.Len() == 0 {
 		return float64(h) * captionSize
 	}
-	return fitCaption(rd.fonts.NewShaper(), norm.NFC.String(s), w, h)
+	var px float64
+	rd.fonts.WithShaper(func(sh *text.Shaper) { px = fitCaption(sh, norm.NFC.String(s), w, h) })
+	return px
 }

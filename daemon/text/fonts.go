@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"sync"
 	"unicode"
 
 	"github.com/go-text/typesetting/font"
@@ -13,6 +14,20 @@ import (
 // font that has it. It is immutable and safe for concurrent use.
 type Fonts struct {
 	fonts []*font.Font
+	// shapers keeps Shapers between uses: a new one spends tens of
+	// milliseconds preparing the fonts' shaping tables.
+	shapers sync.Pool
+}
+
+// WithShaper calls fn with a Shaper that only fn uses, taken from those
+// kept between calls, and keeps it again afterwards. fn must not keep it.
+func (f *Fonts) WithShaper(fn func(*Shaper)) {
+	s, ok := f.shapers.Get().(*Shaper)
+	if !ok {
+		s = f.NewShaper()
+	}
+	fn(s)
+	f.shapers.Put(s)
 }
 
 // Parse reads fonts from TrueType or OpenType file contents, in the order
