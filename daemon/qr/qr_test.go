@@ -393,6 +393,9 @@ func TestSVGGolden(t *testing.T) {
 	}{
 		{file: "event-square.svg", content: eventURL, style: qr.DefaultStyle()},
 		{file: "spot-round-caption.svg", content: spotURL, style: styles()["round dots"], caption: "Salle des fêtes"},
+		// The text element holds the caption in logical order; its size
+		// comes from the shaped width.
+		{file: "spot-mixed-caption.svg", content: spotURL, style: qr.DefaultStyle(), caption: "Salle قاعة (الاستقبال) 2 स्वागत 宴会厅"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" matches the golden file", func(t *testing.T) {
