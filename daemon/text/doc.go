@@ -13,7 +13,8 @@
 // own way (pixels for a PNG, glyph ids for a PDF); every glyph keeps the
 // characters it stands for, so that a PDF can map it back to text.
 //
-// Characters that no font covers are left out. A [Fonts] value is
-// immutable and safe for concurrent use; a [Shaper] is not, and is made per
-// drawing (it keeps the caches the shaper needs).
+// Characters that no font covers are left out. A [Fonts] value is safe for
+// concurrent use; a [Shaper] is not: it keeps the caches shaping needs, and
+// is made for one user ([Fonts.NewShaper]) or lent for one drawing
+// ([Fonts.WithShaper]).
 package text

@@ -74,8 +74,9 @@ func (f *Fonts) Advance(i int, gid uint16) float64 {
 	return float64(font.NewFace(f.fonts[i]).HorizontalAdvance(font.GID(gid)))
 }
 
-// fontFor returns the index of the first font with a glyph for r, or -1.
-func (f *Fonts) fontFor(r rune) int {
+// FontFor returns the index of the first font that has a glyph for r, or
+// -1 when none has.
+func (f *Fonts) FontFor(r rune) int {
 	for i, ft := range f.fonts {
 		if g, ok := ft.NominalGlyph(r); ok && g != 0 {
 			return i
@@ -84,10 +85,6 @@ func (f *Fonts) fontFor(r rune) int {
 	return -1
 }
 
-// FontFor returns the index of the first font that has a glyph for r, or
-// -1 when none has.
-func (f *Fonts) FontFor(r rune) int { return f.fontFor(r) }
-
 // Covers reports whether every letter of s (ignoring spaces, controls and
 // format characters) has a glyph in one of the fonts.
 func (f *Fonts) Covers(s string) bool {
@@ -95,7 +92,7 @@ func (f *Fonts) Covers(s string) bool {
 		if unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			continue
 		}
-		if f.fontFor(r) < 0 {
+		if f.FontFor(r) < 0 {
 			return false
 		}
 	}

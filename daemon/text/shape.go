@@ -81,7 +81,7 @@ func (f *Fonts) NewShaper() *Shaper {
 // ResolveFace implements shaping.Fontmap: the first font with the
 // character, or the first font (whose missing glyph is then dropped).
 func (s *Shaper) ResolveFace(r rune) *font.Face {
-	if i := s.fonts.fontFor(r); i >= 0 {
+	if i := s.fonts.FontFor(r); i >= 0 {
 		return s.faces[i]
 	}
 	return s.faces[0]
