@@ -6,6 +6,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gen2brain/heic v0.4.5
+	github.com/go-text/typesetting v0.3.5
 	github.com/grandcat/zeroconf v1.0.0
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/kardianos/service v1.3.0
@@ -28,7 +29,6 @@ require (
 	github.com/cenkalti/backoff v2.2.1+incompatible // indirect
 	github.com/ebitengine/purego v0.8.3 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-	github.com/go-text/typesetting v0.3.5 // indirect
 	github.com/jonboulle/clockwork v0.4.0 // indirect
 	github.com/miekg/dns v1.1.27 // indirect
 	github.com/tetratelabs/wazero v1.9.0 // indirect
