@@ -6,6 +6,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gen2brain/heic v0.4.5
+	github.com/go-text/typesetting v0.3.5
 	github.com/grandcat/zeroconf v1.0.0
 	github.com/julienschmidt/httprouter v1.3.0
 	github.com/kardianos/service v1.3.0

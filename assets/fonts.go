@@ -16,10 +16,13 @@ const (
 	FontCJK = "EventboxCJK.ttf"
 	// FontHangul covers Korean Hangul.
 	FontHangul = "EventboxHangul.ttf"
+	// FontDevanagari covers Devanagari (Hindi, Marathi, Nepali...), with
+	// the shaping tables its conjuncts and vowel signs need.
+	FontDevanagari = "EventboxDevanagari.ttf"
 )
 
 // Fonts returns the embedded fonts folder: the TrueType files named by
-// FontSans, FontCJK and FontHangul, and their licences (LICENSE-*.txt).
+// FontSans, FontCJK, FontHangul and FontDevanagari, and their licences (LICENSE-*.txt).
 // The result is read-only and safe for concurrent use.
 func Fonts() fs.FS {
 	sub, err := fs.Sub(fonts, "fonts")
@@ -34,5 +37,5 @@ func Fonts() fs.FS {
 // order a renderer should try them for each character. It returns a new
 // slice on every call.
 func CaptionFonts() []string {
-	return []string{FontSans, FontCJK, FontHangul}
+	return []string{FontSans, FontCJK, FontHangul, FontDevanagari}
 }

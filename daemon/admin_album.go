@@ -17,6 +17,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/album"
+	"eventbox/daemon/text"
 	"eventbox/store"
 )
 
@@ -141,7 +142,7 @@ func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bo
 // written.
 func (s *Server) writeAlbum(ctx context.Context, w io.Writer, e store.Event, ids []string, perPage int, favorites bool) (int, int, error) {
 	aw, err := album.New(w, album.Options{
-		PerPage: perPage, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts(), Created: s.now(),
+		PerPage: perPage, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts(), Text: s.qr.Fonts(), Created: s.now(),
 	})
 	if err != nil {
 		return 0, 0, err
@@ -271,35 +272,14 @@ func albumFileName(e store.Event) string {
 	return "album.pdf"
 }
 
-// albumMonths are the month names of the cover's date, by locale.
-var albumMonths = map[string][12]string{
-	"en": {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
-	"fr": {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
-	"it": {"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre"},
-	"es": {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
-}
-
 // albumDate writes an event date (YYYY-MM-DD) for the cover in the
-// event's language (English when it has none): "20 June 2026", "20 juin
-// 2026", "20 giugno 2026", "20 de junio de 2026". An empty or unreadable
-// date gives "".
+// event's language (English when it has none), as [text.Date] does: "20
+// June 2026", "1er juin 2026", "20 de junio de 2026". An empty or
+// unreadable date gives "".
 func albumDate(date, locale string) string {
 	d, err := time.Parse(time.DateOnly, date)
 	if err != nil {
 		return ""
 	}
-	months, ok := albumMonths[locale]
-	if !ok {
-		months = albumMonths["en"]
-	}
-	month := months[d.Month()-1]
-	switch locale {
-	case "es":
-		return fmt.Sprintf("%d de %s de %d", d.Day(), month, d.Year())
-	case "fr":
-		if d.Day() == 1 {
-			return fmt.Sprintf("1er %s %d", month, d.Year())
-		}
-	}
-	return fmt.Sprintf("%d %s %d", d.Day(), month, d.Year())
+	return text.Date(d, locale)
 }

@@ -8,34 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"eventbox/daemon/text"
 	"eventbox/store"
 )
-
-// monthNames for the guestbook's dates, by locale.
-var monthNames = map[string][12]string{
-	"en": {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
-	"fr": {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
-	"it": {"gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre"},
-	"es": {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
-}
 
 // formatLocalTime writes a time the way the event's language reads it, in
 // the box's time zone.
 func formatLocalTime(t time.Time, locale string) string {
-	t = t.Local()
-	months, ok := monthNames[locale]
-	if !ok {
-		locale, months = "en", monthNames["en"]
-	}
-	m, clock := months[t.Month()-1], t.Format("15:04")
-	switch locale {
-	case "fr", "it":
-		return fmt.Sprintf("%d %s %d, %s", t.Day(), m, t.Year(), clock)
-	case "es":
-		return fmt.Sprintf("%d de %s de %d, %s", t.Day(), m, t.Year(), clock)
-	default:
-		return fmt.Sprintf("%s %d, %d, %s", m, t.Day(), t.Year(), clock)
-	}
+	return text.DateTime(t.Local(), locale)
 }
 
 // guestbookLabels are the few words of guestbook.txt, by locale.

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Rebuild the embedded caption fonts from Debian's font packages.
 
-Needs: fonts-dejavu-core, fonts-droid-fallback, fonts-nanum, python3-fonttools.
+Needs: fonts-dejavu-core, fonts-droid-fallback, fonts-nanum, fonts-noto-core,
+python3-fonttools.
 Run from this directory: /usr/bin/python3 make-fonts.py
 The output is deterministic for given package versions (see README.md).
 """
@@ -13,6 +14,7 @@ from fontTools.ttLib import TTFont
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 DROID = "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
 NANUM = "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
+NOTO_DEVANAGARI = "/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf"
 
 
 def common_han():
@@ -87,6 +89,13 @@ def main():
     hangul = list(range(0x1100, 0x1200)) + list(range(0x3130, 0x3190)) + list(range(0xAC00, 0xD7A4))
     make_subset(NANUM, "EventboxHangul.ttf", hangul, "Eventbox Hangul",
                 "subset of NanumGothic (OFL-1.1)")
+
+    # Devanagari with its shaping tables (conjuncts, reordered vowel signs),
+    # the joiners and the dotted circle the shaper shows for a lone mark.
+    devanagari = list(range(0x0900, 0x0980)) + list(range(0xA8E0, 0xA900)) + \
+        list(range(0x1CD0, 0x1D00)) + [0x200C, 0x200D, 0x25CC, 0x20B9]
+    make_subset(NOTO_DEVANAGARI, "EventboxDevanagari.ttf", devanagari, "Eventbox Devanagari",
+                "subset of Noto Sans Devanagari (OFL-1.1)")
 
 
 if __name__ == "__main__":

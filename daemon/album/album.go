@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"eventbox/daemon/text"
 )
 
 // A4 portrait, in points.
@@ -31,6 +33,10 @@ type Options struct {
 	// is set, and must stay readable until Close.
 	Fonts     fs.FS
 	FontNames []string
+	// Text, when not nil, is FontNames' fonts already parsed, in the same
+	// order (as a QR renderer holds them), which saves parsing them again
+	// for each album; nil parses them from Fonts.
+	Text *text.Fonts
 	// Created is the creation time written in the document information;
 	// the zero time leaves it out (for reproducible output).
 	Created time.Time
@@ -88,10 +94,10 @@ func New(w io.Writer, opt Options) (*Writer, error) {
 	if len(opt.FontNames) > 0 && opt.Fonts == nil {
 		return nil, errors.New("album: font names given without a file system")
 	}
-	fonts := &fontSet{glyphs: map[rune]glyph{}}
+	fonts := &fontSet{}
 	if len(opt.FontNames) > 0 {
 		var err error
-		if fonts, err = openFonts(opt.Fonts, opt.FontNames); err != nil {
+		if fonts, err = openFonts(opt.Fonts, opt.FontNames, opt.Text); err != nil {
 			return nil, err
 		}
 	}
@@ -126,8 +132,8 @@ func (aw *Writer) Cover(ctx context.Context, c Cover) error {
 	const titleSize, titleLeading, dateSize = 30.0, 38.0, 16.0
 	const logoMaxW, logoMaxH, logoGap = 220.0, 160.0, 40.0
 	textW := pageWidth - 2*margin - 40
-	lines := fonts.wrap(cleanText(c.Title), titleSize, textW, 3)
-	date := fonts.truncate(cleanText(c.Date), dateSize, textW)
+	lines := fonts.wrap(text.Clean(c.Title), titleSize, textW, 3)
+	date := fonts.truncate(text.Clean(c.Date), dateSize, textW)
 
 	var logo jpegInfo
 	var logoW, logoH float64
@@ -144,7 +150,7 @@ func (aw *Writer) Cover(ctx context.Context, c Cover) error {
 	if logoH > 0 {
 		height += logoH + logoGap
 	}
-	if len(date) > 0 {
+	if len(date.Runs) > 0 {
 		height += 24 + dateSize
 	}
 	y := pageHeight/2 + height/2 + 40
@@ -161,7 +167,7 @@ func (aw *Writer) Cover(ctx context.Context, c Cover) error {
 		y -= titleLeading
 		aw.centred(l, pageWidth/2, y+(titleLeading-titleSize)/2, titleSize)
 	}
-	if len(date) > 0 {
+	if len(date.Runs) > 0 {
 		aw.content.WriteString("0.6 G 0.5 w\n")
 		fmt.Fprintf(&aw.content, "%s %s m %s %s l S\n", num(pageWidth/2-40), num(y-10), num(pageWidth/2+40), num(y-10))
 		y -= 24 + dateSize
@@ -199,9 +205,9 @@ func (aw *Writer) AddPhoto(ctx context.Context, img Image, caption string) error
 	x := c.x + (c.w-w)/2
 	y := c.y + band + (c.h-band-h)/2
 	aw.draw(obj, x, y, w, h)
-	if text := aw.fonts.truncate(cleanText(caption), size, c.w); len(text) > 0 {
+	if line := aw.fonts.truncate(text.Clean(caption), size, c.w); len(line.Runs) > 0 {
 		aw.content.WriteString("0.25 g\n")
-		aw.centred(text, c.x+c.w/2, y-size*1.5, size)
+		aw.centred(line, c.x+c.w/2, y-size*1.5, size)
 	}
 	aw.photos++
 	aw.slot++
@@ -264,20 +270,17 @@ func (aw *Writer) draw(obj int, x, y, w, h float64) {
 	fmt.Fprintf(&aw.content, "q %s 0 0 %s %s %s cm /I%d Do Q\n", num(w), num(h), num(x), num(y), i)
 }
 
-// centred draws line (logical order) centred on x at baseline y.
-func (aw *Writer) centred(line []rune, x, y, size float64) {
-	v := visual(line)
-	w := aw.fonts.width(v, size)
-	aw.content.WriteString(aw.fonts.show(v, x-w/2, y, size, aw.faces))
+// centred draws line, laid out at size, centred on x at baseline y.
+func (aw *Writer) centred(line text.Line, x, y, size float64) {
+	aw.content.WriteString(aw.fonts.show(line, x-line.Width/2, y, size, aw.faces))
 }
 
 // endPage writes the page being filled: its content stream and the page
 // object. Photo pages get their number at the foot.
 func (aw *Writer) endPage(numbered bool) error {
 	if numbered {
-		label := []rune(fmt.Sprint(len(aw.kids) + 1))
 		aw.content.WriteString("0.5 g\n")
-		aw.centred(label, pageWidth/2, margin/2, 8)
+		aw.centred(aw.fonts.truncate(fmt.Sprint(len(aw.kids)+1), 8, pageWidth), pageWidth/2, margin/2, 8)
 	}
 	contents := aw.o.alloc()
 	aw.o.stream(contents, "", []byte(aw.content.String()))

@@ -483,3 +483,62 @@ func TestTheSameAlbumIsTheSameFile(t *testing.T) {
 		t.Errorf("the album differs from %s (run with -update after checking the change)", golden)
 	}
 }
+
+// shapedCaptions are guest names whose glyphs differ from their
+// characters' order or forms: joined Arabic, Hebrew, Latin and Arabic with
+// brackets (both ways round), CJK, and Devanagari with conjuncts and a
+// vowel sign drawn before its consonant. pdftotext guesses a line's
+// direction from the majority of its letters and puts neutral characters
+// (brackets, spaces) at a change of direction with the right-to-left
+// text, so the mixed names are ones it can read back (docs/decisions.md,
+// "One text stack").
+var shapedCaptions = []string{
+	"سلام عليكم",
+	"שרה כהן",
+	"Anna (Maria) محمد",
+	"محمد (علي) Anna",
+	"王小明 김민준",
+	"प्रिया क्षत्रिय",
+}
+
+func TestShapedCaptionsComeBackInLogicalOrder(t *testing.T) {
+	needPoppler(t)
+	photo := solidJPEG(t, 80, 60, color.RGBA{90, 90, 200, 255})
+	photos := make([][]byte, len(shapedCaptions))
+	for i := range photos {
+		photos[i] = photo
+	}
+	opt := album.Options{PerPage: 1, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts()}
+	pdf := build(t, opt, nil, photos, shapedCaptions)
+	path := writeTemp(t, pdf)
+	var got strings.Builder
+	for page, want := range shapedCaptions {
+		p := strconv.Itoa(page + 1)
+		text := string(runTool(t, "pdftotext", "-f", p, "-l", p, path, "-"))
+		text = strings.NewReplacer("\u202a", "", "\u202b", "", "\u202c", "", "\u200f", "", "\u200e", "").Replace(text)
+		line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(text), "\n", 2)[0])
+		if line != want {
+			t.Errorf("page %d reads %q (%U), want %q", page+1, line, []rune(line), want)
+		}
+		fmt.Fprintf(&got, "%s\n", line)
+	}
+	// The drawing itself (glyph ids and positions) is kept as a golden
+	// file: the content streams, which the album writes uncompressed.
+	var content strings.Builder
+	for _, m := range regexp.MustCompile(`(?s)(BT\n.*?ET\n)`).FindAllSubmatch(pdf, -1) {
+		content.Write(m[1])
+	}
+	golden := filepath.Join("testdata", "shaped-captions.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(content.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to make it): %v", err)
+	}
+	if content.String() != string(want) {
+		t.Errorf("the captions' drawing differs from %s (run with -update after checking the change)", golden)
+	}
+}

@@ -7,12 +7,12 @@
 // cross-reference table at the end. Photos are embedded as the JPEG bytes
 // they already are (/DCTDecode), copied from their file to the output and
 // never decoded, so the memory a Writer needs does not grow with the
-// number of photos. Captions are drawn with TrueType fonts embedded in the
-// PDF (CIDFontType2, Identity-H, with a ToUnicode map so text can be
-// searched and copied), picked per character from a list of fonts, and
-// written at the end with only the widths of the glyphs used.
-//
-// Text is put in visual order by a small bidirectional pass, so Hebrew and
-// Arabic names read right to left; Arabic letters are not joined
-// (docs/decisions.md, "Printable album").
+// number of photos. Text is laid out by package eventbox/daemon/text (font
+// fallback per character, bidirectional order, OpenType shaping: Arabic
+// joined, Devanagari conjuncts) and drawn glyph by glyph with TrueType
+// fonts embedded in the PDF (CIDFontType2, Identity-H), written at the end
+// with only the widths of the glyphs used. A ToUnicode map, and ActualText
+// spans where a glyph cannot say its characters alone, keep the text
+// searchable and copyable in logical order (docs/decisions.md, "One text
+// stack").
 package album

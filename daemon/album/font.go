@@ -13,10 +13,13 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+
+	"eventbox/daemon/text"
 )
 
-// face is one TrueType font of the set, read through io.ReaderAt so the
-// font file is never copied whole into memory.
+// face is one font of the set as the PDF embeds it: its file, read
+// through io.ReaderAt for the descriptor's metrics so it is never copied
+// whole into memory, and the glyphs drawn with it.
 type face struct {
 	fsys   fs.FS
 	file   string // name in fsys
@@ -26,34 +29,40 @@ type face struct {
 	upem   float64
 	ps     string // PostScript name
 
-	// used maps each glyph drawn to the character it shows (for the
-	// ToUnicode map) and width (for /W), in text space units (1/1000 em).
-	used map[sfnt.GlyphIndex]glyphUse
+	// used maps each glyph drawn to the characters it shows (for the
+	// ToUnicode map) and its width (for /W), in text space units (1/1000
+	// em).
+	used map[uint16]glyphUse
 	obj  int // the Type0 font object, 0 until a glyph is drawn
 }
 
 type glyphUse struct {
-	r     rune
+	text  []rune
 	width int
 }
 
-// glyph is where a character is drawn from: face index (-1: no font has
-// it), glyph id and advance in 1/1000 em.
-type glyph struct {
-	face  int
-	gid   sfnt.GlyphIndex
-	width float64
-}
-
-// fontSet picks, for each character, the first face that has it.
+// fontSet is the album's fonts: laid out by the shared text stack, and
+// embedded face by face.
 type fontSet struct {
+	text   *text.Fonts
+	shaper *text.Shaper
 	faces  []*face
 	buf    sfnt.Buffer
-	glyphs map[rune]glyph
 }
 
-func openFonts(fsys fs.FS, names []string) (*fontSet, error) {
-	set := &fontSet{glyphs: map[rune]glyph{}}
+// openFonts opens the named fonts of fsys for embedding, and for layout
+// uses tf, or the same fonts parsed anew when tf is nil.
+func openFonts(fsys fs.FS, names []string, tf *text.Fonts) (*fontSet, error) {
+	if tf == nil {
+		var err error
+		if tf, err = text.Open(fsys, names...); err != nil {
+			return nil, fmt.Errorf("opening album fonts: %w", err)
+		}
+	}
+	if tf.Len() != len(names) {
+		return nil, fmt.Errorf("album: %d parsed fonts for %d font names", tf.Len(), len(names))
+	}
+	set := &fontSet{text: tf, shaper: tf.NewShaper()}
 	for _, n := range names {
 		fc, err := openFace(fsys, n, &set.buf)
 		if err != nil {
@@ -97,7 +106,7 @@ func openFace(fsys fs.FS, file string, buf *sfnt.Buffer) (*face, error) {
 		ps = strings.TrimSuffix(file, ".ttf")
 	}
 	return &face{fsys: fsys, file: file, f: f, closer: src, size: st.Size(),
-		upem: float64(f.UnitsPerEm()), ps: ps, used: map[sfnt.GlyphIndex]glyphUse{}}, nil
+		upem: float64(f.UnitsPerEm()), ps: ps, used: map[uint16]glyphUse{}}, nil
 }
 
 func (set *fontSet) close() {
@@ -106,65 +115,93 @@ func (set *fontSet) close() {
 	}
 }
 
-// lookup finds the glyph for r, remembering the answer.
-func (set *fontSet) lookup(r rune) glyph {
-	if g, ok := set.glyphs[r]; ok {
-		return g
+// truncate lays s out on one line at size, cut with an ellipsis to fit in
+// max points.
+func (set *fontSet) truncate(s string, size, max float64) text.Line {
+	if set.shaper == nil {
+		return text.Line{}
 	}
-	g := glyph{face: -1}
-	for i, fc := range set.faces {
-		gid, err := fc.f.GlyphIndex(&set.buf, r)
-		if err != nil || gid == 0 {
-			continue
-		}
-		adv, err := fc.f.GlyphAdvance(&set.buf, gid, fixed.Int26_6(fc.f.UnitsPerEm())<<6, font.HintingNone)
-		if err != nil {
-			continue
-		}
-		g = glyph{face: i, gid: gid, width: float64(adv) / 64 * 1000 / fc.upem}
-		break
-	}
-	set.glyphs[r] = g
-	return g
+	return set.shaper.Truncate(s, size, max)
 }
 
-// width is the advance of s in points at size.
-func (set *fontSet) width(s []rune, size float64) float64 {
-	w := 0.0
-	for _, r := range s {
-		w += set.lookup(r).width
+// wrap lays s out in at most maxLines lines of at most max points at
+// size; what does not fit ends with an ellipsis.
+func (set *fontSet) wrap(s string, size, max float64, maxLines int) []text.Line {
+	if set.shaper == nil {
+		return nil
 	}
-	return w * size / 1000
+	return set.shaper.Wrap(s, size, max, maxLines)
 }
 
-// show returns the content-stream operators that draw s (visual order)
-// starting at x, y (baseline) at size, and marks the glyphs and faces
-// used. Characters no font has are left out.
-func (set *fontSet) show(s []rune, x, y, size float64, used map[int]bool) string {
+// show returns the content-stream operators that draw line l, laid out at
+// size, with its baseline starting at x, y, and marks the glyphs and faces
+// used. Each glyph is placed where the shaper put it, in visual order.
+//
+// Text extraction reads glyphs by position and turns right-to-left
+// letters back into logical order itself, so each glyph's ToUnicode entry
+// gives the characters it shows, those of a right-to-left glyph (a
+// lam-alef ligature) in the order they are drawn. A ToUnicode entry holds
+// for every use of a glyph, so a cluster that it cannot describe (several
+// glyphs for one syllable, as a Devanagari vowel sign drawn before its
+// consonant, or a glyph already mapped otherwise, as a bracket mirrored in
+// right-to-left text) is a marked-content span whose ActualText gives its
+// characters instead.
+func (set *fontSet) show(l text.Line, x, y, size float64, used map[int]bool) string {
+	if len(l.Runs) == 0 {
+		return ""
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "BT\n%s %s Td\n", num(x), num(y))
+	b.WriteString("BT\n")
 	cur := -1
-	for _, r := range s {
-		g := set.lookup(r)
-		if g.face < 0 {
+	pen := x
+	for _, r := range l.Runs {
+		if r.Font < 0 {
 			continue
 		}
-		if g.face != cur {
-			if cur >= 0 {
-				b.WriteString("> Tj\n")
-			}
-			cur = g.face
+		fc := set.faces[r.Font]
+		if r.Font != cur {
+			cur = r.Font
 			used[cur] = true
-			fmt.Fprintf(&b, "/F%d %s Tf\n<", cur, num(size))
+			fmt.Fprintf(&b, "/F%d %s Tf\n", cur, num(size))
 		}
-		fc := set.faces[g.face]
-		if _, ok := fc.used[g.gid]; !ok {
-			fc.used[g.gid] = glyphUse{r: r, width: int(g.width + 0.5)}
+		for i := 0; i < len(r.Glyphs); {
+			// A cluster: a glyph with characters and the glyphs
+			// without that follow it.
+			j := i + 1
+			for j < len(r.Glyphs) && r.Glyphs[j].Text == nil {
+				j++
+			}
+			chars := slices.Clone(r.Glyphs[i].Text)
+			if r.RTL {
+				slices.Reverse(chars)
+			}
+			span := j-i > 1
+			for _, g := range r.Glyphs[i:j] {
+				u, ok := fc.used[g.ID]
+				if !ok || len(u.text) == 0 && !span {
+					w := set.text.Advance(r.Font, g.ID) * 1000 / set.text.Upem(r.Font)
+					u = glyphUse{width: int(w + 0.5)}
+					if !span {
+						u.text = chars
+					}
+					fc.used[g.ID] = u
+				}
+				if !span && !slices.Equal(u.text, chars) {
+					span = true
+				}
+			}
+			if span {
+				fmt.Fprintf(&b, "/Span <</ActualText %s>> BDC\n", textString(string(chars)))
+			}
+			for _, g := range r.Glyphs[i:j] {
+				fmt.Fprintf(&b, "1 0 0 1 %s %s Tm <%04X> Tj\n", num(pen+g.XOffset), num(y+g.YOffset), g.ID)
+				pen += g.Advance
+			}
+			if span {
+				b.WriteString("EMC\n")
+			}
+			i = j
 		}
-		fmt.Fprintf(&b, "%04X", uint16(g.gid))
-	}
-	if cur >= 0 {
-		b.WriteString("> Tj\n")
 	}
 	b.WriteString("ET\n")
 	return b.String()
@@ -191,7 +228,7 @@ func (fc *face) write(o *objWriter, buf *sfnt.Buffer) error {
 	o.object(fc.obj, fmt.Sprintf("<</Type /Font /Subtype /Type0 /BaseFont %s /Encoding /Identity-H /DescendantFonts [%d 0 R] /ToUnicode %d 0 R>>",
 		base, cid, toUni))
 
-	gids := make([]sfnt.GlyphIndex, 0, len(fc.used))
+	gids := make([]uint16, 0, len(fc.used))
 	for g := range fc.used {
 		gids = append(gids, g)
 	}
@@ -243,19 +280,21 @@ func (fc *face) write(o *objWriter, buf *sfnt.Buffer) error {
 	return o.err
 }
 
-// toUnicode is the CMap that maps each glyph drawn back to its character,
-// so a reader can search and copy the text.
-func (fc *face) toUnicode(gids []sfnt.GlyphIndex) []byte {
+// toUnicode is the CMap that maps each glyph drawn back to its characters
+// (several for a ligature or a conjunct), so a reader can search and copy
+// the text. Glyphs that only complete a cluster map to nothing.
+func (fc *face) toUnicode(gids []uint16) []byte {
 	var b bytes.Buffer
 	b.WriteString("/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n" +
 		"/CIDSystemInfo <</Registry (Adobe) /Ordering (UCS) /Supplement 0>> def\n" +
 		"/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n" +
 		"1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n")
-	for chunk := range slices.Chunk(gids, 100) {
+	mapped := slices.DeleteFunc(slices.Clone(gids), func(g uint16) bool { return len(fc.used[g].text) == 0 })
+	for chunk := range slices.Chunk(mapped, 100) {
 		fmt.Fprintf(&b, "%d beginbfchar\n", len(chunk))
 		for _, g := range chunk {
-			fmt.Fprintf(&b, "<%04X> <", uint16(g))
-			for _, u := range utf16.Encode([]rune{fc.used[g].r}) {
+			fmt.Fprintf(&b, "<%04X> <", g)
+			for _, u := range utf16.Encode(fc.used[g].text) {
 				fmt.Fprintf(&b, "%04X", u)
 			}
 			b.WriteString(">\n")

@@ -5,51 +5,20 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/font/sfnt"
 
 	"eventbox/assets"
 )
 
-func TestVisualOrder(t *testing.T) {
-	tests := []struct {
-		name, logical, visual string
-	}{
-		{"Latin stays as it is", "Zoë (Ana)", "Zoë (Ana)"},
-		{"Hebrew alone is reversed", "שרה כהן", "ןהכ הרש"},
-		{"Arabic keeps its brackets facing the right way", "محمد (علي)", "(يلع) دمحم"},
-		{"a Latin name inside Hebrew keeps its own order", "שרה Ana", "Ana הרש"},
-		{"a Hebrew name inside Latin is reversed in place", "Ana שרה Bo", "Ana הרש Bo"},
-		{"digits in Hebrew read left to right", "שרה 12", "12 הרש"},
-		{"an empty string stays empty", "", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := string(visual([]rune(tc.logical))); got != tc.visual {
-				t.Errorf("visual(%q) = %q, want %q", tc.logical, got, tc.visual)
-			}
-		})
-	}
-}
-
-func TestCleanText(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"spaces fold and trim", "  Ana \t  Bo \n", "Ana Bo"},
-		{"a decomposed accent is composed", "Zoe\u0308", "Zoë"},
-		{"control and format characters go", "A\u0007n\u200ba", "Ana"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := string(cleanText(tc.in)); got != tc.want {
-				t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
 func testFonts(t *testing.T) *fontSet {
 	t.Helper()
-	set, err := openFonts(assets.Fonts(), assets.CaptionFonts())
+	set, err := openFonts(assets.Fonts(), assets.CaptionFonts(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,56 +26,41 @@ func testFonts(t *testing.T) *fontSet {
 	return set
 }
 
-func TestFontFallbackPicksTheFirstFontWithTheCharacter(t *testing.T) {
-	set := testFonts(t)
-	tests := []struct {
-		r    rune
-		face int
-	}{{'A', 0}, {'ж', 0}, {'王', 1}, {'김', 2}, {'क', -1}}
-	for _, tc := range tests {
-		if g := set.lookup(tc.r); g.face != tc.face {
-			t.Errorf("%q comes from font %d, want %d", tc.r, g.face, tc.face)
+// shownGlyphs returns the glyph ids a content stream draws, in order.
+func shownGlyphs(t *testing.T, content string) []sfnt.GlyphIndex {
+	t.Helper()
+	var ids []sfnt.GlyphIndex
+	for _, m := range regexp.MustCompile(`<([0-9A-F]{4})> Tj`).FindAllStringSubmatch(content, -1) {
+		id, err := strconv.ParseUint(m[1], 16, 16)
+		if err != nil {
+			t.Fatal(err)
 		}
+		ids = append(ids, sfnt.GlyphIndex(id))
 	}
-	if w := set.width([]rune("AAAA"), 10); w < 20 || w > 40 {
-		t.Errorf("four A at 10 pt are %.1f pt wide, want about 27", w)
-	}
+	return ids
 }
 
-func TestLongTextIsCutToFit(t *testing.T) {
+func TestArabicIsJoinedInTheAlbum(t *testing.T) {
 	set := testFonts(t)
-	long := cleanText(strings.Repeat("Bartholomew ", 10))
-	t.Run("a caption gets an ellipsis and fits", func(t *testing.T) {
-		got := set.truncate(long, 10, 100)
-		if got[len(got)-1] != ellipsis || set.width(got, 10) > 100 {
-			t.Errorf("truncate gave %q (%.1f pt)", string(got), set.width(got, 10))
+	glyph := func(r rune) sfnt.GlyphIndex {
+		g, err := set.faces[0].f.GlyphIndex(&set.buf, r)
+		if err != nil || g == 0 {
+			t.Fatalf("DejaVu Sans has no glyph for %U", r)
 		}
-	})
-	t.Run("a short caption is left alone", func(t *testing.T) {
-		if got := string(set.truncate([]rune("Ana"), 10, 100)); got != "Ana" {
-			t.Errorf("got %q", got)
-		}
-	})
-	t.Run("a title wraps at spaces into at most three lines", func(t *testing.T) {
-		lines := set.wrap(long, 30, 400, 3)
-		if len(lines) != 3 {
-			t.Fatalf("%d lines, want 3", len(lines))
-		}
-		for _, l := range lines {
-			if set.width(l, 30) > 400 {
-				t.Errorf("line %q is wider than 400 pt", string(l))
-			}
-		}
-		if last := lines[2]; last[len(last)-1] != ellipsis {
-			t.Errorf("the last line %q does not end with an ellipsis", string(last))
-		}
-	})
-	t.Run("a title without spaces breaks between characters", func(t *testing.T) {
-		lines := set.wrap([]rune(strings.Repeat("王", 40)), 30, 400, 3)
-		if len(lines) < 2 || string(lines[0]) != strings.Repeat("王", len(lines[0])) {
-			t.Errorf("got %q", lines)
-		}
-	})
+		return g
+	}
+	// بيت (beh yeh teh) is drawn right to left with the joined forms:
+	// final teh, medial yeh, initial beh; not the isolated letters.
+	content := set.show(set.truncate("بيت", 12, 500), 0, 0, 12, map[int]bool{})
+	got := shownGlyphs(t, content)
+	joined := []sfnt.GlyphIndex{glyph(0xFE96), glyph(0xFEF4), glyph(0xFE91)}
+	isolated := []sfnt.GlyphIndex{glyph('ت'), glyph('ي'), glyph('ب')}
+	if !slices.Equal(got, joined) {
+		t.Errorf("drawn glyphs %v, want the joined forms %v (isolated: %v)", got, joined, isolated)
+	}
+	if slices.Equal(got, isolated) {
+		t.Error("the letters are drawn unjoined")
+	}
 }
 
 func TestJPEGHeaders(t *testing.T) {

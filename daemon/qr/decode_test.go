@@ -32,6 +32,8 @@ var captions = map[string]string{
 	"Chinese":            "宴会厅 花園",
 	"Japanese":           "披露宴会場 はなぞの カフェ",
 	"Korean":             "연회장 정원",
+	"Devanagari":         "स्वागत कक्ष",
+	"Latin and Arabic":   "Salle قاعة (الاستقبال) 2",
 }
 
 // allScripts is one caption mixing every script.

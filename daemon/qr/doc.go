@@ -14,8 +14,9 @@
 // Colours must be dark on light with enough contrast for phone cameras
 // ([ValidateColors]).
 //
-// Captions are real text in the SVG. In the PNG they are drawn with the
-// fonts given to [NewRenderer], falling back font by font for each
-// character; Arabic is joined (contextual forms) and right-to-left runs are
-// reordered for display. Characters that no font covers are skipped.
+// Captions are real text in the SVG. In the PNG they are laid out by
+// package eventbox/daemon/text with the fonts given to [NewRenderer]:
+// falling back font by font for each character, shaped with the fonts'
+// OpenType tables (Arabic joined, Devanagari conjuncts) and in visual order
+// for right-to-left text. Characters that no font covers are skipped.
 package qr

@@ -7,6 +7,8 @@ import (
 	"image/color"
 
 	qrcode "github.com/skip2/go-qrcode"
+
+	"eventbox/daemon/text"
 )
 
 // Size limits of a rendered code, in pixels (PNG) or viewBox units (SVG).
@@ -87,7 +89,7 @@ func plan(content string, size int, st Style, caption string) (*layout, error) {
 	l := &layout{size: size, modules: q, n: len(q)}
 
 	codeSide := size
-	if oneLine(caption) != "" {
+	if text.OneLine(caption) != "" {
 		band := int(float64(size) * captionShare)
 		codeSide = size - band
 		l.caption = image.Rect(0, codeSide, size, size)

@@ -201,8 +201,8 @@ func TestPNGCaptionIsDrawnInEveryScript(t *testing.T) {
 
 func TestCoversReportsMissingScripts(t *testing.T) {
 	rd := renderer(t)
-	if rd.Covers("हिन्दी") {
-		t.Error("Covers claims Devanagari, which no embedded font has")
+	if rd.Covers("ภาษาไทย") {
+		t.Error("Covers claims Thai, which no embedded font has")
 	}
 	empty, err := qr.NewRenderer()
 	if err != nil {
@@ -393,6 +393,9 @@ func TestSVGGolden(t *testing.T) {
 	}{
 		{file: "event-square.svg", content: eventURL, style: qr.DefaultStyle()},
 		{file: "spot-round-caption.svg", content: spotURL, style: styles()["round dots"], caption: "Salle des fêtes"},
+		// The text element holds the caption in logical order; its size
+		// comes from the shaped width.
+		{file: "spot-mixed-caption.svg", content: spotURL, style: qr.DefaultStyle(), caption: "Salle قاعة (الاستقبال) 2 स्वागत 宴会厅"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" matches the golden file", func(t *testing.T) {
@@ -412,6 +415,76 @@ func TestSVGGolden(t *testing.T) {
 			}
 			if !bytes.Equal(buf.Bytes(), want) {
 				t.Errorf("SVG differs from %s (run with -update after checking the change)", path)
+			}
+		})
+	}
+}
+
+// captionGoldens are captions whose drawing is compared with a picture of
+// the caption band in testdata.
+var captionGoldens = []struct{ file, caption string }{
+	{"caption-arabic.png", "قاعة الاستقبال"},
+	{"caption-hebrew.png", "אולם האירועים"},
+	{"caption-mixed-brackets.png", "Salle قاعة (الاستقبال) 2"},
+	{"caption-cjk.png", "宴会厅 花園 연회장"},
+	{"caption-devanagari.png", "स्वागत कक्ष"},
+}
+
+func TestPNGCaptionGolden(t *testing.T) {
+	rd := renderer(t)
+	band := image.Rect(0, 512-71, 512, 512)
+	for _, tt := range captionGoldens {
+		t.Run(tt.file+" matches the golden file", func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := rd.PNG(&buf, spotURL, 512, qr.DefaultStyle(), tt.caption); err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := image.NewGray(image.Rectangle{Max: band.Size()})
+			for y := range band.Dy() {
+				for x := range band.Dx() {
+					got.Set(x, y, img.At(band.Min.X+x, band.Min.Y+y))
+				}
+			}
+			path := filepath.Join("testdata", tt.file)
+			if *update {
+				var out bytes.Buffer
+				if err := png.Encode(&out, got); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			defer f.Close()
+			want, err := png.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Bounds() != got.Bounds() {
+				t.Fatalf("golden is %v, caption band is %v", want.Bounds(), got.Bounds())
+			}
+			// Anti-aliasing may round differently on another CPU: allow
+			// faint differences, and a few pixels in all.
+			off := 0
+			for y := range band.Dy() {
+				for x := range band.Dx() {
+					a := got.GrayAt(x, y).Y
+					b := color.GrayModel.Convert(want.At(x, y)).(color.Gray).Y
+					if absDiff(a, b) > 48 {
+						off++
+					}
+				}
+			}
+			if off > band.Dx()*band.Dy()/500 {
+				t.Errorf("%d pixels differ from %s (run with -update after checking the change)", off, path)
 			}
 		})
 	}

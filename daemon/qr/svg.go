@@ -10,6 +10,8 @@ import (
 	"image/png"
 	"io"
 	"strconv"
+
+	"eventbox/daemon/text"
 )
 
 // maxLogoPixels caps the side of the logo PNG embedded in an SVG: the SVG
@@ -111,15 +113,15 @@ func logoURI(logo image.Image, box image.Point) (string, error) {
 
 // writeCaption writes the caption as a centred text element in the band.
 func (rd *Renderer) writeCaption(w *bufio.Writer, l *layout, st Style, caption string) error {
-	text := oneLine(caption)
-	if text == "" {
+	caption = text.OneLine(caption)
+	if caption == "" {
 		return nil
 	}
-	px := rd.captionFontSize(text, l.caption.Dx(), l.caption.Dy())
+	px := rd.captionFontSize(caption, l.caption.Dx(), l.caption.Dy())
 	cy := float64(l.caption.Min.Y) + float64(l.caption.Dy())/2
 	fmt.Fprintf(w, `<text x="%d" y="%s" font-family="%s" font-size="%s" fill="%s" text-anchor="middle" dominant-baseline="central">`,
 		l.size/2, strconv.FormatFloat(cy, 'f', 1, 64), captionFamily, strconv.FormatFloat(px, 'f', 1, 64), hex(st.Foreground))
-	if err := xml.EscapeText(w, []byte(text)); err != nil {
+	if err := xml.EscapeText(w, []byte(caption)); err != nil {
 		return fmt.Errorf("writing qr caption: %w", err)
 	}
 	w.WriteString("</text>\n")
