@@ -322,9 +322,9 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form upl
 			}
 			file.tmp = tmp
 			fp := newFingerprinter()
-			n, err := io.Copy(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1))
+			n, err := receive(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1), fileField)
 			if err != nil {
-				return fail(errorOrTooLarge(err, fileField, "upload was interrupted"))
+				return fail(err)
 			}
 			if n > limit {
 				return fail(errTooLarge)
@@ -359,6 +359,40 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form upl
 		return nil, receivedFile{}, errField(fileField, "is empty")
 	}
 	return fields, file, nil
+}
+
+// receive copies an upload's body to the temp file dst and tells whose
+// fault a failure is. A read that fails is the client's (it stopped
+// sending, or sent too much): 400 naming field, or too_large. A write that
+// fails is the box's (a full card, an I/O error): it is returned wrapped,
+// and toAPIError makes it 507 insufficient_storage or 503 unavailable, so
+// the guest's page keeps the file and tries again (DESIGN.md, "Server
+// faults are retryable").
+func receive(dst io.Writer, src io.Reader, field string) (int64, error) {
+	cr := &clientReader{r: src}
+	n, err := io.Copy(dst, cr)
+	switch {
+	case err == nil:
+		return n, nil
+	case cr.err != nil:
+		return n, errorOrTooLarge(cr.err, field, "upload was interrupted")
+	default:
+		return n, fmt.Errorf("storing the upload: %w", err)
+	}
+}
+
+// clientReader remembers the error of the client's side of a copy.
+type clientReader struct {
+	r   io.Reader
+	err error
+}
+
+func (c *clientReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
 }
 
 // errorOrTooLarge keeps a body-limit error as too_large and names the
