@@ -202,9 +202,30 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 	if err != nil {
 		return imageError(err)
 	}
+	if file.size, err = s.cutTrailing(r, file.tmp, info, file.size); err != nil {
+		return err
+	}
 	p.Width, p.Height, p.Format = info.Width, info.Height, string(info.Format)
 	p.Size, p.Fingerprint = file.size, file.fingerprint
 	return s.storePhoto(w, r, p, quota, []pendingFile{{file.tmp, store.Photo.OriginalName}})
+}
+
+// cutTrailing cuts off what follows the image in a received JPEG (the
+// video of a motion photo, the second image of an MPO) and returns the
+// size kept. The original is the image as sent, not what rides after it:
+// no page shows that data, it would cost the card megabytes per photo,
+// and nothing strips the position a video appended there may carry
+// (docs/decisions.md, "Full card and server faults"). The fingerprint
+// stays that of the bytes sent, so a retry still finds the photo.
+func (s *Server) cutTrailing(r *http.Request, tmp *store.TempFile, info imaging.Info, size int64) (int64, error) {
+	if info.End <= 0 || info.End >= size {
+		return size, nil
+	}
+	if err := tmp.Truncate(info.End); err != nil {
+		return 0, fmt.Errorf("cutting data after the image: %w", err)
+	}
+	s.log.InfoContext(r.Context(), "data after the image cut off", "bytes", size-info.End)
+	return info.End, nil
 }
 
 // pendingFile is a received file and the media name it takes once the
