@@ -35,7 +35,7 @@ func crashKills(t *testing.T) int {
 		}
 		return n
 	}
-	return 8
+	return 6
 }
 
 // crashGuests upload at the same time in each round.
@@ -57,7 +57,7 @@ func TestCrashUploads(t *testing.T) {
 	}
 	t.Logf("seed %d (EVENTBOX_CRASH_SEED to repeat), %d kills", seed, kills)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	base := noisyJPEG(t, 1024, 768, seed)
+	base := noisyJPEG(t, 800, 600, seed)
 
 	began := time.Now()
 	bin := buildBinary(t)
@@ -78,7 +78,7 @@ func TestCrashUploads(t *testing.T) {
 	// upload that sent it (its bytes are made again from the number).
 	answered := map[string]int{}
 	var mu sync.Mutex
-	var next, attempts, lost, refused int
+	var next, attempts, lost, refused, tempCleared int
 	for round := 0; round < kills; round++ {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
@@ -123,6 +123,9 @@ func TestCrashUploads(t *testing.T) {
 		close(stop)
 		wg.Wait()
 		d = startDaemon(t, bin, dir)
+		if _, c := sweepCounts(d.stderr.String()); c > 0 {
+			tempCleared += c
+		}
 	}
 	// The last start ran within seconds of the last kill, so files of an
 	// interrupted upload are still inside the sweep's grace period. Let the
@@ -184,8 +187,8 @@ func TestCrashUploads(t *testing.T) {
 	}
 	t.Logf("in %v: %d kills, %d uploads sent: %d answered 200/201, %d without an answer (killed), %d refused; "+
 		"%d photos listed (answered or committed before the kill), %d media files, %d unnamed; "+
-		"last start removed %d unnamed files and cleared %d temp files",
-		time.Since(began).Round(time.Second), kills, attempts, len(answered), lost, refused, len(listed), files, unnamed, removed, cleared)
+		"restarts after a kill cleared %d temp files; the last start removed %d unnamed files and cleared %d temp files",
+		time.Since(began).Round(time.Second), kills, attempts, len(answered), lost, refused, len(listed), files, unnamed, tempCleared, removed, cleared)
 }
 
 // noisyJPEG encodes a picture of noise, so it is hundreds of KiB like a
