@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Packages with fuzz targets, and how long `make test` runs each one.
 FUZZTIME ?= 10s
 
-.PHONY: run build test vet unit fuzz cross clean
+.PHONY: run build test vet unit fuzz cross clean crashtest
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -35,6 +35,14 @@ cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -o /dev/null ./cmd/eventbox
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=7 $(GO) build -trimpath -o /dev/null ./cmd/eventbox
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -o /dev/null ./cmd/eventbox
+
+## crashtest: guests upload while the built binary is killed with SIGKILL
+## CRASH_KILLS times and restarted on the same data; every answered upload
+## must survive whole and no file or temp file may be left unnamed
+## (`make test` runs a short variant of the same test)
+CRASH_KILLS ?= 200
+crashtest:
+	EVENTBOX_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 60m -run '^TestCrashUploads$$' -v ./cmd/eventbox
 
 clean:
 	rm -rf bin dist

@@ -26,7 +26,7 @@ const (
 
 // errBoothUnavailable answers a booth stream opened while the server shuts
 // down; the page's EventSource tries again.
-var errBoothUnavailable = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable"}
+var errBoothUnavailable = errUnavailable
 
 // boothRelay connects the box's booth hardware to the booth pages. A button
 // press becomes a trigger message for every connected booth page (the box

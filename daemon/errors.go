@@ -3,7 +3,11 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"net/http"
+	"os"
+	"syscall"
 
 	"eventbox/store"
 )
@@ -49,6 +53,11 @@ var (
 	errMethod         = &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
 	errInternal       = &apiError{Status: http.StatusInternalServerError, Code: "internal"}
 	errNotImplemented = &apiError{Status: http.StatusNotImplemented, Code: "not_implemented"}
+	// errUnavailable and errInsufficientStorage are the box's own faults
+	// (DESIGN.md, "Server faults are retryable"): a server-side I/O error,
+	// and a full card. The guest page keeps the file and tries again.
+	errUnavailable         = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable"}
+	errInsufficientStorage = &apiError{Status: http.StatusInsufficientStorage, Code: "insufficient_storage"}
 )
 
 // with returns a copy of a declared error that carries details.
@@ -75,6 +84,10 @@ func toAPIError(err error) *apiError {
 		return errQuotaReached
 	case errors.Is(err, store.ErrBadPath):
 		return errNotFound
+	case noSpace(err):
+		return errInsufficientStorage
+	case ioFault(err):
+		return errUnavailable
 	default:
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -82,4 +95,27 @@ func toAPIError(err error) *apiError {
 		}
 		return errInternal
 	}
+}
+
+// noSpace reports whether err comes from a full file system (or a full
+// quota) on the box's side.
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// ioFault reports whether err is a failure of the box's own disk: a file
+// operation that failed (opening, writing, syncing, renaming) or an I/O
+// error from the device. A network error is not one: reading a client's
+// body that stops is the client's fault, and the upload handlers turn it
+// into a 400 before it gets here.
+func ioFault(err error) bool {
+	var ne *net.OpError
+	if errors.As(err, &ne) {
+		return false
+	}
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se) ||
+		errors.Is(err, syscall.EIO) || errors.Is(err, syscall.EROFS)
 }

@@ -208,9 +208,30 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 	if err != nil {
 		return imageError(err)
 	}
+	if file.size, err = s.cutTrailing(r, file.tmp, info, file.size); err != nil {
+		return err
+	}
 	p.Width, p.Height, p.Format = info.Width, info.Height, string(info.Format)
 	p.Size, p.Fingerprint = file.size, file.fingerprint
 	return s.storePhoto(w, r, p, quota, []pendingFile{{file.tmp, store.Photo.OriginalName}})
+}
+
+// cutTrailing cuts off what follows the image in a received JPEG (the
+// video of a motion photo, the second image of an MPO) and returns the
+// size kept. The original is the image as sent, not what rides after it:
+// no page shows that data, it would cost the card megabytes per photo,
+// and nothing strips the position a video appended there may carry
+// (docs/decisions.md, "Full card and server faults"). The fingerprint
+// stays that of the bytes sent, so a retry still finds the photo.
+func (s *Server) cutTrailing(r *http.Request, tmp *store.TempFile, info imaging.Info, size int64) (int64, error) {
+	if info.End <= 0 || info.End >= size {
+		return size, nil
+	}
+	if err := tmp.Truncate(info.End); err != nil {
+		return 0, fmt.Errorf("cutting data after the image: %w", err)
+	}
+	s.log.InfoContext(r.Context(), "data after the image cut off", "bytes", size-info.End)
+	return info.End, nil
 }
 
 // pendingFile is a received file and the media name it takes once the
@@ -328,9 +349,9 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form upl
 			}
 			file.tmp = tmp
 			fp := newFingerprinter()
-			n, err := io.Copy(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1))
+			n, err := receive(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1), fileField)
 			if err != nil {
-				return fail(errorOrTooLarge(err, fileField, "upload was interrupted"))
+				return fail(err)
 			}
 			if n > limit {
 				return fail(errTooLarge)
@@ -365,6 +386,40 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form upl
 		return nil, receivedFile{}, errField(fileField, "is empty")
 	}
 	return fields, file, nil
+}
+
+// receive copies an upload's body to the temp file dst and tells whose
+// fault a failure is. A read that fails is the client's (it stopped
+// sending, or sent too much): 400 naming field, or too_large. A write that
+// fails is the box's (a full card, an I/O error): it is returned wrapped,
+// and toAPIError makes it 507 insufficient_storage or 503 unavailable, so
+// the guest's page keeps the file and tries again (DESIGN.md, "Server
+// faults are retryable").
+func receive(dst io.Writer, src io.Reader, field string) (int64, error) {
+	cr := &clientReader{r: src}
+	n, err := io.Copy(dst, cr)
+	switch {
+	case err == nil:
+		return n, nil
+	case cr.err != nil:
+		return n, errorOrTooLarge(cr.err, field, "upload was interrupted")
+	default:
+		return n, fmt.Errorf("storing the upload: %w", err)
+	}
+}
+
+// clientReader remembers the error of the client's side of a copy.
+type clientReader struct {
+	r   io.Reader
+	err error
+}
+
+func (c *clientReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
 }
 
 // errorOrTooLarge keeps a body-limit error as too_large and names the

@@ -49,9 +49,9 @@ func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, e store.Ev
 		return err
 	}
 	defer poster.Abort()
-	n, err := io.Copy(io.MultiWriter(poster, h), io.LimitReader(body, posterSize))
+	n, err := receive(io.MultiWriter(poster, h), io.LimitReader(body, posterSize), "body")
 	if err != nil {
-		return errorOrTooLarge(err, "body", "upload was interrupted")
+		return err
 	}
 	if n != posterSize {
 		return invalidVideo("poster", "the body is shorter than X-Poster-Bytes")
@@ -66,9 +66,9 @@ func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, e store.Ev
 		return err
 	}
 	defer video.Abort()
-	size, err := io.Copy(io.MultiWriter(video, h), body)
+	size, err := receive(io.MultiWriter(video, h), body, "body")
 	if err != nil {
-		return errorOrTooLarge(err, "body", "upload was interrupted")
+		return err
 	}
 	res, err := probe.Video(r.Context(), video.File, size)
 	if errors.Is(err, probe.ErrInvalid) {

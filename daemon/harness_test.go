@@ -69,7 +69,7 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	st, err := store.Open(ctx, dir, store.Options{Now: clock.Now})
+	st, err := store.Open(ctx, cfg.DataDir, store.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatalf("opening store: %v", err)
 	}

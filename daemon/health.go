@@ -11,7 +11,7 @@ type healthBody struct {
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.Ping(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "health check failed", "error", err)
-		return &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable"}
+		return errUnavailable
 	}
 	return writeJSON(w, r, http.StatusOK, healthBody{Status: "ok"})
 }

@@ -32,11 +32,12 @@ type errorBody struct {
 	Message string            `json:"message,omitempty"`
 }
 
-// writeError sends the { error, details } answer for err. A 500 logs the
-// cause and sends only the generic code.
+// writeError sends the { error, details } answer for err. A server fault
+// (500 internal, 503 unavailable, 507 insufficient_storage) logs the cause
+// and sends only the generic code.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
-	if ae.Status >= 500 && ae.Code == "internal" {
+	if ae.Status >= 500 && ae != err {
 		s.log.ErrorContext(r.Context(), "request failed", "error", err,
 			slog.Group("req", "method", r.Method, "path", logPath(r)))
 	}

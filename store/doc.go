@@ -11,7 +11,10 @@
 // way: the record and its indexes go in one transaction that also queues
 // the files in the media_trash bucket; the files are removed after the
 // commit, and whatever a power cut interrupted is finished by EmptyTrash
-// when the store opens. Temp files are cleared at open.
+// when the store opens. A crash between a file's rename into media/ and its
+// record's commit leaves a file no record names: SweepMedia, also run at
+// open, removes such files once older than a grace period
+// (DefaultMediaGrace) and clears the temp area.
 //
 // # Keys
 //

@@ -262,8 +262,9 @@ func updateCounts(tx *bolt.Tx, eventID string, fn func(*EventCounts)) error {
 
 // DeleteEvent removes an event and every record that belongs to it
 // (photos, guests, contacts, places, gallery links, hourly counters and
-// their indexes) in one transaction, then its media folder. A power cut between the two leaves files no record
-// points at, which SweepMedia removes at the next start.
+// their indexes) in one transaction, then its media folder. The folder is
+// queued in the trash in the same transaction, so a power cut between the
+// two is finished by EmptyTrash (and SweepMedia) at the next start.
 func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var e Event

@@ -27,16 +27,28 @@ func openMedia(dataDir string) (*Media, error) {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
 		}
 	}
-	// Temp files left by a power cut or a killed upload belong to no
-	// record: clear them.
+	return m, nil
+}
+
+// clearTemp removes every file of the temp area: at start nothing is being
+// written (the database lock keeps a second process out), so what is there
+// was left by a power cut or a killed upload and belongs to no record. It
+// returns how many it removed.
+func (m *Media) clearTemp() (int, error) {
 	entries, err := os.ReadDir(m.tmp)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", m.tmp, err)
+		return 0, fmt.Errorf("reading %s: %w", m.tmp, err)
 	}
+	n := 0
+	var errs []error
 	for _, e := range entries {
-		_ = os.Remove(filepath.Join(m.tmp, e.Name()))
+		if err := os.RemoveAll(filepath.Join(m.tmp, e.Name())); err != nil {
+			errs = append(errs, fmt.Errorf("clearing temp area: %w", err))
+			continue
+		}
+		n++
 	}
-	return m, nil
+	return n, errors.Join(errs...)
 }
 
 // ErrBadPath: a media name that is not of the form <eventID>/<file>.

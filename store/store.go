@@ -39,6 +39,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives store events; nil discards them.
 	Logger *slog.Logger
+	// MediaGrace is how old a media file no record names must be before
+	// Open's sweep removes it (SweepMedia). Zero means DefaultMediaGrace.
+	MediaGrace time.Duration
 }
 
 // Store holds every record of the product in one bbolt file and the media
@@ -53,7 +56,8 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the store in dir: the database file, the
-// media area and the temp area. It runs pending migrations and refuses a
+// media area and the temp area. It finishes interrupted deletions
+// (EmptyTrash) and removes media files no record names (SweepMedia). It runs pending migrations and refuses a
 // database from a newer schema. A second process gets ErrLocked within
 // LockTimeout.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
@@ -93,6 +97,15 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	} else if n > 0 {
 		s.log.WarnContext(ctx, "jobs were running when the process stopped", "jobs", n)
 	}
+
+	if opts.MediaGrace == 0 {
+		opts.MediaGrace = DefaultMediaGrace
+	}
+	res, err := s.SweepMedia(ctx, opts.MediaGrace)
+	if err != nil {
+		s.log.WarnContext(ctx, "media area not reconciled", "error", err)
+	}
+	s.log.InfoContext(ctx, "media area reconciled", "removed", res.Removed, "recent_kept", res.Recent, "temp_cleared", res.Temp)
 	return s, nil
 }
 

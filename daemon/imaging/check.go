@@ -23,6 +23,12 @@ type Info struct {
 	// properties, which the HEIF decoder itself applies; an EXIF
 	// orientation inside a HEIC is ignored, as the HEIF standard requires.
 	Orientation int
+	// End is the offset just past the image in the file. For a JPEG it
+	// follows the first EOI marker: what comes after (a motion photo's
+	// video, the second image of an MPO, padding) is not part of the
+	// image, and a caller may cut it off. For other formats it is the
+	// file's size.
+	End int64
 
 	storedW, storedH int  // size as coded, before orientation
 	progressive      bool // JPEG: progressive coding
@@ -66,6 +72,9 @@ func check(r io.ReaderAt, size int64, maxPixels int) (Info, error) {
 		return Info{}, fmt.Errorf("checking %s: %w", f, err)
 	}
 	info.Format = f
+	if info.End == 0 {
+		info.End = size
+	}
 	if info.storedW <= 0 || info.storedH <= 0 {
 		return Info{}, fmt.Errorf("checking %s: %w: size %dx%d", f, ErrCorrupt, info.storedW, info.storedH)
 	}

@@ -74,7 +74,8 @@ func checkJPEG(r io.ReaderAt, size int64) (Info, error) {
 			if !frame {
 				return info, fmt.Errorf("%w: scan before the frame header", ErrCorrupt)
 			}
-			return info, findEOI(r, end, size)
+			info.End, err = findEOI(r, end, size)
+			return info, err
 		}
 		off = end
 	}
@@ -105,51 +106,61 @@ func readSOF(r io.ReaderAt, off int64, n int, size int64, info *Info) error {
 	return nil
 }
 
-// findEOI makes sure the image data from off on ends with an EOI marker. The
-// common case, EOI as the file's last two bytes, costs one read. Otherwise
-// (data appended after the image, as motion photos do, or a truncated file)
-// the entropy-coded data and any later segments are walked until the EOI.
-func findEOI(r io.ReaderAt, off, size int64) error {
-	if tail, err := readAt(r, size-2, 2, size); err == nil && off <= size-2 && tail[0] == 0xff && tail[1] == 0xd9 {
-		return nil
-	}
+// findEOI finds the EOI marker that ends the image data from off on and
+// returns the offset just past it. It walks the entropy-coded data and any
+// segments between scans (progressive JPEGs) a chunk at a time; bytes after
+// the first EOI (data appended after the image, as motion photos do) are
+// never read. A file without an EOI is truncated: ErrCorrupt.
+func findEOI(r io.ReaderAt, off, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	for off < size {
 		n := int(min(int64(len(buf)), size-off))
 		chunk, err := readInto(r, buf[:n], off, size)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		i := bytes.IndexByte(chunk, 0xff)
-		if i < 0 {
-			off += int64(n)
-			continue
+		next, end, err := scanChunk(r, chunk, off, size)
+		if err != nil || end > 0 {
+			return end, err
 		}
-		j := i + 1
+		off = next
+	}
+	return 0, fmt.Errorf("%w: no EOI marker after the image data (truncated)", ErrCorrupt)
+}
+
+// scanChunk looks for markers in chunk, read at off. It returns the offset
+// past the EOI when it finds one, else where to read the next chunk from.
+func scanChunk(r io.ReaderAt, chunk []byte, off, size int64) (next, end int64, err error) {
+	n := len(chunk)
+	i := 0
+	for {
+		k := bytes.IndexByte(chunk[i:], 0xff)
+		if k < 0 {
+			return off + int64(n), 0, nil
+		}
+		j := i + k + 1
 		for j < n && chunk[j] == 0xff {
 			j++
 		}
 		if j == n {
 			if off+int64(j) >= size {
-				break
+				return size, 0, nil
 			}
-			off += int64(j - 1) // read again from the run's last 0xFF
-			continue
+			return off + int64(j-1), 0, nil // read again from the run's last 0xFF
 		}
 		switch m := chunk[j]; {
 		case m == 0x00 || (m >= 0xd0 && m <= 0xd7): // stuffing, restart
-			off += int64(j + 1)
+			i = j + 1
 		case m == 0xd9:
-			return nil
+			return 0, off + int64(j) + 1, nil
 		default: // a segment between scans: skip it by its length
 			lb, err := readAt(r, off+int64(j+1), 2, size)
 			if err != nil {
-				return err
+				return 0, 0, err
 			}
-			off += int64(j+1) + int64(be16(lb))
+			return off + int64(j+1) + int64(be16(lb)), 0, nil
 		}
 	}
-	return fmt.Errorf("%w: no EOI marker after the image data (truncated)", ErrCorrupt)
 }
 
 func readInto(r io.ReaderAt, b []byte, off, size int64) ([]byte, error) {

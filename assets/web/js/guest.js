@@ -303,15 +303,23 @@ function drawQueue() {
       case 'offline': return t('queueOffline');
       case 'sent': return t('queueSent');
       case 'failed': return t('queueFailed', { reason: refusal(i.error) });
-      default:
-        return i.retryAt > now ? t('queueRetrying', { s: Math.ceil((i.retryAt - now) / 1000) }) : t('queueWaiting');
+      case 'held': return t('queueHeld');
+      default: {
+        if (i.retryAt <= now) return t('queueWaiting');
+        const s = Math.ceil((i.retryAt - now) / 1000);
+        // Why it waits: the box's card is full, the box failed, or no answer.
+        if (i.error === 'insufficient_storage') return t('queueRetryFull', { s });
+        if (i.error) return t('queueRetryBox', { s });
+        return t('queueRetrying', { s });
+      }
     }
   };
   clear(box, h('h3', null, t('queueTitle')), h('ul', { class: 'queue', id: 'queue-list' }, items.map((i) => h('li', { dataset: { state: i.state } },
     localThumb(i) ? h('img', { class: 'qthumb', src: localThumb(i), alt: '' }) : h('span', { class: 'qthumb' }),
     h('div', { class: 'grow' },
-      h('div', { class: i.state === 'failed' ? 'form-err' : '' }, status(i)),
+      h('div', { class: i.state === 'failed' || i.state === 'held' ? 'form-err' : '' }, status(i)),
       i.state === 'uploading' || i.state === 'sent' ? h('progress', { max: 1, value: i.progress }) : null),
+    i.state === 'held' ? h('button', { class: 'small', onclick: () => queue.retryHeld(i.id) }, t('retry')) : null,
     i.state !== 'uploading' && i.state !== 'sent' ? h('button', { class: 'small', onclick: () => queue.remove(i.id), 'aria-label': t('remove') }, '✕') : null))),
   queue.pending ? h('p', { class: 'small muted' }, t('queueKept')) : null);
   const waiting = items.some((i) => i.state === 'waiting' && i.retryAt > now);

@@ -1,11 +1,21 @@
 // The guest's upload queue. Files wait in IndexedDB until the box has
 // them, so a reload, a closed tab or a dropped hotspot loses nothing. Up to
-// two go at a time; network errors, 5xx and 429 are retried with backoff
-// (Retry-After honoured); uploads_closed, quota_reached and a lost event
-// stop the queue with a reason; a file the box refuses (413, 415) is
-// marked failed and the rest go on. The box answers a repeated upload of
-// the same bytes with the photo it already has, so a retry after a lost
-// answer makes no duplicate.
+// two go at a time. What each answer does (docs/decisions.md, "Full card
+// and server faults"):
+// - a network error, 408, 429 and any 5xx (507 insufficient_storage: the
+//   box's card is full; 503 unavailable) are the box's or the network's
+//   fault: the file stays and is retried with backoff (Retry-After
+//   honoured);
+// - uploads_closed, quota_reached, forbidden and a lost event (404) stop
+//   the queue with a reason and keep the files;
+// - only an answer that says the file itself is at fault drops it, with
+//   the reason shown: 413 (too_large, video_too_long), 415 (invalid_image,
+//   invalid_video) and videos_off;
+// - any other 4xx (a 400, say) is held: the file stays on the phone, is
+//   not retried by itself, and the guest can try again or remove it; a
+//   later visit tries it again. The only copy is never dropped silently.
+// The box answers a repeated upload of the same bytes with the photo it
+// already has, so a retry after a lost answer makes no duplicate.
 import { makePoster, videoBody, VIDEO_TYPE } from './video.js';
 
 const DB_NAME = 'eventbox-uploads';
@@ -82,7 +92,10 @@ function send(url, body, headers, onProgress, signal) {
  *   'change'   — any item's state changed (read .items),
  *   'uploaded' — detail: the PhotoDto the box answered,
  *   'stopped'  — detail: { code }, the queue stopped (see .stopped).
- * Item states: preparing, waiting, uploading, retrying, offline, sent, failed.
+ * Item states: preparing, waiting, uploading, offline, sent, failed
+ * (dropped: the file is at fault), held (kept, waiting for the guest).
+ * A waiting item with retryAt in the future is backing off; its error is
+ * the code of the answer that made it wait ('' for a network error).
  */
 export class UploadQueue extends EventTarget {
   /**
@@ -117,7 +130,7 @@ export class UploadQueue extends EventTarget {
     this.pump();
   }
 
-  /** pending counts the files not sent yet (failed ones excluded). */
+  /** pending counts the files not sent yet (dropped ones excluded). */
   get pending() {
     return this.items.filter((i) => i.state !== 'sent' && i.state !== 'failed').length;
   }
@@ -179,6 +192,17 @@ export class UploadQueue extends EventTarget {
     this.changed();
   }
 
+  /** retryHeld sends a held file again. */
+  retryHeld(id) {
+    const item = this.items.find((i) => i.id === id);
+    if (!item || item.state !== 'held') return;
+    item.state = 'waiting';
+    item.retryAt = 0;
+    item.error = null;
+    this.changed();
+    this.pump();
+  }
+
   /** resume restarts a stopped queue (e.g. after the hosts reopen uploads). */
   resume() {
     this.stopped = null;
@@ -190,7 +214,7 @@ export class UploadQueue extends EventTarget {
   /** wake retries waiting files now (the connection came back). */
   wake() {
     for (const i of this.items) {
-      if (i.state === 'retrying' || i.state === 'offline') { i.state = 'waiting'; i.retryAt = 0; }
+      if (i.state === 'waiting' || i.state === 'retrying' || i.state === 'offline') { i.state = 'waiting'; i.retryAt = 0; }
     }
     this.changed();
     this.pump();
@@ -255,11 +279,12 @@ export class UploadQueue extends EventTarget {
         this.changed();
       });
     } catch {
-      return this.retry(item, 0);
+      return this.retry(item, 0, '');
     }
     const code = (res.data && res.data.error) || '';
     if (res.status === 200 || res.status === 201) {
       item.state = 'sent';
+      item.error = null;
       item.progress = 1;
       await this.forget(item);
       this.changed();
@@ -271,7 +296,7 @@ export class UploadQueue extends EventTarget {
       return undefined;
     }
     if (res.status === 0 || res.status === 408 || res.status === 429 || res.status >= 500) {
-      return this.retry(item, res.retryAfter);
+      return this.retry(item, res.retryAfter, code || 'http_' + res.status);
     }
     if (res.status === 403 && code === 'forbidden' && !item.rejoined) {
       item.rejoined = true;
@@ -290,17 +315,24 @@ export class UploadQueue extends EventTarget {
       this.stop('gone');
       return undefined;
     }
-    // Refused for good (413, 415, 400, videos_off): tell, keep the rest going.
-    item.state = 'failed';
     item.error = code || 'http_' + res.status;
-    await this.forget(item);
+    if (res.status === 413 || res.status === 415 || (res.status === 403 && code === 'videos_off')) {
+      // The file itself is refused: tell, drop it, keep the rest going.
+      item.state = 'failed';
+      await this.forget(item);
+    } else {
+      // Any other refusal does not say the file is bad: keep it for the
+      // guest to try again or remove.
+      item.state = 'held';
+    }
     this.changed();
     return undefined;
   }
 
-  retry(item, retryAfter) {
+  retry(item, retryAfter, code) {
     item.attempts++;
     item.progress = 0;
+    item.error = code;
     if (!navigator.onLine) {
       item.state = 'offline';
       item.retryAt = 0;

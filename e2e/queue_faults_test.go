@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
+)
+
+// faultyBox is a proxy in front of a box that answers the next photo
+// uploads from a script (a status and an error code each) instead of
+// passing them on: a full card, a failing box, a refused file.
+type faultyBox struct {
+	URL   string
+	mu    sync.Mutex
+	next  []scripted
+	faked int
+}
+
+type scripted struct {
+	status int
+	code   string
+}
+
+func newFaultyBox(t *testing.T, box *box) *faultyBox {
+	t.Helper()
+	target, err := url.Parse(box.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	f := &faultyBox{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/e/") && strings.HasSuffix(r.URL.Path, "/photos") {
+			f.mu.Lock()
+			var s *scripted
+			if len(f.next) > 0 {
+				s = &f.next[0]
+				f.next = f.next[1:]
+				f.faked++
+			}
+			f.mu.Unlock()
+			if s != nil {
+				_, _ = io.Copy(io.Discard, r.Body)
+				body, _ := json.Marshal(map[string]string{"error": s.code})
+				w.Header().Set("Content-Type", "application/json; charset=utf-8")
+				w.WriteHeader(s.status)
+				_, _ = w.Write(body)
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	f.URL = srv.URL
+	return f
+}
+
+// script queues answers for the next uploads.
+func (f *faultyBox) script(answers ...scripted) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.next = append(f.next, answers...)
+}
+
+// answered is how many uploads got a scripted answer so far.
+func (f *faultyBox) answered() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.faked
+}
+
+// keptOnPhone counts the files the page keeps in IndexedDB.
+func keptOnPhone(t *testing.T, b *browser) int {
+	t.Helper()
+	var n int
+	b.eval(t, `new Promise((res) => { const r = indexedDB.open('eventbox-uploads', 1); r.onsuccess = () => { const q = r.result.transaction('items').objectStore('items').count(); q.onsuccess = () => { res(q.result); r.result.close(); }; }; })`, &n)
+	return n
+}
+
+// TestGuestQueueServerFaults: a full card (507), a failing box (503) and
+// a dropped connection keep the photo on the phone and retry it; it
+// reaches the box once the box takes it.
+func TestGuestQueueServerFaults(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	proxy := newFaultyBox(t, box)
+	ev := createEvent(t, box.Store, "Full card", func(e *store.Event) { e.AskGuestName = false })
+	photo := writeJPEG(t, "full.jpg", 640, 480)
+
+	b.do(t, "opening the event link",
+		chromedp.Navigate(proxy.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+	proxy.script(scripted{507, "insufficient_storage"}, scripted{503, "unavailable"})
+	b.do(t, "taking a photo while the box's card is full",
+		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+	b.waitText(t, "#queue-list", "The box is out of space. Your photo is kept here; trying again in")
+	b.shot(t, "guest-queue-box-full")
+	if n := keptOnPhone(t, b); n != 1 {
+		t.Fatalf("after a 507 the phone keeps %d files; want 1", n)
+	}
+	wake := `window.dispatchEvent(new Event('online'))`
+	b.eval(t, wake, nil)
+	b.waitText(t, "#queue-list", "The box could not take it just now. Trying again in")
+	if n := keptOnPhone(t, b); n != 1 {
+		t.Fatalf("after a 503 the phone keeps %d files; want 1", n)
+	}
+	b.block(t, "*://*:*/api/e/*/photos*")
+	b.eval(t, wake, nil)
+	b.waitText(t, "#queue-list", "No connection. Trying again in")
+	if n := keptOnPhone(t, b); n != 1 {
+		t.Fatalf("after a network error the phone keeps %d files; want 1", n)
+	}
+	b.block(t)
+	b.eval(t, wake, nil)
+	b.waitJS(t, "the kept photo is sent and shown", `document.querySelectorAll('#my-photos .tile').length === 1`)
+	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
+		t.Fatalf("the box holds %d photos; want 1", n)
+	}
+	if n := proxy.answered(); n != 2 {
+		t.Fatalf("%d scripted answers were given; want 2", n)
+	}
+	eventually(t, "the sent photo is forgotten by the phone", func() bool { return keptOnPhone(t, b) == 0 })
+}
+
+// TestGuestQueueRefusals: a file the box says is at fault (413, 415) is
+// dropped with the reason; any other refusal (a 400) keeps it on the
+// phone until the guest tries again.
+func TestGuestQueueRefusals(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	proxy := newFaultyBox(t, box)
+	ev := createEvent(t, box.Store, "Refusals", func(e *store.Event) { e.AskGuestName = false })
+	photo := writeJPEG(t, "refused.jpg", 640, 480)
+	b.do(t, "opening the event link",
+		chromedp.Navigate(proxy.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
+
+	for _, tt := range []struct {
+		answer scripted
+		text   string
+	}{
+		{scripted{413, "too_large"}, "Not sent: the file is too large"},
+		{scripted{415, "invalid_image"}, "Not sent: the box cannot read this photo"},
+	} {
+		proxy.script(tt.answer)
+		b.do(t, "taking a photo the box refuses with "+tt.answer.code,
+			chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+		b.waitText(t, "#queue-list", tt.text)
+		eventually(t, "the refused file is dropped from the phone", func() bool { return keptOnPhone(t, b) == 0 })
+	}
+
+	proxy.script(scripted{400, "bad_request"})
+	b.do(t, "taking a photo the box answers 400",
+		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
+	b.waitText(t, "#queue-list", "Not sent. It stays on this phone: try again or remove it.")
+	b.shot(t, "guest-queue-held")
+	if n := keptOnPhone(t, b); n != 1 {
+		t.Fatalf("after a 400 the phone keeps %d files; want 1", n)
+	}
+	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 0 {
+		t.Fatalf("the box holds %d photos; want 0", n)
+	}
+	b.do(t, "trying the held photo again",
+		chromedp.Click(chromedp.CSS(`#queue-list li[data-state=held] button:not([aria-label])`)))
+	b.waitJS(t, "the held photo is sent and shown", `document.querySelectorAll('#my-photos .tile').length === 1`)
+	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
+		t.Fatalf("the box holds %d photos; want 1", n)
+	}
+}
