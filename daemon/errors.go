@@ -49,6 +49,12 @@ var (
 	errMethod         = &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
 	errInternal       = &apiError{Status: http.StatusInternalServerError, Code: "internal"}
 	errNotImplemented = &apiError{Status: http.StatusNotImplemented, Code: "not_implemented"}
+	// errMisdirected answers an API request whose Host is not one of the
+	// box's own names (docs/decisions.md, "The box's own names").
+	errMisdirected = &apiError{Status: http.StatusMisdirectedRequest, Code: "misdirected"}
+	// errBodyTimeout answers an upload whose body stalled or came too
+	// slowly (docs/decisions.md, "Slow and concurrent uploads").
+	errBodyTimeout = &apiError{Status: http.StatusRequestTimeout, Code: "timeout"}
 )
 
 // with returns a copy of a declared error that carries details.

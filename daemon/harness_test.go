@@ -159,6 +159,11 @@ func (c *client) do(method, path string, body any, headers ...string) response {
 		req.Header.Set("Origin", c.origin)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if http.CanonicalHeaderKey(headers[i]) == "Host" {
+			// net/http sends req.Host, never a Host in the header map.
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := c.hc.Do(req)
