@@ -43,6 +43,9 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 		if n := utf8.RuneCountInString(name); n < 1 || n > maxEventName {
 			return errField("name", "must be 1 to 100 characters")
 		}
+		if msg := lineProblem(name); msg != "" {
+			return errField("name", msg)
+		}
 	}
 	// The logo file must not change while it is copied.
 	s.logoMu.Lock()

@@ -124,6 +124,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		name := strings.TrimSpace(in.Name.Value)
 		if n := utf8.RuneCountInString(name); n < 1 || n > maxEventName {
 			details["name"] = fmt.Sprintf("must be 1 to %d characters", maxEventName)
+		} else if msg := lineProblem(name); msg != "" {
+			details["name"] = msg
 		}
 		e.Name = name
 	}
@@ -131,6 +133,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		d := strings.TrimSpace(in.Description.Value)
 		if utf8.RuneCountInString(d) > maxDescription {
 			details["description"] = fmt.Sprintf("must be at most %d characters", maxDescription)
+		} else if msg := textProblem(d); msg != "" {
+			details["description"] = msg
 		}
 		e.Description = d
 	}
@@ -158,6 +162,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 			e.AccessCode = ""
 		} else if n := utf8.RuneCountInString(code); n < minAccessCode || n > maxAccessCode {
 			details["accessCode"] = fmt.Sprintf("must be %d to %d characters (null removes the code)", minAccessCode, maxAccessCode)
+		} else if msg := lineProblem(code); msg != "" {
+			details["accessCode"] = msg
 		} else {
 			e.AccessCode = code
 		}
@@ -308,6 +314,8 @@ func applyChallenges(existing []store.Challenge, in []challengeInput, details ma
 		label := strings.TrimSpace(c.Label)
 		if n := utf8.RuneCountInString(label); n < 1 || n > maxChallengeLabel {
 			details["challenges"] = fmt.Sprintf("each label must be 1 to %d characters", maxChallengeLabel)
+		} else if msg := lineProblem(label); msg != "" {
+			details["challenges"] = "each label " + msg
 		}
 		id := c.ID
 		if !known[id] || used[id] {
@@ -450,14 +458,20 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	}
 	if paged {
 		total := len(visible)
-		start := min((page-1)*perPage, total)
+		pageCount := max(1, (total+perPage-1)/perPage)
+		// A page past the last is empty. Compared before multiplying:
+		// (page-1)*perPage overflows for a page near the int maximum.
+		start := total
+		if page <= pageCount {
+			start = min((page-1)*perPage, total)
+		}
 		end := min(start+perPage, total)
 		rows, err := s.summaries(r, visible[start:end])
 		if err != nil {
 			return err
 		}
 		return writeJSON(w, r, http.StatusOK, eventPageBody{
-			Events: rows, Total: total, Page: page, PageCount: max(1, (total+perPage-1)/perPage),
+			Events: rows, Total: total, Page: page, PageCount: pageCount,
 		})
 	}
 	rows, err := s.summaries(r, visible)
