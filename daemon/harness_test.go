@@ -49,6 +49,7 @@ type harness struct {
 	st    *store.Store
 	clock *fakeClock
 	cfg   daemon.Config
+	d     *daemon.Server
 }
 
 func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
@@ -96,7 +97,7 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 			t.Errorf("closing store: %v", err)
 		}
 	})
-	return &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg}
+	return &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg, d: d}
 }
 
 // client is one browser: its own cookie jar, and the page's Origin on

@@ -183,3 +183,37 @@ func TestConcurrentUploadsAreCapped(t *testing.T) {
 		waitTempFiles(t, h, 0)
 	})
 }
+
+// TestHTTPServerLimits: the http.Server bounds headers in time and size
+// and idle connections, and sets no whole-request deadline.
+func TestHTTPServerLimits(t *testing.T) {
+	h := newHarness(t)
+	srv := h.d.HTTPServer()
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadHeaderTimeout > 15*time.Second {
+		t.Errorf("ReadHeaderTimeout %v", srv.ReadHeaderTimeout)
+	}
+	if srv.IdleTimeout <= 0 || srv.IdleTimeout > 5*time.Minute {
+		t.Errorf("IdleTimeout %v", srv.IdleTimeout)
+	}
+	if srv.MaxHeaderBytes <= 0 || srv.MaxHeaderBytes > 64<<10 {
+		t.Errorf("MaxHeaderBytes %d", srv.MaxHeaderBytes)
+	}
+	if srv.ReadTimeout != 0 || srv.WriteTimeout != 0 {
+		t.Errorf("ReadTimeout %v WriteTimeout %v: long uploads and answers would be cut", srv.ReadTimeout, srv.WriteTimeout)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /api/health HTTP/1.1\r\nHost: %s\r\nX-Big: %s\r\n\r\n", ln.Addr(), strings.Repeat("a", 100<<10))
+	if res := readAnswer(t, conn); res.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("100 KiB of headers answered %d, want 431", res.StatusCode)
+	}
+}
