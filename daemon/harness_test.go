@@ -84,6 +84,10 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 		_ = d.Run(runCtx)
 		close(done)
 	}()
+	// httptest.NewServer listens on 127.0.0.1, a loopback address and so
+	// one of the box's own names: requests name it in their Host. A test
+	// that sends another Host (httptest.NewRequest's example.com, a
+	// made-up .local name) must list it in cfg.OwnHosts, or it gets 421.
 	srv := httptest.NewServer(d.Handler())
 	t.Cleanup(func() {
 		srv.Close()
