@@ -65,6 +65,8 @@ func (in *accountInput) validate(details map[string]string) {
 		in.Name.Value = strings.TrimSpace(in.Name.Value)
 		if utf8.RuneCountInString(in.Name.Value) > maxAccountName {
 			details["name"] = fmt.Sprintf("must be at most %d characters", maxAccountName)
+		} else if msg := lineProblem(in.Name.Value); msg != "" {
+			details["name"] = msg
 		}
 	}
 	if in.Email.Set {
@@ -445,6 +447,8 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 	name := strings.TrimSpace(req.Name)
 	if utf8.RuneCountInString(name) > maxAccountName {
 		details["name"] = fmt.Sprintf("must be at most %d characters", maxAccountName)
+	} else if msg := lineProblem(name); msg != "" {
+		details["name"] = msg
 	}
 	if msg := passwordProblem(req.Password); msg != "" {
 		details["password"] = msg

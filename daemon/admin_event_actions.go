@@ -44,6 +44,9 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 		if rule := store.Rules().Name; !rule.Contains(utf8.RuneCountInString(name)) {
 			return errField("name", fmt.Sprintf("must be %d to %d characters", rule.Min, rule.Max))
 		}
+		if msg := lineProblem(name); msg != "" {
+			return errField("name", msg)
+		}
 	}
 	// The logo file must not change while it is copied.
 	s.logoMu.Lock()

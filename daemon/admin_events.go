@@ -112,6 +112,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		name := strings.TrimSpace(in.Name.Value)
 		if !rules.Name.Contains(utf8.RuneCountInString(name)) {
 			details["name"] = fmt.Sprintf("must be %d to %d characters", rules.Name.Min, rules.Name.Max)
+		} else if msg := lineProblem(name); msg != "" {
+			details["name"] = msg
 		}
 		e.Name = name
 	}
@@ -119,6 +121,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		d := strings.TrimSpace(in.Description.Value)
 		if !rules.Description.Contains(utf8.RuneCountInString(d)) {
 			details["description"] = fmt.Sprintf("must be at most %d characters", rules.Description.Max)
+		} else if msg := textProblem(d); msg != "" {
+			details["description"] = msg
 		}
 		e.Description = d
 	}
@@ -146,6 +150,8 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 			e.AccessCode = ""
 		} else if !rules.AccessCode.Contains(utf8.RuneCountInString(code)) {
 			details["accessCode"] = fmt.Sprintf("must be %d to %d characters (null removes the code)", rules.AccessCode.Min, rules.AccessCode.Max)
+		} else if msg := lineProblem(code); msg != "" {
+			details["accessCode"] = msg
 		} else {
 			e.AccessCode = code
 		}
@@ -296,6 +302,8 @@ func applyChallenges(rules store.EventRules, existing []store.Challenge, in []ch
 		label := strings.TrimSpace(c.Label)
 		if !rules.ChallengeLabel.Contains(utf8.RuneCountInString(label)) {
 			details["challenges"] = fmt.Sprintf("each label must be %d to %d characters", rules.ChallengeLabel.Min, rules.ChallengeLabel.Max)
+		} else if msg := lineProblem(label); msg != "" {
+			details["challenges"] = "each label " + msg
 		}
 		id := c.ID
 		if !known[id] || used[id] {
@@ -438,14 +446,20 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	}
 	if paged {
 		total := len(visible)
-		start := min((page-1)*perPage, total)
+		pageCount := max(1, (total+perPage-1)/perPage)
+		// A page past the last is empty. Compared before multiplying:
+		// (page-1)*perPage overflows for a page near the int maximum.
+		start := total
+		if page <= pageCount {
+			start = min((page-1)*perPage, total)
+		}
 		end := min(start+perPage, total)
 		rows, err := s.summaries(r, visible[start:end])
 		if err != nil {
 			return err
 		}
 		return writeJSON(w, r, http.StatusOK, eventPageBody{
-			Events: rows, Total: total, Page: page, PageCount: max(1, (total+perPage-1)/perPage),
+			Events: rows, Total: total, Page: page, PageCount: pageCount,
 		})
 	}
 	rows, err := s.summaries(r, visible)

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -230,12 +231,20 @@ func TestEventList(t *testing.T) {
 		{"perPage 101 is refused", "?perPage=101", 400, 0, 0, 0, 0, ""},
 		{"page 0 is refused", "?page=0", 400, 0, 0, 0, 0, ""},
 		{"a page that is not a number is refused", "?page=two", 400, 0, 0, 0, 0, ""},
+		{"the largest page with 100 a page is empty, not an overflow", "?page=9223372036854775807&perPage=100", 200, 0, 26, math.MaxInt64, 1, ""},
+		{"the largest page with the default size is empty", "?page=9223372036854775807", 200, 0, 26, math.MaxInt64, 2, ""},
+		{"a page beyond the largest number is refused", "?page=9223372036854775808&perPage=100", 400, 0, 0, 0, 0, ""},
+		{"a negative page is refused", "?page=-9223372036854775808&perPage=100", 400, 0, 0, 0, 0, ""},
+		{"the largest perPage is refused", "?page=2&perPage=9223372036854775807", 400, 0, 0, 0, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := owner.do("GET", "/api/admin/events"+tt.query, nil)
 			if tt.wantStatus != 200 {
 				r.expect(t, tt.wantStatus, "bad_request")
+				if len(r.details()) != 1 {
+					t.Errorf("details %v, want one field named", r.details())
+				}
 				return
 			}
 			r.expect(t, 200, "")

@@ -135,6 +135,8 @@ func (req shareRequest) options(e store.Event) (newShareOptions, error) {
 		o.Label = strings.Join(strings.Fields(req.Label.Value), " ")
 		if utf8.RuneCountInString(o.Label) > maxShareLabel {
 			details["label"] = fmt.Sprintf("must be at most %d characters", maxShareLabel)
+		} else if msg := lineProblem(o.Label); msg != "" {
+			details["label"] = msg
 		}
 	}
 	if req.AllowDownload.Set && !req.AllowDownload.Null {

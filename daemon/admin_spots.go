@@ -37,6 +37,9 @@ func (req spotRequest) label() (string, error) {
 	if n := utf8.RuneCountInString(label); n < 1 || n > maxSpotLabel {
 		return "", errField("label", fmt.Sprintf("must be 1 to %d characters", maxSpotLabel))
 	}
+	if msg := lineProblem(label); msg != "" {
+		return "", errField("label", msg)
+	}
 	return label, nil
 }
 

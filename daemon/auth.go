@@ -291,6 +291,8 @@ func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 	name := strings.TrimSpace(req.Name.Value)
 	if req.Name.Set && utf8.RuneCountInString(name) > 100 {
 		details["name"] = "must be at most 100 characters"
+	} else if msg := lineProblem(name); req.Name.Set && msg != "" {
+		details["name"] = msg
 	}
 	email := strings.TrimSpace(req.Email.Value)
 	if req.Email.Set && email != "" && !validEmail(email) {

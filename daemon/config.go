@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -50,7 +51,26 @@ type Config struct {
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration
 	// MDNSName is advertised as <name>.local; "off" disables mDNS.
+	// cmd/eventbox runs the advertiser; the daemon itself does not read
+	// it (the name it answers to comes in OwnHosts).
 	MDNSName string
+	// OwnHosts are host names the box answers to besides BASE_URL's host,
+	// localhost and its own addresses, e.g. "eventbox.local" (DESIGN.md,
+	// "The box's own names"). cmd/eventbox fills it from MDNS_NAME. A
+	// request for any other Host gets the captive portal's redirect (pages)
+	// or 421 misdirected (API). Case and a final dot do not matter.
+	OwnHosts []string
+	// InterfaceAddrs lists the box's interface addresses, which are own
+	// names too; nil means net.InterfaceAddrs. It is called again (at most
+	// every few seconds) when a Host names an address it did not list, so
+	// a new hotspot or Wi-Fi address is seen. Tests fake it.
+	InterfaceAddrs func() ([]net.Addr, error)
+	// UploadWindow and UploadMinBytes pace upload bodies: every
+	// UploadWindow must bring at least UploadMinBytes, else the upload is
+	// cut (408 timeout) and its temp file removed (docs/decisions.md,
+	// "Slow and concurrent uploads"). Zero values mean 30 s and 16 KiB.
+	UploadWindow   time.Duration
+	UploadMinBytes int64
 
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.

@@ -58,6 +58,13 @@ var (
 	// and a full card. The guest page keeps the file and tries again.
 	errUnavailable         = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable"}
 	errInsufficientStorage = &apiError{Status: http.StatusInsufficientStorage, Code: "insufficient_storage"}
+
+	// errMisdirected answers an API request whose Host is not one of the
+	// box's own names (docs/decisions.md, "The box's own names").
+	errMisdirected = &apiError{Status: http.StatusMisdirectedRequest, Code: "misdirected"}
+	// errBodyTimeout answers an upload whose body stalled or came too
+	// slowly (docs/decisions.md, "Slow and concurrent uploads").
+	errBodyTimeout = &apiError{Status: http.StatusRequestTimeout, Code: "timeout"}
 )
 
 // with returns a copy of a declared error that carries details.

@@ -183,6 +183,9 @@ func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
 	if n := utf8.RuneCountInString(name); n < 1 || n > maxGuestName {
 		return errField("name", "must be 1 to 60 characters")
 	}
+	if msg := lineProblem(name); msg != "" {
+		return errField("name", msg)
+	}
 	if g.Booth {
 		return errForbidden
 	}

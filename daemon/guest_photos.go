@@ -200,6 +200,9 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 		if utf8.RuneCountInString(credit) > maxGuestName {
 			return errField(creditField, fmt.Sprintf("must be at most %d characters", maxGuestName))
 		}
+		if msg := lineProblem(credit); msg != "" {
+			return errField(creditField, msg)
+		}
 		if credit != "" {
 			p.GuestName = credit
 		}

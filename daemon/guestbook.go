@@ -123,8 +123,8 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if n := utf8.RuneCountInString(text); n > maxMessageText || (audio.tmp == nil && n < 1) {
 		details["text"] = fmt.Sprintf("must be 1 to %d characters (or send a voice note)", maxMessageText)
 	}
-	if !utf8.ValidString(text) {
-		details["text"] = "must be UTF-8 text"
+	if msg := textProblem(text); msg != "" {
+		details["text"] = msg
 	}
 	m := store.Message{ID: store.NewID(), EventID: e.ID, GuestID: g.ID, GuestName: g.Name, Text: text, Status: statusForNew(e)}
 	if g.Booth {
@@ -143,7 +143,9 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 			details["audio"] = "must be at most 5 minutes"
 		} else {
 			seconds, err := strconv.ParseFloat(fields["seconds"], 64)
-			if err != nil || seconds <= 0 || math.IsInf(seconds, 0) {
+			// Written as !(seconds > 0) so that NaN, which compares false
+			// with everything, is refused too.
+			if err != nil || !(seconds > 0) || seconds > maxVoiceLength.Seconds()+2 {
 				details["seconds"] = "must be the voice note's length in seconds"
 			} else if got := res.Duration.Seconds(); math.Abs(seconds-got) > math.Max(2, got*0.1) {
 				details["seconds"] = fmt.Sprintf("does not match the recording (%.1f s)", got)

@@ -49,6 +49,7 @@ type harness struct {
 	st    *store.Store
 	clock *fakeClock
 	cfg   daemon.Config
+	d     *daemon.Server
 }
 
 func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
@@ -83,6 +84,10 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 		_ = d.Run(runCtx)
 		close(done)
 	}()
+	// httptest.NewServer listens on 127.0.0.1, a loopback address and so
+	// one of the box's own names: requests name it in their Host. A test
+	// that sends another Host (httptest.NewRequest's example.com, a
+	// made-up .local name) must list it in cfg.OwnHosts, or it gets 421.
 	srv := httptest.NewServer(d.Handler())
 	t.Cleanup(func() {
 		srv.Close()
@@ -96,7 +101,7 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 			t.Errorf("closing store: %v", err)
 		}
 	})
-	return &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg}
+	return &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg, d: d}
 }
 
 // client is one browser: its own cookie jar, and the page's Origin on
@@ -159,6 +164,11 @@ func (c *client) do(method, path string, body any, headers ...string) response {
 		req.Header.Set("Origin", c.origin)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if http.CanonicalHeaderKey(headers[i]) == "Host" {
+			// net/http sends req.Host, never a Host in the header map.
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := c.hc.Do(req)

@@ -16,10 +16,31 @@ import (
 // { error, details } answer.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// middleware is the global chain, outermost first: recover → log →
-// same-origin rule → captive-portal probes.
+// middleware is the global chain, outermost first: recover → log → the
+// box's own names → body pacing → same-origin rule → captive-portal
+// probes.
 func (s *Server) middleware(next http.Handler) http.Handler {
-	return s.recoverPanics(s.logRequests(s.sameOrigin(portal.Middleware(s.portalTarget, next))))
+	return s.recoverPanics(s.logRequests(s.ownHost(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next))))))
+}
+
+// ownHost serves only requests whose Host names the box (ownNames). Any
+// other Host is a page pointed at the box by DNS: a phone's captive-portal
+// probe under the hotspot's catch-all DNS, or a DNS-rebinding attack whose
+// page would otherwise share the box's origin. Pages get the captive
+// portal's redirect to the box's own address; the API answers 421
+// misdirected, before any cookie is read.
+func (s *Server) ownHost(next http.Handler) http.Handler {
+	toPortal := portal.Redirect(s.portalTarget)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case s.names.own(r):
+			next.ServeHTTP(w, r)
+		case isAPIPath(r.URL.Path):
+			s.writeError(w, r, errMisdirected)
+		default:
+			toPortal.ServeHTTP(w, r)
+		}
+	})
 }
 
 // portalTarget is where a phone's captive-portal sheet opens: the guest

@@ -14,7 +14,8 @@ func param(r *http.Request, name string) string {
 
 // routes registers every route of the spec, in the spec's order, so the
 // two can be read side by side. Per-route middleware is explicit: admin
-// (signed in), owner (owners only), rate (a limiter).
+// (signed in), owner (owners only), rate (a limiter), guestUpload and
+// consoleUpload (upload bodies: at most a few at once, paced).
 func (s *Server) routes() http.Handler {
 	rt := httprouter.New()
 	rt.RedirectTrailingSlash = false
@@ -36,6 +37,9 @@ func (s *Server) routes() http.Handler {
 	}
 	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, s.api(fn)) }
 	later := s.notYet
+	// Upload bodies are counted and paced (s.upload, upload_gate.go).
+	guestUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.guestUploader, fn) }
+	consoleUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.accountUploader, fn) }
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.handlePublicEvent)
@@ -44,7 +48,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/guest", s.handleGuestName)
 	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.handleBoothJoin))
 	h("GET", "/api/e/:slug/booth/events", s.handleBoothEvents)
-	h("POST", "/api/e/:slug/photos", s.handleGuestUpload)
+	h("POST", "/api/e/:slug/photos", guestUpload(s.handleGuestUpload))
 	h("DELETE", "/api/e/:slug/photos/:id", s.handleGuestDeletePhoto)
 	h("GET", "/api/e/:slug/photos", s.handleGuestPhotos)
 	h("GET", "/api/e/:slug/logo", s.handleLogo)
@@ -52,7 +56,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/contact", s.handleSetContact)
 	h("DELETE", "/api/e/:slug/contact", s.handleDeleteContact)
 	h("GET", "/api/e/:slug/messages", s.handleGuestMessages)
-	h("POST", "/api/e/:slug/messages", s.handlePostMessage)
+	h("POST", "/api/e/:slug/messages", guestUpload(s.handlePostMessage))
 	h("DELETE", "/api/e/:slug/messages/:id", s.handleGuestDeleteMessage)
 	h("GET", "/api/messages/:id/audio", s.handleMessageAudio)
 
@@ -93,7 +97,7 @@ func (s *Server) routes() http.Handler {
 	h("PATCH", "/api/admin/events/:id", s.admin(s.handleUpdateEvent))
 	h("DELETE", "/api/admin/events/:id", s.owner(s.handleDeleteEvent))
 	h("POST", "/api/admin/events/:id/rotate", s.admin(s.handleRotateEvent))
-	h("POST", "/api/admin/events/:id/logo", s.admin(s.handleUploadLogo))
+	h("POST", "/api/admin/events/:id/logo", s.admin(consoleUpload(s.handleUploadLogo)))
 	h("DELETE", "/api/admin/events/:id/logo", s.admin(s.handleDeleteLogo))
 	h("GET", "/api/admin/events/:id/qr", s.admin(s.handleQR))
 	h("POST", "/api/admin/events/:id/duplicate", s.owner(s.handleDuplicateEvent))
@@ -110,7 +114,7 @@ func (s *Server) routes() http.Handler {
 	// Admin: photos.
 	h("GET", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotos))
 	h("POST", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotoAction))
-	h("POST", "/api/admin/events/:id/photos/import", s.admin(s.handleAdminImport))
+	h("POST", "/api/admin/events/:id/photos/import", s.admin(consoleUpload(s.handleAdminImport)))
 	h("GET", "/api/admin/events/:id/archive", s.admin(s.handleAdminArchive))
 	h("GET", "/api/admin/events/:id/album", s.admin(s.handleAlbum))
 
@@ -147,7 +151,7 @@ func (s *Server) routes() http.Handler {
 
 	// Admin: backup and updates (owners).
 	h("GET", "/api/admin/backup", s.owner(later))
-	h("POST", "/api/admin/backup/restore", s.owner(later))
+	h("POST", "/api/admin/backup/restore", s.owner(consoleUpload(later)))
 	h("PUT", "/api/admin/backup/retention", s.owner(later))
 	h("GET", "/api/admin/updates", s.owner(later))
 	h("POST", "/api/admin/updates/check", s.owner(later))

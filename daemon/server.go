@@ -29,6 +29,8 @@ type Server struct {
 	guards   guards
 	qr       *qr.Renderer
 	booth    *boothRelay
+	names    *ownNames
+	uploads  *uploadGate
 
 	// logoMu serialises logo changes and the copies of logos, which
 	// also bounds the memory that decoding logos takes to one at a time.
@@ -103,12 +105,44 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("loading qr fonts: %w", err)
 	}
 	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
+	s.names = newOwnNames(cfg)
+	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes)
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
 
 // Handler is the whole HTTP service: API, pages and middleware.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// The http.Server limits (docs/decisions.md, "Slow and concurrent
+// uploads").
+const (
+	// readHeaderTimeout bounds the request line and headers.
+	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes a kept-alive connection with no next request.
+	idleTimeout = 2 * time.Minute
+	// maxHeaderBytes caps the request headers: the box's cookies are a
+	// few hundred bytes, a browser's are at most 4 KiB each.
+	maxHeaderBytes = 32 << 10
+)
+
+// HTTPServer returns an http.Server for Handler with the box's limits:
+// headers within readHeaderTimeout and maxHeaderBytes, idle connections
+// closed after idleTimeout, and booth streams ended at Shutdown
+// (EndStreams). Bodies have no global deadline: upload routes pace their
+// own (upload_gate.go), and there is no write timeout because ZIP, PDF and
+// video answers take long. Set its Addr or give it a listener.
+func (s *Server) HTTPServer() *http.Server {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.With("component", "http").Handler(), slog.LevelWarn),
+	}
+	srv.RegisterOnShutdown(s.EndStreams)
+	return srv
+}
 
 // Run does the background work (photo variants, expired-session cleanup,
 // the booth's button and LED) until ctx is cancelled, then waits for it to

@@ -49,6 +49,15 @@ func newUIFiles(fsys fs.FS) (*uiFiles, error) {
 	return u, nil
 }
 
+// pageCSP is the Content-Security-Policy of every page (docs/decisions.md,
+// "Pages"): scripts and styles only from the box's own files, never
+// inline, so markup slipped into a caption or name cannot run; images and
+// sound also from blob: (previews of what the phone is about to send) and
+// data: (the two-factor QR code); no plugins, no framing, no <base>.
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; font-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 // page maps a page path to the HTML file that renders it (DESIGN.md,
 // "Pages"); the pages read the rest of the path themselves.
 func page(p string) string {
@@ -105,6 +114,7 @@ func (u *uiFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", ct)
 	}
 	if strings.HasSuffix(name, ".html") {
+		h.Set("Content-Security-Policy", pageCSP)
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
 	}

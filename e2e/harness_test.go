@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -140,6 +141,13 @@ func newBrowser(t *testing.T) *browser {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*cdplog.EventEntryAdded); ok && e.Entry != nil && strings.Contains(e.Entry.Text, "Content Security Policy") {
+			// The page did something its CSP refuses (an inline script
+			// or style): it would silently not work.
+			b.mu.Lock()
+			b.errors = append(b.errors, e.Entry.Text)
+			b.mu.Unlock()
+		}
 		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
 			msg := e.ExceptionDetails.Text
 			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
@@ -163,7 +171,7 @@ func newBrowser(t *testing.T) *browser {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for _, e := range b.errors {
-			t.Errorf("uncaught exception in the page: %s", e)
+			t.Errorf("uncaught exception or CSP violation in the page: %s", e)
 		}
 	})
 	return b

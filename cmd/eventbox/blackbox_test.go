@@ -205,6 +205,21 @@ func TestBlackBox(t *testing.T) {
 	slug := ev["slug"].(string)
 	host.json("PATCH", "/api/admin/events/"+ev["id"].(string), map[string]any{"accentColor": "#zzz"}, 400)
 
+	// A DNS-rebinding page's requests name another host: the binary
+	// serves the API only for its own names.
+	for host, want := range map[string]int{"evil.example": http.StatusMisdirectedRequest, strings.TrimPrefix(d.url, "http://"): http.StatusOK} {
+		req, _ := http.NewRequest("GET", d.url+"/api/e/"+slug, nil)
+		req.Host = host
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Fatalf("Host %s: %d, want %d", host, res.StatusCode, want)
+		}
+	}
+
 	guest := newBrowser(t, d.url)
 	guest.json("GET", "/api/e/"+slug+"/photos", nil, 403)
 	guest.json("POST", "/api/e/"+slug+"/join", nil, 200)

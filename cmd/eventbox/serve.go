@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -49,6 +48,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	cfg := cf.cfg
 	cfg.Logger = logger
+	cfg.OwnHosts = ownHosts(cfg.MDNSName)
 	cfg.UI = uiFS(cf.devUI)
 	if err := errors.Join(append(cf.errs, cfg.Validate())...); err != nil {
 		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)
@@ -105,16 +105,10 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 		// srv.Run, which would close the booth device, never runs.
 		return errors.Join(fmt.Errorf("listening on %s: %w", cfg.ListenAddr, err), dev.Close())
 	}
-	httpSrv := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 15 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn),
-		// No write timeout: ZIP, PDF and video answers take long.
-	}
-	// Booth event streams last as long as their page: end them at
-	// shutdown instead of waiting out the grace period.
-	httpSrv.RegisterOnShutdown(srv.EndStreams)
+	// The daemon's limits: header timeout and size, idle connections, no
+	// write timeout; booth streams end at shutdown instead of waiting out
+	// the grace period.
+	httpSrv := srv.HTTPServer()
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
 	var wg sync.WaitGroup
@@ -162,6 +156,15 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 	wg.Wait()
 	log.Info("stopped")
 	return nil
+}
+
+// ownHosts are the names the daemon answers to besides BASE_URL's host,
+// localhost and the box's addresses: <MDNS_NAME>.local unless mDNS is off.
+func ownHosts(mdnsName string) []string {
+	if mdnsName == "" || mdnsName == "off" {
+		return nil
+	}
+	return []string{mdnsName + ".local"}
 }
 
 // localURL is the address to type into a browser on this machine.

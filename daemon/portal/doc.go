@@ -8,5 +8,7 @@
 // with a redirect (302) to the page the daemon names, instead of the answer
 // each OS expects when it has internet: any other answer makes the OS show
 // its portal UI. The middleware keeps no state and sets no cookie, so it
-// remembers nothing about the devices that probe.
+// remembers nothing about the devices that probe. Redirect gives the same
+// answer to any request; the daemon sends it for every page asked under a
+// Host that is not one of the box's own names.
 package portal

@@ -86,11 +86,23 @@ func IsProbe(r *http.Request) bool {
 // body with a link (some OSes ignore an empty body). No cookie is set and
 // nothing about the device is kept. next must not be nil.
 func Middleware(target func(r *http.Request) string, next http.Handler) http.Handler {
+	toPortal := Redirect(target)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !IsProbe(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
+		toPortal.ServeHTTP(w, r)
+	})
+}
+
+// Redirect answers every request with the redirect Middleware gives a
+// probe: 302 to target, made absolute on the address the request arrived
+// on. The daemon also sends it for pages asked under a Host that is not
+// the box's own (DESIGN.md, "The box's own names"). target is as for
+// Middleware.
+func Redirect(target func(r *http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dest := "/"
 		if target != nil {
 			if t := target(r); t != "" {

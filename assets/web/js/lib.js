@@ -57,6 +57,9 @@ export function h(tag, attrs, ...kids) {
       else if (k === 'text') el.textContent = v;
       else if (k === 'html') el.innerHTML = v;
       else if (k === 'dataset') Object.assign(el.dataset, v);
+      // Through the CSSOM: the pages' Content-Security-Policy refuses
+      // style attributes set as markup.
+      else if (k === 'style') el.style.cssText = v;
       else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
       else if (k === 'value' || k === 'checked' || k === 'selected' || k === 'indeterminate') el[k] = v;
       else el.setAttribute(k, v === true ? '' : String(v));
