@@ -345,7 +345,7 @@ func (r *Runner) dispatch(ctx context.Context, k *kind) {
 				break
 			}
 			for _, j := range c.SetAside {
-				r.log.WarnContext(ctx, "job set aside", "kind", k.Name, "job", j.ID, "reason", j.LastError)
+				r.log.WarnContext(ctx, "job set aside", "kind", k.Name, "job", j.ID, "key", j.Key, "reason", j.LastError)
 			}
 			if !c.Claimed {
 				if c.Waiting {
@@ -425,7 +425,7 @@ func (r *Runner) RunKey(ctx context.Context, kind, key string) (KeyRun, error) {
 		return KeyNone, err
 	}
 	for _, j := range c.SetAside {
-		r.log.WarnContext(ctx, "job set aside", "kind", kind, "job", j.ID, "reason", j.LastError)
+		r.log.WarnContext(ctx, "job set aside", "kind", kind, "job", j.ID, "key", j.Key, "reason", j.LastError)
 	}
 	switch {
 	case c.Busy:
@@ -450,7 +450,7 @@ func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) error {
 		defer cancel()
 	}
 	j := Job{Job: sj, runner: r, result: new(string)}
-	log := r.log.With("kind", k.Name, "job", sj.ID, "attempt", sj.Tries)
+	log := r.log.With("kind", k.Name, "job", sj.ID, "key", sj.Key, "attempt", sj.Tries)
 	log.DebugContext(ctx, "job started")
 	err := call(actx, k.Handler, j)
 	end := r.end(ctx, k, sj, err)
