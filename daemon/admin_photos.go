@@ -89,8 +89,8 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 	case "delete":
 		changed, err = s.store.DeletePhotos(r.Context(), e.ID, "", ids)
 	case "retry":
-		// Set-aside photos get a fresh variant job (docs/decisions.md,
-		// "Variant jobs that keep failing").
+		// Set-aside photos get their variant job back in the queue
+		// (docs/decisions.md, "Variant jobs that keep failing").
 		changed, err = s.store.RetryVariants(r.Context(), e.ID, ids)
 		s.variants.nudge()
 	default:

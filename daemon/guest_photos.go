@@ -283,7 +283,7 @@ func (s *Server) storePhoto(w http.ResponseWriter, r *http.Request, p store.Phot
 		}
 		names = append(names, name)
 	}
-	res, err := s.store.AddPhoto(ctx, p, quota)
+	res, err := s.store.AddPhoto(ctx, p, quota, s.variants.jobs(p)...)
 	if err != nil || res.Existing {
 		removeFiles()
 	}

@@ -235,10 +235,7 @@ func waitVariants(t *testing.T, h *harness) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		jobs, err := h.st.VariantJobs(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		jobs := variantJobs(t, h.st)
 		if len(jobs) == 0 {
 			return
 		}

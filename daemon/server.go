@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/jobs"
 	"eventbox/daemon/qr"
+	"eventbox/daemon/service"
 	"eventbox/store"
 )
 
@@ -25,6 +27,7 @@ type Server struct {
 	handler  http.Handler
 	ui       *uiFiles
 	variants *variantMaker
+	jobs     *jobs.Runner
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -49,8 +52,6 @@ type Server struct {
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
 	placeholder []byte
-
-	workers sync.WaitGroup
 }
 
 // limiters are the rate limits of docs/decisions.md, one per route kind.
@@ -94,7 +95,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.ensureFirstOwner(ctx); err != nil {
 		return nil, err
 	}
-	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"), cfg.Now)
+	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
+	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind()}})
+	if err != nil {
+		return nil, fmt.Errorf("setting up the job runner: %w", err)
+	}
+	s.variants.runner = s.jobs
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
@@ -144,27 +150,28 @@ func (s *Server) HTTPServer() *http.Server {
 	return srv
 }
 
-// Run does the background work (photo variants, expired-session cleanup,
-// the booth's button and LED) until ctx is cancelled, then waits for it to
-// stop. It closes Config.Booth before it returns, and ends the booth
-// streams. Call it once.
+// Run does the background work until ctx is cancelled, then waits for
+// every part of it to stop. The parts are the services below, run side
+// by side by a service.Group, which restarts a part that fails after a
+// growing wait; a new background part is one more line in the list. It
+// closes Config.Booth before it returns, and ends the booth streams.
+// Call it once.
 func (s *Server) Run(ctx context.Context) error {
-	s.workers.Add(3)
-	go func() {
-		defer s.workers.Done()
-		s.booth.run(ctx)
-	}()
-	go func() {
-		defer s.workers.Done()
-		s.sweepSessions(ctx)
-	}()
-	go func() {
-		defer s.workers.Done()
-		s.variants.run(ctx)
-	}()
-	<-ctx.Done()
-	s.workers.Wait()
-	return nil
+	return service.NewGroup(service.GroupConfig{Logger: s.log},
+		// The job runner: photo variants (variants.go) and, as they
+		// come, every other kind of background job.
+		service.Member{Name: "jobs", Service: s.jobs},
+		// The booth's button and LED.
+		service.Member{Name: "booth", Service: service.Func(func(ctx context.Context) error {
+			s.booth.run(ctx)
+			return nil
+		})},
+		// Expired sessions and invitations.
+		service.Member{Name: "sessions", Service: service.Func(func(ctx context.Context) error {
+			s.sweepSessions(ctx)
+			return nil
+		})},
+	).Run(ctx)
 }
 
 // EndStreams ends every open booth event stream and refuses new ones. Give

@@ -32,31 +32,43 @@ func undecodablePNG() []byte {
 	return append(out, chunk("IEND", nil)...)
 }
 
-// variantJob returns the photo's queued variant job, ok false when it has
-// none.
-func variantJob(t *testing.T, h *harness, id string) (store.VariantJob, bool) {
+// variantJobs returns the unfinished (queued or running) variant jobs.
+func variantJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	jobs, err := h.st.VariantJobs(context.Background())
+	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: store.VariantJobKind, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, j := range jobs {
-		if j.PhotoID == id {
+	var out []store.Job
+	for _, j := range page.Jobs {
+		if j.Status == store.JobQueued || j.Status == store.JobRunning {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// variantJob returns the photo's unfinished variant job, ok false when it
+// has none.
+func variantJob(t *testing.T, h *harness, id string) (store.Job, bool) {
+	t.Helper()
+	for _, j := range variantJobs(t, h.st) {
+		if j.Key == id {
 			return j, true
 		}
 	}
-	return store.VariantJob{}, false
+	return store.Job{}, false
 }
 
-// waitFailedAttempts waits until the photo's job has n attempts, the last
-// one failed and ended, or until it is set aside when n is
+// waitFailedAttempts waits until the photo's job has n failed attempts,
+// the last one ended, or until it is set aside when n is
 // store.VariantAttempts.
-func waitFailedAttempts(t *testing.T, h *harness, id string, n int) store.VariantJob {
+func waitFailedAttempts(t *testing.T, h *harness, id string, n int) store.Job {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		job, ok := variantJob(t, h, id)
-		if ok && job.Attempts == n && !job.InFlight && job.LastError != "" {
+		if ok && job.Failures == n && job.Status == store.JobQueued && job.LastError != "" {
 			return job
 		}
 		if !ok && n == store.VariantAttempts {
@@ -112,7 +124,7 @@ func TestVariantsThatKeepFailingAreSetAside(t *testing.T) {
 	job := waitFailedAttempts(t, h, pid, 1)
 	var lastDelay time.Duration
 	for n := 2; n <= store.VariantAttempts; n++ {
-		delay := time.Duration(job.NextAt-job.LastAttemptAt) * time.Millisecond
+		delay := time.Duration(job.DueAt-job.Attempts[len(job.Attempts)-1].Start) * time.Millisecond
 		if delay < 15*time.Second || delay > 15*time.Minute || delay < lastDelay {
 			t.Fatalf("after attempt %d the retry waits %v (before: %v), want a growing wait of 15 s to 15 min", n-1, delay, lastDelay)
 		}
@@ -125,12 +137,12 @@ func TestVariantsThatKeepFailingAreSetAside(t *testing.T) {
 		for _, v := range []string{"thumb", "display", "thumb"} {
 			expectPlaceholder(t, g.do("GET", "/api/media/"+pid+"?v="+v, nil))
 		}
-		if again, _ := variantJob(t, h, pid); again.Attempts != n-1 {
+		if again, _ := variantJob(t, h, pid); again.Tries != n-1 {
 			t.Fatalf("requests before the retry time made attempts: %+v", again)
 		}
 		// At the retry time, the next request makes the attempt (the
 		// background worker may make it first: it counts once either way).
-		h.clock.Advance(time.UnixMilli(job.NextAt).Sub(h.clock.Now()))
+		h.clock.Advance(time.UnixMilli(job.DueAt).Sub(h.clock.Now()))
 		expectPlaceholder(t, g.do("GET", "/api/media/"+pid+"?v=thumb", nil))
 		job = waitFailedAttempts(t, h, pid, n)
 	}

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,31 +14,52 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/jobs"
 	"eventbox/store"
 )
 
-// variantMaker makes the thumb and display of stored photos, off the
-// request path: uploads queue a job in the store (in the transaction that
-// stores the photo) and nudge the maker; a request for a variant that is
-// not ready makes it at once. Each photo's variants are made once, however
-// many ask at the same time (singleflight), and all image work goes
-// through one pool bounded in workers and memory.
+// variantMaker makes the thumb and display of stored photos, as the
+// "variants" kind of the job runner (daemon/jobs): uploads enqueue a job
+// keyed by the photo id in the transaction that stores the photo and
+// nudge the runner; a request for a variant that is not ready runs the
+// photo's job at once (Runner.RunKey), or waits for the attempt already
+// making it. Each photo's variants are made once, however many ask at the
+// same time, and all image work goes through one pool bounded in workers
+// and memory.
 //
-// Every attempt is counted in the store before it runs, so one the
-// process dies in (out of memory in a decoder) counts too. A failed
-// attempt waits retryDelay before the next; after store.VariantAttempts
-// the photo is set aside and keeps its original only (docs/decisions.md,
-// "Variant jobs that keep failing").
+// The runner records every attempt before it runs, so one the process
+// dies in (out of memory in a decoder) counts too; a failed attempt waits
+// variantRetry's backoff before the next; after store.VariantAttempts
+// failures, or as many deaths, the job is set aside and the store marks
+// the photo, which keeps its original only (docs/decisions.md, "Variant
+// jobs that keep failing").
 type variantMaker struct {
 	store   *store.Store
 	pool    *imaging.Pool
 	log     *slog.Logger
-	now     func() time.Time
 	workers int
-	group   singleflight.Group
-	wake    chan struct{}
+	// runner works the kind; set once, before any use (Server.New).
+	runner *jobs.Runner
+	// group joins the requests asking for one photo at the same time.
+	group singleflight.Group
+	// making holds, for each photo an attempt is making now, a channel
+	// closed when the attempt ends.
+	mu     sync.Mutex
+	making map[string]chan struct{}
 	// receiving counts upload bodies being received right now.
 	receiving atomic.Int64
+}
+
+// variantRetry is the variant kind's retry policy: waits doubling from
+// 30 s to 15 min, each drawn between half and all of that so that photos
+// failing together (a full disk) do not retry together, and set aside
+// after store.VariantAttempts failures or deaths.
+var variantRetry = jobs.Policy{
+	Base:        30 * time.Second,
+	Cap:         15 * time.Minute,
+	Jitter:      0.5,
+	MaxFailures: store.VariantAttempts,
+	MaxDeaths:   store.VariantAttempts,
 }
 
 // maxYield bounds how long one background job waits for uploads to
@@ -75,135 +94,76 @@ func defaultImageWorkers() int {
 	return max(1, min(runtime.NumCPU()-1, 3))
 }
 
-// newVariantMaker returns a maker over st; now is the clock of the retry
-// times and must not be nil.
-func newVariantMaker(st *store.Store, workers int, log *slog.Logger, now func() time.Time) *variantMaker {
+// newVariantMaker returns a maker over st; give its kind to the job
+// runner and set runner before use.
+func newVariantMaker(st *store.Store, workers int, log *slog.Logger) *variantMaker {
 	if workers <= 0 {
 		workers = defaultImageWorkers()
 	}
 	pool := imaging.NewPool(imaging.PoolConfig{Workers: workers, Logger: log})
-	return &variantMaker{store: st, pool: pool, log: log, now: now, workers: workers,
-		wake: make(chan struct{}, 1)}
+	return &variantMaker{store: st, pool: pool, log: log, workers: workers,
+		making: map[string]chan struct{}{}}
 }
 
-// Retry delays between failed attempts of a variant job: doubling from
-// retryBase, capped at retryCap, each drawn between half and all of that
-// so that photos failing together (a full disk) do not retry together.
-const (
-	retryBase = 30 * time.Second
-	retryCap  = 15 * time.Minute
-)
-
-// retryDelay is the wait after the attempts-th failed attempt (1-based).
-func retryDelay(attempts int) time.Duration {
-	d := retryCap
-	if attempts >= 1 && attempts <= 16 {
-		d = min(retryBase<<(attempts-1), retryCap)
-	}
-	return d/2 + rand.N(d/2+1)
+// kind is the job kind the maker works, as the runner registers it. A job
+// whose attempt died with the process runs alone (jobs.Kind.DiedAlone):
+// several photos are decoded at once, and if one of them crashed the
+// process the others were counted with it.
+func (v *variantMaker) kind() jobs.Kind {
+	return jobs.Kind{Name: store.VariantJobKind, Handler: v.handle, Concurrency: v.workers,
+		Retry: variantRetry, DiedAlone: true}
 }
 
-// nudge tells the maker new jobs are queued. It never blocks.
-func (v *variantMaker) nudge() {
-	select {
-	case v.wake <- struct{}{}:
-	default:
+// jobs are the jobs to enqueue with a new photo: its variant job, unless
+// it has its variants already.
+func (v *variantMaker) jobs(p store.Photo) []store.JobSpec {
+	if p.Variants {
+		return nil
 	}
+	return []store.JobSpec{store.VariantJobSpec(p.ID)}
 }
 
-// run works the queue until ctx is cancelled: at start (jobs left by a
-// restart or power cut), on every nudge, when the earliest retry falls
-// due, and each minute.
-//
-// At start, the jobs whose attempt the process died in run first, one at
-// a time: several photos are decoded at once, and if one of them crashed
-// the process the others were counted with it. Run alone, an innocent
-// photo succeeds and only the culprit keeps crashing and counting.
-func (v *variantMaker) run(ctx context.Context) {
-	type job struct {
-		id   string
-		done *sync.WaitGroup
+// nudge tells the runner new variant jobs are queued. It never blocks.
+func (v *variantMaker) nudge() { v.runner.Notify(store.VariantJobKind) }
+
+// askedKey marks the context of an attempt a request asked for: it does
+// not yield to uploads.
+type askedKey struct{}
+
+// handle is one attempt at the variants of the photo j.Key.
+func (v *variantMaker) handle(ctx context.Context, j jobs.Job) error {
+	defer v.begin(j.Key)() // first: a request for the photo waits for this attempt
+	if ctx.Value(askedKey{}) == nil {
+		v.yieldToUploads(ctx)
 	}
-	jobs := make(chan job)
-	var workers sync.WaitGroup
-	for range v.workers {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			for j := range jobs {
-				v.yieldToUploads(ctx)
-				if err := v.ensure(ctx, j.id); err != nil && ctx.Err() == nil && !errors.Is(err, errNoVariants) {
-					v.log.WarnContext(ctx, "making variants failed", "photo", j.id, "error", err)
-				}
-				j.done.Done()
-			}
-		}()
+	p, err := v.store.Photo(ctx, j.Key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil // deleted: nothing to make
+	case err != nil:
+		return err
+	case p.Variants:
+		return nil
 	}
-	defer func() {
-		close(jobs)
-		workers.Wait()
-	}()
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for first := true; ; first = false {
-		queued, err := v.store.VariantJobs(ctx)
-		if err != nil {
-			v.log.WarnContext(ctx, "reading variant jobs", "error", err)
-		}
-		if first {
-			// Interrupted jobs first (stable: id order otherwise).
-			slices.SortStableFunc(queued, func(a, b store.VariantJob) int {
-				return b2i(b.InFlight) - b2i(a.InFlight)
-			})
-		}
-		now := v.now().UnixMilli()
-		var next int64 // the earliest retry time still to come, epoch ms
-		var round sync.WaitGroup
-		for _, q := range queued {
-			if q.NextAt > now {
-				if next == 0 || q.NextAt < next {
-					next = q.NextAt
-				}
-				continue
-			}
-			round.Add(1)
-			select {
-			case jobs <- job{q.PhotoID, &round}:
-			case <-ctx.Done():
-				round.Done()
-				return
-			}
-			if first && q.InFlight {
-				round.Wait() // alone: see above
-			}
-		}
-		round.Wait()
-		var due <-chan time.Time
-		var timer *time.Timer
-		if next > 0 {
-			timer = time.NewTimer(time.Duration(next-now) * time.Millisecond)
-			due = timer.C
-		}
-		select {
-		case <-ctx.Done():
-		case <-v.wake:
-		case <-t.C:
-		case <-due:
-		}
-		if timer != nil {
-			timer.Stop()
-		}
-		if ctx.Err() != nil {
-			return
-		}
+	if j.Tries > 1 {
+		v.log.InfoContext(ctx, "retrying variants", "photo", p.ID, "attempt", j.Tries, "last_error", j.LastError)
 	}
+	return v.make(ctx, p)
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// begin records that an attempt is making the photo id's variants, until
+// the returned function is called.
+func (v *variantMaker) begin(id string) func() {
+	ch := make(chan struct{})
+	v.mu.Lock()
+	v.making[id] = ch
+	v.mu.Unlock()
+	return func() {
+		v.mu.Lock()
+		delete(v.making, id)
+		v.mu.Unlock()
+		close(ch)
 	}
-	return 0
 }
 
 // errNoVariants: the photo has no thumb or display to serve now: it is
@@ -211,62 +171,75 @@ func b2i(b bool) int {
 // is kept.
 var errNoVariants = errors.New("photo has no variants")
 
-// ensure makes the variants of a photo unless they exist, in one attempt
-// counted by the store (see variantMaker). It answers errNoVariants,
-// without any image work, for a photo set aside or waiting for its
-// retry, and (wrapping the cause) when the attempt fails. Cancelling ctx
-// takes the attempt back: a shutdown is not the photo's fault.
+// ensure makes the variants of a photo unless they exist, for a request
+// that needs them: it runs the photo's job now when it is due (an
+// attempt counted like any other), or waits for the attempt running it.
+// It answers errNoVariants, without any image work, for a photo set
+// aside or waiting for its retry, and (wrapping the cause) when the
+// attempt fails. Cancelling ctx takes the attempt back: a request that
+// went away is not the photo's fault.
 func (v *variantMaker) ensure(ctx context.Context, id string) error {
 	_, err, _ := v.group.Do(id, func() (any, error) {
-		return nil, v.attempt(ctx, id)
+		return nil, v.demand(ctx, id)
 	})
 	return err
 }
 
-func (v *variantMaker) attempt(ctx context.Context, id string) error {
-	p, job, err := v.store.StartVariantAttempt(ctx, id)
+// busyWait bounds how long a request waits for an attempt another
+// caller has claimed to show up in making (it does at once).
+const busyWait = 2 * time.Second
+
+func (v *variantMaker) demand(ctx context.Context, id string) error {
+	asked := context.WithValue(ctx, askedKey{}, true)
+	for deadline := time.Now().Add(busyWait); ; {
+		ran, err := v.runner.RunKey(asked, store.VariantJobKind, id)
+		switch {
+		case ran == jobs.KeyRan && err != nil:
+			return fmt.Errorf("%w: %w", errNoVariants, err)
+		case ran == jobs.KeyRan:
+			return nil
+		case err != nil:
+			return err
+		}
+		if ran != jobs.KeyBusy || !v.waitMaking(ctx, id) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p, err := v.store.Photo(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil // deleted: its job is dropped
-	case errors.Is(err, store.ErrVariantsSetAside):
-		if job.Attempts > 0 {
-			v.log.WarnContext(ctx, "variants set aside; keeping the original only", "photo", id,
-				"attempts", job.Attempts, "last_error", job.LastError)
-		}
-		return errNoVariants
-	case errors.Is(err, store.ErrVariantJobNotDue):
-		return errNoVariants
+		return nil // deleted
 	case err != nil:
 		return err
-	case p.Variants:
-		return nil
+	case !p.Variants:
+		return errNoVariants
 	}
-	if job.Attempts > 1 {
-		v.log.InfoContext(ctx, "retrying variants", "photo", id, "attempt", job.Attempts, "last_error", job.LastError)
-	}
-	err = v.make(ctx, p)
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		if cerr := v.store.CancelVariantAttempt(context.WithoutCancel(ctx), id); cerr != nil {
-			return errors.Join(err, cerr)
+	return nil
+}
+
+// waitMaking waits for the attempt making the photo id's variants to
+// end, and answers false then (or when ctx ends); when none is making
+// them yet, it waits a moment and answers true: look again.
+func (v *variantMaker) waitMaking(ctx context.Context, id string) bool {
+	v.mu.Lock()
+	ch := v.making[id]
+	v.mu.Unlock()
+	if ch == nil {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+			return true
 		}
-		return err
 	}
-	delay := retryDelay(job.Attempts)
-	aside, ferr := v.store.FailVariantAttempt(ctx, id, err.Error(), v.now().Add(delay).UnixMilli())
-	if ferr != nil {
-		return errors.Join(err, ferr)
+	select {
+	case <-ch:
+	case <-ctx.Done():
 	}
-	if aside {
-		v.log.WarnContext(ctx, "variants set aside; keeping the original only", "photo", id,
-			"attempts", job.Attempts, "last_error", err)
-	} else {
-		v.log.WarnContext(ctx, "making variants failed; will retry", "photo", id,
-			"attempt", job.Attempts, "retry_in", delay.Round(time.Second).String(), "error", err)
-	}
-	return fmt.Errorf("%w: %w", errNoVariants, err)
+	return false
 }
 
 func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
@@ -292,7 +265,7 @@ func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
 	if _, err := media.Write(p.VariantName("display"), bytes.NewReader(out.Display)); err != nil {
 		return err
 	}
-	if err := v.store.FinishVariantJob(ctx, p.ID, true); errors.Is(err, store.ErrNotFound) {
+	if err := v.store.SetVariantsMade(ctx, p.ID); errors.Is(err, store.ErrNotFound) {
 		// The photo was deleted while its variants were made.
 		return media.Remove(p.VariantName("thumb"), p.VariantName("display"))
 	} else if err != nil {

@@ -6,11 +6,43 @@ import (
 	"image"
 	"image/jpeg"
 	"log/slog"
+	"math/rand/v2"
 	"testing"
 	"time"
 
+	"eventbox/daemon/jobs"
 	"eventbox/store"
 )
+
+// newTestMaker returns a variant maker over st with its runner, not
+// running.
+func newTestMaker(t *testing.T, st *store.Store, workers int) (*variantMaker, *jobs.Runner) {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	v := newVariantMaker(st, workers, log)
+	r, err := jobs.New(jobs.Config{Store: st, Logger: log, Kinds: []jobs.Kind{v.kind()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.runner = r
+	return v, r
+}
+
+// unfinishedVariantJobs returns the queued or running variant jobs.
+func unfinishedVariantJobs(t *testing.T, st *store.Store) []store.Job {
+	t.Helper()
+	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: store.VariantJobKind, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.Job
+	for _, j := range page.Jobs {
+		if j.Status == store.JobQueued || j.Status == store.JobRunning {
+			out = append(out, j)
+		}
+	}
+	return out
+}
 
 func TestRetryDelayIsCappedAndJittered(t *testing.T) {
 	for _, tt := range []struct {
@@ -22,18 +54,17 @@ func TestRetryDelayIsCappedAndJittered(t *testing.T) {
 		{3, 2 * time.Minute},
 		{6, 15 * time.Minute},
 		{40, 15 * time.Minute},
-		{0, 15 * time.Minute},
 	} {
 		seen := map[time.Duration]bool{}
 		for range 50 {
-			d := retryDelay(tt.attempts)
+			d := variantRetry.Delay(tt.attempts, rand.Float64())
 			if d < tt.full/2 || d > tt.full {
-				t.Fatalf("retryDelay(%d) = %v, want %v to %v", tt.attempts, d, tt.full/2, tt.full)
+				t.Fatalf("delay after failure %d = %v, want %v to %v", tt.attempts, d, tt.full/2, tt.full)
 			}
 			seen[d] = true
 		}
 		if len(seen) < 2 {
-			t.Errorf("retryDelay(%d) has no jitter", tt.attempts)
+			t.Errorf("the delay after failure %d has no jitter", tt.attempts)
 		}
 	}
 }
@@ -55,10 +86,10 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 	if _, err := st.Media().Write(p.OriginalName(), bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+	v, _ := newTestMaker(t, st, 1)
+	if _, err := st.AddPhoto(ctx, p, 0, v.jobs(p)...); err != nil {
 		t.Fatal(err)
 	}
-	v := newVariantMaker(st, 1, slog.New(slog.DiscardHandler), time.Now)
 	stopped, cancel := context.WithCancel(ctx)
 	cancel()
 	for range store.VariantAttempts + 1 {
@@ -66,9 +97,14 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 			t.Fatal("an attempt with a cancelled context succeeded")
 		}
 	}
-	jobs, err := st.VariantJobs(ctx)
-	if err != nil || len(jobs) != 1 || jobs[0].Attempts != 0 || jobs[0].InFlight {
-		t.Fatalf("jobs after cancelled attempts: %+v, %v", jobs, err)
+	jobs := unfinishedVariantJobs(t, st)
+	if len(jobs) != 1 || jobs[0].Failures != 0 || jobs[0].Deaths != 0 || jobs[0].Status != store.JobQueued {
+		t.Fatalf("jobs after cancelled attempts: %+v", jobs)
+	}
+	for _, a := range jobs[0].Attempts {
+		if a.Outcome != store.OutcomeInterrupted {
+			t.Fatalf("a cancelled attempt is recorded as %s: %+v", a.Outcome, jobs[0].Attempts)
+		}
 	}
 	if err := v.ensure(ctx, p.ID); err != nil {
 		t.Fatalf("an attempt after the cancelled ones: %v", err)

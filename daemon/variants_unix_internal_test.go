@@ -7,7 +7,6 @@ import (
 	"context"
 	"image"
 	"image/jpeg"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -30,7 +29,6 @@ func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	event := store.NewID()
 	blocking := store.Photo{ID: "aaaaaaaaaaaaaaaa", EventID: event, Status: store.StatusVisible, Format: "jpeg"}
 	innocent := store.Photo{ID: "bbbbbbbbbbbbbbbb", EventID: event, Status: store.StatusVisible, Format: "jpeg"}
@@ -45,21 +43,29 @@ func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	lim := store.JobLimits{MaxFailures: store.VariantAttempts, MaxDeaths: store.VariantAttempts}
 	for _, p := range []store.Photo{blocking, innocent} {
-		if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+		if _, err := st.AddPhoto(ctx, p, 0, store.VariantJobSpec(p.ID)); err != nil {
 			t.Fatal(err)
 		}
 		// Both were being decoded when the process died.
-		if _, _, err := st.StartVariantAttempt(ctx, p.ID); err != nil {
-			t.Fatal(err)
+		if c, err := st.ClaimJobByKey(ctx, store.VariantJobKind, p.ID, lim); err != nil || !c.Claimed {
+			t.Fatalf("claiming %s: %+v, %v", p.ID, c, err)
 		}
 	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = store.Open(ctx, dir, store.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 
-	v := newVariantMaker(st, 3, slog.New(slog.DiscardHandler), time.Now)
+	_, r := newTestMaker(t, st, 3)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
-		v.run(runCtx)
+		_ = r.Run(runCtx)
 		close(done)
 	}()
 	release := func() {
@@ -92,8 +98,14 @@ func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
 			t.Fatal("the innocent photo's variants were not made after the first job ended")
 		}
 	}
-	jobs, err := st.VariantJobs(ctx)
-	if err != nil || len(jobs) != 1 || jobs[0].PhotoID != blocking.ID || jobs[0].Attempts != 2 || jobs[0].InFlight {
-		t.Fatalf("jobs after the start: %+v, %v", jobs, err)
+	// The photo is marked just before its attempt is recorded as ended.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		jobs := unfinishedVariantJobs(t, st)
+		if len(jobs) == 1 && jobs[0].Key == blocking.ID && jobs[0].Tries == 2 && jobs[0].Status == store.JobQueued {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs after the start: %+v", jobs)
+		}
 	}
 }

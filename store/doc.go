@@ -58,7 +58,6 @@
 //	shares               eventID + shareID                     Share (gallery link, token kept)
 //	shares_by_token      hex sha256(token)                     eventID + shareID
 //	stats_hourly         eventID + ts(hour start, UTC)         HourCount {photos, messages}
-//	variant_queue        photoID                               VariantJob (variants still to make; empty: a fresh job)
 //	media_trash          media name or eventID                 empty (files still to remove)
 //	jobs                 u64(jobID)                            Job (store/jobs.go)
 //	idx_job_due          kp(kind) + ts(dueAt) + u64(jobID)     empty (queued jobs only)
@@ -80,10 +79,11 @@
 // counter), so the statistics' hourly series reads one entry per active
 // hour. An hour at zero is removed.
 //
-// A variant job records each attempt before it runs (attempts, the time,
-// whether one is in flight), in its own transaction, so that an attempt
-// the process died in still counts; after VariantAttempts the job is
-// dropped and the photo marked variantsFailed (variant_jobs.go).
+// A photo's thumb and display are made by a job of VariantJobKind with
+// the photo id as Key (see Jobs below), enqueued by AddPhoto and
+// cancelled by the photo's delete; when the job is set aside the photo
+// is marked variantsFailed in the same commit, and RetryVariants
+// requeues it (variant_jobs.go).
 //
 // A gallery link keeps its token in the record, unlike sessions and
 // invitations, so the hosts can copy the link's url again; lookups go
@@ -120,6 +120,12 @@
 // transaction: it passes JobSpecs to the method and nudges the runner
 // after it returns. EnqueueJobs is for jobs that no change causes.
 //
+// ClaimJobByKey claims one job by its kind and key, for a caller that
+// needs that job's work now (a thumbnail asked for before the queue
+// reached it). A kind may keep its own records in step with its jobs:
+// putJob calls jobSetAside when a job is set aside and jobRequeued when
+// RequeueJob puts it back, inside the same transaction.
+//
 // A job found running by Open was in flight when the process died: Open
 // records that attempt as "died", counts it in Deaths and makes the job
 // due at once; ClaimJob sets it aside (status failed) once the kind's
@@ -137,6 +143,8 @@
 //	2  the durable job queue's buckets (jobs.go)
 //	3  event records get the default of each field whose default is not
 //	   its zero value and whose key they lack (backfillEvents)
+//	4  the variant_queue bucket's entries become "variants" jobs, with
+//	   their attempts, and the bucket goes (migrateVariantQueue)
 //
 // # Media
 //

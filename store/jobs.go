@@ -181,6 +181,9 @@ type JobClaim struct {
 	Next    time.Duration
 	// SetAside are jobs the claim found past their limits and set aside.
 	SetAside []Job
+	// Busy reports, for ClaimJobByKey, that the job is running for
+	// another caller.
+	Busy bool
 }
 
 // JobFilter selects jobs for JobsPage. Zero fields select everything.
@@ -332,15 +335,30 @@ func putJob(tx *bolt.Tx, j, old *Job) error {
 			return fmt.Errorf("setting job %d aside: %w", j.ID, err)
 		}
 	}
+	if old != nil && old.Status == JobFailed && j.Status != JobFailed {
+		if err := jobRequeued(tx, j); err != nil {
+			return fmt.Errorf("requeuing job %d: %w", j.ID, err)
+		}
+	}
 	return putJSON(tx.Bucket(bJobs), u64(j.ID), j)
 }
 
 // jobSetAside runs in the transaction that sets j aside (status failed,
 // for any reason), so that the records a kind works on can say so in the
-// same commit. When image variants move onto the runner, the "variants"
-// kind marks its photo VariantsFailed here, so pages stop waiting for a
-// thumbnail that will not come. No kind needs it yet.
+// same commit: a "variants" job marks its photo VariantsFailed.
 func jobSetAside(tx *bolt.Tx, j *Job) error {
+	if j.Kind == VariantJobKind {
+		return variantsSetAside(tx, j)
+	}
+	return nil
+}
+
+// jobRequeued runs in the transaction that puts a set-aside job j back
+// in the queue (RequeueJob), undoing what jobSetAside said.
+func jobRequeued(tx *bolt.Tx, j *Job) error {
+	if j.Kind == VariantJobKind {
+		return variantsRequeued(tx, j)
+	}
 	return nil
 }
 
@@ -433,29 +451,90 @@ func (s *Store) ClaimJob(ctx context.Context, kind string, lim JobLimits) (JobCl
 			if err != nil {
 				return fmt.Errorf("reading due job: %w", err)
 			}
-			old := j
-			j.UpdatedAt = now
-			if why := lim.exceeded(j, now); why != "" {
-				j.Status, j.FinishedAt, j.LastError = JobFailed, now, why
-				if err := putJob(tx, &j, &old); err != nil {
-					return err
-				}
-				c.SetAside = append(c.SetAside, j)
-				continue
-			}
-			j.Status = JobRunning
-			j.Tries++
-			j.addAttempt(JobAttempt{N: j.Tries, Start: now, Outcome: OutcomeRunning})
-			if err := putJob(tx, &j, &old); err != nil {
+			if err := claimJob(tx, j, lim, now, &c); err != nil || c.Claimed {
 				return err
 			}
-			c.Claimed, c.Job = true, j
-			return nil
 		}
 		return nil
 	})
 	if err != nil {
 		return JobClaim{}, fmt.Errorf("claiming a %s job: %w", kind, err)
+	}
+	return c, nil
+}
+
+// claimJob marks the queued job j running with a new attempt (c.Claimed,
+// c.Job), or sets it aside when it is past lim (added to c.SetAside).
+func claimJob(tx *bolt.Tx, j Job, lim JobLimits, now int64, c *JobClaim) error {
+	old := j
+	j.UpdatedAt = now
+	if why := lim.exceeded(j, now); why != "" {
+		j.Status, j.FinishedAt, j.LastError = JobFailed, now, why
+		if err := putJob(tx, &j, &old); err != nil {
+			return err
+		}
+		c.SetAside = append(c.SetAside, j)
+		return nil
+	}
+	j.Status = JobRunning
+	j.Tries++
+	j.addAttempt(JobAttempt{N: j.Tries, Start: now, Outcome: OutcomeRunning})
+	if err := putJob(tx, &j, &old); err != nil {
+		return err
+	}
+	c.Claimed, c.Job = true, j
+	return nil
+}
+
+// ClaimJobByKey claims the job of kind with key, as ClaimJob would, if it
+// is queued and due: for a caller that needs one particular job done now
+// (a photo's thumbnail asked for before the queue reached it). When it
+// claims nothing, Busy reports that the job is running for another
+// caller and Waiting that it is queued for later (Next); neither means no
+// unfinished job has the key (done, set aside, never queued), or that
+// the claim set it aside (SetAside).
+func (s *Store) ClaimJobByKey(ctx context.Context, kind, key string, lim JobLimits) (JobClaim, error) {
+	var c JobClaim
+	look := func(tx *bolt.Tx) (Job, bool, error) {
+		c = JobClaim{}
+		id := tx.Bucket(bJobByKey).Get(uniqueKey(kind, key))
+		if id == nil {
+			return Job{}, false, nil
+		}
+		j, err := getJob(tx, binary.BigEndian.Uint64(id))
+		if err != nil {
+			return Job{}, false, err
+		}
+		switch {
+		case j.Status == JobRunning:
+			c.Busy = true
+		case j.Status != JobQueued:
+		case j.DueAt > s.nowMs():
+			c.Waiting, c.Next = true, time.Duration(j.DueAt-s.nowMs())*time.Millisecond
+		default:
+			return j, true, nil
+		}
+		return Job{}, false, nil
+	}
+	// A read first, as in ClaimJob: a page asking again and again for a
+	// photo that waits for its retry costs no disk write.
+	due := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		_, ok, err := look(tx)
+		due = ok
+		return err
+	})
+	if err == nil && due {
+		err = s.db.Update(func(tx *bolt.Tx) error {
+			j, ok, err := look(tx)
+			if err != nil || !ok {
+				return err
+			}
+			return claimJob(tx, j, lim, s.nowMs(), &c)
+		})
+	}
+	if err != nil {
+		return JobClaim{}, fmt.Errorf("claiming the %s job %s: %w", kind, key, err)
 	}
 	return c, nil
 }
@@ -658,22 +737,27 @@ func (s *Store) RequeueJob(ctx context.Context, id uint64) error {
 		if err != nil {
 			return err
 		}
-		if j.Status != JobFailed {
-			return ErrConflict
-		}
-		if j.Key != "" && tx.Bucket(bJobByKey).Get(uniqueKey(j.Kind, j.Key)) != nil {
-			return ErrConflict // a newer job holds the key
-		}
-		old := j
-		now := s.nowMs()
-		j.Status, j.DueAt, j.UpdatedAt, j.FinishedAt = JobQueued, now, now, 0
-		j.Failures, j.Deaths = 0, 0
-		return putJob(tx, &j, &old)
+		return s.requeueJob(tx, j)
 	})
 	if err != nil {
 		return fmt.Errorf("requeuing job %d: %w", id, err)
 	}
 	return nil
+}
+
+// requeueJob is RequeueJob inside tx.
+func (s *Store) requeueJob(tx *bolt.Tx, j Job) error {
+	if j.Status != JobFailed {
+		return ErrConflict
+	}
+	if j.Key != "" && tx.Bucket(bJobByKey).Get(uniqueKey(j.Kind, j.Key)) != nil {
+		return ErrConflict // a newer job holds the key
+	}
+	old := j
+	now := s.nowMs()
+	j.Status, j.DueAt, j.UpdatedAt, j.FinishedAt = JobQueued, now, now, 0
+	j.Failures, j.Deaths = 0, 0
+	return putJob(tx, &j, &old)
 }
 
 // recoverJobs runs at Open: a job still marked running was in flight when

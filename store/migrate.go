@@ -31,7 +31,8 @@ var (
 	bPhotoByChal   = []byte("idx_photo_challenge")
 	bPhotoBySpot   = []byte("idx_photo_spot")
 	bPhotoByHash   = []byte("idx_photo_hash")
-	bVariantQueue  = []byte("variant_queue")
+	bVariantQueue  = []byte("variant_queue") // until schema 4
+
 	bContacts      = []byte("contacts")
 	bMediaTrash    = []byte("media_trash")
 	bSpots         = []byte("spots")
@@ -107,6 +108,9 @@ var migrations = []func(tx *bolt.Tx) error{
 			"albumShared":         `true`,
 		})
 	},
+	// 4: the variant_queue bucket's jobs move onto the job queue as
+	// "variants" jobs, and the bucket goes (variant_jobs.go).
+	migrateVariantQueue,
 }
 
 // backfillEvents adds to every event record each key of defaults (JSON

@@ -44,9 +44,9 @@ type Photo struct {
 	Fingerprint string `json:"fingerprint"` // retry key of the upload, hex (daemon/fingerprint.go)
 	Downloads   int    `json:"downloads"`
 	Variants    bool   `json:"variants"` // thumb and display are on disk
-	// VariantsFailed: the variants failed VariantAttempts times (or were
-	// being made when the process died that often) and are set aside;
-	// only the original exists. RetryVariants clears it.
+	// VariantsFailed: the photo's variant job was set aside, after
+	// VariantAttempts failures or as many attempts that died with the
+	// process; only the original exists. RetryVariants clears it.
 	VariantsFailed bool       `json:"variantsFailed,omitempty"`
 	Video          *VideoInfo `json:"video,omitempty"`
 }
@@ -126,13 +126,14 @@ type AddPhotoResult struct {
 	Existing bool
 }
 
-// AddPhoto stores a new photo record with its indexes, counts and a
-// variant job, in one transaction, after its files are on disk. It assigns
+// AddPhoto stores a new photo record with its indexes and counts, and
+// enqueues jobs (its variant job, VariantJobSpec), in one transaction,
+// after its files are on disk. It assigns
 // ID unless set, and CreatedAt: now, moved forward by 1 ms while another
 // photo of the event has it. A guest's repeat of the same bytes (same
 // Fingerprint) returns the existing photo. quota > 0 limits the guest's photos:
-// ErrQuota.
-func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResult, error) {
+// ErrQuota. A repeat enqueues nothing.
+func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int, jobs ...JobSpec) (AddPhotoResult, error) {
 	if p.ID == "" {
 		p.ID = NewID()
 	}
@@ -164,10 +165,8 @@ func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int) (AddPhotoResul
 				return err
 			}
 		}
-		if !p.Variants {
-			if err := tx.Bucket(bVariantQueue).Put([]byte(p.ID), nil); err != nil {
-				return err
-			}
+		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+			return err
 		}
 		res = AddPhotoResult{Photo: p}
 		if err := addHourly(tx, p.EventID, p.CreatedAt, 1, 0); err != nil {
@@ -336,7 +335,7 @@ func deletePhoto(tx *bolt.Tx, p Photo) error {
 			return err
 		}
 	}
-	if err := tx.Bucket(bVariantQueue).Delete([]byte(p.ID)); err != nil {
+	if _, err := cancelJob(tx, VariantJobKind, p.ID); err != nil {
 		return err
 	}
 	if err := trash(tx, p.files()...); err != nil {
@@ -374,7 +373,7 @@ func deleteEventPhotos(tx *bolt.Tx, eventID string) error {
 		if err := tx.Bucket(bPhotos).Delete(id); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bVariantQueue).Delete(id); err != nil {
+		if _, err := cancelJob(tx, VariantJobKind, string(id)); err != nil {
 			return err
 		}
 	}

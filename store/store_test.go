@@ -183,7 +183,15 @@ func TestMediaWriteIsAtomicAndConfined(t *testing.T) {
 
 func addPhoto(t *testing.T, st *store.Store, p store.Photo, quota int) store.AddPhotoResult {
 	t.Helper()
-	res, err := st.AddPhoto(context.Background(), p, quota)
+	var jobs []store.JobSpec
+	if !p.Variants {
+		// As the daemon does: a photo without variants comes with its job.
+		if p.ID == "" {
+			p.ID = store.NewID()
+		}
+		jobs = append(jobs, store.VariantJobSpec(p.ID))
+	}
+	res, err := st.AddPhoto(context.Background(), p, quota, jobs...)
 	if err != nil {
 		t.Fatalf("add photo: %v", err)
 	}
@@ -370,7 +378,7 @@ func TestDeleteEventCascades(t *testing.T) {
 	if st.Media().Exists(p.OriginalName()) {
 		t.Error("media survived the event")
 	}
-	if jobs, _ := st.VariantJobs(ctx); len(jobs) != 0 {
+	if jobs := variantJobs(t, st); len(jobs) != 0 {
 		t.Errorf("variant jobs survived: %v", jobs)
 	}
 }
@@ -385,13 +393,17 @@ func TestVariantJobOfADeletedPhotoIsDropped(t *testing.T) {
 	if _, err := st.DeletePhotos(ctx, ev, g, []string{p.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishVariantJob(ctx, p.ID, true); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("finishing a deleted photo's job = %v, want ErrNotFound", err)
+	if err := st.SetVariantsMade(ctx, p.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("recording a deleted photo's variants = %v, want ErrNotFound", err)
 	}
-	if err := st.FinishVariantJob(ctx, kept.ID, false); err != nil {
+	c := claimVariants(t, st, kept.ID)
+	if !c.Claimed {
+		t.Fatalf("kept photo's job not claimed: %+v", c)
+	}
+	if _, err := st.FinishJob(ctx, c.Job.ID, c.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "corrupt"}, variantLimits); err != nil {
 		t.Fatal(err)
 	}
-	if jobs, _ := st.VariantJobs(ctx); len(jobs) != 0 {
+	if jobs := variantJobs(t, st); len(jobs) != 0 {
 		t.Fatalf("jobs left: %v", jobs)
 	}
 	got, _ := st.Photo(ctx, kept.ID)

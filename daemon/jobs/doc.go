@@ -64,6 +64,22 @@
 // how a photo that makes the decoder run out of memory stops being
 // retried.
 //
+// # Running one job now
+//
+// RunKey runs the job of a kind with a given Key in the caller's
+// goroutine, if it is queued and due: for a request that needs that
+// job's work (a photo's thumbnail asked for before the queue reached it).
+// The attempt is claimed, limited and recorded like any other; RunKey
+// answers KeyBusy when another attempt holds the job, KeyWaiting when it
+// waits for a retry, KeyNone when no unfinished job has the key.
+//
+// # Jobs that kill the process
+//
+// A kind with DiedAlone runs a job whose last attempt died with the
+// process on its own: the dispatcher lets the kind's other attempts end
+// first and claims nothing until it ends, so jobs decoded beside a
+// culprit are not charged again with its next crash.
+//
 // # Waking and waiting
 //
 // Each kind has one dispatcher goroutine that sleeps until the next due

@@ -32,6 +32,12 @@ type Kind struct {
 	Concurrency int
 	// Retry is the kind's retry policy; see Policy for the defaults.
 	Retry Policy
+	// DiedAlone runs a job whose previous attempt died with the process
+	// on its own: the dispatcher lets the kind's other attempts end
+	// before starting it and claims none until it ends. When a job takes
+	// the process down, the jobs running beside it die too; run alone
+	// they succeed, and only the culprit keeps dying and counting.
+	DiedAlone bool
 }
 
 // Policy says how a kind's failed jobs are retried and when they are set
@@ -327,10 +333,11 @@ func (r *Runner) dispatch(ctx context.Context, k *kind) {
 	running := 0
 	timer := time.NewTimer(r.poll)
 	defer timer.Stop()
+	alone := false // a job runs alone (Kind.DiedAlone)
 	for {
 		g := r.generation()
 		wait, idle := r.poll, false
-		for running < k.Concurrency && ctx.Err() == nil {
+		for running < k.Concurrency && !alone && ctx.Err() == nil {
 			c, err := r.store.ClaimJob(ctx, k.Name, k.policy.limits())
 			if err != nil {
 				r.log.ErrorContext(ctx, "claiming a job", "kind", k.Name, "error", err)
@@ -338,7 +345,7 @@ func (r *Runner) dispatch(ctx context.Context, k *kind) {
 				break
 			}
 			for _, j := range c.SetAside {
-				r.log.WarnContext(ctx, "job set aside", "kind", k.Name, "job", j.ID, "reason", j.LastError)
+				r.log.WarnContext(ctx, "job set aside", "kind", k.Name, "job", j.ID, "key", j.Key, "reason", j.LastError)
 			}
 			if !c.Claimed {
 				if c.Waiting {
@@ -347,10 +354,16 @@ func (r *Runner) dispatch(ctx context.Context, k *kind) {
 				idle = running == 0
 				break
 			}
+			if k.DiedAlone && diedLast(c.Job) {
+				for ; running > 0; running-- {
+					<-done
+				}
+				alone = true
+			}
 			running++
 			go func() {
 				defer func() { done <- struct{}{} }()
-				r.attempt(ctx, k, c.Job)
+				_ = r.attempt(ctx, k, c.Job)
 			}()
 		}
 		if ctx.Err() != nil {
@@ -365,14 +378,71 @@ func (r *Runner) dispatch(ctx context.Context, k *kind) {
 		case <-ctx.Done():
 		case <-done:
 			running--
+			alone = alone && running > 0
 		case <-k.nudge:
 		case <-timer.C:
 		}
 	}
 }
 
-// attempt runs one claimed attempt of j and records how it ended.
-func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) {
+// diedLast reports whether the attempt before the one just claimed died
+// with the process.
+func diedLast(j store.Job) bool {
+	n := len(j.Attempts)
+	return n >= 2 && j.Attempts[n-2].Outcome == store.OutcomeDied
+}
+
+// KeyRun says what RunKey did.
+type KeyRun int
+
+// RunKey's answers.
+const (
+	// KeyNone: no unfinished job of the kind has the key (done, set
+	// aside before or by this very claim, or never queued).
+	KeyNone KeyRun = iota
+	// KeyWaiting: the job is queued for later (a retry's wait).
+	KeyWaiting
+	// KeyBusy: another attempt is running the job.
+	KeyBusy
+	// KeyRan: the attempt ran; the error is the handler's.
+	KeyRan
+)
+
+// RunKey runs the job of kind with key now, in the caller's goroutine,
+// if it is queued and due: for a caller that needs that job's work done
+// (a photo's thumbnail asked for before the queue reached it). The
+// attempt is claimed, limited and recorded like one the dispatcher runs
+// (the kind's Concurrency aside), and cancelling ctx interrupts it
+// without charging it. It answers what it did and, when it ran the job,
+// the handler's error; it works whether or not Run is running.
+func (r *Runner) RunKey(ctx context.Context, kind, key string) (KeyRun, error) {
+	k, ok := r.kinds[kind]
+	if !ok {
+		return KeyNone, fmt.Errorf("running a %s job: kind not registered", kind)
+	}
+	c, err := r.store.ClaimJobByKey(ctx, kind, key, k.policy.limits())
+	if err != nil {
+		return KeyNone, err
+	}
+	for _, j := range c.SetAside {
+		r.log.WarnContext(ctx, "job set aside", "kind", kind, "job", j.ID, "key", j.Key, "reason", j.LastError)
+	}
+	switch {
+	case c.Busy:
+		return KeyBusy, nil
+	case c.Waiting:
+		return KeyWaiting, nil
+	case !c.Claimed:
+		return KeyNone, nil
+	}
+	err = r.attempt(ctx, k, c.Job)
+	r.Notify(kind) // its next due time may have changed
+	return KeyRan, err
+}
+
+// attempt runs one claimed attempt of j, records how it ended and
+// answers the handler's error.
+func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) error {
 	actx := ctx
 	if k.policy.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -380,7 +450,7 @@ func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) {
 		defer cancel()
 	}
 	j := Job{Job: sj, runner: r, result: new(string)}
-	log := r.log.With("kind", k.Name, "job", sj.ID, "attempt", sj.Tries)
+	log := r.log.With("kind", k.Name, "job", sj.ID, "key", sj.Key, "attempt", sj.Tries)
 	log.DebugContext(ctx, "job started")
 	err := call(actx, k.Handler, j)
 	end := r.end(ctx, k, sj, err)
@@ -397,6 +467,7 @@ func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) {
 	default:
 		log.DebugContext(ctx, "job ended", "outcome", end.Outcome)
 	}
+	return err
 }
 
 // end turns a handler's answer into how the attempt ends.
