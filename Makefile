@@ -39,14 +39,23 @@ unit:
 	@norace="$$($(GO) list $(NORACE_PKGS))" && all="$$($(GO) list ./...)" || exit 1; \
 	race="$$(printf '%s\n' "$$all" | grep -vxF "$$norace")"; \
 	echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$norace | wc -w) packages"; \
-	$(GO) test -race -count=1 -timeout 15m $$race && \
-	$(GO) test -count=1 -timeout 15m $$norace
+	rc=0; \
+	$(GO) test -race -count=1 -timeout 15m $$race || rc=1; \
+	$(GO) test -count=1 -timeout 15m $$norace || rc=1; \
+	exit $$rc
+
+# Every target runs even when one finds a failure; the failures are reported
+# at the end.
+FUZZ_TARGETS := FuzzVideo:./daemon/probe FuzzAudio:./daemon/probe \
+	FuzzDecode:./daemon/imaging/internal/jpegdec FuzzCheck:./daemon/imaging
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzVideo$$' -fuzztime $(FUZZTIME) ./daemon/probe
-	$(GO) test -run '^$$' -fuzz '^FuzzAudio$$' -fuzztime $(FUZZTIME) ./daemon/probe
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./daemon/imaging/internal/jpegdec
-	$(GO) test -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME) ./daemon/imaging
+	@failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+		echo "$(GO) test -run '^$$' -fuzz '^$${t%%:*}$$' -fuzztime $(FUZZTIME) $${t#*:}"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}" || failed="$$failed $${t%%:*}"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
 
 cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -o /dev/null ./cmd/eventbox
