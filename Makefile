@@ -3,10 +3,18 @@
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
-# Packages with fuzz targets, and how long `make test` runs each one.
+# How long `make test` runs each fuzz target.
 FUZZTIME ?= 10s
+# Packages whose tests are pixel loops run without -race: the detector makes
+# them several times slower and finds nothing there. Every other package
+# (`go list ./...` minus these) runs with -race, so a new package is raced
+# unless it is added here, and a name here that no longer exists fails.
+NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe
+# Linters, pinned and run with `go run`, so the module's go.mod stays clean.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run build test vet unit fuzz cross clean crashtest
+.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -16,20 +24,38 @@ run:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/eventbox ./cmd/eventbox
 
-## test: formatting, vet, the race-enabled tests, short fuzz runs and the ARM builds
-test: vet unit fuzz cross
+## test: formatting, vet, staticcheck, the tests (-race where there is concurrency), short fuzz runs, the ARM builds and govulncheck
+test: vet lint unit fuzz cross vulncheck
 
 vet:
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
+lint:
+	$(GO) run $(STATICCHECK) ./...
+
 unit:
-	$(GO) test -race -count=1 -timeout 15m ./...
+	@norace="$$($(GO) list $(NORACE_PKGS))" && all="$$($(GO) list ./...)" || exit 1; \
+	race="$$(printf '%s\n' "$$all" | grep -vxF "$$norace")"; \
+	echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$norace | wc -w) packages"; \
+	rc=0; \
+	$(GO) test -race -count=1 -timeout 15m $$race || rc=1; \
+	$(GO) test -count=1 -timeout 15m $$norace || rc=1; \
+	exit $$rc
+
+# Every target runs even when one finds a failure; the failures are reported
+# at the end.
+FUZZ_TARGETS := FuzzVideo:./daemon/probe FuzzAudio:./daemon/probe \
+	FuzzDecode:./daemon/imaging/internal/jpegdec FuzzCheck:./daemon/imaging
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzVideo$$' -fuzztime $(FUZZTIME) ./daemon/probe
-	$(GO) test -run '^$$' -fuzz '^FuzzAudio$$' -fuzztime $(FUZZTIME) ./daemon/probe
+	@failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+		echo "$(GO) test -run '^$$' -fuzz '^$${t%%:*}$$' -fuzztime $(FUZZTIME) $${t#*:}"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}" || failed="$$failed $${t%%:*}"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
 
 cross:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -o /dev/null ./cmd/eventbox
@@ -43,6 +69,20 @@ cross:
 CRASH_KILLS ?= 200
 crashtest:
 	EVENTBOX_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 60m -run '^TestCrashUploads$$' -v ./cmd/eventbox
+
+# vulncheck needs https://vuln.go.dev (or $$GOVULNDB); where it cannot be
+# reached it says so in one line and does not fail the build.
+vulncheck:
+	@db="$${GOVULNDB:-https://vuln.go.dev}"; \
+	if command -v curl >/dev/null && ! err="$$(curl -fsS -m 10 -o /dev/null "$$db/index/db.json.gz" 2>&1)"; then \
+		echo "govulncheck: SKIPPED, the vulnerability database $$db is unreachable: $$err"; exit 0; \
+	fi; \
+	out="$$($(GO) run $(GOVULNCHECK) ./... 2>&1)"; rc=$$?; \
+	if [ $$rc -ne 0 ] && printf '%s\n' "$$out" | grep -q 'fetching vulnerabilities'; then \
+		echo "govulncheck: SKIPPED, the vulnerability database is unreachable: $$(printf '%s\n' "$$out" | grep -m1 'fetching vulnerabilities' | sed 's/^govulncheck: //')"; \
+	else \
+		printf '%s\n' "$$out"; exit $$rc; \
+	fi
 
 clean:
 	rm -rf bin dist

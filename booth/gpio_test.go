@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"periph.io/x/conn/v3/gpio"
@@ -12,6 +13,11 @@ import (
 
 	"eventbox/booth"
 )
+
+// The tests that wait run inside a testing/synctest bubble: time.Sleep, the
+// device's timers and tickers and the fake pins' edge timeouts then run on the
+// bubble's clock, which jumps ahead whenever every goroutine is waiting, so the
+// timings below are exact and take no real time.
 
 // rig is a GPIO device on fake pins, running until the test ends.
 type rig struct {
@@ -150,18 +156,20 @@ func TestGPIOButton(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRig(t, tt.edges)
-			start := time.Now()
-			tt.act(r)
-			got := r.presses(tt.wait)
-			if len(got) != tt.want {
-				t.Fatalf("got %d presses (%v), want %d", len(got), got, tt.want)
-			}
-			for _, p := range got {
-				if p.At.Before(start) || p.At.After(time.Now()) {
-					t.Errorf("press at %v, outside the test's run from %v", p.At, start)
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, tt.edges)
+				start := time.Now()
+				tt.act(r)
+				got := r.presses(tt.wait)
+				if len(got) != tt.want {
+					t.Fatalf("got %d presses (%v), want %d", len(got), got, tt.want)
 				}
-			}
+				for _, p := range got {
+					if p.At.Before(start) || p.At.After(time.Now()) {
+						t.Errorf("press at %v, outside the test's run from %v", p.At, start)
+					}
+				}
+			})
 		})
 	}
 }
@@ -204,31 +212,37 @@ func TestGPIOLED(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRig(t, true)
-			// Start from the opposite of what is expected, so a state
-			// that is never applied shows.
-			if tt.steadyOn {
-				r.dev.SetLED(booth.Off)
-			} else {
-				r.dev.SetLED(booth.Ready)
-			}
-			time.Sleep(200 * time.Millisecond)
-			r.dev.SetLED(tt.state)
-			time.Sleep(200 * time.Millisecond)
-			on, off := ledLevels(r.led, 900*time.Millisecond)
-			switch {
-			case tt.blinks && (on == 0 || off == 0):
-				t.Errorf("LED on %d and off %d of the samples, want both", on, off)
-			case !tt.blinks && tt.steadyOn && off != 0:
-				t.Errorf("LED off in %d of %d samples, want always on", off, on+off)
-			case !tt.blinks && !tt.steadyOn && on != 0:
-				t.Errorf("LED on in %d of %d samples, want always off", on, on+off)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, true)
+				// Start from the opposite of what is expected, so a state
+				// that is never applied shows.
+				if tt.steadyOn {
+					r.dev.SetLED(booth.Off)
+				} else {
+					r.dev.SetLED(booth.Ready)
+				}
+				time.Sleep(200 * time.Millisecond)
+				r.dev.SetLED(tt.state)
+				time.Sleep(200 * time.Millisecond)
+				on, off := ledLevels(r.led, 900*time.Millisecond)
+				switch {
+				case tt.blinks && (on == 0 || off == 0):
+					t.Errorf("LED on %d and off %d of the samples, want both", on, off)
+				case !tt.blinks && tt.steadyOn && off != 0:
+					t.Errorf("LED off in %d of %d samples, want always on", off, on+off)
+				case !tt.blinks && !tt.steadyOn && on != 0:
+					t.Errorf("LED on in %d of %d samples, want always off", on, on+off)
+				}
+			})
 		})
 	}
 }
 
 func TestGPIOCountdownBlinksFasterThanBusy(t *testing.T) {
+	synctest.Test(t, testCountdownBlinksFasterThanBusy)
+}
+
+func testCountdownBlinksFasterThanBusy(t *testing.T) {
 	changes := func(s booth.State) int {
 		r := newRig(t, true)
 		r.dev.SetLED(s)
@@ -248,7 +262,13 @@ func TestGPIOCountdownBlinksFasterThanBusy(t *testing.T) {
 	}
 }
 
+// TestGPIOLifecycle runs in one bubble, so its checks are labelled rather
+// than subtests (T.Run cannot be called inside a bubble).
 func TestGPIOLifecycle(t *testing.T) {
+	synctest.Test(t, testGPIOLifecycle)
+}
+
+func testGPIOLifecycle(t *testing.T) {
 	button := &gpiotest.Pin{N: "GPIO17", EdgesChan: make(chan gpio.Level, 8)}
 	led := &gpiotest.Pin{N: "GPIO27"}
 	dev, err := booth.NewGPIO(button, led, booth.Config{})
@@ -261,18 +281,17 @@ func TestGPIOLifecycle(t *testing.T) {
 	wg.Go(func() { runErr = dev.Run(ctx) })
 	time.Sleep(50 * time.Millisecond)
 
-	t.Run("a second Run fails at once", func(t *testing.T) {
-		errc := make(chan error, 1)
-		go func() { errc <- dev.Run(ctx) }()
-		select {
-		case err := <-errc:
-			if err == nil {
-				t.Error("second Run returned nil")
-			}
-		case <-time.After(2 * time.Second):
-			t.Error("second Run blocked")
+	// A second Run fails at once.
+	errc := make(chan error, 1)
+	go func() { errc <- dev.Run(ctx) }()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("a second Run fails at once: second Run returned nil")
 		}
-	})
+	case <-time.After(2 * time.Second):
+		t.Error("a second Run fails at once: second Run blocked")
+	}
 
 	dev.SetLED(booth.Ready)
 	time.Sleep(300 * time.Millisecond)
@@ -285,35 +304,34 @@ func TestGPIOLifecycle(t *testing.T) {
 		t.Fatal("Run did not return within 5s of cancel")
 	}
 
-	t.Run("Run returns nil when its context ends", func(t *testing.T) {
-		if runErr != nil {
-			t.Errorf("Run = %v", runErr)
+	if runErr != nil {
+		t.Errorf("Run returns nil when its context ends: Run = %v", runErr)
+	}
+	select {
+	case _, ok := <-dev.Presses():
+		if ok {
+			t.Error("Presses is closed when Run returns: received a press")
 		}
-	})
-	t.Run("Presses is closed when Run returns", func(t *testing.T) {
-		select {
-		case _, ok := <-dev.Presses():
-			if ok {
-				t.Error("received a press")
-			}
-		case <-time.After(time.Second):
-			t.Error("Presses still open")
-		}
-	})
-	t.Run("Close turns the LED off and is idempotent", func(t *testing.T) {
-		if led.Read() != gpio.High {
-			t.Fatal("LED was not on before Close, the test proves nothing")
-		}
-		if err := errors.Join(dev.Close(), dev.Close()); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		if led.Read() != gpio.Low {
-			t.Error("LED still on after Close")
-		}
-	})
+	case <-time.After(time.Second):
+		t.Error("Presses is closed when Run returns: Presses still open")
+	}
+	// Close turns the LED off and is idempotent.
+	if led.Read() != gpio.High {
+		t.Fatal("LED was not on before Close, the test proves nothing")
+	}
+	if err := errors.Join(dev.Close(), dev.Close()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if led.Read() != gpio.Low {
+		t.Error("Close turns the LED off: LED still on after Close")
+	}
 }
 
 func TestGPIOWithoutPins(t *testing.T) {
+	synctest.Test(t, testGPIOWithoutPins)
+}
+
+func testGPIOWithoutPins(t *testing.T) {
 	dev, err := booth.NewGPIO(nil, nil, booth.Config{})
 	if err != nil {
 		t.Fatal(err)

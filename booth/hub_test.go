@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"periph.io/x/conn/v3/gpio"
@@ -195,7 +197,25 @@ func (c *sseClient) next() (event, data string, err error) {
 	return "", "", fmt.Errorf("stream ended")
 }
 
+// streamWriter is the booth client's end of an SSE response, in memory: what
+// Serve writes and flushes arrives on the pipe, so the test can run in a
+// synctest bubble (a real socket is not a wait the bubble's clock can see).
+type streamWriter struct {
+	header http.Header
+	status int
+	w      *io.PipeWriter
+}
+
+func (w *streamWriter) Header() http.Header         { return w.header }
+func (w *streamWriter) WriteHeader(status int)      { w.status = status }
+func (w *streamWriter) Write(b []byte) (int, error) { return w.w.Write(b) }
+func (w *streamWriter) Flush()                      {}
+
 func TestServeDeliversAPressToAConnectedBoothClient(t *testing.T) {
+	synctest.Test(t, testServeDeliversAPress)
+}
+
+func testServeDeliversAPress(t *testing.T) {
 	r := newRig(t, true)
 	hub := booth.NewHub()
 
@@ -205,36 +225,37 @@ func TestServeDeliversAPressToAConnectedBoothClient(t *testing.T) {
 			hub.Publish("ev1", booth.TriggerMessage(p))
 		}
 	}()
-	served := make(chan error, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		served <- hub.Serve(w, req, "ev1")
-	}))
-	defer srv.Close()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/booth/events", nil)
+	body, pw := io.Pipe()
+	defer body.Close()
+	w := &streamWriter{header: http.Header{}, w: pw}
+	served := make(chan error, 1)
+	go func() {
+		err := hub.Serve(w, req, "ev1")
+		pw.Close()
+		served <- err
+	}()
+
+	// The retry hint is written and flushed before Serve subscribes; once
+	// it has been read and everything waits, the subscription is there, so
+	// the press below cannot be missed.
+	sc := bufio.NewScanner(body)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "retry: ") {
+		t.Fatalf("first line %q, want the retry hint (%v)", sc.Text(), sc.Err())
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") || w.status != http.StatusOK {
+		t.Fatalf("status %d, Content-Type = %q", w.status, ct)
 	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		t.Fatalf("Content-Type = %q", ct)
-	}
-	// The headers arrive once the handler has subscribed and flushed the
-	// retry hint, so the press below cannot be missed.
-	deadline := time.Now().Add(2 * time.Second)
-	for hub.Subscribers("ev1") == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	synctest.Wait()
+	if n := hub.Subscribers("ev1"); n != 1 {
+		t.Fatalf("%d subscribers once the stream has started, want 1", n)
 	}
 	start := time.Now()
 	r.bounce(gpio.Low)
 
-	client := &sseClient{sc: bufio.NewScanner(resp.Body)}
+	client := &sseClient{sc: sc}
 	event, data, err := client.next()
 	if err != nil {
 		t.Fatalf("reading the stream: %v", err)

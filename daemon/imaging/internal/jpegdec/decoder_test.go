@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"image"
 	"image/jpeg"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -175,36 +173,28 @@ func TestDecodeStopsWhenContextEnds(t *testing.T) {
 
 // TestDecodeCjpegVariants covers what image/jpeg's encoder never writes:
 // restart markers, 4:4:4 and 4:2:2 chroma, and progressive files (refused
-// with ErrUnsupported so the caller falls back).
+// with ErrUnsupported so the caller falls back). The files are fixtures made
+// by cjpeg (see testdata/README.md).
 func TestDecodeCjpegVariants(t *testing.T) {
-	cjpeg, err := exec.LookPath("cjpeg")
-	if err != nil {
-		t.Skip("cjpeg not installed (Debian package libjpeg-turbo-progs); skipping restart, sampling and progressive cases")
-	}
-	src := testimg.Photo(333, 250, 11)
-	dir := t.TempDir()
-	ppm := filepath.Join(dir, "in.ppm")
-	writePPM(t, ppm, src)
 	tests := []struct {
 		name    string
-		args    []string
+		file    string
 		wantErr error
 	}{
-		{"restart markers every MCU row decode like image/jpeg", []string{"-restart", "1"}, nil},
-		{"restart markers every 3 MCUs decode like image/jpeg", []string{"-restart", "3B"}, nil},
-		{"4:4:4 chroma decodes like image/jpeg", []string{"-sample", "1x1"}, nil},
-		{"4:2:2 chroma decodes like image/jpeg", []string{"-sample", "2x1"}, nil},
-		{"optimised Huffman tables decode like image/jpeg", []string{"-optimize"}, nil},
-		{"a progressive file is left to another decoder", []string{"-progressive"}, jpegdec.ErrUnsupported},
+		{"restart markers every MCU row decode like image/jpeg", "restart-every-row.jpg", nil},
+		{"restart markers every 3 MCUs decode like image/jpeg", "restart-every-3-mcus.jpg", nil},
+		{"4:4:4 chroma decodes like image/jpeg", "chroma-444.jpg", nil},
+		{"4:2:2 chroma decodes like image/jpeg", "chroma-422.jpg", nil},
+		{"optimised Huffman tables decode like image/jpeg", "optimized.jpg", nil},
+		{"a progressive file is left to another decoder", "progressive.jpg", jpegdec.ErrUnsupported},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"-quality", "90"}, tt.args...)
-			out, err := exec.Command(cjpeg, append(args, ppm)...).Output()
+			b, err := os.ReadFile(filepath.Join("testdata", tt.file))
 			if err != nil {
-				t.Fatalf("cjpeg: %v", err)
+				t.Fatal(err)
 			}
-			got, err := jpegdec.Decode(context.Background(), bytes.NewReader(out), int64(len(out)), 1)
+			got, err := jpegdec.Decode(context.Background(), bytes.NewReader(b), int64(len(b)), 1)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Decode: %v, want %v", err, tt.wantErr)
@@ -214,29 +204,12 @@ func TestDecodeCjpegVariants(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			want := stdPlanes(t, out)
+			want := stdPlanes(t, b)
 			for i, p := range [][2]planar.Plane{{got.Y, want.Y}, {got.Cb, want.Cb}, {got.Cr, want.Cr}} {
 				if db, worst := psnr(t, p[0], p[1]); db < 45 || worst > 4 {
 					t.Errorf("plane %d: PSNR %.1f dB, worst error %d against image/jpeg", i, db, worst)
 				}
 			}
 		})
-	}
-}
-
-func writePPM(t *testing.T, path string, m image.Image) {
-	t.Helper()
-	b := m.Bounds()
-	var buf bytes.Buffer
-	buf.WriteString("P6\n")
-	fmt.Fprintf(&buf, "%d %d\n255\n", b.Dx(), b.Dy())
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := m.At(x, y).RGBA()
-			buf.Write([]byte{byte(r >> 8), byte(g >> 8), byte(bl >> 8)})
-		}
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
