@@ -1,11 +1,10 @@
 package imaging
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
-	"image"
 	"io"
 
 	"eventbox/daemon/imaging/internal/planar"
@@ -222,6 +221,8 @@ func decodeHEIFGrid(ctx context.Context, r io.ReaderAt, size int64, m *heifMeta,
 	}
 	tw, th := g.tileW/scale, g.tileH/scale
 	out := planar.NewImage(g.cols*tw, g.rows*th, 2, 2, false)
+	dec := newTileDecoder(ctx)
+	defer dec.Close()
 	for i, id := range g.tiles {
 		if err := ctx.Err(); err != nil {
 			return planar.Image{}, err
@@ -231,12 +232,15 @@ func decodeHEIFGrid(ctx context.Context, r io.ReaderAt, size int64, m *heifMeta,
 			return planar.Image{}, fmt.Errorf("reading tile %d: %w", i, err)
 		}
 		hvcC, _ := m.prop(id, "hvcC")
-		img, err := decodeHEIC(bytes.NewReader(singleHEIF(hvcC, g.tileW, g.tileH, data)))
+		img, err := dec.decode(singleHEIF(hvcC, g.tileW, g.tileH, data))
+		if errors.Is(err, ErrUnsupported) {
+			return planar.Image{}, err
+		}
 		if err != nil {
 			return planar.Image{}, fmt.Errorf("%w: decoding tile %d: %w", ErrCorrupt, i, err)
 		}
-		if b := img.Bounds(); b.Dx() != g.tileW || b.Dy() != g.tileH {
-			return planar.Image{}, fmt.Errorf("%w: tile %d decodes to %dx%d, not %dx%d", ErrCorrupt, i, b.Dx(), b.Dy(), g.tileW, g.tileH)
+		if img.W != g.tileW || img.H != g.tileH {
+			return planar.Image{}, fmt.Errorf("%w: tile %d decodes to %dx%d, not %dx%d", ErrCorrupt, i, img.W, img.H, g.tileW, g.tileH)
 		}
 		t := tilePlanes(img)
 		for t.W > tw {
@@ -256,25 +260,20 @@ func decodeHEIFGrid(ctx context.Context, r io.ReaderAt, size int64, m *heifMeta,
 	return out, nil
 }
 
-// tilePlanes returns a decoded tile as 4:2:0 planes, converting (a copy of
-// one tile) when the decoder gave anything else.
-func tilePlanes(img image.Image) planar.Image {
-	t := planar.FromImage(img)
-	if !t.Gray && t.SubX == 2 && t.SubY == 2 {
+// tilePlanes returns a decoded tile as 4:2:0 planes: a grey tile gets
+// neutral chroma.
+func tilePlanes(t planar.Image) planar.Image {
+	if !t.Gray {
 		return t
 	}
-	if t.Gray {
-		// Grey: neutral chroma.
-		c := planar.NewImage(t.W, t.H, 2, 2, false)
-		for y := range t.H {
-			copy(c.Y.Row(y), t.Y.Row(y))
-		}
-		for i := range c.Cb.Pix {
-			c.Cb.Pix[i], c.Cr.Pix[i] = 128, 128
-		}
-		return c
+	c := planar.NewImage(t.W, t.H, 2, 2, false)
+	for y := range t.H {
+		copy(c.Y.Row(y), t.Y.Row(y))
 	}
-	return planar.Resize(t, t.W, t.H)
+	for i := range c.Cb.Pix {
+		c.Cb.Pix[i], c.Cr.Pix[i] = 128, 128
+	}
+	return c
 }
 
 // place copies src into dst at (x0, y0), clipped to dst.

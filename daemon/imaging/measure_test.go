@@ -2,6 +2,7 @@ package imaging_test
 
 import (
 	"context"
+	"math"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,7 +29,7 @@ func TestMeasureDecodePeak(t *testing.T) {
 			t.Fatal(err)
 		}
 		st, _ := r.Stat()
-		pool := imaging.NewPool(imaging.PoolConfig{Workers: 1, MemoryBytes: 1 << 40, MaxPixels: 1 << 40})
+		pool := imaging.NewPool(imaging.PoolConfig{Workers: 1, MemoryBytes: 1 << 40, MaxPixels: math.MaxInt32})
 		info, err := pool.Check(r, st.Size())
 		before := status("VmHWM")
 		if err == nil {
