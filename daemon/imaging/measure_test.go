@@ -2,8 +2,8 @@ package imaging_test
 
 import (
 	"context"
-	"math"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
