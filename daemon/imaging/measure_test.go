@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"eventbox/daemon/imaging"
 )
@@ -32,12 +33,14 @@ func TestMeasureDecodePeak(t *testing.T) {
 		pool := imaging.NewPool(imaging.PoolConfig{Workers: 1, MemoryBytes: 1 << 40, MaxPixels: math.MaxInt32})
 		info, err := pool.Check(r, st.Size())
 		before := status("VmHWM")
+		start := time.Now()
 		if err == nil {
 			_, err = pool.Make(context.Background(), r, st.Size())
 		}
+		took := time.Since(start)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		fmt.Printf("MEASURE %s %dx%d %s: VmHWM %s -> %s kB, allocated %d MiB, err %v\n", f, info.Width, info.Height, info.Format, before, status("VmHWM"), ms.TotalAlloc>>20, err)
+		fmt.Printf("MEASURE %s %dx%d %s: VmHWM %s -> %s kB, allocated %d MiB, %v, err %v\n", f, info.Width, info.Height, info.Format, before, status("VmHWM"), ms.TotalAlloc>>20, took.Round(time.Millisecond), err)
 		return
 	}
 	files := os.Getenv("IMAGING_MEASURE")
