@@ -3,6 +3,7 @@ package imaging_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/jpeg"
 	"math"
@@ -117,4 +118,40 @@ func rotateCCW(m *image.YCbCr) *image.YCbCr {
 		}
 	}
 	return r
+}
+
+// TestCheckRefusesAGridLargerThanItsItem: the memory estimate is made from
+// the item's size, so tiles beyond it, or an output of another size, are
+// refused rather than decoded.
+func TestCheckRefusesAGridLargerThanItsItem(t *testing.T) {
+	if _, err := exec.LookPath("heif-enc"); err != nil {
+		t.Skip("heif-enc is not installed (Debian package libheif-examples)")
+	}
+	tile, err := imagingtest.HEIFEnc(t.TempDir(), image.NewGray(image.Rect(0, 0, 512, 512)), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := make([]int, 16)
+	tests := []struct {
+		name       string
+		cols, rows int
+		w, h       int
+		want       error
+	}{
+		{"a grid its tiles just cover is accepted", 4, 4, 2000, 1900, nil},
+		{"a grid with a column of tiles past its output is corrupt", 4, 4, 1500, 2048, imaging.ErrCorrupt},
+		{"a grid with a row of tiles past its output is corrupt", 4, 4, 2048, 1500, imaging.ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := imagingtest.HEICGrid([][]byte{tile}, cells, tt.cols, tt.rows, tt.w, tt.h, 512, 512, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = imaging.Check(bytes.NewReader(b), int64(len(b)))
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("Check: %v, want %v", err, tt.want)
+			}
+		})
+	}
 }

@@ -191,6 +191,14 @@ func (m *heifMeta) grid(r io.ReaderAt, size int64) (heifGrid, error) {
 	if g.cols*g.tileW < g.outW || g.rows*g.tileH < g.outH {
 		return g, fmt.Errorf("%w: grid tiles do not cover %dx%d", ErrCorrupt, g.outW, g.outH)
 	}
+	// No whole row or column of tiles outside the output, and the output is
+	// the size the item declares: the memory estimate is made from it.
+	if g.cols*g.tileW-g.outW >= g.tileW || g.rows*g.tileH-g.outH >= g.tileH {
+		return g, fmt.Errorf("%w: grid of %d×%d tiles for %dx%d", ErrCorrupt, g.cols, g.rows, g.outW, g.outH)
+	}
+	if w, h, ok := m.ispe(m.primary); !ok || w != g.outW || h != g.outH {
+		return g, fmt.Errorf("%w: grid output %dx%d is not the item's size", ErrCorrupt, g.outW, g.outH)
+	}
 	return g, nil
 }
 
