@@ -17,9 +17,9 @@ import (
 
 // TestMeasureDecodePeak reports the peak RSS of one Pool.Make of each file
 // named in IMAGING_MEASURE (space-separated), each in a fresh child process
-// with the garbage collector off, so the figure is every byte the decoder
-// path allocates. It is how docs/decisions.md's bytes per pixel were
-// measured:
+// with GOGC 5, so the peak RSS is close to the peak live memory, with the
+// bytes allocated in all and the time taken. It is how docs/decisions.md's
+// bytes per pixel were measured:
 //
 //	IMAGING_MEASURE="a.png b.jpg" go test -run TestMeasureDecodePeak -v ./daemon/imaging/
 func TestMeasureDecodePeak(t *testing.T) {
