@@ -38,14 +38,15 @@ func PNG(w, h, depth int) ([]byte, error) {
 	bpp := 3 * depth / 8
 	row := make([]byte, 1+w*bpp)
 	for y := range h {
+		g := byte(y * 255 / h)
 		for x := range w {
-			v := []byte{byte(x * 255 / w), byte(y * 255 / h), 0x80}
-			for c := range 3 {
-				if depth == 16 {
-					row[1+x*6+2*c], row[2+x*6+2*c] = v[c], v[c]
-				} else {
-					row[1+x*3+c] = v[c]
-				}
+			r := byte(x * 255 / w)
+			if depth == 16 {
+				p := row[1+x*6 : 7+x*6]
+				p[0], p[1], p[2], p[3], p[4], p[5] = r, r, g, g, 0x80, 0x80
+			} else {
+				p := row[1+x*3 : 4+x*3]
+				p[0], p[1], p[2] = r, g, 0x80
 			}
 		}
 		if _, err := z.Write(row); err != nil {
