@@ -14,6 +14,7 @@ require (
 	github.com/pion/mdns/v2 v2.2.2
 	github.com/pquerna/otp v1.5.0
 	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e
+	github.com/tetratelabs/wazero v1.9.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.47.0
@@ -31,6 +32,5 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/jonboulle/clockwork v0.4.0 // indirect
 	github.com/miekg/dns v1.1.27 // indirect
-	github.com/tetratelabs/wazero v1.9.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

@@ -32,6 +32,10 @@ type Info struct {
 
 	storedW, storedH int  // size as coded, before orientation
 	progressive      bool // JPEG: progressive coding
+	deep             bool // PNG: 16 bits per sample
+	interlaced       bool // PNG: Adam7
+	lossless         bool // WebP: VP8L
+	heifTile         int  // HEIC: pixels in one grid tile; 0 when not a grid
 }
 
 // Pixels returns Width × Height.
@@ -40,10 +44,10 @@ func (i Info) Pixels() int { return i.Width * i.Height }
 // Check validates the image file of size bytes in r without decoding it, with
 // DefaultMaxPixels as the limit. See Pool.Check.
 func Check(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, DefaultMaxPixels)
+	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes)
 }
 
-func check(r io.ReaderAt, size int64, maxPixels int) (Info, error) {
+func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64) (Info, error) {
 	head, err := readAt(r, 0, int(min(size, 512)), size)
 	if err != nil {
 		return Info{}, err
@@ -80,6 +84,10 @@ func check(r io.ReaderAt, size int64, maxPixels int) (Info, error) {
 	}
 	if int64(info.storedW)*int64(info.storedH) > int64(maxPixels) {
 		return Info{}, fmt.Errorf("checking %s: %w: %dx%d is more than %d pixels", f, ErrTooLarge, info.storedW, info.storedH, maxPixels)
+	}
+	if need := memoryEstimate(info); need > memBytes {
+		return Info{}, fmt.Errorf("checking %s: %w: decoding %dx%d needs about %d MiB, more than the %d MiB budget",
+			f, ErrTooLarge, info.storedW, info.storedH, need>>20, memBytes>>20)
 	}
 	if info.Orientation < 1 || info.Orientation > 8 {
 		info.Orientation = 1

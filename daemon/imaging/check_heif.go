@@ -77,6 +77,9 @@ type heifMeta struct {
 	props    []heifProp
 	assoc    map[int64][]int // 1-based property indices, in order
 	fileEnd  int64           // end of the furthest file-based item extent
+	items    map[int64]heifItem
+	dimg     map[int64][]int64 // derived image to its inputs, in order
+	idat     []byte
 }
 
 type heifProp struct {
@@ -89,59 +92,21 @@ type heifProp struct {
 // the primary item's type, size (ispe, clap) and transforms (irot, imir).
 func checkHEIF(r io.ReaderAt, size int64) (Info, error) {
 	info := Info{Orientation: 1}
-	var meta []byte
-	off := int64(0)
-	for i := 0; off < size; i++ {
-		if i >= maxChunks {
-			return info, fmt.Errorf("%w: more than %d boxes", ErrCorrupt, maxChunks)
-		}
-		h, err := readAt(r, off, 8, size)
-		if err != nil {
-			return info, err
-		}
-		n, typ := be32(h), string(h[4:8])
-		hdr := int64(8)
-		switch n {
-		case 0:
-			n = size - off
-		case 1:
-			l, err := readAt(r, off+8, 8, size)
-			if err != nil {
-				return info, err
-			}
-			n, hdr = be32(l)<<32|be32(l[4:]), 16
-		}
-		if n < hdr || off+n > size || n < 0 {
-			return info, fmt.Errorf("%w: box %q at %d runs past the end (truncated)", ErrCorrupt, typ, off)
-		}
-		if i == 0 && typ != "ftyp" {
-			return info, fmt.Errorf("%w: no ftyp box", ErrCorrupt)
-		}
-		if typ == "meta" {
-			if meta != nil || n-hdr > maxMetaSize {
-				return info, fmt.Errorf("%w: meta box", ErrCorrupt)
-			}
-			if meta, err = readAt(r, off+hdr, int(n-hdr), size); err != nil {
-				return info, err
-			}
-		}
-		off += n
-	}
-	if meta == nil {
-		return info, fmt.Errorf("%w: no meta box", ErrCorrupt)
-	}
-	m, err := parseHEIFMeta(meta)
+	m, err := readHEIFMeta(r, size)
 	if err != nil {
 		return info, err
-	}
-	if m.fileEnd > size {
-		return info, fmt.Errorf("%w: item data runs past the end (truncated)", ErrCorrupt)
 	}
 	if !m.pictures {
 		return info, fmt.Errorf("%w: not a picture", ErrUnsupported)
 	}
 	switch t := m.types[m.primary]; t {
-	case "hvc1", "grid", "iden", "iovl":
+	case "hvc1", "iden", "iovl":
+	case "grid":
+		g, err := m.grid(r, size)
+		if err != nil {
+			return info, err
+		}
+		info.heifTile = g.tileW * g.tileH
 	default:
 		return info, fmt.Errorf("%w: primary item of type %q", ErrUnsupported, t)
 	}
@@ -152,7 +117,8 @@ func parseHEIFMeta(meta []byte) (*heifMeta, error) {
 	if len(meta) < 4 {
 		return nil, fmt.Errorf("%w: short meta box", ErrCorrupt)
 	}
-	m := &heifMeta{primary: -1, types: map[int64]string{}, assoc: map[int64][]int{}}
+	m := &heifMeta{primary: -1, types: map[int64]string{}, assoc: map[int64][]int{},
+		items: map[int64]heifItem{}, dimg: map[int64][]int64{}}
 	it := boxIter{b: meta[4:]} // after version and flags
 	for typ, p, ok := it.next(); ok; typ, p, ok = it.next() {
 		var err error
@@ -177,6 +143,10 @@ func parseHEIFMeta(meta []byte) (*heifMeta, error) {
 			err = m.parseILOC(p)
 		case "iprp":
 			err = m.parseIPRP(p)
+		case "iref":
+			err = m.parseIREF(p)
+		case "idat":
+			m.idat = p
 		}
 		if err != nil {
 			return nil, err
@@ -249,10 +219,11 @@ func (m *heifMeta) parseILOC(p []byte) error {
 		count = count<<16 | c.uint(2)
 	}
 	for range count {
+		var id int64
 		if v < 2 {
-			c.uint(2)
+			id = c.uint(2)
 		} else {
-			c.uint(4)
+			id = c.uint(4)
 		}
 		method := int64(0)
 		if v == 1 || v == 2 {
@@ -261,12 +232,14 @@ func (m *heifMeta) parseILOC(p []byte) error {
 		c.uint(2) // data reference index
 		base := c.uint(baseSize)
 		extents := c.uint(2)
+		item := heifItem{method: method}
 		for range extents {
 			c.uint(idxSize)
 			o, l := c.uint(offSize), c.uint(lenSize)
 			if c.bad {
 				break
 			}
+			item.extents = append(item.extents, [2]int64{base + o, l})
 			if method == 0 && l > 0 && base >= 0 && o >= 0 && l >= 0 {
 				m.fileEnd = max(m.fileEnd, base+o+l)
 			}
@@ -274,11 +247,44 @@ func (m *heifMeta) parseILOC(p []byte) error {
 		if c.bad {
 			break
 		}
+		m.items[id] = item
 	}
 	if c.bad {
 		return fmt.Errorf("%w: iloc box", ErrCorrupt)
 	}
 	return nil
+}
+
+// parseIREF reads the dimg references: a grid's tiles, in order.
+func (m *heifMeta) parseIREF(p []byte) error {
+	c := cursor{b: p}
+	n := 2
+	if c.uint(1) != 0 {
+		n = 4
+	}
+	c.uint(3)
+	if c.bad {
+		return fmt.Errorf("%w: iref box", ErrCorrupt)
+	}
+	it := boxIter{b: c.b}
+	for typ, b, ok := it.next(); ok; typ, b, ok = it.next() {
+		if typ != "dimg" {
+			continue
+		}
+		rc := cursor{b: b}
+		from := rc.uint(n)
+		count := rc.uint(2)
+		if rc.bad || count > maxGridTiles || len(m.dimg[from]) > 0 {
+			return fmt.Errorf("%w: dimg reference", ErrCorrupt)
+		}
+		for range count {
+			m.dimg[from] = append(m.dimg[from], rc.uint(n))
+		}
+		if rc.bad {
+			return fmt.Errorf("%w: dimg reference", ErrCorrupt)
+		}
+	}
+	return it.err
 }
 
 func (m *heifMeta) parseIPRP(p []byte) error {

@@ -29,6 +29,7 @@ func checkPNG(r io.ReaderAt, size int64) (Info, error) {
 		return info, fmt.Errorf("%w: colour type %d with depth %d", ErrCorrupt, ctype, depth)
 	}
 	info.storedW, info.storedH = int(min(w, 1<<30)), int(min(h, 1<<30))
+	info.deep, info.interlaced = depth == 16, ihdr[20] != 0
 	off := int64(8 + 12 + 13)
 	idat := false
 	for range maxChunks {

@@ -78,6 +78,7 @@ func checkWebP(r io.ReaderAt, size int64) (Info, error) {
 				return info, fmt.Errorf("%w: bad VP8L signature", ErrCorrupt)
 			}
 			bitstream = true
+			info.lossless = true
 			if !extended {
 				v := le32(b[1:])
 				info.storedW, info.storedH = int(1+v&0x3fff), int(1+v>>14&0x3fff)

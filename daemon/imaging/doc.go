@@ -23,8 +23,15 @@
 // made from the display image. Other formats are decoded with the standard
 // library, golang.org/x/image/webp and github.com/gen2brain/heic (WebAssembly
 // under wazero, no cgo; not on 32-bit ARM, see HEICSupported), then
-// box-halved on their planes before the final filter. The Pool bounds both how many images are processed at once and the
-// estimated memory they use together.
+// box-halved on their planes before the final filter. A phone's HEIC is a
+// grid of HEVC tiles: each tile is decoded on its own and reduced straight
+// into the output planes, so memory depends on one tile, not the picture.
+//
+// The Pool bounds both how many images are processed at once and the
+// estimated memory they use together (DefaultMemoryBytes). Each decoder
+// path's estimate comes from its measured bytes per pixel, and Check refuses
+// with ErrTooLarge an image whose estimate is over the whole budget, so no
+// image, whatever its declared size, can take the daemon past it.
 //
 // internal/imagebench compares the pipeline with libvips' vipsthumbnail and
 // measures a worker's peak memory; its doc comment says how to run it.

@@ -3,9 +3,12 @@
 package imaging
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"io"
+
+	"eventbox/daemon/imaging/internal/planar"
 )
 
 // heicSupported is false on 32-bit ARM. There, wazero has no compiler and
@@ -18,4 +21,15 @@ const heicSupported = false
 
 func decodeHEIC(io.Reader) (image.Image, error) {
 	return nil, fmt.Errorf("%w: HEIC is not decoded on 32-bit ARM", ErrUnsupported)
+}
+
+// tileDecoder decodes nothing on 32-bit ARM; Check refuses HEIC there.
+type tileDecoder struct{}
+
+func newTileDecoder(context.Context) *tileDecoder { return &tileDecoder{} }
+
+func (*tileDecoder) Close() {}
+
+func (*tileDecoder) decode([]byte) (planar.Image, error) {
+	return planar.Image{}, fmt.Errorf("%w: HEIC is not decoded on 32-bit ARM", ErrUnsupported)
 }

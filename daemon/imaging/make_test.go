@@ -201,8 +201,8 @@ func TestMakeStopsWhenContextEnds(t *testing.T) {
 
 func TestPoolRunsManyCallersWithinItsBudget(t *testing.T) {
 	b := mustBytes(t)(testimg.JPEG(testimg.Photo(2000, 1500, 4), 85, nil))
-	// A budget smaller than one image's estimate: each still runs, alone.
-	p := imaging.NewPool(imaging.PoolConfig{Workers: 2, MemoryBytes: 1 << 20})
+	// Room for one image and a half: they run one at a time.
+	p := imaging.NewPool(imaging.PoolConfig{Workers: 2, MemoryBytes: 36 << 20})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -221,6 +221,19 @@ func TestPoolRunsManyCallersWithinItsBudget(t *testing.T) {
 		if err != nil {
 			t.Errorf("caller %d: %v", i, err)
 		}
+	}
+}
+
+func TestPoolRefusesAnImageOverItsWholeBudget(t *testing.T) {
+	b := mustBytes(t)(testimg.JPEG(testimg.Photo(2000, 1500, 4), 85, nil))
+	// The estimate (about 24 MiB) is over the budget: the image must not
+	// run at all, alone or not.
+	p := imaging.NewPool(imaging.PoolConfig{Workers: 2, MemoryBytes: 1 << 20})
+	if _, err := p.Check(bytes.NewReader(b), int64(len(b))); !errors.Is(err, imaging.ErrTooLarge) {
+		t.Fatalf("Check: %v, want ErrTooLarge", err)
+	}
+	if _, err := p.Make(context.Background(), bytes.NewReader(b), int64(len(b))); !errors.Is(err, imaging.ErrTooLarge) {
+		t.Fatalf("Make: %v, want ErrTooLarge", err)
 	}
 }
 

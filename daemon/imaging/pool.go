@@ -21,9 +21,10 @@ type PoolConfig struct {
 	// HTTP server and the hotspot.
 	Workers int
 	// MemoryBytes bounds the estimated working memory of the images being
-	// processed at once (see Pool.Make). Zero or less means 128 MiB per
-	// worker. An image whose estimate exceeds the whole budget still runs,
-	// alone.
+	// processed at once (see Pool.Make). Zero or less means
+	// DefaultMemoryBytes, whatever the number of workers. An image whose
+	// estimate exceeds the whole budget is refused by Check with
+	// ErrTooLarge: it never runs.
 	MemoryBytes int64
 	// MaxPixels is the largest width × height accepted; zero or less means
 	// DefaultMaxPixels.
@@ -49,7 +50,7 @@ func NewPool(cfg PoolConfig) *Pool {
 		cfg.Workers = max(min(runtime.NumCPU()-1, 3), 1)
 	}
 	if cfg.MemoryBytes <= 0 {
-		cfg.MemoryBytes = int64(cfg.Workers) * 128 << 20
+		cfg.MemoryBytes = DefaultMemoryBytes
 	}
 	if cfg.MaxPixels <= 0 {
 		cfg.MaxPixels = DefaultMaxPixels
@@ -74,27 +75,27 @@ func NewPool(cfg PoolConfig) *Pool {
 // and item-data sizes). It reads a few kilobytes, or for a JPEG with data
 // after its end, its image data once, and is meant for the upload request.
 // It fails with ErrUnsupported, ErrCorrupt or ErrTooLarge (more than the
-// pool's MaxPixels), wrapped, or with the read error. A file that passes may
-// still fail to decode in Make.
+// pool's MaxPixels, or a decoding estimated to need more than the pool's
+// whole memory budget), wrapped, or with the read error. A file that passes
+// may still fail to decode in Make.
 func (p *Pool) Check(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, p.maxPixels)
+	return check(r, size, p.maxPixels, p.memBytes)
 }
 
 // Make checks the file of size bytes in r, then decodes it and makes its
 // display and thumb variants. It blocks until a worker slot and the image's
-// share of the memory budget are free: an estimate from its format and pixel
-// count: 16 MiB plus, per pixel, 3 bytes over the DCT scale squared for a
-// baseline JPEG (under 1 byte at 1/2 scale), 6 for a progressive JPEG, GIF or
-// WebP, 8 for a PNG, 20 for a HEIC. It honours ctx while waiting and between the
-// pipeline's stages, returning ctx's error. Errors are those of Check,
-// ErrCorrupt when decoding fails (a decoder panic included), and read
-// errors. r must stay valid and unchanged until Make returns.
+// share of the memory budget are free: memoryEstimate's figure for its
+// decoder path and pixel count (docs/decisions.md, "Image memory"). It
+// honours ctx while waiting and between the pipeline's stages, returning
+// ctx's error. Errors are those of Check, ErrCorrupt when decoding fails (a
+// decoder panic included), and read errors. r must stay valid and unchanged
+// until Make returns.
 func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, error) {
 	info, err := p.Check(r, size)
 	if err != nil {
 		return Variants{}, err
 	}
-	need := min(memoryEstimate(info), p.memBytes)
+	need := memoryEstimate(info) // at most p.memBytes: Check refuses more
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -128,34 +129,94 @@ func safeMake(ctx context.Context, r io.ReaderAt, size int64, info Info) (v Vari
 	return makeVariants(ctx, r, size, info)
 }
 
-// memoryEstimate is the working memory Make needs for info's image, in bytes:
-// the decoded planes or image plus the smaller planes, buffers and encoder
-// state that follow it.
+// DefaultMemoryBytes is the memory budget shared by the images being
+// decoded at once, whatever the number of workers. With the daemon's own
+// live heap (about 15 MiB) it stays under half the 384 MiB soft heap limit,
+// so the garbage collector's usual doubling keeps the heap near 350 MiB and
+// the process, with the decoder's machine code and stacks, under the
+// 400 MiB of DESIGN.md (docs/decisions.md, "Image memory").
+const DefaultMemoryBytes = 160 << 20
+
+// Measured peak live memory per decoder path, in bytes per stored pixel, over
+// a fixed part for buffers, encoders and the variants (docs/decisions.md,
+// "Image memory", gives the measurements). Check refuses an image whose
+// estimate is over the budget, so these are also the per-format pixel caps.
+const (
+	estFixed = 16 << 20
+	// Baseline JPEG through internal/jpegdec, per pixel decoded at the
+	// chosen DCT scale.
+	bppJPEGScaled = 3
+	// Progressive JPEG through image/jpeg: every coefficient as an int32,
+	// then the full-size picture and its planes (measured 8.3).
+	bppJPEGProgressive = 9
+	// PNG through image/png: the full-size picture (4 or 8 bytes a
+	// pixel) and the planes it becomes (measured 5.9 and 10.6).
+	bppPNG8, bppPNG16 = 6, 11
+	// Interlaced PNG keeps a pass image as well: up to half the picture.
+	bppPNGInterlaced8, bppPNGInterlaced16 = 2, 4
+	// WebP through golang.org/x/image/webp: lossy gives Y'CbCr (plus
+	// alpha; measured 2.4), lossless an RGBA image and its ARGB working
+	// copy (measured 5.9).
+	bppWebPLossy, bppWebPLossless = 3, 7
+	// GIF: the paletted frame, an RGBA screen when the frame does not
+	// cover it, the planes (measured 2.9 without the screen).
+	bppGIF = 7
+	// HEVC decoded by libheif/libde265 in WebAssembly (measured 23.8 for
+	// a single-coded picture), and each decoder instance's own memory.
+	bppHEIC           = 24
+	heicInstanceBytes = 24 << 20
+)
+
+// memoryEstimate is the working memory Make needs for info's image, in
+// bytes: the decoded planes or image plus the smaller planes, buffers and
+// encoder state that follow it.
 func memoryEstimate(info Info) int64 {
 	px := int64(info.storedW) * int64(info.storedH)
-	const fixed = 16 << 20
 	switch info.Format {
 	case JPEG:
 		if info.progressive {
-			return fixed + 6*px // coefficients and a full-size image
+			return estFixed + bppJPEGProgressive*px
 		}
-		dw, dh := planar.Fit(info.storedW, info.storedH, DisplayLong)
-		denom := int64(1)
-		for _, d := range []int{8, 4, 2} {
-			if ceilDiv(info.storedW, d) >= dw && ceilDiv(info.storedH, d) >= dh {
-				denom = int64(d)
-				break
-			}
-		}
-		return fixed + 3*px/(denom*denom)
+		denom := int64(dctScale(info.storedW, info.storedH))
+		return estFixed + bppJPEGScaled*px/(denom*denom)
 	case HEIC:
-		// Measured: 271 MiB peak for a 12 MP HEIC (WebAssembly memory, the
-		// compiled decoder, planes and a copy), so one HEIC usually takes
-		// the whole budget and runs alone.
-		return fixed + 20*px
+		if info.heifTile > 0 {
+			// One tile decoded whole at a time, and the output planes
+			// at the reduced scale.
+			s := int64(dctScale(info.storedW, info.storedH))
+			return estFixed + heicInstanceBytes + bppHEIC*int64(info.heifTile) + 3*px/(s*s)
+		}
+		return estFixed + heicInstanceBytes + bppHEIC*px
 	case PNG:
-		return fixed + 8*px // up to 16-bit RGBA, then planes
+		bpp := int64(bppPNG8)
+		switch {
+		case info.deep && info.interlaced:
+			bpp = bppPNG16 + bppPNGInterlaced16
+		case info.deep:
+			bpp = bppPNG16
+		case info.interlaced:
+			bpp += bppPNGInterlaced8
+		}
+		return estFixed + bpp*px
+	case WebP:
+		if info.lossless {
+			return estFixed + bppWebPLossless*px
+		}
+		return estFixed + bppWebPLossy*px
 	default:
-		return fixed + 6*px
+		return estFixed + bppGIF*px
 	}
+}
+
+// dctScale is the reduction (8, 4, 2 or 1) at which a w×h picture is decoded
+// when the format allows: the largest that keeps it at least as large as the
+// display variant.
+func dctScale(w, h int) int {
+	dw, dh := planar.Fit(w, h, DisplayLong)
+	for _, d := range []int{8, 4, 2} {
+		if ceilDiv(w, d) >= dw && ceilDiv(h, d) >= dh {
+			return d
+		}
+	}
+	return 1
 }

@@ -96,14 +96,7 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 	var err error
 	switch info.Format {
 	case JPEG:
-		denom := 1
-		for _, d := range []int{8, 4, 2} {
-			if ceilDiv(info.storedW, d) >= dw && ceilDiv(info.storedH, d) >= dh {
-				denom = d
-				break
-			}
-		}
-		img, derr := jpegdec.Decode(ctx, r, size, denom)
+		img, derr := jpegdec.Decode(ctx, r, size, dctScale(info.storedW, info.storedH))
 		switch {
 		case derr == nil:
 			return img, info.Orientation, nil
@@ -124,6 +117,18 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 	case WebP:
 		m, err = webp.Decode(sr())
 	case HEIC:
+		if info.heifTile > 0 {
+			// A grid (every phone's HEIC): tile by tile, reduced on the
+			// way; irot and imir are applied with the orientation.
+			img, err := decodeHEICGrid(ctx, r, size, dctScale(info.storedW, info.storedH))
+			if err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					return planar.Image{}, 0, ctxErr
+				}
+				return planar.Image{}, 0, fmt.Errorf("decoding heic grid: %w", err)
+			}
+			return img, info.Orientation, nil
+		}
 		// libheif applies irot and imir itself: the result is upright.
 		// gen2brain/heic v0.4.5 misreads the chroma of images narrower
 		// than 128 px (see testdata/README.md); phone photos never are.

@@ -71,6 +71,7 @@ type decoder struct {
 	acc    uint64
 	nbits  uint32
 	marker bool
+	eof    bool // the zero bytes are fed because the file ended
 	zeros  int
 }
 
@@ -408,11 +409,37 @@ func (d *decoder) readScan(n int) error {
 	if err != nil {
 		return err
 	}
-	if d.shortOfData() {
+	if d.shortOfData() && d.eof {
 		return fmt.Errorf("%w: scan data ends early", ErrFormat)
 	}
 	d.resetBits()
 	return nil
+}
+
+// ranShort reports whether the MCU just decoded needed scan data that is
+// not there: the scan's data stops at a marker (an EOI, typically) before
+// the frame is complete, as in a file whose frame header claims more pixels
+// than it codes. Like libjpeg, the decoder then keeps what it decoded and
+// fills the rest grey; a file that simply ends is refused instead.
+func (d *decoder) ranShort() bool {
+	return d.marker && !d.eof && d.shortOfData()
+}
+
+// fillGrey paints c grey (sample 128, a zero block) from block (bx, by) to
+// the end of its block row, and every block row after it.
+func (d *decoder) fillGrey(c *component, bx, by, rows int) {
+	p := &c.plane
+	bs := d.bs
+	for y := by * bs; y < c.bh*bs; y++ {
+		x0 := 0
+		if y < (by+rows)*bs {
+			x0 = bx * bs
+		}
+		row := p.Pix[y*p.Stride : y*p.Stride+c.bw*bs]
+		for x := x0; x < len(row); x++ {
+			row[x] = 128
+		}
+	}
 }
 
 // decodeInterleaved decodes a scan of several components, MCU by MCU.
@@ -436,6 +463,12 @@ func (d *decoder) decodeInterleaved(scan []*component) error {
 					}
 				}
 			}
+			if d.ranShort() {
+				for _, c := range scan {
+					d.fillGrey(c, mx*c.h, my*c.v, c.v)
+				}
+				return nil
+			}
 		}
 	}
 	return nil
@@ -457,6 +490,10 @@ func (d *decoder) decodeSingle(c *component) error {
 			mcu++
 			if err := d.decodeBlock(c, bx, by); err != nil {
 				return err
+			}
+			if d.ranShort() {
+				d.fillGrey(c, bx, by, 1)
+				return nil
 			}
 		}
 	}

@@ -213,3 +213,47 @@ func TestDecodeCjpegVariants(t *testing.T) {
 		})
 	}
 }
+
+// claimSize rewrites the frame header of a JPEG to claim w×h.
+func claimSize(t *testing.T, b []byte, w, h int) []byte {
+	t.Helper()
+	b = bytes.Clone(b)
+	i := bytes.Index(b, []byte{0xff, 0xc0})
+	if i < 0 {
+		t.Fatal("no SOF0")
+	}
+	b[i+5], b[i+6], b[i+7], b[i+8] = byte(h>>8), byte(h), byte(w>>8), byte(w)
+	return b
+}
+
+func TestDecodeFillsMissingScanDataGrey(t *testing.T) {
+	b, err := testimg.JPEG(testimg.Photo(640, 480, 3), 90, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The frame header claims 7000×7000; the scan codes 640×480 worth
+	// of MCUs and stops at the EOI.
+	big := claimSize(t, b, 7000, 7000)
+	for _, denom := range []int{1, 2} {
+		m, err := jpegdec.Decode(context.Background(), bytes.NewReader(big), int64(len(big)), denom)
+		if err != nil {
+			t.Fatalf("1/%d: %v", denom, err)
+		}
+		if m.W != 7000/denom || m.H != 7000/denom {
+			t.Fatalf("1/%d: %dx%d", denom, m.W, m.H)
+		}
+		// Far past the coded data: grey, as libjpeg and browsers show it.
+		for _, p := range []planar.Plane{m.Y, m.Cb, m.Cr} {
+			for _, xy := range [][2]int{{p.W - 1, p.H - 1}, {p.W / 2, p.H / 2}, {0, p.H - 1}} {
+				if v := p.Pix[xy[1]*p.Stride+xy[0]]; v != 128 {
+					t.Fatalf("1/%d: sample at %v is %d, want 128", denom, xy, v)
+				}
+			}
+		}
+	}
+	// A file that ends inside its scan is still refused.
+	cut := claimSize(t, b[:len(b)-2], 7000, 7000)
+	if _, err := jpegdec.Decode(context.Background(), bytes.NewReader(cut), int64(len(cut)), 2); !errors.Is(err, jpegdec.ErrFormat) {
+		t.Fatalf("a file cut in its scan: %v, want ErrFormat", err)
+	}
+}

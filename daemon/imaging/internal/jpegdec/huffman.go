@@ -117,6 +117,7 @@ func (d *decoder) fillBits() {
 					continue
 				}
 				d.marker = true
+				d.eof = rd.pos >= rd.end
 				continue
 			}
 		}
@@ -143,5 +144,5 @@ func (d *decoder) shortOfData() bool {
 
 // resetBits drops the bits buffered for the scan that ended.
 func (d *decoder) resetBits() {
-	d.acc, d.nbits, d.marker, d.zeros = 0, 0, false, 0
+	d.acc, d.nbits, d.marker, d.eof, d.zeros = 0, 0, false, false, 0
 }

@@ -1,0 +1,209 @@
+package imagingtest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// HEIFEnc encodes m with `heif-enc -q quality` (Debian's libheif-examples)
+// and returns the file. dir is a scratch directory.
+func HEIFEnc(dir string, m image.Image, quality int) ([]byte, error) {
+	bin, err := exec.LookPath("heif-enc")
+	if err != nil {
+		return nil, fmt.Errorf("heif-enc (Debian package libheif-examples): %w", err)
+	}
+	f, err := os.CreateTemp(dir, "tile-*.png")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if err := png.Encode(f, m); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing png: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	out := filepath.Join(dir, filepath.Base(f.Name())+".heic")
+	defer os.Remove(out)
+	if b, err := exec.Command(bin, "-q", fmt.Sprint(quality), "-o", out, f.Name()).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("heif-enc: %v: %s", err, b)
+	}
+	return os.ReadFile(out)
+}
+
+// coded returns the hvcC payload and the coded data of a single-image HEIF
+// file as heif-enc writes it (one item, its data the whole mdat).
+func coded(heif []byte) (hvcC, data []byte, err error) {
+	var find func(b []byte, path ...string) []byte
+	find = func(b []byte, path ...string) []byte {
+		for len(b) >= 8 {
+			n := int(binary.BigEndian.Uint32(b))
+			if n < 8 || n > len(b) {
+				return nil
+			}
+			if string(b[4:8]) == path[0] {
+				p := b[8:n]
+				if path[0] == "meta" {
+					p = p[4:]
+				}
+				if len(path) == 1 {
+					return p
+				}
+				return find(p, path[1:]...)
+			}
+			b = b[n:]
+		}
+		return nil
+	}
+	hvcC = find(heif, "meta", "iprp", "ipco", "hvcC")
+	data = find(heif, "mdat")
+	if hvcC == nil || data == nil {
+		return nil, nil, fmt.Errorf("no hvcC or mdat in the heif-enc output")
+	}
+	return hvcC, data, nil
+}
+
+// HEICGrid writes a grid HEIC as phones do: a primary "grid" item of outW ×
+// outH made of cols × rows HEVC tiles, each an item of its own. cells gives,
+// row by row, which of tiles (single-image HEIF files of one size, from
+// HEIFEnc) fills each cell. irot (0–3 counter-clockwise quarter turns) is
+// set on the grid item when not 0.
+func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int) ([]byte, error) {
+	if len(cells) != cols*rows {
+		return nil, fmt.Errorf("%d cells for a %dx%d grid", len(cells), cols, rows)
+	}
+	type tile struct{ hvcC, data []byte }
+	ts := make([]tile, len(tiles))
+	for i, t := range tiles {
+		h, d, err := coded(t)
+		if err != nil {
+			return nil, fmt.Errorf("tile %d: %w", i, err)
+		}
+		ts[i] = tile{h, d}
+	}
+	box := func(typ string, parts ...[]byte) []byte {
+		var b bytes.Buffer
+		n := 8
+		for _, p := range parts {
+			n += len(p)
+		}
+		_ = binary.Write(&b, binary.BigEndian, uint32(n))
+		b.WriteString(typ)
+		for _, p := range parts {
+			b.Write(p)
+		}
+		return b.Bytes()
+	}
+	u16 := func(v int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(v)) }
+	u32 := func(v int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+	full := []byte{0, 0, 0, 0}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+	const gridID = 1
+	tileID := func(i int) int { return 2 + i }
+	n := len(cells)
+
+	// Properties: 1 grid ispe, 2 tile ispe, 3 irot, then one hvcC per tile
+	// picture.
+	props := [][]byte{
+		box("ispe", full, u32(outW), u32(outH)),
+		box("ispe", full, u32(tileW), u32(tileH)),
+		box("irot", []byte{byte(irot & 3)}),
+	}
+	for _, t := range ts {
+		props = append(props, box("hvcC", t.hvcC))
+	}
+	ipco := box("ipco", props...)
+	var ipmaBody [][]byte
+	ipmaBody = append(ipmaBody, full, u32(1+n))
+	if irot != 0 {
+		ipmaBody = append(ipmaBody, u16(gridID), []byte{2, 1, 0x83})
+	} else {
+		ipmaBody = append(ipmaBody, u16(gridID), []byte{1, 1})
+	}
+	for i, c := range cells {
+		ipmaBody = append(ipmaBody, u16(tileID(i)), []byte{2, 0x80 | byte(4+c), 2})
+	}
+	iprp := box("iprp", ipco, box("ipma", ipmaBody...))
+
+	infes := [][]byte{full, u16(1 + n), box("infe", []byte{2, 0, 0, 0}, u16(gridID), u16(0), []byte("grid"), []byte{0})}
+	for i := range cells {
+		infes = append(infes, box("infe", []byte{2, 0, 0, 1}, u16(tileID(i)), u16(0), []byte("hvc1"), []byte{0}))
+	}
+	iinf := box("iinf", infes...)
+	refs := [][]byte{u16(gridID), u16(n)}
+	for i := range cells {
+		refs = append(refs, u16(tileID(i)))
+	}
+	iref := box("iref", full, box("dimg", refs...))
+
+	// mdat: the grid descriptor, then each tile picture's data once.
+	desc := cat([]byte{0, 1, byte(rows - 1), byte(cols - 1)}, u32(outW), u32(outH))
+	payload := [][]byte{desc}
+	dataOff := []int{len(desc)}
+	for _, t := range ts {
+		payload = append(payload, t.data)
+		dataOff = append(dataOff, dataOff[len(dataOff)-1]+len(t.data))
+	}
+	ilocFor := func(mdatStart int) []byte {
+		parts := [][]byte{full, {0x44, 0x00}, u16(1 + n),
+			u16(gridID), u16(0), u16(1), u32(mdatStart), u32(len(desc))}
+		for i, c := range cells {
+			parts = append(parts, u16(tileID(i)), u16(0), u16(1), u32(mdatStart+dataOff[c]), u32(len(ts[c].data)))
+		}
+		return box("iloc", parts...)
+	}
+	ftyp := box("ftyp", []byte("heic"), u32(0), []byte("mif1heic"))
+	hdlr := box("hdlr", full, u32(0), []byte("pict"), make([]byte, 12), []byte{0})
+	pitm := box("pitm", full, u16(gridID))
+	meta := box("meta", full, hdlr, pitm, iinf, iref, ilocFor(0), iprp)
+	start := len(ftyp) + len(meta) + 8
+	meta = box("meta", full, hdlr, pitm, iinf, iref, ilocFor(start), iprp)
+	return cat(ftyp, meta, box("mdat", payload...)), nil
+}
+
+// GridPicture makes a grid HEIC of outW × outH in tiles of 512×512, as an
+// iPhone writes one, and returns it with the picture it codes (as stored,
+// before irot). Only distinct tiles are encoded (heif-enc -q 90) and
+// reused across the cells in a pattern, so a 48 MP grid takes seconds to
+// make.
+func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCbCr, error) {
+	const tw, th = 512, 512
+	cols, rows := (outW+tw-1)/tw, (outH+th-1)/th
+	srcs := make([]*image.YCbCr, distinct)
+	tiles := make([][]byte, distinct)
+	for k := range distinct {
+		srcs[k] = testimgPhoto(tw, th, uint64(k+1))
+		b, err := HEIFEnc(dir, srcs[k], 90)
+		if err != nil {
+			return nil, nil, err
+		}
+		tiles[k] = b
+	}
+	cells := make([]int, cols*rows)
+	ref := image.NewYCbCr(image.Rect(0, 0, outW, outH), image.YCbCrSubsampleRatio420)
+	for i := range cells {
+		c := (i*5 + i/cols) % distinct
+		cells[i] = c
+		x0, y0 := i%cols*tw, i/cols*th
+		for y := 0; y < th && y0+y < outH; y++ {
+			for x := 0; x < tw && x0+x < outW; x++ {
+				ref.Y[(y0+y)*ref.YStride+x0+x] = srcs[c].Y[y*srcs[c].YStride+x]
+				if x%2 == 0 && y%2 == 0 {
+					co := ref.COffset(x0+x, y0+y)
+					so := srcs[c].COffset(x, y)
+					ref.Cb[co], ref.Cr[co] = srcs[c].Cb[so], srcs[c].Cr[so]
+				}
+			}
+		}
+	}
+	heic, err := HEICGrid(tiles, cells, cols, rows, outW, outH, tw, th, irot)
+	return heic, ref, err
+}
