@@ -32,6 +32,11 @@ func (t *huffTable) build(counts [16]byte, vals []byte) error {
 		n := int32(counts[l-1])
 		t.valptr[l] = k
 		t.mincode[l] = code
+		// Checked before the codes of this length fill the lookup
+		// table: an over-subscribed length would write past its end.
+		if code+n > 1<<l {
+			return fmt.Errorf("%w: Huffman table is over-subscribed", ErrFormat)
+		}
 		if n == 0 {
 			t.maxcode[l] = -1
 		} else {
@@ -49,9 +54,6 @@ func (t *huffTable) build(counts [16]byte, vals []byte) error {
 		}
 		code += n
 		k += n
-		if code > 1<<l {
-			return fmt.Errorf("%w: Huffman table is over-subscribed", ErrFormat)
-		}
 		code <<= 1
 	}
 	t.maxcode[17] = 0x7fffffff
