@@ -109,6 +109,7 @@ func TestCheckRefusesWhatIsNotAGoodPhoto(t *testing.T) {
 		{"a WebP cut short is corrupt", webpShort, imaging.ErrCorrupt},
 		{"a HEIC cut short is corrupt", heicShort, imaging.ErrCorrupt},
 		{"an animated WebP is unsupported", animatedWebP(), imaging.ErrUnsupported},
+		{"a WebP whose first partition runs past its chunk is corrupt", overlongVP8(), imaging.ErrCorrupt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +120,14 @@ func TestCheckRefusesWhatIsNotAGoodPhoto(t *testing.T) {
 			}
 		})
 	}
+}
+
+// overlongVP8 is a lossy WebP (found by FuzzCheck) whose VP8 frame tag
+// declares a first partition longer than the chunk holding it: image/webp
+// runs out of data on it.
+func overlongVP8() []byte {
+	b := []byte("RIFF\x84\x00\x00\x00WEBPVP8 x\x00\x00\x00000\x9d\x01*000\x00")
+	return append(b, make([]byte, 0x84+8-len(b))...)
 }
 
 // animatedWebP is a RIFF container with a VP8X header flagging animation.

@@ -62,6 +62,12 @@ func checkWebP(r io.ReaderAt, size int64) (Info, error) {
 			if b[0]&1 != 0 || b[3] != 0x9d || b[4] != 0x01 || b[5] != 0x2a {
 				return info, fmt.Errorf("%w: bad VP8 frame header", ErrCorrupt)
 			}
+			// The frame tag's 19-bit size of the first partition must fit
+			// in the chunk after the 10-byte header, or the decoder runs
+			// out of data after the upload was accepted.
+			if first := int64(uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16) >> 5; first > n-10 {
+				return info, fmt.Errorf("%w: VP8 first partition longer than its chunk", ErrCorrupt)
+			}
 			bitstream = true
 			if !extended {
 				info.storedW, info.storedH = le16(b[6:])&0x3fff, le16(b[8:])&0x3fff
