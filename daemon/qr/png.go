@@ -151,9 +151,9 @@ func scaleLogo(logo image.Image, size image.Point, bg color.RGBA) *image.RGBA {
 // are mostly flat colours, which this keeps exact.
 func logoPalette(img *image.RGBA, n int) color.Palette {
 	type bin struct {
-		count      int
-		r, g, b, a int
-		key        int
+		count   int
+		r, g, b int
+		key     int
 	}
 	bins := make(map[int]*bin)
 	for i := 0; i+3 < len(img.Pix); i += 4 {
