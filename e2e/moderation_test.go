@@ -201,3 +201,42 @@ func TestConsoleSharing(t *testing.T) {
 		b.shot(t, "admin-stats")
 	})
 }
+
+// TestConsoleModerationDropsStalePages changes the photo filter while the
+// page of the previous filter is still on its way: that late page belongs
+// to the old filter and must not be mixed into the new list (it used to
+// be, and its end-of-list cursor stopped the new list from loading).
+func TestConsoleModerationDropsStalePages(t *testing.T) {
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Late pages", func(e *store.Event) { e.Moderation = "pre" })
+	guestUploads(t, box, ev, "Lucia", 3)
+	b := newBrowser(t)
+	b.signIn(t, box.URL)
+	b.do(t, "opening the visible photos",
+		chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/photos?status=visible"))
+	b.waitText(t, "body", "No photo here yet.")
+	// Hold back every answer for the pending filter until the test lets
+	// it go.
+	b.eval(t, `(() => {
+		const orig = window.fetch;
+		window.fetch = (url, opts) => {
+			const answer = orig(url, opts);
+			if (!String(url).includes('status=pending')) return answer;
+			return new Promise((resolve) => { window.__release = () => answer.then(resolve); });
+		};
+		return true;
+	})()`, nil)
+	b.do(t, "choosing the waiting photos", choose(`select[name=status]`, "pending"))
+	b.waitJS(t, "the pending page was asked for", `typeof window.__release === 'function'`)
+	b.do(t, "choosing all photos before that page arrived", choose(`select[name=status]`, ""))
+	b.waitJS(t, "all three photos listed", `document.querySelectorAll('#photos .tile').length === 3`)
+	var tiles int
+	b.eval(t, `(async () => {
+		await window.__release();
+		for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 40));
+		return document.querySelectorAll('#photos .tile').length;
+	})()`, &tiles)
+	if tiles != 3 {
+		t.Errorf("%d tiles after the late page arrived; want the 3 of the new filter", tiles)
+	}
+}

@@ -31,6 +31,9 @@ export function photosTab(env, body) {
   let photos = [];
   const selected = new Set();
   let cursor;
+  // gen counts restarts: a page that arrives after a restart belongs to
+  // the old filter and is dropped, not mixed into the new list.
+  let gen = 0;
   let stop = () => {};
 
   const tile = (p) => {
@@ -90,8 +93,10 @@ export function photosTab(env, body) {
     if (cursor === null) return false;
     const q = query();
     if (cursor) q.set('before', cursor);
+    const mine = gen;
     try {
       const res = await call(`/api/admin/events/${ev.id}/photos?${q}`);
+      if (mine !== gen) return false;
       photos.push(...res.photos);
       grid.append(...res.photos.map(tile));
       cursor = res.nextCursor;
@@ -104,6 +109,7 @@ export function photosTab(env, body) {
   };
   const restart = () => {
     stop();
+    gen++;
     photos = [];
     cursor = undefined;
     selected.clear();
@@ -170,6 +176,9 @@ export function guestbookTab(env, body) {
     h('button', { class: 'small', onclick: (e) => act('hide', e.currentTarget) }, 'Hide'),
     h('button', { class: 'small danger', onclick: (e) => act('delete', e.currentTarget) }, 'Delete')));
   let cursor;
+  // gen counts restarts: a page that arrives after a restart belongs to
+  // the old filter and is dropped, not mixed into the new list.
+  let gen = 0;
   let stop = () => {};
   const item = (m) => {
     const box = h('input', { type: 'checkbox', 'aria-label': 'Select' });
@@ -197,8 +206,10 @@ export function guestbookTab(env, body) {
     const q = new URLSearchParams();
     if (status.value) q.set('status', status.value);
     if (cursor) q.set('before', cursor);
+    const mine = gen;
     try {
       const res = await call(`/api/admin/events/${ev.id}/messages?${q}`);
+      if (mine !== gen) return false;
       list.append(...res.messages.map(item));
       cursor = res.nextCursor;
       if (!list.children.length) note.textContent = 'No message yet.';
@@ -210,6 +221,7 @@ export function guestbookTab(env, body) {
   };
   const restart = () => {
     stop();
+    gen++;
     cursor = undefined;
     selected.clear();
     bar.hidden = true;
