@@ -14,7 +14,7 @@ NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest
+.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -83,6 +83,13 @@ vulncheck:
 	else \
 		printf '%s\n' "$$out"; exit $$rc; \
 	fi
+
+## shots: screenshots of the main pages at phone, laptop and venue-screen
+## sizes in English and French, in $(SHOTS) (not committed)
+SHOTS ?= /tmp/eventbox-shots
+shots:
+	$(GO) test -count=1 -run '^TestShots$$' ./e2e -shots $(abspath $(SHOTS))
+	@echo "screenshots in $(SHOTS)"
 
 clean:
 	rm -rf bin dist

@@ -118,6 +118,13 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	return newBrowserAt(t, "en-US", phoneWidth, phoneHeight)
+}
+
+// newBrowserAt is a browser with the given language and window size; a
+// window as narrow as a phone also gets a phone's touch and pixel ratio.
+func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
+	t.Helper()
 	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -132,11 +139,12 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
-		chromedp.Flag("lang", "en-US"),
+		chromedp.Flag("lang", lang),
+		chromedp.Flag("accept-lang", lang),
 		chromedp.Flag("use-fake-ui-for-media-stream", true),
 		chromedp.Flag("use-fake-device-for-media-stream", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(phoneWidth, phoneHeight),
+		chromedp.WindowSize(width, height),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
@@ -160,7 +168,11 @@ func newBrowser(t *testing.T) *browser {
 	}))
 	b.ctx = ctx
 	// The first action starts the browser; it must not carry a timeout.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateScale(2), chromedp.EmulateTouch)); err != nil {
+	viewport := chromedp.EmulateViewport(int64(width), int64(height))
+	if width <= phoneWidth {
+		viewport = chromedp.EmulateViewport(int64(width), int64(height), chromedp.EmulateScale(2), chromedp.EmulateTouch)
+	}
+	if err := chromedp.Do(ctx, viewport); err != nil {
 		cancel()
 		cancelAlloc()
 		t.Fatalf("starting chromium: %v", err)
