@@ -161,3 +161,11 @@ func variantsState(p store.Photo) string {
 		return "pending"
 	}
 }
+
+// boothMessageDTO is the data line of a booth message: times are epoch
+// milliseconds; state appears on status messages only.
+type boothMessageDTO struct {
+	Type  string `json:"type"`
+	At    int64  `json:"at"`
+	State string `json:"state,omitempty"`
+}
