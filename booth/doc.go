@@ -11,8 +11,9 @@
 //     one ([GPIO]) when the pins exist, and a no-op one ([NoOp]) when no pins
 //     are configured or the machine has no GPIO, so the daemon runs the same
 //     way on a laptop.
-//   - [Hub] fans booth messages (button triggers, status) out to the booth
-//     pages connected to GET /api/e/:slug/booth/events, as Server-Sent Events.
+//   - [Hub] fans plain booth messages (button triggers, status) out to
+//     subscribers by event. It knows nothing of HTTP: the daemon subscribes
+//     each booth page's stream and writes it as Server-Sent Events.
 //
 // Wiring expected by this package: the button connects its pin to ground
 // (the pin's internal pull-up holds it high, so a press is a falling edge);

@@ -1,14 +1,7 @@
 package booth_test
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -20,32 +13,6 @@ import (
 )
 
 var at = time.Date(2025, 6, 14, 15, 30, 0, 0, time.UTC)
-
-func TestMessageSSE(t *testing.T) {
-	tests := []struct {
-		name string
-		msg  booth.Message
-		want string
-	}{
-		{
-			name: "a trigger is an event named trigger with the press time in epoch ms",
-			msg:  booth.TriggerMessage(booth.Press{At: at}),
-			want: "event: trigger\ndata: {\"type\":\"trigger\",\"at\":1749915000000}\n\n",
-		},
-		{
-			name: "a status carries the LED state's name",
-			msg:  booth.StatusMessage(booth.Countdown, at.Add(1500*time.Millisecond)),
-			want: "event: status\ndata: {\"type\":\"status\",\"at\":1749915001500,\"state\":\"countdown\"}\n\n",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := string(tt.msg.SSE()); got != tt.want {
-				t.Errorf("SSE() = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestStateString(t *testing.T) {
 	for s, want := range map[booth.State]string{booth.Off: "off", booth.Ready: "ready", booth.Countdown: "countdown", booth.Busy: "busy"} {
@@ -170,52 +137,11 @@ func TestHub(t *testing.T) {
 	})
 }
 
-// sseClient reads frames from an SSE response body.
-type sseClient struct {
-	sc *bufio.Scanner
+func TestHubDeliversAPressToASubscribedBoothPage(t *testing.T) {
+	synctest.Test(t, testHubDeliversAPress)
 }
 
-// next returns the next frame's event name and data, skipping comments and
-// the retry hint.
-func (c *sseClient) next() (event, data string, err error) {
-	for c.sc.Scan() {
-		line := c.sc.Text()
-		switch {
-		case line == "":
-			if event != "" || data != "" {
-				return event, data, nil
-			}
-		case strings.HasPrefix(line, "event: "):
-			event = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			data = strings.TrimPrefix(line, "data: ")
-		}
-	}
-	if err := c.sc.Err(); err != nil {
-		return "", "", err
-	}
-	return "", "", fmt.Errorf("stream ended")
-}
-
-// streamWriter is the booth client's end of an SSE response, in memory: what
-// Serve writes and flushes arrives on the pipe, so the test can run in a
-// synctest bubble (a real socket is not a wait the bubble's clock can see).
-type streamWriter struct {
-	header http.Header
-	status int
-	w      *io.PipeWriter
-}
-
-func (w *streamWriter) Header() http.Header         { return w.header }
-func (w *streamWriter) WriteHeader(status int)      { w.status = status }
-func (w *streamWriter) Write(b []byte) (int, error) { return w.w.Write(b) }
-func (w *streamWriter) Flush()                      {}
-
-func TestServeDeliversAPressToAConnectedBoothClient(t *testing.T) {
-	synctest.Test(t, testServeDeliversAPress)
-}
-
-func testServeDeliversAPress(t *testing.T) {
+func testHubDeliversAPress(t *testing.T) {
 	r := newRig(t, true)
 	hub := booth.NewHub()
 
@@ -225,66 +151,33 @@ func testServeDeliversAPress(t *testing.T) {
 			hub.Publish("ev1", booth.TriggerMessage(p))
 		}
 	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/booth/events", nil)
-	body, pw := io.Pipe()
-	defer body.Close()
-	w := &streamWriter{header: http.Header{}, w: pw}
-	served := make(chan error, 1)
-	go func() {
-		err := hub.Serve(w, req, "ev1")
-		pw.Close()
-		served <- err
-	}()
-
-	// The retry hint is written and flushed before Serve subscribes; once
-	// it has been read and everything waits, the subscription is there, so
-	// the press below cannot be missed.
-	sc := bufio.NewScanner(body)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "retry: ") {
-		t.Fatalf("first line %q, want the retry hint (%v)", sc.Text(), sc.Err())
-	}
-	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") || w.status != http.StatusOK {
-		t.Fatalf("status %d, Content-Type = %q", w.status, ct)
+	// A booth page's stream subscribes before anything can be pressed for
+	// it; the daemon writes what arrives as Server-Sent Events.
+	msgs, cancel := hub.Subscribe("ev1")
+	if n := hub.Subscribers("ev1"); n != 1 {
+		t.Fatalf("%d subscribers once the page subscribed, want 1", n)
 	}
 	synctest.Wait()
-	if n := hub.Subscribers("ev1"); n != 1 {
-		t.Fatalf("%d subscribers once the stream has started, want 1", n)
-	}
 	start := time.Now()
 	r.bounce(gpio.Low)
 
-	client := &sseClient{sc: sc}
-	event, data, err := client.next()
-	if err != nil {
-		t.Fatalf("reading the stream: %v", err)
+	m, ok := recv(t, msgs)
+	if !ok {
+		t.Fatal("the subscription closed before the press arrived")
 	}
-	if event != "trigger" {
-		t.Errorf("event = %q, want trigger", event)
+	if m.Type != booth.TypeTrigger {
+		t.Errorf("Type = %q, want trigger", m.Type)
 	}
-	var got struct {
-		Type string `json:"type"`
-		At   int64  `json:"at"`
-	}
-	if err := json.Unmarshal([]byte(data), &got); err != nil {
-		t.Fatalf("data %q: %v", data, err)
-	}
-	if got.Type != "trigger" || got.At < start.UnixMilli() || got.At > time.Now().UnixMilli() {
-		t.Errorf("data = %+v, want a trigger between %d and now", got, start.UnixMilli())
+	if m.At.Before(start) || m.At.After(time.Now()) {
+		t.Errorf("At = %v, want a time between %v and now", m.At, start)
 	}
 
-	// The client goes away: Serve returns nil and unsubscribes.
+	// The page goes away: it unsubscribes, and nothing is left.
 	cancel()
-	select {
-	case err := <-served:
-		if err != nil {
-			t.Errorf("Serve = %v after the client left", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return after the client left")
+	if _, ok := recv(t, msgs); ok {
+		t.Error("the subscription is still open after cancel")
 	}
 	if n := hub.Subscribers("ev1"); n != 0 {
-		t.Errorf("%d subscribers after the client left", n)
+		t.Errorf("%d subscribers after the page left", n)
 	}
 }

@@ -18,10 +18,6 @@ const (
 	// boothBusyMax bounds the busy light after the countdown; the booth's
 	// upload ends it sooner.
 	boothBusyMax = 10 * time.Second
-	// boothSubscribeWait bounds the wait for a new stream's subscription
-	// (see boothRelay.serve); boothSubscribePoll is how often it looks.
-	boothSubscribeWait = time.Second
-	boothSubscribePoll = 2 * time.Millisecond
 )
 
 // errBoothUnavailable answers a booth stream opened while the server shuts
@@ -43,10 +39,6 @@ type boothRelay struct {
 	log       *slog.Logger
 	now       func() time.Time
 	countdown time.Duration
-
-	// connect lets one stream at a time wait for its subscription, so
-	// that the subscriber count it watches is its own doing.
-	connect sync.Mutex
 
 	mu      sync.Mutex
 	streams map[string]map[*boothStream]struct{} // connected pages by event id
@@ -82,10 +74,10 @@ func newBoothRelay(dev booth.Device, log *slog.Logger, now func() time.Time, cou
 // the event's booth is turned off or its key replaced (drop), or the
 // server shuts down (close).
 //
-// Hub.Serve subscribes only after it has sent the headers. The page counts
-// as connected (LED ready, current status sent) once its subscription is in
-// place, so that the status reaches it and no press is announced while the
-// page cannot hear it.
+// It subscribes first, then counts the page as connected (LED ready, the
+// current status published to it), and only then writes the headers and
+// streams: whatever is published from the subscription on, a press while
+// the headers go out included, reaches the page.
 func (b *boothRelay) serve(w http.ResponseWriter, r *http.Request, eventID string) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -96,44 +88,15 @@ func (b *boothRelay) serve(w http.ResponseWriter, r *http.Request, eventID strin
 	if closed {
 		return errBoothUnavailable
 	}
-	b.connect.Lock()
-	before := b.hub.Subscribers(eventID)
-	added := make(chan struct{})
-	go func() {
-		defer close(added)
-		defer b.connect.Unlock()
-		b.awaitSubscriber(ctx, eventID, before)
-		if ctx.Err() == nil {
-			b.add(eventID, epoch, st)
-		}
-	}()
-	err := b.hub.Serve(w, r.WithContext(ctx), eventID)
-	cancel()
-	<-added
-	b.remove(eventID, st)
-	if err != nil {
+	msgs, unsubscribe := b.hub.Subscribe(eventID)
+	defer unsubscribe()
+	b.add(eventID, epoch, st)
+	defer b.remove(eventID, st)
+	if err := streamBooth(ctx, w, msgs); err != nil {
 		// The answer has started: nothing more can be said to the page.
 		b.log.DebugContext(r.Context(), "booth stream ended", "event", eventID, "error", err)
 	}
 	return nil
-}
-
-// awaitSubscriber waits until the event has more subscribers than before,
-// ctx ends or boothSubscribeWait passes.
-func (b *boothRelay) awaitSubscriber(ctx context.Context, eventID string, before int) {
-	deadline := time.NewTimer(boothSubscribeWait)
-	defer deadline.Stop()
-	tick := time.NewTicker(boothSubscribePoll)
-	defer tick.Stop()
-	for b.hub.Subscribers(eventID) <= before {
-		select {
-		case <-ctx.Done():
-			return
-		case <-deadline.C:
-			return
-		case <-tick.C:
-		}
-	}
 }
 
 // add counts a subscribed stream as a connected page, unless the event's

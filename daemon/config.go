@@ -13,11 +13,13 @@ import (
 	"eventbox/booth"
 )
 
-// Config is everything the daemon needs, validated once by cmd/eventbox
-// from the environment and flags. Nothing below cmd reads the environment.
+// Config is everything the daemon needs, and only that, validated once by
+// cmd/eventbox from the environment and flags. Nothing below cmd reads the
+// environment. Where to listen, the mDNS name and the booth's GPIO lines
+// are the command's: it listens itself (Server.HTTPServer), advertises the
+// name and passes the box's names in OwnHosts, and opens the GPIO lines
+// into Booth.
 type Config struct {
-	// ListenAddr is where the HTTP server listens, e.g. ":8080".
-	ListenAddr string
 	// DataDir holds the database, media and backups.
 	DataDir string
 	// BaseURL, when set, is the absolute origin used in QR codes, mails and
@@ -39,21 +41,14 @@ type Config struct {
 	MaxVideoSeconds int
 	// UpdateURL is the release manifest; empty: update checks answer 502.
 	UpdateURL string
-	// BoothButtonPin and BoothLEDPin name GPIO lines; empty: no hardware.
-	// cmd/eventbox opens them into Booth.
-	BoothButtonPin string
-	BoothLEDPin    string
-	// Booth is the photo booth's button and LED. Server.Run runs it and
+	// Booth is the photo booth's button and LED; cmd/eventbox opens it
+	// from BOOTH_BUTTON_PIN and BOOTH_LED_PIN. Server.Run runs it and
 	// closes it when it returns, so one Device serves one Server. Nil: no
 	// hardware (booth.NoOp).
 	Booth booth.Device
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration
-	// MDNSName is advertised as <name>.local; "off" disables mDNS.
-	// cmd/eventbox runs the advertiser; the daemon itself does not read
-	// it (the name it answers to comes in OwnHosts).
-	MDNSName string
 	// OwnHosts are host names the box answers to besides BASE_URL's host,
 	// localhost and its own addresses, e.g. "eventbox.local" (DESIGN.md,
 	// "The box's own names"). cmd/eventbox fills it from MDNS_NAME. A
@@ -90,13 +85,11 @@ type Config struct {
 // set (docs/configuration in README.md).
 func DefaultConfig() Config {
 	return Config{
-		ListenAddr:      ":8080",
 		DataDir:         "./data",
 		AdminUsername:   "admin",
 		MaxUploadMB:     25,
 		MaxVideoMB:      200,
 		MaxVideoSeconds: 60,
-		MDNSName:        "eventbox",
 	}
 }
 
@@ -104,9 +97,6 @@ func DefaultConfig() Config {
 // is reported, each naming its variable.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.ListenAddr == "" {
-		errs = append(errs, errors.New("LISTEN_ADDR must not be empty"))
-	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("DATA_DIR must not be empty"))
 	}
@@ -130,9 +120,6 @@ func (c *Config) Validate() error {
 		if v < 1 || v > 100000 {
 			errs = append(errs, fmt.Errorf("%s must be a whole number from 1 to 100000", name))
 		}
-	}
-	if c.MDNSName == "" {
-		errs = append(errs, errors.New("MDNS_NAME must not be empty (use off to disable)"))
 	}
 	if c.Logger == nil {
 		errs = append(errs, errors.New("logger must not be nil"))

@@ -60,35 +60,35 @@ type eventDTO struct {
 // sends and reads them. It is also the shape of a new event's defaults in
 // GET /api/admin/event-model.
 type eventFieldsDTO struct {
-	Name                        string               `json:"name"`
-	Description                 string               `json:"description"`
-	EventDate                   *string              `json:"eventDate"`
-	AccentColor                 *string              `json:"accentColor"`
-	AccessCode                  *string              `json:"accessCode"`
-	UploadsOpen                 bool                 `json:"uploadsOpen"`
-	UploadsCloseAt              *int64               `json:"uploadsCloseAt"`
-	Moderation                  string               `json:"moderation"`
-	CaptureMode                 string               `json:"captureMode"`
-	AskGuestName                bool                 `json:"askGuestName"`
-	MaxPhotosPerGuest           int                  `json:"maxPhotosPerGuest"`
-	DefaultLocale               *string              `json:"defaultLocale"`
-	CollectGuestEmails          bool                 `json:"collectGuestEmails"`
-	NotifyAdminSummary          bool                 `json:"notifyAdminSummary"`
-	EmailGuestsGallery          bool                 `json:"emailGuestsGallery"`
-	GalleryLinkDays             int                  `json:"galleryLinkDays"`
-	GalleryLinkDownload         bool                 `json:"galleryLinkDownload"`
-	GalleryMailIncludesPassword bool                 `json:"galleryMailIncludesPassword"`
-	GalleryLinkFavorites        bool                 `json:"galleryLinkFavorites"`
-	GuestbookEnabled            bool                 `json:"guestbookEnabled"`
-	GuestbookVoice              bool                 `json:"guestbookVoice"`
-	GuestbookInGallery          bool                 `json:"guestbookInGallery"`
-	Challenges                  []store.Challenge    `json:"challenges"`
-	WallStyle                   store.WallStyle      `json:"wallStyle"`
-	Frame                       string               `json:"frame"`
-	CaptureFilters              store.CaptureFilters `json:"captureFilters"`
-	AllowVideos                 bool                 `json:"allowVideos"`
-	QRStyle                     store.QRStyle        `json:"qrStyle"`
-	AlbumShared                 bool                 `json:"albumShared"`
+	Name                        string            `json:"name"`
+	Description                 string            `json:"description"`
+	EventDate                   *string           `json:"eventDate"`
+	AccentColor                 *string           `json:"accentColor"`
+	AccessCode                  *string           `json:"accessCode"`
+	UploadsOpen                 bool              `json:"uploadsOpen"`
+	UploadsCloseAt              *int64            `json:"uploadsCloseAt"`
+	Moderation                  string            `json:"moderation"`
+	CaptureMode                 string            `json:"captureMode"`
+	AskGuestName                bool              `json:"askGuestName"`
+	MaxPhotosPerGuest           int               `json:"maxPhotosPerGuest"`
+	DefaultLocale               *string           `json:"defaultLocale"`
+	CollectGuestEmails          bool              `json:"collectGuestEmails"`
+	NotifyAdminSummary          bool              `json:"notifyAdminSummary"`
+	EmailGuestsGallery          bool              `json:"emailGuestsGallery"`
+	GalleryLinkDays             int               `json:"galleryLinkDays"`
+	GalleryLinkDownload         bool              `json:"galleryLinkDownload"`
+	GalleryMailIncludesPassword bool              `json:"galleryMailIncludesPassword"`
+	GalleryLinkFavorites        bool              `json:"galleryLinkFavorites"`
+	GuestbookEnabled            bool              `json:"guestbookEnabled"`
+	GuestbookVoice              bool              `json:"guestbookVoice"`
+	GuestbookInGallery          bool              `json:"guestbookInGallery"`
+	Challenges                  []challengeDTO    `json:"challenges"`
+	WallStyle                   wallStyleDTO      `json:"wallStyle"`
+	Frame                       string            `json:"frame"`
+	CaptureFilters              captureFiltersDTO `json:"captureFilters"`
+	AllowVideos                 bool              `json:"allowVideos"`
+	QRStyle                     qrStyleDTO        `json:"qrStyle"`
+	AlbumShared                 bool              `json:"albumShared"`
 }
 
 func toEventDTO(e store.Event) eventDTO {
@@ -100,14 +100,6 @@ func toEventDTO(e store.Event) eventDTO {
 }
 
 func toEventFieldsDTO(e store.Event) eventFieldsDTO {
-	challenges := e.Challenges
-	if challenges == nil {
-		challenges = []store.Challenge{}
-	}
-	filters := e.CaptureFilters
-	if filters.Enabled == nil {
-		filters.Enabled = []string{}
-	}
 	return eventFieldsDTO{
 		Name: e.Name, Description: e.Description,
 		EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
@@ -120,9 +112,59 @@ func toEventFieldsDTO(e store.Event) eventFieldsDTO {
 		GalleryLinkDownload: e.GalleryLinkDownload, GalleryMailIncludesPassword: e.GalleryMailIncludesPassword,
 		GalleryLinkFavorites: e.GalleryLinkFavorites, GuestbookEnabled: e.GuestbookEnabled,
 		GuestbookVoice: e.GuestbookVoice, GuestbookInGallery: e.GuestbookInGallery,
-		Challenges: challenges, WallStyle: e.WallStyle, Frame: e.Frame, CaptureFilters: filters,
-		AllowVideos: e.AllowVideos, QRStyle: e.QRStyle, AlbumShared: e.AlbumShared,
+		Challenges: toChallengeDTOs(e.Challenges), WallStyle: toWallStyleDTO(e.WallStyle), Frame: e.Frame,
+		CaptureFilters: toCaptureFiltersDTO(e.CaptureFilters), AllowVideos: e.AllowVideos,
+		QRStyle: toQRStyleDTO(e.QRStyle), AlbumShared: e.AlbumShared,
 	}
+}
+
+// challengeDTO is one photo challenge of an event.
+type challengeDTO struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// toChallengeDTOs answers an event's challenges; none is [], not null.
+func toChallengeDTOs(cs []store.Challenge) []challengeDTO {
+	out := make([]challengeDTO, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, challengeDTO{ID: c.ID, Label: c.Label})
+	}
+	return out
+}
+
+// wallStyleDTO is how the live wall shows an event's photos.
+type wallStyleDTO struct {
+	Interval  int    `json:"interval"`
+	Layout    string `json:"layout"`
+	ShowNames bool   `json:"showNames"`
+	ShowQR    bool   `json:"showQr"`
+}
+
+func toWallStyleDTO(w store.WallStyle) wallStyleDTO {
+	return wallStyleDTO{Interval: w.Interval, Layout: w.Layout, ShowNames: w.ShowNames, ShowQR: w.ShowQR}
+}
+
+// captureFiltersDTO are the camera filters guests may pick.
+type captureFiltersDTO struct {
+	Enabled []string `json:"enabled"`
+}
+
+// toCaptureFiltersDTO answers the enabled filters; none is [], not null.
+func toCaptureFiltersDTO(f store.CaptureFilters) captureFiltersDTO {
+	return captureFiltersDTO{Enabled: append([]string{}, f.Enabled...)}
+}
+
+// qrStyleDTO is how an event's QR code is drawn.
+type qrStyleDTO struct {
+	Foreground string `json:"foreground"`
+	Background string `json:"background"`
+	Dots       string `json:"dots"`
+	Logo       bool   `json:"logo"`
+}
+
+func toQRStyleDTO(q store.QRStyle) qrStyleDTO {
+	return qrStyleDTO{Foreground: q.Foreground, Background: q.Background, Dots: q.Dots, Logo: q.Logo}
 }
 
 // eventSummaryDTO is one row of the admin event list.
@@ -160,4 +202,12 @@ func variantsState(p store.Photo) string {
 	default:
 		return "pending"
 	}
+}
+
+// boothMessageDTO is the data line of a booth message: times are epoch
+// milliseconds; state appears on status messages only.
+type boothMessageDTO struct {
+	Type  string `json:"type"`
+	At    int64  `json:"at"`
+	State string `json:"state,omitempty"`
 }

@@ -136,12 +136,12 @@ type galleryShareDTO struct {
 }
 
 type galleryEventDTO struct {
-	Name        string            `json:"name"`
-	EventDate   *string           `json:"eventDate"`
-	AccentColor *string           `json:"accentColor"`
-	LogoVersion *int64            `json:"logoVersion"`
-	Guestbook   bool              `json:"guestbook"`
-	Challenges  []store.Challenge `json:"challenges"`
+	Name        string         `json:"name"`
+	EventDate   *string        `json:"eventDate"`
+	AccentColor *string        `json:"accentColor"`
+	LogoVersion *int64         `json:"logoVersion"`
+	Guestbook   bool           `json:"guestbook"`
+	Challenges  []challengeDTO `json:"challenges"`
 }
 
 type galleryBody struct {
@@ -164,10 +164,6 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 		}
 		unlocked = true
 	}
-	challenges := e.Challenges
-	if challenges == nil {
-		challenges = []store.Challenge{}
-	}
 	return writeJSON(w, r, http.StatusOK, galleryBody{
 		Share: galleryShareDTO{
 			Label: nullString(sh.Label), AllowDownload: sh.AllowDownload, FavoritesOnly: sh.FavoritesOnly,
@@ -175,7 +171,7 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 		},
 		Event: galleryEventDTO{
 			Name: e.Name, EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
-			LogoVersion: nullTime(e.LogoVersion), Guestbook: e.GuestbookInGallery, Challenges: challenges,
+			LogoVersion: nullTime(e.LogoVersion), Guestbook: e.GuestbookInGallery, Challenges: toChallengeDTOs(e.Challenges),
 		},
 	})
 }

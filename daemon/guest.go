@@ -46,28 +46,28 @@ func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event)
 }
 
 type publicEventDTO struct {
-	Slug               string               `json:"slug"`
-	Name               string               `json:"name"`
-	Description        string               `json:"description"`
-	EventDate          *string              `json:"eventDate"`
-	AccentColor        *string              `json:"accentColor"`
-	NeedsCode          bool                 `json:"needsCode"`
-	UploadsOpen        bool                 `json:"uploadsOpen"`
-	UploadsCloseAt     *int64               `json:"uploadsCloseAt"`
-	CaptureMode        string               `json:"captureMode"`
-	AskGuestName       bool                 `json:"askGuestName"`
-	MaxPhotosPerGuest  int                  `json:"maxPhotosPerGuest"`
-	DefaultLocale      *string              `json:"defaultLocale"`
-	CollectGuestEmails bool                 `json:"collectGuestEmails"`
-	GuestbookEnabled   bool                 `json:"guestbookEnabled"`
-	GuestbookVoice     bool                 `json:"guestbookVoice"`
-	AllowVideos        bool                 `json:"allowVideos"`
-	AlbumShared        bool                 `json:"albumShared"`
-	Challenges         []store.Challenge    `json:"challenges"`
-	Frame              string               `json:"frame"`
-	CaptureFilters     store.CaptureFilters `json:"captureFilters"`
-	LogoVersion        *int64               `json:"logoVersion"`
-	Ended              bool                 `json:"ended"`
+	Slug               string            `json:"slug"`
+	Name               string            `json:"name"`
+	Description        string            `json:"description"`
+	EventDate          *string           `json:"eventDate"`
+	AccentColor        *string           `json:"accentColor"`
+	NeedsCode          bool              `json:"needsCode"`
+	UploadsOpen        bool              `json:"uploadsOpen"`
+	UploadsCloseAt     *int64            `json:"uploadsCloseAt"`
+	CaptureMode        string            `json:"captureMode"`
+	AskGuestName       bool              `json:"askGuestName"`
+	MaxPhotosPerGuest  int               `json:"maxPhotosPerGuest"`
+	DefaultLocale      *string           `json:"defaultLocale"`
+	CollectGuestEmails bool              `json:"collectGuestEmails"`
+	GuestbookEnabled   bool              `json:"guestbookEnabled"`
+	GuestbookVoice     bool              `json:"guestbookVoice"`
+	AllowVideos        bool              `json:"allowVideos"`
+	AlbumShared        bool              `json:"albumShared"`
+	Challenges         []challengeDTO    `json:"challenges"`
+	Frame              string            `json:"frame"`
+	CaptureFilters     captureFiltersDTO `json:"captureFilters"`
+	LogoVersion        *int64            `json:"logoVersion"`
+	Ended              bool              `json:"ended"`
 }
 
 type publicGuestDTO struct {

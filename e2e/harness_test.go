@@ -60,7 +60,6 @@ func startBox(t *testing.T) *box {
 	cfg.UI = assets.Web()
 	cfg.AdminPassword = ownerPassword
 	cfg.PasswordCost = 4
-	cfg.MDNSName = "off"
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,16 +12,33 @@ import (
 
 // configFlags binds every configuration variable to a flag whose default
 // comes from the environment (or the built-in default), so flags override
-// the environment.
+// the environment. What the daemon uses goes into cfg; what only the
+// command uses (where to listen, the mDNS name, the booth's GPIO lines)
+// stays here.
 type configFlags struct {
 	cfg    daemon.Config
 	errs   []error
 	devUI  string
 	logLvl string
+	// listenAddr is where the HTTP server listens, e.g. ":8080".
+	listenAddr string
+	// mdnsName is advertised as <name>.local; "off" disables mDNS. The
+	// daemon gets the name it answers to in cfg.OwnHosts.
+	mdnsName string
+	// boothButtonPin and boothLEDPin name GPIO lines; empty: no hardware.
+	// serve opens them into cfg.Booth.
+	boothButtonPin string
+	boothLEDPin    string
 }
 
+// Defaults of the settings the command keeps (README.md, "Configuration").
+const (
+	defaultListenAddr = ":8080"
+	defaultMDNSName   = "eventbox"
+)
+
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
-	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info"}
+	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info", listenAddr: defaultListenAddr, mdnsName: defaultMDNSName}
 	str := func(p *string, env, name, help string) {
 		if v := getenv(env); v != "" {
 			*p = v
@@ -39,7 +57,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		fs.IntVar(p, name, *p, help+" (env "+env+")")
 	}
 	cfg := &c.cfg
-	str(&cfg.ListenAddr, "LISTEN_ADDR", "listen-addr", "address to listen on")
+	str(&c.listenAddr, "LISTEN_ADDR", "listen-addr", "address to listen on")
 	str(&cfg.DataDir, "DATA_DIR", "data-dir", "directory for the database, media and backups")
 	str(&cfg.BaseURL, "BASE_URL", "base-url", "absolute origin for links in QR codes and mails; empty: from each request")
 	str(&cfg.AdminUsername, "ADMIN_USERNAME", "admin-username", "username of the first owner")
@@ -49,12 +67,26 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 	num(&cfg.MaxVideoMB, "MAX_VIDEO_MB", "max-video-mb", "video upload limit in MB")
 	num(&cfg.MaxVideoSeconds, "MAX_VIDEO_SECONDS", "max-video-seconds", "video duration limit in seconds")
 	str(&cfg.UpdateURL, "UPDATE_URL", "update-url", "release manifest URL; empty: update checks off")
-	str(&cfg.BoothButtonPin, "BOOTH_BUTTON_PIN", "booth-button-pin", "GPIO line of the booth's shutter button, e.g. GPIO17")
-	str(&cfg.BoothLEDPin, "BOOTH_LED_PIN", "booth-led-pin", "GPIO line of the booth's status LED, e.g. GPIO27")
-	str(&cfg.MDNSName, "MDNS_NAME", "mdns-name", "advertise <name>.local; off disables")
+	str(&c.boothButtonPin, "BOOTH_BUTTON_PIN", "booth-button-pin", "GPIO line of the booth's shutter button, e.g. GPIO17")
+	str(&c.boothLEDPin, "BOOTH_LED_PIN", "booth-led-pin", "GPIO line of the booth's status LED, e.g. GPIO27")
+	str(&c.mdnsName, "MDNS_NAME", "mdns-name", "advertise <name>.local; off disables")
 	str(&c.logLvl, "LOG_LEVEL", "log-level", "debug, info, warn or error")
 	fs.StringVar(&c.devUI, "dev-ui", "", "serve the web pages from this directory instead of the embedded copy (development)")
 	return c
+}
+
+// validate checks the settings the command keeps and then the daemon's
+// (daemon.Config.Validate), after the parse errors already found. Every
+// problem is reported, each naming its variable.
+func (c *configFlags) validate() error {
+	errs := c.errs
+	if c.listenAddr == "" {
+		errs = append(errs, errors.New("LISTEN_ADDR must not be empty"))
+	}
+	if c.mdnsName == "" {
+		errs = append(errs, errors.New("MDNS_NAME must not be empty (use off to disable)"))
+	}
+	return errors.Join(append(errs, c.cfg.Validate())...)
 }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {

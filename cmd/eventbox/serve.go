@@ -46,11 +46,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		cf.errs = append(cf.errs, fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", cf.logLvl))
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	cfg := cf.cfg
-	cfg.Logger = logger
-	cfg.OwnHosts = ownHosts(cfg.MDNSName)
-	cfg.UI = uiFS(cf.devUI)
-	if err := errors.Join(append(cf.errs, cfg.Validate())...); err != nil {
+	cf.cfg.Logger = logger
+	cf.cfg.OwnHosts = ownHosts(cf.mdnsName)
+	cf.cfg.UI = uiFS(cf.devUI)
+	if err := cf.validate(); err != nil {
 		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)
 		return 2
 	}
@@ -59,7 +58,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		// heap grows past it (docs/decisions.md, "Memory").
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	if err := serve(ctx, cfg); err != nil {
+	if err := serve(ctx, cf); err != nil {
 		logger.Error("eventbox stopped", "error", err)
 		return 1
 	}
@@ -73,7 +72,9 @@ func uiFS(devDir string) fs.FS {
 	return assets.Web()
 }
 
-func serve(ctx context.Context, cfg daemon.Config) error {
+// serve runs the daemon configured by cf (validated) until ctx ends.
+func serve(ctx context.Context, cf *configFlags) error {
+	cfg := cf.cfg
 	log := cfg.Logger
 	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now})
 	if err != nil {
@@ -90,7 +91,7 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 	// Missing booth hardware never stops the daemon: Open falls back to a
 	// device without hardware and says why in the log.
 	dev, err := booth.Open(ctx, booth.Config{
-		ButtonPin: cfg.BoothButtonPin, LEDPin: cfg.BoothLEDPin, Logger: log,
+		ButtonPin: cf.boothButtonPin, LEDPin: cf.boothLEDPin, Logger: log,
 	})
 	if err != nil {
 		log.Warn("booth hardware off", "error", err)
@@ -100,10 +101,10 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 	if err != nil {
 		return errors.Join(err, dev.Close())
 	}
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	ln, err := net.Listen("tcp", cf.listenAddr)
 	if err != nil {
 		// srv.Run, which would close the booth device, never runs.
-		return errors.Join(fmt.Errorf("listening on %s: %w", cfg.ListenAddr, err), dev.Close())
+		return errors.Join(fmt.Errorf("listening on %s: %w", cf.listenAddr, err), dev.Close())
 	}
 	// The daemon's limits: header timeout and size, idle connections, no
 	// write timeout; booth streams end at shutdown instead of waiting out
@@ -119,9 +120,9 @@ func serve(ctx context.Context, cfg daemon.Config) error {
 			log.Error("background work stopped", "error", err)
 		}
 	}()
-	if cfg.MDNSName != "off" {
+	if cf.mdnsName != "off" {
 		adv, err := netsetup.NewAdvertiser(netsetup.MDNSConfig{
-			Name: cfg.MDNSName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
+			Name: cf.mdnsName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
 		})
 		if err != nil {
 			log.Warn("mDNS off", "error", err)

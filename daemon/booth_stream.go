@@ -1,0 +1,95 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"eventbox/booth"
+)
+
+// Booth stream timings.
+const (
+	// boothKeepAlive is how often an idle booth stream gets an SSE
+	// comment, so proxies and phones keep the connection open.
+	boothKeepAlive = 20 * time.Second
+	// boothRetryMillis is the reconnection delay suggested to EventSource.
+	boothRetryMillis = 2000
+)
+
+// boothSSEFrame returns m as one Server-Sent Events frame:
+//
+//	event: trigger
+//	data: {"type":"trigger","at":1718000000000}
+//
+// followed by a blank line.
+func boothSSEFrame(m booth.Message) []byte {
+	data, err := json.Marshal(boothMessageDTO{Type: m.Type, At: m.At.UnixMilli(), State: m.State})
+	if err != nil {
+		// Strings and an integer always marshal.
+		panic(fmt.Sprintf("marshalling booth message: %v", err))
+	}
+	// An event name with a line break would split the frame; Type is one
+	// of booth's constants, but keep the frame well-formed regardless.
+	name := m.Type
+	if strings.ContainsAny(name, "\r\n") {
+		name = "message"
+	}
+	b := make([]byte, 0, len(name)+len(data)+16)
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}
+
+// streamBooth writes msgs to w as Server-Sent Events until ctx ends or
+// msgs is closed, and returns nil then. The caller has subscribed msgs
+// before calling it, so that nothing published while the headers go out
+// is lost. It writes the SSE headers and a retry hint first, then one
+// frame per message and an SSE comment every boothKeepAlive while idle,
+// flushing after each write. It returns an error when w cannot flush (it
+// is not a streaming writer) or a write fails.
+func streamBooth(ctx context.Context, w http.ResponseWriter, msgs <-chan booth.Message) error {
+	rc := http.NewResponseController(w)
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := writeFlush(w, rc, fmt.Appendf(nil, "retry: %d\n\n", boothRetryMillis)); err != nil {
+		return err
+	}
+	t := time.NewTicker(boothKeepAlive)
+	defer t.Stop()
+	for {
+		var frame []byte
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-msgs:
+			if !ok {
+				return nil
+			}
+			frame = boothSSEFrame(m)
+		case <-t.C:
+			frame = []byte(": keep-alive\n\n")
+		}
+		if err := writeFlush(w, rc, frame); err != nil {
+			return err
+		}
+	}
+}
+
+func writeFlush(w http.ResponseWriter, rc *http.ResponseController, b []byte) error {
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("writing booth event: %w", err)
+	}
+	if err := rc.Flush(); err != nil {
+		return fmt.Errorf("flushing booth event: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,251 @@
+package daemon
+
+import (
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const storePath = "eventbox/store"
+
+// TestNoStoreRecordInAnAnswer is the structural guard of docs/decisions.md
+// ("Response shapes"): no answer carries a store record, so a field added
+// to one (a hash, a token, a password) cannot reach a client unless a DTO
+// names it. It type-checks the daemon's own files and fails on
+//
+//   - a field of a JSON shape (a struct with a json tag) whose type is,
+//     holds or embeds a type of package store (directly, through
+//     pointers, slices, maps, generics or other structs), and
+//   - a writeJSON call whose answer's type holds a store type, or whose
+//     answer puts one into an interface value (map[string]any{"x": rec}),
+//   - a store type assigned into a map of interface values (m["x"] = rec).
+func TestNoStoreRecordInAnAnswer(t *testing.T) {
+	fset := token.NewFileSet()
+	files := daemonFiles(t, fset, ".")
+	conf := types.Config{Importer: exportImporter(t, fset)}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+	if _, err := conf.Check("eventbox/daemon", fset, files, info); err != nil {
+		t.Fatalf("type-checking the daemon: %v", err)
+	}
+	for _, p := range storeInAnswers(fset, files, info) {
+		t.Error(p)
+	}
+}
+
+// exportImporter imports the daemon's dependencies from the compiler's
+// export data, which `go list -export` finds in (or adds to) the build
+// cache: much faster than type-checking them from source.
+func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-export", "-deps",
+		"-f", "{{.ImportPath}}={{.Export}}", ".").Output()
+	if err != nil {
+		t.Fatalf("listing the daemon's dependencies: %v", err)
+	}
+	exports := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, file, ok := strings.Cut(line, "="); ok && file != "" {
+			exports[path] = file
+		}
+	}
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
+}
+
+// daemonFiles parses the package's non-test files in dir that this build
+// selects (build tags).
+func daemonFiles(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	pkg, err := build.ImportDir(dir, 0)
+	if err != nil {
+		t.Fatalf("reading the package in %s: %v", dir, err)
+	}
+	var files []*ast.File
+	for _, name := range pkg.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("parsing %s: %v", name, err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// storeInAnswers lists the problems found in files.
+func storeInAnswers(fset *token.FileSet, files []*ast.File, info *types.Info) []string {
+	var problems []string
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.StructType:
+				if !hasJSONTag(n) {
+					return true
+				}
+				for _, fld := range n.Fields.List {
+					if path := storeTypeIn(info.TypeOf(fld.Type), nil); path != "" {
+						problems = append(problems, fset.Position(fld.Pos()).String()+": a JSON shape holds "+path+"; answer a DTO built field by field")
+					}
+				}
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "writeJSON" && len(n.Args) == 4 {
+					if path := storeTypeIn(info.TypeOf(n.Args[3]), nil); path != "" {
+						problems = append(problems, fset.Position(n.Pos()).String()+": writeJSON answers "+path+"; answer a DTO built field by field")
+					}
+					// An answer built of interface values (map[string]any,
+					// []any) hides its pieces' types: check each piece.
+					ast.Inspect(n.Args[3], func(n ast.Node) bool {
+						if lit, ok := n.(*ast.CompositeLit); ok {
+							for _, v := range intoInterfaces(lit, info) {
+								if path := storeTypeIn(info.TypeOf(v), nil); path != "" {
+									problems = append(problems, fset.Position(v.Pos()).String()+": an answer holds "+path+"; answer a DTO built field by field")
+								}
+							}
+						}
+						return true
+					})
+				}
+			case *ast.AssignStmt:
+				// m[k] = record, where m's values are interfaces.
+				for i, lhs := range n.Lhs {
+					ix, ok := lhs.(*ast.IndexExpr)
+					if !ok || i >= len(n.Rhs) {
+						continue
+					}
+					if m, ok := under(info.TypeOf(ix.X)).(*types.Map); ok && types.IsInterface(m.Elem()) {
+						if path := storeTypeIn(info.TypeOf(n.Rhs[i]), nil); path != "" {
+							problems = append(problems, fset.Position(n.Rhs[i].Pos()).String()+": a map of interface values holds "+path+"; answer a DTO built field by field")
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return problems
+}
+
+func under(t types.Type) types.Type {
+	if t == nil {
+		return nil
+	}
+	return t.Underlying()
+}
+
+// intoInterfaces returns the values of lit that go into interface-typed
+// places: a map's or slice's interface elements, a struct's interface
+// fields.
+func intoInterfaces(lit *ast.CompositeLit, info *types.Info) []ast.Expr {
+	var out []ast.Expr
+	switch lt := under(info.TypeOf(lit)).(type) {
+	case *types.Map:
+		if types.IsInterface(lt.Elem()) {
+			for _, e := range lit.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					out = append(out, kv.Value)
+				}
+			}
+		}
+	case *types.Slice:
+		if types.IsInterface(lt.Elem()) {
+			for _, e := range lit.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					e = kv.Value
+				}
+				out = append(out, e)
+			}
+		}
+	case *types.Struct:
+		for i, e := range lit.Elts {
+			var f *types.Var
+			if kv, ok := e.(*ast.KeyValueExpr); ok {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					for j := range lt.NumFields() {
+						if lt.Field(j).Name() == id.Name {
+							f = lt.Field(j)
+						}
+					}
+				}
+				e = kv.Value
+			} else if i < lt.NumFields() {
+				f = lt.Field(i)
+			}
+			if f != nil && types.IsInterface(f.Type()) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+func hasJSONTag(st *ast.StructType) bool {
+	for _, f := range st.Fields.List {
+		if f.Tag != nil && strings.Contains(f.Tag.Value, `json:"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeTypeIn returns the first store type t is or holds, "" if none.
+func storeTypeIn(t types.Type, seen map[types.Type]bool) string {
+	if t == nil {
+		return ""
+	}
+	if seen == nil {
+		seen = map[types.Type]bool{}
+	}
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Named:
+		if obj := t.Obj(); obj.Pkg() != nil && obj.Pkg().Path() == storePath {
+			return t.String()
+		}
+		if args := t.TypeArgs(); args != nil {
+			for i := range args.Len() {
+				if p := storeTypeIn(args.At(i), seen); p != "" {
+					return p
+				}
+			}
+		}
+		return storeTypeIn(t.Underlying(), seen)
+	case *types.Alias:
+		return storeTypeIn(types.Unalias(t), seen)
+	case *types.Pointer:
+		return storeTypeIn(t.Elem(), seen)
+	case *types.Slice:
+		return storeTypeIn(t.Elem(), seen)
+	case *types.Array:
+		return storeTypeIn(t.Elem(), seen)
+	case *types.Map:
+		if p := storeTypeIn(t.Key(), seen); p != "" {
+			return p
+		}
+		return storeTypeIn(t.Elem(), seen)
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if p := storeTypeIn(t.Field(i).Type(), seen); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
