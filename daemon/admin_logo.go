@@ -15,6 +15,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/ingest"
 	"eventbox/store"
 )
 
@@ -49,15 +50,15 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	_, file, err := s.readUploadForm(w, r, uploadForm{limit: maxLogoBytes, fileField: "logo", fileRequired: true})
+	_, file, err := s.ingest.ReadForm(w, r, ingest.Form{Limit: maxLogoBytes, FileField: "logo", FileRequired: true})
 	if err != nil {
 		return err
 	}
-	defer file.tmp.Abort()
+	defer file.Tmp.Abort()
 
 	s.logoMu.Lock()
 	defer s.logoMu.Unlock()
-	img, err := decodeLogo(file.tmp.File, file.size)
+	img, err := decodeLogo(file.Tmp.File, file.Size)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"syscall"
+	"time"
 
+	"eventbox/daemon/ingest"
 	"eventbox/store"
 )
 
@@ -81,7 +83,13 @@ func errRateLimited(retryAfter int) *apiError {
 // toAPIError maps any error a handler returns to the answer the client
 // gets. It is the one place where domain errors meet HTTP.
 func toAPIError(err error) *apiError {
-	var ae *apiError
+	var (
+		ae *apiError
+		fe *ingest.FieldError
+		ie *ingest.InvalidImageError
+		ve *ingest.InvalidVideoError
+		te *ingest.VideoTooLongError
+	)
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -91,6 +99,16 @@ func toAPIError(err error) *apiError {
 		return errQuotaReached
 	case errors.Is(err, store.ErrBadPath):
 		return errNotFound
+	case errors.Is(err, ingest.ErrTooLarge):
+		return errTooLarge
+	case errors.As(err, &fe):
+		return errField(fe.Field, fe.Message)
+	case errors.As(err, &ie):
+		return errInvalidImage.with(map[string]string{ie.Field: ie.Reason})
+	case errors.As(err, &ve):
+		return errInvalidVideo.with(map[string]string{ve.Field: ve.Reason})
+	case errors.As(err, &te):
+		return errVideoTooLong.with(map[string]string{"video": fmt.Sprintf("must be at most %d seconds", int(te.Max/time.Second))})
 	case noSpace(err):
 		return errInsufficientStorage
 	case ioFault(err):

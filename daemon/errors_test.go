@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"eventbox/daemon/ingest"
 )
 
 // failingWriter fails every write with err, as a file on a full or broken
@@ -58,7 +60,7 @@ func TestUploadFaultsAreTold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := receive(tt.dst, tt.src, "photo")
+			_, err := ingest.Receive(tt.dst, tt.src, "photo")
 			ae := toAPIError(err)
 			if ae.Status != tt.wantStatus || ae.Code != tt.wantCode {
 				t.Fatalf("%v answers %d %s; want %d %s", err, ae.Status, ae.Code, tt.wantStatus, tt.wantCode)

@@ -1,23 +1,18 @@
 package daemon
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"eventbox/daemon/imaging"
+	"eventbox/daemon/ingest"
 	"eventbox/store"
 )
 
 const (
-	// multipartSlack is what a multipart body may carry beyond the file:
-	// boundaries, part headers and the small text fields.
-	multipartSlack = 64 << 10
 	// maxTextPart caps a text field of an upload form.
 	maxTextPart = 1 << 10
 	// photoPageSize and messagePageSize are the list page sizes
@@ -145,7 +140,7 @@ func (s *Server) handleGuestUpload(w http.ResponseWriter, r *http.Request) error
 			return errVideosOff
 		}
 		p.ChallengeID = challengeOf(e, r.URL.Query().Get("challenge"))
-		return s.receiveVideo(w, r, e, p, quota)
+		return s.receiveVideo(w, r, p, quota)
 	}
 	return s.receivePhoto(w, r, e, p, quota, "")
 }
@@ -172,26 +167,19 @@ func challengeOf(e store.Event, id string) string {
 	return ""
 }
 
-// receivedFile is an upload streamed to the temp area.
-type receivedFile struct {
-	tmp         *store.TempFile
-	size        int64
-	fingerprint string
-}
-
-// receivePhoto streams the multipart form of a photo upload to disk,
-// checks the image, stores the original and the record, and queues its
-// variants. creditField names the text field that sets the guest name
-// (the admin import's "credit"); guests have none.
+// receivePhoto reads the multipart form of a photo upload into a temp
+// file, then has ingest check the image and store the original, the
+// record and its variant job. creditField names the text field that sets
+// the guest name (the admin import's "credit"); guests have none.
 func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
 	defer s.variants.receive()()
 	limit := int64(s.cfg.MaxUploadMB) << 20
-	fields, file, err := s.readUploadForm(w, r, uploadForm{limit: limit, fileField: "photo",
-		textFields: []string{"challenge", creditField}, maxText: maxTextPart, fileRequired: true})
+	fields, file, err := s.ingest.ReadForm(w, r, ingest.Form{Limit: limit, FileField: "photo",
+		TextFields: []string{"challenge", creditField}, MaxText: maxTextPart, FileRequired: true})
 	if err != nil {
 		return err
 	}
-	defer file.tmp.Abort()
+	defer file.Tmp.Abort()
 	if c := fields["challenge"]; c != "" {
 		p.ChallengeID = challengeOf(e, c)
 	}
@@ -207,232 +195,21 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 			p.GuestName = credit
 		}
 	}
-	info, err := imaging.Check(file.tmp.File, file.size)
-	if err != nil {
-		return imageError(err)
-	}
-	if file.size, err = s.cutTrailing(r, file.tmp, info, file.size); err != nil {
-		return err
-	}
-	p.Width, p.Height, p.Format = info.Width, info.Height, string(info.Format)
-	p.Size, p.Fingerprint = file.size, file.fingerprint
-	return s.storePhoto(w, r, p, quota, []pendingFile{{file.tmp, store.Photo.OriginalName}})
-}
-
-// cutTrailing cuts off what follows the image in a received JPEG (the
-// video of a motion photo, the second image of an MPO) and returns the
-// size kept. The original is the image as sent, not what rides after it:
-// no page shows that data, it would cost the card megabytes per photo,
-// and nothing strips the position a video appended there may carry
-// (docs/decisions.md, "Full card and server faults"). The fingerprint
-// stays that of the bytes sent, so a retry still finds the photo.
-func (s *Server) cutTrailing(r *http.Request, tmp *store.TempFile, info imaging.Info, size int64) (int64, error) {
-	if info.End <= 0 || info.End >= size {
-		return size, nil
-	}
-	if err := tmp.Truncate(info.End); err != nil {
-		return 0, fmt.Errorf("cutting data after the image: %w", err)
-	}
-	s.log.InfoContext(r.Context(), "data after the image cut off", "bytes", size-info.End)
-	return info.End, nil
-}
-
-// pendingFile is a received file and the media name it takes once the
-// photo has its id.
-type pendingFile struct {
-	tmp  *store.TempFile
-	name func(store.Photo) string
-}
-
-// imageError maps a refused image to invalid_image with a reason.
-func imageError(err error) error {
-	switch {
-	case errors.Is(err, imaging.ErrTooLarge):
-		return errInvalidImage.with(map[string]string{"photo": "the image has too many pixels"})
-	case errors.Is(err, imaging.ErrUnsupported), errors.Is(err, imaging.ErrCorrupt):
-		return errInvalidImage.with(map[string]string{"photo": "must be a whole JPEG, PNG, WebP, HEIC or GIF image"})
-	}
-	return fmt.Errorf("checking image: %w", err)
-}
-
-// storePhoto moves the received file into place and commits the record.
-// A retry of the same bytes by the same guest answers the photo stored
-// the first time with 200.
-func (s *Server) storePhoto(w http.ResponseWriter, r *http.Request, p store.Photo, quota int, files []pendingFile) error {
-	ctx := r.Context()
-	if p.GuestID != "" {
-		if old, err := s.store.PhotoByHash(ctx, p.EventID, p.GuestID, p.Fingerprint); err == nil {
-			return writeJSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(old, p.GuestID, false)})
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-	}
-	p.ID = store.NewID()
-	var names []string
-	removeFiles := func() {
-		// No record points at these files: remove them.
-		if err := s.store.Media().Remove(names...); err != nil {
-			s.log.WarnContext(ctx, "removing an unused upload", "error", err)
-		}
-	}
-	for _, f := range files {
-		name := f.name(p)
-		if err := f.tmp.Commit(name); err != nil {
-			removeFiles()
-			return err
-		}
-		names = append(names, name)
-	}
-	res, err := s.store.AddPhoto(ctx, p, quota, s.variants.jobs(p)...)
-	if err != nil || res.Existing {
-		removeFiles()
-	}
+	res, err := s.ingest.Photo(r.Context(), file, p, quota)
 	if err != nil {
 		return err
 	}
+	return s.writeStored(w, r, p, res)
+}
+
+// writeStored answers a stored upload: 201 with the new photo (with the
+// admin fields for an import, which has no guest), or 200 with the photo
+// a retry found.
+func (s *Server) writeStored(w http.ResponseWriter, r *http.Request, p store.Photo, res ingest.Result) error {
 	if res.Existing {
 		return writeJSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, false)})
 	}
-	s.variants.nudge()
-	s.log.InfoContext(ctx, "photo received", "event", p.EventID, "photo", res.Photo.ID, "bytes", p.Size)
 	return writeJSON(w, r, http.StatusCreated, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, p.GuestID == "")})
-}
-
-// uploadForm describes a multipart upload form.
-type uploadForm struct {
-	limit        int64    // bytes of the file part
-	fileField    string   // the file part's name
-	textFields   []string // text parts to read
-	maxText      int      // bytes of each text part
-	fileRequired bool
-}
-
-// readUploadForm streams a multipart upload: the file part goes to a temp
-// file in DATA_DIR (hashed on the way), the named text fields are read
-// small, anything else is skipped. A body over the limit is cut off while
-// streaming with 413 too_large. Without a file part the returned file has
-// a nil tmp (or, when the file is required, the answer is 400).
-func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, form uploadForm) (map[string]string, receivedFile, error) {
-	limit, fileField, textFields := form.limit, form.fileField, form.textFields
-	slack := int64(multipartSlack + len(textFields)*form.maxText)
-	if r.ContentLength > limit+slack {
-		return nil, receivedFile{}, errTooLarge
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit+slack)
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return nil, receivedFile{}, errField(fileField, "send the file as multipart/form-data")
-	}
-	fields := map[string]string{}
-	var file receivedFile
-	fail := func(err error) (map[string]string, receivedFile, error) {
-		if file.tmp != nil {
-			file.tmp.Abort()
-		}
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, receivedFile{}, errTooLarge
-		}
-		return nil, receivedFile{}, err
-	}
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fail(errorOrTooLarge(err, "body", "is not a readable multipart form"))
-		}
-		name := part.FormName()
-		switch {
-		case name == fileField && file.tmp == nil:
-			tmp, err := s.store.Media().CreateTemp()
-			if err != nil {
-				return fail(err)
-			}
-			file.tmp = tmp
-			fp := newFingerprinter()
-			n, err := receive(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1), fileField)
-			if err != nil {
-				return fail(err)
-			}
-			if n > limit {
-				return fail(errTooLarge)
-			}
-			file.size = n
-			if file.fingerprint, err = fp.sum(tmp, n); err != nil {
-				return fail(fmt.Errorf("reading the upload back: %w", err))
-			}
-		case name != "" && containsString(textFields, name):
-			b, err := io.ReadAll(io.LimitReader(part, int64(form.maxText)+1))
-			if err != nil {
-				return fail(errorOrTooLarge(err, name, "could not be read"))
-			}
-			if len(b) > form.maxText {
-				return fail(errField(name, "is too long"))
-			}
-			fields[name] = string(b)
-		default:
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return fail(errorOrTooLarge(err, "body", "is not a readable multipart form"))
-			}
-		}
-	}
-	if file.tmp == nil {
-		if form.fileRequired {
-			return nil, receivedFile{}, errField(fileField, "required")
-		}
-		return fields, file, nil
-	}
-	if file.size == 0 {
-		file.tmp.Abort()
-		return nil, receivedFile{}, errField(fileField, "is empty")
-	}
-	return fields, file, nil
-}
-
-// receive copies an upload's body to the temp file dst and tells whose
-// fault a failure is. A read that fails is the client's (it stopped
-// sending, or sent too much): 400 naming field, or too_large. A write that
-// fails is the box's (a full card, an I/O error): it is returned wrapped,
-// and toAPIError makes it 507 insufficient_storage or 503 unavailable, so
-// the guest's page keeps the file and tries again (DESIGN.md, "Server
-// faults are retryable").
-func receive(dst io.Writer, src io.Reader, field string) (int64, error) {
-	cr := &clientReader{r: src}
-	n, err := io.Copy(dst, cr)
-	switch {
-	case err == nil:
-		return n, nil
-	case cr.err != nil:
-		return n, errorOrTooLarge(cr.err, field, "upload was interrupted")
-	default:
-		return n, fmt.Errorf("storing the upload: %w", err)
-	}
-}
-
-// clientReader remembers the error of the client's side of a copy.
-type clientReader struct {
-	r   io.Reader
-	err error
-}
-
-func (c *clientReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err != nil && err != io.EOF {
-		c.err = err
-	}
-	return n, err
-}
-
-// errorOrTooLarge keeps a body-limit error as too_large and names the
-// field for any other read failure.
-func errorOrTooLarge(err error, field, msg string) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return err
-	}
-	return errField(field, msg)
 }
 
 func containsString(list []string, s string) bool {

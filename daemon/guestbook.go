@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/ingest"
 	"eventbox/daemon/probe"
 	"eventbox/store"
 )
@@ -115,12 +116,12 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if audio.tmp != nil {
-		defer audio.tmp.Abort()
+	if audio.Tmp != nil {
+		defer audio.Tmp.Abort()
 	}
 	text := strings.TrimSpace(strings.ReplaceAll(fields["text"], "\r\n", "\n"))
 	details := map[string]string{}
-	if n := utf8.RuneCountInString(text); n > maxMessageText || (audio.tmp == nil && n < 1) {
+	if n := utf8.RuneCountInString(text); n > maxMessageText || (audio.Tmp == nil && n < 1) {
 		details["text"] = fmt.Sprintf("must be 1 to %d characters (or send a voice note)", maxMessageText)
 	}
 	if msg := textProblem(text); msg != "" {
@@ -130,11 +131,11 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if g.Booth {
 		m.GuestName = boothName
 	}
-	if audio.tmp != nil {
+	if audio.Tmp != nil {
 		if !e.GuestbookVoice {
 			return errForbidden
 		}
-		res, err := probe.Audio(r.Context(), audio.tmp.File, audio.size)
+		res, err := probe.Audio(r.Context(), audio.Tmp.File, audio.Size)
 		if errors.Is(err, probe.ErrInvalid) {
 			details["audio"] = "must be a WebM or Ogg Opus, MP4/AAC or MP3 voice note"
 		} else if err != nil {
@@ -151,14 +152,14 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 				details["seconds"] = fmt.Sprintf("does not match the recording (%.1f s)", got)
 			}
 			m.Seconds = math.Round(res.Duration.Seconds()*10) / 10
-			m.AudioMIME, m.AudioExt, m.AudioSize = res.MIME, audioExt(res.Container), audio.size
+			m.AudioMIME, m.AudioExt, m.AudioSize = res.MIME, audioExt(res.Container), audio.Size
 		}
 	}
 	if len(details) > 0 {
 		return errBadRequest(details)
 	}
-	if audio.tmp != nil {
-		if err := audio.tmp.Commit(m.AudioName()); err != nil {
+	if audio.Tmp != nil {
+		if err := audio.Tmp.Commit(m.AudioName()); err != nil {
 			return err
 		}
 	}
@@ -174,13 +175,13 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 
 // readMessageForm streams the guestbook form: the audio part to a temp
 // file (capped at maxVoiceBytes), text and seconds small.
-func (s *Server) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, receivedFile, error) {
+func (s *Server) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, ingest.File, error) {
 	mt := r.Header.Get("Content-Type")
 	if !strings.HasPrefix(mt, "multipart/") {
-		return nil, receivedFile{}, errField("body", "send text and/or audio as multipart/form-data")
+		return nil, ingest.File{}, errField("body", "send text and/or audio as multipart/form-data")
 	}
-	return s.readUploadForm(w, r, uploadForm{limit: maxVoiceBytes, fileField: "audio",
-		textFields: []string{"text", "seconds"}, maxText: maxMessageText * 4})
+	return s.ingest.ReadForm(w, r, ingest.Form{Limit: maxVoiceBytes, FileField: "audio",
+		TextFields: []string{"text", "seconds"}, MaxText: maxMessageText * 4})
 }
 
 func audioExt(container string) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
@@ -34,6 +35,7 @@ type Server struct {
 	booth    *boothRelay
 	names    *ownNames
 	uploads  *uploadGate
+	ingest   *ingest.Ingester
 
 	// logoMu serialises logo changes and the copies of logos, which
 	// also bounds the memory that decoding logos takes to one at a time.
@@ -101,6 +103,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
 	s.variants.runner = s.jobs
+	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
+		Jobs: s.variants.jobs, Stored: s.variants.nudge})
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ type Photo struct {
 	Height      int    `json:"height"`
 	Format      string `json:"format"`      // the original's image format
 	Size        int64  `json:"size"`        // bytes of the original image
-	Fingerprint string `json:"fingerprint"` // retry key of the upload, hex (daemon/fingerprint.go)
+	Fingerprint string `json:"fingerprint"` // retry key of the upload, hex (daemon/ingest/fingerprint.go)
 	Downloads   int    `json:"downloads"`
 	Variants    bool   `json:"variants"` // thumb and display are on disk
 	// VariantsFailed: the photo's variant job was set aside, after
