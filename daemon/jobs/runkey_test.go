@@ -119,20 +119,31 @@ func TestDiedAloneRunsAlone(t *testing.T) {
 			defer st.Close()
 			var (
 				mu      sync.Mutex
-				running int
-				beside  int // the most attempts seen running beside a died job
+				running int // attempts running
+				died    int // of which jobs whose last attempt died
+				beside  int // starts that overlapped a died job's attempt
 			)
 			r, _ := start(t, st, jobs.Kind{Name: "decode", Concurrency: 3, DiedAlone: alone,
 				Handler: func(ctx context.Context, j jobs.Job) error {
+					// Overlap is judged when an attempt starts, while the
+					// others started with it are still asleep: judged at
+					// the end, attempts ending at the same instant could
+					// be counted in either order.
 					mu.Lock()
 					running++
+					if j.Deaths > 0 {
+						died++
+					}
+					if (j.Deaths > 0 && running > 1) || (j.Deaths == 0 && died > 0) {
+						beside++
+					}
 					mu.Unlock()
 					time.Sleep(time.Second)
 					mu.Lock()
-					if j.Deaths > 0 {
-						beside = max(beside, running-1)
-					}
 					running--
+					if j.Deaths > 0 {
+						died--
+					}
 					mu.Unlock()
 					return nil
 				}})
