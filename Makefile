@@ -10,6 +10,9 @@ FUZZTIME ?= 10s
 # (`go list ./...` minus these) runs with -race, so a new package is raced
 # unless it is added here, and a name here that no longer exists fails.
 NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe
+# Tests that time other requests (250 ms while a daemon decodes an image
+# bomb) run alone after the others, not beside the rest of the suite.
+ALONE_TESTS := ^TestImageBombsStayWithinTheMemoryBudget$$
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
@@ -40,8 +43,9 @@ unit:
 	race="$$(printf '%s\n' "$$all" | grep -vxF "$$norace")"; \
 	echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$norace | wc -w) packages"; \
 	rc=0; \
-	$(GO) test -race -count=1 -timeout 15m $$race || rc=1; \
+	$(GO) test -race -count=1 -timeout 15m -skip '$(ALONE_TESTS)' $$race || rc=1; \
 	$(GO) test -count=1 -timeout 15m $$norace || rc=1; \
+	$(GO) test -count=1 -timeout 10m -run '$(ALONE_TESTS)' ./daemon/ || rc=1; \
 	exit $$rc
 
 # Every target runs even when one finds a failure; the failures are reported
