@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -45,10 +44,11 @@ func TestNoStoreRecordInAnAnswer(t *testing.T) {
 
 // exportImporter imports the daemon's dependencies from the compiler's
 // export data, which `go list -export` finds in (or adds to) the build
-// cache: much faster than type-checking them from source.
+// cache: much faster than type-checking them from source. `go test`
+// puts its own go command first on PATH.
 func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
 	t.Helper()
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-export", "-deps",
+	out, err := exec.Command("go", "list", "-export", "-deps",
 		"-f", "{{.ImportPath}}={{.Export}}", ".").Output()
 	if err != nil {
 		t.Fatalf("listing the daemon's dependencies: %v", err)
