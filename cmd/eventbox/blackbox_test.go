@@ -7,7 +7,6 @@ import (
 	"image/jpeg"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -43,45 +42,16 @@ type daemonProc struct {
 
 // startDaemon runs `eventbox serve` configured only through the
 // environment, as DESIGN.md's configuration table says, and waits for
-// /api/health.
+// /api/health; a daemon that exits first fails the test.
 func startDaemon(t *testing.T, bin, dir string, env ...string) *daemonProc {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	p := startMayCrash(t, bin, dir, env...)
+	select {
+	case <-p.done:
+		t.Fatalf("daemon exited before it was healthy (%v); log:\n%s", p.err, p.stderr.String())
+	default:
 	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + dir, "MDNS_NAME=off"}, env...)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &daemonProc{cmd: cmd, url: "http://" + addr, dir: dir, stderr: &stderr, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-p.done
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(p.url + "/api/health")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return p
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon not healthy within 30 s; log:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return p
 }
 
 // syncBuffer is a bytes.Buffer safe to read while the process writes.
