@@ -843,6 +843,26 @@ func (s *Store) PruneJobs(ctx context.Context, keepDone, keepFailed time.Duratio
 	return n, nil
 }
 
+// UnfinishedJobs returns the jobs of kind still queued or running, newest
+// first: what is left to do, for a screen or a test. It reads at most
+// limit jobs of the kind (0 means 1000).
+func (s *Store) UnfinishedJobs(ctx context.Context, kind string, limit int) ([]Job, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	page, err := s.JobsPage(ctx, JobFilter{Kind: kind, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	var out []Job
+	for _, j := range page.Jobs {
+		if j.Status == JobQueued || j.Status == JobRunning {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
 // JobsPage lists jobs newest first (by id), filtered by kind and status.
 func (s *Store) JobsPage(ctx context.Context, f JobFilter) (JobPage, error) {
 	if f.Limit <= 0 {

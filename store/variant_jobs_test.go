@@ -20,17 +20,11 @@ var variantLimits = store.JobLimits{MaxFailures: store.VariantAttempts, MaxDeath
 // variantJobs returns the unfinished (queued or running) variant jobs.
 func variantJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: store.VariantJobKind, Limit: 1000})
+	jobs, err := st.UnfinishedJobs(context.Background(), store.VariantJobKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []store.Job
-	for _, j := range page.Jobs {
-		if j.Status == store.JobQueued || j.Status == store.JobRunning {
-			out = append(out, j)
-		}
-	}
-	return out
+	return jobs
 }
 
 // oneJob returns the only unfinished variant job, failing unless there is
