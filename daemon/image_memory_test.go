@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/jpeg"
 	"io"
-	"math"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -317,51 +316,10 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 				if err != nil {
 					t.Fatalf("display: %v", err)
 				}
-				if e := meanLumaError(m, b.ref()); e > 3 {
+				if e := imagingtest.LumaError(m, b.ref()); e > 3 {
 					t.Errorf("the display's luma is off by %.1f on average, want at most 3", e)
 				}
 			}
 		})
 	}
-}
-
-// meanLumaError is the mean absolute difference between the luma of 8×8
-// blocks of got (a decoded JPEG) and of the same areas of want: noise
-// averages out, while a misplaced or wrongly turned tile stands out by tens
-// of levels.
-func meanLumaError(got image.Image, want *image.YCbCr) float64 {
-	luma := func(x, y int) float64 {
-		switch g := got.(type) {
-		case *image.YCbCr:
-			return float64(g.Y[y*g.YStride+x])
-		case *image.Gray:
-			return float64(g.Pix[y*g.Stride+x])
-		}
-		return math.NaN()
-	}
-	gw, gh := got.Bounds().Dx(), got.Bounds().Dy()
-	ww, wh := want.Rect.Dx(), want.Rect.Dy()
-	var sum float64
-	n := 0
-	for by := 0; by+8 <= gh; by += 8 {
-		for bx := 0; bx+8 <= gw; bx += 8 {
-			var g float64
-			for y := by; y < by+8; y++ {
-				for x := bx; x < bx+8; x++ {
-					g += luma(x, y)
-				}
-			}
-			x0, x1 := bx*ww/gw, (bx+8)*ww/gw
-			y0, y1 := by*wh/gh, (by+8)*wh/gh
-			var w float64
-			for y := y0; y < y1; y++ {
-				for x := x0; x < x1; x++ {
-					w += float64(want.Y[y*want.YStride+x])
-				}
-			}
-			sum += math.Abs(g/64 - w/float64((x1-x0)*(y1-y0)))
-			n++
-		}
-	}
-	return sum / float64(n)
 }

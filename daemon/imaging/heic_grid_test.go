@@ -6,7 +6,6 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
-	"math"
 	"os/exec"
 	"testing"
 
@@ -22,37 +21,7 @@ func lumaError(t *testing.T, got image.Image, want *image.YCbCr) float64 {
 	if !ok {
 		t.Fatalf("display is %T, not Y'CbCr", got)
 	}
-	return blockLumaError(func(x, y int) float64 { return float64(g.Y[y*g.YStride+x]) }, g.Rect.Dx(), g.Rect.Dy(), want)
-}
-
-// blockLumaError is the mean absolute difference between the luma of 8×8
-// blocks of a gw×gh picture and of the same areas of want: noise averages
-// out, while a misplaced or wrongly turned tile stands out by tens of levels.
-func blockLumaError(luma func(x, y int) float64, gw, gh int, want *image.YCbCr) float64 {
-	ww, wh := want.Rect.Dx(), want.Rect.Dy()
-	var sum float64
-	n := 0
-	for by := 0; by+8 <= gh; by += 8 {
-		for bx := 0; bx+8 <= gw; bx += 8 {
-			var g float64
-			for y := by; y < by+8; y++ {
-				for x := bx; x < bx+8; x++ {
-					g += luma(x, y)
-				}
-			}
-			x0, x1 := bx*ww/gw, (bx+8)*ww/gw
-			y0, y1 := by*wh/gh, (by+8)*wh/gh
-			var w float64
-			for y := y0; y < y1; y++ {
-				for x := x0; x < x1; x++ {
-					w += float64(want.Y[y*want.YStride+x])
-				}
-			}
-			sum += math.Abs(g/64 - w/float64((x1-x0)*(y1-y0)))
-			n++
-		}
-	}
-	return sum / float64(n)
+	return imagingtest.LumaError(g, want)
 }
 
 // TestGridHEICMakesVariantsTileByTile makes the variants of grid HEICs
