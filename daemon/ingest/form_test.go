@@ -2,17 +2,14 @@ package ingest_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"eventbox/daemon/ingest"
-	"eventbox/store"
 )
 
 // part is one part of a multipart form: a file when file is set.
@@ -60,19 +57,16 @@ func TestReadForm(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			dir := t.TempDir()
-			st, err := store.Open(ctx, dir, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			in := ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			st, _, dir := newBox(t)
+			in := quietIngester(st)
 
 			var buf bytes.Buffer
 			mw := multipart.NewWriter(&buf)
 			for _, p := range tt.parts {
-				var w io.Writer
+				var (
+					w   io.Writer
+					err error
+				)
 				if p.file {
 					w, err = mw.CreateFormFile(p.name, "f")
 				} else {

@@ -61,6 +61,28 @@ func (f failingRecords) AddPhoto(context.Context, store.Photo, int, ...store.Job
 	return store.AddPhotoResult{}, f.err
 }
 
+// newBox opens a store in a fresh DATA_DIR with one event in it.
+func newBox(t *testing.T) (*store.Store, store.Event, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := store.NewEvent("Wedding")
+	if err := st.CreateEvent(ctx, &e); err != nil {
+		t.Fatal(err)
+	}
+	return st, e, dir
+}
+
+// quietIngester ingests into st with a discarded log.
+func quietIngester(st *store.Store) *ingest.Ingester {
+	return ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+}
+
 // files lists the files under dir/sub.
 func files(t *testing.T, dir, sub string) []string {
 	t.Helper()
@@ -121,17 +143,7 @@ func TestPhoto(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			dir := t.TempDir()
-			st, err := store.Open(ctx, dir, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			e := store.NewEvent("Wedding")
-			if err := st.CreateEvent(ctx, &e); err != nil {
-				t.Fatal(err)
-			}
+			st, e, dir := newBox(t)
 			var records ingest.Records = st
 			if tt.records != nil {
 				records = tt.records(st)
@@ -171,7 +183,7 @@ func TestPhoto(t *testing.T) {
 			if err != nil || fi.Size() != tt.wantSize || len(media) != 1 {
 				t.Fatalf("media %v; the original is %v (%v), want %d bytes alone", media, fi, err, tt.wantSize)
 			}
-			if _, err := st.Photo(ctx, res.Photo.ID); err != nil {
+			if _, err := st.Photo(context.Background(), res.Photo.ID); err != nil {
 				t.Fatalf("the record is not stored: %v", err)
 			}
 		})
@@ -202,18 +214,8 @@ func TestRetryFoundByFingerprint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			dir := t.TempDir()
-			st, err := store.Open(ctx, dir, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			e := store.NewEvent("Wedding")
-			if err := st.CreateEvent(ctx, &e); err != nil {
-				t.Fatal(err)
-			}
-			in := ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			st, e, dir := newBox(t)
+			in := quietIngester(st)
 			p := store.Photo{EventID: e.ID, GuestID: store.NewID(), GuestName: "Ana", Status: store.StatusVisible}
 
 			first, err := upload(in, photoForm(t, tt.body), 1<<20, p)

@@ -2,10 +2,8 @@ package ingest_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -74,18 +72,8 @@ func TestVideo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			dir := t.TempDir()
-			st, err := store.Open(ctx, dir, store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			e := store.NewEvent("Wedding")
-			if err := st.CreateEvent(ctx, &e); err != nil {
-				t.Fatal(err)
-			}
-			in := ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			st, e, dir := newBox(t)
+			in := quietIngester(st)
 			var body io.Reader = bytes.NewReader(tt.body)
 			if tt.stops {
 				body = stopsSending{body}
