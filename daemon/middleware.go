@@ -128,7 +128,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if !strings.HasPrefix(r.URL.Path, "/api/") {
+		if !isAPIPath(r.URL.Path) {
 			return
 		}
 		level := slog.LevelDebug

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/julienschmidt/httprouter"
 )
@@ -175,7 +174,7 @@ func (s *Server) notYet(w http.ResponseWriter, r *http.Request) error {
 // serveUI is the router's fallback: pages and their files from the
 // embedded UI, and a JSON 404 for any unknown /api/ path.
 func (s *Server) serveUI(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/api" {
+	if isAPIPath(r.URL.Path) {
 		s.writeError(w, r, errNotFound)
 		return
 	}
