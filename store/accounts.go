@@ -40,20 +40,6 @@ type Account struct {
 	LastLoginAt  int64 `json:"lastLoginAt"` // epoch ms, 0 = never
 }
 
-// CanSee reports whether the account may reach an event: owners always,
-// organizers only for their listed events.
-func (a Account) CanSee(eventID string) bool {
-	if a.Role == RoleOwner {
-		return true
-	}
-	for _, id := range a.EventIDs {
-		if id == eventID {
-			return true
-		}
-	}
-	return false
-}
-
 func usernameKey(username string) []byte { return []byte(strings.ToLower(username)) }
 
 // ErrUnknownEvent: an account or invitation names an event that does not
