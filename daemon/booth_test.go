@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -45,7 +46,7 @@ func (c *client) stream(slug string) *sseStream {
 		t.Fatal(err)
 	}
 	// No client timeout: the stream lasts; the context ends it.
-	res, err := (&http.Client{Jar: c.hc.Jar}).Do(req)
+	res, err := (&http.Client{Jar: c.hc.Jar, Transport: c.hc.Transport}).Do(req)
 	if err != nil {
 		cancel()
 		t.Fatalf("opening booth stream: %v", err)
@@ -289,7 +290,7 @@ func newBoothRig(t *testing.T) *boothRig {
 	if err != nil {
 		t.Fatalf("NewGPIO: %v", err)
 	}
-	r.h = newHarness(t, func(c *daemon.Config) {
+	r.h = newBubbleHarness(t, func(c *daemon.Config) {
 		c.Booth = dev
 		c.BoothCountdown = 300 * time.Millisecond
 	})
@@ -329,7 +330,19 @@ func (r *boothRig) waitLED(t *testing.T, l gpio.Level) {
 	t.Fatalf("the LED did not stay %v", l)
 }
 
+// TestBoothButton runs inside a testing/synctest bubble (the daemon over
+// an in-memory network): the presses, the countdown, the LED's blinks and
+// the quiet spells take fake time, not real time. A bubble cannot run
+// subtests, so each step says its name in the log.
 func TestBoothButton(t *testing.T) {
+	synctest.Test(t, testBoothButton)
+}
+
+func testBoothButton(t *testing.T) {
+	step := func(name string, f func(t *testing.T)) {
+		t.Logf("step: %s", name)
+		f(t)
+	}
 	rig := newBoothRig(t)
 	h := rig.h
 	owner := h.owner()
@@ -338,21 +351,21 @@ func TestBoothButton(t *testing.T) {
 	key := boothOn(t, owner, id, map[string]any{})["boothKey"].(string)
 	dev := boothDevice(t, h, slug, key)
 
-	t.Run("the LED is off while no booth page is connected", func(t *testing.T) {
+	step("the LED is off while no booth page is connected", func(t *testing.T) {
 		rig.waitLED(t, gpio.Low)
 	})
-	t.Run("a press with no booth page connected does nothing", func(t *testing.T) {
+	step("a press with no booth page connected does nothing", func(t *testing.T) {
 		rig.bounce(gpio.Low)
 		time.Sleep(100 * time.Millisecond)
 		rig.bounce(gpio.High)
 		rig.waitLED(t, gpio.Low)
 	})
 	s := dev.stream(slug)
-	t.Run("a connected booth page is told ready and the LED lights", func(t *testing.T) {
+	step("a connected booth page is told ready and the LED lights", func(t *testing.T) {
 		s.expect(t, "status", "ready")
 		rig.waitLED(t, gpio.High)
 	})
-	t.Run("a bouncing press gives one trigger, then countdown and busy", func(t *testing.T) {
+	step("a bouncing press gives one trigger, then countdown and busy", func(t *testing.T) {
 		rig.bounce(gpio.Low)
 		time.Sleep(100 * time.Millisecond)
 		rig.bounce(gpio.High)
@@ -364,12 +377,12 @@ func TestBoothButton(t *testing.T) {
 		s.expect(t, "status", "busy")
 		s.quiet(t, 500*time.Millisecond)
 	})
-	t.Run("the booth's photo ends the busy light", func(t *testing.T) {
+	step("the booth's photo ends the busy light", func(t *testing.T) {
 		dev.upload(slug, photoJPEG(t, 40, 30, 0, false, 1), nil, "").expect(t, 201, "")
 		s.expect(t, "status", "ready")
 		rig.waitLED(t, gpio.High)
 	})
-	t.Run("a held button gives one trigger", func(t *testing.T) {
+	step("a held button gives one trigger", func(t *testing.T) {
 		rig.bounce(gpio.Low)
 		s.expect(t, "trigger", "")
 		s.expect(t, "status", "countdown")
@@ -380,7 +393,7 @@ func TestBoothButton(t *testing.T) {
 		rig.bounce(gpio.High)
 		s.quiet(t, 300*time.Millisecond)
 	})
-	t.Run("a second booth page hears the next press too", func(t *testing.T) {
+	step("a second booth page hears the next press too", func(t *testing.T) {
 		dev2 := boothDevice(t, h, slug, key)
 		s2 := dev2.stream(slug)
 		s2.expect(t, "status", "ready")
@@ -395,7 +408,7 @@ func TestBoothButton(t *testing.T) {
 			st.expect(t, "status", "countdown")
 		}
 	})
-	t.Run("the LED goes off when the pages leave", func(t *testing.T) {
+	step("the LED goes off when the pages leave", func(t *testing.T) {
 		// Streams close when the test's cleanup runs; turning the booth
 		// off ends them now.
 		owner.do("DELETE", "/api/admin/events/"+id+"/booth", nil).expect(t, 200, "")

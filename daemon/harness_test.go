@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -50,9 +51,26 @@ type harness struct {
 	clock *fakeClock
 	cfg   daemon.Config
 	d     *daemon.Server
+	// transport is the clients' transport: nil for the default one, the
+	// in-memory network's for a harness inside a synctest bubble.
+	transport http.RoundTripper
 }
 
 func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
+	t.Helper()
+	return startHarness(t, nil, opts)
+}
+
+// newBubbleHarness is newHarness for a test inside a testing/synctest
+// bubble: the server and its clients talk over an in-memory network
+// (net.Pipe), so every wait in the test (a countdown, a poll, a stream's
+// next event) runs on the bubble's fake time and takes no real time.
+func newBubbleHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
+	t.Helper()
+	return startHarness(t, newPipeNet(), opts)
+}
+
+func startHarness(t *testing.T, pn *pipeNet, opts []func(*daemon.Config)) *harness {
 	t.Helper()
 	ctx := context.Background()
 	clock := &fakeClock{t: time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC)}
@@ -88,9 +106,19 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 	// one of the box's own names: requests name it in their Host. A test
 	// that sends another Host (httptest.NewRequest's example.com, a
 	// made-up .local name) must list it in cfg.OwnHosts, or it gets 421.
-	srv := httptest.NewServer(d.Handler())
+	srv := httptest.NewUnstartedServer(d.Handler())
+	var transport *http.Transport
+	if pn != nil {
+		srv.Listener.Close()
+		srv.Listener = pn
+		transport = &http.Transport{DialContext: pn.DialContext}
+	}
+	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
+		if transport != nil {
+			transport.CloseIdleConnections()
+		}
 		cancel()
 		select {
 		case <-done:
@@ -101,8 +129,73 @@ func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 			t.Errorf("closing store: %v", err)
 		}
 	})
-	return &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg, d: d}
+	h := &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg, d: d}
+	if transport != nil {
+		h.transport = transport
+	}
+	return h
 }
+
+// pipeNet is an in-memory network with one listener: each dial makes a
+// net.Pipe and hands its other end to Accept. Its connections say they
+// are from and to 127.0.0.1, a loopback address and one of the box's own
+// names.
+type pipeNet struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	port   int
+	mu     sync.Mutex
+}
+
+func newPipeNet() *pipeNet {
+	return &pipeNet{conns: make(chan net.Conn), closed: make(chan struct{}), port: 40000}
+}
+
+// Accept answers the server end of the next dial.
+func (n *pipeNet) Accept() (net.Conn, error) {
+	select {
+	case c := <-n.conns:
+		return c, nil
+	case <-n.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops Accept and dials.
+func (n *pipeNet) Close() error {
+	n.once.Do(func() { close(n.closed) })
+	return nil
+}
+
+// Addr is the listener's made-up address.
+func (n *pipeNet) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80} }
+
+// DialContext connects a client to the listener.
+func (n *pipeNet) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
+	n.mu.Lock()
+	n.port++
+	from := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: n.port}
+	n.mu.Unlock()
+	client, server := net.Pipe()
+	select {
+	case n.conns <- pipeConn{Conn: server, local: n.Addr(), remote: from}:
+		return pipeConn{Conn: client, local: from, remote: n.Addr()}, nil
+	case <-n.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// pipeConn is one end of a net.Pipe with TCP addresses.
+type pipeConn struct {
+	net.Conn
+	local, remote net.Addr
+}
+
+func (c pipeConn) LocalAddr() net.Addr  { return c.local }
+func (c pipeConn) RemoteAddr() net.Addr { return c.remote }
 
 // client is one browser: its own cookie jar, and the page's Origin on
 // every request unless told otherwise.
@@ -114,7 +207,7 @@ type client struct {
 
 func (h *harness) client() *client {
 	jar, _ := cookiejar.New(nil)
-	return &client{h: h, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second}, origin: h.srv.URL}
+	return &client{h: h, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: h.transport}, origin: h.srv.URL}
 }
 
 // response is a decoded answer.
