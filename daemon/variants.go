@@ -48,6 +48,9 @@ type variantMaker struct {
 	making map[string]chan struct{}
 	// receiving counts upload bodies being received right now.
 	receiving atomic.Int64
+	// beforeOpen, when not nil, is called as an attempt starts, before the
+	// original is opened: tests hold an attempt in flight with it.
+	beforeOpen func(ctx context.Context, id string)
 }
 
 // variantRetry is the variant kind's retry policy: waits doubling from
@@ -243,6 +246,9 @@ func (v *variantMaker) waitMaking(ctx context.Context, id string) bool {
 }
 
 func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
+	if v.beforeOpen != nil {
+		v.beforeOpen(ctx, p.ID)
+	}
 	f, err := v.store.Media().Open(p.OriginalName())
 	if err != nil {
 		return fmt.Errorf("opening original of %s: %w", p.ID, err)

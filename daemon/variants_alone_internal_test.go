@@ -1,5 +1,3 @@
-//go:build unix
-
 package daemon
 
 import (
@@ -7,10 +5,9 @@ import (
 	"context"
 	"image"
 	"image/jpeg"
-	"os"
-	"path/filepath"
-	"syscall"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"eventbox/store"
@@ -19,10 +16,15 @@ import (
 // TestInterruptedJobsRunAloneAtStart: jobs whose attempt a crash cut
 // short are run one at a time at the next start, so a photo that crashed
 // the process does not take the photos decoded beside it down with it
-// again. The first job's original is a FIFO, so its attempt blocks in
-// open until the test lets it go; meanwhile the other interrupted job
-// must not start, though workers are free.
+// again. The first job's attempt is held in flight until the test lets it
+// go; meanwhile the other interrupted job must not start, though workers
+// are free. It runs in a testing/synctest bubble: synctest.Wait is "every
+// worker has done all it would do", and the waits after it take fake time.
 func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
+	synctest.Test(t, testInterruptedJobsRunAloneAtStart)
+}
+
+func testInterruptedJobsRunAloneAtStart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := store.Open(ctx, dir, store.Options{})
@@ -39,8 +41,9 @@ func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
 	if _, err := st.Media().Write(innocent.OriginalName(), &jpg); err != nil {
 		t.Fatal(err)
 	}
-	fifo := filepath.Join(dir, "media", event, blocking.ID+".orig")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	// The blocking photo's original does not decode: its attempt fails
+	// once the test lets it go.
+	if _, err := st.Media().Write(blocking.OriginalName(), strings.NewReader("not an image")); err != nil {
 		t.Fatal(err)
 	}
 	lim := store.JobLimits{MaxFailures: store.VariantAttempts, MaxDeaths: store.VariantAttempts}
@@ -56,40 +59,47 @@ func TestInterruptedJobsRunAloneAtStart(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if st, err = store.Open(ctx, dir, store.Options{}); err != nil {
+	st, err = store.Open(ctx, dir, store.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 
-	_, r := newTestMaker(t, st, 3)
+	v, r := newTestMaker(t, st, 3)
+	held := make(chan struct{})
+	release := make(chan struct{})
+	v.beforeOpen = func(ctx context.Context, id string) {
+		if id != blocking.ID {
+			return
+		}
+		close(held)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		_ = r.Run(runCtx)
 		close(done)
 	}()
-	release := func() {
-		// Opening the FIFO for writing lets the blocked open return;
-		// the empty file then fails to decode.
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				f.Close()
-				return
-			}
-		}
-		t.Error("the blocked attempt never opened its original")
-	}
 	defer func() {
 		stop()
 		<-done
 	}()
 
-	time.Sleep(500 * time.Millisecond)
+	synctest.Wait()
+	select {
+	case <-held:
+	default:
+		t.Fatal("the first interrupted job did not start")
+	}
 	if p, _ := st.Photo(ctx, innocent.ID); p.Variants {
-		release()
+		close(release)
 		t.Fatal("another interrupted job ran while the first was still in flight")
 	}
-	release()
+	close(release)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if p, _ := st.Photo(ctx, innocent.ID); p.Variants {
 			break
