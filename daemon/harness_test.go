@@ -54,6 +54,8 @@ type harness struct {
 	// transport is the clients' transport: nil for the default one, the
 	// in-memory network's for a harness inside a synctest bubble.
 	transport http.RoundTripper
+	// pn is the in-memory network of a bubble harness, else nil.
+	pn *pipeNet
 }
 
 func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
@@ -131,9 +133,18 @@ func startHarness(t *testing.T, pn *pipeNet, opts []func(*daemon.Config)) *harne
 	})
 	h := &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg, d: d}
 	if transport != nil {
-		h.transport = transport
+		h.transport, h.pn = transport, pn
 	}
 	return h
+}
+
+// dial opens a raw connection to the server, for tests that write HTTP by
+// hand.
+func (h *harness) dial() (net.Conn, error) {
+	if h.pn != nil {
+		return h.pn.DialContext(context.Background(), "tcp", "")
+	}
+	return net.Dial("tcp", h.srv.Listener.Addr().String())
 }
 
 // pipeNet is an in-memory network with one listener: each dial makes a

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -143,8 +143,15 @@ func TestVariantsSurviveARestart(t *testing.T) {
 	waitVariants(t, h)
 }
 
+// TestKilledUploadLeavesNothing runs in a testing/synctest bubble over an
+// in-memory network: synctest.Wait is "the server has taken in the half
+// body and waits for more", with no sleep.
 func TestKilledUploadLeavesNothing(t *testing.T) {
-	h := newHarness(t)
+	synctest.Test(t, testKilledUploadLeavesNothing)
+}
+
+func testKilledUploadLeavesNothing(t *testing.T) {
+	h := newBubbleHarness(t)
 	ev := h.createEvent(h.owner(), map[string]any{"name": "P"})
 	slug, id := ev["slug"].(string), ev["id"].(string)
 	g := h.guest(slug)
@@ -154,14 +161,17 @@ func TestKilledUploadLeavesNothing(t *testing.T) {
 		cookie += c.Name + "=" + c.Value + "; "
 	}
 	ct, body := multipartBody(t, "photo", "a.jpg", photoJPEG(t, 800, 600, 0, false, 1), nil)
-	conn, err := net.Dial("tcp", u.Host)
+	conn, err := h.dial()
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(conn, "POST /api/e/%s/photos HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nCookie: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
 		slug, u.Host, h.srv.URL, cookie, ct, len(body))
 	conn.Write(body[:len(body)/2])
-	time.Sleep(100 * time.Millisecond)
+	synctest.Wait()
+	if n := countFiles(t, filepath.Join(h.cfg.DataDir, "tmp")); n != 1 {
+		t.Fatalf("%d temp files while the upload is being received, want 1", n)
+	}
 	conn.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for countFiles(t, filepath.Join(h.cfg.DataDir, "tmp")) != 0 {

@@ -8,6 +8,7 @@ import (
 	"image"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"eventbox/store"
@@ -105,8 +106,20 @@ func adminPhoto(t *testing.T, owner *client, eventID, id string) map[string]any 
 	return nil
 }
 
+// TestVariantsThatKeepFailingAreSetAside runs in a testing/synctest bubble
+// (the daemon over an in-memory network), so waiting for the background
+// worker's attempts takes fake time. A bubble cannot run subtests: each
+// step says its name in the log.
 func TestVariantsThatKeepFailingAreSetAside(t *testing.T) {
-	h := newHarness(t)
+	synctest.Test(t, testVariantsThatKeepFailingAreSetAside)
+}
+
+func testVariantsThatKeepFailingAreSetAside(t *testing.T) {
+	step := func(name string, f func(t *testing.T)) {
+		t.Logf("step: %s", name)
+		f(t)
+	}
+	h := newBubbleHarness(t)
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "P"})
 	eventID, slug := ev["id"].(string), ev["slug"].(string)
@@ -148,7 +161,7 @@ func TestVariantsThatKeepFailingAreSetAside(t *testing.T) {
 	if _, queued := variantJob(t, h, pid); queued {
 		t.Fatal("a set-aside photo is still queued")
 	}
-	t.Run("its thumb and display answer the placeholder, and are not tried again", func(t *testing.T) {
+	step("its thumb and display answer the placeholder, and are not tried again", func(t *testing.T) {
 		h.clock.Advance(time.Hour)
 		for _, v := range []string{"thumb", "display"} {
 			for _, c := range []*client{g, owner} {
@@ -159,13 +172,13 @@ func TestVariantsThatKeepFailingAreSetAside(t *testing.T) {
 			t.Fatal("a request queued the set-aside photo again")
 		}
 	})
-	t.Run("its original still downloads", func(t *testing.T) {
+	step("its original still downloads", func(t *testing.T) {
 		r := g.do("GET", "/api/media/"+pid+"?v=original&download=1", nil).expect(t, 200, "")
 		if !bytes.Equal(r.Body, original) || r.Header.Get("Content-Type") != "image/png" {
 			t.Fatalf("original: %d bytes of %q", len(r.Body), r.Header.Get("Content-Type"))
 		}
 	})
-	t.Run("the admin list shows it, and only to admins", func(t *testing.T) {
+	step("the admin list shows it, and only to admins", func(t *testing.T) {
 		if got := adminPhoto(t, owner, eventID, pid)["variants"]; got != "failed" {
 			t.Fatalf("admin list variants = %v, want failed", got)
 		}
@@ -174,7 +187,7 @@ func TestVariantsThatKeepFailingAreSetAside(t *testing.T) {
 			t.Fatalf("a guest sees the variants state: %v", mine)
 		}
 	})
-	t.Run("the hosts can retry it", func(t *testing.T) {
+	step("the hosts can retry it", func(t *testing.T) {
 		r := owner.do("POST", "/api/admin/events/"+eventID+"/photos", map[string]any{"action": "retry", "ids": []string{pid}})
 		if r.expect(t, 200, "").JSON["changed"] != float64(1) {
 			t.Fatalf("retry answer %s", r.Body)
