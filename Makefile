@@ -3,10 +3,6 @@
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
-# nodynamic keeps the HEIC decoder on its embedded WebAssembly build: without
-# it, github.com/gen2brain/heic also links purego's cgo-free loader for a
-# system libheif, which makes amd64 and arm64 binaries dynamically linked.
-BUILD_TAGS := nodynamic
 # How long `make test` runs each fuzz target.
 FUZZTIME ?= 10s
 # Packages whose tests are pixel loops run without -race: the detector makes
@@ -25,11 +21,11 @@ GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
-	$(GO) run -tags "$(BUILD_TAGS)" ./cmd/eventbox serve
+	$(GO) run ./cmd/eventbox serve
 
 ## build: a static binary for this machine in bin/
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -tags "$(BUILD_TAGS)" -ldflags "$(LDFLAGS)" -o bin/eventbox ./cmd/eventbox
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/eventbox ./cmd/eventbox
 
 ## test: formatting, vet, staticcheck, the tests (-race where there is concurrency), short fuzz runs, the ARM builds and govulncheck
 test: vet lint unit fuzz cross vulncheck
@@ -69,8 +65,8 @@ cross:
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; rc=0; \
 	for t in arm64: arm:7 amd64:; do \
 		arch="$${t%%:*}"; arm="$${t#*:}"; \
-		echo "CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $${arm:+GOARM=$$arm }go build -tags $(BUILD_TAGS) ./cmd/eventbox"; \
-		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch GOARM=$$arm $(GO) build -trimpath -tags "$(BUILD_TAGS)" -o "$$tmp/eventbox-$$arch" ./cmd/eventbox || { rc=1; continue; }; \
+		echo "CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $${arm:+GOARM=$$arm }go build ./cmd/eventbox"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch GOARM=$$arm $(GO) build -o "$$tmp/eventbox-$$arch" ./cmd/eventbox || { rc=1; continue; }; \
 		if command -v file >/dev/null && ! file "$$tmp/eventbox-$$arch" | grep -q 'statically linked'; then \
 			echo "cross: the $$arch binary is not statically linked: $$(file -b "$$tmp/eventbox-$$arch")"; rc=1; \
 		fi; \

@@ -6,11 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # build-deb.sh turns it into a Debian version (v1.2.3-4-gabc -> 1.2.3+4+gabc).
 DEB_VERSION ?= $(VERSION)
 DIST_LDFLAGS = -s -w -X main.version=$(VERSION)
-# nodynamic: the HEIC decoder uses its embedded WebAssembly build and never
-# loads a system libheif through purego, whose cgo-free loader does not
-# build for linux/arm (and the box has no libheif anyway).
-DIST_TAGS    = nodynamic
-DIST_BUILD   = CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -tags "$(DIST_TAGS)" -ldflags "$(DIST_LDFLAGS)"
+DIST_BUILD   = CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags "$(DIST_LDFLAGS)"
 
 .PHONY: dist deb dist/eventbox-linux-arm64 dist/eventbox-linux-armv7 dist/eventbox-linux-armv6 dist/eventbox-linux-amd64
 

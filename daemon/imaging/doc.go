@@ -21,8 +21,9 @@
 // internal/jpegdec), resampled on its Y'CbCr planes with a fixed-point
 // Catmull-Rom (internal/planar), turned after the resize, and the thumb is
 // made from the display image. Other formats are decoded with the standard
-// library, golang.org/x/image/webp and github.com/gen2brain/heic (WebAssembly
-// under wazero, no cgo; not on 32-bit ARM, see HEICSupported), then
+// library, golang.org/x/image/webp and libheif compiled to WebAssembly
+// (internal/heifwasm, under wazero, no cgo; not on 32-bit ARM, see
+// HEICSupported), then
 // box-halved on their planes before the final filter. A phone's HEIC is a
 // grid of HEVC tiles: each tile is decoded on its own and reduced straight
 // into the output planes, so memory depends on one tile, not the picture.

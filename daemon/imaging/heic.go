@@ -3,22 +3,74 @@
 package imaging
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"image"
 	"io"
+	"sync"
 
-	"github.com/gen2brain/heic"
+	"eventbox/daemon/imaging/internal/heifwasm"
 )
 
 // heicSupported reports whether this build decodes HEIC: everywhere but
 // 32-bit ARM (see heic_arm.go).
 //
-// github.com/gen2brain/heic runs libheif and libde265 compiled to
-// WebAssembly under wazero (no cgo). It first tries a system libheif through
-// purego; a static CGO_ENABLED=0 binary never finds one, and building with
-// -tags nodynamic leaves that path (and its start-up probe of the
-// executable) out entirely, which release builds should do.
+// The decoder is libheif and libde265 compiled to WebAssembly, run by
+// wazero (internal/heifwasm): no cgo, and nothing looked up on the system,
+// so every build is statically linked.
 const heicSupported = true
 
-func decodeHEIC(r io.Reader) (image.Image, error) {
-	return heic.Decode(r)
+// heifRuntime compiles the HEIC decoder on first use. The compiled module
+// is a process-wide cache: made once, never changed, shared by every
+// decode, as the compiled code of a library would be.
+var heifRuntime = sync.OnceValues(func() (*heifwasm.Runtime, error) {
+	return heifwasm.Compile(context.Background())
+})
+
+// decodeHEIC decodes a single-coded HEIC (not a grid: see heif_grid.go)
+// whole, in a module instance of its own. libheif applies irot and imir
+// itself: the result is upright.
+func decodeHEIC(ctx context.Context, r io.Reader) (image.Image, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading heic: %w", err)
+	}
+	rt, err := heifRuntime()
+	if err != nil {
+		return nil, err
+	}
+	dec := rt.NewDecoder(ctx, 1)
+	defer dec.Close()
+	var m image.Image
+	err = dec.Decode(data, func(p heifwasm.Picture) error {
+		m = pictureImage(p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("decoding heic: %w", err)
+	}
+	return m, nil
+}
+
+// pictureImage copies a decoded picture out of the module's memory.
+func pictureImage(p heifwasm.Picture) image.Image {
+	rect := image.Rect(0, 0, p.W, p.H)
+	switch p.Colorspace {
+	case heifwasm.YCbCr:
+		ratio := map[heifwasm.Chroma]image.YCbCrSubsampleRatio{
+			heifwasm.Chroma420: image.YCbCrSubsampleRatio420,
+			heifwasm.Chroma422: image.YCbCrSubsampleRatio422,
+			heifwasm.Chroma444: image.YCbCrSubsampleRatio444,
+		}[p.Chroma]
+		return &image.YCbCr{Y: bytes.Clone(p.Y), Cb: bytes.Clone(p.Cb), Cr: bytes.Clone(p.Cr),
+			YStride: p.YStride, CStride: p.CStride, SubsampleRatio: ratio, Rect: rect}
+	case heifwasm.Monochrome:
+		return &image.Gray{Pix: bytes.Clone(p.Y), Stride: p.YStride, Rect: rect}
+	default:
+		if p.Premultiplied {
+			return &image.RGBA{Pix: bytes.Clone(p.Y), Stride: p.YStride, Rect: rect}
+		}
+		return &image.NRGBA{Pix: bytes.Clone(p.Y), Stride: p.YStride, Rect: rect}
+	}
 }

@@ -14,12 +14,11 @@ import (
 // heicSupported is false on 32-bit ARM. There, wazero has no compiler and
 // interprets the WebAssembly HEIC decoder about 65 times slower (measured:
 // 2.3 s instead of 35 ms for a 128×96 image), so a 12 MP photo would hold a
-// worker for many minutes; and without -tags nodynamic the decoder's purego
-// path does not even build without cgo. Check refuses HEIC instead, so the
+// worker for many minutes. Check refuses HEIC instead, so the
 // upload is answered 415 at once. A 64-bit OS (arm64) decodes HEIC.
 const heicSupported = false
 
-func decodeHEIC(io.Reader) (image.Image, error) {
+func decodeHEIC(context.Context, io.Reader) (image.Image, error) {
 	return nil, fmt.Errorf("%w: HEIC is not decoded on 32-bit ARM", ErrUnsupported)
 }
 

@@ -130,9 +130,9 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 			return img, info.Orientation, nil
 		}
 		// libheif applies irot and imir itself: the result is upright.
-		// gen2brain/heic v0.4.5 misreads the chroma of images narrower
-		// than 128 px (see testdata/README.md); phone photos never are.
-		m, err = decodeHEIC(io.NewSectionReader(r, 0, size))
+		// The module misreads the chroma of images narrower than 128 px
+		// (see testdata/README.md); phone photos never are.
+		m, err = decodeHEIC(ctx, io.NewSectionReader(r, 0, size))
 		info.Orientation = 1
 	default:
 		return planar.Image{}, 0, fmt.Errorf("%w: format %q", ErrUnsupported, info.Format)
