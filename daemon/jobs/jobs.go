@@ -543,5 +543,9 @@ func (r *Runner) pruneLoop(ctx context.Context) {
 	}
 }
 
+// WakeOnSuccessKinds returns the names of the kinds with WakeOnSuccess,
+// the kinds that talk to the network: what to wake when it comes back.
+func (r *Runner) WakeOnSuccessKinds() []string { return slices.Clone(r.onSuccess) }
+
 // Kinds returns the names of the registered kinds, in registration order.
 func (r *Runner) Kinds() []string { return slices.Clone(r.order) }
