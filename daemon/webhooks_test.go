@@ -309,6 +309,9 @@ func TestTheParty(t *testing.T) {
 		ana.upload(slug, photoJPEG(t, 64, 48, 1, false, i), nil, "").expect(t, 201, "")
 	}
 	ana.postMessage(slug, "Congratulations!", nil, "").expect(t, 201, "")
+	// Another event moderates before it shows: its photo waits.
+	moderated := h.createEvent(owner, map[string]any{"name": "Moderated", "moderation": "pre"})
+	h.guest(moderated["slug"].(string)).upload(moderated["slug"].(string), photoJPEG(t, 64, 48, 1, false, 9), nil, "").expect(t, 201, "")
 	owner.do("POST", "/api/admin/events/"+id+"/end", nil).expect(t, 200, "")
 
 	got := rc.waitTaken(1)
@@ -323,7 +326,7 @@ func TestTheParty(t *testing.T) {
 	// again when told (here by a network change).
 	h.clock.Advance(outbox.DefaultWindow)
 	signals <- struct{}{}
-	got = rc.waitTaken(3)
+	got = rc.waitTaken(4)
 	byKind := map[string]hookDelivery{}
 	for _, d := range got {
 		byKind[d.Kind] = d
@@ -339,10 +342,14 @@ func TestTheParty(t *testing.T) {
 	if msgs, _ := byKind["message.created"].Data.(map[string]any); msgs["count"] != 1.0 {
 		t.Fatalf("message delivery %v", byKind["message.created"])
 	}
+	pending := byKind["photo.pending"]
+	if data, _ := pending.Data.(map[string]any); data["count"] != 1.0 || pending.Body["event"].(map[string]any)["id"] != moderated["id"] {
+		t.Fatalf("pending delivery %+v", pending)
+	}
 
-	waitSent(t, h.st, 3)
+	waitSent(t, h.st, 4)
 	list := owner.do("GET", "/api/admin/webhooks", nil).expect(t, 200, "").JSON["deliveries"].([]any)
-	if len(list) != 3 {
+	if len(list) != 4 {
 		t.Fatalf("deliveries %v", list)
 	}
 	for _, raw := range list {
