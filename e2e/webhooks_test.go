@@ -92,4 +92,3 @@ func TestConsoleWebhooks(t *testing.T) {
 		b.shot(t, "admin-webhooks")
 	})
 }
-
