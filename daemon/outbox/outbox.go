@@ -34,8 +34,10 @@ const maxItems = 10
 
 // Retry is the delivery kind's policy: capped exponential backoff with
 // jitter, for 48 hours (the box is often offline for a weekend).
-var Retry = jobs.Policy{Base: 30 * time.Second, Cap: time.Hour, Jitter: 0.3, MaxAge: 48 * time.Hour,
-	Timeout: 2 * time.Minute}
+func Retry() jobs.Policy {
+	return jobs.Policy{Base: 30 * time.Second, Cap: time.Hour, Jitter: 0.3, MaxAge: 48 * time.Hour,
+		Timeout: 2 * time.Minute}
+}
 
 // Config holds the outbox's dependencies.
 type Config struct {
@@ -102,7 +104,7 @@ func (o *Outbox) UseRunner(r *jobs.Runner) { o.runner = r }
 func (o *Outbox) Kinds() []jobs.Kind {
 	return []jobs.Kind{
 		{Name: store.NoticeJobKind, Handler: o.handleNotice},
-		{Name: WebhookJobKind, Handler: o.handleDelivery, Concurrency: 2, Retry: Retry, WakeOnSuccess: true},
+		{Name: WebhookJobKind, Handler: o.handleDelivery, Concurrency: 2, Retry: Retry(), WakeOnSuccess: true},
 	}
 }
 
@@ -168,6 +170,9 @@ func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
 		for _, sp := range more {
 			specs = append(specs, store.FanOutSpec{Spec: sp})
 		}
+	}
+	if len(specs) == 0 {
+		return nil // nobody listens: nothing to record but the job's end
 	}
 	err = o.store.FanOutJob(ctx, j.ID, j.Tries, specs)
 	if errors.Is(err, store.ErrFannedOut) {

@@ -168,7 +168,7 @@ func (o *Outbox) send(ctx context.Context, w store.Webhook, id string, d deliver
 	case c == http.StatusRequestTimeout, c == http.StatusTooEarly, c == http.StatusTooManyRequests, c >= 500:
 		se.retry = true
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-			se.retryAfter = min(time.Duration(s)*time.Second, Retry.Cap)
+			se.retryAfter = min(time.Duration(s)*time.Second, Retry().Cap)
 		}
 	}
 	return resp.StatusCode, se
