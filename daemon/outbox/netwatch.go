@@ -35,8 +35,9 @@ type NetWatcher struct {
 	Logger *slog.Logger
 }
 
-// Run watches until ctx ends. A watch that breaks is an error (the
-// service group starts it again).
+// Run wakes once when it starts, then after each settled burst of
+// changes, until ctx ends. A watch that breaks is an error (the service
+// group starts it again).
 func (w NetWatcher) Run(ctx context.Context) error {
 	changes, settle, log := w.Changes, w.Settle, w.Logger
 	if changes == nil {
@@ -52,8 +53,10 @@ func (w NetWatcher) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The start counts as a change: the box may have been switched off
+	// at the party and on at home, and no message tells of a network
+	// that was already up.
 	timer := time.NewTimer(settle)
-	timer.Stop()
 	defer timer.Stop()
 	for {
 		select {
