@@ -40,5 +40,5 @@
 // The delivery kind has jobs.Kind.WakeOnSuccess: one delivery that goes
 // through wakes the others. NetWatcher wakes them too when the routing
 // table or an interface changes (netlink on Linux, a poll of
-// /proc/net/route otherwise).
+// /proc/net/route otherwise), and once at start.
 package outbox
