@@ -87,17 +87,19 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	endedAt := s.now().UnixMilli()
 	e, err = s.store.UpdateEvent(r.Context(), e.ID, func(e *store.Event) error {
 		if e.EndedAt != 0 {
 			return errField("event", "has already ended")
 		}
-		e.EndedAt = s.now().UnixMilli()
+		e.EndedAt = endedAt
 		e.UploadsOpen = false
 		return nil
-	})
+	}, s.notice(store.NoticeEventEnded, e.ID, endNotice{EndedAt: endedAt})...)
 	if err != nil {
 		return err
 	}
+	s.outbox.Notify()
 	s.log.InfoContext(r.Context(), "event ended", "event", e.ID, "by", account(r).Username)
 	result := endResultDTO{Notes: []string{}}
 	if e.GalleryLinkDays > 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"eventbox/booth"
+	"eventbox/daemon/outbox"
 )
 
 // Config is everything the daemon needs, and only that, validated once by
@@ -75,6 +76,17 @@ type Config struct {
 	PasswordCost int
 	// UI is the embedded web interface; nil serves no pages.
 	UI fs.FS
+	// NetChanges is the source of network changes that wake the outbox;
+	// nil watches the routing table (outbox.RouteChanges). Tests inject
+	// their own signals.
+	NetChanges outbox.Changes
+	// NetSettle is the quiet time after a network change before the
+	// outbox is woken; zero means outbox.DefaultSettle.
+	NetSettle time.Duration
+	// NoticeWindow is the window in which bursts of notices (photos,
+	// guestbook messages) are folded into one webhook delivery; zero
+	// means outbox.DefaultWindow.
+	NoticeWindow time.Duration
 	// Logger must not be nil.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

@@ -76,6 +76,12 @@ func (e *apiError) with(details map[string]string) *apiError {
 	return &c
 }
 
+// errWebhookFailed answers a webhook test the receiver did not take;
+// message is its answer (status and text) or why it could not be reached.
+func errWebhookFailed(message string) *apiError {
+	return &apiError{Status: http.StatusBadGateway, Code: "webhook_failed", Message: message}
+}
+
 func errRateLimited(retryAfter int) *apiError {
 	return &apiError{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: retryAfter}
 }

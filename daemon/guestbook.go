@@ -163,13 +163,15 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 	}
-	m, err = s.store.AddMessage(r.Context(), m)
+	m, err = s.store.AddMessage(r.Context(), m, s.notice(store.NoticeMessageCreated, m.EventID,
+		messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})...)
 	if err != nil {
 		if m.HasAudio() {
 			_ = s.store.Media().Remove(m.AudioName())
 		}
 		return err
 	}
+	s.outbox.Notify()
 	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
 }
 

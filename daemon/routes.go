@@ -136,11 +136,11 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/cloud/test", s.owner(later))
 
 	// Admin: webhooks (owners).
-	h("GET", "/api/admin/webhooks", s.owner(later))
-	h("POST", "/api/admin/webhooks", s.owner(later))
-	h("PATCH", "/api/admin/webhooks/:id", s.owner(later))
-	h("DELETE", "/api/admin/webhooks/:id", s.owner(later))
-	h("POST", "/api/admin/webhooks/:id/test", s.owner(later))
+	h("GET", "/api/admin/webhooks", s.owner(s.handleListWebhooks))
+	h("POST", "/api/admin/webhooks", s.owner(s.handleCreateWebhook))
+	h("PATCH", "/api/admin/webhooks/:id", s.owner(s.handleUpdateWebhook))
+	h("DELETE", "/api/admin/webhooks/:id", s.owner(s.handleDeleteWebhook))
+	h("POST", "/api/admin/webhooks/:id/test", s.owner(s.handleTestWebhook))
 
 	// Admin: mail (owners).
 	h("GET", "/api/admin/mail", s.owner(later))

@@ -263,10 +263,13 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 	w.call(owner, "PUT", "/api/admin/cloud", map[string]any{
 		"url": "https://dav.example.com/remote.php/dav/files/box", "user": "box", "password": davPasswordMark, "folder": "eventbox", "autoExport": false,
 	})
-	w.call(owner, "POST", "/api/admin/webhooks", map[string]any{
+	// The organizer's webhook rows then name a real webhook.
+	if r := w.call(owner, "POST", "/api/admin/webhooks", map[string]any{
 		"name": "Phone", "type": "json", "url": "https://hooks.example.com/" + hookURLPathMark, "kinds": []string{"photo.uploaded"},
 		"secret": hookSecretMark, "enabled": true,
-	})
+	}); r.Status == 201 {
+		w.vars["{hook}"] = r.JSON["webhook"].(map[string]any)["id"].(string)
+	}
 	// A real gallery link of B, when that part is built.
 	if r := w.call(owner, "POST", "/api/admin/events/{B}/shares", map[string]any{"label": "Family"}); r.Status == 201 {
 		w.vars["{share}"] = r.JSON["share"].(map[string]any)["id"].(string)
@@ -349,6 +352,13 @@ func TestOrganizerScope(t *testing.T) {
 		totals := r.expect(t, 200, "").JSON["totals"].(map[string]any)
 		if totals["events"] != 1.0 || totals["photos"] != 0.0 || totals["messages"] != 0.0 {
 			t.Fatalf("totals = %v (B has a photo and a message)", totals)
+		}
+	})
+	t.Run("the owner's webhook is still there, untouched", func(t *testing.T) {
+		r := w.call(w.owner, "GET", "/api/admin/webhooks", nil)
+		list := r.expect(t, 200, "").JSON["webhooks"].([]any)
+		if len(list) != 1 || list[0].(map[string]any)["id"] != w.vars["{hook}"] || list[0].(map[string]any)["enabled"] != true {
+			t.Fatalf("webhooks = %s", r.Body)
 		}
 	})
 	t.Run("another event's gallery link is still there", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"eventbox/assets"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
+	"eventbox/daemon/outbox"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/store"
@@ -29,6 +30,7 @@ type Server struct {
 	ui       *uiFiles
 	variants *variantMaker
 	jobs     *jobs.Runner
+	outbox   *outbox.Outbox
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -98,13 +100,20 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
-	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind()}})
+	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
+		Window: cfg.NoticeWindow})
+	if err != nil {
+		return nil, fmt.Errorf("setting up the outbox: %w", err)
+	}
+	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
+		Kinds: append([]jobs.Kind{s.variants.kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
 	s.variants.runner = s.jobs
+	s.outbox.UseRunner(s.jobs)
 	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
-		Jobs: s.variants.jobs, Stored: s.variants.nudge})
+		Jobs: s.photoJobs, Stored: s.photoStored})
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
@@ -165,6 +174,11 @@ func (s *Server) Run(ctx context.Context) error {
 		// The job runner: photo variants (variants.go) and, as they
 		// come, every other kind of background job.
 		service.Member{Name: "jobs", Service: s.jobs},
+		// The network: when a route or an interface changes, the
+		// deliveries waiting for a retry are tried at once.
+		service.Member{Name: "network", Service: outbox.NetWatcher{Changes: s.cfg.NetChanges,
+			Settle: s.cfg.NetSettle, Logger: s.log.With("component", "network"),
+			Wake: s.wakeOutbox}},
 		// The booth's button and LED.
 		service.Member{Name: "booth", Service: service.Func(func(ctx context.Context) error {
 			s.booth.run(ctx)
@@ -176,6 +190,20 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		})},
 	).Run(ctx)
+}
+
+// wakeOutbox makes the jobs of the kinds that talk to the network and
+// wait for a retry due now.
+func (s *Server) wakeOutbox(ctx context.Context) {
+	kinds := s.jobs.WakeOnSuccessKinds()
+	if len(kinds) == 0 {
+		return
+	}
+	if n, err := s.jobs.Wake(ctx, kinds...); err != nil {
+		s.log.WarnContext(ctx, "waking the outbox", "error", err)
+	} else if n > 0 {
+		s.log.InfoContext(ctx, "network changed: waiting deliveries woken", "jobs", n)
+	}
 }
 
 // EndStreams ends every open booth event stream and refuses new ones. Give

@@ -42,6 +42,8 @@
 //	                                                           message, name or contact; a join
 //	                                                           only counts in event_counts)
 //	contacts             eventID + guestID                     email address
+//	webhooks             webhookID                             Webhook (url and secret in clear:
+//	                                                           the signature needs the secret)
 //	photos               photoID                               Photo
 //	idx_photo_event      eventID + ts(createdAt)               photoID
 //	idx_photo_guest      eventID + guestID + ts                photoID
@@ -88,6 +90,12 @@
 // A gallery link keeps its token in the record, unlike sessions and
 // invitations, so the hosts can copy the link's url again; lookups go
 // through shares_by_token, keyed by the token's hash.
+//
+// A webhook's deliveries are jobs of kind "webhook" (daemon/outbox). A
+// notice job fans out with FanOutJob: its deliveries are enqueued (or
+// folded into a queued, never-tried delivery of the same burst key) and
+// the notice marked fanned out (progress note FanOutNote) in one
+// transaction, so a notice retried after a crash adds nothing twice.
 //
 // # Jobs
 //
@@ -145,6 +153,7 @@
 //	   its zero value and whose key they lack (backfillEvents)
 //	4  the variant_queue bucket's entries become "variants" jobs, with
 //	   their attempts, and the bucket goes (migrateVariantQueue)
+//	5  the webhooks bucket (webhooks.go)
 //
 // # Media
 //

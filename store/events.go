@@ -182,10 +182,11 @@ func (s *Store) Events(ctx context.Context) ([]Event, error) {
 	return out, nil
 }
 
-// UpdateEvent applies fn to the stored event in one transaction. fn must
+// UpdateEvent applies fn to the stored event in one transaction, and
+// enqueues jobs (a notice of the change) in it when fn succeeds. fn must
 // not change ID, Slug or CreatedAt (they are restored). An error from fn
 // aborts the update and is returned as is.
-func (s *Store) UpdateEvent(ctx context.Context, id string, fn func(*Event) error) (Event, error) {
+func (s *Store) UpdateEvent(ctx context.Context, id string, fn func(*Event) error, jobs ...JobSpec) (Event, error) {
 	var e Event
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bEvents)
@@ -197,6 +198,9 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, fn func(*Event) erro
 			return err
 		}
 		e.ID, e.Slug, e.CreatedAt = id, slug, created
+		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+			return err
+		}
 		return putJSON(events, []byte(id), &e)
 	})
 	if err != nil {

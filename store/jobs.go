@@ -650,43 +650,37 @@ func (s *Store) SetJobProgress(ctx context.Context, id uint64, try int, p JobPro
 // WakeJobs makes every queued job of the kinds (all kinds when none are
 // given) that waits for a retry due now, and answers how many it moved.
 // A job that has not been tried yet keeps its RunAt: a backup scheduled
-// for the night does not start when the network comes back.
+// for the night does not start when the network comes back. It looks in
+// a read transaction first and writes only when a job waits: a success
+// wakes its kind's waiting jobs (jobs.Kind.WakeOnSuccess), and most
+// successes find none.
 func (s *Store) WakeJobs(ctx context.Context, kinds ...string) (int, error) {
+	found := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		jobs, err := wakeable(tx, s.nowMs(), kinds)
+		found = len(jobs) > 0
+		return err
+	})
+	if err != nil || !found {
+		if err != nil {
+			err = fmt.Errorf("looking for jobs to wake: %w", err)
+		}
+		return 0, err
+	}
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		n = 0
+	err = s.db.Update(func(tx *bolt.Tx) error {
 		now := s.nowMs()
-		prefixes := [][]byte{nil}
-		if len(kinds) > 0 {
-			prefixes = prefixes[:0]
-			for _, k := range kinds {
-				prefixes = append(prefixes, kindPrefix(k))
-			}
+		jobs, err := wakeable(tx, now, kinds)
+		if err != nil {
+			return err
 		}
-		var ids []uint64
-		for _, prefix := range prefixes {
-			cur := tx.Bucket(bJobDue).Cursor()
-			for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
-				kl := 1 + int(k[0])
-				if keyTime(k, kl) > now {
-					ids = append(ids, binary.BigEndian.Uint64(k[kl+8:]))
-				}
-			}
-		}
-		for _, id := range ids {
-			j, err := getJob(tx, id)
-			if err != nil {
-				return err
-			}
-			if j.Tries == 0 {
-				continue
-			}
+		n = len(jobs)
+		for _, j := range jobs {
 			old := j
 			j.DueAt, j.UpdatedAt = now, now
 			if err := putJob(tx, &j, &old); err != nil {
 				return err
 			}
-			n++
 		}
 		return nil
 	})
@@ -694,6 +688,39 @@ func (s *Store) WakeJobs(ctx context.Context, kinds ...string) (int, error) {
 		return 0, fmt.Errorf("waking jobs: %w", err)
 	}
 	return n, nil
+}
+
+// wakeable returns the queued jobs of kinds (all when none) that were
+// tried and wait for a retry due after now.
+func wakeable(tx *bolt.Tx, now int64, kinds []string) ([]Job, error) {
+	prefixes := [][]byte{nil}
+	if len(kinds) > 0 {
+		prefixes = prefixes[:0]
+		for _, k := range kinds {
+			prefixes = append(prefixes, kindPrefix(k))
+		}
+	}
+	var ids []uint64
+	for _, prefix := range prefixes {
+		cur := tx.Bucket(bJobDue).Cursor()
+		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+			kl := 1 + int(k[0])
+			if keyTime(k, kl) > now {
+				ids = append(ids, binary.BigEndian.Uint64(k[kl+8:]))
+			}
+		}
+	}
+	var out []Job
+	for _, id := range ids {
+		j, err := getJob(tx, id)
+		if err != nil {
+			return nil, err
+		}
+		if j.Tries > 0 {
+			out = append(out, j)
+		}
+	}
+	return out, nil
 }
 
 // CancelJob removes the queued job of kind with key, if any, and reports

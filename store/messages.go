@@ -60,8 +60,9 @@ func removeMessageIndexes(tx *bolt.Tx, m Message) error {
 
 // AddMessage stores a message (its voice note, if any, already on disk
 // under m.AudioName()), assigning CreatedAt unique within the event's
-// guestbook. m.ID must be set (the audio file is named by it).
-func (s *Store) AddMessage(ctx context.Context, m Message) (Message, error) {
+// guestbook, and enqueues jobs (its notice) in the same transaction.
+// m.ID must be set (the audio file is named by it).
+func (s *Store) AddMessage(ctx context.Context, m Message, jobs ...JobSpec) (Message, error) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		m.CreatedAt = s.nowMs()
 		byEvent := tx.Bucket(bMsgByEvent)
@@ -69,6 +70,9 @@ func (s *Store) AddMessage(ctx context.Context, m Message) (Message, error) {
 			m.CreatedAt++
 		}
 		if err := putMessage(tx, m); err != nil {
+			return err
+		}
+		if _, err := s.enqueueJobs(tx, jobs); err != nil {
 			return err
 		}
 		if err := addHourly(tx, m.EventID, m.CreatedAt, 0, 1); err != nil {

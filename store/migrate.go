@@ -111,6 +111,13 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 4: the variant_queue bucket's jobs move onto the job queue as
 	// "variants" jobs, and the bucket goes (variant_jobs.go).
 	migrateVariantQueue,
+	// 5: the owners' webhooks (webhooks.go).
+	func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bWebhooks); err != nil {
+			return fmt.Errorf("creating bucket %s: %w", bWebhooks, err)
+		}
+		return nil
+	},
 }
 
 // backfillEvents adds to every event record each key of defaults (JSON

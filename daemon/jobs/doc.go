@@ -86,8 +86,10 @@
 // job, a Notify, the end of one of its attempts, or the Poll interval.
 // Wake (all kinds or some) makes the jobs waiting for a retry due now,
 // for when the network comes back; jobs scheduled with RunAt and not yet
-// tried keep their time. WaitIdle returns when no job is running and none
-// is due, for tests and for draining.
+// tried keep their time. A kind with WakeOnSuccess (the outbox's
+// deliveries) calls Wake for every such kind after each of its successes:
+// one delivery that goes through is the sign that the rest can too.
+// WaitIdle returns when no job is running and none is due, for tests and for draining.
 //
 // # Time
 //

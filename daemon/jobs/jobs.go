@@ -38,6 +38,11 @@ type Kind struct {
 	// the process down, the jobs running beside it die too; run alone
 	// they succeed, and only the culprit keeps dying and counting.
 	DiedAlone bool
+	// WakeOnSuccess makes a success of this kind a sign that the network
+	// is back: it wakes the jobs waiting for a retry of every kind that
+	// has WakeOnSuccess (Runner.Wake), so one delivery that goes through
+	// brings the rest along instead of leaving them to a long backoff.
+	WakeOnSuccess bool
 }
 
 // Policy says how a kind's failed jobs are retried and when they are set
@@ -141,17 +146,19 @@ type Config struct {
 // outside any transaction. It is safe for concurrent use; Run is called
 // once.
 type Runner struct {
-	store  *store.Store
-	log    *slog.Logger
-	rand   func() float64
-	poll   time.Duration
-	keep   [2]time.Duration
-	kinds  map[string]*kind
-	order  []string
-	inRun  atomic.Bool
-	mu     sync.Mutex
-	gen    uint64        // bumped by WaitIdle; guarded by mu
-	change chan struct{} // closed and replaced on every idle report; guarded by mu
+	store *store.Store
+	log   *slog.Logger
+	rand  func() float64
+	poll  time.Duration
+	keep  [2]time.Duration
+	kinds map[string]*kind
+	order []string
+	// onSuccess are the kinds with WakeOnSuccess, woken together.
+	onSuccess []string
+	inRun     atomic.Bool
+	mu        sync.Mutex
+	gen       uint64        // bumped by WaitIdle; guarded by mu
+	change    chan struct{} // closed and replaced on every idle report; guarded by mu
 }
 
 // kind is a registered kind and its dispatcher's state.
@@ -202,6 +209,9 @@ func New(cfg Config) (*Runner, error) {
 		k.Concurrency = max(k.Concurrency, 1)
 		r.kinds[k.Name] = &kind{Kind: k, policy: k.Retry.withDefaults(), nudge: make(chan struct{}, 1)}
 		r.order = append(r.order, k.Name)
+		if k.WakeOnSuccess {
+			r.onSuccess = append(r.onSuccess, k.Name)
+		}
 	}
 	return r, nil
 }
@@ -233,6 +243,11 @@ func (r *Runner) Notify(kinds ...string) {
 	}
 	for _, name := range kinds {
 		if k, ok := r.kinds[name]; ok {
+			// A nudged kind may have work that its latest report did not
+			// see: WaitIdle waits for its next pass.
+			r.mu.Lock()
+			k.idle = false
+			r.mu.Unlock()
 			select {
 			case k.nudge <- struct{}{}:
 			default:
@@ -467,6 +482,13 @@ func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) error {
 	default:
 		log.DebugContext(ctx, "job ended", "outcome", end.Outcome)
 	}
+	if ferr == nil && end.Outcome == store.OutcomeOK && k.WakeOnSuccess {
+		if n, err := r.Wake(ctx, r.onSuccess...); err != nil {
+			log.WarnContext(ctx, "waking jobs after a success", "error", err)
+		} else if n > 0 {
+			log.InfoContext(ctx, "a success woke waiting jobs", "jobs", n)
+		}
+	}
 	return err
 }
 
@@ -520,6 +542,10 @@ func (r *Runner) pruneLoop(ctx context.Context) {
 		}
 	}
 }
+
+// WakeOnSuccessKinds returns the names of the kinds with WakeOnSuccess,
+// the kinds that talk to the network: what to wake when it comes back.
+func (r *Runner) WakeOnSuccessKinds() []string { return slices.Clone(r.onSuccess) }
 
 // Kinds returns the names of the registered kinds, in registration order.
 func (r *Runner) Kinds() []string { return slices.Clone(r.order) }

@@ -322,6 +322,54 @@ func TestWakeRunsAWaitingJobAtOnce(t *testing.T) {
 	})
 }
 
+func TestASuccessWakesTheWaitingJobsOfWakeOnSuccessKinds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := openStore(t, t.TempDir())
+		defer st.Close()
+		var calls counter
+		down := true
+		var mu sync.Mutex
+		flaky := func(ctx context.Context, j jobs.Job) error {
+			calls.add(j.ID)
+			mu.Lock()
+			defer mu.Unlock()
+			if down {
+				return errors.New("network unreachable")
+			}
+			return nil
+		}
+		slow := jobs.Policy{Base: time.Hour}
+		r, _ := start(t, st,
+			jobs.Kind{Name: "webhook", Retry: slow, WakeOnSuccess: true, Handler: flaky},
+			jobs.Kind{Name: "mail", Retry: slow, WakeOnSuccess: true, Handler: flaky},
+			jobs.Kind{Name: "export", Retry: slow, Handler: flaky})
+		ids, err := r.Enqueue(context.Background(),
+			store.JobSpec{Kind: "mail"}, store.JobSpec{Kind: "export"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitIdle(t, r)
+		t0 := time.Now()
+		mu.Lock()
+		down = false
+		mu.Unlock()
+		// A new delivery goes through at its first try: the network is back.
+		if _, err := r.Enqueue(context.Background(), store.JobSpec{Kind: "webhook"}); err != nil {
+			t.Fatal(err)
+		}
+		waitIdle(t, r)
+		if j := getJob(t, st, ids[0]); j.Status != store.JobDone || calls.get(ids[0]) != 2 {
+			t.Fatalf("the waiting mail was not woken by the webhook's success: %+v", j)
+		}
+		if j := getJob(t, st, ids[1]); j.Status != store.JobQueued || calls.get(ids[1]) != 1 {
+			t.Fatalf("an export (no WakeOnSuccess) was woken: %+v", j)
+		}
+		if waited := time.Since(t0); waited != 0 {
+			t.Fatalf("the woken mail ran after %s, want at once", waited)
+		}
+	})
+}
+
 func TestConcurrencyIsPerKind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := openStore(t, t.TempDir())

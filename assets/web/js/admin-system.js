@@ -181,7 +181,7 @@ const SETTINGS = [['mail', 'Mail'], ['webhooks', 'Webhooks'], ['cloud', 'Cloud']
 export async function settingsPage(ctx, view, part) {
   const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   view('Settings', h('nav', { class: 'tabs' }, SETTINGS.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
-  const draw = { mail: mailPart, webhooks: webhooksPart, cloud: cloudPart, backup: backupPart, updates: updatesPart }[part];
+  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: cloudPart, backup: backupPart, updates: updatesPart }[part];
   if (!draw) return ctx.go('/admin/settings/mail', true);
   try {
     await draw(box);
@@ -241,61 +241,6 @@ async function mailPart(box) {
           if (res) { toast(`${res.requeued} requeued, ${res.sent} sent, ${res.failed} failed`); mailPart(box); }
         },
       }, 'Retry failed mail') : null));
-}
-
-const KINDS = ['photo.uploaded', 'photo.pending', 'message.created', 'event.ended', 'export.finished', 'export.failed', 'backup.failed', 'storage.low'];
-
-async function webhooksPart(box) {
-  const { webhooks, deliveries } = await call('/api/admin/webhooks');
-  const form = (w) => {
-    const name = h('input', { type: 'text', value: w ? w.name : '' });
-    const type = select('type', [['ntfy', 'ntfy'], ['discord', 'Discord'], ['slack', 'Slack'], ['json', 'JSON']], w ? w.type : 'ntfy');
-    const url = h('input', { type: 'url', placeholder: w ? 'Unchanged (' + w.url + ')' : 'https://…' });
-    const secret = h('input', { type: 'text', autocapitalize: 'none', placeholder: w && w.hasSecret ? 'Unchanged' : 'Optional' });
-    const kinds = h('div', { class: 'two' }, KINDS.map((k) => h('label', { class: 'check' }, h('input', { type: 'checkbox', value: k, checked: w ? w.kinds.includes(k) : k !== 'photo.uploaded' }), k)));
-    const enabled = check('enabled', 'Enabled', w ? w.enabled : true);
-    const f = h('form', { novalidate: true },
-      h('div', { class: 'two' }, field('name', 'Name', name), field('type', 'Type', type)),
-      field('url', 'Address', url), field('secret', 'Signing secret', secret),
-      h('div', { class: 'field', dataset: { field: 'kinds' } }, h('label', null, 'Send on'), kinds, h('div', { class: 'err' })),
-      enabled, h('button', { class: 'primary', type: 'submit' }, w ? 'Save' : 'Add webhook'));
-    f.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      showErrors(f, null);
-      const body = { name: name.value.trim(), type: type.value, url: url.value.trim(), kinds: pickedIds(kinds), enabled: enabled.querySelector('input').checked };
-      if (secret.value) body.secret = secret.value;
-      const res = await busy(f.querySelector('[type=submit]'),
-        call('/api/admin/webhooks' + (w ? '/' + w.id : ''), { method: w ? 'PATCH' : 'POST', body }), (err) => showErrors(f, err));
-      if (res) { toast('Saved'); webhooksPart(box); }
-    });
-    return f;
-  };
-  clear(box,
-    card('Webhooks', h('ul', { class: 'list' }, webhooks.length ? webhooks.map((w) => h('li', null,
-      h('div', { class: 'spread' }, h('strong', null, w.name), h('span', { class: 'row small' }, h('span', { class: 'pill' }, w.type),
-        w.enabled ? h('span', { class: 'pill good' }, 'on') : h('span', { class: 'pill' }, 'off'))),
-      h('div', { class: 'small muted' }, w.url, ' · ', w.kinds.join(', ')),
-      h('div', { class: 'row', style: 'margin-top:6px' },
-        h('button', {
-          class: 'small', onclick: async (e) => {
-            const res = await busy(e.currentTarget, call(`/api/admin/webhooks/${w.id}/test`, { method: 'POST' }));
-            if (res) toast('Test delivered');
-          },
-        }, 'Send a test'),
-        h('button', {
-          class: 'small danger', onclick: async (e) => {
-            if (!confirmDo(`Delete the webhook ${w.name}?`)) return;
-            if (await busy(e.currentTarget, call('/api/admin/webhooks/' + w.id, { method: 'DELETE' }))) webhooksPart(box);
-          },
-        }, 'Delete')),
-      h('details', null, h('summary', { class: 'small' }, 'Edit'), form(w)))) : h('li', { class: 'muted' }, 'No webhook.')),
-    h('details', { class: 'section' }, h('summary', null, 'New webhook'), h('div', null, form(null)))),
-    card('Recent deliveries', deliveries.length ? h('div', { class: 'scroll-x' }, h('table', null,
-      h('thead', null, h('tr', null, ['When', 'Kind', 'Status', 'Tries', 'Answer'].map((t) => h('th', null, t)))),
-      h('tbody', null, deliveries.map((d) => h('tr', null,
-        h('td', null, fmtTime(d.createdAt)), h('td', null, d.kind),
-        h('td', null, h('span', { class: 'pill ' + ({ sent: 'good', failed: 'bad', pending: 'warn' }[d.status] || '') }, d.status)),
-        h('td', null, d.attempts), h('td', { class: 'small' }, d.responseStatus || '', d.error ? ' ' + d.error : '')))))) : h('p', { class: 'muted' }, 'None yet.')));
 }
 
 async function cloudPart(box) {

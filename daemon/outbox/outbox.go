@@ -1,0 +1,233 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"eventbox/daemon/jobs"
+	"eventbox/store"
+)
+
+// Fanout turns a notice into jobs of its own (an alert mail). It is called
+// by the notice's handler, outside any transaction, and may be called
+// again for the same notice if the handler fails before it has recorded
+// the fan-out; what it returns is enqueued with the webhook deliveries in
+// one transaction, once. Give each job a Key derived from the notice and
+// the target, so that an unfinished copy is never doubled.
+type Fanout func(ctx context.Context, n store.Notice) ([]store.JobSpec, error)
+
+// WebhookJobKind is the job kind of one webhook delivery.
+const WebhookJobKind = "webhook"
+
+// DefaultWindow is the coalescing window of bursty notices.
+const DefaultWindow = 10 * time.Minute
+
+// maxItems is how many coalesced notices' data a delivery carries.
+const maxItems = 10
+
+// Retry is the delivery kind's policy: capped exponential backoff with
+// jitter, for 48 hours (the box is often offline for a weekend).
+func Retry() jobs.Policy {
+	return jobs.Policy{Base: 30 * time.Second, Cap: time.Hour, Jitter: 0.3, MaxAge: 48 * time.Hour,
+		Timeout: 2 * time.Minute}
+}
+
+// Config holds the outbox's dependencies.
+type Config struct {
+	// Store keeps the webhooks, events and jobs; must not be nil.
+	Store *store.Store
+	// Logger receives the outbox's events; nil discards them.
+	Logger *slog.Logger
+	// Client sends the deliveries; nil means a client with a 30 s
+	// timeout that does not follow redirects.
+	Client *http.Client
+	// Now is the clock of the signature timestamps; nil means time.Now.
+	Now func() time.Time
+	// Fanouts are called for every notice, after the webhooks.
+	Fanouts []Fanout
+	// Window is the coalescing window of bursty kinds; 0 means
+	// DefaultWindow.
+	Window time.Duration
+}
+
+// Outbox fans notices out and delivers webhooks. Create it with New, give
+// its Kinds to the job runner, then the runner to UseRunner. It is safe
+// for concurrent use.
+type Outbox struct {
+	store   *store.Store
+	log     *slog.Logger
+	client  *http.Client
+	now     func() time.Time
+	fanouts []Fanout
+	window  time.Duration
+	runner  *jobs.Runner
+}
+
+// New returns an outbox over cfg.
+func New(cfg Config) (*Outbox, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("outbox: nil store")
+	}
+	o := &Outbox{store: cfg.Store, log: cfg.Logger, client: cfg.Client, now: cfg.Now,
+		fanouts: cfg.Fanouts, window: cfg.Window}
+	if o.log == nil {
+		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	o.log = o.log.With("component", "outbox")
+	if o.client == nil {
+		o.client = &http.Client{Timeout: 30 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.window <= 0 {
+		o.window = DefaultWindow
+	}
+	return o, nil
+}
+
+// UseRunner gives the outbox the runner that works its kinds, so that it
+// can tell the runner about the deliveries it enqueues. Call it once,
+// before the runner runs.
+func (o *Outbox) UseRunner(r *jobs.Runner) { o.runner = r }
+
+// Kinds are the job kinds the outbox handles: the notices and the webhook
+// deliveries.
+func (o *Outbox) Kinds() []jobs.Kind {
+	return []jobs.Kind{
+		{Name: store.NoticeJobKind, Handler: o.handleNotice},
+		{Name: WebhookJobKind, Handler: o.handleDelivery, Concurrency: 2, Retry: Retry(), WakeOnSuccess: true},
+	}
+}
+
+// Notify tells the runner that notices were enqueued by a store method.
+// It never blocks.
+func (o *Outbox) Notify() {
+	if o.runner != nil {
+		o.runner.Notify(store.NoticeJobKind)
+	}
+}
+
+// delivery is the payload of a webhook job.
+type delivery struct {
+	WebhookID string `json:"webhookId"`
+	// Notice is the notice delivered; for a coalesced delivery, the
+	// latest one.
+	Notice store.Notice `json:"notice"`
+	// Count is how many notices a coalesced delivery carries (0 when it
+	// is not coalesced); Items are the data of the first maxItems.
+	Count int               `json:"count,omitempty"`
+	Items []json.RawMessage `json:"items,omitempty"`
+}
+
+// coalesced reports whether notices of kind are folded into one delivery
+// per window.
+func coalesced(kind string) bool {
+	switch kind {
+	case store.NoticePhotoUploaded, store.NoticePhotoPending, store.NoticeMessageCreated:
+		return true
+	}
+	return false
+}
+
+// handleNotice fans one notice out.
+func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
+	var n store.Notice
+	if err := j.Decode(&n); err != nil {
+		return err
+	}
+	if j.Progress != nil && j.Progress.Note == store.FanOutNote {
+		return nil
+	}
+	hooks, err := o.store.Webhooks(ctx)
+	if err != nil {
+		return err
+	}
+	var specs []store.FanOutSpec
+	for _, w := range hooks {
+		if !w.Wants(n.Kind) {
+			continue
+		}
+		fs, err := o.deliverySpec(j.ID, w.ID, n)
+		if err != nil {
+			return jobs.Permanent(err)
+		}
+		specs = append(specs, fs)
+	}
+	for _, f := range o.fanouts {
+		more, err := f(ctx, n)
+		if err != nil {
+			return fmt.Errorf("fanning out notice %s: %w", n.Kind, err)
+		}
+		for _, sp := range more {
+			specs = append(specs, store.FanOutSpec{Spec: sp})
+		}
+	}
+	if len(specs) == 0 {
+		return nil // nobody listens: nothing to record but the job's end
+	}
+	err = o.store.FanOutJob(ctx, j.ID, j.Tries, specs)
+	if errors.Is(err, store.ErrFannedOut) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.runner != nil {
+		for _, fs := range specs {
+			o.runner.Notify(fs.Spec.Kind)
+		}
+	}
+	return nil
+}
+
+// deliverySpec is the delivery of n to webhook id, for notice job
+// noticeID: its own job, or for a bursty kind a share of the window's
+// job.
+func (o *Outbox) deliverySpec(noticeID uint64, id string, n store.Notice) (store.FanOutSpec, error) {
+	own := "n" + strconv.FormatUint(noticeID, 10) + ":" + id
+	if !coalesced(n.Kind) {
+		p, err := json.Marshal(delivery{WebhookID: id, Notice: n})
+		if err != nil {
+			return store.FanOutSpec{}, fmt.Errorf("encoding a delivery: %w", err)
+		}
+		return store.FanOutSpec{Spec: store.JobSpec{Kind: WebhookJobKind, Key: own, Payload: p}}, nil
+	}
+	w := o.window.Milliseconds()
+	slot := n.At / w
+	d := delivery{WebhookID: id, Notice: n, Count: 1}
+	if n.Data != nil {
+		d.Items = []json.RawMessage{n.Data}
+	}
+	p, err := json.Marshal(d)
+	if err != nil {
+		return store.FanOutSpec{}, fmt.Errorf("encoding a delivery: %w", err)
+	}
+	return store.FanOutSpec{
+		Spec: store.JobSpec{Kind: WebhookJobKind, Payload: p, RunAt: time.UnixMilli((slot + 1) * w),
+			Key: fmt.Sprintf("burst:%s:%s:%s:%d", id, n.EventID, n.Kind, slot)},
+		AltKey: own,
+		Merge: func(old json.RawMessage) (json.RawMessage, error) {
+			var prev delivery
+			if err := json.Unmarshal(old, &prev); err != nil {
+				return nil, err
+			}
+			prev.Count++
+			if n.At >= prev.Notice.At {
+				prev.Notice = n
+			}
+			if n.Data != nil && len(prev.Items) < maxItems {
+				prev.Items = append(prev.Items, n.Data)
+			}
+			return json.Marshal(prev)
+		},
+	}, nil
+}
