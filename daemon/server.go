@@ -98,7 +98,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
-	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind()}})
+	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind(), s.exportKind()}})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}

@@ -111,6 +111,13 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 4: the variant_queue bucket's jobs move onto the job queue as
 	// "variants" jobs, and the bucket goes (variant_jobs.go).
 	migrateVariantQueue,
+	// 5: the cloud exports (cloud.go).
+	func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bExports); err != nil {
+			return fmt.Errorf("creating bucket %s: %w", bExports, err)
+		}
+		return nil
+	},
 }
 
 // backfillEvents adds to every event record each key of defaults (JSON
