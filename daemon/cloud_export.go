@@ -187,7 +187,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 		folder = path.Join(cloudFolder(settings.Folder), eventFolder(e))
 	}
 	x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
-		ex.Status, ex.Folder, ex.Total, ex.Sent, ex.Bytes = store.ExportRunning, folder, len(items), 0, 0
+		ex.Status, ex.Folder, ex.Total, ex.Sent, ex.Bytes, ex.Error = store.ExportRunning, folder, len(items), 0, 0, ""
 		if ex.StartedAt == 0 {
 			ex.StartedAt = s.now().UnixMilli()
 		}
@@ -289,9 +289,11 @@ func (s *Server) exportItem(ctx context.Context, remote *cloud.Remote, folder st
 		entry, err := remote.Put(dir, it.name, strings.NewReader(string(it.content)), int64(len(it.content)))
 		return entry, err == nil, cloudErr(err)
 	case it.heicCopy:
-		// The copy is made anew each time, so only a copy an earlier
-		// attempt noted is known to be whole.
-		if there && noted.Size > 0 && same(noted.Size) {
+		// The copy is made anew each time, so its size is not known
+		// before; a file only ever reaches its own name whole (Put), so
+		// one there is the copy, unless it differs from what an earlier
+		// attempt noted.
+		if there && have.Size > 0 && (noted.Size == 0 || same(noted.Size)) {
 			return have, false, nil
 		}
 		return s.exportHEICCopy(ctx, remote, dir, it)
