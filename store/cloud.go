@@ -185,15 +185,25 @@ func (s *Store) QueueExport(ctx context.Context, eventID, scope string) (Export,
 	return out, created, nil
 }
 
-// eventExports lists the event's exports, newest first.
+// ExportStopped is the error of an export whose job ended without
+// finishing it (set aside after a panic, or after MaxDeaths).
+const ExportStopped = "the export stopped without finishing; ask for it again"
+
+// eventExports lists the event's exports, newest first. An export still
+// queued or running whose job is no longer unfinished is answered as
+// failed with ExportStopped: nothing will carry it on.
 func eventExports(tx *bolt.Tx, eventID string) ([]Export, error) {
 	var out []Export
 	prefix := exportPrefix(eventID)
 	c := tx.Bucket(bExports).Cursor()
+	byKey := tx.Bucket(bJobByKey)
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		var e Export
 		if err := json.Unmarshal(v, &e); err != nil {
 			return nil, fmt.Errorf("reading export %s: %w", k, err)
+		}
+		if !e.Finished() && byKey.Get(uniqueKey(ExportJobKind, e.ID)) == nil {
+			e.Status, e.Error = ExportFailed, ExportStopped
 		}
 		out = append(out, e)
 	}
