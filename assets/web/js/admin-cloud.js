@@ -107,6 +107,8 @@ const active = (x) => x.status === 'queued' || x.status === 'running';
  * under way.
  */
 export async function exportPanel(ev, me, box) {
+  box.dataset.exportPanel = ev.id;
+  box.redraw = () => exportPanel(ev, me, box);
   let data;
   try {
     data = await call(`/api/admin/events/${ev.id}/cloud`);
@@ -144,6 +146,10 @@ export function exportProgress(eventID) {
       data = await call(`/api/admin/events/${eventID}/cloud`);
     } catch {
       return;
+    }
+    if (!box.dataset.drawn) {
+      // The event's export panel, drawn before the end, shows it too.
+      document.querySelector(`[data-export-panel="${eventID}"]`)?.redraw?.();
     }
     box.dataset.drawn = '1';
     const x = data.exports[0];
