@@ -65,6 +65,9 @@ type Config struct {
 	// Timeout bounds a request that is not a file upload (PROPFIND,
 	// MKCOL, MOVE); zero means one minute.
 	Timeout time.Duration
+	// Stall cuts a connection of the default transport on which nothing
+	// could be written or read for that long; zero means StallTimeout.
+	Stall time.Duration
 }
 
 // New returns a Remote for s whose requests end when ctx ends.
@@ -74,8 +77,11 @@ func New(ctx context.Context, s Settings, cfg Config) (*Remote, error) {
 		return nil, &SetupError{Msg: "the address must start with https:// or http://"}
 	}
 	base := cfg.Transport
+	if cfg.Stall <= 0 {
+		cfg.Stall = StallTimeout
+	}
 	if base == nil {
-		base = http.DefaultTransport.(*http.Transport).Clone()
+		base = defaultTransport(cfg.Stall)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
@@ -85,6 +91,44 @@ func New(ctx context.Context, s Settings, cfg Config) (*Remote, error) {
 	c.SetTransport(rt)
 	c.SetHeader("User-Agent", "eventbox")
 	return &Remote{c: c, rt: rt}, nil
+}
+
+// StallTimeout cuts a connection on which nothing could be written or read
+// for that long: a server that stops reading an upload, or never answers.
+const StallTimeout = 2 * time.Minute
+
+// defaultTransport is http.DefaultTransport's settings over connections
+// that fail after StallTimeout without progress. An upload has no overall
+// deadline (a video over a slow uplink takes long), so this is what ends
+// one that hangs.
+func defaultTransport(stall time.Duration) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return stallConn{c, stall}, nil
+	}
+	t.ResponseHeaderTimeout = stall
+	return t
+}
+
+// stallConn moves its deadline forward before each read and write.
+type stallConn struct {
+	net.Conn
+	stall time.Duration
+}
+
+func (c stallConn) Read(p []byte) (int, error) {
+	_ = c.SetReadDeadline(time.Now().Add(c.stall))
+	return c.Conn.Read(p)
+}
+
+func (c stallConn) Write(p []byte) (int, error) {
+	_ = c.SetWriteDeadline(time.Now().Add(c.stall))
+	return c.Conn.Write(p)
 }
 
 // SetupError is a setting that cannot work, found before any request.
