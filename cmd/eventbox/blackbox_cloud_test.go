@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image/jpeg"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -174,6 +175,24 @@ func TestBlackBoxCloudExport(t *testing.T) {
 		}
 	}
 
+	// A phone's HEIC goes out as it is and as a JPEG copy.
+	heic, err := os.ReadFile("../../daemon/imaging/testdata/quadrants.heic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hbuf bytes.Buffer
+	mw := multipart.NewWriter(&hbuf)
+	fw, _ := mw.CreateFormFile("photo", "IMG_0002.HEIC")
+	fw.Write(heic)
+	mw.Close()
+	status, _, out := guest.call("POST", "/api/e/"+slug+"/photos", mw.FormDataContentType(), hbuf.Bytes())
+	if status != 201 {
+		t.Fatalf("HEIC upload = %d %s", status, out)
+	}
+	var hres map[string]any
+	json.Unmarshal(out, &hres)
+	heicID := hres["photo"].(map[string]any)["id"].(string)
+
 	// Hold the second upload in its middle, then kill the daemon.
 	proxy.mu.Lock()
 	proxy.moves = map[string]int{}
@@ -230,7 +249,7 @@ func TestBlackBoxCloudExport(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if x["status"] != "done" || x["sent"] != float64(5) {
+	if x["status"] != "done" || x["sent"] != float64(7) {
 		t.Fatalf("export after the restart: %v", x)
 	}
 
@@ -241,6 +260,19 @@ func TestBlackBoxCloudExport(t *testing.T) {
 		}
 		if strings.HasPrefix(e.Name(), tempPrefix) {
 			t.Errorf("temporary file left: %s", p)
+		}
+		switch {
+		case strings.HasSuffix(e.Name(), "-"+heicID+".heic"):
+			if b, _ := os.ReadFile(p); !bytes.Equal(b, heic) {
+				t.Errorf("%s is not the HEIC byte for byte", p)
+			}
+			found++
+		case strings.HasSuffix(e.Name(), "-"+heicID+".jpg"):
+			b, _ := os.ReadFile(p)
+			if cfg, err := jpeg.DecodeConfig(bytes.NewReader(b)); err != nil || cfg.Width == 0 {
+				t.Errorf("the HEIC's JPEG copy %s does not decode: %v", p, err)
+			}
+			found++
 		}
 		for pid, orig := range originals {
 			if strings.HasSuffix(e.Name(), "-"+pid+".jpg") {
@@ -255,8 +287,8 @@ func TestBlackBoxCloudExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found != len(originals) {
-		t.Errorf("%d of %d photos on the server", found, len(originals))
+	if found != len(originals)+2 {
+		t.Errorf("%d of %d photos, a HEIC and its copy on the server", found, len(originals)+2)
 	}
 	proxy.mu.Lock()
 	defer proxy.mu.Unlock()
@@ -265,7 +297,7 @@ func TestBlackBoxCloudExport(t *testing.T) {
 			t.Errorf("%s was sent %d times", name, n)
 		}
 	}
-	if len(proxy.moves) != 5 {
-		t.Errorf("%d files moved into place, want 4 photos and index.html: %v", len(proxy.moves), proxy.moves)
+	if len(proxy.moves) != 7 {
+		t.Errorf("%d files moved into place, want 4 photos, a HEIC and its copy, and index.html: %v", len(proxy.moves), proxy.moves)
 	}
 }
