@@ -413,32 +413,30 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 		}
 		shown = append(shown, entry)
 	}
-	{
-		var msgs []store.Message
-		mq := store.MessageQuery{EventID: e.ID, Status: store.StatusVisible, Limit: 500}
-		for {
-			page, err := s.store.Messages(ctx, mq)
-			if err != nil {
-				return nil, err
-			}
-			msgs = append(msgs, page.Items...)
-			if page.Next == 0 {
-				break
-			}
-			mq.Before = page.Next
+	var msgs []store.Message
+	mq := store.MessageQuery{EventID: e.ID, Status: store.StatusVisible, Limit: 500}
+	for {
+		page, err := s.store.Messages(ctx, mq)
+		if err != nil {
+			return nil, err
 		}
-		if len(msgs) > 0 {
-			slices.Reverse(msgs)
-			txt, audio := guestbookText(e, msgs)
-			items = append(items, exportItem{name: "guestbook.txt", content: []byte(txt)})
-			for _, m := range msgs {
-				if file, ok := audio[m.ID]; ok {
-					items = append(items, exportItem{dir: path.Dir(file), name: path.Base(file), media: m.AudioName()})
-				}
+		msgs = append(msgs, page.Items...)
+		if page.Next == 0 {
+			break
+		}
+		mq.Before = page.Next
+	}
+	if len(msgs) > 0 {
+		slices.Reverse(msgs)
+		txt, audio := guestbookText(e, msgs)
+		items = append(items, exportItem{name: "guestbook.txt", content: []byte(txt)})
+		for _, m := range msgs {
+			if file, ok := audio[m.ID]; ok {
+				items = append(items, exportItem{dir: path.Dir(file), name: path.Base(file), media: m.AudioName()})
 			}
 		}
 	}
-	items = append(items, exportItem{name: "index.html", content: indexHTML(e, shown, len(items) > 0 && hasGuestbook(items))})
+	items = append(items, exportItem{name: "index.html", content: indexHTML(e, shown, hasGuestbook(items))})
 	return items, nil
 }
 
