@@ -13,6 +13,7 @@ require (
 	github.com/pion/mdns/v2 v2.2.2
 	github.com/pquerna/otp v1.5.0
 	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e
+	github.com/studio-b12/gowebdav v0.13.0
 	github.com/tetratelabs/wazero v1.9.0
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/crypto v0.58.0

@@ -117,6 +117,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 			result.Share, result.ShareURL = &dto, &dto.URL
 		}
 	}
+	result.ExportQueued = s.autoExport(r.Context(), e.ID)
 	if e.EmailGuestsGallery || e.NotifyAdminSummary {
 		result.Notes = append(result.Notes, "No mail was queued: this box cannot send mail yet.")
 	}

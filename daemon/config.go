@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -67,6 +68,14 @@ type Config struct {
 	// "Slow and concurrent uploads"). Zero values mean 30 s and 16 KiB.
 	UploadWindow   time.Duration
 	UploadMinBytes int64
+
+	// ExportQuiet is how long the cloud export waits after the last guest
+	// upload started or ended before it sends its next file; zero means
+	// 10 s (docs/decisions.md, "Cloud export").
+	ExportQuiet time.Duration
+	// CloudTransport makes the cloud export's WebDAV requests; nil means
+	// a clone of http.DefaultTransport. Tests put faults in it.
+	CloudTransport http.RoundTripper
 
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.

@@ -48,33 +48,7 @@ func (s *Server) handleMessageArchive(w http.ResponseWriter, r *http.Request) er
 		q.Before = page.Next
 	}
 	slices.Reverse(all)
-	labels, ok := guestbookLabels[e.DefaultLocale]
-	if !ok {
-		labels = guestbookLabels["en"]
-	}
-	audioNames := make(map[string]string, len(all))
-	var txt strings.Builder
-	fmt.Fprintf(&txt, "%s — %s\r\n\r\n", labels[0], e.Name)
-	for i, m := range all {
-		name := m.GuestName
-		if name == "" {
-			name = labels[1]
-		}
-		fmt.Fprintf(&txt, "%s — %s", name, formatLocalTime(time.UnixMilli(m.CreatedAt), e.DefaultLocale))
-		if m.Status != store.StatusVisible {
-			fmt.Fprintf(&txt, " [%s]", m.Status)
-		}
-		txt.WriteString("\r\n")
-		if m.Text != "" {
-			txt.WriteString(strings.ReplaceAll(m.Text, "\n", "\r\n") + "\r\n")
-		}
-		if m.HasAudio() {
-			file := fmt.Sprintf("voice/%03d-%s.%s", i+1, strings.Trim(safeName(name)+"-"+m.ID, "-"), m.AudioExt)
-			audioNames[m.ID] = file
-			fmt.Fprintf(&txt, "%s: %s (%.0f s)\r\n", labels[2], file, m.Seconds)
-		}
-		txt.WriteString("\r\n")
-	}
+	txt, audioNames := guestbookText(e, all)
 
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", contentDisposition(safeName(e.Name)+"-guestbook.zip"))
@@ -87,7 +61,7 @@ func (s *Server) handleMessageArchive(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return s.abortStream(r, err)
 	}
-	if _, err := f.Write([]byte(txt.String())); err != nil {
+	if _, err := f.Write([]byte(txt)); err != nil {
 		return s.abortStream(r, err)
 	}
 	for _, m := range all {
@@ -136,4 +110,39 @@ func (s *Server) abortStream(r *http.Request, err error) error {
 		s.log.WarnContext(r.Context(), "streamed answer cut off", "path", logPath(r), "error", err)
 	}
 	panic(http.ErrAbortHandler)
+}
+
+// guestbookText is guestbook.txt for the messages, oldest first: each
+// message's name, time in the event's language, text, and the file name of
+// its voice note, which it answers by message id ("voice/001-….m4a").
+func guestbookText(e store.Event, all []store.Message) (string, map[string]string) {
+	labels, ok := guestbookLabels[e.DefaultLocale]
+	if !ok {
+		labels = guestbookLabels["en"]
+	}
+	audioNames := make(map[string]string, len(all))
+	var txt strings.Builder
+	fmt.Fprintf(&txt, "%s — %s\r\n\r\n", labels[0], e.Name)
+	for i, m := range all {
+		name := m.GuestName
+		if name == "" {
+			name = labels[1]
+		}
+		fmt.Fprintf(&txt, "%s — %s", name, formatLocalTime(time.UnixMilli(m.CreatedAt), e.DefaultLocale))
+		if m.Status != store.StatusVisible {
+			fmt.Fprintf(&txt, " [%s]", m.Status)
+		}
+		txt.WriteString("\r\n")
+		if m.Text != "" {
+			txt.WriteString(strings.ReplaceAll(m.Text, "\n", "\r\n") + "\r\n")
+		}
+		if m.HasAudio() {
+			file := fmt.Sprintf("voice/%03d-%s.%s", i+1, strings.Trim(safeName(name)+"-"+m.ID, "-"), m.AudioExt)
+			audioNames[m.ID] = file
+			fmt.Fprintf(&txt, "%s: %s (%.0f s)\r\n", labels[2], file, m.Seconds)
+		}
+		txt.WriteString("\r\n")
+	}
+
+	return txt.String(), audioNames
 }

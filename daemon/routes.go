@@ -128,12 +128,12 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(s.handleDeleteShare))
 
 	// Admin: cloud export (WebDAV).
-	h("GET", "/api/admin/events/:id/cloud", s.admin(later))
-	h("POST", "/api/admin/events/:id/cloud", s.admin(later))
-	h("GET", "/api/admin/cloud", s.owner(later))
-	h("PUT", "/api/admin/cloud", s.owner(later))
-	h("DELETE", "/api/admin/cloud", s.owner(later))
-	h("POST", "/api/admin/cloud/test", s.owner(later))
+	h("GET", "/api/admin/events/:id/cloud", s.admin(s.handleEventCloud))
+	h("POST", "/api/admin/events/:id/cloud", s.admin(s.handleQueueExport))
+	h("GET", "/api/admin/cloud", s.owner(s.handleGetCloud))
+	h("PUT", "/api/admin/cloud", s.owner(s.handlePutCloud))
+	h("DELETE", "/api/admin/cloud", s.owner(s.handleDeleteCloud))
+	h("POST", "/api/admin/cloud/test", s.owner(s.handleTestCloud))
 
 	// Admin: webhooks (owners).
 	h("GET", "/api/admin/webhooks", s.owner(s.handleListWebhooks))

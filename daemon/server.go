@@ -106,7 +106,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("setting up the outbox: %w", err)
 	}
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}

@@ -40,6 +40,30 @@ type uploadGate struct {
 
 	mu     sync.Mutex
 	active map[string]int
+	// uploads counts upload bodies being received; gen moves at each
+	// start and end of one, and change is closed and replaced when it
+	// does. The cloud export reads them to pause while guests upload
+	// (activity).
+	uploads int
+	gen     uint64
+	change  chan struct{}
+}
+
+// activity answers the upload activity: how many uploads are being
+// received, a counter that moves whenever one starts or ends, and a
+// channel closed at the next move. It is cheap: one lock, no allocation.
+func (g *uploadGate) activity() (busy int, gen uint64, change <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.uploads, g.gen, g.change
+}
+
+// moved records a start or end of an upload; g.mu is held.
+func (g *uploadGate) moved(by int) {
+	g.uploads += by
+	g.gen++
+	close(g.change)
+	g.change = make(chan struct{})
 }
 
 // newUploadGate paces bodies at minBytes per window; zero values take the
@@ -51,7 +75,7 @@ func newUploadGate(window time.Duration, minBytes int64) *uploadGate {
 	if minBytes <= 0 {
 		minBytes = defaultUploadMinBytes
 	}
-	return &uploadGate{window: window, minBytes: minBytes, active: map[string]int{}}
+	return &uploadGate{window: window, minBytes: minBytes, active: map[string]int{}, change: make(chan struct{})}
 }
 
 // uploadKey is one counted key and its limit.
@@ -73,9 +97,11 @@ func (g *uploadGate) acquire(keys ...uploadKey) (release func(), ok bool) {
 	for _, k := range keys {
 		g.active[k.key]++
 	}
+	g.moved(1)
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
+		g.moved(-1)
 		for _, k := range keys {
 			if g.active[k.key]--; g.active[k.key] <= 0 {
 				delete(g.active, k.key)

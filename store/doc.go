@@ -140,6 +140,20 @@
 // MaxDeaths is reached, so a job that kills the process is not retried
 // for ever.
 //
+// # Cloud export
+//
+// The WebDAV settings are one JSON value (CloudSettings) under the key
+// "cloud" of the meta bucket; its password never leaves the daemon.
+//
+//	exports    <eventID> 0x00 <createdAt ms, 8 bytes> <exportID>  → Export (JSON)
+//	           e.g. "ev3Kx…" 00 0000019a2b3c4d5e "ex9Qz…"
+//
+// An export and its "export" job (key: the export's id, payload
+// ExportJob) are written in one transaction (QueueExport); its end and
+// its notice job too (UpdateExport). DeleteEvent removes the event's
+// exports; a queued job then finds its export gone and ends. An event
+// keeps its latest ExportsKept exports.
+//
 // # Schema
 //
 // migrations (migrate.go) is an ordered list; the database stores the
@@ -154,6 +168,7 @@
 //	4  the variant_queue bucket's entries become "variants" jobs, with
 //	   their attempts, and the bucket goes (migrateVariantQueue)
 //	5  the webhooks bucket (webhooks.go)
+//	6  the exports bucket (cloud.go)
 //
 // # Media
 //

@@ -302,6 +302,9 @@ func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 		if err := deleteEventStats(tx, id); err != nil {
 			return err
 		}
+		if err := deleteEventExports(tx, id); err != nil {
+			return err
+		}
 		if err := forgetEvent(tx, id); err != nil {
 			return err
 		}

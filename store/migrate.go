@@ -118,6 +118,13 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 6: the cloud exports (cloud.go).
+	func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bExports); err != nil {
+			return fmt.Errorf("creating bucket %s: %w", bExports, err)
+		}
+		return nil
+	},
 }
 
 // backfillEvents adds to every event record each key of defaults (JSON

@@ -2,7 +2,7 @@
 // of the spec's Event table, and the tabs for places, sharing (guest link,
 // QR codes, gallery links, booth, wall) and finishing (downloads, cloud
 // export, ending the event). Photos and guestbook live in admin-moderation.js.
-import { h, clear, toast, fmtDate, fmtTime, fmtBytes } from './lib.js';
+import { h, clear, toast, fmtDate, fmtTime } from './lib.js';
 import {
   call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo,
   msToLocalInput, localInputToMs, copyText, absURL,
@@ -524,29 +524,7 @@ function finishTab(env, body) {
 }
 
 async function drawCloud(env, box) {
-  const ev = env.ev();
-  let data;
-  try {
-    data = await call(`/api/admin/events/${ev.id}/cloud`);
-  } catch (e) {
-    return clear(box, notYet(e) ? unavailable('Cloud export') : h('div', { class: 'banner bad' }, errText(e)));
-  }
-  const start = (scope) => async (e) => {
-    const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/cloud`, { method: 'POST', body: { scope } }));
-    if (res) { toast('Export queued'); drawCloud(env, box); }
-  };
-  const running = data.exports.some((x) => x.status === 'queued' || x.status === 'running');
-  clear(box,
-    data.configured ? h('div', { class: 'row' },
-      h('button', { onclick: start('visible') }, 'Export visible photos'),
-      h('button', { onclick: start('favorites') }, 'Export favorites'))
-      : h('p', { class: 'muted' }, 'No cloud storage is set up. ', env.ctx.me.role === 'owner' ? h('a', { href: '/admin/settings/cloud' }, 'Set up WebDAV') : 'Ask an owner to set up WebDAV.'),
-    data.exports.length ? h('table', { style: 'margin-top:10px' },
-      h('thead', null, h('tr', null, h('th', null, 'Started'), h('th', null, 'What'), h('th', null, 'Progress'))),
-      h('tbody', null, data.exports.map((x) => h('tr', null,
-        h('td', null, fmtTime(x.createdAt)), h('td', null, x.scope),
-        h('td', null, `${x.status}: ${x.sent}/${x.total} (${fmtBytes(x.bytes)})`, x.error ? h('div', { class: 'form-err' }, x.error) : null))))) : null);
-  if (running) setTimeout(() => { if (box.isConnected) drawCloud(env, box); }, 4000);
+  (await import('./admin-cloud.js')).exportPanel(env.ev(), env.ctx.me, box);
 }
 
 function drawEnd(env, box) {
@@ -576,7 +554,9 @@ function drawEnd(env, box) {
           h('p', { class: 'small' }, [
             r.guestEmails ? `${r.guestEmails} guest email${r.guestEmails === 1 ? '' : 's'} queued.` : null,
             r.summaryQueued ? 'Summary queued.' : null,
-            r.exportQueued ? 'Cloud export queued.' : null].filter(Boolean).join(' '))));
+            r.exportQueued ? 'Cloud export queued.' : null].filter(Boolean).join(' ')),
+          r.exportQueued ? h('div', { class: 'end-export' }) : null));
+        if (r.exportQueued) import('./admin-cloud.js').then((m) => box.querySelector('.end-export')?.append(m.exportProgress(ev.id)));
       },
     }, 'End the event'));
 }

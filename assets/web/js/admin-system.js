@@ -1,6 +1,6 @@
 // Console pages for the box as a whole: two-step sign-in, the team
-// (accounts and invitations), settings (mail, webhooks, cloud, backup,
-// updates) and statistics. Owner-only parts are linked for owners only.
+// (accounts and invitations), settings (mail, webhooks, backup, updates;
+// cloud lives in admin-cloud.js) and statistics. Owner-only parts are linked for owners only.
 import { api, h, clear, toast, fmtTime, fmtBytes } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
 
@@ -181,7 +181,7 @@ const SETTINGS = [['mail', 'Mail'], ['webhooks', 'Webhooks'], ['cloud', 'Cloud']
 export async function settingsPage(ctx, view, part) {
   const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   view('Settings', h('nav', { class: 'tabs' }, SETTINGS.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
-  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: cloudPart, backup: backupPart, updates: updatesPart }[part];
+  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b), backup: backupPart, updates: updatesPart }[part];
   if (!draw) return ctx.go('/admin/settings/mail', true);
   try {
     await draw(box);
@@ -243,42 +243,6 @@ async function mailPart(box) {
       }, 'Retry failed mail') : null));
 }
 
-async function cloudPart(box) {
-  const s = await call('/api/admin/cloud');
-  const url = h('input', { type: 'url', value: s.url || '', placeholder: 'https://cloud.example.com/remote.php/dav/files/me/' });
-  const user = h('input', { type: 'text', value: s.user || '', autocapitalize: 'none' });
-  const pass = h('input', { type: 'password', autocomplete: 'new-password', placeholder: s.url ? 'Unchanged' : '' });
-  const folder = h('input', { type: 'text', value: s.folder || '', placeholder: 'eventbox' });
-  const auto = check('autoExport', 'Export each event automatically when it ends', s.autoExport);
-  const body = () => {
-    const b = { url: url.value.trim(), user: user.value.trim(), folder: folder.value.trim(), autoExport: auto.querySelector('input').checked };
-    if (pass.value) b.password = pass.value;
-    return b;
-  };
-  const form = h('form', { novalidate: true },
-    field('url', 'WebDAV address', url), h('div', { class: 'two' }, field('user', 'User', user), field('password', 'Password', pass)),
-    field('folder', 'Folder', folder), auto,
-    h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit' }, 'Save'),
-      h('button', {
-        type: 'button', onclick: async (e) => {
-          showErrors(form, null);
-          const res = await busy(e.currentTarget, call('/api/admin/cloud/test', { method: 'POST', body: body() }), (err) => showErrors(form, err));
-          if (res) toast(res.ok ? 'The cloud answered' : res.message || 'The test failed', res.ok ? '' : 'bad');
-        },
-      }, 'Test'),
-      s.url ? h('button', {
-        type: 'button', class: 'danger', onclick: async (e) => {
-          if (!confirmDo('Forget the cloud settings?')) return;
-          if (await busy(e.currentTarget, call('/api/admin/cloud', { method: 'DELETE' }))) cloudPart(box);
-        },
-      }, 'Remove') : null));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    showErrors(form, null);
-    if (await busy(form.querySelector('[type=submit]'), call('/api/admin/cloud', { method: 'PUT', body: body() }), (err) => showErrors(form, err))) toast('Saved');
-  });
-  clear(box, card('Cloud storage (WebDAV)', h('p', { class: 'muted small' }, 'Photos go out when the box is online again.'), form));
-}
 
 async function backupPart(box) {
   const s = await call('/api/admin/backup');

@@ -1,0 +1,272 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"eventbox/daemon/cloud"
+	"eventbox/store"
+)
+
+// cloudSettingsDTO is the answer of GET/PUT /api/admin/cloud: the WebDAV
+// settings without the password, which is never returned (hasPassword).
+type cloudSettingsDTO struct {
+	Configured  bool   `json:"configured"`
+	URL         string `json:"url"`
+	User        string `json:"user"`
+	Folder      string `json:"folder"`
+	AutoExport  bool   `json:"autoExport"`
+	HasPassword bool   `json:"hasPassword"`
+}
+
+func toCloudSettingsDTO(c store.CloudSettings, ok bool) cloudSettingsDTO {
+	if !ok {
+		return cloudSettingsDTO{Folder: cloudFolder("")}
+	}
+	return cloudSettingsDTO{Configured: true, URL: c.URL, User: c.User, Folder: cloudFolder(c.Folder),
+		AutoExport: c.AutoExport, HasPassword: c.Password != ""}
+}
+
+// cloudSettingsRequest is the body of PUT /api/admin/cloud and of its
+// test. An empty or absent password keeps the stored one.
+type cloudSettingsRequest struct {
+	URL        string `json:"url"`
+	User       string `json:"user"`
+	Password   string `json:"password"`
+	Folder     string `json:"folder"`
+	AutoExport bool   `json:"autoExport"`
+}
+
+// settings validates the request and merges it with the stored settings.
+func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.CloudSettings, error) {
+	details := map[string]string{}
+	u, err := url.Parse(strings.TrimSpace(req.URL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		details["url"] = "must be a WebDAV address starting with https:// or http://"
+	}
+	if len(req.URL) > 2000 {
+		details["url"] = "must be at most 2000 characters"
+	}
+	if len(req.User) > 200 {
+		details["user"] = "must be at most 200 characters"
+	}
+	if len(req.Password) > 1000 {
+		details["password"] = "must be at most 1000 characters"
+	}
+	if len(req.Folder) > 500 {
+		details["folder"] = "must be at most 500 characters"
+	}
+	if strings.ContainsAny(req.Folder, "\\\x00") || strings.Contains("/"+req.Folder+"/", "/../") {
+		details["folder"] = "must be a folder path such as Photos/eventbox"
+	}
+	if len(details) > 0 {
+		return store.CloudSettings{}, errBadRequest(details)
+	}
+	c := store.CloudSettings{URL: strings.TrimSpace(req.URL), User: req.User, Password: req.Password,
+		Folder: cloudFolder(req.Folder), AutoExport: req.AutoExport}
+	if c.Password == "" {
+		c.Password = stored.Password
+	}
+	return c, nil
+}
+
+func (s *Server) handleGetCloud(w http.ResponseWriter, r *http.Request) error {
+	c, ok, err := s.store.CloudSettings(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, toCloudSettingsDTO(c, ok))
+}
+
+func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
+	var req cloudSettingsRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	stored, _, err := s.store.CloudSettings(r.Context())
+	if err != nil {
+		return err
+	}
+	c, err := req.settings(stored)
+	if err != nil {
+		return err
+	}
+	if err := s.store.PutCloudSettings(r.Context(), c); err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "cloud settings changed", "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, toCloudSettingsDTO(c, true))
+}
+
+func (s *Server) handleDeleteCloud(w http.ResponseWriter, r *http.Request) error {
+	if err := s.store.DeleteCloudSettings(r.Context()); err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "cloud settings removed", "by", account(r).Username)
+	return writeJSON(w, r, http.StatusOK, okBody{OK: true})
+}
+
+// cloudTestBody is the answer of POST /api/admin/cloud/test: ok, or the
+// step that failed in the server's own words.
+type cloudTestBody struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+}
+
+// cloudTestTimeout bounds the whole test.
+const cloudTestTimeout = 30 * time.Second
+
+// handleTestCloud checks the settings of the body (the stored password
+// when it has none): the folder exists or can be made, and a small file
+// can be written there, read back and removed.
+func (s *Server) handleTestCloud(w http.ResponseWriter, r *http.Request) error {
+	var req cloudSettingsRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	stored, _, err := s.store.CloudSettings(r.Context())
+	if err != nil {
+		return err
+	}
+	c, err := req.settings(stored)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), cloudTestTimeout)
+	defer cancel()
+	remote, err := cloud.New(ctx, cloud.Settings{URL: c.URL, User: c.User, Password: c.Password},
+		cloud.Config{Transport: s.cfg.CloudTransport})
+	if err == nil {
+		err = remote.Test(c.Folder)
+	}
+	if err != nil {
+		s.log.InfoContext(r.Context(), "cloud test failed", "error", err)
+		return writeJSON(w, r, http.StatusOK, cloudTestBody{Message: exportWords(err)})
+	}
+	return writeJSON(w, r, http.StatusOK, cloudTestBody{OK: true})
+}
+
+// exportDTO is one export and its progress.
+type exportDTO struct {
+	ID         string  `json:"id"`
+	Scope      string  `json:"scope"`
+	Status     string  `json:"status"`
+	Total      int     `json:"total"`
+	Sent       int     `json:"sent"`
+	Bytes      int64   `json:"bytes"`
+	Error      *string `json:"error"`
+	Folder     string  `json:"folder"`
+	CreatedAt  int64   `json:"createdAt"`
+	FinishedAt *int64  `json:"finishedAt"`
+}
+
+func toExportDTO(x store.Export) exportDTO {
+	d := exportDTO{ID: x.ID, Scope: x.Scope, Status: x.Status, Total: x.Total, Sent: x.Sent, Bytes: x.Bytes,
+		Folder: x.Folder, CreatedAt: x.CreatedAt}
+	if x.Error != "" {
+		d.Error = &x.Error
+	}
+	if x.FinishedAt != 0 {
+		d.FinishedAt = &x.FinishedAt
+	}
+	return d
+}
+
+type eventCloudBody struct {
+	Configured bool        `json:"configured"`
+	Exports    []exportDTO `json:"exports"`
+}
+
+func (s *Server) handleEventCloud(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	_, ok, err := s.store.CloudSettings(r.Context())
+	if err != nil {
+		return err
+	}
+	list, err := s.store.Exports(r.Context(), e.ID)
+	if err != nil {
+		return err
+	}
+	out := eventCloudBody{Configured: ok, Exports: make([]exportDTO, 0, len(list))}
+	for _, x := range list {
+		out.Exports = append(out.Exports, toExportDTO(x))
+	}
+	return writeJSON(w, r, http.StatusOK, out)
+}
+
+type exportRequest struct {
+	Scope string `json:"scope"`
+}
+
+type exportBody struct {
+	Export exportDTO `json:"export"`
+}
+
+// handleQueueExport queues an export of the event (202); when one of the
+// same scope is still queued or running, it answers that one.
+func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	var req exportRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Scope == "" {
+		req.Scope = store.ExportVisible
+	}
+	if req.Scope != store.ExportVisible && req.Scope != store.ExportFavorites {
+		return errField("scope", "must be visible or favorites")
+	}
+	x, err := s.queueExport(r.Context(), e.ID, req.Scope)
+	if err != nil {
+		return err
+	}
+	s.log.InfoContext(r.Context(), "export queued", "event", e.ID, "export", x.ID, "scope", x.Scope,
+		"by", account(r).Username)
+	return writeJSON(w, r, http.StatusAccepted, exportBody{Export: toExportDTO(x)})
+}
+
+// errCloudNotSet is the 400 of an export asked for before the settings.
+var errCloudNotSet = errField("cloud", "set up the cloud export first")
+
+// queueExport queues an export when the settings exist, and tells the
+// runner.
+func (s *Server) queueExport(ctx context.Context, eventID, scope string) (store.Export, error) {
+	_, ok, err := s.store.CloudSettings(ctx)
+	if err != nil {
+		return store.Export{}, err
+	}
+	if !ok {
+		return store.Export{}, errCloudNotSet
+	}
+	x, _, err := s.store.QueueExport(ctx, eventID, scope)
+	if err != nil {
+		return store.Export{}, err
+	}
+	s.jobs.Notify(store.ExportJobKind)
+	return x, nil
+}
+
+// autoExport queues the end-of-event export when the settings ask for it,
+// and answers whether one is queued.
+func (s *Server) autoExport(ctx context.Context, eventID string) bool {
+	c, ok, err := s.store.CloudSettings(ctx)
+	if err != nil || !ok || !c.AutoExport {
+		return false
+	}
+	x, err := s.queueExport(ctx, eventID, store.ExportVisible)
+	if err != nil && !errors.Is(err, errCloudNotSet) {
+		s.log.ErrorContext(ctx, "export not queued at the end", "event", eventID, "error", err)
+		return false
+	}
+	return x.ID != ""
+}

@@ -1,0 +1,566 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"eventbox/daemon/cloud"
+	"eventbox/daemon/imaging"
+	"eventbox/daemon/jobs"
+	"eventbox/store"
+)
+
+// The export's retry policy (docs/decisions.md, "Cloud export"): a failed
+// attempt is retried after 1 min, 2, 4… up to an hour, for
+// exportMaxFailures failures (about a day and a half), and at once when
+// the network returns (Runner.Wake). A process that dies during an export
+// (a power cut) is not the export's fault: deaths hardly count.
+const exportMaxFailures = 30
+
+var exportPolicy = jobs.Policy{Base: time.Minute, Cap: time.Hour, MaxFailures: exportMaxFailures, MaxDeaths: 100}
+
+// defaultExportQuiet is how long the export waits after the last guest
+// upload ended before it sends the next file.
+const defaultExportQuiet = 10 * time.Second
+
+// exportKind is the "export" job kind: one export at a time over all
+// events, one file at a time.
+func (s *Server) exportKind() jobs.Kind {
+	return jobs.Kind{Name: store.ExportJobKind, Handler: s.runExport, Concurrency: 1, Retry: exportPolicy}
+}
+
+// exportState is what an export keeps between attempts (Job.Progress):
+// each file it has put on the server, with the size and ETag the server
+// answered, by its path in the event's folder.
+type exportState struct {
+	Files map[string]cloud.Entry `json:"files"`
+}
+
+// exportItem is one file of an export.
+type exportItem struct {
+	// dir is "" or "voice"; name the file's name there.
+	dir, name string
+	// media is the stored file to send; empty for content.
+	media string
+	// heicCopy: send a JPEG copy of media, made on the way.
+	heicCopy bool
+	// content is a made file (guestbook.txt, index.html).
+	content []byte
+}
+
+func (it exportItem) path() string { return path.Join(it.dir, it.name) }
+
+// runExport is the export job's handler. The export's end (done, or
+// failed for good) is written with its notice in one transaction; a
+// failure that may pass is recorded in the export's error and retried.
+func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
+	var p store.ExportJob
+	if err := j.Decode(&p); err != nil {
+		return err
+	}
+	x, err := s.store.Export(ctx, p.EventID, p.ExportID)
+	if errors.Is(err, store.ErrNotFound) {
+		return jobs.Permanent(fmt.Errorf("export %s: event or export deleted: %w", p.ExportID, err))
+	}
+	if err != nil {
+		return err
+	}
+	if x.Finished() {
+		return nil
+	}
+	err = s.sendExport(ctx, j, x)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	words := exportWords(err)
+	j.SetResult(words)
+	last := jobs.IsPermanent(err) || j.Failures+1 >= exportMaxFailures
+	if !last {
+		if _, uerr := s.store.UpdateExport(context.WithoutCancel(ctx), x.EventID, x.ID, func(e *store.Export) {
+			e.Status, e.Error = store.ExportQueued, words
+		}); uerr != nil {
+			s.log.WarnContext(ctx, "export error not recorded", "export", x.ID, "error", uerr)
+		}
+		return err
+	}
+	x, ferr := s.endExport(context.WithoutCancel(ctx), x, store.ExportFailed, words)
+	if ferr != nil {
+		return fmt.Errorf("recording the failure of export %s (%v): %w", x.ID, err, ferr)
+	}
+	s.log.WarnContext(ctx, "export failed", "event", x.EventID, "export", x.ID, "error", err)
+	return jobs.Permanent(err)
+}
+
+// endExport writes the export's end and its notice (export.finished or
+// export.failed) in one transaction, and tells the notice runner.
+func (s *Server) endExport(ctx context.Context, x store.Export, status, words string) (store.Export, error) {
+	kind := store.NoticeExportFinished
+	if status == store.ExportFailed {
+		kind = store.NoticeExportFailed
+	}
+	now := s.now().UnixMilli()
+	spec, err := store.NoticeJobSpec(store.Notice{Kind: kind, At: now, EventID: x.EventID}, exportNotice{
+		ExportID: x.ID, Scope: x.Scope, Folder: x.Folder, Total: x.Total, Sent: x.Sent, Bytes: x.Bytes, Error: words,
+	})
+	if err != nil {
+		return x, err
+	}
+	x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(e *store.Export) {
+		e.Status, e.Error, e.FinishedAt = status, words, now
+	}, spec)
+	if err != nil {
+		return x, err
+	}
+	s.jobs.Notify(store.NoticeJobKind)
+	return x, nil
+}
+
+// exportNotice is the data of the export.finished and export.failed
+// notices.
+type exportNotice struct {
+	ExportID string `json:"exportId"`
+	Scope    string `json:"scope"`
+	Folder   string `json:"folder"`
+	Total    int    `json:"total"`
+	Sent     int    `json:"sent"`
+	Bytes    int64  `json:"bytes"`
+	Error    string `json:"error,omitempty"`
+}
+
+// exportWords says why an export failed, for the hosts.
+func exportWords(err error) string {
+	var ce *cloud.Error
+	if errors.As(err, &ce) {
+		return ce.Error()
+	}
+	var se *cloud.SetupError
+	if errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
+}
+
+// errCloudOff: the export's settings are gone.
+var errCloudOff = errors.New("the cloud export is not set up")
+
+// sendExport runs one attempt: it lists what the export sends, skips what
+// the server has already (same size, and the same ETag where an earlier
+// attempt noted one), and sends the rest one file at a time, pausing while
+// guests upload. It reports after each file, so the next attempt resumes
+// there.
+func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) error {
+	settings, ok, err := s.store.CloudSettings(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return jobs.Permanent(errCloudOff)
+	}
+	e, err := s.store.Event(ctx, x.EventID)
+	if errors.Is(err, store.ErrNotFound) {
+		return jobs.Permanent(err)
+	}
+	if err != nil {
+		return err
+	}
+	state := exportState{Files: map[string]cloud.Entry{}}
+	if j.Progress != nil && len(j.Progress.State) > 0 {
+		if err := json.Unmarshal(j.Progress.State, &state); err != nil || state.Files == nil {
+			state = exportState{Files: map[string]cloud.Entry{}}
+		}
+	}
+	items, err := s.exportItems(ctx, e, x.Scope)
+	if err != nil {
+		return err
+	}
+	folder := x.Folder
+	if folder == "" {
+		folder = path.Join(cloudFolder(settings.Folder), eventFolder(e))
+	}
+	x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
+		ex.Status, ex.Folder, ex.Total, ex.Sent, ex.Bytes, ex.Error = store.ExportRunning, folder, len(items), 0, 0, ""
+		if ex.StartedAt == 0 {
+			ex.StartedAt = s.now().UnixMilli()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	remote, err := cloud.New(ctx, cloud.Settings{URL: settings.URL, User: settings.User, Password: settings.Password},
+		cloud.Config{Transport: s.cfg.CloudTransport})
+	if err != nil {
+		return jobs.Permanent(err)
+	}
+	if err := remote.MkdirAll(folder); err != nil {
+		return cloudErr(err)
+	}
+	listed := map[string]map[string]cloud.Entry{}
+	for _, it := range items {
+		if _, ok := listed[it.dir]; ok {
+			continue
+		}
+		have, _, err := remote.List(path.Join(folder, it.dir))
+		if err != nil {
+			return cloudErr(err)
+		}
+		listed[it.dir] = have
+	}
+
+	quiet := s.newQuiet()
+	sent, bytes := 0, int64(0)
+	report := func() error {
+		raw, err := json.Marshal(state)
+		if err != nil {
+			return err
+		}
+		if err := j.Report(ctx, store.JobProgress{Done: int64(sent), Total: int64(len(items)), State: raw}); err != nil {
+			return err
+		}
+		x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) { ex.Sent, ex.Bytes = sent, bytes })
+		return err
+	}
+	for i, it := range items {
+		if err := quiet.wait(ctx); err != nil {
+			return err
+		}
+		have, there := listed[it.dir][it.name]
+		entry, uploaded, err := s.exportItem(ctx, remote, folder, it, have, there, state.Files[it.path()])
+		if err != nil {
+			return err
+		}
+		sent++
+		bytes += entry.Size
+		if uploaded {
+			state.Files[it.path()] = entry
+		}
+		if uploaded || i == len(items)-1 || sent%50 == 0 {
+			if err := report(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(items) == 0 {
+		if err := report(); err != nil {
+			return err
+		}
+	}
+	x.Sent, x.Bytes = sent, bytes
+	if _, err := s.endExport(ctx, x, store.ExportDone, ""); err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "export done", "event", x.EventID, "export", x.ID, "files", sent, "bytes", bytes)
+	return nil
+}
+
+// cloudErr marks the server's refusals that retrying cannot change as
+// permanent.
+func cloudErr(err error) error {
+	var ce *cloud.Error
+	if errors.As(err, &ce) && ce.Permanent() {
+		return jobs.Permanent(err)
+	}
+	return err
+}
+
+// exportItem puts one file on the server unless it is there already, and
+// answers it as the server has it and whether it was sent now. have is
+// the server's listing of the name (there: listed), noted what an earlier
+// attempt sent under it.
+func (s *Server) exportItem(ctx context.Context, remote *cloud.Remote, folder string, it exportItem,
+	have cloud.Entry, there bool, noted cloud.Entry) (cloud.Entry, bool, error) {
+	same := func(size int64) bool {
+		return there && have.Size == size && (noted.ETag == "" || have.ETag == "" || noted.ETag == have.ETag)
+	}
+	dir := path.Join(folder, it.dir)
+	switch {
+	case it.content != nil:
+		if same(int64(len(it.content))) {
+			return have, false, nil
+		}
+		entry, err := remote.Put(dir, it.name, strings.NewReader(string(it.content)), int64(len(it.content)))
+		return entry, err == nil, cloudErr(err)
+	case it.heicCopy:
+		// The copy is made anew each time, so its size is not known
+		// before; a file only ever reaches its own name whole (Put), so
+		// one there is the copy, unless it differs from what an earlier
+		// attempt noted.
+		if there && have.Size > 0 && (noted.Size == 0 || same(noted.Size)) {
+			return have, false, nil
+		}
+		return s.exportHEICCopy(ctx, remote, dir, it)
+	}
+	f, err := s.store.Media().Open(it.media)
+	if errors.Is(err, store.ErrNotFound) {
+		return cloud.Entry{}, false, nil // deleted since it was listed
+	}
+	if err != nil {
+		return cloud.Entry{}, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return cloud.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
+	}
+	if same(fi.Size()) {
+		return have, false, nil
+	}
+	entry, err := remote.Put(dir, it.name, newUpload(ctx, f, fi.Size()), fi.Size())
+	return entry, err == nil, cloudErr(err)
+}
+
+// upload is a file's bytes as an upload body: seekable, so the WebDAV
+// client can send it again after an auth challenge without keeping a copy
+// (it buffers any body it cannot seek), not closable, so the client does
+// not close the caller's file, and cut as soon as ctx ends.
+type upload struct {
+	ctx context.Context
+	*io.SectionReader
+}
+
+func (u upload) Read(p []byte) (int, error) {
+	if err := u.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return u.SectionReader.Read(p)
+}
+
+func newUpload(ctx context.Context, f io.ReaderAt, size int64) upload {
+	return upload{ctx, io.NewSectionReader(f, 0, size)}
+}
+
+// exportHEICCopy makes the JPEG copy of a HEIC in the temp area (the image
+// memory budget bounds the decoding; the JPEG goes to disk as it is
+// encoded) and sends it.
+func (s *Server) exportHEICCopy(ctx context.Context, remote *cloud.Remote, dir string, it exportItem) (cloud.Entry, bool, error) {
+	src, err := s.store.Media().Open(it.media)
+	if errors.Is(err, store.ErrNotFound) {
+		return cloud.Entry{}, false, nil
+	}
+	if err != nil {
+		return cloud.Entry{}, false, err
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return cloud.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
+	}
+	tmp, err := s.store.Media().CreateTemp()
+	if err != nil {
+		return cloud.Entry{}, false, err
+	}
+	defer tmp.Abort()
+	if err := s.variants.pool.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
+		if ctx.Err() != nil {
+			return cloud.Entry{}, false, ctx.Err()
+		}
+		// The original is sent all the same; only its copy is missing.
+		s.log.WarnContext(ctx, "no jpeg copy of a heic", "media", it.media, "error", err)
+		return cloud.Entry{}, false, nil
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return cloud.Entry{}, false, fmt.Errorf("measuring a jpeg copy: %w", err)
+	}
+	entry, err := remote.Put(dir, it.name, newUpload(ctx, tmp.File, size), size)
+	return entry, err == nil, cloudErr(err)
+}
+
+// exportItems lists what an export of the event sends: the originals of
+// its photos and videos (visible ones; favorites scope: visible
+// favorites), a JPEG copy of each HEIC, the guestbook's visible messages
+// (guestbook.txt and voice/…), and index.html. Records are read a page at
+// a time; the list holds names, not files.
+func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) ([]exportItem, error) {
+	var photos []store.Photo
+	q := store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: scope == store.ExportFavorites,
+		Limit: archivePageSize}
+	for {
+		page, err := s.store.Photos(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		photos = append(photos, page.Items...)
+		if page.Next == 0 {
+			break
+		}
+		q.Before = page.Next
+	}
+	slices.Reverse(photos) // oldest first
+	taken := map[string]bool{"index.html": true, "guestbook.txt": true}
+	var items []exportItem
+	var shown []indexEntry
+	for _, p := range photos {
+		media, ext := p.OriginalName(), "."+formatExt(p.Format)
+		if p.Video != nil {
+			media, ext = p.VideoName(), videoExt(p.Video.MIME)
+		}
+		name := uniqueName(taken, downloadName(p, "original", ext))
+		items = append(items, exportItem{name: name, media: media})
+		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
+		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
+			jpg := uniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
+			items = append(items, exportItem{name: jpg, media: p.OriginalName(), heicCopy: true})
+			entry.name, entry.original = jpg, name
+		}
+		shown = append(shown, entry)
+	}
+	var msgs []store.Message
+	mq := store.MessageQuery{EventID: e.ID, Status: store.StatusVisible, Limit: 500}
+	for {
+		page, err := s.store.Messages(ctx, mq)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, page.Items...)
+		if page.Next == 0 {
+			break
+		}
+		mq.Before = page.Next
+	}
+	if len(msgs) > 0 {
+		slices.Reverse(msgs)
+		txt, audio := guestbookText(e, msgs)
+		items = append(items, exportItem{name: "guestbook.txt", content: []byte(txt)})
+		for _, m := range msgs {
+			if file, ok := audio[m.ID]; ok {
+				items = append(items, exportItem{dir: path.Dir(file), name: path.Base(file), media: m.AudioName()})
+			}
+		}
+	}
+	items = append(items, exportItem{name: "index.html", content: indexHTML(e, shown, hasGuestbook(items))})
+	return items, nil
+}
+
+func hasGuestbook(items []exportItem) bool {
+	return slices.ContainsFunc(items, func(it exportItem) bool { return it.name == "guestbook.txt" && it.dir == "" })
+}
+
+// indexEntry is one photo or video on index.html.
+type indexEntry struct {
+	name, original, who string
+	video               bool
+	at                  int64
+}
+
+// indexHTML is a page that shows the exported photos from their folder,
+// offline: no script, no outside file.
+func indexHTML(e store.Event, shown []indexEntry, guestbook bool) []byte {
+	var b strings.Builder
+	title := html.EscapeString(e.Name)
+	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\">"+
+		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>%s</title>\n"+
+		"<style>body{font-family:system-ui,sans-serif;margin:1rem;background:#fafafa}"+
+		"main{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.75rem}"+
+		"figure{margin:0}img,video{width:100%%;height:220px;object-fit:cover;border-radius:4px;background:#ddd}"+
+		"figcaption{font-size:.8rem;color:#555}</style></head>\n<body>\n<h1>%s</h1>\n", title, title)
+	if e.EventDate != "" {
+		fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(e.EventDate))
+	}
+	if guestbook {
+		b.WriteString("<p><a href=\"guestbook.txt\">guestbook.txt</a></p>\n")
+	}
+	b.WriteString("<main>\n")
+	for _, s := range shown {
+		src := html.EscapeString(url.PathEscape(s.name))
+		fmt.Fprintf(&b, "<figure><a href=\"%s\">", src)
+		if s.video {
+			fmt.Fprintf(&b, "<video src=\"%s\" preload=\"metadata\" controls></video>", src)
+		} else {
+			fmt.Fprintf(&b, "<img src=\"%s\" loading=\"lazy\" alt=\"\">", src)
+		}
+		b.WriteString("</a><figcaption>")
+		b.WriteString(html.EscapeString(time.UnixMilli(s.at).Local().Format("2006-01-02 15:04")))
+		if s.who != "" {
+			b.WriteString(" · " + html.EscapeString(s.who))
+		}
+		if s.original != "" {
+			o := html.EscapeString(url.PathEscape(s.original))
+			fmt.Fprintf(&b, " · <a href=\"%s\">HEIC</a>", o)
+		}
+		b.WriteString("</figcaption></figure>\n")
+	}
+	b.WriteString("</main>\n</body></html>\n")
+	return []byte(b.String())
+}
+
+// cloudFolder is the settings' folder as a clean relative path; empty
+// means "eventbox".
+func cloudFolder(folder string) string {
+	f := strings.Trim(path.Clean("/"+strings.TrimSpace(folder)), "/")
+	if f == "" {
+		return "eventbox"
+	}
+	return f
+}
+
+// eventFolder names an event's folder on the server: its date (the event
+// date, else the day it was made) and its name, with only letters,
+// digits and dashes, which every server and file system takes
+// ("2026-06-20 Anna-Ben").
+func eventFolder(e store.Event) string {
+	date := e.EventDate
+	if date == "" {
+		date = time.UnixMilli(e.CreatedAt).Local().Format("2006-01-02")
+	}
+	name := safeName(e.Name)
+	if name == "" {
+		name = e.ID
+	}
+	return date + " " + name
+}
+
+// quiet makes the export wait while guests upload: before each file, if
+// an upload is being received, or one started or ended since the export
+// last looked, it waits until none has for the quiet period.
+type quiet struct {
+	gate   *uploadGate
+	period time.Duration
+	seen   uint64
+}
+
+func (s *Server) newQuiet() *quiet {
+	_, gen, _ := s.uploads.activity()
+	period := s.cfg.ExportQuiet
+	if period <= 0 {
+		period = defaultExportQuiet
+	}
+	return &quiet{gate: s.uploads, period: period, seen: gen}
+}
+
+// wait returns once no upload has started or ended for the quiet period,
+// at once when none did since the last call.
+func (q *quiet) wait(ctx context.Context) error {
+	for {
+		busy, gen, change := q.gate.activity()
+		if busy == 0 && gen == q.seen {
+			return nil
+		}
+		if busy > 0 {
+			select {
+			case <-change:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		t := time.NewTimer(q.period)
+		select {
+		case <-t.C:
+			q.seen = gen
+		case <-change:
+			t.Stop()
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}

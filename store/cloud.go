@@ -1,0 +1,297 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Cloud export records. store/doc.go ("Cloud export") describes the keys.
+var (
+	bExports = []byte("exports")
+	// cloudKey holds the WebDAV settings in the meta bucket.
+	cloudKey = []byte("cloud")
+)
+
+// ExportJobKind is the job kind that sends one export to the WebDAV
+// server (daemon/cloud_export.go). Its payload is ExportJob; its key is
+// the export's id.
+const ExportJobKind = "export"
+
+// Export statuses.
+const (
+	ExportQueued  = "queued"
+	ExportRunning = "running"
+	ExportDone    = "done"
+	ExportFailed  = "failed"
+)
+
+// Export scopes: which photos an export sends.
+const (
+	ExportVisible   = "visible"
+	ExportFavorites = "favorites"
+)
+
+// ExportsKept is how many exports an event keeps listed (the latest).
+const ExportsKept = 20
+
+// CloudSettings are the box's WebDAV settings. Password is a secret: it
+// never leaves the daemon.
+type CloudSettings struct {
+	URL        string `json:"url"`
+	User       string `json:"user"`
+	Password   string `json:"password"`
+	Folder     string `json:"folder"`
+	AutoExport bool   `json:"autoExport"`
+	UpdatedAt  int64  `json:"updatedAt"`
+}
+
+// Export is one export of an event to the WebDAV server.
+type Export struct {
+	ID      string `json:"id"`
+	EventID string `json:"eventId"`
+	Scope   string `json:"scope"`
+	Status  string `json:"status"`
+	// Total is the files the export sends; Sent those on the server so far
+	// (found there already or uploaded), Bytes their size.
+	Total int   `json:"total"`
+	Sent  int   `json:"sent"`
+	Bytes int64 `json:"bytes"`
+	// Error is why the export failed, or why its latest attempt did while
+	// it waits for a retry.
+	Error string `json:"error,omitempty"`
+	// Folder is the event's folder on the server, fixed by the first
+	// attempt so a renamed event does not start a second folder.
+	Folder string `json:"folder,omitempty"`
+	// CreatedAt, StartedAt (first attempt) and FinishedAt are epoch ms.
+	CreatedAt  int64 `json:"createdAt"`
+	StartedAt  int64 `json:"startedAt,omitempty"`
+	FinishedAt int64 `json:"finishedAt,omitempty"`
+}
+
+// Finished reports whether the export is done or failed.
+func (e Export) Finished() bool { return e.Status == ExportDone || e.Status == ExportFailed }
+
+// ExportJob is the payload of an export job.
+type ExportJob struct {
+	EventID  string `json:"eventId"`
+	ExportID string `json:"exportId"`
+}
+
+// CloudSettings answers the stored WebDAV settings, and false when none
+// are stored.
+func (s *Store) CloudSettings(ctx context.Context) (CloudSettings, bool, error) {
+	var c CloudSettings
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bMeta), cloudKey, &c)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return CloudSettings{}, false, nil
+	}
+	if err != nil {
+		return CloudSettings{}, false, fmt.Errorf("reading cloud settings: %w", err)
+	}
+	return c, true, nil
+}
+
+// PutCloudSettings stores c in place of the settings.
+func (s *Store) PutCloudSettings(ctx context.Context, c CloudSettings) error {
+	c.UpdatedAt = s.nowMs()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return putJSON(tx.Bucket(bMeta), cloudKey, &c)
+	})
+	if err != nil {
+		return fmt.Errorf("storing cloud settings: %w", err)
+	}
+	return nil
+}
+
+// DeleteCloudSettings forgets the settings. Queued exports stay; they fail
+// when they run, saying the export is not set up.
+func (s *Store) DeleteCloudSettings(ctx context.Context) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bMeta).Delete(cloudKey)
+	})
+	if err != nil {
+		return fmt.Errorf("deleting cloud settings: %w", err)
+	}
+	return nil
+}
+
+// exportPrefix is the key prefix of an event's exports.
+func exportPrefix(eventID string) []byte { return join([]byte(eventID), []byte{0}) }
+
+// exportKey orders an event's exports by creation time.
+func exportKey(e Export) []byte {
+	return join(exportPrefix(e.EventID), timeKey(e.CreatedAt), []byte(e.ID))
+}
+
+// QueueExport queues an export of the event with the given scope and its
+// job, in one transaction. When an export of the same event and scope is
+// still queued or running, it answers that one and false instead. Older
+// exports past ExportsKept are forgotten.
+func (s *Store) QueueExport(ctx context.Context, eventID, scope string) (Export, bool, error) {
+	var out Export
+	created := false
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bEvents).Get([]byte(eventID)) == nil {
+			return ErrNotFound
+		}
+		list, err := eventExports(tx, eventID)
+		if err != nil {
+			return err
+		}
+		for _, e := range list {
+			if e.Scope == scope && !e.Finished() {
+				out = e
+				return nil
+			}
+		}
+		out = Export{ID: NewID(), EventID: eventID, Scope: scope, Status: ExportQueued, CreatedAt: s.nowMs()}
+		for _, e := range list {
+			if e.CreatedAt >= out.CreatedAt {
+				out.CreatedAt = e.CreatedAt + 1 // keys stay in creation order
+			}
+		}
+		payload, err := json.Marshal(ExportJob{EventID: eventID, ExportID: out.ID})
+		if err != nil {
+			return err
+		}
+		if _, err := s.enqueueJobs(tx, []JobSpec{{Kind: ExportJobKind, Key: out.ID, Payload: payload}}); err != nil {
+			return err
+		}
+		b := tx.Bucket(bExports)
+		if err := putJSON(b, exportKey(out), &out); err != nil {
+			return err
+		}
+		// list is newest first; the new one is kept on top of it.
+		for i, e := range list {
+			if i+1 >= ExportsKept && e.Finished() {
+				if err := b.Delete(exportKey(e)); err != nil {
+					return err
+				}
+			}
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return Export{}, false, fmt.Errorf("queueing an export of event %s: %w", eventID, err)
+	}
+	return out, created, nil
+}
+
+// ExportStopped is the error of an export whose job ended without
+// finishing it (set aside after a panic, or after MaxDeaths).
+const ExportStopped = "the export stopped without finishing; ask for it again"
+
+// eventExports lists the event's exports, newest first. An export still
+// queued or running whose job is no longer unfinished is answered as
+// failed with ExportStopped: nothing will carry it on.
+func eventExports(tx *bolt.Tx, eventID string) ([]Export, error) {
+	var out []Export
+	prefix := exportPrefix(eventID)
+	c := tx.Bucket(bExports).Cursor()
+	byKey := tx.Bucket(bJobByKey)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var e Export
+		if err := json.Unmarshal(v, &e); err != nil {
+			return nil, fmt.Errorf("reading export %s: %w", k, err)
+		}
+		if !e.Finished() && byKey.Get(uniqueKey(ExportJobKind, e.ID)) == nil {
+			e.Status, e.Error = ExportFailed, ExportStopped
+		}
+		out = append(out, e)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// Exports lists the event's latest exports, newest first.
+func (s *Store) Exports(ctx context.Context, eventID string) ([]Export, error) {
+	var out []Export
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		out, err = eventExports(tx, eventID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the exports of event %s: %w", eventID, err)
+	}
+	return out, nil
+}
+
+// findExport answers the export's key and record.
+func findExport(tx *bolt.Tx, eventID, id string) ([]byte, Export, error) {
+	list, err := eventExports(tx, eventID)
+	if err != nil {
+		return nil, Export{}, err
+	}
+	for _, e := range list {
+		if e.ID == id {
+			return exportKey(e), e, nil
+		}
+	}
+	return nil, Export{}, ErrNotFound
+}
+
+// Export answers one export of the event; ErrNotFound when it (or its
+// event) is gone.
+func (s *Store) Export(ctx context.Context, eventID, id string) (Export, error) {
+	var out Export
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		_, out, err = findExport(tx, eventID, id)
+		return err
+	})
+	if err != nil {
+		return Export{}, fmt.Errorf("reading export %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// UpdateExport applies fn to the stored export and writes it with jobs, in
+// one transaction: the end of an export enqueues its notice with it. fn
+// must not change ID, EventID or CreatedAt. A finished export stays
+// finished: fn is not called and ErrExportFinished is answered.
+func (s *Store) UpdateExport(ctx context.Context, eventID, id string, fn func(*Export), jobs ...JobSpec) (Export, error) {
+	var out Export
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		key, e, err := findExport(tx, eventID, id)
+		if err != nil {
+			return err
+		}
+		if e.Finished() {
+			return ErrExportFinished
+		}
+		fn(&e)
+		e.ID, e.EventID = id, eventID
+		if e.Finished() && e.FinishedAt == 0 {
+			e.FinishedAt = s.nowMs()
+		}
+		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+			return err
+		}
+		out = e
+		return putJSON(tx.Bucket(bExports), key, &e)
+	})
+	if err != nil {
+		return Export{}, fmt.Errorf("updating export %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// ErrExportFinished: the export is done or failed already.
+var ErrExportFinished = errors.New("export has finished")
+
+// deleteEventExports removes the event's exports (DeleteEvent); their
+// queued jobs find them gone and end.
+func deleteEventExports(tx *bolt.Tx, eventID string) error {
+	return deletePrefix(tx.Bucket(bExports), exportPrefix(eventID))
+}
