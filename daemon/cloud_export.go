@@ -35,7 +35,9 @@ const defaultExportQuiet = 10 * time.Second
 // exportKind is the "export" job kind: one export at a time over all
 // events, one file at a time.
 func (s *Server) exportKind() jobs.Kind {
-	return jobs.Kind{Name: store.ExportJobKind, Handler: s.runExport, Concurrency: 1, Retry: exportPolicy}
+	return jobs.Kind{Name: store.ExportJobKind, Handler: s.runExport, Concurrency: 1, Retry: exportPolicy,
+		// An export waiting for a retry goes when the network returns.
+		WakeOnSuccess: true}
 }
 
 // exportState is what an export keeps between attempts (Job.Progress):
