@@ -48,6 +48,9 @@ type variantMaker struct {
 	making map[string]chan struct{}
 	// receiving counts upload bodies being received right now.
 	receiving atomic.Int64
+	// processed, when not nil, is told how long each photo's variants
+	// took (the media processing metric); set once, in Server.New.
+	processed func(time.Duration)
 }
 
 // variantRetry is the variant kind's retry policy: waits doubling from
@@ -148,7 +151,12 @@ func (v *variantMaker) handle(ctx context.Context, j jobs.Job) error {
 	if j.Tries > 1 {
 		v.log.InfoContext(ctx, "retrying variants", "photo", p.ID, "attempt", j.Tries, "last_error", j.LastError)
 	}
-	return v.make(ctx, p)
+	start := time.Now()
+	err = v.make(ctx, p)
+	if err == nil && v.processed != nil {
+		v.processed(time.Since(start))
+	}
+	return err
 }
 
 // begin records that an attempt is making the photo id's variants, until

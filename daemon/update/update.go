@@ -65,6 +65,9 @@ type State struct {
 	// when, epoch ms.
 	Latest    string `json:"latest,omitempty"`
 	CheckedAt int64  `json:"checkedAt,omitempty"`
+	// Available is Latest when that check found it newer than the
+	// version running then and listing a binary for this architecture.
+	Available string `json:"available,omitempty"`
 	// Installed is the version update/current points at; empty: none.
 	Installed string `json:"installed,omitempty"`
 	// History lists attempts, oldest first.
@@ -196,7 +199,10 @@ func (u *Updater) Fetch(ctx context.Context) (Manifest, error) {
 	if err != nil {
 		return m, err
 	}
-	st.Latest, st.CheckedAt = m.Version, u.cfg.Now().UnixMilli()
+	st.Latest, st.CheckedAt, st.Available = m.Version, u.cfg.Now().UnixMilli(), ""
+	if _, ok := u.Available(m); ok {
+		st.Available = m.Version
+	}
 	return m, u.writeState(st)
 }
 
