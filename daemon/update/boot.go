@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -36,10 +37,19 @@ type Start struct {
 //   - When current names another binary, Boot answers Exec, unless this
 //     binary is at least as new (a .deb upgrade past the download), in
 //     which case the link is removed and this binary runs.
+//
+// Boot first takes DATA_DIR/update/lock for the life of the process (an
+// exec lets it go, and the exec'd binary takes it again). When another
+// eventbox holds it, Boot answers ErrRunning and decides nothing: a
+// second daemon started by hand must not roll back the trial of the
+// first.
 func (u *Updater) Boot(self string, launched bool) (Start, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var start Start
+	if err := u.lock(); err != nil {
+		return start, err
+	}
 	p, err := u.readPending()
 	if err != nil {
 		return start, err
@@ -101,6 +111,41 @@ func (u *Updater) Boot(self string, launched bool) (Start, error) {
 	}
 	start.Exec = abs
 	return start, nil
+}
+
+// ErrRunning is Boot's answer when another eventbox holds the lock.
+var ErrRunning = errors.New("another eventbox is running with this DATA_DIR")
+
+// lock takes the update lock, once; u.mu held.
+func (u *Updater) lock() error {
+	if u.lockFile != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(u.cfg.Dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the update lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ErrRunning
+		}
+		return fmt.Errorf("taking the update lock: %w", err)
+	}
+	u.lockFile = f
+	return nil
+}
+
+// Close lets the update lock go.
+func (u *Updater) Close() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.lockFile == nil {
+		return nil
+	}
+	err := u.lockFile.Close()
+	u.lockFile = nil
+	return err
 }
 
 // Rollback puts the previous binary back now (the exec of the new one

@@ -123,7 +123,9 @@ var ErrNoURL = errors.New("no UPDATE_URL set")
 // concurrent use within one process.
 type Updater struct {
 	cfg Config
-	mu  sync.Mutex // guards the files in Dir
+	mu  sync.Mutex // guards the files in Dir and lockFile
+	// lockFile holds the flock Boot takes; nil before Boot.
+	lockFile *os.File
 }
 
 // New returns an Updater over cfg.Dir.

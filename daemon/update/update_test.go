@@ -293,12 +293,12 @@ func TestAHealthyUpdateIsKept(t *testing.T) {
 	r, dir, old, u := installed(t)
 	newBin := filepath.Join(dir, "bin", "eventbox-1.1.0")
 	// The old binary starts again (the restart) and launches the new one.
-	start, err := u.Boot(old, false)
+	start, err := boot(u, old, false)
 	if err != nil || start.Exec != newBin {
 		t.Fatalf("Boot of the old binary = %+v, %v; want Exec %s", start, err, newBin)
 	}
 	nu := newUpdater(t, r, dir, "1.1.0")
-	start, err = nu.Boot(newBin, true)
+	start, err = boot(nu, newBin, true)
 	if err != nil || !start.Trial {
 		t.Fatalf("Boot of the new binary = %+v, %v; want a trial", start, err)
 	}
@@ -309,11 +309,11 @@ func TestAHealthyUpdateIsKept(t *testing.T) {
 		t.Errorf("history %v", got)
 	}
 	// Every later start of the packaged binary runs the update.
-	start, err = u.Boot(old, false)
+	start, err = boot(u, old, false)
 	if err != nil || start.Exec != newBin {
 		t.Fatalf("a later Boot = %+v, %v", start, err)
 	}
-	start, err = nu.Boot(newBin, true)
+	start, err = boot(nu, newBin, true)
 	if err != nil || start.Trial {
 		t.Fatalf("a later launched Boot = %+v, %v; want no trial", start, err)
 	}
@@ -322,11 +322,11 @@ func TestAHealthyUpdateIsKept(t *testing.T) {
 func TestAnUpdateThatIsNotHealthyIsRolledBackAtTheNextStart(t *testing.T) {
 	r, dir, old, u := installed(t)
 	newBin := filepath.Join(dir, "bin", "eventbox-1.1.0")
-	if start, err := u.Boot(old, false); err != nil || start.Exec != newBin {
+	if start, err := boot(u, old, false); err != nil || start.Exec != newBin {
 		t.Fatalf("Boot = %+v, %v", start, err)
 	}
 	nu := newUpdater(t, r, dir, "1.1.0")
-	if start, err := nu.Boot(newBin, true); err != nil || !start.Trial {
+	if start, err := boot(nu, newBin, true); err != nil || !start.Trial {
 		t.Fatalf("Boot = %+v, %v", start, err)
 	}
 	synctest.Test(t, func(t *testing.T) {
@@ -336,7 +336,7 @@ func TestAnUpdateThatIsNotHealthyIsRolledBackAtTheNextStart(t *testing.T) {
 		}
 	})
 	// The daemon exits; the service manager starts the packaged binary.
-	start, err := u.Boot(old, false)
+	start, err := boot(u, old, false)
 	if err != nil || start.Exec != "" || start.RolledBack != "1.1.0" {
 		t.Fatalf("Boot after the failed trial = %+v, %v; want a rollback and no exec", start, err)
 	}
@@ -350,11 +350,11 @@ func TestAnUpdateThatIsNotHealthyIsRolledBackAtTheNextStart(t *testing.T) {
 
 func TestAnUpdateThatDiesBeforeServingIsRolledBack(t *testing.T) {
 	_, dir, old, u := installed(t)
-	if start, err := u.Boot(old, false); err != nil || start.Exec == "" {
+	if start, err := boot(u, old, false); err != nil || start.Exec == "" {
 		t.Fatalf("Boot = %+v, %v", start, err)
 	}
 	// The exec'd binary died at once; systemd starts the packaged one.
-	start, err := u.Boot(old, false)
+	start, err := boot(u, old, false)
 	if err != nil || start.RolledBack != "1.1.0" || start.Exec != "" {
 		t.Fatalf("Boot = %+v, %v", start, err)
 	}
@@ -367,7 +367,7 @@ func TestANewerPackageWinsOverAnOlderDownload(t *testing.T) {
 	r, dir, old, _ := installed(t)
 	// dpkg installed 1.2.0 at the packaged path.
 	pkg := newUpdater(t, r, dir, "1.2.0")
-	start, err := pkg.Boot(old, false)
+	start, err := boot(pkg, old, false)
 	if err != nil || start.Exec != "" {
 		t.Fatalf("Boot = %+v, %v; want the package to run", start, err)
 	}
@@ -389,5 +389,29 @@ func TestInstallingTheSameVersionAgainDoesNothing(t *testing.T) {
 	}
 	if got := history(t, u); strings.Join(got, ",") != "1.0.0->1.1.0 installed" {
 		t.Errorf("history %v", got)
+	}
+}
+
+// boot is one start of a process: Boot, and the lock let go as the
+// process ends.
+func boot(u *update.Updater, self string, launched bool) (update.Start, error) {
+	start, err := u.Boot(self, launched)
+	return start, errors.Join(err, u.Close())
+}
+
+func TestASecondDaemonDecidesNothing(t *testing.T) {
+	r, dir, old, u := installed(t)
+	first, err := u.Boot(old, false)
+	if err != nil || first.Exec == "" {
+		t.Fatalf("Boot = %+v, %v", first, err)
+	}
+	defer u.Close()
+	// The first one runs (the trial); a second is started by hand.
+	second := newUpdater(t, r, dir, "1.0.0")
+	if _, err := second.Boot(old, false); !errors.Is(err, update.ErrRunning) {
+		t.Fatalf("a second Boot: %v, want ErrRunning", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pending.json")); err != nil {
+		t.Error("the second daemon touched the trial")
 	}
 }
