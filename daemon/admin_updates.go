@@ -69,6 +69,11 @@ func (s *Server) runUpdate(ctx context.Context, j jobs.Job) error {
 	if err := j.Decode(&p); err != nil {
 		return err
 	}
+	if !update.Newer(p.Version, s.cfg.Version) {
+		// Tried again after the restart into that version (or a newer
+		// one): done, and the history already says so.
+		return nil
+	}
 	if err := s.updater.Begin(p.Version, j.ID); err != nil {
 		return err
 	}
@@ -260,6 +265,11 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 		return err
 	} else if busy != nil {
 		return errUpdateBusy.with(map[string]string{"version": fmt.Sprintf("%s is being applied", busy.Version)})
+	}
+	if waiting, err := s.updater.Waiting(); err != nil {
+		return err
+	} else if waiting == m.Version {
+		return errUpdateBusy.with(map[string]string{"version": fmt.Sprintf("%s is installed and runs after the next restart", waiting)})
 	}
 	var backup *string
 	if !req.SkipBackup {

@@ -261,6 +261,11 @@ func TestUpdateApplyInstallsAfterABackupAndRestarts(t *testing.T) {
 	if err != nil || target != filepath.Join("bin", "eventbox-1.1.0") {
 		t.Errorf("current -> %q, %v", target, err)
 	}
+	// Applying it again before the restart is refused, without a backup.
+	r = c.do("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0"}).expect(t, 409, "update_busy")
+	if r.details()["version"] == nil || backups.calls.Load() != 1 {
+		t.Errorf("second apply = %s after %d backups", r.Body, backups.calls.Load())
+	}
 }
 
 func TestUpdateApplyRefusesATamperedDownload(t *testing.T) {

@@ -105,8 +105,8 @@ func TestMetricsText(t *testing.T) {
 		requests[[2]string{label(m, "route"), label(m, "code")}] = m.GetCounter().GetValue()
 	}
 	for key, want := range map[[2]string]float64{
-		{"/api/health", "200"}: 1,
-		{"/api/e/:slug", "404"}: 2,
+		{"/api/health", "200"}:       1,
+		{"/api/e/:slug", "404"}:      2,
 		{"/api/e/:slug/join", "200"}: 1,
 	} {
 		if requests[key] != want {

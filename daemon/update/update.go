@@ -233,6 +233,18 @@ func (u *Updater) get(ctx context.Context, rawURL string) (io.ReadCloser, error)
 	return resp.Body, nil
 }
 
+// Waiting answers the version installed and waiting for its restart (or
+// on trial), "" when none.
+func (u *Updater) Waiting() (string, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	p, err := u.readPending()
+	if err != nil || p == nil {
+		return "", err
+	}
+	return p.Version, nil
+}
+
 // Begin records an attempt to install version by job as running. A job
 // tried again keeps its one attempt.
 func (u *Updater) Begin(version string, job uint64) error {
@@ -280,17 +292,12 @@ func (u *Updater) Install(ctx context.Context, version string, b Binary, job uin
 	if version == u.cfg.Version {
 		return nil
 	}
-	u.mu.Lock()
-	st, err := u.readState()
-	if err == nil && st.Installed == version {
-		if p, _ := u.readPending(); p != nil && p.Version == version {
-			u.mu.Unlock()
-			return nil
-		}
-	}
-	u.mu.Unlock()
-	if err != nil {
+	if waiting, err := u.Waiting(); err != nil {
 		return err
+	} else if waiting == version {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		return u.setAttempt(job, func(a *Attempt) { a.Version, a.Status, a.Error = version, StatusInstalled, "" })
 	}
 	name := "eventbox-" + version
 	if filepath.Base(name) != name || strings.ContainsAny(version, `/\`) {
