@@ -51,7 +51,7 @@ function draw(box, u) {
         if (res) { toast(T.checked); updatesPart(box); }
       },
     }, T.check),
-    u.available && !u.applying ? [
+    u.available && !u.applying && !waiting(u) ? [
       h('label', { class: 'row small' }, backup, T.backupFirst),
       h('button', { class: 'primary', onclick: (e) => apply(box, u, e.currentTarget, !backup.checked, status) }, T.install(u.available)),
     ] : null);
@@ -64,6 +64,9 @@ function draw(box, u) {
     h('td', { class: 'muted small' }, x.error || '')))))) : null);
   if (u.applying) follow(box, u.applying.version, status, u.updater);
 }
+
+/** waiting reports whether the available version is installed and waits for a restart. */
+const waiting = (u) => u.history.length > 0 && u.history[0].status === 'installed' && u.history[0].version === u.available;
 
 /** lastResult says how the newest attempt ended, when it has. */
 function lastResult(u) {
