@@ -67,6 +67,11 @@ func TestBlackBoxUpdate(t *testing.T) {
 		t.FailNow()
 	}
 
+	t.Run("a release that dies at its start is rolled back at the next start", func(t *testing.T) {
+		t.Parallel()
+		testUpdateRollsBack(t, oldBin, priv)
+	})
+
 	// The release host: the manifest written by `eventbox release-sign`.
 	site := t.TempDir()
 	keyFile := filepath.Join(t.TempDir(), "release.key")
@@ -132,4 +137,54 @@ func waitUpdate(t *testing.T, b *browser, status string) map[string]any {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// testUpdateRollsBack installs a signed release that names
+// itself right but dies as soon as it is asked to serve. The start after
+// the install runs it (and it dies); the next start puts the previous
+// binary back, and the history says rolled_back.
+func testUpdateRollsBack(t *testing.T, oldBin string, priv ed25519.PrivateKey) {
+	site := t.TempDir()
+	keyFile := filepath.Join(t.TempDir(), "release.key")
+	os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(priv.Seed())+"\n"), 0o600)
+	bad := filepath.Join(site, "eventbox-bad")
+	os.WriteFile(bad, []byte("#!/bin/sh\ncase \"$1\" in version) echo eventbox 1.1.0 ;; *) echo broken >&2; exit 3 ;; esac\n"), 0o755)
+	sign := exec.Command(oldBin, "release-sign", "-key", keyFile, "-version", "1.1.0",
+		"-out", filepath.Join(site, "release.json"), "amd64="+bad, "arm64="+bad)
+	if out, err := sign.CombinedOutput(); err != nil {
+		t.Fatalf("release-sign: %v\n%s", err, out)
+	}
+	host := httptest.NewServer(http.FileServer(http.Dir(site)))
+	defer host.Close()
+
+	const password = "rollback-test-password"
+	dir := t.TempDir()
+	env := []string{"ADMIN_PASSWORD=" + password, "UPDATE_URL=" + host.URL + "/release.json"}
+	d := startDaemon(t, oldBin, dir, env...)
+	owner := newBrowser(t, d.url)
+	owner.json("POST", "/api/admin/login", map[string]any{"password": password}, 200)
+	owner.json("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0", "skipBackup": true}, 202)
+	waitUpdate(t, owner, "installed")
+	d.stop(t)
+
+	// The restart runs the release, which dies at once.
+	crashed := startMayCrash(t, oldBin, dir, env...)
+	select {
+	case <-crashed.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the broken release is serving; log:\n%s", crashed.stderr.String())
+	}
+	// The service manager's next start: the previous binary is back.
+	d2 := startDaemon(t, oldBin, dir, env...)
+	owner = newBrowser(t, d2.url)
+	owner.json("POST", "/api/admin/login", map[string]any{"password": password}, 200)
+	st := owner.json("GET", "/api/admin/updates", nil, 200)
+	a := st["history"].([]any)[0].(map[string]any)
+	if st["current"] != "1.0.0" || a["status"] != "rolled_back" || a["version"] != "1.1.0" {
+		t.Fatalf("after the rollback: current %v, attempt %v", st["current"], a)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "update", "current")); err == nil {
+		t.Error("update/current still set")
+	}
+	d2.stop(t)
 }
