@@ -148,16 +148,27 @@ func (u *Updater) Close() error {
 	return err
 }
 
-// Rollback puts the previous binary back now (the exec of the new one
-// failed); reason goes into the history.
+// Rollback is called when the exec of the binary Boot chose failed: it
+// puts the previous binary back when that one was on trial (reason goes
+// into the history), else it removes the link to the binary that cannot
+// run, so the packaged binary runs from now on.
 func (u *Updater) Rollback(reason string) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	p, err := u.readPending()
-	if err != nil || p == nil {
+	if err != nil {
 		return err
 	}
-	return u.rollback(p, reason)
+	if p != nil {
+		return u.rollback(p, reason)
+	}
+	st, err := u.readState()
+	if err != nil {
+		return err
+	}
+	u.cfg.Logger.Warn("the installed update cannot run: back to the packaged binary", "version", st.Installed, "reason", reason)
+	st.Installed = ""
+	return errors.Join(u.writeState(st), u.setLink(""))
 }
 
 // rollback points current back at p's previous target; u.mu held.

@@ -323,6 +323,15 @@ func (u *Updater) download(ctx context.Context, b Binary, name string, progress 
 		return fmt.Errorf("downloading the binary: %w", err)
 	}
 	defer body.Close()
+	// One update job runs at a time: a download file left over is from
+	// an attempt cut by a power cut.
+	if old, _ := filepath.Glob(filepath.Join(u.cfg.Dir, "bin", ".download-*")); len(old) > 0 {
+		for _, o := range old {
+			if err := os.Remove(o); err != nil {
+				u.cfg.Logger.Warn("removing an unfinished download", "error", err)
+			}
+		}
+	}
 	f, err := os.CreateTemp(filepath.Join(u.cfg.Dir, "bin"), ".download-*")
 	if err != nil {
 		return fmt.Errorf("creating the download file: %w", err)

@@ -415,3 +415,29 @@ func TestASecondDaemonDecidesNothing(t *testing.T) {
 		t.Error("the second daemon touched the trial")
 	}
 }
+
+func TestAnInstalledBinaryThatCannotRunIsLeftBehind(t *testing.T) {
+	r, dir, old, u := installed(t)
+	if _, err := boot(u, old, false); err != nil {
+		t.Fatal(err)
+	}
+	nu := newUpdater(t, r, dir, "1.1.0")
+	if _, err := boot(nu, filepath.Join(dir, "bin", "eventbox-1.1.0"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := nu.Confirm(t.Context(), func(context.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// Later the file is lost (a card error); the exec fails.
+	os.Remove(filepath.Join(dir, "bin", "eventbox-1.1.0"))
+	start, err := boot(u, old, false)
+	if err != nil || start.Exec == "" {
+		t.Fatalf("Boot = %+v, %v", start, err)
+	}
+	if err := u.Rollback("exec: no such file"); err != nil {
+		t.Fatal(err)
+	}
+	if start, err := boot(u, old, false); err != nil || start.Exec != "" {
+		t.Fatalf("the next Boot = %+v, %v; want the packaged binary", start, err)
+	}
+}
