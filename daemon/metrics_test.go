@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -83,6 +84,11 @@ func TestMetricsText(t *testing.T) {
 	ev := h.createEvent(owner, map[string]any{"name": "Wedding"})
 	guest := h.client()
 	guest.do("POST", "/api/e/"+ev["slug"].(string)+"/join", map[string]any{}).expect(t, 200, "")
+	photo := photoJPEG(t, 64, 48, 1, false, 1)
+	guest.upload(ev["slug"].(string), photo, nil, "").expect(t, 201, "")
+	// The same photo again (a retry) is not a second upload.
+	guest.upload(ev["slug"].(string), photo, nil, "").expect(t, 200, "")
+	waitVariants(t, h)
 
 	r := anon.do("GET", "/api/metrics", nil, "Authorization", "Bearer "+metricsToken).expect(t, 200, "")
 	parser := expfmt.NewTextParser(model.UTF8Validation)
@@ -131,14 +137,25 @@ func TestMetricsText(t *testing.T) {
 	if v := gauge("eventbox_storage_free_bytes"); v <= 0 {
 		t.Errorf("free bytes %v", v)
 	}
-	kinds := map[string]bool{}
+	uploads := map[string]float64{}
 	for _, m := range fams["eventbox_uploads_total"].GetMetric() {
-		kinds[label(m, "kind")] = true
+		uploads[label(m, "kind")] = m.GetCounter().GetValue()
 	}
-	for _, k := range []string{"photo", "video", "voice", "import"} {
-		if !kinds[k] {
-			t.Errorf("no uploads_total{kind=%q}", k)
-		}
+	if want := map[string]float64{"photo": 1, "video": 0, "voice": 0, "import": 0}; !maps.Equal(uploads, want) {
+		t.Errorf("uploads %v, want %v", uploads, want)
+	}
+	if n := fams["eventbox_media_processing_seconds"].GetMetric()[0].GetHistogram().GetSampleCount(); n != 1 {
+		t.Errorf("media processing observed %d times, want 1", n)
+	}
+	pending := map[string]float64{}
+	for _, m := range fams["eventbox_outbox_pending"].GetMetric() {
+		pending[label(m, "kind")] = m.GetGauge().GetValue()
+	}
+	if v, ok := pending["variants"]; !ok || v != 0 {
+		t.Errorf("outbox pending %v, want variants at 0 once the variants are made", pending)
+	}
+	if requests[[2]string{"/api/e/:slug/photos", "201"}] != 1 {
+		t.Errorf("upload requests %v", requests)
 	}
 }
 
