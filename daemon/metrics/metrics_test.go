@@ -20,3 +20,17 @@ func TestRequestDoesNotAllocate(t *testing.T) {
 		t.Errorf("Request allocates %v times", n)
 	}
 }
+
+// BenchmarkRequest is the cost the metrics add to one request.
+func BenchmarkRequest(b *testing.B) {
+	m, err := metrics.New(metrics.Config{DataDir: b.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.Request("/api/e/:slug/photos", 201, time.Millisecond)
+		}
+	})
+}
