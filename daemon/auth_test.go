@@ -30,7 +30,7 @@ func TestGeneralRules(t *testing.T) {
 		{"an Origin of null is refused", "POST", "/api/admin/login", "null", 403, "forbidden"},
 		{"an admin route without a session is unauthorized", "GET", "/api/admin/me", "", 401, "unauthorized"},
 		{"an owner route without a session is unauthorized", "GET", "/api/admin/webhooks", "", 401, "unauthorized"},
-		{"a route still to be built answers a JSON 501", "GET", "/api/metrics", "", 501, "not_implemented"},
+		{"metrics without the token answer a JSON 404", "GET", "/api/metrics", "", 404, "not_found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

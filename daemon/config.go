@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"eventbox/booth"
 	"eventbox/daemon/outbox"
+	"eventbox/daemon/update"
 )
 
 // Config is everything the daemon needs, and only that, validated once by
@@ -43,6 +45,25 @@ type Config struct {
 	MaxVideoSeconds int
 	// UpdateURL is the release manifest; empty: update checks answer 502.
 	UpdateURL string
+	// Version is the running binary's version ("1.2.0", "dev").
+	Version string
+	// UpdateKey verifies release manifests (the key built into the
+	// binary; tests give their own). Nil refuses every manifest.
+	UpdateKey ed25519.PublicKey
+	// Updater, when not nil, is the updater cmd/eventbox booted with
+	// (DATA_DIR/update, UpdateURL, UpdateKey, Version); nil: New makes
+	// one from those fields.
+	Updater *update.Updater
+	// Restart, when not nil, restarts the daemon through the service
+	// manager once an update is installed (updater "systemd"); it must
+	// not block. Nil: the new version runs at the next start ("none").
+	Restart func()
+	// Backups is the backup service (a backup before an update, the
+	// backup-age metric); nil: none.
+	Backups Backups
+	// SysRoot is where the metrics find /sys; empty means "/". Tests
+	// point it at fake files.
+	SysRoot string
 	// Booth is the photo booth's button and LED; cmd/eventbox opens it
 	// from BOOTH_BUTTON_PIN and BOOTH_LED_PIN. Server.Run runs it and
 	// closes it when it returns, so one Device serves one Server. Nil: no

@@ -209,7 +209,19 @@ func (s *Server) writeStored(w http.ResponseWriter, r *http.Request, p store.Pho
 	if res.Existing {
 		return writeJSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, false)})
 	}
+	s.metrics.Upload(uploadKind(res.Photo))
 	return writeJSON(w, r, http.StatusCreated, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, p.GuestID == "")})
+}
+
+// uploadKind is the kind label of a stored upload in the metrics.
+func uploadKind(p store.Photo) string {
+	switch {
+	case p.GuestID == "":
+		return "import"
+	case p.Video != nil:
+		return "video"
+	}
+	return "photo"
 }
 
 func containsString(list []string, s string) bool {

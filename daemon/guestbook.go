@@ -172,6 +172,9 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	s.outbox.Notify()
+	if m.HasAudio() {
+		s.metrics.Upload("voice")
+	}
 	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
 }
 

@@ -98,6 +98,9 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	// route is the pattern the request matched (routed), for the
+	// request metrics.
+	route string
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
@@ -128,6 +131,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
+		s.observe(rec, time.Since(start))
 		if !isAPIPath(r.URL.Path) {
 			return
 		}

@@ -34,7 +34,7 @@ func (s *Server) routes() http.Handler {
 		s.log.ErrorContext(r.Context(), "handler panicked", "panic", v, "path", logPath(r))
 		s.writeError(w, r, errInternal)
 	}
-	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, s.api(fn)) }
+	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, routed(path, s.api(fn))) }
 	later := s.notYet
 	// Upload bodies are counted and paced (s.upload, upload_gate.go).
 	guestUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.guestUploader, fn) }
@@ -152,13 +152,13 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/backup", s.owner(later))
 	h("POST", "/api/admin/backup/restore", s.owner(consoleUpload(later)))
 	h("PUT", "/api/admin/backup/retention", s.owner(later))
-	h("GET", "/api/admin/updates", s.owner(later))
-	h("POST", "/api/admin/updates/check", s.owner(later))
-	h("POST", "/api/admin/updates/apply", s.owner(later))
+	h("GET", "/api/admin/updates", s.owner(s.handleUpdates))
+	h("POST", "/api/admin/updates/check", s.owner(s.handleUpdatesCheck))
+	h("POST", "/api/admin/updates/apply", s.owner(s.handleUpdatesApply))
 
 	// Statistics, metrics, health.
 	h("GET", "/api/admin/stats", s.admin(s.handleStats))
-	h("GET", "/api/metrics", later)
+	h("GET", "/api/metrics", s.handleMetrics)
 	h("GET", "/api/health", s.handleHealth)
 
 	return rt

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/outbox"
+	"eventbox/daemon/metrics"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
+	"eventbox/daemon/update"
 	"eventbox/store"
 )
 
@@ -38,6 +41,9 @@ type Server struct {
 	names    *ownNames
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
+	updater  *update.Updater
+	backups  Backups
+	metrics  *metrics.Metrics
 
 	// logoMu serialises logo changes and the copies of logos, which
 	// also bounds the memory that decoding logos takes to one at a time.
@@ -99,14 +105,26 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.ensureFirstOwner(ctx); err != nil {
 		return nil, err
 	}
+	if s.updater = cfg.Updater; s.updater == nil {
+		s.updater, err = update.New(update.Config{Dir: filepath.Join(cfg.DataDir, "update"), URL: cfg.UpdateURL,
+			Key: cfg.UpdateKey, Version: cfg.Version, Now: cfg.Now, Logger: s.log.With("component", "update")})
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.backups = cfg.Backups
+	if s.metrics, err = s.newMetrics(); err != nil {
+		return nil, err
+	}
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
+	s.variants.processed = s.metrics.Processing
 	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
 		Window: cfg.NoticeWindow})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the outbox: %w", err)
 	}
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}

@@ -51,6 +51,9 @@ type variantMaker struct {
 	// beforeOpen, when not nil, is called as an attempt starts, before the
 	// original is opened: tests hold an attempt in flight with it.
 	beforeOpen func(ctx context.Context, id string)
+	// processed, when not nil, is told how long each photo's variants
+	// took (the media processing metric); set once, in Server.New.
+	processed func(time.Duration)
 }
 
 // variantRetry is the variant kind's retry policy: waits doubling from
@@ -151,7 +154,12 @@ func (v *variantMaker) handle(ctx context.Context, j jobs.Job) error {
 	if j.Tries > 1 {
 		v.log.InfoContext(ctx, "retrying variants", "photo", p.ID, "attempt", j.Tries, "last_error", j.LastError)
 	}
-	return v.make(ctx, p)
+	start := time.Now()
+	err = v.make(ctx, p)
+	if err == nil && v.processed != nil {
+		v.processed(time.Since(start))
+	}
+	return err
 }
 
 // begin records that an attempt is making the photo id's variants, until

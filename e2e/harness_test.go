@@ -45,8 +45,9 @@ type box struct {
 }
 
 // startBox starts the real daemon over a fresh store with the embedded web
-// interface. Everything stops when the test ends.
-func startBox(t *testing.T) *box {
+// interface; opts change its configuration. Everything stops when the test
+// ends.
+func startBox(t *testing.T, opts ...func(*daemon.Config)) *box {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -60,6 +61,9 @@ func startBox(t *testing.T) *box {
 	cfg.UI = assets.Web()
 	cfg.AdminPassword = ownerPassword
 	cfg.PasswordCost = 4
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}

@@ -16,10 +16,13 @@ import (
 // command uses (where to listen, the mDNS name, the booth's GPIO lines)
 // stays here.
 type configFlags struct {
-	cfg    daemon.Config
-	errs   []error
-	devUI  string
-	logLvl string
+	cfg daemon.Config
+	// launched is set when an older binary exec'd this one as the
+	// installed update (update.LaunchedEnv).
+	launched bool
+	errs     []error
+	devUI    string
+	logLvl   string
 	// listenAddr is where the HTTP server listens, e.g. ":8080".
 	listenAddr string
 	// mdnsName is advertised as <name>.local; "off" disables mDNS. The

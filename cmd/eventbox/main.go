@@ -28,6 +28,7 @@ Usage:
   eventbox reset-password [username]  set a new password for a console account
   eventbox netsetup hotspot|status|off  configure the Wi-Fi hotspot
   eventbox service install|uninstall|start|stop|status
+  eventbox release-sign ...           sign a release manifest (eventbox release-sign -h)
   eventbox version                    print the version
 `
 
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runNetsetup(ctx, args[1:], stdout, stderr, getenv)
 	case "service":
 		return runService(ctx, args[1:], stdout, stderr, getenv)
+	case "release-sign":
+		return runReleaseSign(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "eventbox", version)
 		return 0

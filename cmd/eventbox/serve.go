@@ -8,14 +8,20 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/kardianos/service"
 
 	"eventbox/assets"
 	"eventbox/booth"
 	"eventbox/daemon"
+	"eventbox/daemon/update"
 	"eventbox/netsetup"
 	"eventbox/store"
 )
@@ -49,6 +55,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	cf.cfg.Logger = logger
 	cf.cfg.OwnHosts = ownHosts(cf.mdnsName)
 	cf.cfg.UI = uiFS(cf.devUI)
+	cf.launched = getenv(update.LaunchedEnv) != ""
 	if err := cf.validate(); err != nil {
 		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)
 		return 2
@@ -58,7 +65,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		// heap grows past it (docs/decisions.md, "Memory").
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	if err := serve(ctx, cf); err != nil {
+	if err := serve(ctx, cf, args); err != nil {
 		logger.Error("eventbox stopped", "error", err)
 		return 1
 	}
@@ -72,10 +79,27 @@ func uiFS(devDir string) fs.FS {
 	return assets.Web()
 }
 
-// serve runs the daemon configured by cf (validated) until ctx ends.
-func serve(ctx context.Context, cf *configFlags) error {
+// serve runs the daemon configured by cf (validated) until ctx ends, or
+// until an installed update asks for the restart. args are serve's, for
+// the exec of an installed update.
+func serve(ctx context.Context, cf *configFlags, args []string) error {
 	cfg := cf.cfg
 	log := cfg.Logger
+	up, trial, err := bootUpdate(cf, args)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+	cfg.Version, cfg.UpdateKey, cfg.Updater = version, releasePublicKey(), up
+	restart := make(chan struct{}, 1)
+	if canRestart() {
+		cfg.Restart = func() {
+			select {
+			case restart <- struct{}{}:
+			default:
+			}
+		}
+	}
 	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -139,13 +163,31 @@ func serve(ctx context.Context, cf *configFlags) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	log.Info("eventbox is up", "version", version, "url", localURL(ln.Addr()), "data_dir", cfg.DataDir)
+	unhealthy := make(chan error, 1)
+	if trial {
+		// This binary is an update on trial: it must find itself
+		// healthy within a minute, else it exits and the next start
+		// puts the previous one back.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := up.Confirm(workCtx, healthCheck(localURL(ln.Addr()))); err != nil && workCtx.Err() == nil {
+				unhealthy <- err
+			}
+		}()
+	}
 
+	var stopErr error
 	select {
 	case err := <-serveErr:
 		stopWork()
 		wg.Wait()
 		return fmt.Errorf("serving http: %w", err)
 	case <-ctx.Done():
+	case <-restart:
+		log.Info("restarting into the installed update")
+	case stopErr = <-unhealthy:
+		log.Error("the update is not healthy: exiting, the previous version comes back at the next start", "error", stopErr)
 	}
 	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
@@ -156,7 +198,77 @@ func serve(ctx context.Context, cf *configFlags) error {
 	stopWork()
 	wg.Wait()
 	log.Info("stopped")
-	return nil
+	return stopErr
+}
+
+// bootUpdate runs the updater's start-up decision (daemon/update, Boot):
+// roll back an update that never confirmed itself healthy, and exec the
+// installed update when there is one. It answers the updater, which holds
+// the update lock until closed, and whether this binary is on trial.
+func bootUpdate(cf *configFlags, args []string) (*update.Updater, bool, error) {
+	log := cf.cfg.Logger.With("component", "update")
+	up, err := update.New(update.Config{Dir: filepath.Join(cf.cfg.DataDir, "update"), URL: cf.cfg.UpdateURL,
+		Key: releasePublicKey(), Version: version, Now: cf.cfg.Now, Logger: log})
+	if err != nil {
+		return nil, false, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, false, errors.Join(fmt.Errorf("finding this binary: %w", err), up.Close())
+	}
+	start, err := up.Boot(self, cf.launched)
+	if errors.Is(err, update.ErrRunning) {
+		// The store's lock will say the same, with the usual message.
+		return up, false, nil
+	}
+	if err != nil {
+		return nil, false, errors.Join(fmt.Errorf("starting the updater: %w", err), up.Close())
+	}
+	if start.RolledBack != "" {
+		log.Warn("the update did not confirm itself healthy: the previous version is back", "update", start.RolledBack)
+	}
+	if start.Exec == "" {
+		return up, start.Trial, nil
+	}
+	log.Info("running the installed update", "binary", start.Exec)
+	// The exec lets the update lock go; the new binary takes it again.
+	err = syscall.Exec(start.Exec, append([]string{start.Exec, "serve"}, args...),
+		append(os.Environ(), update.LaunchedEnv+"=1"))
+	// Only a failed exec comes back here.
+	log.Error("the installed update does not start: putting the previous version back", "error", err)
+	if err := up.Rollback(fmt.Sprintf("it did not start: %v", err)); err != nil {
+		return nil, false, errors.Join(err, up.Close())
+	}
+	return up, false, nil
+}
+
+// canRestart reports whether a service manager restarts the daemon when it
+// exits: systemd runs it (kardianos/service sees systemd and no terminal
+// behind the process). The unit's Restart=always then brings it back two
+// seconds after the exit that ends an update.
+func canRestart() bool {
+	s := service.ChosenSystem()
+	return s != nil && s.String() == "linux-systemd" && !service.Interactive()
+}
+
+// healthCheck asks the daemon's own /api/health, as a scraper would.
+func healthCheck(base string) func(context.Context) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/health", nil)
+		if err != nil {
+			return err
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("health answered %s", res.Status)
+		}
+		return nil
+	}
 }
 
 // ownHosts are the names the daemon answers to besides BASE_URL's host,

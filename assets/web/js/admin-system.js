@@ -181,7 +181,8 @@ const SETTINGS = [['mail', 'Mail'], ['webhooks', 'Webhooks'], ['cloud', 'Cloud']
 export async function settingsPage(ctx, view, part) {
   const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   view('Settings', h('nav', { class: 'tabs' }, SETTINGS.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
-  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b), backup: backupPart, updates: updatesPart }[part];
+  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b), backup: backupPart,
+    updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
   if (!draw) return ctx.go('/admin/settings/mail', true);
   try {
     await draw(box);
@@ -270,30 +271,6 @@ async function backupPart(box) {
       h('p', null, `${s.files} files, ${fmtBytes(s.bytes)}.`, storage.free !== undefined ? ` ${fmtBytes(storage.free)} free on the card.` : ''),
       h('a', { class: 'btn primary', href: '/api/admin/backup?download=1', download: '' }, 'Download a backup'), ret),
     card('Restore', h('p', { class: 'muted small' }, 'Upload a backup ZIP made by an eventbox.'), h('div', { class: 'row' }, file, restore)));
-}
-
-async function updatesPart(box) {
-  const s = await call('/api/admin/updates');
-  const draw = (u) => clear(box, card('Software',
-    h('p', null, `Running ${u.current}. `, u.latest ? `Newest: ${u.latest}.` : ''),
-    !u.checkEnabled ? h('p', { class: 'muted' }, 'Update checks are off on this box.') : h('div', { class: 'row' },
-      h('button', {
-        onclick: async (e) => {
-          const res = await busy(e.currentTarget, call('/api/admin/updates/check', { method: 'POST' }));
-          if (res) updatesPart(box);
-        },
-      }, 'Check now'),
-      u.available ? h('button', {
-        class: 'primary', onclick: async (e) => {
-          if (!confirmDo(`Install ${u.latest}? The box makes a backup, then restarts.`)) return;
-          const res = await busy(e.currentTarget, call('/api/admin/updates/apply', { method: 'POST', body: { version: u.latest } }));
-          if (res) toast('Updating… the box restarts in a moment');
-        },
-      }, `Install ${u.latest}`) : null),
-    u.updater === 'none' ? h('p', { class: 'small muted' }, 'This box cannot restart itself; install updates by hand.') : null,
-    u.history && u.history.length ? h('table', { style: 'margin-top:10px' }, h('tbody', null, u.history.map((x) => h('tr', null,
-      h('td', null, fmtTime(x.at)), h('td', null, `${x.from} → ${x.version}`), h('td', null, x.status))))) : null));
-  draw(s);
 }
 
 /** statsPage shows totals, an hourly chart and the top guests. */

@@ -1,0 +1,85 @@
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+
+	"eventbox/daemon/metrics"
+)
+
+// newMetrics builds the daemon's registry (daemon/metrics): the outbox
+// gauge counts the unfinished jobs of every kind the runner works.
+func (s *Server) newMetrics() (*metrics.Metrics, error) {
+	cfg := metrics.Config{DataDir: s.cfg.DataDir, SysRoot: s.cfg.SysRoot, Now: s.now,
+		Logger: s.log.With("component", "metrics"), Pending: s.pendingJobs}
+	if s.backups != nil {
+		cfg.LastBackup = s.backups.LastBackup
+	}
+	return metrics.New(cfg)
+}
+
+// pendingMax bounds the jobs counted per kind at one scrape.
+const pendingMax = 10000
+
+// pendingJobs counts the unfinished jobs (queued or running) by kind.
+func (s *Server) pendingJobs(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	for _, kind := range s.jobs.Kinds() {
+		js, err := s.store.UnfinishedJobs(ctx, kind, pendingMax)
+		if err != nil {
+			return out, err
+		}
+		out[kind] = len(js)
+	}
+	return out, nil
+}
+
+// handleMetrics serves the metrics to a scraper that sends the
+// METRICS_TOKEN as a bearer token; anyone else, or everyone when no token
+// is set, gets 404 as if the route did not exist. The token is compared
+// in constant time (both sides hashed first, so its length does not
+// show either).
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if s.cfg.MetricsToken == "" || !ok || token == "" {
+		return errNotFound
+	}
+	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(s.cfg.MetricsToken))
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		return errNotFound
+	}
+	s.metrics.Handler().ServeHTTP(w, r)
+	return nil
+}
+
+// routed names the route pattern a request matched, for the request
+// metrics: the statusRecorder of logRequests carries it, so naming costs
+// nothing per request.
+func routed(pattern string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rec, ok := w.(*statusRecorder); ok {
+			rec.route = pattern
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// unrouted is the route label of a request no route matched: pages,
+// assets, and the API's 404s and 405s.
+const unrouted = "other"
+
+// observe counts a finished request in the metrics.
+func (s *Server) observe(rec *statusRecorder, d time.Duration) {
+	route, code := rec.route, rec.status
+	if route == "" {
+		route = unrouted
+	}
+	if code == 0 {
+		code = http.StatusOK
+	}
+	s.metrics.Request(route, code, d)
+}
