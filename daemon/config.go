@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,6 +67,11 @@ type Config struct {
 	// "Slow and concurrent uploads"). Zero values mean 30 s and 16 KiB.
 	UploadWindow   time.Duration
 	UploadMinBytes int64
+
+	// MailTLS is the base TLS configuration for the mail server (its
+	// roots); nil means the system's. Tests trust their own SMTP server's
+	// certificate with it.
+	MailTLS *tls.Config
 
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.

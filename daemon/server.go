@@ -11,6 +11,7 @@ import (
 	"eventbox/assets"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
+	"eventbox/daemon/mail"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/store"
@@ -29,6 +30,7 @@ type Server struct {
 	ui       *uiFiles
 	variants *variantMaker
 	jobs     *jobs.Runner
+	mailer   *mail.Mailer
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -98,7 +100,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
-	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind()}})
+	mailKey, err := mail.LoadKey(st.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("loading the mail key: %w", err)
+	}
+	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now}); err != nil {
+		return nil, fmt.Errorf("setting up mail: %w", err)
+	}
+	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind(), s.mailer.Kind()}})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
@@ -162,8 +171,9 @@ func (s *Server) HTTPServer() *http.Server {
 // Call it once.
 func (s *Server) Run(ctx context.Context) error {
 	return service.NewGroup(service.GroupConfig{Logger: s.log},
-		// The job runner: photo variants (variants.go) and, as they
-		// come, every other kind of background job.
+		// The job runner: photo variants (variants.go), mail
+		// (daemon/mail) and, as they come, every other kind of
+		// background job.
 		service.Member{Name: "jobs", Service: s.jobs},
 		// The booth's button and LED.
 		service.Member{Name: "booth", Service: service.Func(func(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -195,4 +196,27 @@ func (s *Store) EndEvent(ctx context.Context, id string, plan EndPlan) (EndResul
 		return EndResult{}, fmt.Errorf("ending event %s: %w", id, err)
 	}
 	return res, nil
+}
+
+// ContactGuests returns the guests of an event who left an address,
+// oldest first.
+func (s *Store) ContactGuests(ctx context.Context, eventID string) ([]Guest, error) {
+	var out []Guest
+	err := s.db.View(func(tx *bolt.Tx) error {
+		prefix := []byte(eventID)
+		c := tx.Bucket(bContacts).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && len(k) == 2*IDLen && string(k[:IDLen]) == eventID; k, _ = c.Next() {
+			var g Guest
+			if err := getJSON(tx.Bucket(bGuests), k, &g); err != nil {
+				return fmt.Errorf("reading guest %s: %w", k[IDLen:], err)
+			}
+			out = append(out, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the contacts of event %s: %w", eventID, err)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return out, nil
 }
