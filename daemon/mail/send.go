@@ -87,6 +87,13 @@ func replyError(step string, err error) error {
 // *ReplyError. It returns soon after ctx ends.
 func Send(ctx context.Context, srv Server, from string, to []string, body []byte) (reply string, err error) {
 	addr := net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
+	defer func() {
+		// Without a reply, say which server could not be talked to.
+		var re *ReplyError
+		if errors.As(err, &re) && re.Code == 0 && !strings.Contains(re.Reply, addr) {
+			re.Reply = "no answer from " + addr + " (" + re.Reply + ")"
+		}
+	}()
 	d := net.Dialer{Timeout: dialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
