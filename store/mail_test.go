@@ -29,7 +29,9 @@ func TestEndEvent(t *testing.T) {
 	t.Run("a failing plan changes nothing", func(t *testing.T) {
 		boom := errors.New("boom")
 		_, err := st.EndEvent(ctx, e.ID, store.EndPlan{Share: &store.Share{Label: "x"},
-			Jobs: func(store.Event, *store.Share, map[string]string) (store.EndJobs, error) { return store.EndJobs{}, boom }})
+			Jobs: func(store.Event, *store.Share, map[string]string) (store.EndJobs, error) {
+				return store.EndJobs{}, boom
+			}})
 		if !errors.Is(err, boom) {
 			t.Fatalf("err %v", err)
 		}
