@@ -25,8 +25,6 @@ type endMails struct {
 	password string
 	names    map[string]string // guest id → name
 	summary  *mail.Summary     // nil: no summary
-	// counted by Jobs
-	guestMails int
 }
 
 // prepareEnd reads what the end's mails need. summaryTo is where the
@@ -108,7 +106,6 @@ func (m *endMails) jobs(e store.Event, sh *store.Share, contacts map[string]stri
 			out.Guests[guestID] = spec
 		}
 	}
-	m.guestMails = len(out.Guests)
 	if m.summary != nil {
 		sum := *m.summary
 		sum.Event, sum.URL, sum.GuestMails = e, url, len(out.Guests)

@@ -430,3 +430,33 @@ func TestAlertFanout(t *testing.T) {
 		}
 	}
 }
+
+func TestARefusedSignInIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	srv := mailtest.Start(t, mailtest.TLS)
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		st := openStore(t, dir)
+		m := newMailer(t, st, srv, true)
+		if _, err := st.UpdateMailSettings(context.Background(), func(s *store.MailSettings) error {
+			var err error
+			s.SMTP.PasswordSealed, err = m.Seal("a wrong one")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, st, m)
+		ids, err := r.Enqueue(context.Background(), testMail(t, "host@party.example"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitIdle(t, r)
+		j, err := st.Job(context.Background(), ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Status != store.JobQueued || j.Attempts[0].Outcome != store.OutcomeError || !strings.HasPrefix(j.Attempts[0].Result, "535") {
+			t.Fatalf("job %s, attempt %+v: want queued again after the server's 535", j.Status, j.Attempts[0])
+		}
+	})
+}

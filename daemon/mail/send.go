@@ -57,14 +57,19 @@ type ReplyError struct {
 	// Reply is the server's answer ("550 5.1.1 no such user") or what
 	// went wrong.
 	Reply string
-	err   error
+	// Message reports that the refusal concerns this message (MAIL FROM,
+	// RCPT TO, DATA), not the box's settings (sign-in, TLS).
+	Message bool
+	err     error
 }
 
 func (e *ReplyError) Error() string { return e.Reply }
 func (e *ReplyError) Unwrap() error { return e.err }
 
-// Permanent reports a 5xx reply: sending again cannot help.
-func (e *ReplyError) Permanent() bool { return e.Code >= 500 && e.Code < 600 }
+// Permanent reports a 5xx reply to this message: sending it again cannot
+// help. A 5xx to the sign-in is not: the hosts may correct the password,
+// and the mails waiting for it must still go.
+func (e *ReplyError) Permanent() bool { return e.Message && e.Code >= 500 && e.Code < 600 }
 
 // replyError wraps a failure of step in a ReplyError.
 func replyError(step string, err error) error {
@@ -80,6 +85,13 @@ func replyError(step string, err error) error {
 		return &ReplyError{Code: se.Code, Reply: reply, err: fmt.Errorf("%s: %w", step, err)}
 	}
 	return &ReplyError{Reply: step + ": " + err.Error(), err: fmt.Errorf("%s: %w", step, err)}
+}
+
+// messageError is replyError for a step about the message itself.
+func messageError(step string, err error) error {
+	re := replyError(step, err).(*ReplyError)
+	re.Message = true
+	return re
 }
 
 // Send delivers body from from to to through srv and answers the server's
@@ -137,23 +149,23 @@ func Send(ctx context.Context, srv Server, from string, to []string, body []byte
 		}
 	}
 	if err := c.Mail(from, nil); err != nil {
-		return "", replyError("MAIL FROM", err)
+		return "", messageError("MAIL FROM", err)
 	}
 	for _, rcpt := range to {
 		if err := c.Rcpt(rcpt, nil); err != nil {
-			return "", replyError("RCPT TO", err)
+			return "", messageError("RCPT TO", err)
 		}
 	}
 	w, err := c.Data()
 	if err != nil {
-		return "", replyError("DATA", err)
+		return "", messageError("DATA", err)
 	}
 	if _, err := w.Write(body); err != nil {
-		return "", replyError("sending the message", err)
+		return "", messageError("sending the message", err)
 	}
 	resp, err := w.CloseWithResponse()
 	if err != nil {
-		return "", replyError("sending the message", err)
+		return "", messageError("sending the message", err)
 	}
 	// The message is accepted; a failed QUIT changes nothing.
 	_ = c.Quit()
