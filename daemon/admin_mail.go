@@ -123,7 +123,6 @@ func (s *Server) mailBody(ctx context.Context, m store.MailSettings) (mailBody, 
 	if b.SMTP.Security == "" {
 		b.SMTP.Security = mail.SecurityStartTLS
 	}
-	var err error
 	for _, c := range []struct {
 		st  store.JobStatus
 		out *int

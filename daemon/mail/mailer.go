@@ -17,8 +17,10 @@ import (
 // Retry is the mail kind's retry policy: doubling from 30 s up to 30 min,
 // less up to a fifth at random, for 48 hours (the box is often offline for
 // a weekend), each attempt bounded to 2 minutes.
-var Retry = jobs.Policy{Base: 30 * time.Second, Cap: 30 * time.Minute, Jitter: 0.2,
-	MaxAge: 48 * time.Hour, Timeout: 2 * time.Minute}
+func Retry() jobs.Policy {
+	return jobs.Policy{Base: 30 * time.Second, Cap: 30 * time.Minute, Jitter: 0.2,
+		MaxAge: 48 * time.Hour, Timeout: 2 * time.Minute}
+}
 
 // Config holds a Mailer's dependencies.
 type Config struct {
@@ -65,7 +67,7 @@ func New(cfg Config) (*Mailer, error) {
 // Kind is the mail job kind for the runner: one mail at a time (a Pi and
 // a small mail server), retried with Retry.
 func (m *Mailer) Kind() jobs.Kind {
-	return jobs.Kind{Name: store.MailJobKind, Handler: m.handle, Concurrency: 1, Retry: Retry}
+	return jobs.Kind{Name: store.MailJobKind, Handler: m.handle, Concurrency: 1, Retry: Retry()}
 }
 
 // Spec is the job that sends msg. key, when not empty, keeps one
