@@ -91,7 +91,8 @@ func (m *endMails) jobs(e store.Event, sh *store.Share, contacts map[string]stri
 				continue
 			}
 			seen[strings.ToLower(addr)] = true
-			g := mail.Gallery{Event: e, To: addr, GuestName: m.names[guestID], URL: url, ExpiresAt: sh.ExpiresAt, Domain: m.domain}
+			g := mail.Gallery{Event: e, To: addr, GuestName: m.names[guestID], URL: url, ExpiresAt: sh.ExpiresAt,
+				Locked: sh.PasswordHash != "", Domain: m.domain}
 			if e.GalleryMailIncludesPassword {
 				g.Password = m.password
 			}

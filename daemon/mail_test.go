@@ -182,6 +182,11 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 	}
 	qg := h.guest(quiet["slug"].(string))
 	qg.do("POST", "/api/e/"+quiet["slug"].(string)+"/contact", map[string]any{"email": "quiet@guest.example"}).expect(t, 200, "")
+	// A code, and a link password the hosts keep to themselves.
+	secret := h.createEvent(owner, map[string]any{"name": "Secret", "accessCode": "hush-hush", "collectGuestEmails": true})
+	sg := h.client()
+	sg.do("POST", "/api/e/"+secret["slug"].(string)+"/unlock", map[string]any{"code": "hush-hush"}).expect(t, 200, "")
+	sg.do("POST", "/api/e/"+secret["slug"].(string)+"/contact", map[string]any{"email": "secret@guest.example"}).expect(t, 200, "")
 
 	var shareURL, password string
 	t.Run("the end queues a mail per guest and the summary, and says so", func(t *testing.T) {
@@ -204,6 +209,15 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 		if res["guestEmails"] != float64(1) || res["sharePassword"] != nil || res["share"].(map[string]any)["hasPassword"] != false {
 			t.Fatalf("result %v", res)
 		}
+	})
+	var secretPassword string
+	t.Run("the link of an event with a code gets a password the guests' mail leaves out", func(t *testing.T) {
+		r := owner.do("POST", "/api/admin/events/"+secret["id"].(string)+"/end", nil).expect(t, 200, "")
+		res := r.JSON["result"].(map[string]any)
+		if res["guestEmails"] != float64(1) || res["sharePassword"] == nil {
+			t.Fatalf("result %v", res)
+		}
+		secretPassword = res["sharePassword"].(string)
 	})
 	t.Run("while offline, the guest page shows the link and a pending mail", func(t *testing.T) {
 		r := guests["giulia@guest.example"].do("GET", "/api/e/"+slug, nil).expect(t, 200, "")
@@ -240,19 +254,19 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 	t.Run("the mail queue lists them pending", func(t *testing.T) {
 		r := owner.do("GET", "/api/admin/mail", nil).expect(t, 200, "")
 		q := r.JSON["queue"].(map[string]any)
-		if q["pending"] != float64(5) || len(q["items"].([]any)) != 5 {
+		if q["pending"] != float64(7) || len(q["items"].([]any)) != 7 {
 			t.Fatalf("queue %v", q)
 		}
 	})
 	t.Run("back online, retry sends each mail once", func(t *testing.T) {
 		srv.SetOffline(false)
 		r := owner.do("POST", "/api/admin/mail/retry", nil).expect(t, 200, "")
-		if r.JSON["requeued"] != float64(0) || r.JSON["sent"] != float64(5) || r.JSON["failed"] != float64(0) {
+		if r.JSON["requeued"] != float64(0) || r.JSON["sent"] != float64(7) || r.JSON["failed"] != float64(0) {
 			t.Fatalf("retry %v", r.JSON)
 		}
 		got := srv.Received()
-		if len(got) != 5 {
-			t.Fatalf("%d mails arrived, want 5 (2 + 1 guests, 2 summaries)", len(got))
+		if len(got) != 7 {
+			t.Fatalf("%d mails arrived, want 7 (2 + 1 + 1 guests, 3 summaries)", len(got))
 		}
 		ids := map[string]bool{}
 		byTo := map[string]mailtest.Received{}
@@ -261,7 +275,8 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 				t.Errorf("Message-ID %s arrived twice", rc.MessageID())
 			}
 			ids[rc.MessageID()] = true
-			if subject, _, _ := mailParts(t, rc); !strings.HasPrefix(subject, "Resumen") {
+			// The hosts get three summaries: keep the Italian party's.
+			if subject, _, _ := mailParts(t, rc); rc.To[0] != "hosts@party.example" || strings.HasPrefix(subject, "Riepilogo") {
 				byTo[rc.To[0]] = rc
 			}
 		}
@@ -282,6 +297,17 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 		_, text, _ = mailParts(t, byTo["quiet@guest.example"])
 		if !strings.Contains(text, "Hola:") || strings.Contains(text, "Contraseña") {
 			t.Errorf("the quiet event's mail:\n%s", text)
+		}
+		_, text, html = mailParts(t, byTo["secret@guest.example"])
+		for _, body := range []string{text, html} {
+			if strings.Contains(body, secretPassword) || !strings.Contains(body, "asks for a password") {
+				t.Errorf("the mail of a link whose password the hosts keep:\n%s", body)
+			}
+		}
+		for _, rc := range got {
+			if subject, text, _ := mailParts(t, rc); subject == "Summary of Secret" && !strings.Contains(text, secretPassword) {
+				t.Errorf("the hosts' summary lacks the link's password:\n%s", text)
+			}
 		}
 		subject, text, _ = mailParts(t, byTo["hosts@party.example"])
 		if !strings.HasPrefix(subject, "Riepilogo di ") || !strings.Contains(text, "2 ospiti riceveranno") {

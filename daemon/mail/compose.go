@@ -37,6 +37,9 @@ type Gallery struct {
 	// Password is the link's password, given only when the hosts allow it
 	// (galleryMailIncludesPassword); "" leaves it out.
 	Password string
+	// Locked says the link has a password; without Password the mail says
+	// the hosts have it.
+	Locked bool
 	// Domain is the right side of the Message-ID (Mailer.Domain).
 	Domain string
 }
@@ -51,6 +54,8 @@ func GalleryMessage(g Gallery) (Message, error) {
 		Footer: fmt.Sprintf(w.GalleryWhy, g.Event.Name)}
 	if g.Password != "" {
 		c.Strong = fmt.Sprintf(w.GalleryPassword, g.Password)
+	} else if g.Locked {
+		c.After = append(c.After, w.GalleryLocked)
 	}
 	if g.ExpiresAt != 0 {
 		c.After = append(c.After, fmt.Sprintf(w.GalleryUntil, day(g.ExpiresAt)))

@@ -18,6 +18,7 @@ type texts struct {
 	GalleryIntro    string // event name
 	GalleryOpen     string
 	GalleryPassword string // password
+	GalleryLocked   string
 	GalleryUntil    string // date (YYYY-MM-DD)
 	GalleryWhy      string // event name
 	// The hosts' summary.
@@ -46,6 +47,7 @@ var locales = map[string]texts{
 		GalleryIntro:    "Thank you for sharing %s with us. The photos are waiting for you in the gallery.",
 		GalleryOpen:     "Open the gallery",
 		GalleryPassword: "Password: %s",
+		GalleryLocked:   "The gallery asks for a password: the hosts have it.",
 		GalleryUntil:    "The link works until %s.",
 		GalleryWhy:      "You get this mail because you left your address on the guest page of %s. It is the only one.",
 		SummarySubject:  "Summary of %s",
@@ -66,6 +68,7 @@ var locales = map[string]texts{
 		GalleryIntro:    "Merci d’avoir partagé %s avec nous. Les photos vous attendent dans la galerie.",
 		GalleryOpen:     "Ouvrir la galerie",
 		GalleryPassword: "Mot de passe : %s",
+		GalleryLocked:   "La galerie demande un mot de passe : les hôtes l’ont.",
 		GalleryUntil:    "Le lien fonctionne jusqu’au %s.",
 		GalleryWhy:      "Vous recevez ce message car vous avez laissé votre adresse sur la page invité de %s. C’est le seul.",
 		SummarySubject:  "Bilan de %s",
@@ -86,6 +89,7 @@ var locales = map[string]texts{
 		GalleryIntro:    "Grazie per aver condiviso %s con noi. Le foto ti aspettano nella galleria.",
 		GalleryOpen:     "Apri la galleria",
 		GalleryPassword: "Password: %s",
+		GalleryLocked:   "La galleria chiede una password: ce l’hanno gli organizzatori.",
 		GalleryUntil:    "Il link funziona fino al %s.",
 		GalleryWhy:      "Ricevi questa email perché hai lasciato il tuo indirizzo nella pagina ospiti di %s. È l’unica.",
 		SummarySubject:  "Riepilogo di %s",
@@ -106,6 +110,7 @@ var locales = map[string]texts{
 		GalleryIntro:    "Gracias por compartir %s con nosotros. Las fotos te esperan en la galería.",
 		GalleryOpen:     "Abrir la galería",
 		GalleryPassword: "Contraseña: %s",
+		GalleryLocked:   "La galería pide una contraseña: la tienen los anfitriones.",
 		GalleryUntil:    "El enlace funciona hasta el %s.",
 		GalleryWhy:      "Recibes este correo porque dejaste tu dirección en la página de invitados de %s. Es el único.",
 		SummarySubject:  "Resumen de %s",
