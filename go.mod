@@ -5,6 +5,9 @@ go 1.26.8
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/emersion/go-message v0.18.2
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
 	github.com/go-text/typesetting v0.3.5
 	github.com/grandcat/zeroconf v1.0.0
 	github.com/julienschmidt/httprouter v1.3.0

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"eventbox/daemon/mail"
 	"eventbox/store"
 )
 
@@ -381,15 +382,37 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 		return errBadRequest(details)
 	}
 	inv := store.Invitation{Email: email, Role: req.Role, EventIDs: ids, CreatedBy: account(r).ID}
-	token, err := s.store.CreateInvitation(r.Context(), &inv)
+	origin := s.origin(r)
+	settings, err := s.store.MailSettings(r.Context())
+	if err != nil {
+		return err
+	}
+	// The link is mailed only when mail is set up: the owner is here to
+	// pass it on otherwise, and a mail waiting for settings would say
+	// "emailed" when it is not.
+	var mailJobs []func(string) (store.JobSpec, error)
+	if settings.Ready() {
+		domain := s.mailer.Domain(r.Context())
+		mailJobs = append(mailJobs, func(token string) (store.JobSpec, error) {
+			msg, err := mail.InvitationMessage(email, origin+"/invite/"+token, inv.Role, domain, inv.ExpiresAt)
+			if err != nil {
+				return store.JobSpec{}, err
+			}
+			return mail.Spec(msg, "")
+		})
+	}
+	token, err := s.store.CreateInvitation(r.Context(), &inv, mailJobs...)
 	if err != nil {
 		return accountStoreError(err)
+	}
+	if len(mailJobs) > 0 {
+		s.jobs.Notify(store.MailJobKind)
 	}
 	s.log.InfoContext(r.Context(), "invitation created", "invitation", inv.ID, "role", inv.Role, "by", account(r).Username)
 	return writeJSON(w, r, http.StatusCreated, invitationCreatedBody{
 		Invitation: toInvitationDTO(inv),
-		URL:        s.origin(r) + "/invite/" + token,
-		Emailed:    false,
+		URL:        origin + "/invite/" + token,
+		Emailed:    len(mailJobs) > 0,
 	})
 }
 

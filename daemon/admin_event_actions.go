@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"eventbox/store"
@@ -63,10 +65,13 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 const endShareLabel = "Made when the event ended"
 
 // endResultDTO says what ending the event set in motion (DESIGN.md, "End
-// result"). Notes say, in plain words, what the box could not do.
+// result"). SharePassword is the generated password of the link (an
+// added field: the hosts see it once, here and in their summary), null
+// for an open link. Notes say, in plain words, what the box could not do.
 type endResultDTO struct {
 	Share         *shareDTO `json:"share"`
 	ShareURL      *string   `json:"shareUrl"`
+	SharePassword *string   `json:"sharePassword"`
 	GuestEmails   int       `json:"guestEmails"`
 	SummaryQueued bool      `json:"summaryQueued"`
 	ExportQueued  bool      `json:"exportQueued"`
@@ -80,46 +85,88 @@ type endBody struct {
 
 // handleEndEvent ends the event: endedAt is set and uploads close (guests
 // then get uploads_closed, the booth too). When galleryLinkDays > 0 it
-// makes an open gallery link with the event's galleryLink* settings,
-// expiring after that many days. Ending an ended event is a 400.
+// makes a gallery link with the event's galleryLink* settings, expiring
+// after that many days; the link of an event that had an access code gets
+// a generated password. The guests' gallery mails (emailGuestsGallery)
+// and the hosts' summary (notifyAdminSummary) are queued in the same
+// transaction (store.EndEvent), and result counts what was queued.
+// Ending an ended event is a 400.
 func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
 	e, err := s.adminEvent(r)
 	if err != nil {
 		return err
 	}
-	endedAt := s.now().UnixMilli()
-	e, err = s.store.UpdateEvent(r.Context(), e.ID, func(e *store.Event) error {
-		if e.EndedAt != 0 {
-			return errField("event", "has already ended")
-		}
-		e.EndedAt = endedAt
-		e.UploadsOpen = false
-		return nil
-	}, s.notice(store.NoticeEventEnded, e.ID, endNotice{EndedAt: endedAt})...)
+	if e.EndedAt != 0 {
+		return errField("event", "has already ended")
+	}
+	settings, err := s.store.MailSettings(ctx)
 	if err != nil {
 		return err
 	}
-	s.outbox.Notify()
-	s.log.InfoContext(r.Context(), "event ended", "event", e.ID, "by", account(r).Username)
-	result := endResultDTO{Notes: []string{}}
+	var plan store.EndPlan
+	password := ""
 	if e.GalleryLinkDays > 0 {
-		sh, _, err := s.createShare(r.Context(), e, newShareOptions{
-			Label: endShareLabel, AllowDownload: e.GalleryLinkDownload,
-			FavoritesOnly: e.GalleryLinkFavorites, ExpiresInDays: e.GalleryLinkDays,
-		})
-		if err != nil {
-			// The event has ended all the same; the hosts can make a link
-			// by hand.
-			s.log.ErrorContext(r.Context(), "gallery link not made at the end", "event", e.ID, "error", err)
-			result.Notes = append(result.Notes, "The gallery link could not be made; make one under gallery links.")
-		} else {
-			dto := s.toShareDTO(s.origin(r), sh)
-			result.Share, result.ShareURL = &dto, &dto.URL
+		sh := store.Share{Label: endShareLabel, AllowDownload: e.GalleryLinkDownload, FavoritesOnly: e.GalleryLinkFavorites,
+			ExpiresAt: s.now().Add(time.Duration(e.GalleryLinkDays) * 24 * time.Hour).UnixMilli()}
+		if e.AccessCode != "" {
+			// The guests entered with a code: the link that outlives the
+			// party is not open to whoever finds it.
+			password = generatePassword()
+			if sh.PasswordHash, err = s.hashPassword(password); err != nil {
+				return err
+			}
 		}
+		plan.Share = &sh
 	}
-	result.ExportQueued = s.autoExport(r.Context(), e.ID)
-	if e.EmailGuestsGallery || e.NotifyAdminSummary {
-		result.Notes = append(result.Notes, "No mail was queued: this box cannot send mail yet.")
+	summaryTo := settings.AdminEmail
+	if summaryTo == "" {
+		summaryTo = account(r).Email
+	}
+	mails, err := s.prepareEnd(ctx, e, s.origin(r), summaryTo, password)
+	if err != nil {
+		return err
+	}
+	// The end's jobs: the mails, and the event.ended notice for the
+	// webhooks, all in the end's transaction.
+	plan.Jobs = func(ev store.Event, sh *store.Share, contacts map[string]string) (store.EndJobs, error) {
+		jobs, err := mails.jobs(ev, sh, contacts)
+		if err != nil {
+			return jobs, err
+		}
+		jobs.Other = append(jobs.Other, s.notice(store.NoticeEventEnded, ev.ID, endNotice{EndedAt: ev.EndedAt})...)
+		return jobs, nil
+	}
+	res, err := s.store.EndEvent(ctx, e.ID, plan)
+	if errors.Is(err, store.ErrEnded) {
+		return errField("event", "has already ended")
+	}
+	if err != nil {
+		return err
+	}
+	s.jobs.Notify(store.MailJobKind)
+	s.outbox.Notify()
+	e = res.Event
+	s.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", account(r).Username)
+	result := endResultDTO{Notes: []string{}, GuestEmails: res.GuestJobs, SummaryQueued: mails.summary != nil}
+	if res.Share != nil {
+		dto := s.toShareDTO(s.origin(r), *res.Share)
+		result.Share, result.ShareURL = &dto, &dto.URL
+		if password != "" {
+			result.SharePassword = &password
+		}
+	} else if plan.Share != nil {
+		result.Notes = append(result.Notes, "The gallery link could not be made (too many links); make one under gallery links.")
+	}
+	result.ExportQueued = s.autoExport(ctx, e.ID)
+	if e.EmailGuestsGallery && res.Share == nil {
+		result.Notes = append(result.Notes, "No gallery mail was queued: there is no gallery link to send.")
+	}
+	if e.NotifyAdminSummary && summaryTo == "" {
+		result.Notes = append(result.Notes, "No summary was queued: set the admin address in the mail settings.")
+	}
+	if (result.GuestEmails > 0 || result.SummaryQueued) && !settings.Ready() {
+		result.Notes = append(result.Notes, "Mail is not set up yet: the mails wait in the queue (up to 48 hours) until it is.")
 	}
 	return writeJSON(w, r, http.StatusOK, endBody{Event: toEventDTO(e), Result: result})
 }

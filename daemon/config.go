@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"crypto/ed25519"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -97,6 +98,10 @@ type Config struct {
 	// CloudTransport makes the cloud export's WebDAV requests; nil means
 	// a clone of http.DefaultTransport. Tests put faults in it.
 	CloudTransport http.RoundTripper
+	// MailTLS is the base TLS configuration for the mail server (its
+	// roots); nil means the system's. Tests trust their own SMTP server's
+	// certificate with it.
+	MailTLS *tls.Config
 
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.

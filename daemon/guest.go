@@ -75,6 +75,9 @@ type publicGuestDTO struct {
 	Name   *string `json:"name"`
 	Photos int     `json:"photos"`
 	Booth  bool    `json:"booth"`
+	// Gallery is, once the event has ended, the gallery link made then
+	// and where this guest's mail of it is (an added field); else null.
+	Gallery *guestGalleryDTO `json:"gallery"`
 }
 
 type publicEventBody struct {
@@ -106,7 +109,11 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		body.Guest = publicGuestDTO{Joined: true, Name: nullString(g.Name), Photos: n, Booth: g.Booth}
+		gal, err := s.guestGallery(r.Context(), s.origin(r), e, g)
+		if err != nil {
+			return err
+		}
+		body.Guest = publicGuestDTO{Joined: true, Name: nullString(g.Name), Photos: n, Booth: g.Booth, Gallery: gal}
 	}
 	return writeJSON(w, r, http.StatusOK, body)
 }

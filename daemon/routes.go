@@ -126,6 +126,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/events/:id/shares", s.admin(s.handleListShares))
 	h("POST", "/api/admin/events/:id/shares", s.admin(s.handleCreateShare))
 	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(s.handleDeleteShare))
+	// Added route: the guests' addresses, as JSON or ?format=csv.
+	h("GET", "/api/admin/events/:id/contacts", s.admin(s.handleContacts))
 
 	// Admin: cloud export (WebDAV).
 	h("GET", "/api/admin/events/:id/cloud", s.admin(s.handleEventCloud))
@@ -143,10 +145,10 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/webhooks/:id/test", s.owner(s.handleTestWebhook))
 
 	// Admin: mail (owners).
-	h("GET", "/api/admin/mail", s.owner(later))
-	h("PUT", "/api/admin/mail", s.owner(later))
-	h("POST", "/api/admin/mail/test", s.owner(later))
-	h("POST", "/api/admin/mail/retry", s.owner(later))
+	h("GET", "/api/admin/mail", s.owner(s.handleGetMail))
+	h("PUT", "/api/admin/mail", s.owner(s.handlePutMail))
+	h("POST", "/api/admin/mail/test", s.owner(s.handleTestMail))
+	h("POST", "/api/admin/mail/retry", s.owner(s.handleRetryMail))
 
 	// Admin: backup and updates (owners).
 	h("GET", "/api/admin/backup", s.owner(later))

@@ -121,6 +121,9 @@ func scopeRows() []scopeRow {
 		{name: "a gallery link for another event", method: "POST", path: "/api/admin/events/{B}/shares", body: map[string]any{"label": "x"}, want: outOfScope},
 		{name: "revoking another event's gallery link", method: "DELETE", path: "/api/admin/events/{B}/shares/{share}", want: outOfScope},
 		{name: "revoking another event's gallery link through one's own event", method: "DELETE", path: "/api/admin/events/{A}/shares/{share}", want: outOfScope},
+		{name: "another event's guest addresses", method: "GET", path: "/api/admin/events/{B}/contacts", want: outOfScope},
+		{name: "another event's guest addresses as CSV", method: "GET", path: "/api/admin/events/{B}/contacts?format=csv", want: outOfScope},
+		{name: "one's own event's guest addresses", method: "GET", path: "/api/admin/events/{A}/contacts", want: ownRoute, statuses: []int{200}},
 
 		// Cloud export.
 		{name: "another event's exports", method: "GET", path: "/api/admin/events/{B}/cloud", want: outOfScope},

@@ -14,6 +14,7 @@ import (
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/metrics"
+	"eventbox/daemon/mail"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/daemon/update"
@@ -34,6 +35,7 @@ type Server struct {
 	variants *variantMaker
 	jobs     *jobs.Runner
 	outbox   *outbox.Outbox
+	mailer   *mail.Mailer
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -117,14 +119,21 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
+	mailKey, err := mail.LoadKey(st.Dir())
+	if err != nil {
+		return nil, fmt.Errorf("loading the mail key: %w", err)
+	}
+	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now}); err != nil {
+		return nil, fmt.Errorf("setting up mail: %w", err)
+	}
 	s.variants.processed = s.metrics.Processing
 	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
-		Window: cfg.NoticeWindow})
+		Window: cfg.NoticeWindow, Fanouts: []outbox.Fanout{s.mailer.AlertFanout}})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the outbox: %w", err)
 	}
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind(), s.mailer.Kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
@@ -189,8 +198,9 @@ func (s *Server) HTTPServer() *http.Server {
 // Call it once.
 func (s *Server) Run(ctx context.Context) error {
 	return service.NewGroup(service.GroupConfig{Logger: s.log},
-		// The job runner: photo variants (variants.go) and, as they
-		// come, every other kind of background job.
+		// The job runner: photo variants (variants.go), mail
+		// (daemon/mail) and, as they come, every other kind of
+		// background job.
 		service.Member{Name: "jobs", Service: s.jobs},
 		// The network: when a route or an interface changes, the
 		// deliveries waiting for a retry are tried at once.

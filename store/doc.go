@@ -28,6 +28,8 @@
 //	bucket               key                                   value
 //	meta                 "schema"                              uint64 schema version
 //	                     "secret/<name>"                       random bytes (cookie keys)
+//	                     "settings/mail"                       MailSettings (the SMTP password
+//	                                                           sealed with DATA_DIR/secret.key)
 //	accounts             accountID                             Account
 //	accounts_by_name     lower(username)                       accountID
 //	invitations          invitationID                          Invitation
@@ -86,6 +88,14 @@
 // cancelled by the photo's delete; when the job is set aside the photo
 // is marked variantsFailed in the same commit, and RetryVariants
 // requeues it (variant_jobs.go).
+//
+// Mail (mail.go): each mail is a job of MailJobKind whose payload is the
+// composed mail (daemon/mail). EndEvent ends an event, makes its gallery
+// link (Event.EndShareID) and enqueues the guests' gallery mails and the
+// hosts' summary in one transaction; each guest's record keeps its mail's
+// job id (Guest.GalleryMailJob) so the guest page and the console can say
+// where that mail is. CreateInvitation enqueues the invitation's mail with
+// the invitation.
 //
 // A gallery link keeps its token in the record, unlike sessions and
 // invitations, so the hosts can copy the link's url again; lookups go

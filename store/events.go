@@ -76,6 +76,9 @@ type Event struct {
 	LogoVersion                 int64          `json:"logoVersion"`
 	// BoothKeyHash is the HashToken of the booth device key; "" = booth off.
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
+	// EndShareID is the gallery link made when the event ended (EndEvent);
+	// "" = none. The guest page shows it once the event has ended.
+	EndShareID string `json:"endShareId,omitempty"`
 }
 
 // UploadsOpenAt reports whether guests may upload at the time (epoch ms).

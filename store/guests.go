@@ -21,7 +21,10 @@ type Guest struct {
 	// replace the event's key, this device is refused.
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
 	Email        string `json:"email,omitempty"` // contact for the gallery mail
-	CreatedAt    int64  `json:"createdAt"`
+	// GalleryMailJob is the job of the gallery mail queued to Email when
+	// the event ended (EndEvent); 0 = none.
+	GalleryMailJob uint64 `json:"galleryMailJob,omitempty"`
+	CreatedAt      int64  `json:"createdAt"`
 }
 
 func guestKey(eventID, guestID string) []byte { return []byte(eventID + guestID) }

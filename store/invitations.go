@@ -30,8 +30,9 @@ type Invitation struct {
 // CreateInvitation stores a new invitation, assigning ID, TokenHash,
 // CreatedAt and ExpiresAt (InvitationLifetime later), and returns the
 // link's token: the only time it exists in the clear. Every id in EventIDs
-// must name an existing event (ErrUnknownEvent).
-func (s *Store) CreateInvitation(ctx context.Context, inv *Invitation) (string, error) {
+// must name an existing event (ErrUnknownEvent). Each of jobs, given the
+// token, answers a job enqueued with the invitation (its mail).
+func (s *Store) CreateInvitation(ctx context.Context, inv *Invitation, jobs ...func(token string) (JobSpec, error)) (string, error) {
 	token := NewToken()
 	inv.ID = NewID()
 	inv.TokenHash = HashToken(token)
@@ -46,6 +47,15 @@ func (s *Store) CreateInvitation(ctx context.Context, inv *Invitation) (string, 
 		}
 		if err := tx.Bucket(bInviteByToken).Put([]byte(inv.TokenHash), []byte(inv.ID)); err != nil {
 			return err
+		}
+		for _, job := range jobs {
+			spec, err := job(token)
+			if err != nil {
+				return err
+			}
+			if _, err := s.enqueueJobs(tx, []JobSpec{spec}); err != nil {
+				return err
+			}
 		}
 		return putJSON(tx.Bucket(bInvitations), []byte(inv.ID), inv)
 	})

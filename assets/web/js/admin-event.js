@@ -7,6 +7,7 @@ import {
   call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo,
   msToLocalInput, localInputToMs, copyText, absURL,
 } from './admin-ui.js';
+import { contactsCard, endResult } from './admin-contacts.js';
 
 // The defaults of a new event, the values of its enum fields and the
 // bounds of its other fields come from the daemon (GET /api/admin/event-model,
@@ -507,6 +508,7 @@ function finishTab(env, body) {
   setAlbum();
   const cloud = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   const end = h('div');
+  const contacts = h('div', { class: 'card' }, h('p', { class: 'muted' }, 'Loading…'));
   clear(body,
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Downloads'),
       h('div', { class: 'row' },
@@ -518,16 +520,18 @@ function finishTab(env, body) {
       h('div', { class: 'row' }, layout, scope, album),
       h('p', { class: 'small muted' }, 'Large albums take a while; the box makes one album at a time.')),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Cloud export'), cloud),
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'End the event'), end));
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'End the event'), end),
+    contacts);
   drawCloud(env, cloud);
-  drawEnd(env, end);
+  drawEnd(env, end, contacts);
+  contactsCard(ev, contacts, env.ctx.me.role === 'owner');
 }
 
 async function drawCloud(env, box) {
   (await import('./admin-cloud.js')).exportPanel(env.ev(), env.ctx.me, box);
 }
 
-function drawEnd(env, box) {
+function drawEnd(env, box, contacts) {
   const ev = env.ev();
   if (ev.endedAt) {
     return clear(box, h('p', null, 'This event ended on ', fmtTime(ev.endedAt), '. Uploads are closed.'));
@@ -535,6 +539,7 @@ function drawEnd(env, box) {
   const will = [
     'Uploads close.',
     ev.galleryLinkDays > 0 ? `A gallery link valid for ${ev.galleryLinkDays} days is made${ev.galleryLinkFavorites ? ' (favorites only)' : ''}.` : null,
+    ev.galleryLinkDays > 0 && ev.accessCode ? 'The link gets a password, as the event has an access code.' : null,
     ev.emailGuestsGallery ? 'Guests who left an email get the gallery link when the box is online.' : null,
     ev.notifyAdminSummary ? 'You get a summary by email.' : null,
   ].filter(Boolean);
@@ -546,17 +551,15 @@ function drawEnd(env, box) {
         const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/end`, { method: 'POST' }));
         if (!res) return;
         env.setEvent(res.event);
-        drawEnd(env, box);
+        drawEnd(env, box, contacts);
         const r = res.result || {};
-        box.append(h('div', { class: 'banner good' },
-          h('p', null, 'The event has ended.'),
-          r.shareUrl ? h('p', null, 'Gallery link: ', h('a', { href: r.shareUrl, target: '_blank', rel: 'noopener' }, r.shareUrl)) : null,
-          h('p', { class: 'small' }, [
-            r.guestEmails ? `${r.guestEmails} guest email${r.guestEmails === 1 ? '' : 's'} queued.` : null,
-            r.summaryQueued ? 'Summary queued.' : null,
-            r.exportQueued ? 'Cloud export queued.' : null].filter(Boolean).join(' ')),
-          r.exportQueued ? h('div', { class: 'end-export' }) : null));
-        if (r.exportQueued) import('./admin-cloud.js').then((m) => box.querySelector('.end-export')?.append(m.exportProgress(ev.id)));
+        box.append(endResult(r));
+        if (r.exportQueued) {
+          const slot = h('div', { class: 'end-export' });
+          box.append(slot);
+          import('./admin-cloud.js').then((m) => slot.append(m.exportProgress(ev.id)));
+        }
+        if (contacts) contactsCard(res.event, contacts, env.ctx.me.role === 'owner');
       },
     }, 'End the event'));
 }

@@ -3,6 +3,7 @@
 // cloud lives in admin-cloud.js) and statistics. Owner-only parts are linked for owners only.
 import { api, h, clear, toast, fmtTime, fmtBytes } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
+import { mailPart } from './admin-mail.js';
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);
 const failed = (box, what, e) => clear(box, notYet(e) ? unavailable(what) : h('div', { class: 'banner bad' }, errText(e)));
@@ -189,59 +190,6 @@ export async function settingsPage(ctx, view, part) {
   } catch (e) {
     failed(box, SETTINGS.find(([k]) => k === part)[1], e);
   }
-}
-
-async function mailPart(box) {
-  const s = await call('/api/admin/mail');
-  const smtp = s.smtp || {};
-  const inp = (name, v, type = 'text') => h('input', { type, name, value: v ?? '', autocapitalize: 'none' });
-  const host = inp('host', smtp.host);
-  const port = inp('port', smtp.port || '', 'number');
-  const user = inp('username', smtp.username);
-  const pass = h('input', { type: 'password', autocomplete: 'new-password', placeholder: smtp.hasPassword ? 'Unchanged' : '' });
-  const from = inp('from', smtp.from);
-  const sec = select('security', [['starttls', 'STARTTLS'], ['tls', 'TLS'], ['none', 'None']], smtp.security || 'starttls');
-  const admin = inp('adminEmail', s.adminEmail, 'email');
-  const alerts = s.alerts || {};
-  const al = [['storageLow', 'Storage is running low'], ['exportFailed', 'A cloud export failed'], ['backupFailed', 'A backup failed']]
-    .map(([k, l]) => check(k, l, alerts[k]));
-  const form = h('form', { novalidate: true },
-    h('div', { class: 'two' },
-      field('smtp', 'SMTP server', host), field('port', 'Port', port),
-      field('username', 'Username', user), field('password', 'Password', pass),
-      field('from', 'From address', from), field('security', 'Security', sec)),
-    field('adminEmail', 'Admin email', admin, 'Summaries and alerts go here.'),
-    h('div', { class: 'field', dataset: { field: 'alerts' } }, h('label', null, 'Alert me when'), al, h('div', { class: 'err' })),
-    h('button', { class: 'primary', type: 'submit' }, 'Save'));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    showErrors(form, null);
-    const body = {
-      smtp: { host: host.value.trim(), port: Number(port.value) || 0, username: user.value.trim(), from: from.value.trim(), security: sec.value },
-      adminEmail: admin.value.trim(),
-      alerts: Object.fromEntries(al.map((c) => { const i = c.querySelector('input'); return [i.name, i.checked]; })),
-    };
-    if (pass.value) body.smtp.password = pass.value;
-    if (await busy(form.querySelector('[type=submit]'), call('/api/admin/mail', { method: 'PUT', body }), (err) => showErrors(form, err))) toast('Saved');
-  });
-  const to = h('input', { type: 'email', placeholder: s.adminEmail || 'you@example.com' });
-  const q = s.queue || { pending: 0, failed: 0, items: [] };
-  clear(box, card('Outgoing mail', form),
-    card('Test and queue',
-      h('div', { class: 'row' }, h('div', { class: 'grow' }, to),
-        h('button', {
-          onclick: async (e) => {
-            const res = await busy(e.currentTarget, call('/api/admin/mail/test', { method: 'POST', body: to.value ? { to: to.value.trim() } : {} }));
-            if (res) toast('Test mail sent to ' + res.to);
-          },
-        }, 'Send a test')),
-      h('p', null, `${q.pending} waiting, ${q.failed} failed.`),
-      q.failed ? h('button', {
-        onclick: async (e) => {
-          const res = await busy(e.currentTarget, call('/api/admin/mail/retry', { method: 'POST' }));
-          if (res) { toast(`${res.requeued} requeued, ${res.sent} sent, ${res.failed} failed`); mailPart(box); }
-        },
-      }, 'Retry failed mail') : null));
 }
 
 

@@ -327,10 +327,28 @@ function drawQueue() {
   if (!waiting && ticking) { clearInterval(ticking); ticking = null; }
 }
 
+/** drawGallery shows, once the event has ended, the gallery link made then
+ * and whether its mail went out, in place of the promise to send it. */
+function drawGallery(box, gal) {
+  const mail = { sent: 'galleryMailSent', pending: 'galleryMailPending', failed: 'galleryMailFailed' }[gal.mail];
+  clear(box, h('div', { class: 'card', id: 'gallery-ready' },
+    h('h3', { style: 'margin-top:0' }, t('galleryReadyTitle')),
+    h('p', { class: 'small muted' }, t('galleryReadyHint')),
+    h('p', null, h('a', { class: 'btn primary', href: gal.url }, t('galleryOpenLink'))),
+    h('p', { class: 'small mono', style: 'word-break:break-all' }, gal.url),
+    gal.needsPassword ? h('p', { class: 'small' }, t('galleryNeedsPassword')) : null,
+    gal.expiresAt ? h('p', { class: 'small muted' }, t('galleryUntil', { date: new Date(gal.expiresAt).toLocaleDateString() })) : null,
+    mail ? h('p', { class: 'small', dataset: { mail: gal.mail } }, t(mail)) : null));
+}
+
 function drawContact() {
   const box = $('#contact');
   const ev = data.event;
-  if (!box || !ev.collectGuestEmails) return;
+  const gal = data.guest && data.guest.gallery;
+  if (box && gal) return drawGallery(box, gal);
+  // After the end, an address left now would get no mail: the mails were
+  // queued when the event ended.
+  if (!box || !ev.collectGuestEmails || ev.ended) return;
   const key = 'eventbox.contact.' + slug;
   let saved = '';
   try { saved = localStorage.getItem(key) || ''; } catch { /* storage off */ }

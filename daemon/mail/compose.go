@@ -1,0 +1,195 @@
+package mail
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"eventbox/store"
+)
+
+// newMessageID makes a Message-ID for a mail of purpose, unique and fixed
+// from the moment the mail is queued.
+func newMessageID(purpose, domain string) string {
+	return purpose + "." + store.NewID() + "@" + domain
+}
+
+// message finishes a Message from its content.
+func message(c content, to, toName, purpose, eventID, id string) (Message, error) {
+	text, html, err := render(c)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{To: to, ToName: toName, Subject: c.Subject, Text: text, HTML: html, Locale: c.Lang,
+		MessageID: id, Purpose: purpose, EventID: eventID}, nil
+}
+
+// Gallery is what the guests' gallery mail says.
+type Gallery struct {
+	// Event is the ended event; its DefaultLocale is the mail's language.
+	Event store.Event
+	// To and GuestName are the guest's address and name ("" = none).
+	To, GuestName string
+	// URL is the gallery link; ExpiresAt its end (epoch ms, 0 = never).
+	URL       string
+	ExpiresAt int64
+	// Password is the link's password, given only when the hosts allow it
+	// (galleryMailIncludesPassword); "" leaves it out.
+	Password string
+	// Locked says the link has a password; without Password the mail says
+	// the hosts have it.
+	Locked bool
+	// Domain is the right side of the Message-ID (Mailer.Domain).
+	Domain string
+}
+
+// GalleryMessage composes the guests' gallery mail.
+func GalleryMessage(g Gallery) (Message, error) {
+	lang, w := wordsFor(g.Event.DefaultLocale)
+	c := content{Lang: lang, Subject: fmt.Sprintf(w.GallerySubject, g.Event.Name),
+		Greeting:   greeting(w, g.GuestName),
+		Paragraphs: []string{fmt.Sprintf(w.GalleryIntro, g.Event.Name)},
+		Link:       g.URL, LinkLabel: w.GalleryOpen,
+		Footer: fmt.Sprintf(w.GalleryWhy, g.Event.Name)}
+	if g.Password != "" {
+		c.Strong = fmt.Sprintf(w.GalleryPassword, g.Password)
+	} else if g.Locked {
+		c.After = append(c.After, w.GalleryLocked)
+	}
+	if g.ExpiresAt != 0 {
+		c.After = append(c.After, fmt.Sprintf(w.GalleryUntil, day(g.ExpiresAt)))
+	}
+	m, err := message(c, g.To, g.GuestName, PurposeGallery, g.Event.ID, newMessageID(PurposeGallery, g.Domain))
+	m.Unsubscribe = true
+	return m, err
+}
+
+func greeting(w texts, name string) string {
+	if name = strings.TrimSpace(name); name != "" {
+		return fmt.Sprintf(w.Hello, name)
+	}
+	return w.HelloAnon
+}
+
+// Summary is what the hosts' summary says.
+type Summary struct {
+	Event  store.Event
+	To     string
+	Counts store.EventCounts
+	// Top are the guests with the most photos, most first.
+	Top []Tally
+	// Places are the event's places with their photo counts.
+	Places []Tally
+	// URL is the gallery link made at the end ("" = none) and Password
+	// its generated password, if any: the hosts get it whatever the
+	// guests' mail says, to pass it on.
+	URL, Password string
+	// GuestMails is how many gallery mails were queued.
+	GuestMails int
+	Domain     string
+}
+
+// Tally is a guest or a place and how many photos it has.
+type Tally struct {
+	Label  string
+	Photos int
+}
+
+// SummaryMessage composes the hosts' summary.
+func SummaryMessage(s Summary) (Message, error) {
+	lang, w := wordsFor(s.Event.DefaultLocale)
+	photos := s.Counts.Photos - s.Counts.Videos
+	c := content{Lang: lang, Subject: fmt.Sprintf(w.SummarySubject, s.Event.Name), Greeting: w.HelloAnon,
+		Paragraphs: []string{fmt.Sprintf(w.SummaryIntro, s.Event.Name)}, Footer: w.Signature}
+	if s.URL != "" {
+		c.Link, c.LinkLabel = s.URL, w.SummaryLink
+		if s.Password != "" {
+			c.Strong = fmt.Sprintf(w.GalleryPassword, s.Password)
+		}
+	} else {
+		c.Paragraphs = append(c.Paragraphs, w.SummaryNoLink)
+	}
+	c.Sections = append(c.Sections, section{Title: w.SummaryCounts, Items: []string{
+		fmt.Sprintf(w.CountPhotos, photos), fmt.Sprintf(w.CountVideos, s.Counts.Videos),
+		fmt.Sprintf(w.CountMessages, s.Counts.Messages), fmt.Sprintf(w.CountGuests, s.Counts.Guests)}})
+	if len(s.Top) > 0 {
+		sec := section{Title: w.SummaryTop}
+		for _, g := range s.Top {
+			sec.Items = append(sec.Items, fmt.Sprintf(w.PhotosOf, g.Label, g.Photos))
+		}
+		c.Sections = append(c.Sections, sec)
+	}
+	if len(s.Places) > 0 {
+		sec := section{Title: w.SummaryPlaces}
+		for _, p := range s.Places {
+			sec.Items = append(sec.Items, fmt.Sprintf(w.PhotosOf, p.Label, p.Photos))
+		}
+		c.Sections = append(c.Sections, sec)
+	}
+	if s.GuestMails > 0 {
+		c.After = append(c.After, fmt.Sprintf(w.SummaryMailed, s.GuestMails))
+	}
+	return message(c, s.To, "", PurposeSummary, s.Event.ID, newMessageID(PurposeSummary, s.Domain))
+}
+
+// InvitationMessage composes the mail of a console invitation (English:
+// an invitation belongs to no event).
+func InvitationMessage(to, url, role, domain string, expiresAt int64) (Message, error) {
+	c := content{Lang: "en", Subject: "You are invited to an eventbox console", Greeting: "Hello,",
+		Paragraphs: []string{fmt.Sprintf("You are invited to help with the photos of a party as %s. Open the link to choose your username and password.", article(role))},
+		Link:       url, LinkLabel: "Accept the invitation",
+		After:  []string{fmt.Sprintf("The link works once, until %s.", day(expiresAt))},
+		Footer: "Sent by an eventbox"}
+	return message(c, to, "", PurposeInvitation, "", newMessageID(PurposeInvitation, domain))
+}
+
+func article(role string) string {
+	if role == "owner" {
+		return "an owner"
+	}
+	return "an organizer"
+}
+
+// alertWords are the alert mails' subjects and first lines.
+var alertWords = map[string][2]string{
+	store.NoticeStorageLow:   {"eventbox: storage is low", "The box is running out of space. Uploads are refused until space is freed; they reopen by themselves."},
+	store.NoticeExportFailed: {"eventbox: a cloud export failed", "A cloud export of an event failed. Open the console to try it again."},
+	store.NoticeBackupFailed: {"eventbox: a backup failed", "A backup of the box failed. Open the console to see why."},
+}
+
+// AlertMessage composes the alert mail of notice n (one of the three
+// alert kinds), with its data as a list. Its Message-ID follows from the
+// notice, so a notice fanned out twice makes the same mail.
+func AlertMessage(n store.Notice, to, domain string) (Message, error) {
+	words, ok := alertWords[n.Kind]
+	if !ok {
+		return Message{}, fmt.Errorf("composing an alert for %s: not an alert kind", n.Kind)
+	}
+	c := content{Lang: "en", Subject: words[0], Greeting: "Hello,", Paragraphs: []string{words[1]},
+		Footer: "Sent by your eventbox. Turn these mails off in the console, under Mail."}
+	var data map[string]any
+	if len(n.Data) > 0 && json.Unmarshal(n.Data, &data) == nil && len(data) > 0 {
+		sec := section{Title: "Details"}
+		keys := make([]string, 0, len(data))
+		for k := range data {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			sec.Items = append(sec.Items, fmt.Sprintf("%s: %v", k, data[k]))
+		}
+		c.Sections = []section{sec}
+	}
+	c.After = []string{"At " + fmtTime(n.At) + " UTC."}
+	id := fmt.Sprintf("alert.%s.%d.%s@%s", strings.ReplaceAll(n.Kind, ".", "-"), n.At, n.EventID, domain)
+	return message(c, to, "", PurposeAlert, n.EventID, id)
+}
+
+// TestMessage composes the console's test mail.
+func TestMessage(to, domain string) (Message, error) {
+	c := content{Lang: "en", Subject: "eventbox test mail", Greeting: "Hello,",
+		Paragraphs: []string{"This is a test from your eventbox: its mail settings work."},
+		Footer:     "Sent by your eventbox"}
+	return message(c, to, "", PurposeTest, "", newMessageID(PurposeTest, domain))
+}
