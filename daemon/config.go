@@ -67,6 +67,21 @@ type Config struct {
 	UploadWindow   time.Duration
 	UploadMinBytes int64
 
+	// Version is the running eventbox's version, written into backups.
+	Version string
+	// StorageMargin is the free space, in bytes, below which the storage
+	// guard refuses uploads; 0 means defaultMargin (storage_guard.go).
+	StorageMargin int64
+	// Statfs answers the free bytes of the file system holding a path;
+	// nil means statfs(2). Tests fake a filling card with it.
+	Statfs func(path string) (int64, error)
+	// Mounts lists the system's mount points, where a USB drive for
+	// backups is looked for; nil reads /proc/self/mountinfo. USBRoots are
+	// the folders drives are mounted under; nil means /media, /run/media
+	// and /mnt (daemon/backup, ChooseTarget).
+	Mounts   func() ([]string, error)
+	USBRoots []string
+
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.
 	ImageWorkers int

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"eventbox/assets"
@@ -51,6 +52,17 @@ type Server struct {
 	// time (docs/decisions.md, "Printable album").
 	albumSlot chan struct{}
 
+	// storage is the storage guard (storage_guard.go); backups makes
+	// the box's own backups (backups.go).
+	storage *storageGuard
+	backups *backupService
+	// restoreMu lets one restore run at a time; restoring is set once a
+	// restore is decided, and restart is closed then (Restarts).
+	restoreMu   sync.Mutex
+	restoring   atomic.Bool
+	restart     chan struct{}
+	restartOnce sync.Once
+
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
 	placeholder []byte
@@ -75,7 +87,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
-		albumSlot: make(chan struct{}, 1)}
+		albumSlot: make(chan struct{}, 1), restart: make(chan struct{})}
 	s.limits = limiters{
 		login:       newRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   newRateLimiter(10, time.Minute, cfg.Now),
@@ -98,11 +110,18 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
-	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind()}})
+	s.storage = newStorageGuard(cfg, s.log.With("component", "storage"), s.storageLowNotice)
+	if s.backups, err = newBackupService(s); err != nil {
+		return nil, err
+	}
+	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger, Kinds: []jobs.Kind{s.variants.kind(), s.backups.kind()}})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
 	s.variants.runner = s.jobs
+	if err := s.backups.scheduleNightly(ctx); err != nil {
+		return nil, err
+	}
 	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
 		Jobs: s.variants.jobs, Stored: s.variants.nudge})
 	if s.placeholder, err = makePlaceholder(); err != nil {
@@ -168,6 +187,11 @@ func (s *Server) Run(ctx context.Context) error {
 		// The booth's button and LED.
 		service.Member{Name: "booth", Service: service.Func(func(ctx context.Context) error {
 			s.booth.run(ctx)
+			return nil
+		})},
+		// The storage guard's watch of the free space.
+		service.Member{Name: "storage", Service: service.Func(func(ctx context.Context) error {
+			s.storage.watch(ctx)
 			return nil
 		})},
 		// Expired sessions and invitations.

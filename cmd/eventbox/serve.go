@@ -72,16 +72,67 @@ func uiFS(devDir string) fs.FS {
 	return assets.Web()
 }
 
-// serve runs the daemon configured by cf (validated) until ctx ends.
+// serve runs the daemon configured by cf (validated) until ctx ends. The
+// listener and mDNS live for the whole run; the store and the daemon are
+// opened by serveOnce, again after a restore (daemon.Server.Restarts),
+// when the next store.Open swaps the restored data in.
 func serve(ctx context.Context, cf *configFlags) error {
+	log := cf.cfg.Logger
+	ln, err := net.Listen("tcp", cf.listenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cf.listenAddr, err)
+	}
+	defer ln.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	advCtx, stopAdv := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAdv()
+	if cf.mdnsName != "off" {
+		adv, err := netsetup.NewAdvertiser(netsetup.MDNSConfig{
+			Name: cf.mdnsName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
+		})
+		if err != nil {
+			log.Warn("mDNS off", "error", err)
+		} else {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := adv.Run(advCtx); err != nil {
+					log.Warn("mDNS stopped", "error", err)
+				}
+			}()
+		}
+	}
+	for {
+		restart, err := serveOnce(ctx, cf, keepOpen{ln.(*net.TCPListener)})
+		if err != nil || !restart {
+			return err
+		}
+		log.Info("restarting over the restored data")
+	}
+}
+
+// keepOpen is the daemon's listener as one http.Server sees it: its
+// Shutdown wakes the server's Accept with a past deadline but leaves the
+// socket open for the next server (connections wait in the backlog
+// meanwhile). serve closes the listener itself.
+type keepOpen struct{ *net.TCPListener }
+
+func (k keepOpen) Close() error { return k.SetDeadline(time.Unix(1, 0)) }
+
+// serveOnce opens the store and runs one daemon on ln until ctx ends
+// (restart false) or the daemon asks to be restarted (restart true),
+// then shuts down in order: HTTP first, then the workers, then the store.
+func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen) (restart bool, err error) {
 	cfg := cf.cfg
+	cfg.Version = version
 	log := cfg.Logger
 	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
-			return fmt.Errorf("another eventbox is already running with DATA_DIR %s: %w", cfg.DataDir, err)
+			return false, fmt.Errorf("another eventbox is already running with DATA_DIR %s: %w", cfg.DataDir, err)
 		}
-		return err
+		return false, err
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -99,12 +150,7 @@ func serve(ctx context.Context, cf *configFlags) error {
 	cfg.Booth = dev
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
-		return errors.Join(err, dev.Close())
-	}
-	ln, err := net.Listen("tcp", cf.listenAddr)
-	if err != nil {
-		// srv.Run, which would close the booth device, never runs.
-		return errors.Join(fmt.Errorf("listening on %s: %w", cf.listenAddr, err), dev.Close())
+		return false, errors.Join(err, dev.Close())
 	}
 	// The daemon's limits: header timeout and size, idle connections, no
 	// write timeout; booth streams end at shutdown instead of waiting out
@@ -120,21 +166,10 @@ func serve(ctx context.Context, cf *configFlags) error {
 			log.Error("background work stopped", "error", err)
 		}
 	}()
-	if cf.mdnsName != "off" {
-		adv, err := netsetup.NewAdvertiser(netsetup.MDNSConfig{
-			Name: cf.mdnsName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
-		})
-		if err != nil {
-			log.Warn("mDNS off", "error", err)
-		} else {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := adv.Run(workCtx); err != nil {
-					log.Warn("mDNS stopped", "error", err)
-				}
-			}()
-		}
+	if err := ln.SetDeadline(time.Time{}); err != nil {
+		stopWork()
+		wg.Wait()
+		return false, fmt.Errorf("reusing the listener: %w", err)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
@@ -144,19 +179,23 @@ func serve(ctx context.Context, cf *configFlags) error {
 	case err := <-serveErr:
 		stopWork()
 		wg.Wait()
-		return fmt.Errorf("serving http: %w", err)
+		return false, fmt.Errorf("serving http: %w", err)
 	case <-ctx.Done():
+		log.Info("shutting down")
+	case <-srv.Restarts():
+		restart = true
+		log.Info("stopping for a restart")
 	}
-	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("open requests cut off at shutdown", "error", err)
 	}
+	<-serveErr // its Accept has returned: the next server has the listener alone
 	stopWork()
 	wg.Wait()
 	log.Info("stopped")
-	return nil
+	return restart, nil
 }
 
 // ownHosts are the names the daemon answers to besides BASE_URL's host,
