@@ -48,6 +48,12 @@ type box struct {
 // interface. Everything stops when the test ends.
 func startBox(t *testing.T) *box {
 	t.Helper()
+	return startBoxWith(t, nil)
+}
+
+// startBoxWith is startBox with a change to the daemon's configuration.
+func startBoxWith(t *testing.T, configure func(*daemon.Config)) *box {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := store.Open(ctx, dir, store.Options{})
@@ -60,6 +66,9 @@ func startBox(t *testing.T) *box {
 	cfg.UI = assets.Web()
 	cfg.AdminPassword = ownerPassword
 	cfg.PasswordCost = 4
+	if configure != nil {
+		configure(&cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}
