@@ -183,20 +183,27 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer s.restoreMu.Unlock()
 	ctx := r.Context()
-	if r.ContentLength > 0 && r.ContentLength > s.storage.room(ctx) {
-		return errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "is larger than the free space on the card"})
+	tooLarge := errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "is larger than the free space on the card"})
+	room := s.storage.room(ctx)
+	if r.ContentLength > room {
+		return tooLarge
 	}
 	tf, err := s.store.Media().CreateTemp()
 	if err != nil {
 		return err
 	}
 	defer tf.Abort()
-	n, err := io.Copy(tf, r.Body)
+	// A body without a length is cut where the margin begins.
+	n, err := io.Copy(tf, io.LimitReader(r.Body, max(room, 0)+1))
 	if err != nil {
 		if noSpace(err) || ioFault(err) {
 			return fmt.Errorf("receiving backup: %w", err)
 		}
 		return errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "the upload was cut off"})
+	}
+	if n > room {
+		w.Header().Set("Connection", "close")
+		return tooLarge
 	}
 	zr, err := zip.NewReader(tf.File, n)
 	if err != nil {

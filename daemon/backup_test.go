@@ -147,6 +147,20 @@ func restoreChunked(t *testing.T, c *client, body []byte) response {
 	return out
 }
 
+// du is the size of the files under dir.
+func du(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
 func sha(b []byte) []byte {
 	s := sha256.Sum256(b)
 	return s[:]
@@ -281,9 +295,12 @@ func TestRestoreRefusesBadBackups(t *testing.T) {
 	free.Store(1 << 40)
 	src := newHarness(t)
 	good := download(t, populate(t, src))
+	var tmpDir string
 	dst := newHarness(t, func(c *daemon.Config) {
 		c.StorageMargin = 1 << 20
-		c.Statfs = func(string) (int64, error) { return free.Load(), nil }
+		tmpDir = filepath.Join(c.DataDir, "tmp")
+		// The card's free space goes down as the upload is stored.
+		c.Statfs = func(string) (int64, error) { return free.Load() - du(tmpDir), nil }
 	})
 	owner := dst.owner()
 	h := dst
@@ -367,7 +384,8 @@ func TestRestoreRefusesBadBackups(t *testing.T) {
 			}))
 		}, 0, backup.DBName, "not a database"},
 		{"a ZIP larger than the free space", func() []byte { return good }, 1<<20 + 10, backup.ZipName, "larger than the free space"},
-		{"a backup too large for the card", func() []byte { return good }, 1<<20 + 10, backup.DBName, "does not fit"},
+		{"a ZIP announced larger than the free space", func() []byte { return good }, 1<<20 + 10, backup.ZipName, "larger than the free space"},
+		{"a backup too large for the card", func() []byte { return good }, 1<<20 + int64(len(good))*3/2, "*", "does not fit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused and changes nothing", func(t *testing.T) {
@@ -376,13 +394,13 @@ func TestRestoreRefusesBadBackups(t *testing.T) {
 				free.Store(tt.free)
 			}
 			var r response
-			if tt.name == "a backup too large for the card" {
+			if tt.name == "a ZIP larger than the free space" {
 				r = restoreChunked(t, owner, tt.body())
 			} else {
 				r = restoreZip(owner, tt.body())
 			}
 			r.expect(t, 400, "bad_request")
-			if f, _ := r.details()["file"].(string); f != tt.file {
+			if f, _ := r.details()["file"].(string); f != tt.file && (tt.file != "*" || !strings.HasPrefix(f, "media/")) {
 				t.Errorf("details.file %q; want %q (%s)", f, tt.file, r.Body)
 			}
 			if msg, _ := r.JSON["message"].(string); !strings.Contains(msg, tt.reason) {
