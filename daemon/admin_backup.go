@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"eventbox/daemon/backup"
+	"eventbox/daemon/ingest"
 	"eventbox/store"
 )
 
@@ -194,12 +195,15 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer tf.Abort()
 	// A body without a length is cut where the margin begins.
-	n, err := io.Copy(tf, io.LimitReader(r.Body, max(room, 0)+1))
-	if err != nil {
-		if noSpace(err) || ioFault(err) {
-			return fmt.Errorf("receiving backup: %w", err)
-		}
+	// The card's fault is a 507 or 503 (ingest.Receive wraps it); the
+	// client's (a body cut off) names the ZIP.
+	n, err := ingest.Receive(tf, io.LimitReader(r.Body, max(room, 0)+1), "file")
+	var fe *ingest.FieldError
+	if errors.As(err, &fe) || errors.Is(err, ingest.ErrTooLarge) {
 		return errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "the upload was cut off"})
+	}
+	if err != nil {
+		return fmt.Errorf("receiving backup: %w", err)
 	}
 	if n > room {
 		w.Header().Set("Connection", "close")
