@@ -180,7 +180,9 @@ func errRefused(re *backup.RefusedError) *apiError {
 // owner of that username, else the cookie is cleared.
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	if !s.restoreMu.TryLock() {
-		return errUnavailable.with(map[string]string{"file": "another restore is under way"})
+		busy := *errUnavailable // another restore is under way
+		busy.RetryAfter = 30
+		return &busy
 	}
 	defer s.restoreMu.Unlock()
 	ctx := r.Context()
