@@ -16,12 +16,14 @@ import (
 // Backup and restore routes (owners). docs/decisions.md, "Backups and
 // restore", says how the pieces fit.
 
+// keptDTO is a kept backup file.
 type keptDTO struct {
 	Name      string `json:"name"`
 	Bytes     int64  `json:"bytes"`
 	CreatedAt int64  `json:"createdAt"`
 }
 
+// backupResult is the latest backup's outcome.
 type backupResult struct {
 	At      int64  `json:"at"`
 	OK      bool   `json:"ok"`
@@ -32,6 +34,8 @@ type backupResult struct {
 	Error   string `json:"error"`
 }
 
+// storageDTO is the storage guard's state: in GET /api/admin/backup
+// (space) and GET /api/admin/storage.
 type storageDTO struct {
 	Low         bool  `json:"low"`
 	FreeBytes   int64 `json:"freeBytes"`
@@ -49,6 +53,7 @@ type manifestDTO struct {
 	DB        dbDTO  `json:"db"`
 }
 
+// dbDTO is the database part of a manifest.
 type dbDTO struct {
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`

@@ -166,16 +166,11 @@ func (s *Server) storageLowNotice(ctx context.Context, low bool, free int64) {
 	s.jobs.Notify(store.NoticeJobKind)
 }
 
-// storageBody is GET /api/admin/storage, for the console's banner.
-type storageBody struct {
-	Low         bool  `json:"low"`
-	FreeBytes   int64 `json:"freeBytes"`
-	MarginBytes int64 `json:"marginBytes"`
-}
-
+// handleStorage is GET /api/admin/storage (an added route): the storage
+// guard's state, for the console's banner.
 func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) error {
 	st := s.storage.check(r.Context())
-	return writeJSON(w, r, http.StatusOK, storageBody{Low: st.Low, FreeBytes: st.Free, MarginBytes: st.Margin})
+	return writeJSON(w, r, http.StatusOK, storageDTO{Low: st.Low, FreeBytes: st.Free, MarginBytes: st.Margin})
 }
 
 // StorageMargin is the free space the storage guard keeps on the card
