@@ -273,10 +273,10 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 	}
 	var backup *string
 	if !req.SkipBackup {
-		if s.backups == nil {
+		if s.updateBackups == nil {
 			return errBackupUnavailable
 		}
-		name, err := s.backups.BackupNow(ctx, "before update to "+m.Version)
+		name, err := s.updateBackups.BackupNow(ctx, "before update to "+m.Version)
 		if err != nil {
 			s.log.WarnContext(ctx, "backup before update failed", "error", err)
 			c := *errBackupFailed

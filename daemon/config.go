@@ -102,6 +102,18 @@ type Config struct {
 	// roots); nil means the system's. Tests trust their own SMTP server's
 	// certificate with it.
 	MailTLS *tls.Config
+	// StorageMargin is the free space, in bytes, below which the storage
+	// guard refuses uploads; 0 means defaultMargin (storage_guard.go).
+	StorageMargin int64
+	// Statfs answers the free bytes of the file system holding a path;
+	// nil means statfs(2). Tests fake a filling card with it.
+	Statfs func(path string) (int64, error)
+	// Mounts lists the system's mount points, where a USB drive for
+	// backups is looked for; nil reads /proc/self/mountinfo. USBRoots are
+	// the folders drives are mounted under; nil means /media, /run/media
+	// and /mnt (daemon/backup, ChooseTarget).
+	Mounts   func() ([]string, error)
+	USBRoots []string
 
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.

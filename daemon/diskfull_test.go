@@ -60,6 +60,13 @@ func fillDisk(t *testing.T, dir string) string {
 	return path
 }
 
+// blindGuard makes the storage guard see a roomy card, so that a write
+// meets the full card itself: what happens when the card fills between
+// the guard's look and the write (storage_guard_test.go tests the guard).
+func blindGuard(c *daemon.Config) {
+	c.Statfs = func(string) (int64, error) { return 1 << 40, nil }
+}
+
 // mediaFiles lists every file under the media and temp areas of dir.
 func mediaFiles(t *testing.T, dir string) []string {
 	t.Helper()
@@ -90,7 +97,7 @@ func mediaFiles(t *testing.T, dir string) []string {
 func TestDiskFullUploads(t *testing.T) {
 	dir := smallDisk(t, 4<<20)
 	logs := &logBuffer{}
-	h := newHarness(t, withLogs(logs), func(c *daemon.Config) { c.DataDir = dir; c.MaxVideoMB = 1 })
+	h := newHarness(t, withLogs(logs), blindGuard, func(c *daemon.Config) { c.DataDir = dir; c.MaxVideoMB = 1 })
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Full card"})
 	id, slug := ev["id"].(string), ev["slug"].(string)
@@ -168,7 +175,7 @@ func TestDiskFullUploads(t *testing.T) {
 func TestDiskFullRecord(t *testing.T) {
 	dir := smallDisk(t, 4<<20)
 	logs := &logBuffer{}
-	h := newHarness(t, withLogs(logs), func(c *daemon.Config) { c.DataDir = dir })
+	h := newHarness(t, withLogs(logs), blindGuard, func(c *daemon.Config) { c.DataDir = dir })
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Full card"})
 	id, slug := ev["id"].(string), ev["slug"].(string)

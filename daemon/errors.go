@@ -41,20 +41,19 @@ func errBadRequest(details map[string]string) *apiError {
 func errField(field, msg string) *apiError { return errBadRequest(map[string]string{field: msg}) }
 
 var (
-	errUnauthorized   = &apiError{Status: http.StatusUnauthorized, Code: "unauthorized"}
-	errInvalidCode    = &apiError{Status: http.StatusUnauthorized, Code: "invalid_code"}
-	errForbidden      = &apiError{Status: http.StatusForbidden, Code: "forbidden"}
-	errUploadsClosed  = &apiError{Status: http.StatusForbidden, Code: "uploads_closed"}
-	errQuotaReached   = &apiError{Status: http.StatusForbidden, Code: "quota_reached"}
-	errVideosOff      = &apiError{Status: http.StatusForbidden, Code: "videos_off"}
-	errNotFound       = &apiError{Status: http.StatusNotFound, Code: "not_found"}
-	errTooLarge       = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large"}
-	errVideoTooLong   = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "video_too_long"}
-	errInvalidImage   = &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_image"}
-	errInvalidVideo   = &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_video"}
-	errMethod         = &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
-	errInternal       = &apiError{Status: http.StatusInternalServerError, Code: "internal"}
-	errNotImplemented = &apiError{Status: http.StatusNotImplemented, Code: "not_implemented"}
+	errUnauthorized  = &apiError{Status: http.StatusUnauthorized, Code: "unauthorized"}
+	errInvalidCode   = &apiError{Status: http.StatusUnauthorized, Code: "invalid_code"}
+	errForbidden     = &apiError{Status: http.StatusForbidden, Code: "forbidden"}
+	errUploadsClosed = &apiError{Status: http.StatusForbidden, Code: "uploads_closed"}
+	errQuotaReached  = &apiError{Status: http.StatusForbidden, Code: "quota_reached"}
+	errVideosOff     = &apiError{Status: http.StatusForbidden, Code: "videos_off"}
+	errNotFound      = &apiError{Status: http.StatusNotFound, Code: "not_found"}
+	errTooLarge      = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large"}
+	errVideoTooLong  = &apiError{Status: http.StatusRequestEntityTooLarge, Code: "video_too_long"}
+	errInvalidImage  = &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_image"}
+	errInvalidVideo  = &apiError{Status: http.StatusUnsupportedMediaType, Code: "invalid_video"}
+	errMethod        = &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
+	errInternal      = &apiError{Status: http.StatusInternalServerError, Code: "internal"}
 	// errUnavailable and errInsufficientStorage are the box's own faults
 	// (DESIGN.md, "Server faults are retryable"): a server-side I/O error,
 	// and a full card. The guest page keeps the file and tries again.

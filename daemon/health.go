@@ -2,16 +2,24 @@ package daemon
 
 import "net/http"
 
+// healthBody is GET /api/health. Storage is "ok", or "low" while the
+// storage guard refuses uploads: a full card is not a failed box, so the
+// status stays 200.
 type healthBody struct {
-	Status string `json:"status"`
+	Status  string `json:"status"`
+	Storage string `json:"storage"`
 }
 
-// handleHealth answers 200 { status: ok } while the database can be read,
-// 503 otherwise.
+// handleHealth answers 200 { status: ok, storage } while the database can
+// be read, 503 otherwise.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.Ping(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "health check failed", "error", err)
 		return errUnavailable
 	}
-	return writeJSON(w, r, http.StatusOK, healthBody{Status: "ok"})
+	storage := "ok"
+	if s.storage.check(r.Context()).Low {
+		storage = "low"
+	}
+	return writeJSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage})
 }

@@ -16,8 +16,8 @@ import (
 func (s *Server) newMetrics() (*metrics.Metrics, error) {
 	cfg := metrics.Config{DataDir: s.cfg.DataDir, SysRoot: s.cfg.SysRoot, Now: s.now,
 		Logger: s.log.With("component", "metrics"), Pending: s.pendingJobs}
-	if s.backups != nil {
-		cfg.LastBackup = s.backups.LastBackup
+	if s.updateBackups != nil {
+		cfg.LastBackup = s.updateBackups.LastBackup
 	}
 	return metrics.New(cfg)
 }

@@ -35,10 +35,11 @@ func (s *Server) routes() http.Handler {
 		s.writeError(w, r, errInternal)
 	}
 	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, routed(path, s.api(fn))) }
-	later := s.notYet
 	// Upload bodies are counted and paced (s.upload, upload_gate.go).
-	guestUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.guestUploader, fn) }
-	consoleUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.accountUploader, fn) }
+	// The storage guard refuses them first, while the card is nearly
+	// full (storage_guard.go).
+	guestUpload := func(fn handlerFunc) handlerFunc { return s.guardStorage(s.upload(s.guestUploader, fn)) }
+	consoleUpload := func(fn handlerFunc) handlerFunc { return s.guardStorage(s.upload(s.accountUploader, fn)) }
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.handlePublicEvent)
@@ -151,26 +152,23 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/mail/retry", s.owner(s.handleRetryMail))
 
 	// Admin: backup and updates (owners).
-	h("GET", "/api/admin/backup", s.owner(later))
-	h("POST", "/api/admin/backup/restore", s.owner(consoleUpload(later)))
-	h("PUT", "/api/admin/backup/retention", s.owner(later))
+	// A restore is not held back by the storage guard: it may free
+	// space, and it checks its own room (admin_backup.go).
+	h("GET", "/api/admin/backup", s.owner(s.handleBackup))
+	h("POST", "/api/admin/backup/restore", s.owner(s.upload(s.accountUploader, s.handleRestore)))
+	h("PUT", "/api/admin/backup/retention", s.owner(s.handleBackupRetention))
 	h("GET", "/api/admin/updates", s.owner(s.handleUpdates))
 	h("POST", "/api/admin/updates/check", s.owner(s.handleUpdatesCheck))
 	h("POST", "/api/admin/updates/apply", s.owner(s.handleUpdatesApply))
 
 	// Statistics, metrics, health.
 	h("GET", "/api/admin/stats", s.admin(s.handleStats))
+	// Added route: the storage guard's state, for the console's banner.
+	h("GET", "/api/admin/storage", s.admin(s.handleStorage))
 	h("GET", "/api/metrics", s.handleMetrics)
 	h("GET", "/api/health", s.handleHealth)
 
 	return rt
-}
-
-// notYet answers a route of the spec whose part has not landed yet with a
-// well-formed 501 not_implemented; every route in routes() that uses it is
-// listed as open work in docs/architecture.md.
-func (s *Server) notYet(w http.ResponseWriter, r *http.Request) error {
-	return errNotImplemented
 }
 
 // serveUI is the router's fallback: pages and their files from the

@@ -7,14 +7,15 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"eventbox/assets"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
-	"eventbox/daemon/outbox"
-	"eventbox/daemon/metrics"
 	"eventbox/daemon/mail"
+	"eventbox/daemon/metrics"
+	"eventbox/daemon/outbox"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/daemon/update"
@@ -44,8 +45,10 @@ type Server struct {
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
 	updater  *update.Updater
-	backups  Backups
-	metrics  *metrics.Metrics
+	// updateBackups makes the backup before an update (backups, unless
+	// Config.Backups gives another).
+	updateBackups Backups
+	metrics       *metrics.Metrics
 
 	// logoMu serialises logo changes and the copies of logos, which
 	// also bounds the memory that decoding logos takes to one at a time.
@@ -60,6 +63,17 @@ type Server struct {
 	// albumSlot holds a token while an album is being made: one at a
 	// time (docs/decisions.md, "Printable album").
 	albumSlot chan struct{}
+
+	// storage is the storage guard (storage_guard.go); backups makes
+	// the box's own backups (backups.go).
+	storage *storageGuard
+	backups *backupService
+	// restoreMu lets one restore run at a time; restoring is set once a
+	// restore is decided, and restart is closed then (Restarts).
+	restoreMu   sync.Mutex
+	restoring   atomic.Bool
+	restart     chan struct{}
+	restartOnce sync.Once
 
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
@@ -85,7 +99,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
-		albumSlot: make(chan struct{}, 1)}
+		albumSlot: make(chan struct{}, 1), restart: make(chan struct{})}
 	s.limits = limiters{
 		login:       newRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   newRateLimiter(10, time.Minute, cfg.Now),
@@ -114,7 +128,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.backups = cfg.Backups
+	s.storage = newStorageGuard(cfg, s.log.With("component", "storage"), s.storageLowNotice)
+	if s.backups, err = newBackupService(s); err != nil {
+		return nil, err
+	}
+	// The backup before an update, and the backup age of the metrics:
+	// the box's own backups unless a test gives others.
+	if s.updateBackups = cfg.Backups; s.updateBackups == nil {
+		s.updateBackups = s.backups
+	}
 	if s.metrics, err = s.newMetrics(); err != nil {
 		return nil, err
 	}
@@ -133,12 +155,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("setting up the outbox: %w", err)
 	}
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind(), s.mailer.Kind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind(), s.mailer.Kind(), s.backups.kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
 	s.variants.runner = s.jobs
 	s.outbox.UseRunner(s.jobs)
+	if err := s.backups.scheduleNightly(ctx); err != nil {
+		return nil, err
+	}
 	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
 		Jobs: s.photoJobs, Stored: s.photoStored})
 	if s.placeholder, err = makePlaceholder(); err != nil {
@@ -210,6 +235,11 @@ func (s *Server) Run(ctx context.Context) error {
 		// The booth's button and LED.
 		service.Member{Name: "booth", Service: service.Func(func(ctx context.Context) error {
 			s.booth.run(ctx)
+			return nil
+		})},
+		// The storage guard's watch of the free space.
+		service.Member{Name: "storage", Service: service.Func(func(ctx context.Context) error {
+			s.storage.watch(ctx)
 			return nil
 		})},
 		// Expired sessions and invitations.

@@ -30,6 +30,8 @@
 //	                     "secret/<name>"                       random bytes (cookie keys)
 //	                     "settings/mail"                       MailSettings (the SMTP password
 //	                                                           sealed with DATA_DIR/secret.key)
+//	                     "backup/retentionDays"                JSON int (store/backup.go)
+//	                     "backup/last", "backup/lastOK"        BackupResult (latest, latest good)
 //	accounts             accountID                             Account
 //	accounts_by_name     lower(username)                       accountID
 //	invitations          invitationID                          Invitation
@@ -191,4 +193,13 @@
 //
 // Media names are built from ids only and checked on every access, so no
 // name a client sends can reach outside DATA_DIR/media.
+//
+// # Backups and restore
+//
+// Snapshot takes a backup's consistent copy: the database through
+// Tx.WriteTo and the media as hard links, in one read transaction. A
+// restore is staged in DATA_DIR/restore/new and swapped in by Open once
+// CommitRestore wrote DATA_DIR/restore/journal (store/restore.go): a
+// power cut during the swap is finished at the next Open, and a staging
+// without a journal is dropped.
 package store

@@ -42,6 +42,10 @@ type Options struct {
 	// MediaGrace is how old a media file no record names must be before
 	// Open's sweep removes it (SweepMedia). Zero means DefaultMediaGrace.
 	MediaGrace time.Duration
+
+	// restoreCrash stops a pending restore's swap at a named step, as a
+	// power cut would (store tests only).
+	restoreCrash func(step string) error
 }
 
 // Store holds every record of the product in one bbolt file and the media
@@ -74,12 +78,34 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
 	path := filepath.Join(dir, DBFile)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
-	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("opening %s: %w", path, ErrLocked)
+	// A restore decided before the process stopped (the daemon restarts
+	// itself after a restore, or a power cut came) is finished first. The
+	// database's lock is taken before, so a second process fails as
+	// usual, unless the cut came while the swap had moved the database
+	// out (no file to lock, and no process can be using one).
+	var db *bolt.DB
+	if _, err := os.Stat(path); err == nil || !RestorePending(dir) {
+		if db, err = openBolt(path, opts.LockTimeout); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("opening %s: %w", path, err)
+		if RestorePending(dir) || dirExists(restoreDir(dir)) {
+			if err := db.Close(); err != nil {
+				return nil, fmt.Errorf("closing %s before a restore: %w", path, err)
+			}
+			db = nil
+		}
+	}
+	if db == nil {
+		swapped, err := finishRestore(ctx, dir, opts.restoreCrash)
+		if err != nil {
+			return nil, fmt.Errorf("finishing a restore: %w", err)
+		}
+		if swapped {
+			opts.Logger.InfoContext(ctx, "restored data swapped in")
+		}
+		if db, err = openBolt(path, opts.LockTimeout); err != nil {
+			return nil, err
+		}
 	}
 	media, err := openMedia(dir)
 	if err != nil {
@@ -107,6 +133,23 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	}
 	s.log.InfoContext(ctx, "media area reconciled", "removed", res.Removed, "recent_kept", res.Recent, "temp_cleared", res.Temp)
 	return s, nil
+}
+
+// openBolt opens the database file with a lock timeout.
+func openBolt(path string, timeout time.Duration) (*bolt.DB, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("opening %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // Close closes the database. Close is idempotent.

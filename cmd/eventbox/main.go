@@ -26,6 +26,8 @@ const usage = `eventbox: a photo-sharing box for parties
 Usage:
   eventbox serve [flags]              run the daemon (eventbox serve -h lists the flags)
   eventbox reset-password [username]  set a new password for a console account
+  eventbox backup [--out FILE]        write a backup ZIP (daemon stopped)
+  eventbox restore FILE               replace the data with a backup ZIP (daemon stopped)
   eventbox netsetup hotspot|status|off  configure the Wi-Fi hotspot
   eventbox service install|uninstall|start|stop|status
   eventbox release-sign ...           sign a release manifest (eventbox release-sign -h)
@@ -44,6 +46,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runServe(ctx, args[1:], getenv, stdout, stderr)
 	case "reset-password":
 		return runResetPassword(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args[1:], getenv, stdout, stderr)
 	case "netsetup":
 		return runNetsetup(ctx, args[1:], stdout, stderr, getenv)
 	case "service":

@@ -80,22 +80,76 @@ func uiFS(devDir string) fs.FS {
 }
 
 // serve runs the daemon configured by cf (validated) until ctx ends, or
-// until an installed update asks for the restart. args are serve's, for
-// the exec of an installed update.
+// until an installed update asks for the restart. It first makes the
+// updater's start-up decision (bootUpdate; args are serve's, for the exec
+// of an installed update). The listener and mDNS live for the whole run;
+// the store and the daemon are opened by serveOnce, again after a restore
+// (daemon.Server.Restarts), when the next store.Open swaps the restored
+// data in.
 func serve(ctx context.Context, cf *configFlags, args []string) error {
-	cfg := cf.cfg
-	log := cfg.Logger
+	log := cf.cfg.Logger
 	up, trial, err := bootUpdate(cf, args)
 	if err != nil {
 		return err
 	}
 	defer up.Close()
+	ln, err := net.Listen("tcp", cf.listenAddr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cf.listenAddr, err)
+	}
+	defer ln.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	advCtx, stopAdv := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAdv()
+	if cf.mdnsName != "off" {
+		adv, err := netsetup.NewAdvertiser(netsetup.MDNSConfig{
+			Name: cf.mdnsName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
+		})
+		if err != nil {
+			log.Warn("mDNS off", "error", err)
+		} else {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := adv.Run(advCtx); err != nil {
+					log.Warn("mDNS stopped", "error", err)
+				}
+			}()
+		}
+	}
+	for {
+		restart, err := serveOnce(ctx, cf, keepOpen{ln.(*net.TCPListener)}, up, trial)
+		if err != nil || !restart {
+			return err
+		}
+		log.Info("restarting over the restored data")
+	}
+}
+
+// keepOpen is the daemon's listener as one http.Server sees it: its
+// Shutdown wakes the server's Accept with a past deadline but leaves the
+// socket open for the next server (connections wait in the backlog
+// meanwhile). serve closes the listener itself.
+type keepOpen struct{ *net.TCPListener }
+
+func (k keepOpen) Close() error { return k.SetDeadline(time.Unix(1, 0)) }
+
+// serveOnce opens the store and runs one daemon on ln until ctx ends, an
+// installed update asks for the restart or a trial update is not healthy
+// (restart false: the process exits, and the service manager starts the
+// update), or the daemon asks to be restarted after a restore (restart
+// true), then shuts down in order: HTTP first, then the workers, then the
+// store.
+func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Updater, trial bool) (restart bool, err error) {
+	cfg := cf.cfg
+	log := cfg.Logger
 	cfg.Version, cfg.UpdateKey, cfg.Updater = version, releasePublicKey(), up
-	restart := make(chan struct{}, 1)
+	updateRestart := make(chan struct{}, 1)
 	if canRestart() {
 		cfg.Restart = func() {
 			select {
-			case restart <- struct{}{}:
+			case updateRestart <- struct{}{}:
 			default:
 			}
 		}
@@ -103,9 +157,9 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
-			return fmt.Errorf("another eventbox is already running with DATA_DIR %s: %w", cfg.DataDir, err)
+			return false, fmt.Errorf("another eventbox is already running with DATA_DIR %s: %w", cfg.DataDir, err)
 		}
-		return err
+		return false, err
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -123,12 +177,7 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 	cfg.Booth = dev
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
-		return errors.Join(err, dev.Close())
-	}
-	ln, err := net.Listen("tcp", cf.listenAddr)
-	if err != nil {
-		// srv.Run, which would close the booth device, never runs.
-		return errors.Join(fmt.Errorf("listening on %s: %w", cf.listenAddr, err), dev.Close())
+		return false, errors.Join(err, dev.Close())
 	}
 	// The daemon's limits: header timeout and size, idle connections, no
 	// write timeout; booth streams end at shutdown instead of waiting out
@@ -144,21 +193,10 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 			log.Error("background work stopped", "error", err)
 		}
 	}()
-	if cf.mdnsName != "off" {
-		adv, err := netsetup.NewAdvertiser(netsetup.MDNSConfig{
-			Name: cf.mdnsName, Port: ln.Addr().(*net.TCPAddr).Port, Logger: log.With("component", "mdns"),
-		})
-		if err != nil {
-			log.Warn("mDNS off", "error", err)
-		} else {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := adv.Run(workCtx); err != nil {
-					log.Warn("mDNS stopped", "error", err)
-				}
-			}()
-		}
+	if err := ln.SetDeadline(time.Time{}); err != nil {
+		stopWork()
+		wg.Wait()
+		return false, fmt.Errorf("reusing the listener: %w", err)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
@@ -182,23 +220,27 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 	case err := <-serveErr:
 		stopWork()
 		wg.Wait()
-		return fmt.Errorf("serving http: %w", err)
+		return false, fmt.Errorf("serving http: %w", err)
 	case <-ctx.Done():
-	case <-restart:
+		log.Info("shutting down")
+	case <-updateRestart:
 		log.Info("restarting into the installed update")
 	case stopErr = <-unhealthy:
 		log.Error("the update is not healthy: exiting, the previous version comes back at the next start", "error", stopErr)
+	case <-srv.Restarts():
+		restart = true
+		log.Info("stopping for a restart")
 	}
-	log.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("open requests cut off at shutdown", "error", err)
 	}
+	<-serveErr // its Accept has returned: the next server has the listener alone
 	stopWork()
 	wg.Wait()
 	log.Info("stopped")
-	return stopErr
+	return restart, stopErr
 }
 
 // bootUpdate runs the updater's start-up decision (daemon/update, Boot):

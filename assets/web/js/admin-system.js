@@ -1,7 +1,7 @@
 // Console pages for the box as a whole: two-step sign-in, the team
 // (accounts and invitations), settings (mail, webhooks, backup, updates;
 // cloud lives in admin-cloud.js) and statistics. Owner-only parts are linked for owners only.
-import { api, h, clear, toast, fmtTime, fmtBytes } from './lib.js';
+import { h, clear, toast, fmtTime, fmtBytes } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
 import { mailPart } from './admin-mail.js';
 
@@ -182,7 +182,8 @@ const SETTINGS = [['mail', 'Mail'], ['webhooks', 'Webhooks'], ['cloud', 'Cloud']
 export async function settingsPage(ctx, view, part) {
   const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   view('Settings', h('nav', { class: 'tabs' }, SETTINGS.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
-  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b), backup: backupPart,
+  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b),
+    backup: (box) => import('./admin-backup.js').then((m) => m.backupPart(box)),
     updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
   if (!draw) return ctx.go('/admin/settings/mail', true);
   try {
@@ -193,32 +194,9 @@ export async function settingsPage(ctx, view, part) {
 }
 
 
-async function backupPart(box) {
-  const s = await call('/api/admin/backup');
-  const days = h('input', { type: 'number', min: 0, max: 3650, value: s.retentionDays, inputmode: 'numeric' });
-  const ret = h('form', { class: 'row', novalidate: true }, h('div', { class: 'grow' }, field('days', 'Keep automatic backups for (days)', days, '0: keep them all; otherwise 14 to 3650.')),
-    h('button', { type: 'submit' }, 'Save'));
-  ret.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    showErrors(ret, null);
-    if (await busy(ret.querySelector('[type=submit]'), call('/api/admin/backup/retention', { method: 'PUT', body: { days: Number(days.value) } }), (err) => showErrors(ret, err))) toast('Saved');
-  });
-  const file = h('input', { type: 'file', accept: '.zip,application/zip' });
-  const restore = h('button', { class: 'danger' }, 'Restore');
-  restore.addEventListener('click', async () => {
-    const f = file.files[0];
-    if (!f) return toast('Choose a backup ZIP first', 'bad');
-    if (!confirmDo('Replace everything on this box with this backup? This cannot be undone.')) return;
-    const res = await busy(restore, api('/api/admin/backup/restore', { method: 'POST', body: f, headers: { 'Content-Type': 'application/zip' } }),
-      (err) => toast(err.details && err.details.file ? 'Refused: ' + err.details.file + ' does not check out' : errText(err), 'bad'));
-    if (res) { toast('Restored'); setTimeout(() => location.reload(), 1200); }
-  });
-  const storage = s.storage || {};
-  clear(box,
-    card('Backup',
-      h('p', null, `${s.files} files, ${fmtBytes(s.bytes)}.`, storage.free !== undefined ? ` ${fmtBytes(storage.free)} free on the card.` : ''),
-      h('a', { class: 'btn primary', href: '/api/admin/backup?download=1', download: '' }, 'Download a backup'), ret),
-    card('Restore', h('p', { class: 'muted small' }, 'Upload a backup ZIP made by an eventbox.'), h('div', { class: 'row' }, file, restore)));
+  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b),
+    backup: (box) => import('./admin-backup.js').then((m) => m.backupPart(box)),
+    updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
 }
 
 /** statsPage shows totals, an hourly chart and the top guests. */

@@ -3,6 +3,7 @@
 // used less often load on demand from their own modules.
 import { api, h, $, clear, toast, fmtDate } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
+import { storageBanner } from './admin-backup.js';
 
 const app = $('#app');
 /** ctx is what every view gets: the signed-in account and navigation. */
@@ -80,8 +81,13 @@ async function route() {
   }
 }
 
+// banner warns the hosts on every page while the card is nearly full
+// (made at the first signed-in page).
+let banner = null;
+
 /** shell is the page frame: top bar with navigation, then the content. */
 function shell(me, ...content) {
+  if (me && !banner) banner = storageBanner();
   const here = location.pathname;
   const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
   const nav = me ? h('nav', { class: 'tabs', 'aria-label': 'Console' },
@@ -96,7 +102,7 @@ function shell(me, ...content) {
       me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
         h('button', { class: 'small', onclick: signOut }, 'Sign out')) : null),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
-    h('main', { class: 'wrap' }, content),
+    h('main', { class: 'wrap' }, me ? banner : null, content),
   ];
 }
 

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"eventbox/daemon"
+	"eventbox/daemon/backup"
+	"eventbox/store"
+)
+
+// TestConsoleBackup walks Settings → Backup: the figures and the download
+// link, a retention out of range refused next to its field and a good one
+// saved, the storage banner while the card is nearly full, and a restore
+// that asks first and then leaves the box to restart over the backup.
+func TestConsoleBackup(t *testing.T) {
+	var free atomic.Int64
+	free.Store(10 << 30)
+	box := startBox(t, func(c *daemon.Config) {
+		c.StorageMargin = 100 << 20
+		c.Statfs = func(string) (int64, error) { return free.Load(), nil }
+	})
+	createEvent(t, box.Store, "Anna & Marco", nil)
+	zipPath := filepath.Join(t.TempDir(), "party.zip")
+	f, err := os.Create(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backup.Write(context.Background(), box.Store, f, backup.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	b := newBrowser(t)
+	b.signIn(t, box.URL)
+	run := func(name string, fn func(t *testing.T)) {
+		if !t.Run(name, fn) {
+			t.FailNow()
+		}
+	}
+	run("the screen shows what a backup holds and offers the download", func(t *testing.T) {
+		b.do(t, "opening Settings, Backup",
+			chromedp.Navigate(box.URL+"/admin/settings/backup"),
+			chromedp.WaitVisible(chromedp.CSS(`a[href="/api/admin/backup?download=1"]`)))
+		b.waitText(t, "main", "A backup holds")
+		b.waitText(t, "main", "No automatic backup yet")
+		b.shot(t, "admin-backup")
+	})
+	run("a retention out of range is refused next to its field", func(t *testing.T) {
+		b.do(t, "typing 13 days",
+			fill(`.field[data-field=days] input`, "13"),
+			chromedp.Click(chromedp.CSS(`form.row button[type=submit]`)))
+		b.waitText(t, `.field[data-field=days] .err`, "14")
+		b.do(t, "typing 60 days",
+			fill(`.field[data-field=days] input`, "60"),
+			chromedp.Click(chromedp.CSS(`form.row button[type=submit]`)))
+		eventually(t, "the retention is stored", func() bool {
+			s, err := box.Store.BackupState(context.Background())
+			return err == nil && s.RetentionDays == 60
+		})
+	})
+	run("the hosts see a banner while the card is nearly full", func(t *testing.T) {
+		free.Store(50 << 20)
+		b.do(t, "opening the events",
+			chromedp.Navigate(box.URL+"/admin"),
+			chromedp.WaitVisible(chromedp.CSS(`#events`)))
+		b.waitText(t, "#storage-banner", "nearly full")
+		b.shot(t, "admin-storage-banner")
+		free.Store(10 << 30)
+	})
+	run("a restore asks first, then the box restarts over the backup", func(t *testing.T) {
+		b.do(t, "choosing the backup and saying yes",
+			chromedp.Navigate(box.URL+"/admin/settings/backup"),
+			chromedp.WaitVisible(chromedp.CSS(`input[type=file]`)),
+			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := chromedp.Evaluate[bool](`(window.asked = '', window.confirm = (q) => { window.asked = q; return true; }, true)`)(ctx, tg)
+				return err
+			}),
+			chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{zipPath}),
+			chromedp.Click(chromedp.CSS(`button.danger`)))
+		b.waitJS(t, "the question names what is replaced", `window.asked.includes('Replace EVERYTHING') && window.asked.includes('party.zip')`)
+		eventually(t, "the swap is decided for the restart", func() bool { return store.RestorePending(box.Store.Dir()) })
+	})
+}
