@@ -465,8 +465,9 @@ function tileFor(p, list, scopeAll) {
     if (tries++ < 6) setTimeout(() => { img.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
   });
   img.src = mediaURL(p.id, 'thumb');
-  const tile = h('button', { type: 'button', class: 'tile', dataset: { id: p.id }, 'aria-label': tileName(p, scopeAll) },
-    h('span', { class: 'ph', 'aria-hidden': 'true' }, (p.video ? t('video') : t('photo')) + ' · ' + fmtTime(p.createdAt, lang)),
+  // The placeholder under the thumbnail is also the tile's name.
+  const tile = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
+    h('span', { class: 'ph' }, tileName(p, scopeAll)),
     img,
     p.status === 'pending' ? h('span', { class: 'badge' }, t('pending')) : p.status === 'hidden' ? h('span', { class: 'badge' }, t('hidden')) : null,
     p.video ? h('span', { class: 'play' }, icon('play')) : null);
