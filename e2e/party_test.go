@@ -59,14 +59,19 @@ func partyEvent(t *testing.T, st *store.Store, name string, edit func(*store.Eve
 }
 
 // TestGuestTabsWholeInEveryLanguage: in French, Italian and Spanish, at a
-// phone's width, every tab of the guest page is on screen whole: none
-// hidden behind the edge of a bar that scrolls without showing it.
+// phone's width (390 px, and 360 px, the narrowest common Android
+// screen), every tab of the guest page is on screen whole: none hidden
+// behind the edge of a bar that scrolls without showing it.
 func TestGuestTabsWholeInEveryLanguage(t *testing.T) {
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", nil)
-	for _, lang := range []string{"fr-FR", "it-IT", "es-ES"} {
-		t.Run(lang, func(t *testing.T) {
-			b := newBrowserAt(t, lang, phoneWidth, phoneHeight)
+	for _, tc := range []struct {
+		lang  string
+		width int
+	}{{"fr-FR", phoneWidth}, {"it-IT", phoneWidth}, {"es-ES", phoneWidth}, {"it-IT", 360}, {"fr-FR", 360}} {
+		lang := tc.lang
+		t.Run(fmt.Sprintf("%s at %dpx", lang, tc.width), func(t *testing.T) {
+			b := newBrowserAt(t, lang, tc.width, phoneHeight)
 			b.do(t, "opening the event link",
 				chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 				chromedp.WaitVisible(chromedp.CSS(`#tab-guestbook`)))
@@ -82,9 +87,9 @@ func TestGuestTabsWholeInEveryLanguage(t *testing.T) {
 				return out;
 			})()`, &cut)
 			if len(cut) > 0 {
-				t.Errorf("tabs not whole at %dpx in %s: %v", phoneWidth, lang, cut)
+				t.Errorf("tabs not whole at %dpx in %s: %v", tc.width, lang, cut)
 			}
-			b.shotScreen(t, "guest-tabs-"+lang[:2])
+			b.shotScreen(t, fmt.Sprintf("guest-tabs-%s-%d", lang[:2], tc.width))
 		})
 	}
 }
