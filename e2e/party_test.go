@@ -119,10 +119,14 @@ func TestGuestRefusesOverLimitBeforeSending(t *testing.T) {
 	if n := keptOnPhone(t, b); n != 0 {
 		t.Errorf("the phone keeps %d files; want 0", n)
 	}
-	b.do(t, "taking a photo within the limit",
-		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{writeJPEG(t, "small.jpg", 640, 480)}))
+	b.do(t, "choosing the big photo and a small one",
+		chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), []string{big, writeJPEG(t, "small.jpg", 640, 480)}))
 	b.waitJS(t, "the small photo is sent", `document.querySelectorAll('#my-photos .tile').length === 1`)
 	b.waitText(t, "#queue-done", "Thank you!")
+	b.waitText(t, "#queue-done", "1 sent to the hosts. 1 could not be sent")
+	if n := proxy.posts(); n != 1 {
+		t.Errorf("the page sent %d uploads; want 1, the small photo", n)
+	}
 }
 
 // TestGuestQuotaCutSaysWhichFilesStay: three photos picked with two left
@@ -141,6 +145,9 @@ func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
 	b.waitText(t, "#quota-cut", "Not sent: third.jpg.")
 	b.waitJS(t, "two photos are sent", `document.querySelectorAll('#my-photos .tile').length === 2`)
 	b.waitText(t, "#queue-done", "2 sent")
+	if s := b.text(t, "#queue-done"); strings.Contains(s, "could not be sent") {
+		t.Errorf("the thank-you counts a refusal that did not happen: %q", s)
+	}
 	b.shot(t, "guest-quota-cut")
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 2 {
 		t.Fatalf("the box holds %d photos; want 2", n)
@@ -270,4 +277,44 @@ func TestGalleryKeepsake(t *testing.T) {
 	b.do(t, "keeping Ben's photos", choose(`#filter-guest`, "Ben"))
 	b.waitText(t, "#gallery-count", "1 photos")
 	b.do(t, "starting the slideshow", chromedp.Click(chromedp.CSS(`#slideshow-all`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox.show .stage img`)))
+}
+
+// TestGalleryOffersHEICAsJPEG: the viewer's Download of a HEIC photo is
+// its JPEG display variant; a JPEG's is the original.
+func TestGalleryOffersHEICAsJPEG(t *testing.T) {
+	heic, err := filepath.Abs("../daemon/imaging/testdata/quadrants.heic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := startBox(t)
+	ev := partyEvent(t, box.Store, "iPhones", nil)
+	g := newClient(t, box.URL)
+	if st := g.json(t, "POST", "/api/e/"+ev.Slug+"/join", nil, nil); st != http.StatusOK {
+		t.Fatalf("joining: status %d", st)
+	}
+	var res struct {
+		Photo struct {
+			ID string `json:"id"`
+		} `json:"photo"`
+	}
+	if st := g.upload(t, "/api/e/"+ev.Slug+"/photos", "photo", heic, &res); st != http.StatusCreated {
+		t.Fatalf("uploading the HEIC: status %d", st)
+	}
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	var created struct {
+		Share struct {
+			Token string `json:"token"`
+		} `json:"share"`
+	}
+	if st := admin.json(t, "POST", "/api/admin/events/"+ev.ID+"/shares", map[string]any{"allowDownload": true}, &created); st != http.StatusCreated {
+		t.Fatalf("creating the gallery link: status %d", st)
+	}
+	b := newBrowser(t)
+	b.do(t, "opening the HEIC photo in the gallery",
+		chromedp.Navigate(box.URL+"/g/"+created.Share.Token),
+		chromedp.WaitVisible(chromedp.CSS(`#gallery-photos .tile[data-id="`+res.Photo.ID+`"]`)),
+		chromedp.Click(chromedp.CSS(`#gallery-photos .tile[data-id="`+res.Photo.ID+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.lightbox a[download]`)))
+	b.waitJS(t, "the download is the JPEG", `document.querySelector('.lightbox a[download]').href.includes('v=display')`)
 }

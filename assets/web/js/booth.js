@@ -120,4 +120,6 @@ export async function boothPage({ app, slug, key, data, t }) {
     };
   }
   say(stream ? t('boothTouch') : noCamera());
+  // Touches, keys and the button are heard from now on.
+  screen.dataset.ready = 'true';
 }

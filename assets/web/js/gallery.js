@@ -4,7 +4,7 @@
 // it was taken with filters by guest, place and challenge, the viewer and
 // a full-screen slideshow, the ZIP download and, when the hosts share it,
 // the guestbook.
-import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon } from './lib.js';
+import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
 
@@ -129,7 +129,7 @@ function viewer(list, i, autoplay) {
     slideshow: true,
     autoplay,
     caption: (q) => tileName(q),
-    actions: (q) => (data.share.allowDownload ? [h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('download'))] : []),
+    actions: (q) => (data.share.allowDownload ? [downloadLink(q, t('download'))] : []),
   });
 }
 

@@ -3,7 +3,7 @@
 // see my photos and, when the album is shared, everyone's; the guestbook
 // with text and voice notes; a contact address for the gallery mail.
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
-import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds } from './lib.js';
+import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
@@ -249,6 +249,7 @@ function drawCapture() {
       const picked = [...input.files];
       input.value = '';
       // Files over the box's limits are refused here, named, never sent.
+      queue.newBatch();
       const files = [];
       for (const f of picked) {
         const code = queue.precheck(f);
@@ -261,7 +262,7 @@ function drawCapture() {
       if (state.cut) drawQueue();
       const filter = state.filter;
       Promise.all(files.slice(0, left).map((f) => (filter ? applyFilter(f, filter) : f)))
-        .then((ready) => queue.add(ready, { challenge: state.challenge, at: spot }))
+        .then((ready) => queue.add(ready, { challenge: state.challenge, at: spot, sameBatch: true }))
         .then(drawCapture);
     });
     return input;
@@ -475,7 +476,7 @@ function tileFor(p, list, scopeAll) {
     labels: { close: t('close'), prev: t('prev'), next: t('next'), unavailable: t('photoUnavailable') },
     caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: q.guestName }) : fmtTime(q.createdAt, lang)),
     actions: (q, close) => [
-      h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('download')),
+      downloadLink(q, t('download')),
       q.mine ? h('button', {
         class: 'small', onclick: async () => {
           if (!confirm(t('deleteConfirm'))) return;

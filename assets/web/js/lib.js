@@ -275,3 +275,20 @@ export function safeImg(attrs, onFail) {
   img.addEventListener('error', () => { img.classList.add('wait'); if (onFail) onFail(img); });
   return img;
 }
+
+/**
+ * downloadLink is the viewer's Download button for a photo. A HEIC
+ * original, which most computers and older phones cannot open, is offered
+ * as its JPEG display variant instead (its type is asked for with a
+ * one-byte request).
+ */
+export function downloadLink(p, label) {
+  const a = h('a', { class: 'btn small', href: mediaURL(p.id, 'original', true), download: '' }, label);
+  if (!p.video) {
+    // The box's media route answers GET only: ask for one byte.
+    fetch(mediaURL(p.id, 'original'), { headers: { Range: 'bytes=0-0' }, credentials: 'same-origin' }).then((res) => {
+      if (/hei[cf]/i.test(res.headers.get('Content-Type') || '')) a.href = mediaURL(p.id, 'display', true);
+    }).catch(() => { /* offline: the original it is */ });
+  }
+  return a;
+}

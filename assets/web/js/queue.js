@@ -170,7 +170,6 @@ export class UploadQueue extends EventTarget {
    * list, with its name and the reason; it is never stored or sent.
    */
   reject(file, code) {
-    this.newBatch();
     const video = (file.type || '').startsWith('video/');
     this.items.push({
       id: newId(), slug: this.slug, name: file.name || (video ? 'video' : 'photo'), type: file.type, kind: video ? 'video' : 'photo',
@@ -180,16 +179,21 @@ export class UploadQueue extends EventTarget {
     this.changed();
   }
 
+  /**
+   * newBatch starts counting a new selection for the overall line, unless
+   * files of the last one are still on their way.
+   */
   newBatch() {
     if (this.pending === 0) this.batch = { sent: 0, refused: 0 };
   }
 
   /**
-   * add queues files. opts.challenge and opts.at (spot) go with each.
+   * add queues files. opts.challenge and opts.at (spot) go with each;
+   * opts.sameBatch: the caller started the selection (newBatch) itself.
    * Videos get their poster frame made here, before they are stored.
    */
   async add(files, opts = {}) {
-    if (files.length) this.newBatch();
+    if (files.length && !opts.sameBatch) this.newBatch();
     for (const file of files) {
       const video = (file.type || '').startsWith('video/');
       const item = {
