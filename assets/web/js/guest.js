@@ -473,7 +473,8 @@ function tileFor(p, list, scopeAll) {
     p.status === 'pending' ? h('span', { class: 'badge' }, t('pending')) : p.status === 'hidden' ? h('span', { class: 'badge' }, t('hidden')) : null,
     p.video ? h('span', { class: 'play' }, icon('play')) : null);
   tile.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
-    labels: { close: t('close'), prev: t('prev'), next: t('next'), unavailable: t('photoUnavailable') },
+    labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
+    slideshow: scopeAll,
     caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: q.guestName }) : fmtTime(q.createdAt, lang)),
     actions: (q, close) => [
       downloadLink(q, t('download')),
