@@ -17,7 +17,7 @@ ALONE_TESTS := ^TestImageBombsStayWithinTheMemoryBudget$$
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots
+.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots axe
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -97,9 +97,23 @@ vulncheck:
 ## shots: screenshots of the main pages at phone, laptop and venue-screen
 ## sizes in English and French, in $(SHOTS) (not committed)
 SHOTS ?= /tmp/eventbox-shots
-shots:
+shots: axe
 	$(GO) test -count=1 -run '^TestShots$$' ./e2e -shots $(abspath $(SHOTS))
 	@echo "screenshots in $(SHOTS)"
+
+## axe: fetch axe-core (pinned, checked against its npm integrity) into
+## e2e/testdata/axe for the accessibility test (not committed: 650 KB)
+AXE_VERSION = 4.14.1
+AXE_SHA512 = FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==
+AXE_DIR = e2e/testdata/axe
+axe: $(AXE_DIR)/axe.min.js
+$(AXE_DIR)/axe.min.js:
+	@mkdir -p $(AXE_DIR)
+	cd $(AXE_DIR) && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null
+	@test "$$(openssl dgst -sha512 -binary $(AXE_DIR)/axe-core-$(AXE_VERSION).tgz | base64 -w0)" = "$(AXE_SHA512)" || \
+		{ echo "axe-core-$(AXE_VERSION).tgz: integrity mismatch"; rm -f $(AXE_DIR)/axe-core-$(AXE_VERSION).tgz; exit 1; }
+	tar -xzf $(AXE_DIR)/axe-core-$(AXE_VERSION).tgz -C $(AXE_DIR) --strip-components=1 package/axe.min.js package/LICENSE
+	rm -f $(AXE_DIR)/axe-core-$(AXE_VERSION).tgz
 
 clean:
 	rm -rf bin dist

@@ -142,6 +142,13 @@ type galleryEventDTO struct {
 	LogoVersion *int64         `json:"logoVersion"`
 	Guestbook   bool           `json:"guestbook"`
 	Challenges  []challengeDTO `json:"challenges"`
+	// Spots are the event's places, for the gallery's place filter.
+	Spots []gallerySpotDTO `json:"spots"`
+}
+
+type gallerySpotDTO struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
 }
 
 type galleryBody struct {
@@ -164,6 +171,14 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 		}
 		unlocked = true
 	}
+	spots, err := s.store.Spots(r.Context(), e.ID)
+	if err != nil {
+		return err
+	}
+	places := make([]gallerySpotDTO, 0, len(spots))
+	for _, sp := range spots {
+		places = append(places, gallerySpotDTO{ID: sp.ID, Label: sp.Label})
+	}
 	return writeJSON(w, r, http.StatusOK, galleryBody{
 		Share: galleryShareDTO{
 			Label: nullString(sh.Label), AllowDownload: sh.AllowDownload, FavoritesOnly: sh.FavoritesOnly,
@@ -172,6 +187,7 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 		Event: galleryEventDTO{
 			Name: e.Name, EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
 			LogoVersion: nullTime(e.LogoVersion), Guestbook: e.GuestbookInGallery, Challenges: toChallengeDTOs(e.Challenges),
+			Spots: places,
 		},
 	})
 }
@@ -215,8 +231,9 @@ func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) err
 }
 
 // handleGalleryPhotos lists the link's photos, newest first: visible
-// ones, favorites only when the link says so, challenge= narrows, before=
-// pages.
+// ones, favorites only when the link says so, challenge= and (added) spot=
+// (a place) narrow, (added) favorites=1 keeps the hosts' favorites only,
+// before= pages.
 func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) error {
 	sh, e, err := s.unlockedShare(w, r)
 	if err != nil {
@@ -226,13 +243,17 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	spot, err := queryID(r, "spot")
+	if err != nil {
+		return err
+	}
 	before, err := parseBefore(r)
 	if err != nil {
 		return err
 	}
 	page, err := s.store.Photos(r.Context(), store.PhotoQuery{
-		EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly,
-		ChallengeID: challenge, Before: before, Limit: photoPageSize,
+		EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly || r.URL.Query().Get("favorites") == "1",
+		ChallengeID: challenge, SpotID: spot, Before: before, Limit: photoPageSize,
 	})
 	if err != nil {
 		return err

@@ -189,6 +189,23 @@ func TestGalleryViewing(t *testing.T) {
 		}
 		h.client().do("GET", openURL+"/photos?challenge=x", nil).expect(t, 400, "bad_request")
 	})
+	t.Run("favorites=1 keeps the hosts' favorites and spot= narrows to a place listed with the event", func(t *testing.T) {
+		ids := photoIDs(t, h.client().do("GET", openURL+"/photos?favorites=1", nil).expect(t, 200, ""))
+		if fmt.Sprint(ids) != fmt.Sprint([]string{favorite}) {
+			t.Fatalf("favorites = %v", ids)
+		}
+		spot := owner.do("POST", "/api/admin/events/"+id+"/spots", map[string]any{"label": "Garden"}).expect(t, 201, "").JSON["spot"].(map[string]any)["id"].(string)
+		spots := h.client().do("GET", openURL, nil).expect(t, 200, "").JSON["event"].(map[string]any)["spots"]
+		if fmt.Sprint(spots) != fmt.Sprint([]any{map[string]any{"id": spot, "label": "Garden"}}) {
+			t.Fatalf("spots = %v", spots)
+		}
+		if ids := photoIDs(t, h.client().do("GET", openURL+"/photos?spot="+spot, nil).expect(t, 200, "")); len(ids) != 0 {
+			t.Fatalf("photos at an empty place = %v", ids)
+		}
+		h.client().do("GET", openURL+"/photos?spot=x", nil).expect(t, 400, "bad_request")
+		h.client().do("GET", openURL+"/logo", nil).expect(t, 404, "not_found")
+		h.client().do("GET", "/api/g/nope/logo", nil).expect(t, 404, "not_found")
+	})
 	t.Run("the listing alone also lets the browser see the media", func(t *testing.T) {
 		c := h.client()
 		c.do("GET", "/api/media/"+visible+"?v=thumb", nil).expect(t, 404, "not_found")

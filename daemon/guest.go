@@ -68,6 +68,16 @@ type publicEventDTO struct {
 	CaptureFilters     captureFiltersDTO `json:"captureFilters"`
 	LogoVersion        *int64            `json:"logoVersion"`
 	Ended              bool              `json:"ended"`
+	Limits             uploadLimitsDTO   `json:"limits"`
+}
+
+// uploadLimitsDTO tells the guest page the box's upload limits, so it can
+// refuse a file before sending it and name the limit (docs/decisions.md,
+// "Guest pages at a real party").
+type uploadLimitsDTO struct {
+	MaxUploadMB     int `json:"maxUploadMB"`
+	MaxVideoMB      int `json:"maxVideoMB"`
+	MaxVideoSeconds int `json:"maxVideoSeconds"`
 }
 
 type publicGuestDTO struct {
@@ -102,7 +112,8 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
 		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, Challenges: full.Challenges,
 		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
-		Ended: e.EndedAt != 0,
+		Ended:  e.EndedAt != 0,
+		Limits: uploadLimitsDTO{MaxUploadMB: s.cfg.MaxUploadMB, MaxVideoMB: s.cfg.MaxVideoMB, MaxVideoSeconds: s.cfg.MaxVideoSeconds},
 	}}
 	if g, err := s.joinedGuest(r, e); err == nil {
 		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, 0)

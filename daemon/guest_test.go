@@ -37,6 +37,12 @@ func TestPublicEventAndJoining(t *testing.T) {
 				t.Errorf("public event lacks %s", k)
 			}
 		}
+		limits, _ := ev["limits"].(map[string]any)
+		want := daemon.DefaultConfig()
+		if limits["maxUploadMB"] != float64(want.MaxUploadMB) || limits["maxVideoMB"] != float64(want.MaxVideoMB) ||
+			limits["maxVideoSeconds"] != float64(want.MaxVideoSeconds) {
+			t.Errorf("limits = %v; want the box's MAX_UPLOAD_MB, MAX_VIDEO_MB and MAX_VIDEO_SECONDS", ev["limits"])
+		}
 		if g := r.JSON["guest"].(map[string]any); g["joined"] != false {
 			t.Errorf("guest = %v", g)
 		}

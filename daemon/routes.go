@@ -66,6 +66,7 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/g/:token/photos", s.handleGalleryPhotos)
 	h("GET", "/api/g/:token/messages", s.handleGalleryMessages)
 	h("GET", "/api/g/:token/archive", s.handleGalleryArchive)
+	h("GET", "/api/g/:token/logo", s.handleGalleryLogo) // added: the event's logo on the gallery page
 
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate

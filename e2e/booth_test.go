@@ -42,6 +42,7 @@ func TestBooth(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#booth-start`)),
 		chromedp.WaitVisible(chromedp.CSS(`.booth video`)))
 	b.waitJS(t, "the camera shows", `(() => { const v = document.querySelector('.booth video'); return v && v.videoWidth > 0; })()`)
+	b.waitJS(t, "the booth listens", `!!document.querySelector('.booth[data-ready=true]')`)
 	b.shot(t, "booth")
 	b.do(t, "pressing a key", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: " ", Code: "Space", Text: " "})

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -49,20 +50,51 @@ type box struct {
 // ends.
 func startBox(t *testing.T, opts ...func(*daemon.Config)) *box {
 	t.Helper()
+	return startBoxWith(t, func(c *daemon.Config) {
+		for _, o := range opts {
+			o(c)
+		}
+	})
+}
+
+// startBoxWith is startBox with the daemon's configuration changed by
+// edit (smaller upload limits, say).
+func startBoxWith(t *testing.T, edit func(*daemon.Config)) *box {
+	t.Helper()
+	r := &restartableBox{dir: t.TempDir(), edit: edit}
+	r.start(t)
+	t.Cleanup(func() { r.kill(t) })
+	return &box{URL: r.URL, Store: r.Store}
+}
+
+// restartableBox is a box that can be killed and started again on the
+// same data directory and address, as a box that loses power does.
+type restartableBox struct {
+	URL   string
+	Store *store.Store
+	dir   string
+	addr  string
+	edit  func(*daemon.Config)
+	stop  func()
+}
+
+// start runs the daemon on the box's directory; the first start picks a
+// free port, later ones take the same address again.
+func (r *restartableBox) start(t *testing.T) {
+	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := store.Open(ctx, dir, store.Options{})
+	st, err := store.Open(ctx, r.dir, store.Options{})
 	if err != nil {
 		t.Fatalf("opening store: %v", err)
 	}
 	cfg := daemon.DefaultConfig()
-	cfg.DataDir = dir
+	cfg.DataDir = r.dir
 	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.UI = assets.Web()
 	cfg.AdminPassword = ownerPassword
 	cfg.PasswordCost = 4
-	for _, o := range opts {
-		o(&cfg)
+	if r.edit != nil {
+		r.edit(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
@@ -70,6 +102,14 @@ func startBox(t *testing.T, opts ...func(*daemon.Config)) *box {
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
 		t.Fatalf("starting daemon: %v", err)
+	}
+	addr := r.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listening on %s: %v", addr, err)
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -79,8 +119,12 @@ func startBox(t *testing.T, opts ...func(*daemon.Config)) *box {
 			t.Errorf("daemon run: %v", err)
 		}
 	}()
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.Listener.Close()
+	ts.Listener = ln
+	ts.Start()
+	r.addr, r.URL, r.Store = ln.Addr().String(), ts.URL, st
+	r.stop = func() {
 		// Streams (booth events) stay open until their client goes: cut
 		// them so Close does not wait for the browser.
 		ts.CloseClientConnections()
@@ -94,8 +138,16 @@ func startBox(t *testing.T, opts ...func(*daemon.Config)) *box {
 		if err := st.Close(); err != nil {
 			t.Errorf("closing store: %v", err)
 		}
-	})
-	return &box{URL: ts.URL, Store: st}
+	}
+}
+
+// kill stops the daemon at once: open connections are cut mid-request.
+func (r *restartableBox) kill(t *testing.T) {
+	t.Helper()
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
 }
 
 // chromiumPath finds Debian's Chromium (or another Chrome) or skips.
@@ -128,6 +180,12 @@ func newBrowser(t *testing.T) *browser {
 // window as narrow as a phone also gets a phone's touch and pixel ratio.
 func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
 	t.Helper()
+	return newBrowserFlags(t, lang, width, height, nil)
+}
+
+// newBrowserFlags is newBrowserAt with extra Chromium command-line flags.
+func newBrowserFlags(t *testing.T, lang string, width, height int, flags map[string]any) *browser {
+	t.Helper()
 	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -148,6 +206,9 @@ func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
 		chromedp.Flag("use-fake-device-for-media-stream", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
+	}
+	for k, v := range flags {
+		opts = append(opts, chromedp.Flag(k, v))
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
@@ -356,4 +417,19 @@ func choose(sel, value string) chromedp.Action[chromedp.Void] {
 		_, err := chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.value = %q; e.dispatchEvent(new Event('change', { bubbles: true })); return e.value === %q; })()`, sel, value, value))(ctx, tg)
 		return err
 	})
+}
+
+// throttle limits the browser's upload speed to bytesPerSec, as a slow
+// hotspot does; -1 lifts the limit.
+func (b *browser) throttle(t *testing.T, bytesPerSec float64) {
+	t.Helper()
+	b.do(t, "throttling uploads", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			MatchedNetworkConditions: []*network.Conditions{{UploadThroughput: bytesPerSec, DownloadThroughput: -1}},
+		})
+		return err
+	}))
 }

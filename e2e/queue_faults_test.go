@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +25,7 @@ type faultyBox struct {
 	mu    sync.Mutex
 	next  []scripted
 	faked int
+	sent  int // uploads that reached the proxy
 }
 
 type scripted struct {
@@ -42,6 +44,7 @@ func newFaultyBox(t *testing.T, box *box) *faultyBox {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/e/") && strings.HasSuffix(r.URL.Path, "/photos") {
 			f.mu.Lock()
+			f.sent++
 			var s *scripted
 			if len(f.next) > 0 {
 				s = &f.next[0]
@@ -80,6 +83,13 @@ func (f *faultyBox) answered() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.faked
+}
+
+// posts is how many uploads reached the proxy, scripted or passed on.
+func (f *faultyBox) posts() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sent
 }
 
 // keptOnPhone counts the files the page keeps in IndexedDB.
@@ -179,4 +189,46 @@ func TestGuestQueueRefusals(t *testing.T) {
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
 		t.Fatalf("the box holds %d photos; want 1", n)
 	}
+}
+
+// TestGuestQueueSurvivesBoxRestart: the box is killed while the phone is
+// sending a selection and started again on the same data: the page says
+// "4 of 6 sent"-style progress and that the box cannot be reached, offers
+// "retry now", and once the box is back every photo arrives exactly once.
+func TestGuestQueueSurvivesBoxRestart(t *testing.T) {
+	r := &restartableBox{dir: t.TempDir()}
+	r.start(t)
+	t.Cleanup(func() { r.kill(t) })
+	ev := createEvent(t, r.Store, "Power cut", func(e *store.Event) { e.AskGuestName = false })
+	const n = 4
+	var files []string
+	for i := range n {
+		files = append(files, writeNoiseJPEG(t, fmt.Sprintf("cut-%d.jpg", i), 400, 400, uint64(i+1)))
+	}
+	b := newBrowser(t)
+	b.do(t, "opening the event link",
+		chromedp.Navigate(r.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#pick-photos`)))
+	// A slow hotspot: about a second for each photo.
+	b.throttle(t, 150_000)
+	b.do(t, "choosing the photos", chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), files))
+	st := r.Store
+	eventually(t, "the first photo reaches the box", func() bool { return len(eventPhotos(t, st, ev.ID)) >= 1 })
+	r.kill(t)
+	b.waitText(t, "#queue-overall", "The box cannot be reached.")
+	b.waitJS(t, "the overall line counts what was sent", `/^\d of 4 sent/.test(document.querySelector('#queue-overall').textContent)`)
+	b.shot(t, "guest-queue-box-away")
+	if kept := keptOnPhone(t, b); kept == 0 || kept == n {
+		t.Fatalf("the phone keeps %d files after the box went away mid-queue; want some but not all of %d", kept, n)
+	}
+	b.throttle(t, -1)
+	r.start(t)
+	b.do(t, "tapping retry now", chromedp.Click(chromedp.CSS(`#queue-retry`)))
+	b.waitText(t, "#queue-done", "Thank you!")
+	b.waitJS(t, "all photos show once", fmt.Sprintf(`document.querySelectorAll('#my-photos .tile').length === %d`, n))
+	photos := eventPhotos(t, r.Store, ev.ID)
+	if len(photos) != n {
+		t.Fatalf("the box holds %d photos after the restart; want %d, no duplicate", len(photos), n)
+	}
+	eventually(t, "the phone forgets the sent photos", func() bool { return keptOnPhone(t, b) == 0 })
 }

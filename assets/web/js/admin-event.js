@@ -47,7 +47,7 @@ function choices(model, key) {
 /** colorInput is a text field for #rrggbb with a picker beside it. */
 function colorInput(name, value, placeholder) {
   const text = h('input', { type: 'text', name, value: value || '', placeholder: placeholder || '#rrggbb', autocapitalize: 'none', spellcheck: 'false', maxlength: 7 });
-  const pick = h('input', { type: 'color', value: /^#[0-9a-f]{6}$/i.test(value || '') ? value : '#8a4fff', 'aria-label': 'Pick a colour', tabindex: -1 });
+  const pick = h('input', { type: 'color', value: /^#[0-9a-f]{6}$/i.test(value || '') ? value : '#7a3ff0', 'aria-label': 'Pick a colour', tabindex: -1 });
   pick.addEventListener('input', () => { text.value = pick.value; });
   text.addEventListener('input', () => { if (/^#[0-9a-f]{6}$/i.test(text.value)) pick.value = text.value.toLowerCase(); });
   const row = h('div', { class: 'color-row' }, text, pick);

@@ -63,7 +63,10 @@ export async function boothPage({ app, slug, key, data, t }) {
     fallback.value = '';
   });
   screen.append(fallback);
-  if (!stream) say(t('boothNoCamera'));
+  // Without a secure page the browser offers no camera at all: say what
+  // works (the camera app on a touch) and how to get the live one.
+  const noCamera = () => (window.isSecureContext ? t('boothNoCamera') : t('boothInsecure'));
+  if (!stream) say(noCamera());
 
   let busy = false;
   const shoot = async () => {
@@ -116,5 +119,7 @@ export async function boothPage({ app, slug, key, data, t }) {
       } catch { /* not a JSON message */ }
     };
   }
-  say(stream ? t('boothTouch') : t('boothNoCamera'));
+  say(stream ? t('boothTouch') : noCamera());
+  // Touches, keys and the button are heard from now on.
+  screen.dataset.ready = 'true';
 }

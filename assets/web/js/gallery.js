@@ -1,8 +1,10 @@
 // The gallery page, /g/<token>: a read-only view of an event's visible
-// photos through a gallery link, with its password form, challenge
-// filter, lightbox, ZIP download and, when the hosts share it, the
-// guestbook.
-import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL } from './lib.js';
+// photos through a gallery link, with its password form; the event's
+// logo and a cover photo, the hosts' favourites, every photo in the order
+// it was taken with filters by guest, place and challenge, the viewer and
+// a full-screen slideshow, the ZIP download and, when the hosts share it,
+// the guestbook.
+import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
 
@@ -13,7 +15,6 @@ let t = (k) => k;
 let lang = 'en';
 let data = null;
 let tab = 'photos';
-let challenge = '';
 
 const errMsg = (e) => errorText(t, e);
 
@@ -44,6 +45,7 @@ function header() {
   picker.addEventListener('change', () => { saveLang(picker.value); location.reload(); });
   return h('header', { class: 'hero' },
     h('div', { class: 'row end' }, picker),
+    ev.logoVersion ? safeImg({ class: 'logo', src: `${base}/logo?v=${ev.logoVersion}` }) : null,
     h('h1', null, ev.name),
     ev.eventDate ? h('div', { class: 'date' }, fmtDate(ev.eventDate, lang)) : null,
     share.label ? h('p', null, share.label) : null,
@@ -66,13 +68,50 @@ function passwordView() {
   input.focus();
 }
 
+// Every visible photo of the link, loaded once (a few requests even for
+// thousands of photos), so the page can sort them by when they were
+// taken and filter by guest, place and challenge without asking again.
+let all = null;
+let favorites = [];
+const filter = { guest: '', spot: '', challenge: '' };
+
+// when is the moment a photo was taken: its EXIF capture time (takenAt)
+// when the box read one, else when it arrived.
+const when = (p) => p.takenAt || p.createdAt;
+
+async function loadAll() {
+  const list = [];
+  let cursor;
+  do {
+    const q = new URLSearchParams();
+    if (cursor) q.set('before', cursor);
+    const res = await api(`${base}/photos?${q}`);
+    list.push(...res.photos);
+    cursor = res.nextCursor;
+  } while (cursor && list.length < 20000);
+  list.sort((a, b) => when(a) - when(b));
+  return list;
+}
+
+async function loadFavorites() {
+  if (data.share.favoritesOnly) return [];
+  try {
+    const res = await api(`${base}/photos?favorites=1`);
+    return res.photos.sort((a, b) => when(a) - when(b));
+  } catch {
+    return [];
+  }
+}
+
 function galleryView() {
   const { event: ev, share } = data;
   const tabs = [['photos', t('galleryPhotos')]];
   if (ev.guestbook) tabs.push(['guestbook', t('tabGuestbook')]);
   clear(app, h('main', { class: 'wrap' },
     header(),
-    share.allowDownload ? h('p', { class: 'center' }, h('a', { class: 'btn primary', id: 'download-all', href: base + '/archive', download: '' }, '⬇ ' + t('downloadAll'))) : null,
+    h('div', { id: 'cover' }),
+    h('div', { class: 'row', id: 'gallery-actions', style: 'justify-content:center' },
+      share.allowDownload ? h('a', { class: 'btn primary', id: 'download-all', href: base + '/archive', download: '' }, '⬇ ' + t('downloadAll')) : null),
     tabs.length > 1 ? h('nav', { class: 'tabs', role: 'tablist' }, tabs.map(([k, l]) => h('button', {
       role: 'tab', id: 'tab-' + k, 'aria-selected': k === tab ? 'true' : 'false', onclick: () => { tab = k; galleryView(); },
     }, l))) : null,
@@ -81,48 +120,88 @@ function galleryView() {
   photos($('#panel'));
 }
 
-function photos(panel) {
-  const ev = data.event;
-  const list = [];
-  let cursor;
-  const grid = h('div', { class: 'grid', id: 'gallery-photos' });
-  const sentinel = h('div', { class: 'sentinel' });
-  const note = h('p', { class: 'muted center small' });
-  const chips = (ev.challenges || []).length ? h('div', { class: 'challenges', role: 'group' },
-    [{ id: '', label: t('allChallenges') }, ...ev.challenges].map((c) => h('button', {
-      type: 'button', 'aria-pressed': challenge === c.id ? 'true' : 'false',
-      onclick: () => { challenge = c.id; photos(panel); },
-    }, c.label))) : null;
-  clear(panel, chips, grid, sentinel, note);
-  const tile = (p) => {
-    const b = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
-      h('img', { src: mediaURL(p.id, 'thumb'), alt: '', loading: 'lazy', decoding: 'async' }),
-      p.video ? h('span', { class: 'play' }, '▶') : null);
-    b.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
-      labels: { close: t('close'), prev: t('prev'), next: t('next') },
-      caption: (q) => (q.guestName ? t('byGuest', { name: q.guestName }) : ''),
-      actions: (q) => (data.share.allowDownload ? [h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('download'))] : []),
-    }));
-    return b;
-  };
-  infinite(sentinel, async () => {
-    if (cursor === null) return false;
-    const q = new URLSearchParams();
-    if (challenge) q.set('challenge', challenge);
-    if (cursor) q.set('before', cursor);
-    try {
-      const res = await api(`${base}/photos?${q}`);
-      list.push(...res.photos);
-      grid.append(...res.photos.map(tile));
-      cursor = res.nextCursor;
-      note.textContent = list.length ? '' : t('galleryEmpty');
-      return cursor !== null;
-    } catch (e) {
-      if (e.status === 403) { data.share.unlocked = false; passwordView(); return false; }
-      clear(note, errMsg(e), ' ', h('button', { class: 'small', onclick: () => photos(panel) }, t('retry')));
-      return false;
-    }
+// tileName is a tile's name and placeholder: by whom, when.
+const tileName = (p) => [p.video ? t('video') : t('photo'), p.guestName ? t('byGuest', { name: p.guestName }) : '', fmtTime(when(p), lang)].filter(Boolean).join(' · ');
+
+function viewer(list, i, autoplay) {
+  return openLightbox(list, i, {
+    labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
+    slideshow: true,
+    autoplay,
+    caption: (q) => tileName(q),
+    actions: (q) => (data.share.allowDownload ? [downloadLink(q, t('download'))] : []),
   });
+}
+
+function tile(p, list) {
+  const b = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
+    h('span', { class: 'ph' }, tileName(p)),
+    safeImg({ src: mediaURL(p.id, 'thumb'), loading: 'lazy', decoding: 'async' }),
+    p.video ? h('span', { class: 'play' }, icon('play')) : null);
+  b.addEventListener('click', () => viewer(list, list.indexOf(p)));
+  return b;
+}
+
+// cover fills the header's wide picture: the hosts' first favourite,
+// else the first photo of the day.
+function cover() {
+  const p = favorites.find((x) => !x.video) || all.find((x) => !x.video);
+  const box = $('#cover');
+  if (!box || !p) return;
+  clear(box, h('figure', { class: 'cover' }, safeImg({ src: mediaURL(p.id, 'display'), alt: t('galleryCover') })));
+}
+
+async function photos(panel) {
+  const note = h('p', { class: 'muted center small' }, t('loading'));
+  clear(panel, note);
+  if (!all) {
+    try {
+      [all, favorites] = await Promise.all([loadAll(), loadFavorites()]);
+    } catch (e) {
+      if (e.status === 403) { data.share.unlocked = false; passwordView(); return; }
+      clear(note, errMsg(e), ' ', h('button', { class: 'small', onclick: () => photos(panel) }, t('retry')));
+      return;
+    }
+  }
+  cover();
+  const actions = $('#gallery-actions');
+  if (actions && all.length && !$('#slideshow-all')) {
+    actions.append(h('button', { id: 'slideshow-all', onclick: () => viewer(shownList(), 0, true) }, '▶ ' + t('gallerySlideshow')));
+  }
+  const ev = data.event;
+  const guests = [...new Set(all.map((p) => p.guestName).filter(Boolean))].sort((a, b) => a.localeCompare(b, lang));
+  const spots = (ev.spots || []).filter((s) => all.some((p) => p.spotId === s.id));
+  const challenges = (ev.challenges || []).filter((c) => all.some((p) => p.challengeId === c.id));
+  const select = (key, label, none, options) => {
+    if (!options.length) return null;
+    const id = 'filter-' + key;
+    const sel = h('select', { id }, h('option', { value: '' }, none), options.map(([v, l]) => h('option', { value: v, selected: filter[key] === v }, l)));
+    sel.addEventListener('change', () => { filter[key] = sel.value; drawGrid(); });
+    return h('div', { class: 'field' }, h('label', { for: id }, label), sel);
+  };
+  const filters = h('div', { class: 'filters' },
+    select('guest', t('filterGuest'), t('filterEveryone'), guests.map((g) => [g, g])),
+    select('spot', t('filterPlace'), t('filterEverywhere'), spots.map((s) => [s.id, s.label])),
+    select('challenge', t('filterChallenge'), t('allChallenges'), challenges.map((c) => [c.id, c.label])));
+  const favs = favorites.length ? h('section', { id: 'gallery-favorites' },
+    h('h2', null, t('galleryFavoritesTitle')),
+    h('div', { class: 'grid' }, favorites.map((p) => tile(p, favorites)))) : null;
+  const grid = h('div', { class: 'grid', id: 'gallery-photos' });
+  const count = h('p', { class: 'small muted', id: 'gallery-count' });
+  clear(panel, favs, h('h2', null, t('galleryAllTitle')), filters.children.length ? filters : null, count, grid, note);
+  const drawGrid = () => {
+    const list = shownList();
+    clear(grid, list.map((p) => tile(p, list)));
+    count.textContent = t('galleryCount', { n: list.length });
+    note.textContent = list.length ? '' : t('galleryEmpty');
+  };
+  drawGrid();
+}
+
+// shownList is the photos the filters keep, in the order taken.
+function shownList() {
+  return all.filter((p) => (!filter.guest || p.guestName === filter.guest)
+    && (!filter.spot || p.spotId === filter.spot) && (!filter.challenge || p.challengeId === filter.challenge));
 }
 
 function messages(panel) {

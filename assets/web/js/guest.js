@@ -3,7 +3,7 @@
 // see my photos and, when the album is shared, everyone's; the guestbook
 // with text and voice notes; a contact address for the gallery mail.
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
-import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL } from './lib.js';
+import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
@@ -126,7 +126,7 @@ function nameView(again) {
       data.guest.name = res.name;
       mainView();
     } catch (x) {
-      err.textContent = x.code === 'bad_request' ? Object.values(x.details).join(' ') || t('genericError') : errMsg(x);
+      err.textContent = x.code === 'bad_request' ? t('nameBad') : errMsg(x);
     } finally {
       btn.disabled = false;
     }
@@ -146,19 +146,34 @@ function quotaLeft() {
   return Math.max(0, max - data.guest.photos - (queue ? queue.pending : 0));
 }
 
-const refusal = (code) => ({
-  too_large: t('errTooLarge'), invalid_image: t('errInvalidImage'), invalid_video: t('errInvalidVideo'),
-  video_too_long: t('errVideoTooLong'), videos_off: t('errVideosOff'), uploads_closed: t('errUploadsClosed'),
-  quota_reached: t('errQuota'), forbidden: t('genericError'), gone: t('errGone'),
-}[code] || t('genericError'));
+/**
+ * refusal is why a file was not sent, as the end of "Not sent: …", with
+ * the box's limit named when one applies (item: the queue item, for
+ * whether it is a video).
+ */
+const refusal = (code, item) => {
+  const lim = data.event.limits || {};
+  const video = item && item.kind === 'video';
+  const mb = video ? lim.maxVideoMB : lim.maxUploadMB;
+  if (code === 'too_large' && mb) return t('errTooLargeLimit', { mb });
+  if (code === 'video_too_long' && lim.maxVideoSeconds) return t('errVideoTooLongLimit', { len: fmtSeconds(lim.maxVideoSeconds) });
+  return ({
+    too_large: t('errTooLarge'), invalid_image: t('errInvalidImage'), invalid_video: t('errInvalidVideo'),
+    video_too_long: t('errVideoTooLong'), videos_off: t('errVideosOff'), uploads_closed: t('errUploadsClosed'),
+    quota_reached: t('errQuota'), forbidden: t('errForbidden'), gone: t('errGone'), bad_request: t('errBadRequest'),
+    insufficient_storage: t('errFull'), rate_limited: t('errRate'),
+  }[code] || t('errUnknown'));
+};
 
 // Each view below fills a part of the main page and can redraw itself.
-let state = { challenge: '', filter: '', tab: 'mine' };
+// cut: the names of the files a quota left unsent, shown until dismissed.
+let state = { challenge: '', filter: '', tab: 'mine', cut: null };
 
 function mainView() {
   const ev = data.event;
   if (!queue) {
     queue = new UploadQueue(slug, {
+      limits: ev.limits,
       rejoin: async () => {
         if (ev.needsCode) return false;
         await api(base + '/join', { method: 'POST' });
@@ -231,26 +246,40 @@ function drawCapture() {
   const pick = (accept, capture, multiple) => {
     const input = h('input', { type: 'file', accept, capture: capture || null, multiple: multiple || null });
     input.addEventListener('change', () => {
-      const files = [...input.files];
+      const picked = [...input.files];
       input.value = '';
+      // Files over the box's limits are refused here, named, never sent.
+      queue.newBatch();
+      const files = [];
+      for (const f of picked) {
+        const code = queue.precheck(f);
+        if (code) queue.reject(f, code);
+        else files.push(f);
+      }
       const left = quotaLeft();
-      if (files.length > left) toast(t('quotaInfo', { left, max: ev.maxPhotosPerGuest }), 'bad');
+      // A quota that cuts the selection says which files stay unsent.
+      state.cut = files.length > left ? { sent: left, names: files.slice(left).map((f) => f.name || '?') } : null;
+      if (state.cut) drawQueue();
       const filter = state.filter;
       Promise.all(files.slice(0, left).map((f) => (filter ? applyFilter(f, filter) : f)))
-        .then((ready) => queue.add(ready, { challenge: state.challenge, at: spot }))
+        .then((ready) => queue.add(ready, { challenge: state.challenge, at: spot, sameBatch: true }))
         .then(drawCapture);
     });
     return input;
   };
-  const button = (label, input, primary, id) => h('label', { class: 'btn block' + (primary ? ' primary' : ''), id }, label, input);
+  // The buttons are <input type=file capture>: the phone's own camera
+  // app, which needs no secure context, so they work on the box's plain
+  // http:// address too.
+  const button = (glyph, label, input, primary, id) => h('label', { class: 'btn block' + (primary ? ' primary' : ''), id },
+    icon(glyph), h('span', null, label), input);
   const mode = ev.captureMode;
   const buttons = [];
   if (mode !== 'picker') {
-    buttons.push(button('📷 ' + t('takePhoto'), pick('image/*', 'environment'), true, 'take-photo'));
-    if (ev.allowVideos) buttons.push(button('🎥 ' + t('recordVideo'), pick('video/*', 'environment'), false, 'record-video'));
+    buttons.push(button('camera', t('takePhoto'), pick('image/*', 'environment'), true, 'take-photo'));
+    if (ev.allowVideos) buttons.push(button('video', t('recordVideo'), pick('video/*', 'environment'), false, 'record-video'));
   }
   if (mode !== 'camera') {
-    buttons.push(button('🖼️ ' + (ev.allowVideos ? t('chooseMedia') : t('choosePhotos')),
+    buttons.push(button('image', ev.allowVideos ? t('chooseMedia') : t('choosePhotos'),
       pick(ev.allowVideos ? 'image/*,video/*' : 'image/*', null, true), mode === 'picker', 'pick-photos'));
   }
   const chips = ev.challenges.length ? h('div', null,
@@ -272,17 +301,48 @@ function drawCapture() {
   const notes = [];
   if (ev.uploadsCloseAt) notes.push(t('closesAt', { time: fmtTime(ev.uploadsCloseAt, lang) }));
   if (ev.maxPhotosPerGuest) notes.push(t('quotaInfo', { left: quotaLeft(), max: ev.maxPhotosPerGuest }));
+  if (ev.allowVideos && ev.limits && ev.limits.maxVideoSeconds) notes.push(t('videoLimitInfo', { len: fmtSeconds(ev.limits.maxVideoSeconds) }));
   clear(box, chips, filters, h('div', { class: 'capture' }, buttons),
     notes.length ? h('p', { class: 'small muted center' }, notes.join(' ')) : null);
 }
 
 const thumbURLs = new Map();
+// Formats a phone's browser can draw; a HEIC (and anything else) gets
+// the placeholder with its name instead of a broken image.
+const DRAWABLE = /^image\/(jpeg|png|gif|webp|avif|bmp)$/;
 function localThumb(item) {
   if (!thumbURLs.has(item.id)) {
-    const src = item.kind === 'video' ? item.poster : item.blob;
+    const src = item.kind === 'video' ? item.poster : DRAWABLE.test(item.type || '') ? item.blob : null;
     thumbURLs.set(item.id, src ? URL.createObjectURL(src) : '');
   }
   return thumbURLs.get(item.id);
+}
+
+// qthumb is the small picture of a queued file: its own pixels when the
+// browser can draw them, else (and meanwhile) a grey square with the
+// file's type, e.g. HEIC.
+function qthumb(item) {
+  const ext = ((item.name || '').match(/\.([a-z0-9]{1,5})$/i) || [])[1];
+  const url = localThumb(item);
+  return h('span', { class: 'qthumb', 'aria-hidden': 'true' }, (ext || (item.kind === 'video' ? 'video' : '')).toUpperCase(),
+    url ? safeImg({ src: url }) : null);
+}
+
+// overall is the one line over the list: "4 of 6 sent", "retry now" when
+// the box cannot be reached, and the thank-you once everything is in.
+function overall() {
+  const { sent, refused } = queue.batch;
+  const pending = queue.pending;
+  if (!pending && !sent) return null;
+  if (!pending) {
+    return h('div', { class: 'banner good thanks', id: 'queue-done', role: 'status' },
+      h('strong', null, t('allSentTitle')), t('allSent', { n: sent }),
+      refused ? ' ' + t('someRefused', { n: refused }) : '');
+  }
+  return h('div', { class: 'overall', id: 'queue-overall', role: 'status' },
+    h('strong', null, t('queueOverall', { sent, total: sent + pending })),
+    queue.unreachable ? h('span', { class: 'row' }, h('span', { class: 'small muted' }, t('queueUnreachable')),
+      h('button', { class: 'small primary', id: 'queue-retry', onclick: () => queue.wake() }, t('retryNow'))) : null);
 }
 
 let ticking = null;
@@ -293,16 +353,20 @@ function drawQueue() {
   for (const [id, url] of thumbURLs) {
     if (!items.some((i) => i.id === id)) { if (url) URL.revokeObjectURL(url); thumbURLs.delete(id); }
   }
-  if (!items.length) { clear(box); return; }
+  const cut = state.cut ? h('div', { class: 'banner', id: 'quota-cut', role: 'alert' },
+    t('quotaCut', { n: state.cut.sent, max: data.event.maxPhotosPerGuest }), ' ',
+    h('strong', null, t('quotaCutNames', { names: state.cut.names.join(', ') })), ' ',
+    h('button', { class: 'linkish', onclick: () => { state.cut = null; drawQueue(); } }, t('dismiss'))) : null;
+  if (!items.length) { clear(box, cut, overall()); return; }
   const now = Date.now();
   const status = (i) => {
-    if (queue.stopped && i.state === 'waiting') return t('queueStopped', { reason: refusal(queue.stopped) });
+    if (queue.stopped && i.state === 'waiting') return t('queueStopped', { reason: refusal(queue.stopped, i) });
     switch (i.state) {
       case 'preparing': return t('queuePreparing');
       case 'uploading': return t('queueUploading', { p: Math.round(i.progress * 100) });
       case 'offline': return t('queueOffline');
       case 'sent': return t('queueSent');
-      case 'failed': return t('queueFailed', { reason: refusal(i.error) });
+      case 'failed': return t('queueFailed', { reason: refusal(i.error, i) });
       case 'held': return t('queueHeld');
       default: {
         if (i.retryAt <= now) return t('queueWaiting');
@@ -314,14 +378,16 @@ function drawQueue() {
       }
     }
   };
-  clear(box, h('h3', null, t('queueTitle')), h('ul', { class: 'queue', id: 'queue-list' }, items.map((i) => h('li', { dataset: { state: i.state } },
-    localThumb(i) ? h('img', { class: 'qthumb', src: localThumb(i), alt: '' }) : h('span', { class: 'qthumb' }),
-    h('div', { class: 'grow' },
-      h('div', { class: i.state === 'failed' || i.state === 'held' ? 'form-err' : '' }, status(i)),
-      i.state === 'uploading' || i.state === 'sent' ? h('progress', { max: 1, value: i.progress }) : null),
-    i.state === 'held' ? h('button', { class: 'small', onclick: () => queue.retryHeld(i.id) }, t('retry')) : null,
-    i.state !== 'uploading' && i.state !== 'sent' ? h('button', { class: 'small', onclick: () => queue.remove(i.id), 'aria-label': t('remove') }, '✕') : null))),
-  queue.pending ? h('p', { class: 'small muted' }, t('queueKept')) : null);
+  clear(box, cut, h('h3', null, t('queueTitle')), overall(),
+    h('ul', { class: 'queue', id: 'queue-list' }, items.map((i) => h('li', { dataset: { state: i.state } },
+      qthumb(i),
+      h('div', { class: 'grow' },
+        h('div', { class: 'qname' }, i.name),
+        h('div', { class: i.state === 'failed' || i.state === 'held' ? 'form-err' : '' }, status(i)),
+        i.state === 'uploading' || i.state === 'sent' ? h('progress', { max: 1, value: i.progress, 'aria-label': i.name }) : null),
+      i.state === 'held' ? h('button', { class: 'small', onclick: () => queue.retryHeld(i.id) }, t('retry')) : null,
+      i.state !== 'uploading' && i.state !== 'sent' ? h('button', { class: 'small', onclick: () => queue.remove(i.id), 'aria-label': t('removeFile', { name: i.name }) }, '✕') : null))),
+    queue.pending ? h('p', { class: 'small muted' }, t('queueKept')) : null);
   const waiting = items.some((i) => i.state === 'waiting' && i.retryAt > now);
   if (waiting && !ticking) ticking = setInterval(() => drawQueue(), 1000);
   if (!waiting && ticking) { clearInterval(ticking); ticking = null; }
@@ -369,6 +435,7 @@ function drawContact() {
   const form = h('form', { class: 'card', novalidate: true },
     h('h3', { style: 'margin-top:0' }, t('emailTitle')),
     h('p', { class: 'small muted' }, t('emailHint')),
+    h('label', { for: 'contact-email' }, t('emailLabel')),
     h('div', { class: 'row' }, h('div', { class: 'grow' }, input), h('button', { type: 'submit' }, t('emailSave'))), err);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -402,23 +469,33 @@ function drawTabs() {
 // The photo list on screen, so a new upload can be shown at once.
 let shown = null;
 
+// tileName is a tile's accessible name: what it is, by whom, when.
+function tileName(p, scopeAll) {
+  const what = p.video ? t('video') : t('photo');
+  const who = scopeAll && p.guestName ? ' ' + t('byGuest', { name: p.guestName }) : '';
+  return `${what}${who}, ${fmtTime(p.createdAt, lang)}`;
+}
+
 function tileFor(p, list, scopeAll) {
-  const img = h('img', { alt: '', loading: 'lazy', decoding: 'async' });
   let tries = 0;
-  // Variants are made just after the upload: wait for the thumb.
-  img.addEventListener('error', () => {
+  // Variants are made just after the upload: wait for the thumb. Until
+  // it shows (and when the box is out of reach) the tile says what it is.
+  const img = safeImg({ loading: 'lazy', decoding: 'async' }, () => {
     if (tries++ < 6) setTimeout(() => { img.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
   });
   img.src = mediaURL(p.id, 'thumb');
-  const tile = h('button', { type: 'button', class: 'tile', dataset: { id: p.id }, 'aria-label': p.video ? t('video') : '' },
+  // The placeholder under the thumbnail is also the tile's name.
+  const tile = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
+    h('span', { class: 'ph' }, tileName(p, scopeAll)),
     img,
     p.status === 'pending' ? h('span', { class: 'badge' }, t('pending')) : p.status === 'hidden' ? h('span', { class: 'badge' }, t('hidden')) : null,
-    p.video ? h('span', { class: 'play' }, '▶') : null);
+    p.video ? h('span', { class: 'play' }, icon('play')) : null);
   tile.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
-    labels: { close: t('close'), prev: t('prev'), next: t('next') },
+    labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
+    slideshow: scopeAll,
     caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: q.guestName }) : fmtTime(q.createdAt, lang)),
     actions: (q, close) => [
-      h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('download')),
+      downloadLink(q, t('download')),
       q.mine ? h('button', {
         class: 'small', onclick: async () => {
           if (!confirm(t('deleteConfirm'))) return;
@@ -480,21 +557,44 @@ async function guestbook(panel) {
   const err = h('div', { class: 'form-err', role: 'alert' });
   const voice = h('div');
   let audio = null; // { blob, seconds }
+  // Without a secure context (the box's plain http:// address) or a
+  // MediaRecorder the browser gives no microphone: the same button then
+  // opens the phone's own recorder (<input capture>), and the note's
+  // length is read from the file.
+  const live = window.isSecureContext && window.MediaRecorder && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
+  const recorderApp = () => {
+    const input = h('input', { type: 'file', accept: 'audio/*', capture: 'user', id: 'gb-record-file' });
+    input.addEventListener('change', async () => {
+      const file = input.files[0];
+      input.value = '';
+      if (!file) return;
+      const seconds = await audioLength(file);
+      if (!seconds) return toast(t('gbBadAudio'), 'bad');
+      if (seconds > 300) return toast(t('gbTooLong'), 'bad');
+      audio = { blob: file, seconds };
+      drawVoice();
+    });
+    return h('div', null, h('label', { class: 'btn block filepick', id: 'gb-record' }, icon('mic'), h('span', null, t('gbRecord')), input),
+      h('p', { class: 'small muted' }, t('gbRecorderApp')));
+  };
   const drawVoice = () => {
-    if (!ev.guestbookVoice || !window.MediaRecorder || !navigator.mediaDevices) return clear(voice);
+    if (!ev.guestbookVoice) return clear(voice);
     if (audio) {
       const url = URL.createObjectURL(audio.blob);
       return clear(voice, h('div', { class: 'row' }, h('audio', { controls: true, src: url, style: 'flex:1' }),
         h('button', { type: 'button', class: 'small', onclick: () => { URL.revokeObjectURL(url); audio = null; drawVoice(); } }, t('gbDiscard'))));
     }
-    clear(voice, h('button', { type: 'button', class: 'block', id: 'gb-record', onclick: record }, '🎙️ ' + t('gbRecord')));
+    if (!live) return clear(voice, recorderApp());
+    clear(voice, h('button', { type: 'button', class: 'block', id: 'gb-record', onclick: record }, icon('mic'), t('gbRecord')));
   };
   const record = async () => {
     let stream;
     try {
       stream = await navigator.mediaDevices.getUserMedia({ audio: true });
     } catch {
-      return toast(t('gbNoMic'), 'bad');
+      // Refused or no microphone: the phone's recorder is still there.
+      toast(t('gbNoMic'), 'bad');
+      return clear(voice, recorderApp());
     }
     const type = ['audio/webm;codecs=opus', 'audio/ogg;codecs=opus', 'audio/mp4', 'audio/webm'].find((m) => MediaRecorder.isTypeSupported(m));
     const rec = new MediaRecorder(stream, type ? { mimeType: type } : undefined);
@@ -531,9 +631,9 @@ async function guestbook(panel) {
     const fd = new FormData();
     if (text.value.trim()) fd.append('text', text.value.trim());
     if (audio) {
-      const ext = audio.blob.type.includes('mp4') ? 'm4a' : audio.blob.type.includes('ogg') ? 'ogg' : 'webm';
+      const ext = audio.blob.type.includes('mp4') ? 'm4a' : audio.blob.type.includes('ogg') ? 'ogg' : audio.blob.type.includes('mpeg') ? 'mp3' : 'webm';
       fd.append('seconds', String(audio.seconds));
-      fd.append('audio', audio.blob, 'voice.' + ext);
+      fd.append('audio', audio.blob, audio.blob.name || 'voice.' + ext);
     }
     const btn = form.querySelector('button[type=submit]');
     btn.disabled = true;
@@ -545,7 +645,9 @@ async function guestbook(panel) {
       toast(res.message && res.message.status === 'pending' ? t('gbSentPending') : t('gbSent'));
       drawMine();
     } catch (x) {
-      err.textContent = x.code === 'bad_request' ? Object.values(x.details).join(' ') || t('genericError') : errMsg(x);
+      // The event ended while the page was open: the form says so.
+      if (x.code === 'uploads_closed') { data.event.ended = true; return guestbook(panel); }
+      err.textContent = x.code === 'bad_request' ? badRequestText(x) : errMsg(x);
     } finally {
       btn.disabled = false;
     }
@@ -573,8 +675,37 @@ async function guestbook(panel) {
       m.hasAudio ? h('audio', { controls: true, preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` }) : null)));
   };
   drawVoice();
-  clear(panel, form, mine);
+  // After the end the box takes no message: say so instead of a form
+  // whose Send could only fail.
+  clear(panel, ev.ended ? h('div', { class: 'banner', id: 'gb-closed' }, t('gbClosed')) : form, mine);
   drawMine();
+}
+
+// badRequestText is a 400's field messages in the guest's words.
+function badRequestText(x) {
+  const fields = Object.keys(x.details || {});
+  if (fields.includes('audio') || fields.includes('seconds')) return t('gbBadAudio');
+  if (fields.includes('text')) return t('gbTextBad');
+  return t('err_bad_request');
+}
+
+// audioLength reads a voice note's length in whole seconds (0: unreadable).
+function audioLength(file) {
+  return new Promise((resolve) => {
+    const url = URL.createObjectURL(file);
+    const a = new Audio();
+    const done = (s) => { URL.revokeObjectURL(url); resolve(s); };
+    a.preload = 'metadata';
+    a.onloadedmetadata = () => {
+      if (Number.isFinite(a.duration)) return done(Math.max(1, Math.round(a.duration)));
+      // Some recorders leave the length out: seek far to make it known.
+      a.ondurationchange = () => { if (Number.isFinite(a.duration)) done(Math.max(1, Math.round(a.duration))); };
+      a.currentTime = 1e9;
+    };
+    a.onerror = () => done(0);
+    setTimeout(() => done(0), 10000);
+    a.src = url;
+  });
 }
 
 main();

@@ -124,15 +124,71 @@ export function fmtDate(ymd, lang) {
 /** sleep resolves after ms milliseconds. */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** setAccent applies an event's accent colour (#rrggbb) to the page. */
+// luminance is the WCAG relative luminance of a 0xrrggbb colour.
+function luminance(n) {
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * lin(n >> 16) + 0.7152 * lin((n >> 8) & 255) + 0.0722 * lin(n & 255);
+}
+
+/** contrast is the WCAG contrast ratio of two 0xrrggbb colours. */
+export function contrast(a, b) {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+const hex = (n) => '#' + n.toString(16).padStart(6, '0');
+
+/**
+ * setAccent applies an event's accent colour (#rrggbb) to the page: the
+ * text on it (--accent-ink) is whichever of white and ink reads better,
+ * and links and tabs in the accent colour (--accent-text) are darkened
+ * until they reach WCAG AA (4.5:1) on the page's background, so no host's pick leaves a
+ * guest with unreadable buttons.
+ */
 export function setAccent(color) {
   if (!/^#[0-9a-f]{6}$/i.test(color || '')) return;
   const root = document.documentElement.style;
-  root.setProperty('--accent', color);
   const n = parseInt(color.slice(1), 16);
-  const lum = 0.2126 * (n >> 16) + 0.7152 * ((n >> 8) & 255) + 0.0722 * (n & 255);
-  root.setProperty('--accent-ink', lum > 160 ? '#1d1b19' : '#fff');
+  const ink = 0x1d1b19;
+  root.setProperty('--accent', color);
+  root.setProperty('--accent-ink', contrast(n, 0xffffff) >= contrast(n, ink) ? '#fff' : hex(ink));
+  let text = n;
+  for (let k = 0; k < 20 && contrast(text, 0xf6f5f3) < 4.5; k++) {
+    const r = text >> 16, g = (text >> 8) & 255, b = text & 255;
+    text = (Math.round(r * 0.9) << 16) | (Math.round(g * 0.9) << 8) | Math.round(b * 0.9);
+  }
+  root.setProperty('--accent-text', hex(text));
 }
+
+const SVG = 'http://www.w3.org/2000/svg';
+const ICONS = {
+  camera: 'M4 8h3l2-3h6l2 3h3v11H4zM12 10a3.5 3.5 0 1 0 0 7a3.5 3.5 0 1 0 0-7',
+  video: 'M3 7h12v10H3zM15 11l6-4v10l-6-4',
+  image: 'M3 5h18v14H3zM3 16l5-5l4 4l3-3l6 6M15 8.5a1.5 1.5 0 1 0 0 .01',
+  mic: 'M9 4a3 3 0 0 1 6 0v7a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3M8 21h8',
+  play: 'M8 5v14l11-7z',
+  star: 'M12 3l2.8 5.7l6.2.9l-4.5 4.4l1.1 6.2L12 17.3L6.4 20.2l1.1-6.2L3 9.6l6.2-.9z',
+};
+
+/**
+ * icon is a small line drawing (camera, video, image, mic, play, star),
+ * drawn in the text colour: the pages carry no emoji, whose glyphs a
+ * phone's or a kiosk's font may lack.
+ */
+export function icon(name) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('class', 'icon');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = document.createElementNS(SVG, 'path');
+  path.setAttribute('d', ICONS[name] || '');
+  svg.append(path);
+  return svg;
+}
+
+/** fmtSeconds writes a length for people: "2 min", "90 s". */
+export const fmtSeconds = (s) => (s >= 60 && s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 
 /**
  * infinite calls more() whenever sentinel scrolls into view, until more()
@@ -163,12 +219,18 @@ export function infinite(sentinel, more) {
 export const mediaURL = (id, v, download) =>
   '/api/media/' + encodeURIComponent(id) + '?v=' + v + (download ? '&download=1' : '');
 
-/** errorText turns an API failure into a sentence for guests (t translates). */
+/**
+ * errorText turns an API failure into a sentence for guests (t translates):
+ * each error code of the spec has its own words (err_<code> in the
+ * locales), anything else is the generic sentence.
+ */
 export function errorText(t, e) {
   if (!(e instanceof ApiError)) return t('genericError');
   if (e.code === 'network') return t('offline');
   if (e.code === 'rate_limited') return t('tooMany', { s: e.retryAfter || 60 });
-  return t('genericError');
+  const key = 'err_' + e.code;
+  const s = t(key);
+  return s === key ? t('genericError') : s;
 }
 
 /**
@@ -199,4 +261,34 @@ export function secretForm(t, { input, title, hint, label, button, wrong, send }
     }
   });
   return { form, input };
+}
+
+/**
+ * safeImg is an <img> that stays invisible until it has loaded, so a
+ * photo that cannot be shown (a HEIC the browser cannot draw, a file it
+ * cannot read, the box out of reach) leaves the placeholder under it
+ * instead of a broken-image icon. onFail(img) is called on each error.
+ */
+export function safeImg(attrs, onFail) {
+  const img = h('img', { alt: '', ...attrs, class: ((attrs && attrs.class) || '') + ' wait' });
+  img.addEventListener('load', () => img.classList.remove('wait'));
+  img.addEventListener('error', () => { img.classList.add('wait'); if (onFail) onFail(img); });
+  return img;
+}
+
+/**
+ * downloadLink is the viewer's Download button for a photo. A HEIC
+ * original, which most computers and older phones cannot open, is offered
+ * as its JPEG display variant instead (its type is asked for with a
+ * one-byte request).
+ */
+export function downloadLink(p, label) {
+  const a = h('a', { class: 'btn small', href: mediaURL(p.id, 'original', true), download: '' }, label);
+  if (!p.video) {
+    // The box's media route answers GET only: ask for one byte.
+    fetch(mediaURL(p.id, 'original'), { headers: { Range: 'bytes=0-0' }, credentials: 'same-origin' }).then((res) => {
+      if (/hei[cf]/i.test(res.headers.get('Content-Type') || '')) a.href = mediaURL(p.id, 'display', true);
+    }).catch(() => { /* offline: the original it is */ });
+  }
+  return a;
 }

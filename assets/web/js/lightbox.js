@@ -1,24 +1,31 @@
 // A full-screen photo viewer shared by the console, the guest page and the
 // gallery: arrows, Escape and swipes move through the list.
-import { h, clear, mediaURL } from './lib.js';
+import { h, clear, mediaURL, safeImg } from './lib.js';
 
 /**
  * openLightbox shows items[index]. items are PhotoDto-like objects with id
  * and optional video. opts:
  *   caption(p) → string or node under the photo,
  *   actions(p, close) → nodes for the bar (e.g. a download link),
- *   labels { close, prev, next } for the buttons' accessible names.
- * It returns a function that closes the viewer.
+ *   labels { close, prev, next, play, pause, unavailable } for the
+ *     buttons' accessible names and the placeholder of a photo that
+ *     cannot be shown,
+ *   slideshow: true offers a full-screen slideshow (play / pause),
+ *   autoplay: true starts it at once.
+ * The viewer is opaque and covers the whole page. It returns a function
+ * that closes it.
  */
 export function openLightbox(items, index, opts = {}) {
-  const labels = { close: 'Close', prev: 'Previous', next: 'Next', ...(opts.labels || {}) };
+  const labels = { close: 'Close', prev: 'Previous', next: 'Next', play: 'Slideshow', pause: 'Pause', unavailable: 'This photo cannot be shown right now.', ...(opts.labels || {}) };
+  let playing = null;
+  const playBtn = opts.slideshow ? h('button', { class: 'small', id: 'slideshow', onclick: () => toggle() }, '▶ ' + labels.play) : null;
   let i = index;
   const stage = h('div', { class: 'stage' });
   const info = h('div', { class: 'grow small' });
   const tools = h('div', { class: 'row' });
   const box = h('div', { class: 'lightbox', role: 'dialog', 'aria-modal': 'true', tabindex: -1 },
     h('div', { class: 'bar' },
-      h('button', { class: 'small', 'aria-label': labels.close, onclick: () => close() }, '✕'), info, tools),
+      h('button', { class: 'small', 'aria-label': labels.close, onclick: () => close() }, '✕'), info, playBtn, tools),
     stage,
     h('div', { class: 'bar' },
       h('button', { 'aria-label': labels.prev, onclick: () => move(-1) }, '‹'),
@@ -28,7 +35,7 @@ export function openLightbox(items, index, opts = {}) {
     const p = items[i];
     const media = p.video
       ? h('video', { src: mediaURL(p.id, 'play'), poster: mediaURL(p.id, 'display'), controls: true, playsinline: true, preload: 'metadata' })
-      : h('img', { src: mediaURL(p.id, 'display'), alt: '' });
+      : safeImg({ src: mediaURL(p.id, 'display') }, (img) => img.replaceWith(h('p', { class: 'ph center' }, labels.unavailable)));
     clear(stage, media);
     clear(info, opts.caption ? opts.caption(p) : '');
     clear(tools, opts.actions ? opts.actions(p, close) : []);
@@ -43,7 +50,29 @@ export function openLightbox(items, index, opts = {}) {
     i = j;
     show();
   };
+  // The slideshow: full screen, the bars hidden, a photo every 4 s; a
+  // touch, a click or a key stops it.
+  const stopShow = () => {
+    if (!playing) return;
+    clearInterval(playing);
+    playing = null;
+    box.classList.remove('show');
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    if (playBtn) playBtn.textContent = '▶ ' + labels.play;
+  };
+  const toggle = () => {
+    if (playing) return stopShow();
+    box.classList.add('show');
+    if (box.requestFullscreen) box.requestFullscreen().catch(() => {});
+    playing = setInterval(() => {
+      if (opts.more && i >= items.length - 2) opts.more();
+      if (i < items.length - 1) move(1); else { i = -1; move(1); }
+    }, 4000);
+    if (playBtn) playBtn.textContent = '❚❚ ' + labels.pause;
+  };
+  box.addEventListener('click', (e) => { if (playing && e.target.closest('.stage')) stopShow(); });
   const key = (e) => {
+    if (playing) { e.preventDefault(); stopShow(); return; }
     if (e.key === 'Escape') close();
     else if (e.key === 'ArrowLeft') move(-1);
     else if (e.key === 'ArrowRight') move(1);
@@ -57,6 +86,7 @@ export function openLightbox(items, index, opts = {}) {
     if (Math.abs(dx) > 50) move(dx < 0 ? 1 : -1);
   });
   const close = () => {
+    stopShow();
     document.removeEventListener('keydown', key);
     box.remove();
     document.body.style.overflow = '';
@@ -67,5 +97,6 @@ export function openLightbox(items, index, opts = {}) {
   document.body.append(box);
   box.focus();
   show();
+  if (opts.autoplay && playBtn) toggle();
   return close;
 }

@@ -16,6 +16,9 @@
 //   later visit tries it again. The only copy is never dropped silently.
 // The box answers a repeated upload of the same bytes with the photo it
 // already has, so a retry after a lost answer makes no duplicate.
+// Before any of that, a file over the box's limits (the public event's
+// limits: size, video length) is refused on the phone with the limit
+// named, and never sent.
 import { makePoster, videoBody, VIDEO_TYPE } from './video.js';
 
 const DB_NAME = 'eventbox-uploads';
@@ -101,11 +104,16 @@ export class UploadQueue extends EventTarget {
   /**
    * slug: the event; opts.concurrency (default 2); opts.rejoin: an async
    * function called once when the box says the guest has not joined (the
-   * cookie was lost), resolving true when joined again.
+   * cookie was lost), resolving true when joined again; opts.limits: the
+   * public event's limits { maxUploadMB, maxVideoMB, maxVideoSeconds }.
    */
   constructor(slug, opts = {}) {
     super();
     this.slug = slug;
+    this.limits = opts.limits || {};
+    // What happened to the files of the current selection, for the overall
+    // line ("4 of 6 sent") and the thank-you once all are in.
+    this.batch = { sent: 0, refused: 0 };
     this.concurrency = opts.concurrency || 2;
     this.rejoin = opts.rejoin || (async () => false);
     this.items = [];
@@ -136,10 +144,56 @@ export class UploadQueue extends EventTarget {
   }
 
   /**
-   * add queues files. opts.challenge and opts.at (spot) go with each.
+   * unreachable is true when a file waits because no answer came (the
+   * hotspot dropped, the box is off): the page offers "retry now".
+   */
+  get unreachable() {
+    return this.items.some((i) => i.state === 'offline' || (i.state === 'waiting' && i.retryAt > Date.now() && i.error === ''));
+  }
+
+  /**
+   * precheck returns the error code the box would answer for the file's
+   * size (too_large), or '' when it is within the limits. The length of a
+   * video is checked once its poster is made (add).
+   */
+  precheck(file) {
+    const video = (file.type || '').startsWith('video/');
+    const mb = video ? this.limits.maxVideoMB : this.limits.maxUploadMB;
+    // The body carries a few hundred bytes of form around the photo, or
+    // the poster before the video: keep a little room for them.
+    if (mb && file.size > mb * 1048576 - (video ? 262144 : 4096)) return 'too_large';
+    return '';
+  }
+
+  /**
+   * reject shows a file refused on the phone (precheck's code) in the
+   * list, with its name and the reason; it is never stored or sent.
+   */
+  reject(file, code) {
+    const video = (file.type || '').startsWith('video/');
+    this.items.push({
+      id: newId(), slug: this.slug, name: file.name || (video ? 'video' : 'photo'), type: file.type, kind: video ? 'video' : 'photo',
+      blob: null, poster: null, added: Date.now(), state: 'failed', progress: 0, attempts: 0, retryAt: 0, error: code, early: true,
+    });
+    this.batch.refused++;
+    this.changed();
+  }
+
+  /**
+   * newBatch starts counting a new selection for the overall line, unless
+   * files of the last one are still on their way.
+   */
+  newBatch() {
+    if (this.pending === 0) this.batch = { sent: 0, refused: 0 };
+  }
+
+  /**
+   * add queues files. opts.challenge and opts.at (spot) go with each;
+   * opts.sameBatch: the caller started the selection (newBatch) itself.
    * Videos get their poster frame made here, before they are stored.
    */
   async add(files, opts = {}) {
+    if (files.length && !opts.sameBatch) this.newBatch();
     for (const file of files) {
       const video = (file.type || '').startsWith('video/');
       const item = {
@@ -151,11 +205,26 @@ export class UploadQueue extends EventTarget {
       this.changed();
       if (video) {
         try {
-          item.poster = (await makePoster(file)).poster;
+          const made = await makePoster(file);
+          item.poster = made.poster;
+          item.durationMs = made.durationMs;
           item.state = 'waiting';
         } catch {
           item.state = 'failed';
           item.error = 'invalid_video';
+          this.batch.refused++;
+          this.changed();
+          continue;
+        }
+        // The length was measured for the poster: a video over the box's
+        // limit is refused here, not after minutes of sending.
+        const max = this.limits.maxVideoSeconds;
+        if (max && item.durationMs > max * 1000 + 500) {
+          item.state = 'failed';
+          item.error = 'video_too_long';
+          item.early = true;
+          item.blob = null;
+          this.batch.refused++;
           this.changed();
           continue;
         }
@@ -286,6 +355,7 @@ export class UploadQueue extends EventTarget {
       item.state = 'sent';
       item.error = null;
       item.progress = 1;
+      this.batch.sent++;
       await this.forget(item);
       this.changed();
       if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
@@ -319,6 +389,7 @@ export class UploadQueue extends EventTarget {
     if (res.status === 413 || res.status === 415 || (res.status === 403 && code === 'videos_off')) {
       // The file itself is refused: tell, drop it, keep the rest going.
       item.state = 'failed';
+      this.batch.refused++;
       await this.forget(item);
     } else {
       // Any other refusal does not say the file is bad: keep it for the
