@@ -68,6 +68,27 @@ type publicEventDTO struct {
 	CaptureFilters     captureFiltersDTO `json:"captureFilters"`
 	LogoVersion        *int64            `json:"logoVersion"`
 	Ended              bool              `json:"ended"`
+	// Limits are the box's limits for this browser, so the page can
+	// check a file before sending it (docs/decisions.md, "The box's
+	// limits in the public event").
+	Limits guestLimitsDTO `json:"limits"`
+}
+
+// guestLimitsDTO is the public event's limits: MAX_UPLOAD_MB,
+// MAX_VIDEO_MB and MAX_VIDEO_SECONDS in bytes and seconds, and how many
+// more photos this browser may upload (null: no quota applies).
+type guestLimitsDTO struct {
+	// ImageBytes is the most bytes of a photo file.
+	ImageBytes int64 `json:"imageBytes"`
+	// VideoBytes is the most bytes of a video file, its poster not
+	// counted; 0 when the event takes photos only.
+	VideoBytes int64 `json:"videoBytes"`
+	// VideoSeconds is the longest video taken; 0 when the event takes
+	// photos only.
+	VideoSeconds int `json:"videoSeconds"`
+	// PhotosLeft is how many more photos and videos this guest may
+	// upload, or null without a quota.
+	PhotosLeft *int `json:"photosLeft"`
 }
 
 type publicGuestDTO struct {
@@ -99,14 +120,28 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
 		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, Challenges: full.Challenges,
 		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
-		Ended: e.EndedAt != 0,
+		Ended:  e.EndedAt != 0,
+		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
 	}}
+	if e.AllowVideos {
+		body.Event.Limits.VideoBytes = int64(s.cfg.MaxVideoMB) << 20
+		body.Event.Limits.VideoSeconds = s.cfg.MaxVideoSeconds
+	}
+	quota, used := e.MaxPhotosPerGuest, 0
 	if g, err := s.joinedGuest(r, e); err == nil {
 		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, 0)
 		if err != nil {
 			return err
 		}
 		body.Guest = publicGuestDTO{Joined: true, Name: nullString(g.Name), Photos: n, Booth: g.Booth}
+		used = n
+		if g.Booth {
+			quota = 0 // the booth has no quota (uploader)
+		}
+	}
+	if quota > 0 {
+		left := max(quota-used, 0)
+		body.Event.Limits.PhotosLeft = &left
 	}
 	return writeJSON(w, r, http.StatusOK, body)
 }
