@@ -273,5 +273,5 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if !access.LinkDownloads(shareLink(sh)) {
 		return errForbidden
 	}
-	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly})
+	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly}, true)
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -105,13 +106,23 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 			return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
 		}
 		ct := "image/" + p.Format
-		return s.serveFile(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)))
+		var strip *store.Photo
+		if !s.asSent(r, p) {
+			strip = &p
+		}
+		return s.serveContent(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)), strip)
 	}
 }
 
 // serveFile sends a media file with http.ServeContent (Range, HEAD,
 // conditional requests). A fixed etag is set when given.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, contentType, etag string, download bool, fileName string) error {
+	return s.serveContent(w, r, name, contentType, etag, download, fileName, nil)
+}
+
+// serveContent is serveFile that, for a photo's original given as strip,
+// sends it without its position (withoutLocation).
+func (s *Server) serveContent(w http.ResponseWriter, r *http.Request, name, contentType, etag string, download bool, fileName string, strip *store.Photo) error {
 	f, err := s.store.Media().Open(name)
 	if err != nil {
 		return err
@@ -120,6 +131,14 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, content
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	var content io.ReadSeeker = f
+	if strip != nil {
+		if content, err = withoutLocation(f, st.Size(), *strip); err != nil {
+			return err
+		}
+		// The same URL answers the uploader the bytes as sent.
+		w.Header().Set("Vary", "Cookie")
 	}
 	h := w.Header()
 	h.Set("Content-Type", contentType)
@@ -133,7 +152,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, content
 	if download {
 		h.Set("Content-Disposition", contentDisposition(fileName))
 	}
-	http.ServeContent(w, r, "", st.ModTime(), f)
+	http.ServeContent(w, r, "", st.ModTime(), content)
 	return nil
 }
 
