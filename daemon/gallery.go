@@ -230,10 +230,14 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Photos(r.Context(), store.PhotoQuery{
+	taken, err := parseOrder(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.listPhotos(r.Context(), store.PhotoQuery{
 		EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly,
 		ChallengeID: challenge, Before: before, Limit: photoPageSize,
-	})
+	}, taken)
 	if err != nil {
 		return err
 	}
@@ -247,7 +251,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	if !access.LinkShowsGuestbook(eventRules(e)) {
+	if !access.LinkShowsGuestbook(eventRules(e, s.now().UnixMilli())) {
 		return errForbidden
 	}
 	before, err := parseBefore(r)

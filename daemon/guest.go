@@ -46,28 +46,31 @@ func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event)
 }
 
 type publicEventDTO struct {
-	Slug               string            `json:"slug"`
-	Name               string            `json:"name"`
-	Description        string            `json:"description"`
-	EventDate          *string           `json:"eventDate"`
-	AccentColor        *string           `json:"accentColor"`
-	NeedsCode          bool              `json:"needsCode"`
-	UploadsOpen        bool              `json:"uploadsOpen"`
-	UploadsCloseAt     *int64            `json:"uploadsCloseAt"`
-	CaptureMode        string            `json:"captureMode"`
-	AskGuestName       bool              `json:"askGuestName"`
-	MaxPhotosPerGuest  int               `json:"maxPhotosPerGuest"`
-	DefaultLocale      *string           `json:"defaultLocale"`
-	CollectGuestEmails bool              `json:"collectGuestEmails"`
-	GuestbookEnabled   bool              `json:"guestbookEnabled"`
-	GuestbookVoice     bool              `json:"guestbookVoice"`
-	AllowVideos        bool              `json:"allowVideos"`
-	AlbumShared        bool              `json:"albumShared"`
-	Challenges         []challengeDTO    `json:"challenges"`
-	Frame              string            `json:"frame"`
-	CaptureFilters     captureFiltersDTO `json:"captureFilters"`
-	LogoVersion        *int64            `json:"logoVersion"`
-	Ended              bool              `json:"ended"`
+	Slug               string  `json:"slug"`
+	Name               string  `json:"name"`
+	Description        string  `json:"description"`
+	EventDate          *string `json:"eventDate"`
+	AccentColor        *string `json:"accentColor"`
+	NeedsCode          bool    `json:"needsCode"`
+	UploadsOpen        bool    `json:"uploadsOpen"`
+	UploadsCloseAt     *int64  `json:"uploadsCloseAt"`
+	CaptureMode        string  `json:"captureMode"`
+	AskGuestName       bool    `json:"askGuestName"`
+	MaxPhotosPerGuest  int     `json:"maxPhotosPerGuest"`
+	DefaultLocale      *string `json:"defaultLocale"`
+	CollectGuestEmails bool    `json:"collectGuestEmails"`
+	GuestbookEnabled   bool    `json:"guestbookEnabled"`
+	GuestbookVoice     bool    `json:"guestbookVoice"`
+	AllowVideos        bool    `json:"allowVideos"`
+	AlbumShared        bool    `json:"albumShared"`
+	// RevealAt (added): until then, epoch ms, guests see only their own
+	// photos; null when the album is not held back.
+	RevealAt       *int64            `json:"revealAt"`
+	Challenges     []challengeDTO    `json:"challenges"`
+	Frame          string            `json:"frame"`
+	CaptureFilters captureFiltersDTO `json:"captureFilters"`
+	LogoVersion    *int64            `json:"logoVersion"`
+	Ended          bool              `json:"ended"`
 	// Limits are the box's limits for this browser, so the page can
 	// check a file before sending it (docs/decisions.md, "The box's
 	// limits in the public event").
@@ -118,7 +121,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
-		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, Challenges: full.Challenges,
+		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: nullTime(e.RevealAt), Challenges: full.Challenges,
 		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
 		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
