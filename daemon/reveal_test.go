@@ -2,9 +2,9 @@ package daemon_test
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
-	"path/filepath"
 	"testing"
 	"time"
 )
