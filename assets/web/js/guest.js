@@ -24,7 +24,9 @@ let queue = null;
 function fail(text, retry) {
   clear(app, h('main', { class: 'wrap narrow center', style: 'padding-top:18vh' },
     h('p', { class: 'banner bad' }, text),
-    retry ? h('button', { onclick: retry }, t('retry')) : null));
+    retry ? h('button', { onclick: retry }, t('retry')) : null,
+    // A way back: the front page lists the events and takes a code.
+    h('p', null, h('a', { class: 'btn', href: '/' }, t('indexBack')))));
 }
 
 /** errMsg turns an API failure into a sentence for guests. */
