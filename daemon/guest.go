@@ -75,6 +75,8 @@ type publicEventDTO struct {
 	// check a file before sending it (docs/decisions.md, "The box's
 	// limits in the public event").
 	Limits guestLimitsDTO `json:"limits"`
+	// HTTPS (added) is where the box also serves HTTPS, or null.
+	HTTPS *httpsDTO `json:"https"`
 }
 
 // guestLimitsDTO is the public event's limits: MAX_UPLOAD_MB,
@@ -125,6 +127,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
 		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
+		HTTPS:  s.httpsInfo(),
 	}}
 	if e.AllowVideos {
 		body.Event.Limits.VideoBytes = int64(s.cfg.MaxVideoMB) << 20

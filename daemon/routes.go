@@ -44,6 +44,10 @@ func (s *Server) routes() http.Handler {
 	// that never dead-ends"): the events open now, and a typed code.
 	h("GET", "/api/events", s.handleFrontEvents)
 	h("POST", "/api/join", s.rate(s.limits.unlock, s.handleFrontJoin))
+	// The box's CA, for the booth tablet to trust (added: "HTTPS on the
+	// box"). Outside /api/ so that the link reads as a file to save.
+	h("GET", "/ca.crt", s.handleCACert)
+	h("GET", "/ca.mobileconfig", s.handleCAProfile)
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.handlePublicEvent)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -40,13 +41,21 @@ const phoneWidth, phoneHeight = 390, 844
 
 // box is a running eventbox daemon on a local test server.
 type box struct {
-	URL   string
-	Store *store.Store
+	URL     string
+	Store   *store.Store
+	Handler http.Handler
 }
 
 // startBox starts the real daemon over a fresh store with the embedded web
 // interface. Everything stops when the test ends.
 func startBox(t *testing.T) *box {
+	t.Helper()
+	return startBoxWith(t, nil)
+}
+
+// startBoxWith is startBox with the daemon's configuration changed by
+// edit (nil: none) before it starts.
+func startBoxWith(t *testing.T, edit func(*daemon.Config)) *box {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -60,6 +69,9 @@ func startBox(t *testing.T) *box {
 	cfg.UI = assets.Web()
 	cfg.AdminPassword = ownerPassword
 	cfg.PasswordCost = 4
+	if edit != nil {
+		edit(&cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -91,7 +103,7 @@ func startBox(t *testing.T) *box {
 			t.Errorf("closing store: %v", err)
 		}
 	})
-	return &box{URL: ts.URL, Store: st}
+	return &box{URL: ts.URL, Store: st, Handler: srv.Handler()}
 }
 
 // chromiumPath finds Debian's Chromium (or another Chrome) or skips.
@@ -124,6 +136,12 @@ func newBrowser(t *testing.T) *browser {
 // window as narrow as a phone also gets a phone's touch and pixel ratio.
 func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
 	t.Helper()
+	return newBrowserWith(t, lang, width, height)
+}
+
+// newBrowserWith is newBrowserAt with more Chromium options.
+func newBrowserWith(t *testing.T, lang string, width, height int, extra ...chromedp.ExecAllocatorOption) *browser {
+	t.Helper()
 	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -145,6 +163,7 @@ func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	}
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(func(ev any) {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -97,14 +98,28 @@ func serve(ctx context.Context, cf *configFlags) error {
 		log.Warn("booth hardware off", "error", err)
 	}
 	cfg.Booth = dev
-	srv, err := daemon.New(ctx, cfg, st)
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	secure, err := setUpHTTPS(cf, &cfg, log, now)
 	if err != nil {
 		return errors.Join(err, dev.Close())
+	}
+	closeSecure := func() error {
+		if secure == nil {
+			return nil
+		}
+		return secure.ln.Close()
+	}
+	srv, err := daemon.New(ctx, cfg, st)
+	if err != nil {
+		return errors.Join(err, dev.Close(), closeSecure())
 	}
 	ln, err := net.Listen("tcp", cf.listenAddr)
 	if err != nil {
 		// srv.Run, which would close the booth device, never runs.
-		return errors.Join(fmt.Errorf("listening on %s: %w", cf.listenAddr, err), dev.Close())
+		return errors.Join(fmt.Errorf("listening on %s: %w", cf.listenAddr, err), dev.Close(), closeSecure())
 	}
 	// The daemon's limits: header timeout and size, idle connections, no
 	// write timeout; booth streams end at shutdown instead of waiting out
@@ -136,9 +151,16 @@ func serve(ctx context.Context, cf *configFlags) error {
 			}()
 		}
 	}
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	log.Info("eventbox is up", "version", version, "url", localURL(ln.Addr()), "data_dir", cfg.DataDir)
+	var httpsSrv *http.Server
+	if secure != nil {
+		httpsSrv = srv.HTTPServer()
+		httpsSrv.TLSConfig = secure.tls
+		go func() { serveErr <- httpsSrv.ServeTLS(secure.ln, "", "") }()
+		log.Info("serving https", "addr", secure.ln.Addr().String())
+	}
 
 	select {
 	case err := <-serveErr:
@@ -152,6 +174,11 @@ func serve(ctx context.Context, cf *configFlags) error {
 	defer cancel()
 	if err := httpSrv.Shutdown(shutCtx); err != nil {
 		log.Warn("open requests cut off at shutdown", "error", err)
+	}
+	if httpsSrv != nil {
+		if err := httpsSrv.Shutdown(shutCtx); err != nil {
+			log.Warn("open https requests cut off at shutdown", "error", err)
+		}
 	}
 	stopWork()
 	wg.Wait()
