@@ -133,7 +133,7 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 	}
 	defer f.Close()
 	var content io.Reader = f
-	if strip && p.Video == nil {
+	if strip {
 		st, err := f.Stat()
 		if err != nil {
 			return 0, fmt.Errorf("reading %s: %w", media, err)

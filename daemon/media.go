@@ -95,7 +95,7 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 		if p.Video == nil {
 			return errNotFound
 		}
-		return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
+		return s.serveContent(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)), s.stripFor(r, p))
 	default: // original
 		if download {
 			if err := s.store.IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
@@ -103,14 +103,10 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if p.Video != nil {
-			return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
+			return s.serveContent(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)), s.stripFor(r, p))
 		}
 		ct := "image/" + p.Format
-		var strip *store.Photo
-		if !s.asSent(r, p) {
-			strip = &p
-		}
-		return s.serveContent(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)), strip)
+		return s.serveContent(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)), s.stripFor(r, p))
 	}
 }
 

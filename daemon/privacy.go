@@ -25,16 +25,35 @@ func (s *Server) asSent(r *http.Request, p store.Photo) bool {
 	return p.GuestID != "" && v.Guests[p.EventID] == p.GuestID
 }
 
+// stripFor is the photo to serve without its position to this request,
+// or nil when it gets the file as sent (asSent).
+func (s *Server) stripFor(r *http.Request, p store.Photo) *store.Photo {
+	if s.asSent(r, p) {
+		return nil
+	}
+	return &p
+}
+
 // withoutLocation lays over an original the patches that remove its
 // position (imaging.ReadMetadata): the stored file is untouched, and the
 // answer keeps its size, so Range requests work as on the file.
+// For a video, f is its video file (imaging.VideoLocation).
 func withoutLocation(f *os.File, size int64, p store.Photo) (io.ReadSeeker, error) {
-	m, err := imaging.ReadMetadata(f, size, imaging.Format(p.Format), time.UTC)
-	if err != nil {
-		return nil, fmt.Errorf("reading the position of photo %s: %w", p.ID, err)
+	var patches []imaging.Patch
+	if p.Video != nil {
+		var err error
+		if patches, err = imaging.VideoLocation(f, size); err != nil {
+			return nil, fmt.Errorf("reading the position of video %s: %w", p.ID, err)
+		}
+	} else {
+		m, err := imaging.ReadMetadata(f, size, imaging.Format(p.Format), time.UTC)
+		if err != nil {
+			return nil, fmt.Errorf("reading the position of photo %s: %w", p.ID, err)
+		}
+		patches = m.Location
 	}
-	if len(m.Location) == 0 {
+	if len(patches) == 0 {
 		return f, nil
 	}
-	return imaging.NewPatched(f, m.Location), nil
+	return imaging.NewPatched(f, patches), nil
 }

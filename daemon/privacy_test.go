@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,13 +103,46 @@ func TestOthersGetOriginalsWithoutPosition(t *testing.T) {
 			}
 		})
 	}
+	for _, file := range []string{"phone-gps.mp4", "phone-gps.mov"} {
+		t.Run(file, func(t *testing.T) {
+			sent, err := os.ReadFile(filepath.Join("imaging", "testdata", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			uploader := h.guest(slug)
+			poster := photoJPEG(t, 40, 30, 1, false, 3)
+			r := uploader.uploadVideo(slug, poster, sent, strconv.Itoa(len(poster))).expect(t, 201, "")
+			photo := r.JSON["photo"].(map[string]any)["id"].(string)
+			for _, v := range []string{"original", "play"} {
+				path := "/api/media/" + photo + "?v=" + v
+				if got := uploader.do("GET", path, nil).expect(t, 200, "").Body; !bytes.Equal(got, sent) {
+					t.Errorf("%s: the uploader gets other bytes than sent", v)
+				}
+				if got := owner.do("GET", path, nil).expect(t, 200, "").Body; !bytes.Equal(got, sent) {
+					t.Errorf("%s: the owner gets other bytes than sent", v)
+				}
+				for who, c := range map[string]*client{"another guest": h.guest(slug), "a gallery visitor": visitor} {
+					got := c.do("GET", path, nil).expect(t, 200, "").Body
+					if len(got) != len(sent) {
+						t.Errorf("%s, %s: %d bytes, want %d", v, who, len(got), len(sent))
+					}
+					if patches, _ := imaging.VideoLocation(bytes.NewReader(got), int64(len(got))); len(patches) != 0 && bytes.Contains(got, []byte("location.ISO6709")) {
+						t.Errorf("%s, %s: the video still names a location", v, who)
+					}
+					if bytes.Contains(got, []byte("\xa9xyz")) || bytes.Contains(got, []byte("loci")) || bytes.Contains(got, []byte("+48.8584")) {
+						t.Errorf("%s, %s: the video still holds a position", v, who)
+					}
+				}
+			}
+		})
+	}
 	t.Run("the gallery's ZIP", func(t *testing.T) {
 		raw := visitor.do("GET", "/api/g/"+token+"/archive", nil).expect(t, 200, "").Body
 		zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(zr.File) != 4 {
+		if len(zr.File) != 6 {
 			t.Fatalf("%d files in the ZIP", len(zr.File))
 		}
 		for _, f := range zr.File {
@@ -121,7 +155,13 @@ func TestOthersGetOriginalsWithoutPosition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			format, _ := imaging.Sniff(data)
+			format, isImage := imaging.Sniff(data)
+			if !isImage {
+				if bytes.Contains(data, []byte("+48.8584")) {
+					t.Errorf("%s in the gallery's ZIP has the position", f.Name)
+				}
+				continue
+			}
 			if hasPosition(t, data, format) {
 				t.Errorf("%s in the gallery's ZIP has the position", f.Name)
 			}

@@ -2,6 +2,7 @@ package imaging_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"image"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/probe"
 )
 
 // patchedBytes reads the whole file through its location patches.
@@ -136,6 +138,53 @@ func TestLocationIsRemovedAndCaptureTimeRead(t *testing.T) {
 			}
 			if tags["ExifIFD:DateTimeOriginal"] == nil {
 				t.Errorf("exiftool lost DateTimeOriginal: %v", tags)
+			}
+			if w, ok := tags["ExifTool:Warning"]; ok {
+				t.Errorf("exiftool warns: %v", w)
+			}
+		})
+	}
+}
+
+// TestVideoLocationIsRemoved: the position of an Android-style MP4 (©xyz)
+// and an iPhone-style MOV (QuickTime location key) is gone through the
+// patches, read back with exiftool where installed, and the video still
+// probes.
+func TestVideoLocationIsRemoved(t *testing.T) {
+	exiftool, _ := exec.LookPath("exiftool")
+	for _, file := range []string{"phone-gps.mp4", "phone-gps.mov"} {
+		t.Run(file, func(t *testing.T) {
+			path := filepath.Join("testdata", file)
+			orig, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			patches, err := imaging.VideoLocation(bytes.NewReader(orig), int64(len(orig)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(patches) == 0 {
+				t.Fatal("no location found")
+			}
+			clean := patchedBytes(t, path, patches)
+			if len(clean) != len(orig) {
+				t.Fatalf("%d bytes, want %d", len(clean), len(orig))
+			}
+			if res, err := probe.Video(context.Background(), bytes.NewReader(clean), int64(len(clean))); err != nil || res.Duration <= 0 {
+				t.Fatalf("the patched video no longer probes: %v %v", res, err)
+			}
+			if again, _ := imaging.VideoLocation(bytes.NewReader(clean), int64(len(clean))); len(again) != 0 && bytes.Contains(clean, []byte("location.ISO6709")) {
+				t.Errorf("the patched video still names a location")
+			}
+			if exiftool == "" {
+				return
+			}
+			if gps := gpsTags(exiftoolTags(t, exiftool, orig, filepath.Ext(file))); len(gps) == 0 {
+				t.Fatal("exiftool finds no GPS tag in the fixture")
+			}
+			tags := exiftoolTags(t, exiftool, clean, filepath.Ext(file))
+			if gps := gpsTags(tags); len(gps) != 0 {
+				t.Errorf("exiftool still reads %v", gps)
 			}
 			if w, ok := tags["ExifTool:Warning"]; ok {
 				t.Errorf("exiftool warns: %v", w)
