@@ -28,15 +28,16 @@ func TestTakenAtFromPhoneFiles(t *testing.T) {
 	ev := h.createEvent(owner, map[string]any{"name": "Wedding"})
 	slug, id := ev["slug"].(string), ev["id"].(string)
 	g := h.guest(slug)
-	paris := time.FixedZone("CEST", 2*3600)
 	// Uploaded in this order. A capture time without a zone is the box's
-	// (time.Local); the photo without one sorts at its upload time.
+	// (time.Local); the photo without one sorts at its upload time. (The
+	// zone of OffsetTimeOriginal is read in daemon/imaging's test, on the
+	// HEIC, whose variants are too slow under -race for this harness.)
 	files := []struct {
 		name  string
 		taken *time.Time
 	}{
 		{"phone-gps.webp", ptr(time.Date(2026, 6, 20, 18, 43, 0, 0, time.Local))},
-		{"phone-gps.heic", ptr(time.Date(2026, 6, 20, 18, 42, 7, 0, paris))},
+		{"phone-gps.jpg", ptr(time.Date(2026, 6, 20, 18, 40, 0, 0, time.Local))},
 		{"", nil},
 		{"phone-gps.png", ptr(time.Date(2026, 6, 20, 18, 41, 0, 0, time.Local))},
 	}
