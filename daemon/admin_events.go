@@ -93,6 +93,7 @@ type eventInput struct {
 	AllowVideos                 Optional[bool]                `json:"allowVideos"`
 	QRStyle                     Optional[qrStyleInput]        `json:"qrStyle"`
 	AlbumShared                 Optional[bool]                `json:"albumShared"`
+	RevealAt                    Nullable[int64]               `json:"revealAt"`
 }
 
 func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
@@ -284,6 +285,15 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		}
 	}
 	setBool(&e.AlbumShared, in.AlbumShared)
+	if in.RevealAt.Set {
+		if in.RevealAt.Null {
+			e.RevealAt = 0
+		} else if in.RevealAt.Value <= 0 {
+			details["revealAt"] = "must be a time in epoch milliseconds, or null"
+		} else {
+			e.RevealAt = in.RevealAt.Value
+		}
+	}
 }
 
 // applyChallenges merges the new list with the stored one: an entry whose

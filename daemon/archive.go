@@ -42,7 +42,7 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 	if all {
 		q.Status = ""
 	}
-	return s.streamArchive(w, r, e, q)
+	return s.streamArchive(w, r, e, q, false)
 }
 
 // streamArchive writes the photos of the query as a ZIP, newest first,
@@ -52,8 +52,9 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 // meanwhile is left out. It stops when the request's context ends; after
 // the first byte a failure cuts the connection (abortStream). When the
 // whole archive was sent, each photo's download count goes up by one, in
-// one transaction. No matching photo gives a valid empty ZIP.
-func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery) error {
+// one transaction. No matching photo gives a valid empty ZIP. With strip
+// (a gallery link's visitor) photos go without their position.
+func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery, strip bool) error {
 	ctx := r.Context()
 	q.Limit = archivePageSize
 	page, err := s.store.Photos(ctx, q)
@@ -83,7 +84,7 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 			if err := ctx.Err(); err != nil {
 				return stop(err)
 			}
-			n, err := s.addToArchive(ctx, zw, p, names, buf)
+			n, err := s.addToArchive(ctx, zw, p, names, buf, strip)
 			if errors.Is(err, store.ErrNotFound) {
 				continue // deleted since it was listed
 			}
@@ -120,7 +121,8 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 // addToArchive copies a photo's original (a video's video) into the
 // archive under a readable, unique name and returns the bytes copied. A
 // file that is gone answers store.ErrNotFound before anything is written.
-func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte) (int64, error) {
+// With strip a photo goes without its position (withoutLocation).
+func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte, strip bool) (int64, error) {
 	media, ext := p.OriginalName(), "."+formatExt(p.Format)
 	if p.Video != nil {
 		media, ext = p.VideoName(), videoExt(p.Video.MIME)
@@ -130,6 +132,16 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 		return 0, err
 	}
 	defer f.Close()
+	var content io.Reader = f
+	if strip {
+		st, err := f.Stat()
+		if err != nil {
+			return 0, fmt.Errorf("reading %s: %w", media, err)
+		}
+		if content, err = withoutLocation(f, st.Size(), p); err != nil {
+			return 0, err
+		}
+	}
 	name := uniqueName(names, downloadName(p, "original", ext))
 	hdr := &zip.FileHeader{Name: name, Method: zip.Store, Modified: time.UnixMilli(p.CreatedAt).UTC()}
 	hdr.SetMode(0o644)
@@ -137,7 +149,7 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 	if err != nil {
 		return 0, fmt.Errorf("adding %s to the archive: %w", name, err)
 	}
-	n, err := io.CopyBuffer(dst, ctxReader{ctx, f}, buf)
+	n, err := io.CopyBuffer(dst, ctxReader{ctx, content}, buf)
 	if err != nil {
 		return n, fmt.Errorf("adding %s to the archive: %w", name, err)
 	}

@@ -12,7 +12,7 @@ import (
 // goes on at once.
 func TestExportPausesWhileUploadsArrive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		gate := newUploadGate(0, 0)
+		gate := newUploadGate(0, 0, 0)
 		s := &Server{uploads: gate, cfg: Config{ExportQuiet: 10 * time.Second}}
 		q := s.newQuiet()
 		ctx := context.Background()

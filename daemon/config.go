@@ -73,6 +73,14 @@ type Config struct {
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration
+	// HTTPSPort is the port the box also serves HTTPS on (cmd/eventbox's
+	// TLS_LISTEN_ADDR); 0: no HTTPS. The booth page links to it.
+	HTTPSPort int
+	// BoxCA is the box's own CA certificate (DER) that devices may trust
+	// for HTTPS (daemon/boxca), served at /ca.crt and /ca.mobileconfig;
+	// nil when there is none to trust (no HTTPS, or the host's own
+	// certificate).
+	BoxCA []byte
 	// OwnHosts are host names the box answers to besides BASE_URL's host,
 	// localhost and its own addresses, e.g. "eventbox.local" (DESIGN.md,
 	// "The box's own names"). cmd/eventbox fills it from MDNS_NAME. A

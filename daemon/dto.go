@@ -89,6 +89,8 @@ type eventFieldsDTO struct {
 	AllowVideos                 bool              `json:"allowVideos"`
 	QRStyle                     qrStyleDTO        `json:"qrStyle"`
 	AlbumShared                 bool              `json:"albumShared"`
+	// RevealAt (added; docs/decisions.md, "Reveal later"), epoch ms or null.
+	RevealAt *int64 `json:"revealAt"`
 }
 
 func toEventDTO(e store.Event) eventDTO {
@@ -114,7 +116,7 @@ func toEventFieldsDTO(e store.Event) eventFieldsDTO {
 		GuestbookVoice: e.GuestbookVoice, GuestbookInGallery: e.GuestbookInGallery,
 		Challenges: toChallengeDTOs(e.Challenges), WallStyle: toWallStyleDTO(e.WallStyle), Frame: e.Frame,
 		CaptureFilters: toCaptureFiltersDTO(e.CaptureFilters), AllowVideos: e.AllowVideos,
-		QRStyle: toQRStyleDTO(e.QRStyle), AlbumShared: e.AlbumShared,
+		QRStyle: toQRStyleDTO(e.QRStyle), AlbumShared: e.AlbumShared, RevealAt: nullTime(e.RevealAt),
 	}
 }
 

@@ -251,10 +251,14 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Photos(r.Context(), store.PhotoQuery{
+	taken, err := parseOrder(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.listPhotos(r.Context(), store.PhotoQuery{
 		EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly || r.URL.Query().Get("favorites") == "1",
 		ChallengeID: challenge, SpotID: spot, Before: before, Limit: photoPageSize,
-	})
+	}, taken)
 	if err != nil {
 		return err
 	}
@@ -268,7 +272,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	if !access.LinkShowsGuestbook(eventRules(e)) {
+	if !access.LinkShowsGuestbook(eventRules(e, s.now().UnixMilli())) {
 		return errForbidden
 	}
 	before, err := parseBefore(r)
@@ -294,5 +298,5 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if !access.LinkDownloads(shareLink(sh)) {
 		return errForbidden
 	}
-	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly})
+	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly}, true)
 }

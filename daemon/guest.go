@@ -46,38 +46,54 @@ func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event)
 }
 
 type publicEventDTO struct {
-	Slug               string            `json:"slug"`
-	Name               string            `json:"name"`
-	Description        string            `json:"description"`
-	EventDate          *string           `json:"eventDate"`
-	AccentColor        *string           `json:"accentColor"`
-	NeedsCode          bool              `json:"needsCode"`
-	UploadsOpen        bool              `json:"uploadsOpen"`
-	UploadsCloseAt     *int64            `json:"uploadsCloseAt"`
-	CaptureMode        string            `json:"captureMode"`
-	AskGuestName       bool              `json:"askGuestName"`
-	MaxPhotosPerGuest  int               `json:"maxPhotosPerGuest"`
-	DefaultLocale      *string           `json:"defaultLocale"`
-	CollectGuestEmails bool              `json:"collectGuestEmails"`
-	GuestbookEnabled   bool              `json:"guestbookEnabled"`
-	GuestbookVoice     bool              `json:"guestbookVoice"`
-	AllowVideos        bool              `json:"allowVideos"`
-	AlbumShared        bool              `json:"albumShared"`
-	Challenges         []challengeDTO    `json:"challenges"`
-	Frame              string            `json:"frame"`
-	CaptureFilters     captureFiltersDTO `json:"captureFilters"`
-	LogoVersion        *int64            `json:"logoVersion"`
-	Ended              bool              `json:"ended"`
-	Limits             uploadLimitsDTO   `json:"limits"`
+	Slug               string  `json:"slug"`
+	Name               string  `json:"name"`
+	Description        string  `json:"description"`
+	EventDate          *string `json:"eventDate"`
+	AccentColor        *string `json:"accentColor"`
+	NeedsCode          bool    `json:"needsCode"`
+	UploadsOpen        bool    `json:"uploadsOpen"`
+	UploadsCloseAt     *int64  `json:"uploadsCloseAt"`
+	CaptureMode        string  `json:"captureMode"`
+	AskGuestName       bool    `json:"askGuestName"`
+	MaxPhotosPerGuest  int     `json:"maxPhotosPerGuest"`
+	DefaultLocale      *string `json:"defaultLocale"`
+	CollectGuestEmails bool    `json:"collectGuestEmails"`
+	GuestbookEnabled   bool    `json:"guestbookEnabled"`
+	GuestbookVoice     bool    `json:"guestbookVoice"`
+	AllowVideos        bool    `json:"allowVideos"`
+	AlbumShared        bool    `json:"albumShared"`
+	// RevealAt (added): until then, epoch ms, guests see only their own
+	// photos; null when the album is not held back.
+	RevealAt       *int64            `json:"revealAt"`
+	Challenges     []challengeDTO    `json:"challenges"`
+	Frame          string            `json:"frame"`
+	CaptureFilters captureFiltersDTO `json:"captureFilters"`
+	LogoVersion    *int64            `json:"logoVersion"`
+	Ended          bool              `json:"ended"`
+	// Limits are the box's limits for this browser, so the page can
+	// check a file before sending it (docs/decisions.md, "The box's
+	// limits in the public event").
+	Limits guestLimitsDTO `json:"limits"`
+	// HTTPS (added) is where the box also serves HTTPS, or null.
+	HTTPS *httpsDTO `json:"https"`
 }
 
-// uploadLimitsDTO tells the guest page the box's upload limits, so it can
-// refuse a file before sending it and name the limit (docs/decisions.md,
-// "Guest pages at a real party").
-type uploadLimitsDTO struct {
-	MaxUploadMB     int `json:"maxUploadMB"`
-	MaxVideoMB      int `json:"maxVideoMB"`
-	MaxVideoSeconds int `json:"maxVideoSeconds"`
+// guestLimitsDTO is the public event's limits: MAX_UPLOAD_MB,
+// MAX_VIDEO_MB and MAX_VIDEO_SECONDS in bytes and seconds, and how many
+// more photos this browser may upload (null: no quota applies).
+type guestLimitsDTO struct {
+	// ImageBytes is the most bytes of a photo file.
+	ImageBytes int64 `json:"imageBytes"`
+	// VideoBytes is the most bytes of a video file, its poster not
+	// counted; 0 when the event takes photos only.
+	VideoBytes int64 `json:"videoBytes"`
+	// VideoSeconds is the longest video taken; 0 when the event takes
+	// photos only.
+	VideoSeconds int `json:"videoSeconds"`
+	// PhotosLeft is how many more photos and videos this guest may
+	// upload, or null without a quota.
+	PhotosLeft *int `json:"photosLeft"`
 }
 
 type publicGuestDTO struct {
@@ -110,11 +126,17 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
-		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, Challenges: full.Challenges,
+		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: nullTime(e.RevealAt), Challenges: full.Challenges,
 		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
-		Limits: uploadLimitsDTO{MaxUploadMB: s.cfg.MaxUploadMB, MaxVideoMB: s.cfg.MaxVideoMB, MaxVideoSeconds: s.cfg.MaxVideoSeconds},
+		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
+		HTTPS:  s.httpsInfo(),
 	}}
+	if e.AllowVideos {
+		body.Event.Limits.VideoBytes = int64(s.cfg.MaxVideoMB) << 20
+		body.Event.Limits.VideoSeconds = s.cfg.MaxVideoSeconds
+	}
+	quota, used := e.MaxPhotosPerGuest, 0
 	if g, err := s.joinedGuest(r, e); err == nil {
 		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, 0)
 		if err != nil {
@@ -125,6 +147,14 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 		body.Guest = publicGuestDTO{Joined: true, Name: nullString(g.Name), Photos: n, Booth: g.Booth, Gallery: gal}
+		used = n
+		if g.Booth {
+			quota = 0 // the booth has no quota (uploader)
+		}
+	}
+	if quota > 0 {
+		left := max(quota-used, 0)
+		body.Event.Limits.PhotosLeft = &left
 	}
 	return writeJSON(w, r, http.StatusOK, body)
 }

@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"mime"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,19 +24,21 @@ const (
 )
 
 type photoDTO struct {
-	ID          string        `json:"id"`
-	Width       int           `json:"width"`
-	Height      int           `json:"height"`
-	GuestName   *string       `json:"guestName"`
-	Status      string        `json:"status"`
-	Mine        bool          `json:"mine"`
-	Downloads   *int          `json:"downloads,omitempty"`
-	Favorite    *bool         `json:"favorite,omitempty"`
-	Variants    *string       `json:"variants,omitempty"` // admins only: variantsState
-	ChallengeID *string       `json:"challengeId"`
-	SpotID      *string       `json:"spotId"`
-	CreatedAt   int64         `json:"createdAt"`
-	Video       *videoInfoDTO `json:"video,omitempty"`
+	ID          string  `json:"id"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	GuestName   *string `json:"guestName"`
+	Status      string  `json:"status"`
+	Mine        bool    `json:"mine"`
+	Downloads   *int    `json:"downloads,omitempty"`
+	Favorite    *bool   `json:"favorite,omitempty"`
+	Variants    *string `json:"variants,omitempty"` // admins only: variantsState
+	ChallengeID *string `json:"challengeId"`
+	SpotID      *string `json:"spotId"`
+	CreatedAt   int64   `json:"createdAt"`
+	// TakenAt (added) is the EXIF capture time, epoch ms, or null.
+	TakenAt *int64        `json:"takenAt"`
+	Video   *videoInfoDTO `json:"video,omitempty"`
 }
 
 type videoInfoDTO struct {
@@ -48,6 +52,7 @@ func toPhotoDTO(p store.Photo, viewerGuest string, admin bool) photoDTO {
 		ID: p.ID, Width: p.Width, Height: p.Height, GuestName: nullString(p.GuestName),
 		Status: p.Status, Mine: viewerGuest != "" && p.GuestID == viewerGuest,
 		ChallengeID: nullString(p.ChallengeID), SpotID: nullString(p.SpotID), CreatedAt: p.CreatedAt,
+		TakenAt: nullTime(p.TakenAt),
 	}
 	if admin {
 		downloads, favorite := p.Downloads, p.Favorite
@@ -273,10 +278,14 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if scope != "" && scope != "all" && scope != "mine" {
 		return errField("scope", "must be all or mine")
 	}
-	page, err := s.store.Photos(r.Context(), store.PhotoQuery{
-		EventID: e.ID, GuestID: g.ID, AlsoVisible: scope == "all" && e.AlbumShared,
+	taken, err := parseOrder(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.listPhotos(r.Context(), store.PhotoQuery{
+		EventID: e.ID, GuestID: g.ID, AlsoVisible: scope == "all" && e.AlbumOpenAt(s.now().UnixMilli()),
 		Before: before, Limit: photoPageSize,
-	})
+	}, taken)
 	if err != nil {
 		return err
 	}
@@ -302,4 +311,57 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 		return errNotFound
 	}
 	return writeJSON(w, r, http.StatusOK, okTrue)
+}
+
+// maxTakenList caps a photo list in the order taken, which is answered
+// whole (docs/decisions.md, "Photos in the order taken").
+const maxTakenList = 10000
+
+// parseOrder reads order=: "" or new (newest upload first, paged) or
+// taken (oldest capture first, whole).
+func parseOrder(r *http.Request) (taken bool, err error) {
+	switch r.URL.Query().Get("order") {
+	case "", "new":
+		return false, nil
+	case "taken":
+		return true, nil
+	}
+	return false, errField("order", "must be new or taken")
+}
+
+// listPhotos answers a page of q, or with taken the whole list (up to
+// maxTakenList, newest uploads kept) in the order the photos were taken:
+// by takenAt, a photo without one at its upload time, ties by upload.
+// before is ignored then and nextCursor is null.
+func (s *Server) listPhotos(ctx context.Context, q store.PhotoQuery, taken bool) (store.Page[store.Photo], error) {
+	if !taken {
+		return s.store.Photos(ctx, q)
+	}
+	q.Before, q.Limit = 0, 500
+	var all []store.Photo
+	for len(all) < maxTakenList {
+		page, err := s.store.Photos(ctx, q)
+		if err != nil {
+			return store.Page[store.Photo]{}, err
+		}
+		all = append(all, page.Items...)
+		if page.Next == 0 {
+			break
+		}
+		q.Before = page.Next
+	}
+	all = all[:min(len(all), maxTakenList)]
+	at := func(p store.Photo) int64 {
+		if p.TakenAt != 0 {
+			return p.TakenAt
+		}
+		return p.CreatedAt
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if a, b := at(all[i]), at(all[j]); a != b {
+			return a < b
+		}
+		return all[i].CreatedAt < all[j].CreatedAt
+	})
+	return store.Page[store.Photo]{Items: all}, nil
 }

@@ -39,8 +39,8 @@ func TestPublicEventAndJoining(t *testing.T) {
 		}
 		limits, _ := ev["limits"].(map[string]any)
 		want := daemon.DefaultConfig()
-		if limits["maxUploadMB"] != float64(want.MaxUploadMB) || limits["maxVideoMB"] != float64(want.MaxVideoMB) ||
-			limits["maxVideoSeconds"] != float64(want.MaxVideoSeconds) {
+		if limits["imageBytes"] != float64(want.MaxUploadMB<<20) || limits["videoBytes"] != float64(want.MaxVideoMB<<20) ||
+			limits["videoSeconds"] != float64(want.MaxVideoSeconds) {
 			t.Errorf("limits = %v; want the box's MAX_UPLOAD_MB, MAX_VIDEO_MB and MAX_VIDEO_SECONDS", ev["limits"])
 		}
 		if g := r.JSON["guest"].(map[string]any); g["joined"] != false {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -94,7 +95,7 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 		if p.Video == nil {
 			return errNotFound
 		}
-		return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
+		return s.serveContent(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)), s.stripFor(r, p))
 	default: // original
 		if download {
 			if err := s.store.IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
@@ -102,16 +103,22 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if p.Video != nil {
-			return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)))
+			return s.serveContent(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)), s.stripFor(r, p))
 		}
 		ct := "image/" + p.Format
-		return s.serveFile(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)))
+		return s.serveContent(w, r, p.OriginalName(), ct, "", download, downloadName(p, v, "."+formatExt(p.Format)), s.stripFor(r, p))
 	}
 }
 
 // serveFile sends a media file with http.ServeContent (Range, HEAD,
 // conditional requests). A fixed etag is set when given.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, contentType, etag string, download bool, fileName string) error {
+	return s.serveContent(w, r, name, contentType, etag, download, fileName, nil)
+}
+
+// serveContent is serveFile that, for a photo's original given as strip,
+// sends it without its position (withoutLocation).
+func (s *Server) serveContent(w http.ResponseWriter, r *http.Request, name, contentType, etag string, download bool, fileName string, strip *store.Photo) error {
 	f, err := s.store.Media().Open(name)
 	if err != nil {
 		return err
@@ -120,6 +127,14 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, content
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	var content io.ReadSeeker = f
+	if strip != nil {
+		if content, err = withoutLocation(f, st.Size(), *strip); err != nil {
+			return err
+		}
+		// The same URL answers the uploader the bytes as sent.
+		w.Header().Set("Vary", "Cookie")
 	}
 	h := w.Header()
 	h.Set("Content-Type", contentType)
@@ -133,7 +148,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, name, content
 	if download {
 		h.Set("Content-Disposition", contentDisposition(fileName))
 	}
-	http.ServeContent(w, r, "", st.ModTime(), f)
+	http.ServeContent(w, r, "", st.ModTime(), content)
 	return nil
 }
 

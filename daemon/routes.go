@@ -41,6 +41,15 @@ func (s *Server) routes() http.Handler {
 	guestUpload := func(fn handlerFunc) handlerFunc { return s.guardStorage(s.upload(s.guestUploader, fn)) }
 	consoleUpload := func(fn handlerFunc) handlerFunc { return s.guardStorage(s.upload(s.accountUploader, fn)) }
 
+	// The front page (added, not in the spec: docs/decisions.md, "A join
+	// that never dead-ends"): the events open now, and a typed code.
+	h("GET", "/api/events", s.handleFrontEvents)
+	h("POST", "/api/join", s.rate(s.limits.unlock, s.handleFrontJoin))
+	// The box's CA, for the booth tablet to trust (added: "HTTPS on the
+	// box"). Outside /api/ so that the link reads as a file to save.
+	h("GET", "/ca.crt", s.handleCACert)
+	h("GET", "/ca.mobileconfig", s.handleCAProfile)
+
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.handlePublicEvent)
 	h("POST", "/api/e/:slug/join", s.rate(s.guards.join, s.handleJoin))

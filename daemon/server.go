@@ -177,7 +177,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
 	s.names = newOwnNames(cfg)
-	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes)
+	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }

@@ -27,6 +27,14 @@ const (
 	// maxUploadsPerAddress is how many upload bodies one client address
 	// may send at once, whoever it claims to be.
 	maxUploadsPerAddress = 8
+	// lingerTime is the longest the box reads and throws away the rest
+	// of a refused upload's body (refuseUpload): a 40 MB photo at a
+	// hotspot's edge, about 1 MB/s, is in within it.
+	lingerTime = 60 * time.Second
+	// lingerFactor times the largest body the box takes is the most of a
+	// refused body it reads and throws away: a phone's 4K video or a
+	// 48 MP RAW is a few times the limits, not a hundred.
+	lingerFactor = 4
 	// uploadBusyRetry is the Retry-After of an upload refused for being
 	// one too many at once, in seconds.
 	uploadBusyRetry = 5
@@ -37,6 +45,9 @@ const (
 type uploadGate struct {
 	window   time.Duration
 	minBytes int64
+	// lingerBytes is the most of a refused body read and thrown away
+	// (refuseUpload): lingerFactor times the largest body the box takes.
+	lingerBytes int64
 
 	mu     sync.Mutex
 	active map[string]int
@@ -66,16 +77,16 @@ func (g *uploadGate) moved(by int) {
 	g.change = make(chan struct{})
 }
 
-// newUploadGate paces bodies at minBytes per window; zero values take the
-// defaults.
-func newUploadGate(window time.Duration, minBytes int64) *uploadGate {
+// newUploadGate paces bodies at minBytes per window (zero values take the
+// defaults) and drains refused bodies up to lingerBytes.
+func newUploadGate(window time.Duration, minBytes, lingerBytes int64) *uploadGate {
 	if window <= 0 {
 		window = defaultUploadWindow
 	}
 	if minBytes <= 0 {
 		minBytes = defaultUploadMinBytes
 	}
-	return &uploadGate{window: window, minBytes: minBytes, active: map[string]int{}, change: make(chan struct{})}
+	return &uploadGate{window: window, minBytes: minBytes, lingerBytes: lingerBytes, active: map[string]int{}, change: make(chan struct{})}
 }
 
 // uploadKey is one counted key and its limit.
@@ -139,8 +150,46 @@ func (s *Server) upload(who func(r *http.Request) string, h handlerFunc) handler
 			s.log.DebugContext(r.Context(), "upload body too slow, cut", "path", logPath(r))
 			return errBodyTimeout
 		}
+		if err != nil && body != nil && toAPIError(err).Status < 500 {
+			s.refuseUpload(w, r, body, err)
+			return nil
+		}
 		return err
 	}
+}
+
+// refuseUpload answers an upload refused before its body was all read
+// (too_large, uploads_closed, quota_reached, videos_off, a bad form) so
+// that a client that sends its whole body before reading the answer (a
+// browser's fetch of a file, Python's http.client) reads it: the answer
+// goes out, the rest of the body is read and thrown away, up to
+// lingerBytes and lingerTime, and then the connection closes. Closing
+// with the body still arriving would make the box's TCP stack reset the
+// connection, and the client would lose the answer with it
+// (docs/decisions.md, "Refusals a sending client can read"). The upload
+// slot stays taken while the body drains, so draining is bounded by the
+// same per-guest and per-address counts as receiving.
+func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, body *pacedBody, err error) {
+	w.Header().Set("Connection", "close")
+	s.writeError(w, r, err)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	// A client that waits for 100 Continue and never got it (nothing of
+	// the body was read) has sent nothing: reading now would invite it.
+	if body.total == 0 && r.Header.Get("Expect") != "" {
+		return
+	}
+	// Network deadlines are real time, as in pace.
+	body.until = time.Now().Add(lingerTime)
+	deadline := time.Now().Add(body.window)
+	if deadline.After(body.until) {
+		deadline = body.until
+	}
+	_ = rc.SetReadDeadline(deadline)
+	limit := s.uploads.lingerBytes
+	n, derr := io.Copy(io.Discard, io.LimitReader(body, limit))
+	s.log.DebugContext(r.Context(), "refused upload drained", "path", logPath(r),
+		"bytes", n, "complete", derr == nil && n < limit)
 }
 
 // paceBodies paces every request body (uploadGate.pace): a client that
@@ -164,7 +213,11 @@ type pacedBody struct {
 	window   time.Duration
 	minBytes int64
 	got      int64 // bytes since the deadline last moved
+	total    int64 // bytes read in all
 	cut      bool  // a read failed on the deadline
+	// until, when set, is the latest the deadline may move to: the
+	// end of a refused body's drain (refuseUpload).
+	until time.Time
 }
 
 // pace sets the first deadline and wraps body. Read deadlines are the
@@ -190,9 +243,14 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 		return n, err
 	}
 	b.got += int64(n)
+	b.total += int64(n)
 	if b.got >= b.minBytes {
 		b.got = 0
-		_ = b.rc.SetReadDeadline(time.Now().Add(b.window))
+		deadline := time.Now().Add(b.window)
+		if !b.until.IsZero() && deadline.After(b.until) {
+			deadline = b.until
+		}
+		_ = b.rc.SetReadDeadline(deadline)
 	}
 	return n, err
 }

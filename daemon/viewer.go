@@ -47,11 +47,14 @@ func (s *Server) accessEvent(ctx context.Context, id string) (access.Event, erro
 	if err != nil {
 		return access.Event{}, fmt.Errorf("loading event %s for access: %w", id, err)
 	}
-	return eventRules(e), nil
+	return eventRules(e, s.now().UnixMilli()), nil
 }
 
-func eventRules(e store.Event) access.Event {
-	return access.Event{ID: e.ID, AlbumShared: e.AlbumShared, GuestbookInGallery: e.GuestbookInGallery}
+// eventRules is what the access rules read of an event at the time now
+// (epoch ms): a shared album whose reveal time has not come is not
+// shared yet.
+func eventRules(e store.Event, now int64) access.Event {
+	return access.Event{ID: e.ID, AlbumShared: e.AlbumOpenAt(now), GuestbookInGallery: e.GuestbookInGallery}
 }
 
 func shareLink(sh store.Share) access.Link {

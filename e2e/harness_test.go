@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -43,6 +44,9 @@ const phoneWidth, phoneHeight = 390, 844
 type box struct {
 	URL   string
 	Store *store.Store
+	// Handler is the daemon's, for a test that serves it a second way
+	// (HTTPS).
+	Handler http.Handler
 }
 
 // startBox starts the real daemon over a fresh store with the embedded web
@@ -64,7 +68,7 @@ func startBoxWith(t *testing.T, edit func(*daemon.Config)) *box {
 	r := &restartableBox{dir: t.TempDir(), edit: edit}
 	r.start(t)
 	t.Cleanup(func() { r.kill(t) })
-	return &box{URL: r.URL, Store: r.Store}
+	return &box{URL: r.URL, Store: r.Store, Handler: r.Handler}
 }
 
 // restartableBox is a box that can be killed and started again on the
@@ -72,10 +76,12 @@ func startBoxWith(t *testing.T, edit func(*daemon.Config)) *box {
 type restartableBox struct {
 	URL   string
 	Store *store.Store
-	dir   string
-	addr  string
-	edit  func(*daemon.Config)
-	stop  func()
+	// Handler is the running daemon's, for a second server (HTTPS).
+	Handler http.Handler
+	dir     string
+	addr    string
+	edit    func(*daemon.Config)
+	stop    func()
 }
 
 // start runs the daemon on the box's directory; the first start picks a
@@ -123,7 +129,7 @@ func (r *restartableBox) start(t *testing.T) {
 	ts.Listener.Close()
 	ts.Listener = ln
 	ts.Start()
-	r.addr, r.URL, r.Store = ln.Addr().String(), ts.URL, st
+	r.addr, r.URL, r.Store, r.Handler = ln.Addr().String(), ts.URL, st, srv.Handler()
 	r.stop = func() {
 		// Streams (booth events) stay open until their client goes: cut
 		// them so Close does not wait for the browser.
@@ -186,6 +192,16 @@ func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
 // newBrowserFlags is newBrowserAt with extra Chromium command-line flags.
 func newBrowserFlags(t *testing.T, lang string, width, height int, flags map[string]any) *browser {
 	t.Helper()
+	var extra []chromedp.ExecAllocatorOption
+	for k, v := range flags {
+		extra = append(extra, chromedp.Flag(k, v))
+	}
+	return newBrowserWith(t, lang, width, height, extra...)
+}
+
+// newBrowserWith is newBrowserAt with more Chromium options.
+func newBrowserWith(t *testing.T, lang string, width, height int, extra ...chromedp.ExecAllocatorOption) *browser {
+	t.Helper()
 	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -207,9 +223,7 @@ func newBrowserFlags(t *testing.T, lang string, width, height int, flags map[str
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	}
-	for k, v := range flags {
-		opts = append(opts, chromedp.Flag(k, v))
-	}
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithListener(func(ev any) {

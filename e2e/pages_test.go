@@ -12,7 +12,9 @@ import (
 )
 
 // TestFrontPage checks the box's front page: with one open event it goes
-// straight there; with several it offers the event code box.
+// straight there; with several it lists them by name and offers the code
+// box, which takes a slug or the access code the hosts gave out and says
+// beside the box when no event has the code.
 func TestFrontPage(t *testing.T) {
 	b := newBrowser(t)
 	box := startBox(t)
@@ -38,6 +40,31 @@ func TestFrontPage(t *testing.T) {
 	if first.Slug == second.Slug {
 		t.Fatal("two events share a slug")
 	}
+
+	third := createEvent(t, box.Store, "Roses wedding", func(e *store.Event) { e.AccessCode = "roses" })
+	b.do(t, "opening the front page with three open events",
+		chromedp.Navigate(box.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`.event-list`)))
+	for _, name := range []string{"Garden party", "Rehearsal dinner", "Roses wedding"} {
+		b.waitText(t, ".event-list", name)
+	}
+	b.do(t, "typing a code no event has",
+		chromedp.SendKeys(chromedp.CSS(`#event-code`), "tulips"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+	b.waitText(t, "#event-code-error", "No event has this code")
+	b.waitText(t, ".event-list", "Roses wedding") // still on the page, with the list
+	b.eval(t, `document.querySelector('#event-code').value = ''`, nil)
+	b.do(t, "typing the access code the hosts gave out",
+		chromedp.SendKeys(chromedp.CSS(`#event-code`), "ROSES"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#guest-name`)))
+	b.waitText(t, "h1", third.Name)
+
+	b.do(t, "opening an event that does not exist, then its way back",
+		chromedp.Navigate(box.URL+"/e/nosuch"),
+		chromedp.WaitVisible(chromedp.CSS(`main a[href="/"]`)),
+		chromedp.Click(chromedp.CSS(`main a[href="/"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.event-list`)))
 }
 
 // TestGallery opens a password-protected gallery link: a wrong password

@@ -24,6 +24,7 @@ func TestUnitHasTheSettingsTheProductNeeds(t *testing.T) {
 		"ExecStart=/usr/bin/eventbox serve",
 		"User=eventbox",
 		"Environment=LISTEN_ADDR=:80",
+		"Environment=TLS_LISTEN_ADDR=:443",
 		"Environment=DATA_DIR=/var/lib/eventbox",
 		"EnvironmentFile=-/etc/default/eventbox",
 		"AmbientCapabilities=CAP_NET_BIND_SERVICE",

@@ -38,7 +38,7 @@ type CaptureFilters struct {
 
 // Event is one party. Optional values are empty strings or zero when
 // absent: EventDate, AccentColor, AccessCode, DefaultLocale ("" = none),
-// UploadsCloseAt, EndedAt, LogoVersion (0 = none).
+// UploadsCloseAt, RevealAt, EndedAt, LogoVersion (0 = none).
 type Event struct {
 	ID                          string         `json:"id"`
 	Slug                        string         `json:"slug"`
@@ -71,9 +71,12 @@ type Event struct {
 	AllowVideos                 bool           `json:"allowVideos"`
 	QRStyle                     QRStyle        `json:"qrStyle"`
 	AlbumShared                 bool           `json:"albumShared"`
-	CreatedAt                   int64          `json:"createdAt"`
-	EndedAt                     int64          `json:"endedAt"`
-	LogoVersion                 int64          `json:"logoVersion"`
+	// RevealAt, epoch ms, keeps the shared album closed to guests until
+	// then: before it each guest sees only their own photos. 0 = none.
+	RevealAt    int64 `json:"revealAt"`
+	CreatedAt   int64 `json:"createdAt"`
+	EndedAt     int64 `json:"endedAt"`
+	LogoVersion int64 `json:"logoVersion"`
 	// BoothKeyHash is the HashToken of the booth device key; "" = booth off.
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
 	// EndShareID is the gallery link made when the event ended (EndEvent);
@@ -87,6 +90,12 @@ func (e Event) UploadsOpenAt(ms int64) bool {
 		return false
 	}
 	return e.UploadsCloseAt == 0 || ms < e.UploadsCloseAt
+}
+
+// AlbumOpenAt reports whether guests see each other's photos at the time
+// (epoch ms): the album is shared and its reveal time, if any, has come.
+func (e Event) AlbumOpenAt(ms int64) bool {
+	return e.AlbumShared && (e.RevealAt == 0 || ms >= e.RevealAt)
 }
 
 // EventCounts are an event's running totals, kept in the same transaction

@@ -37,7 +37,10 @@ type Photo struct {
 	ChallengeID string `json:"challengeId"`
 	SpotID      string `json:"spotId"`
 	CreatedAt   int64  `json:"createdAt"` // epoch ms, unique within the event
-	Width       int    `json:"width"`     // as displayed
+	// TakenAt is the capture time read from the photo's EXIF at ingest
+	// (imaging.ReadMetadata), epoch ms; 0 when unknown.
+	TakenAt     int64  `json:"takenAt,omitempty"`
+	Width       int    `json:"width"` // as displayed
 	Height      int    `json:"height"`
 	Format      string `json:"format"`      // the original's image format
 	Size        int64  `json:"size"`        // bytes of the original image

@@ -28,6 +28,12 @@ type configFlags struct {
 	// mdnsName is advertised as <name>.local; "off" disables mDNS. The
 	// daemon gets the name it answers to in cfg.OwnHosts.
 	mdnsName string
+	// tlsListenAddr is where the HTTPS server listens, e.g. ":443";
+	// "off" (the default outside the systemd unit) serves HTTP only.
+	tlsListenAddr string
+	// tlsCertFile and tlsKeyFile are the host's own certificate and key
+	// (PEM); empty: the box's own CA issues one (daemon/boxca).
+	tlsCertFile, tlsKeyFile string
 	// boothButtonPin and boothLEDPin name GPIO lines; empty: no hardware.
 	// serve opens them into cfg.Booth.
 	boothButtonPin string
@@ -38,10 +44,11 @@ type configFlags struct {
 const (
 	defaultListenAddr = ":8080"
 	defaultMDNSName   = "eventbox"
+	defaultTLSAddr    = "off"
 )
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
-	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info", listenAddr: defaultListenAddr, mdnsName: defaultMDNSName}
+	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info", listenAddr: defaultListenAddr, mdnsName: defaultMDNSName, tlsListenAddr: defaultTLSAddr}
 	str := func(p *string, env, name, help string) {
 		if v := getenv(env); v != "" {
 			*p = v
@@ -61,6 +68,9 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 	}
 	cfg := &c.cfg
 	str(&c.listenAddr, "LISTEN_ADDR", "listen-addr", "address to listen on")
+	str(&c.tlsListenAddr, "TLS_LISTEN_ADDR", "tls-listen-addr", "address to serve HTTPS on, e.g. :443; off disables")
+	str(&c.tlsCertFile, "TLS_CERT_FILE", "tls-cert-file", "the host's own certificate chain (PEM) for HTTPS; empty: the box's own CA makes one")
+	str(&c.tlsKeyFile, "TLS_KEY_FILE", "tls-key-file", "the key (PEM) of TLS_CERT_FILE")
 	str(&cfg.DataDir, "DATA_DIR", "data-dir", "directory for the database, media and backups")
 	str(&cfg.BaseURL, "BASE_URL", "base-url", "absolute origin for links in QR codes and mails; empty: from each request")
 	str(&cfg.AdminUsername, "ADMIN_USERNAME", "admin-username", "username of the first owner")
@@ -85,6 +95,12 @@ func (c *configFlags) validate() error {
 	errs := c.errs
 	if c.listenAddr == "" {
 		errs = append(errs, errors.New("LISTEN_ADDR must not be empty"))
+	}
+	if c.tlsListenAddr == "" {
+		errs = append(errs, errors.New("TLS_LISTEN_ADDR must not be empty (use off to disable)"))
+	}
+	if (c.tlsCertFile == "") != (c.tlsKeyFile == "") {
+		errs = append(errs, errors.New("TLS_CERT_FILE and TLS_KEY_FILE go together"))
 	}
 	if c.mdnsName == "" {
 		errs = append(errs, errors.New("MDNS_NAME must not be empty (use off to disable)"))

@@ -175,9 +175,25 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 		log.Warn("booth hardware off", "error", err)
 	}
 	cfg.Booth = dev
-	srv, err := daemon.New(ctx, cfg, st)
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	// HTTPS beside HTTP when TLS_LISTEN_ADDR asks for it (https.go): its
+	// listener is opened again at each start, and closed by Shutdown.
+	secure, err := setUpHTTPS(cf, &cfg, log, now)
 	if err != nil {
 		return false, errors.Join(err, dev.Close())
+	}
+	closeSecure := func() error {
+		if secure == nil {
+			return nil
+		}
+		return secure.ln.Close()
+	}
+	srv, err := daemon.New(ctx, cfg, st)
+	if err != nil {
+		return false, errors.Join(err, dev.Close(), closeSecure())
 	}
 	// The daemon's limits: header timeout and size, idle connections, no
 	// write timeout; booth streams end at shutdown instead of waiting out
@@ -200,6 +216,14 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
+	var httpsSrv *http.Server
+	httpsErr := make(chan error, 1)
+	if secure != nil {
+		httpsSrv = srv.HTTPServer()
+		httpsSrv.TLSConfig = secure.tls
+		go func() { httpsErr <- httpsSrv.ServeTLS(secure.ln, "", "") }()
+		log.Info("serving https", "addr", secure.ln.Addr().String())
+	}
 	log.Info("eventbox is up", "version", version, "url", localURL(ln.Addr()), "data_dir", cfg.DataDir)
 	unhealthy := make(chan error, 1)
 	if trial {
@@ -220,7 +244,9 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 	case err := <-serveErr:
 		stopWork()
 		wg.Wait()
-		return false, fmt.Errorf("serving http: %w", err)
+		return false, errors.Join(fmt.Errorf("serving http: %w", err), closeSecure())
+	case err := <-httpsErr:
+		stopErr = fmt.Errorf("serving https: %w", err)
 	case <-ctx.Done():
 		log.Info("shutting down")
 	case <-updateRestart:
@@ -237,6 +263,11 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 		log.Warn("open requests cut off at shutdown", "error", err)
 	}
 	<-serveErr // its Accept has returned: the next server has the listener alone
+	if httpsSrv != nil {
+		if err := httpsSrv.Shutdown(shutCtx); err != nil {
+			log.Warn("open https requests cut off at shutdown", "error", err)
+		}
+	}
 	stopWork()
 	wg.Wait()
 	log.Info("stopped")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"eventbox/daemon/imaging"
 	"eventbox/store"
@@ -33,6 +34,9 @@ type Config struct {
 	// Stored is called once a new photo is committed (it wakes the
 	// variant runner); it may be nil and must not block.
 	Stored func()
+	// Zone is where a capture time that names no zone was taken (the
+	// party's, which is the box's); nil means time.Local.
+	Zone *time.Location
 }
 
 // Ingester receives uploads into the store. It is safe for concurrent
@@ -43,6 +47,7 @@ type Ingester struct {
 	log     *slog.Logger
 	jobs    func(store.Photo) []store.JobSpec
 	stored  func()
+	zone    *time.Location
 }
 
 // New returns an Ingester.
@@ -53,6 +58,10 @@ func New(cfg Config) *Ingester {
 	}
 	if in.stored == nil {
 		in.stored = func() {}
+	}
+	in.zone = cfg.Zone
+	if in.zone == nil {
+		in.zone = time.Local
 	}
 	return in
 }
@@ -83,6 +92,11 @@ func (in *Ingester) Photo(ctx context.Context, f File, p store.Photo, quota int)
 	}
 	p.Width, p.Height, p.Format = info.Width, info.Height, string(info.Format)
 	p.Size, p.Fingerprint = size, f.Fingerprint
+	meta, err := imaging.ReadMetadata(f.Tmp.File, size, info.Format, in.zone)
+	if err != nil {
+		return Result{}, fmt.Errorf("reading the photo's metadata: %w", err)
+	}
+	p.TakenAt = meta.TakenAt
 	return in.store(ctx, p, quota, []pending{{f.Tmp, store.Photo.OriginalName}})
 }
 

@@ -115,6 +115,8 @@ function eventForm(ev, isNew, model) {
   read.description = () => description.value.trim();
   const closeAt = h('input', { name: 'uploadsCloseAt', type: 'datetime-local', value: msToLocalInput(ev.uploadsCloseAt) });
   read.uploadsCloseAt = () => localInputToMs(closeAt.value);
+  const revealAt = h('input', { name: 'revealAt', type: 'datetime-local', value: msToLocalInput(ev.revealAt) });
+  read.revealAt = () => localInputToMs(revealAt.value);
   const challenges = challengeEditor(ev.challenges || [], lim['challenges.label'].max);
   read.challenges = () => challenges.value();
   const filterBoxes = choices(model, 'captureFilters').map(([v, l]) => h('label', { class: 'check' },
@@ -159,6 +161,7 @@ function eventForm(ev, isNew, model) {
       chk('askGuestName', 'Ask guests for their name'),
       chk('allowVideos', 'Accept videos'),
       chk('albumShared', 'Guests see everyone\'s photos', 'Otherwise each guest sees only their own.'),
+      field('revealAt', 'Reveal the album at', revealAt, 'Empty: at once. Until then each guest sees only their own photos, and the wall waits.'),
       chk('collectGuestEmails', 'Ask guests for an email address', 'To send them the gallery after the event.'),
       field('frame', 'Frame on photos', choice('frame')),
       h('div', { class: 'field', dataset: { field: 'captureFilters' } }, h('label', null, 'Camera filters offered to guests'), h('div', { class: 'two' }, filterBoxes), h('div', { class: 'err' })),
@@ -197,7 +200,7 @@ function eventForm(ev, isNew, model) {
       const was = k === 'challenges' ? (ev.challenges || []).map((c) => ({ id: c.id, label: c.label })) : ev[k];
       const now = k === 'challenges' ? v.map((c) => (typeof c === 'string' ? { label: c } : c)) : v;
       // The time field shows minutes: a stored time within the same minute is unchanged.
-      if (k === 'uploadsCloseAt' && was && now && Math.floor(was / 60000) === Math.floor(now / 60000)) continue;
+      if ((k === 'uploadsCloseAt' || k === 'revealAt') && was && now && Math.floor(was / 60000) === Math.floor(now / 60000)) continue;
       if (JSON.stringify(now) !== JSON.stringify(was ?? null)) out[k] = v;
     }
     return out;

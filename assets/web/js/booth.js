@@ -5,8 +5,11 @@
 // the photo and sends it through the same retrying queue as a guest's.
 //
 // Browsers give the camera (getUserMedia) only to secure pages: https, or
-// http://localhost on the box itself. Elsewhere the booth falls back to the
-// device's camera app on a touch.
+// http://localhost on the box itself. On plain http the title screen says
+// exactly what to do: trust the box's CA once (/ca.mobileconfig on an
+// iPad, /ca.crt elsewhere) and open the same link over https
+// (docs/decisions.md, "HTTPS on the box"); meanwhile a touch opens the
+// device's camera app.
 import { api, h, clear } from './lib.js';
 import { UploadQueue } from './queue.js';
 
@@ -34,7 +37,8 @@ export async function boothPage({ app, slug, key, data, t }) {
   queue.load();
 
   const start = h('button', { class: 'primary big', id: 'booth-start', style: 'margin:auto' }, t('boothStart'));
-  const title = h('div', { style: 'text-align:center;padding-top:14vh' }, h('h1', null, data.event.name), start);
+  const title = h('div', { style: 'text-align:center;padding-top:14vh' }, h('h1', null, data.event.name), start,
+    window.isSecureContext ? null : httpsHelp(data.event.https, t));
   screen.prepend(title);
   say(t('boothTouch'));
   await new Promise((resolve) => start.addEventListener('click', resolve, { once: true }));
@@ -65,7 +69,7 @@ export async function boothPage({ app, slug, key, data, t }) {
   screen.append(fallback);
   // Without a secure page the browser offers no camera at all: say what
   // works (the camera app on a touch) and how to get the live one.
-  const noCamera = () => (window.isSecureContext ? t('boothNoCamera') : t('boothInsecure'));
+  const noCamera = () => (window.isSecureContext ? t('boothNoCamera') : t('boothHttpsWhy'));
   if (!stream) say(noCamera());
 
   let busy = false;
@@ -122,4 +126,30 @@ export async function boothPage({ app, slug, key, data, t }) {
   say(stream ? t('boothTouch') : noCamera());
   // Touches, keys and the button are heard from now on.
   screen.dataset.ready = 'true';
+}
+
+/**
+ * httpsHelp explains, on a page served over plain http, how this device
+ * gets its camera: trust the box's certificate authority once, then open
+ * the same page over https. https is the public event's https field.
+ */
+function httpsHelp(https, t) {
+  const box = h('div', { class: 'card', id: 'booth-https', style: 'text-align:left;max-width:34em;margin:24px auto' },
+    h('p', null, t('boothHttpsWhy')));
+  if (!https) {
+    box.append(h('p', null, t('boothHttpsOff')));
+    return box;
+  }
+  const secure = new URL(location.href);
+  secure.protocol = 'https:';
+  secure.port = https.port === 443 ? '' : String(https.port);
+  const steps = h('ol');
+  if (https.caURL) {
+    steps.append(h('li', null, t('boothHttpsTrust'), ' ',
+      h('a', { href: '/ca.mobileconfig' }, 'iPad / iPhone'), ' · ',
+      h('a', { href: https.caURL }, 'Android, Windows, Mac')));
+  }
+  steps.append(h('li', null, h('a', { href: secure.href, id: 'booth-https-link' }, t('boothHttpsOpen'))));
+  box.append(steps);
+  return box;
 }

@@ -20,7 +20,9 @@ const errMsg = (e) => errorText(t, e);
 
 function fail(text, retry) {
   clear(app, h('main', { class: 'wrap narrow center', style: 'padding-top:18vh' },
-    h('p', { class: 'banner bad' }, text), retry ? h('button', { onclick: retry }, t('retry')) : null));
+    h('p', { class: 'banner bad' }, text), retry ? h('button', { onclick: retry }, t('retry')) : null,
+    // A way back: the front page lists the events and takes a code.
+    h('p', null, h('a', { class: 'btn', href: '/' }, t('indexBack')))));
 }
 
 async function main() {

@@ -24,7 +24,9 @@ let queue = null;
 function fail(text, retry) {
   clear(app, h('main', { class: 'wrap narrow center', style: 'padding-top:18vh' },
     h('p', { class: 'banner bad' }, text),
-    retry ? h('button', { onclick: retry }, t('retry')) : null));
+    retry ? h('button', { onclick: retry }, t('retry')) : null,
+    // A way back: the front page lists the events and takes a code.
+    h('p', null, h('a', { class: 'btn', href: '/' }, t('indexBack')))));
 }
 
 /** errMsg turns an API failure into a sentence for guests. */
@@ -154,9 +156,9 @@ function quotaLeft() {
 const refusal = (code, item) => {
   const lim = data.event.limits || {};
   const video = item && item.kind === 'video';
-  const mb = video ? lim.maxVideoMB : lim.maxUploadMB;
-  if (code === 'too_large' && mb) return t('errTooLargeLimit', { mb });
-  if (code === 'video_too_long' && lim.maxVideoSeconds) return t('errVideoTooLongLimit', { len: fmtSeconds(lim.maxVideoSeconds) });
+  const bytes = video ? lim.videoBytes : lim.imageBytes;
+  if (code === 'too_large' && bytes) return t('errTooLargeLimit', { mb: Math.round(bytes / 1048576) });
+  if (code === 'video_too_long' && lim.videoSeconds) return t('errVideoTooLongLimit', { len: fmtSeconds(lim.videoSeconds) });
   return ({
     too_large: t('errTooLarge'), invalid_image: t('errInvalidImage'), invalid_video: t('errInvalidVideo'),
     video_too_long: t('errVideoTooLong'), videos_off: t('errVideosOff'), uploads_closed: t('errUploadsClosed'),
@@ -301,7 +303,7 @@ function drawCapture() {
   const notes = [];
   if (ev.uploadsCloseAt) notes.push(t('closesAt', { time: fmtTime(ev.uploadsCloseAt, lang) }));
   if (ev.maxPhotosPerGuest) notes.push(t('quotaInfo', { left: quotaLeft(), max: ev.maxPhotosPerGuest }));
-  if (ev.allowVideos && ev.limits && ev.limits.maxVideoSeconds) notes.push(t('videoLimitInfo', { len: fmtSeconds(ev.limits.maxVideoSeconds) }));
+  if (ev.allowVideos && ev.limits && ev.limits.videoSeconds) notes.push(t('videoLimitInfo', { len: fmtSeconds(ev.limits.videoSeconds) }));
   clear(box, chips, filters, h('div', { class: 'capture' }, buttons),
     notes.length ? h('p', { class: 'small muted center' }, notes.join(' ')) : null);
 }

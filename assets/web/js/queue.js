@@ -105,7 +105,7 @@ export class UploadQueue extends EventTarget {
    * slug: the event; opts.concurrency (default 2); opts.rejoin: an async
    * function called once when the box says the guest has not joined (the
    * cookie was lost), resolving true when joined again; opts.limits: the
-   * public event's limits { maxUploadMB, maxVideoMB, maxVideoSeconds }.
+   * public event's limits { imageBytes, videoBytes, videoSeconds, photosLeft }.
    */
   constructor(slug, opts = {}) {
     super();
@@ -158,10 +158,10 @@ export class UploadQueue extends EventTarget {
    */
   precheck(file) {
     const video = (file.type || '').startsWith('video/');
-    const mb = video ? this.limits.maxVideoMB : this.limits.maxUploadMB;
+    const max = video ? this.limits.videoBytes : this.limits.imageBytes;
     // The body carries a few hundred bytes of form around the photo, or
     // the poster before the video: keep a little room for them.
-    if (mb && file.size > mb * 1048576 - (video ? 262144 : 4096)) return 'too_large';
+    if (max && file.size > max - (video ? 262144 : 4096)) return 'too_large';
     return '';
   }
 
@@ -218,7 +218,7 @@ export class UploadQueue extends EventTarget {
         }
         // The length was measured for the poster: a video over the box's
         // limit is refused here, not after minutes of sending.
-        const max = this.limits.maxVideoSeconds;
+        const max = this.limits.videoSeconds;
         if (max && item.durationMs > max * 1000 + 500) {
           item.state = 'failed';
           item.error = 'video_too_long';

@@ -32,6 +32,8 @@ export async function wallPage(ctx, app, id) {
   let newest = 0;
   let cycle = 0;
   const poll = async () => {
+    // revealAt holds the album back, on the wall too (docs/decisions.md, "Reveal later").
+    if (ev.revealAt && Date.now() < ev.revealAt) return;
     try {
       const res = await call(`/api/admin/events/${ev.id}/photos?status=visible`);
       const arrivals = res.photos.filter((p) => !known.has(p.id));
