@@ -19,8 +19,8 @@ import (
 // was made. The backup service satisfies it; nil means there is none
 // (an apply without skipBackup then answers 409).
 type Backups interface {
-	// BackupNow makes a backup and answers its name; reason is logged
-	// and kept with it ("before update to 1.2.0").
+	// BackupNow makes a backup and answers its name; reason, a-z only,
+	// is part of the name ("update").
 	BackupNow(ctx context.Context, reason string) (name string, err error)
 	// LastBackup answers when the last good backup was made; false when
 	// there is none.
@@ -276,7 +276,7 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 		if s.updateBackups == nil {
 			return errBackupUnavailable
 		}
-		name, err := s.updateBackups.BackupNow(ctx, "before update to "+m.Version)
+		name, err := s.updateBackups.BackupNow(ctx, "update")
 		if err != nil {
 			s.log.WarnContext(ctx, "backup before update failed", "error", err)
 			c := *errBackupFailed

@@ -197,8 +197,6 @@ func TestUpdateApply(t *testing.T) {
 			backups: &fakeBackups{}, body: map[string]any{"version": "1.0.5"}, wantStatus: 400, wantCode: "bad_request", wantField: "version"},
 		{name: "no version is refused naming version",
 			backups: &fakeBackups{}, body: map[string]any{}, wantStatus: 400, wantCode: "bad_request", wantField: "version"},
-		{name: "without a backup service the update waits for skipBackup",
-			body: map[string]any{"version": "1.1.0"}, wantStatus: 409, wantCode: "backup_unavailable"},
 		{name: "a failed backup stops the update",
 			backups: &fakeBackups{err: errors.New("disk full")}, body: map[string]any{"version": "1.1.0"}, wantStatus: 502, wantCode: "backup_failed"},
 	} {
@@ -287,5 +285,23 @@ func TestUpdateApplyRefusesATamperedDownload(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(h.cfg.DataDir, "update", "bin"))
 	if len(entries) != 0 {
 		t.Errorf("files left in bin/: %v", entries)
+	}
+}
+
+// TestUpdateApplyMakesTheBoxsOwnBackupFirst: with no other backup service
+// given, the update's backup is a real one, kept with the box's backups.
+func TestUpdateApplyMakesTheBoxsOwnBackupFirst(t *testing.T) {
+	t.Parallel()
+	rh := newReleaseHost(t)
+	rh.publish(t, "1.1.0", update.Arch(), fakeBinary("1.1.0"))
+	h := updatesHarness(t, rh, nil, nil)
+	c := h.owner()
+	r := c.do("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0"}).expect(t, 202, "")
+	name, _ := r.JSON["backup"].(string)
+	if name == "" {
+		t.Fatalf("apply = %s: no backup named", r.Body)
+	}
+	if _, err := os.Stat(filepath.Join(h.cfg.DataDir, "backups", name)); err != nil {
+		t.Errorf("the backup %s is not kept: %v", name, err)
 	}
 }

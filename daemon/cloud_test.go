@@ -132,12 +132,12 @@ func waitExport(t *testing.T, c *client, eventID string, retrying bool) map[stri
 // notices answers the kinds of the notice jobs queued.
 func notices(t *testing.T, h *harness) []store.Notice {
 	t.Helper()
-	jobs, err := h.st.UnfinishedJobs(context.Background(), store.NoticeJobKind, 0)
+	page, err := h.st.JobsPage(context.Background(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []store.Notice
-	for _, j := range jobs {
+	for _, j := range page.Jobs {
 		var n store.Notice
 		if err := json.Unmarshal(j.Payload, &n); err != nil {
 			t.Fatal(err)

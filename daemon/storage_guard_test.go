@@ -23,15 +23,16 @@ func (r readTrap) Read(p []byte) (int, error) {
 	return 0, os.ErrClosed
 }
 
-// noticesOf lists the queued notices of a kind.
+// noticesOf lists the notices of a kind enqueued so far, whether the
+// outbox has fanned them out yet or not.
 func noticesOf(t *testing.T, st *store.Store, kind string) []store.Notice {
 	t.Helper()
-	jobs, err := st.UnfinishedJobs(context.Background(), store.NoticeJobKind, 0)
+	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []store.Notice
-	for _, j := range jobs {
+	for _, j := range page.Jobs {
 		var n store.Notice
 		if err := json.Unmarshal(j.Payload, &n); err != nil {
 			t.Fatal(err)
