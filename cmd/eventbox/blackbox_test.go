@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
@@ -19,16 +20,45 @@ import (
 	"time"
 )
 
-// buildBinary compiles eventbox once for the black-box tests.
+// builtBinary is the eventbox binary the black-box tests share: built on
+// first use, removed by TestMain. Linking it takes seconds on a quiet
+// machine and far longer beside other builds, so each test process links
+// it once, not once per test.
+var builtBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// buildBinary answers the shared eventbox binary, building it on first
+// use; tests must not change the file.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "eventbox")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building eventbox: %v\n%s", err, out)
+	b := &builtBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "eventbox-blackbox-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "eventbox")
+		cmd := exec.Command("go", "build", "-o", b.path, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("building eventbox: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinary.dir != "" {
+		os.RemoveAll(builtBinary.dir)
+	}
+	os.Exit(code)
 }
 
 type daemonProc struct {

@@ -20,7 +20,7 @@ import (
 func buildVersion(t *testing.T, dir, version string, pub ed25519.PublicKey) string {
 	t.Helper()
 	bin := filepath.Join(dir, "eventbox-"+version)
-	cmd := exec.Command("go", "build", "-tags", "nodynamic", "-o", bin,
+	cmd := exec.Command("go", "build", "-o", bin,
 		"-ldflags", "-X main.version="+version+" -X main.releaseKey="+base64.StdEncoding.EncodeToString(pub), ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
