@@ -89,7 +89,7 @@ func TestBlackBoxWebhookWaitsOutAnOfflineParty(t *testing.T) {
 	up = true
 	mu.Unlock()
 
-	d = startDaemon(t, bin, dir)
+	startDaemon(t, bin, dir)
 	waitRequest("the attempt after the restart")
 	mu.Lock()
 	defer mu.Unlock()
