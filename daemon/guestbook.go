@@ -170,6 +170,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 		}
 		return err
 	}
+	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true)
 	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
 }
 
@@ -214,6 +215,7 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 	if len(removed) == 0 {
 		return errNotFound
 	}
+	s.messagesRemoved(e.ID, removed)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }
 
@@ -319,6 +321,11 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 	}
 	if err != nil {
 		return err
+	}
+	if req.Action == "delete" {
+		s.messagesRemoved(e.ID, changed)
+	} else {
+		s.messagesChanged(r.Context(), e.ID, changed, false)
 	}
 	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
 }

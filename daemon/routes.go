@@ -116,6 +116,8 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/events/:id/photos/import", s.admin(consoleUpload(s.handleAdminImport)))
 	h("GET", "/api/admin/events/:id/archive", s.admin(s.handleAdminArchive))
 	h("GET", "/api/admin/events/:id/album", s.admin(s.handleAlbum))
+	// Not in the spec: the console's live stream (admin_live.go).
+	h("GET", "/api/admin/events/:id/live", s.admin(s.handleAdminLive))
 
 	// Admin: guestbook messages.
 	h("GET", "/api/admin/events/:id/messages", s.admin(s.handleAdminMessages))
@@ -126,6 +128,17 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/events/:id/shares", s.admin(s.handleListShares))
 	h("POST", "/api/admin/events/:id/shares", s.admin(s.handleCreateShare))
 	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(s.handleDeleteShare))
+
+	// Not in the spec: wall links (wall.go, docs/decisions.md, "Wall
+	// links"); the hosts make and revoke them, a venue screen opens one
+	// by its token without signing in.
+	h("GET", "/api/admin/events/:id/walls", s.admin(s.handleListWalls))
+	h("POST", "/api/admin/events/:id/walls", s.admin(s.handleCreateWall))
+	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.admin(s.handleDeleteWall))
+	h("GET", "/api/wall/:token", s.handleWall)
+	h("GET", "/api/wall/:token/live", s.handleWallLive)
+	h("GET", "/api/wall/:token/media/:id", s.handleWallMedia)
+	h("GET", "/api/wall/:token/qr", s.handleWallQR)
 
 	// Admin: cloud export (WebDAV).
 	h("GET", "/api/admin/events/:id/cloud", s.admin(later))

@@ -33,6 +33,7 @@ type Server struct {
 	guards   guards
 	qr       *qr.Renderer
 	booth    *boothRelay
+	live     *liveHub
 	names    *ownNames
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
@@ -103,8 +104,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
 	s.variants.runner = s.jobs
+	s.live = newLiveHub()
+	s.variants.made = func(ctx context.Context, p store.Photo) {
+		s.photosChanged(ctx, p.EventID, []string{p.ID}, false)
+	}
 	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
-		Jobs: s.variants.jobs, Stored: s.variants.nudge})
+		Jobs: s.variants.jobs, Stored: func(ctx context.Context, p store.Photo) {
+			s.variants.nudge()
+			s.photosChanged(ctx, p.EventID, []string{p.ID}, true)
+		}})
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
@@ -178,11 +186,15 @@ func (s *Server) Run(ctx context.Context) error {
 	).Run(ctx)
 }
 
-// EndStreams ends every open booth event stream and refuses new ones. Give
+// EndStreams ends every open booth and live event stream and refuses new
+// ones. Give
 // it to http.Server.RegisterOnShutdown: Shutdown waits for open requests,
 // and a stream only ends when its page goes. The pages' EventSource
 // reconnects to the next server by itself.
-func (s *Server) EndStreams() { s.booth.close() }
+func (s *Server) EndStreams() {
+	s.booth.close()
+	s.live.close()
+}
 
 // sweepSessions removes sessions unused for longer than their lifetime,
 // and expired invitations, hourly.
