@@ -26,8 +26,8 @@ type liveRemovedDTO struct {
 type liveFrame func(c liveChange) (name string, data any, ok bool)
 
 // handleAdminLive streams the changes of an event's photos and messages
-// to a console (docs/decisions.md, "Live moderation stream"):
-// photo.added, photo.changed (data: the admin photo answer),
+// to a console (docs/decisions.md, "Live moderation stream"): ready (the
+// reader's position) first, photo.added, photo.changed (data: the admin photo answer),
 // photo.removed ({id}), the same three for messages, counts ({photos,
 // pending}) after changes and at the start, and reset when a resumed
 // stream missed more than is kept. Each change carries an id; a console
@@ -70,7 +70,13 @@ func adminLiveFrame(c liveChange) (string, any, bool) {
 func (s *Server) serveLive(w http.ResponseWriter, r *http.Request, eventID, tag string, frame liveFrame, summary func(context.Context) []byte) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	sub, unsubscribe, err := s.live.subscribe(eventID, tag, r.Header.Get("Last-Event-ID"), cancel)
+	// EventSource sends Last-Event-ID when it reconnects by itself; a
+	// page that opens a new one after an error names it in the query.
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = r.URL.Query().Get("lastEventId")
+	}
+	sub, unsubscribe, err := s.live.subscribe(eventID, tag, last, cancel)
 	if err != nil {
 		return err
 	}
@@ -97,7 +103,7 @@ func (s *Server) streamLive(ctx context.Context, w http.ResponseWriter, sub live
 		name, data, ok := frame(c)
 		if !ok {
 			// Still move the reader's position on.
-			return []byte("id: " + s.live.changeID(c.Seq) + "\n\n")
+			return sseFrame(s.live.changeID(c.Seq), liveSkip, struct{}{})
 		}
 		return sseFrame(s.live.changeID(c.Seq), name, data)
 	}
@@ -108,7 +114,7 @@ func (s *Server) streamLive(ctx context.Context, w http.ResponseWriter, sub live
 		}
 	case len(sub.Missed) == 0:
 		// Give a fresh reader its position, so that it can resume.
-		if err := send([]byte("id: " + sub.Now + "\n\n")); err != nil {
+		if err := send(sseFrame(sub.Now, liveReady, struct{}{})); err != nil {
 			return err
 		}
 	}

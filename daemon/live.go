@@ -20,6 +20,11 @@ const (
 	liveMessageAdded   = "message.added"
 	liveMessageChanged = "message.changed"
 	liveMessageRemoved = "message.removed"
+	// liveReady gives a fresh reader its position, and liveSkip moves it
+	// past a change it may not see: a page that must open a new stream
+	// reads the position from a named event (lastEventId).
+	liveReady = "ready"
+	liveSkip  = "skip"
 	// liveReset tells a resuming stream that what it missed is no longer
 	// kept: it reloads its lists.
 	liveReset = "reset"

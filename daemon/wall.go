@@ -243,11 +243,14 @@ func wallLiveFrame(c liveChange) (string, any, bool) {
 			name = livePhotoAdded
 		}
 		return name, toWallPhotoDTO(*c.Photo), true
-	case c.Photo != nil, c.Kind == livePhotoRemoved:
-		return livePhotoRemoved, liveRemovedDTO{ID: c.ID}, true
 	case c.Message != nil && wallMessage(*c.Message):
 		m := c.Message
 		return liveMessageChanged, wallMessageDTO{ID: m.ID, GuestName: nullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
+	case c.Kind == livePhotoAdded, c.Kind == liveMessageAdded:
+		// A new upload the wall may not show yet: not even its id.
+		return "", nil, false
+	case c.Photo != nil, c.Kind == livePhotoRemoved:
+		return livePhotoRemoved, liveRemovedDTO{ID: c.ID}, true
 	default:
 		return liveMessageRemoved, liveRemovedDTO{ID: c.ID}, true
 	}

@@ -3,6 +3,7 @@
 // QR codes, gallery links, booth, wall) and finishing (downloads, cloud
 // export, ending the event). Photos and guestbook live in admin-moderation.js.
 import { h, clear, toast, fmtDate, fmtTime, fmtBytes } from './lib.js';
+import { openLive } from './live.js';
 import {
   call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo,
   msToLocalInput, localInputToMs, copyText, absURL,
@@ -222,6 +223,36 @@ export async function newEventPage(ctx, view) {
   });
 }
 
+/**
+ * live is the console's one stream of the event it shows (live.js): kept
+ * while the host moves between the event's tabs, closed when they leave
+ * the event. pending is the last count of photos waiting for review.
+ */
+let live = null;
+
+function eventLive(id) {
+  if (live && live.id === id) return live;
+  const base = '/admin/events/' + id + '/';
+  const stream = openLive(`/api/admin/events/${encodeURIComponent(id)}/live`, () => location.pathname.startsWith(base));
+  const l = { id, stream, pending: null };
+  stream.on('counts', (c) => {
+    l.pending = c.pending;
+    for (const el of document.querySelectorAll('#tab-photos-count')) drawPending(el, c.pending);
+  });
+  // A closed stream is forgotten, so that coming back opens a new one.
+  const close = stream.close;
+  stream.close = () => { close(); if (live === l) live = null; };
+  stream.on('gone', () => {});
+  live = l;
+  return l;
+}
+
+function drawPending(el, n) {
+  el.hidden = !n;
+  el.textContent = n ? String(n) : '';
+  el.title = n ? `${n} waiting for review` : '';
+}
+
 const TABS = [['settings', 'Settings'], ['photos', 'Photos'], ['guestbook', 'Guestbook'], ['places', 'Places'], ['share', 'Share'], ['finish', 'Downloads & end']];
 
 /** eventPage is /admin/events/<id>/<tab>. */
@@ -237,8 +268,15 @@ export async function eventPage(ctx, view, id, tab) {
       ev.endedAt ? h('span', { class: 'pill' }, 'Ended ' + fmtTime(ev.endedAt)) : ev.uploadsOpen ? h('span', { class: 'pill good' }, 'Uploads open') : h('span', { class: 'pill warn' }, 'Uploads closed'),
       h('a', { href: '/e/' + ev.slug, target: '_blank', rel: 'noopener' }, '/e/' + ev.slug)),
     h('nav', { class: 'tabs', 'aria-label': 'Event' },
-      TABS.map(([k, l]) => h('a', { href: `${base}/${k}`, 'aria-current': k === tab ? 'page' : null }, l))),
+      TABS.map(([k, l]) => h('a', { href: `${base}/${k}`, id: `tab-${k}`, 'aria-current': k === tab ? 'page' : null }, l,
+        k === 'photos' ? pendingBadge() : null))),
   ];
+  const pendingBadge = () => {
+    const el = h('span', { class: 'count-badge', id: 'tab-photos-count' });
+    drawPending(el, lv.pending);
+    return el;
+  };
+  const lv = eventLive(ev.id);
   document.title = ev.name + ' · eventbox';
   const root = view('', h('div', { id: 'event-head' }, header()), body);
   const setEvent = (next) => {
@@ -247,7 +285,12 @@ export async function eventPage(ctx, view, id, tab) {
     const head = root.querySelector('#event-head');
     if (head) clear(head, header());
   };
-  const env = { ctx, ev: () => ev, setEvent, base };
+  // on(name, fn) listens to the event's stream while this tab is shown.
+  const on = (name, fn) => {
+    const off = lv.stream.on(name, (d) => { if (body.isConnected) fn(d); else off(); });
+    return off;
+  };
+  const env = { ctx, ev: () => ev, setEvent, base, on };
   switch (tab) {
     case 'settings': return settingsTab(env, body);
     case 'photos': return (await import('./admin-moderation.js')).photosTab(env, body);
@@ -395,22 +438,58 @@ function shareTab(env, body) {
   preview.addEventListener('error', () => preview.replaceWith(h('div', { class: 'muted small' }, 'The QR code is not available on this box yet.')));
   const shares = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   const booth = h('div');
+  const walls = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   clear(body,
     h('div', { class: 'card' },
       h('h2', { style: 'margin-top:0' }, 'Guest link'),
       h('p', null, h('code', { id: 'guest-url' }, guestURL)),
       h('div', { class: 'row' },
         h('button', { class: 'small', onclick: () => copyText(guestURL) }, 'Copy'),
-        h('a', { class: 'btn small', href: guestURL, target: '_blank', rel: 'noopener' }, 'Open as a guest'),
-        h('a', { class: 'btn small', href: `/admin/wall/${ev.id}`, target: '_blank', rel: 'noopener' }, 'Open the live wall')),
+        h('a', { class: 'btn small', href: guestURL, target: '_blank', rel: 'noopener' }, 'Open as a guest')),
       ev.accessCode ? h('p', { class: 'small' }, 'Access code: ', h('strong', null, ev.accessCode)) : null,
       h('div', { class: 'row', style: 'margin-top:10px;align-items:flex-end' }, preview,
         h('div', { class: 'stack' }, h('label', null, 'Size', size), h('div', { class: 'row' }, png, svg)))),
+    h('div', { class: 'card', id: 'walls' }, h('h2', { style: 'margin-top:0' }, 'Live wall'),
+      h('p', { class: 'muted small' }, 'A link for the screen at the venue: it shows the visible photos and approved guestbook texts as they come, with no sign-in. Revoke it when the party is over.'), walls),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Gallery links'),
       h('p', { class: 'muted small' }, 'Read-only links to the visible photos, for after the party.'), shares),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Photo booth'), booth));
   drawShares(env, shares);
+  drawWalls(env, walls);
   drawBooth(env, booth);
+}
+
+async function drawWalls(env, box) {
+  const ev = env.ev();
+  let list;
+  try {
+    ({ walls: list } = await call(`/api/admin/events/${ev.id}/walls`));
+  } catch (e) {
+    return clear(box, h('div', { class: 'banner bad' }, errText(e)));
+  }
+  const label = h('input', { type: 'text', id: 'wall-label', maxlength: 80, placeholder: 'e.g. Screen in the hall' });
+  const make = async (e) => {
+    const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/walls`, { method: 'POST', body: { label: label.value.trim() || undefined } }));
+    if (res) drawWalls(env, box);
+  };
+  clear(box,
+    h('ul', { class: 'list' }, list.length ? list.map((w) => h('li', { dataset: { wall: w.id } },
+      h('strong', null, w.label || 'Wall screen'),
+      h('div', { class: 'small' }, h('code', null, w.url)),
+      h('div', { class: 'small muted' }, 'Made ' + fmtTime(w.createdAt)),
+      h('div', { class: 'row', style: 'margin-top:6px' },
+        h('a', { class: 'btn small primary', href: w.url, target: '_blank', rel: 'noopener' }, 'Open the wall'),
+        h('button', { class: 'small', onclick: () => copyText(w.url) }, 'Copy'),
+        h('button', {
+          class: 'small danger', onclick: async (e) => {
+            if (!confirmDo('Revoke this wall link? The screen showing it goes blank.')) return;
+            const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/walls/${w.id}`, { method: 'DELETE' }));
+            if (res) drawWalls(env, box);
+          },
+        }, 'Revoke')))) : h('li', { class: 'muted' }, 'No wall link yet.')),
+    h('div', { class: 'row', style: 'align-items:flex-end' },
+      h('div', { class: 'field grow', style: 'margin:0' }, h('label', { for: 'wall-label' }, 'Label (optional)'), label),
+      h('button', { class: list.length ? '' : 'primary', id: 'make-wall', onclick: make }, 'Make a wall link')));
 }
 
 async function drawShares(env, box) {
@@ -477,7 +556,8 @@ function drawBooth(env, box) {
     drawBooth(env, box);
     const url = res.url || absURL(`/e/${ev.slug}?booth=${encodeURIComponent(res.boothKey)}`);
     box.append(h('div', { class: 'banner good' },
-      h('p', null, 'Open this link on the booth device (a tablet or a laptop with a camera). It is shown only now:'),
+      h('p', null, 'Scan this code with the booth device (a tablet or a laptop with a camera), or open the link on it. They are shown only now:'),
+      res.qr ? h('img', { class: 'booth-qr', src: res.qr, width: 220, height: 220, alt: 'QR code of the booth link' }) : null,
       h('p', null, h('code', null, url)),
       h('div', { class: 'row' }, h('button', { class: 'small', onclick: () => copyText(url) }, 'Copy'),
         h('a', { class: 'btn small', href: url, target: '_blank', rel: 'noopener' }, 'Open here'))));

@@ -12,6 +12,12 @@ const EFFECT = {
   unfavorite: (p) => { p.favorite = false; },
 };
 
+// The console's words for a photo's state, never the raw status value.
+const STATE = { pending: 'Waiting for review', visible: 'Visible', hidden: 'Hidden' };
+
+// KEYS are the photo grid's keyboard shortcuts, shown on screen.
+const KEYS = [['A', 'approve'], ['H', 'hide'], ['F', 'favourite'], ['Space', 'select'], ['Enter', 'view large'], ['← → ↑ ↓', 'move'], ['Delete', 'delete']];
+
 /** photosTab is the moderation grid of one event. */
 export function photosTab(env, body) {
   const ev = env.ev();
@@ -19,14 +25,14 @@ export function photosTab(env, body) {
   const status = select('status', [['', 'All photos'], ['pending', 'Waiting for review'], ['visible', 'Visible'], ['hidden', 'Hidden']], params.get('status') || '');
   const favs = h('input', { type: 'checkbox', checked: params.get('favorites') === '1' });
   const challenge = ev.challenges.length ? select('challenge', [['', 'Every challenge'], ...ev.challenges.map((c) => [c.id, c.label])], params.get('challenge') || '') : null;
-  const grid = h('div', { class: 'grid', id: 'photos' });
+  const grid = h('div', { class: 'grid mod', id: 'photos' });
   const sentinel = h('div', { class: 'sentinel' });
   const note = h('p', { class: 'muted center' });
   const count = h('strong');
   const bar = h('div', { class: 'actionbar', hidden: true }, h('div', { class: 'row' }, count,
-    ...['approve', 'hide', 'favorite', 'unfavorite'].map((a) => h('button', { class: 'small', dataset: { action: a }, onclick: (e) => act(a, e.currentTarget) },
-      { approve: 'Approve', hide: 'Hide', favorite: '★ Favorite', unfavorite: 'Unfavorite' }[a])),
-    h('button', { class: 'small danger', dataset: { action: 'delete' }, onclick: (e) => act('delete', e.currentTarget) }, 'Delete'),
+    ...['approve', 'hide', 'favorite', 'unfavorite'].map((a) => h('button', { class: 'small', dataset: { action: a }, onclick: (e) => act(a, [...selected], e.currentTarget) },
+      { approve: 'Approve', hide: 'Hide', favorite: '★ Favourite', unfavorite: 'Unfavourite' }[a])),
+    h('button', { class: 'small danger', dataset: { action: 'delete' }, onclick: (e) => act('delete', [...selected], e.currentTarget) }, 'Delete'),
     h('button', { class: 'small linkish', onclick: () => { selected.clear(); redrawSel(); } }, 'Clear')));
   let photos = [];
   const selected = new Set();
@@ -35,53 +41,147 @@ export function photosTab(env, body) {
   // the old filter and is dropped, not mixed into the new list.
   let gen = 0;
   let stop = () => {};
+  let closeView = null;
 
+  const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) &&
+    (!challenge || !challenge.value || p.challengeId === challenge.value);
+  const who = (p) => p.guestName || 'a guest';
+  const tileButton = (p, action, label, text) => h('button', {
+    type: 'button', class: 'act', dataset: { action }, 'aria-label': `${label}: photo by ${who(p)}`, title: label, tabindex: -1,
+    onclick: (e) => act(action, [p.id], e.currentTarget),
+  }, text);
   const tile = (p) => {
-    const t = h('button', {
-      type: 'button', class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''),
-      dataset: { id: p.id }, 'aria-pressed': selected.has(p.id) ? 'true' : 'false', 'aria-label': `Photo by ${p.guestName || 'a guest'}`,
+    const pick = h('button', {
+      type: 'button', class: 'pick', 'aria-pressed': selected.has(p.id) ? 'true' : 'false',
+      'aria-label': `Photo by ${who(p)}, ${STATE[p.status] || p.status}${p.favorite ? ', favourite' : ''}`,
     },
     h('img', { src: mediaURL(p.id, 'thumb'), alt: '', loading: 'lazy', decoding: 'async' }),
-    p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? 'review' : 'hidden') : null,
+    p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? 'Review' : 'Hidden') : null,
     p.favorite ? h('span', { class: 'star' }, '★') : null,
     p.video ? h('span', { class: 'play' }, '▶') : null);
-    t.addEventListener('click', () => {
+    pick.addEventListener('click', () => {
       if (selected.has(p.id)) selected.delete(p.id); else selected.add(p.id);
       redrawSel();
     });
-    t.addEventListener('dblclick', () => view(p));
-    return t;
+    pick.addEventListener('dblclick', () => view(p));
+    return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
+      pick,
+      h('div', { class: 'acts' },
+        p.status !== 'visible' ? tileButton(p, 'approve', 'Approve', '✓') : null,
+        p.status !== 'hidden' ? tileButton(p, 'hide', 'Hide', '⊘') : null,
+        p.favorite ? tileButton(p, 'unfavorite', 'Unfavourite', '★') : tileButton(p, 'favorite', 'Favourite', '☆'),
+        h('button', { type: 'button', class: 'act', 'aria-label': `View large: photo by ${who(p)}`, title: 'View large', tabindex: -1, onclick: () => view(p) }, '⤢')));
   };
-  const view = (p) => openLightbox(photos, photos.indexOf(p), {
-    caption: (q) => `${q.guestName || 'Guest'} · ${fmtTime(q.createdAt)} · ${q.status}${q.favorite ? ' · ★' : ''}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
-    actions: (q) => [h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, 'Original')],
-  });
+  const tileOf = (id) => grid.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
+  // redraw replaces the tile of p in place (keeping focus), removes it when
+  // it left the filter, or adds it at its place by time when it joined it.
+  const redraw = (p) => {
+    const old = tileOf(p.id);
+    const had = old && old.contains(document.activeElement);
+    const i = photos.findIndex((q) => q.id === p.id);
+    if (!matches(p)) {
+      if (i >= 0) photos.splice(i, 1);
+      selected.delete(p.id);
+      if (old) {
+        const next = old.nextElementSibling || old.previousElementSibling;
+        old.remove();
+        if (had && next) next.querySelector('.pick').focus();
+      }
+      return;
+    }
+    const t = tile(p);
+    if (i >= 0) photos[i] = p;
+    if (old) {
+      old.replaceWith(t);
+    } else {
+      // Newest first: before the first older photo; past the loaded
+      // pages it comes with a later page.
+      const at = photos.findIndex((q) => q.createdAt < p.createdAt);
+      if (at < 0 && cursor !== null) return;
+      if (at < 0) { photos.push(p); grid.append(t); } else { photos.splice(at, 0, p); tileOf(photos[at + 1].id).before(t); }
+      note.textContent = '';
+    }
+    if (had) t.querySelector('.pick').focus();
+  };
+  const view = (p) => {
+    if (closeView) closeView();
+    const actions = (q, close) => [
+      h('span', { class: 'pill' + (q.status === 'visible' ? ' good' : ' warn'), id: 'view-state' }, STATE[q.status] || q.status),
+      q.status !== 'visible' ? h('button', { class: 'small', dataset: { action: 'approve' }, onclick: (e) => viewAct('approve', q, e, close) }, 'Approve') : null,
+      q.status !== 'hidden' ? h('button', { class: 'small', dataset: { action: 'hide' }, onclick: (e) => viewAct('hide', q, e, close) }, 'Hide') : null,
+      h('button', { class: 'small', dataset: { action: q.favorite ? 'unfavorite' : 'favorite' }, 'aria-pressed': q.favorite ? 'true' : 'false', onclick: (e) => viewAct(q.favorite ? 'unfavorite' : 'favorite', q, e, close) }, q.favorite ? '★ Favourite' : '☆ Favourite'),
+      h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, 'Original'),
+    ];
+    const list = photos.slice();
+    closeView = openLightbox(list, list.indexOf(p), {
+      caption: (q) => `${q.guestName || 'Guest'} · ${fmtTime(q.createdAt)}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
+      actions,
+      keys: { a: 'approve', h: 'hide', f: 'favorite' },
+      onKey: (action, q, close) => viewAct(action === 'favorite' && q.favorite ? 'unfavorite' : action, q, null, close),
+      onClose: () => { closeView = null; },
+    });
+  };
+  const viewAct = async (action, q, e, close) => {
+    await act(action, [q.id], e ? e.currentTarget : null);
+    if (close && close.redraw) close.redraw();
+  };
   const redrawSel = () => {
     for (const t of grid.children) {
       const on = selected.has(t.dataset.id);
       t.classList.toggle('selected', on);
-      t.setAttribute('aria-pressed', on ? 'true' : 'false');
+      t.querySelector('.pick').setAttribute('aria-pressed', on ? 'true' : 'false');
     }
     bar.hidden = selected.size === 0;
     count.textContent = `${selected.size} selected`;
   };
-  const redrawTiles = () => {
-    const keep = photos.filter((p) => (!status.value || p.status === status.value) && (!favs.checked || p.favorite));
-    photos = keep;
-    clear(grid, photos.map(tile));
+  const act = async (action, ids, button) => {
+    if (!ids.length) return;
+    if (action === 'delete' && !confirmDo(`Delete ${ids.length} photo${ids.length === 1 ? '' : 's'} for good?`)) return;
+    const req = call(`/api/admin/events/${ev.id}/photos`, { method: 'POST', body: { action, ids } });
+    const res = button ? await busy(button, req) : await req.catch((err) => { toast(errText(err), 'bad'); return null; });
+    if (!res) return;
+    for (const id of ids) {
+      selected.delete(id);
+      const p = photos.find((q) => q.id === id);
+      if (!p) continue;
+      if (action === 'delete') redraw({ ...p, deleted: true });
+      else { EFFECT[action](p); redraw(p); }
+    }
+    if (ids.length > 1) toast(`${res.changed} changed`);
     redrawSel();
   };
-  const act = async (action, button) => {
-    const ids = [...selected];
-    if (action === 'delete' && !confirmDo(`Delete ${ids.length} photo${ids.length === 1 ? '' : 's'} for good?`)) return;
-    const res = await busy(button, call(`/api/admin/events/${ev.id}/photos`, { method: 'POST', body: { action, ids } }));
-    if (!res) return;
-    if (action === 'delete') photos = photos.filter((p) => !selected.has(p.id));
-    else photos.filter((p) => selected.has(p.id)).forEach(EFFECT[action]);
-    selected.clear();
-    toast(`${res.changed} changed`);
-    redrawTiles();
-  };
+  // Changes pushed by the box: uploads, and moderation from elsewhere.
+  env.on('photo.added', (p) => redraw(p));
+  env.on('photo.changed', (p) => {
+    const known = photos.find((q) => q.id === p.id);
+    if (known) Object.assign(known, p);
+    redraw(known || p);
+    if (closeView) closeView.redraw();
+  });
+  env.on('photo.removed', ({ id }) => {
+    const i = photos.findIndex((q) => q.id === id);
+    if (i >= 0) redraw({ ...photos[i], deleted: true });
+  });
+  env.on('reset', () => restart());
+  grid.addEventListener('keydown', (e) => {
+    const t = e.target.closest('.tile');
+    if (!t || e.altKey || e.ctrlKey || e.metaKey) return;
+    const p = photos.find((q) => q.id === t.dataset.id);
+    const k = e.key.toLowerCase();
+    const moveTo = (el) => { if (el) { e.preventDefault(); el.querySelector('.pick').focus(); } };
+    const perRow = Math.max(1, Math.round(grid.clientWidth / t.offsetWidth));
+    const tiles = [...grid.children];
+    const at = tiles.indexOf(t);
+    if (k === 'a') act('approve', [p.id]);
+    else if (k === 'h') act('hide', [p.id]);
+    else if (k === 'f') act(p.favorite ? 'unfavorite' : 'favorite', [p.id]);
+    else if (k === 'enter') { e.preventDefault(); view(p); }
+    else if (k === 'delete' || k === 'backspace') act('delete', [p.id]);
+    else if (k === 'arrowright') moveTo(tiles[at + 1]);
+    else if (k === 'arrowleft') moveTo(tiles[at - 1]);
+    else if (k === 'arrowdown') moveTo(tiles[at + perRow]);
+    else if (k === 'arrowup') moveTo(tiles[at - perRow]);
+  });
   const query = () => {
     const q = new URLSearchParams();
     if (status.value) q.set('status', status.value);
@@ -97,8 +197,9 @@ export function photosTab(env, body) {
     try {
       const res = await call(`/api/admin/events/${ev.id}/photos?${q}`);
       if (mine !== gen) return false;
-      photos.push(...res.photos);
-      grid.append(...res.photos.map(tile));
+      const fresh = res.photos.filter((p) => !photos.some((q) => q.id === p.id));
+      photos.push(...fresh);
+      grid.append(...fresh.map(tile));
       cursor = res.nextCursor;
       note.textContent = photos.length ? (cursor === null ? `${photos.length} photo${photos.length === 1 ? '' : 's'}` : '') : 'No photo here yet.';
       return cursor !== null;
@@ -134,10 +235,11 @@ export function photosTab(env, body) {
       h('div', { class: 'field' }, h('label', { for: 'import-credit' }, 'Credit (optional)'), credit),
       h('div', { class: 'field' }, h('label', { for: 'import-files' }, 'Photos'), file))),
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, challenge,
-      h('label', { class: 'check', style: 'margin:0' }, favs, 'Favorites'),
+      h('label', { class: 'check', style: 'margin:0' }, favs, 'Favourites'),
       h('span', { class: 'grow' }),
       h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, 'Select all')),
-    h('p', { class: 'small muted' }, 'Tap photos to select them; double-tap to view one large.'),
+    h('p', { class: 'small muted' }, 'New photos appear here by themselves. Tap a photo to select it; use the buttons under it to approve, hide or favourite it.'),
+    h('p', { class: 'small muted keys', id: 'photo-keys' }, 'Keyboard: ', KEYS.map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])),
     grid, sentinel, note, bar);
   restart();
 }
@@ -230,6 +332,14 @@ export function guestbookTab(env, body) {
     stop = infinite(sentinel, more);
   };
   status.addEventListener('change', restart);
+  // Messages pushed by the box: reload the list shortly after, unless
+  // the host is selecting (then after their action).
+  let soon = 0;
+  const later = () => {
+    clearTimeout(soon);
+    soon = setTimeout(() => { if (!selected.size && list.isConnected) restart(); else if (list.isConnected) later(); }, 300);
+  };
+  ['message.added', 'message.changed', 'message.removed', 'reset'].forEach((n) => env.on(n, later));
   clear(body,
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, h('span', { class: 'grow' }),
       h('a', { class: 'btn small', href: `/api/admin/events/${ev.id}/messages/archive`, download: '' }, 'Download all (ZIP)')),

@@ -63,7 +63,9 @@ async function route() {
         if (id) return await (await import('./admin-event.js')).eventPage(ctx, view, id, tab || 'settings');
         return go('/admin', true);
       case 'wall':
-        return (await import('./wall.js')).wallPage(ctx, app, id);
+        // The wall moved to wall links (/wall/<token>), made on the
+        // event's Share tab.
+        return ctx.go('/admin/events/' + encodeURIComponent(id || '') + '/share', true);
       case 'account':
         return accountPage();
       case 'team':

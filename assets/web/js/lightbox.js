@@ -7,8 +7,11 @@ import { h, clear, mediaURL } from './lib.js';
  * and optional video. opts:
  *   caption(p) → string or node under the photo,
  *   actions(p, close) → nodes for the bar (e.g. a download link),
- *   labels { close, prev, next } for the buttons' accessible names.
- * It returns a function that closes the viewer.
+ *   labels { close, prev, next } for the buttons' accessible names,
+ *   keys { key: action } and onKey(action, p, close): more keyboard
+ *   shortcuts (e.g. the console's a, h, f).
+ * It returns a function that closes the viewer; its redraw() draws the
+ * current item again (after its state changed).
  */
 export function openLightbox(items, index, opts = {}) {
   const labels = { close: 'Close', prev: 'Previous', next: 'Next', ...(opts.labels || {}) };
@@ -47,6 +50,10 @@ export function openLightbox(items, index, opts = {}) {
     if (e.key === 'Escape') close();
     else if (e.key === 'ArrowLeft') move(-1);
     else if (e.key === 'ArrowRight') move(1);
+    else if (opts.keys && opts.onKey && !e.ctrlKey && !e.metaKey && !e.altKey && opts.keys[e.key.toLowerCase()]) {
+      e.preventDefault();
+      opts.onKey(opts.keys[e.key.toLowerCase()], items[i], close);
+    }
   };
   let x0 = null;
   stage.addEventListener('touchstart', (e) => { x0 = e.touches[0].clientX; }, { passive: true });
@@ -62,6 +69,7 @@ export function openLightbox(items, index, opts = {}) {
     document.body.style.overflow = '';
     if (opts.onClose) opts.onClose();
   };
+  close.redraw = () => { if (box.isConnected) show(); };
   document.addEventListener('keydown', key);
   document.body.style.overflow = 'hidden';
   document.body.append(box);
