@@ -100,6 +100,8 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/logo", s.admin(s.handleDeleteLogo))
 	h("GET", "/api/admin/events/:id/qr", s.admin(s.handleQR))
 	h("POST", "/api/admin/events/:id/duplicate", s.owner(s.handleDuplicateEvent))
+	// Not in the spec: the printable signage kit (admin_signage.go).
+	h("GET", "/api/admin/events/:id/signage", s.admin(s.handleSignage))
 	h("POST", "/api/admin/events/:id/end", s.admin(s.handleEndEvent))
 	h("POST", "/api/admin/events/:id/booth", s.admin(s.handleEnableBooth))
 	h("DELETE", "/api/admin/events/:id/booth", s.admin(s.handleDisableBooth))

@@ -110,6 +110,7 @@ func scopeRows() []scopeRow {
 		{name: "another event's archive", method: "GET", path: "/api/admin/events/{B}/archive", want: outOfScope},
 		{name: "another event's full archive", method: "GET", path: "/api/admin/events/{B}/archive?all=1", want: outOfScope},
 		{name: "another event's album", method: "GET", path: "/api/admin/events/{B}/album?layout=1&scope=visible", want: outOfScope},
+		{name: "another event's signage", method: "GET", path: "/api/admin/events/{B}/signage?kind=table", want: outOfScope},
 		{name: "another event's live stream", method: "GET", path: "/api/admin/events/{B}/live", want: outOfScope},
 
 		// Guestbook messages.

@@ -13,6 +13,7 @@ import (
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
+	"eventbox/daemon/signage"
 	"eventbox/store"
 )
 
@@ -37,6 +38,12 @@ type Server struct {
 	names    *ownNames
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
+
+	// signage draws the printed signs; opened at the first request
+	// (signageRenderer).
+	signageOnce sync.Once
+	signage     *signage.Renderer
+	signageErr  error
 
 	// logoMu serialises logo changes and the copies of logos, which
 	// also bounds the memory that decoding logos takes to one at a time.

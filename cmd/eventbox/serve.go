@@ -97,6 +97,11 @@ func serve(ctx context.Context, cf *configFlags) error {
 		log.Warn("booth hardware off", "error", err)
 	}
 	cfg.Booth = dev
+	// The printed signage names the hotspot's Wi-Fi when the box runs one
+	// (eventbox netsetup hotspot).
+	cfg.HotspotWiFi = func(context.Context) (string, string, bool) {
+		return netsetup.ReadHotspotWiFi("", "")
+	}
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
 		return errors.Join(err, dev.Close())

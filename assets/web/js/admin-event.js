@@ -449,6 +449,7 @@ function shareTab(env, body) {
       ev.accessCode ? h('p', { class: 'small' }, 'Access code: ', h('strong', null, ev.accessCode)) : null,
       h('div', { class: 'row', style: 'margin-top:10px;align-items:flex-end' }, preview,
         h('div', { class: 'stack' }, h('label', null, 'Size', size), h('div', { class: 'row' }, png, svg)))),
+    signageCard(ev),
     h('div', { class: 'card', id: 'walls' }, h('h2', { style: 'margin-top:0' }, 'Live wall'),
       h('p', { class: 'muted small' }, 'A link for the screen at the venue: it shows the visible photos and approved guestbook texts as they come, with no sign-in. Revoke it when the party is over.'), walls),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Gallery links'),
@@ -457,6 +458,32 @@ function shareTab(env, body) {
   drawShares(env, shares);
   drawWalls(env, walls);
   drawBooth(env, booth);
+}
+
+/** signageCard offers the printable signs (GET …/signage) as downloads. */
+function signageCard(ev) {
+  const wifiOn = check('signWifi', 'Step 1: join the Wi-Fi', true, 'Leave the name empty to use the box\'s own hotspot, when it runs one.');
+  const ssid = h('input', { type: 'text', id: 'sign-ssid', maxlength: 32, autocapitalize: 'none', spellcheck: 'false', placeholder: 'The box\'s hotspot' });
+  const pass = h('input', { type: 'text', id: 'sign-pass', maxlength: 64, autocapitalize: 'none', spellcheck: 'false' });
+  const href = (kind, size) => {
+    const q = new URLSearchParams({ kind });
+    if (size) q.set('size', size);
+    if (!wifiOn.querySelector('input').checked) q.set('wifi', '0');
+    else if (ssid.value.trim()) { q.set('ssid', ssid.value.trim()); q.set('wifiPassword', pass.value); }
+    return `/api/admin/events/${ev.id}/signage?${q}`;
+  };
+  const links = [['table', 'a6', 'Table cards A6 (4 per A4)'], ['table', 'a5', 'Table cards A5 (2 per A4)'],
+    ['poster', 'a4', 'Poster A4'], ['poster', 'a3', 'Poster A3'], ['place', '', 'One card per place']]
+    .map(([k, s, label]) => h('a', { class: 'btn small', href: href(k, s), download: '', dataset: { kind: k, size: s } }, label));
+  const refresh = () => links.forEach((a) => { a.href = href(a.dataset.kind, a.dataset.size); });
+  [ssid, pass, wifiOn].forEach((x) => x.addEventListener('input', refresh));
+  wifiOn.addEventListener('change', refresh);
+  return h('div', { class: 'card', id: 'signage' }, h('h2', { style: 'margin-top:0' }, 'Printed signs'),
+    h('p', { class: 'muted small' }, 'Ready-to-print PDFs in the event\'s colours: how to join the Wi-Fi, the code to scan and the access code. Cut along the marks.'),
+    wifiOn,
+    h('div', { class: 'two' }, h('div', { class: 'field' }, h('label', { for: 'sign-ssid' }, 'Wi-Fi name'), ssid),
+      h('div', { class: 'field' }, h('label', { for: 'sign-pass' }, 'Wi-Fi password'), pass)),
+    h('div', { class: 'row' }, links));
 }
 
 async function drawWalls(env, box) {
