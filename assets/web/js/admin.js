@@ -53,6 +53,8 @@ async function route() {
     if (n !== routing) return;
     if (!ctx.me) return signInPage();
   }
+  // The box made this password: nothing else before the host picks one.
+  if (ctx.me.mustChangePassword) return newPasswordPage();
   const [, section, id, tab] = parts;
   try {
     switch (section) {
@@ -188,6 +190,37 @@ async function eventsPage() {
       events.length > 6 ? h('div', { class: 'grow' }, search) : h('div', { class: 'grow' }),
       owner ? h('a', { class: 'btn primary', href: '/admin/events/new' }, '+ New event') : null),
     list);
+}
+
+/** newPasswordPage asks for a new password after a sign-in with the generated one. */
+function newPasswordPage() {
+  const current = h('input', { type: 'password', id: 'first-current', autocomplete: 'current-password' });
+  const next = h('input', { type: 'password', id: 'first-next', autocomplete: 'new-password', minlength: 10 });
+  const again = h('input', { type: 'password', id: 'first-again', autocomplete: 'new-password' });
+  const form = h('form', { class: 'card narrow', id: 'first-password', novalidate: true },
+    h('p', null, 'You signed in with the password the box generated. Choose your own now: the generated one stops working, and the box deletes its copy (the initial-password file).'),
+    field('current', 'Generated password', current),
+    field('next', 'New password', next, 'At least 10 characters.'),
+    field('again', 'New password again', again),
+    h('button', { class: 'primary', type: 'submit' }, 'Save my password'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    if (next.value !== again.value) {
+      const f = form.querySelector('[data-field=again]');
+      f.classList.add('invalid');
+      f.querySelector('.err').textContent = 'The two new passwords differ.';
+      return;
+    }
+    const res = await busy(form.querySelector('[type=submit]'),
+      api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
+      (err) => showErrors(form, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'This is not the generated password.' } }) : err));
+    if (!res) return;
+    ctx.me = { ...ctx.me, mustChangePassword: false };
+    toast('Password saved');
+    route();
+  });
+  view('Choose your password', form);
 }
 
 async function accountPage() {
