@@ -3,6 +3,7 @@
 import { h, clear, toast, fmtTime, infinite, mediaURL } from './lib.js';
 import { call, errText, select, busy, notYet, unavailable, confirmDo } from './admin-ui.js';
 import { openLightbox } from './lightbox.js';
+import { t } from './admin-i18n.js';
 
 // What each action does to a photo, to update the grid without a reload.
 const EFFECT = {
@@ -13,27 +14,29 @@ const EFFECT = {
 };
 
 // The console's words for a photo's state, never the raw status value.
-const STATE = { pending: 'Waiting for review', visible: 'Visible', hidden: 'Hidden' };
+const STATE = { pending: t('Waiting for review'), visible: t('Visible'), hidden: t('Hidden') };
 
 // KEYS are the photo grid's keyboard shortcuts, shown on screen.
-const KEYS = [['A', 'approve'], ['H', 'hide'], ['F', 'favourite'], ['Space', 'select'], ['Enter', 'view large'], ['← → ↑ ↓', 'move'], ['Delete', 'delete']];
+const KEYS = () => [['A', t('approve')], ['H', t('hide')], ['F', t('favourite')], [t('Space'), t('select')], ['Enter', t('view large')], ['← → ↑ ↓', t('move')], [t('Delete'), t('delete')]];
 
 /** photosTab is the moderation grid of one event. */
 export function photosTab(env, body) {
   const ev = env.ev();
   const params = new URLSearchParams(location.search);
-  const status = select('status', [['', 'All photos'], ['pending', 'Waiting for review'], ['visible', 'Visible'], ['hidden', 'Hidden']], params.get('status') || '');
+  const status = select('status', [['', t('All photos')], ['pending', t('Waiting for review')], ['visible', t('Visible')], ['hidden', t('Hidden')]], params.get('status') || '');
+  status.setAttribute('aria-label', t('Which photos'));
   const favs = h('input', { type: 'checkbox', checked: params.get('favorites') === '1' });
-  const challenge = ev.challenges.length ? select('challenge', [['', 'Every challenge'], ...ev.challenges.map((c) => [c.id, c.label])], params.get('challenge') || '') : null;
+  const challenge = ev.challenges.length ? select('challenge', [['', t('Every challenge')], ...ev.challenges.map((c) => [c.id, c.label])], params.get('challenge') || '') : null;
+  if (challenge) challenge.setAttribute('aria-label', t('Photo challenges'));
   const grid = h('div', { class: 'grid mod', id: 'photos' });
   const sentinel = h('div', { class: 'sentinel' });
   const note = h('p', { class: 'muted center' });
   const count = h('strong');
   const bar = h('div', { class: 'actionbar', hidden: true }, h('div', { class: 'row' }, count,
     ...['approve', 'hide', 'favorite', 'unfavorite'].map((a) => h('button', { class: 'small', dataset: { action: a }, onclick: (e) => act(a, [...selected], e.currentTarget) },
-      { approve: 'Approve', hide: 'Hide', favorite: '★ Favourite', unfavorite: 'Unfavourite' }[a])),
-    h('button', { class: 'small danger', dataset: { action: 'delete' }, onclick: (e) => act('delete', [...selected], e.currentTarget) }, 'Delete'),
-    h('button', { class: 'small linkish', onclick: () => { selected.clear(); redrawSel(); } }, 'Clear')));
+      { approve: t('Approve'), hide: t('Hide'), favorite: t('★ Favourite'), unfavorite: t('Unfavourite') }[a])),
+    h('button', { class: 'small danger', dataset: { action: 'delete' }, onclick: (e) => act('delete', [...selected], e.currentTarget) }, t('Delete')),
+    h('button', { class: 'small linkish', onclick: () => { selected.clear(); redrawSel(); } }, t('Clear'))));
   let photos = [];
   const selected = new Set();
   let cursor;
@@ -45,19 +48,19 @@ export function photosTab(env, body) {
 
   const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) &&
     (!challenge || !challenge.value || p.challengeId === challenge.value);
-  const who = (p) => p.guestName || 'a guest';
+  const who = (p) => p.guestName || t('a guest');
   const tileButton = (p, action, label, text) => h('button', {
-    type: 'button', class: 'act', dataset: { action }, 'aria-label': `${label}: photo by ${who(p)}`, title: label, tabindex: -1,
+    type: 'button', class: 'act', dataset: { action }, 'aria-label': t('{action}: photo by {name}', { action: label, name: who(p) }), title: label, tabindex: -1,
     onclick: (e) => act(action, [p.id], e.currentTarget),
   }, text);
   const tile = (p) => {
     const pick = h('button', {
       type: 'button', class: 'pick', 'aria-pressed': selected.has(p.id) ? 'true' : 'false',
-      'aria-label': `Photo by ${who(p)}, ${STATE[p.status] || p.status}${p.favorite ? ', favourite' : ''}`,
+      'aria-label': t(p.favorite ? 'Photo by {name}, {state}, favourite' : 'Photo by {name}, {state}', { name: who(p), state: t(STATE[p.status] || p.status) }),
     },
     h('img', { src: mediaURL(p.id, 'thumb'), alt: '', loading: 'lazy', decoding: 'async' }),
-    p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? 'Review' : 'Hidden') : null,
-    p.favorite ? h('span', { class: 'star' }, '★') : null,
+    p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? t('Review') : t('Hidden')) : null,
+    p.favorite ? h('span', { class: 'star' }, t('★')) : null,
     p.video ? h('span', { class: 'play' }, '▶') : null);
     pick.addEventListener('click', () => {
       if (selected.has(p.id)) selected.delete(p.id); else selected.add(p.id);
@@ -67,10 +70,10 @@ export function photosTab(env, body) {
     return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
       pick,
       h('div', { class: 'acts' },
-        p.status !== 'visible' ? tileButton(p, 'approve', 'Approve', '✓') : null,
-        p.status !== 'hidden' ? tileButton(p, 'hide', 'Hide', '⊘') : null,
-        p.favorite ? tileButton(p, 'unfavorite', 'Unfavourite', '★') : tileButton(p, 'favorite', 'Favourite', '☆'),
-        h('button', { type: 'button', class: 'act', 'aria-label': `View large: photo by ${who(p)}`, title: 'View large', tabindex: -1, onclick: () => view(p) }, '⤢')));
+        p.status !== 'visible' ? tileButton(p, 'approve', t('Approve'), t('✓')) : null,
+        p.status !== 'hidden' ? tileButton(p, 'hide', t('Hide'), '⊘') : null,
+        p.favorite ? tileButton(p, 'unfavorite', t('Unfavourite'), t('★')) : tileButton(p, 'favorite', t('Favourite'), t('☆')),
+        h('button', { type: 'button', class: 'act', 'aria-label': t('{action}: photo by {name}', { action: t('View large'), name: who(p) }), title: t('View large'), tabindex: -1, onclick: () => view(p) }, '⤢')));
   };
   const tileOf = (id) => grid.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
   // redraw replaces the tile of p in place (keeping focus), removes it when
@@ -106,15 +109,15 @@ export function photosTab(env, body) {
   const view = (p) => {
     if (closeView) closeView();
     const actions = (q, close) => [
-      h('span', { class: 'pill' + (q.status === 'visible' ? ' good' : ' warn'), id: 'view-state' }, STATE[q.status] || q.status),
-      q.status !== 'visible' ? h('button', { class: 'small', dataset: { action: 'approve' }, onclick: (e) => viewAct('approve', q, e, close) }, 'Approve') : null,
-      q.status !== 'hidden' ? h('button', { class: 'small', dataset: { action: 'hide' }, onclick: (e) => viewAct('hide', q, e, close) }, 'Hide') : null,
-      h('button', { class: 'small', dataset: { action: q.favorite ? 'unfavorite' : 'favorite' }, 'aria-pressed': q.favorite ? 'true' : 'false', onclick: (e) => viewAct(q.favorite ? 'unfavorite' : 'favorite', q, e, close) }, q.favorite ? '★ Favourite' : '☆ Favourite'),
-      h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, 'Original'),
+      h('span', { class: 'pill' + (q.status === 'visible' ? ' good' : ' warn'), id: 'view-state' }, t(STATE[q.status] || q.status)),
+      q.status !== 'visible' ? h('button', { class: 'small', dataset: { action: 'approve' }, onclick: (e) => viewAct('approve', q, e, close) }, t('Approve')) : null,
+      q.status !== 'hidden' ? h('button', { class: 'small', dataset: { action: 'hide' }, onclick: (e) => viewAct('hide', q, e, close) }, t('Hide')) : null,
+      h('button', { class: 'small', dataset: { action: q.favorite ? 'unfavorite' : 'favorite' }, 'aria-pressed': q.favorite ? 'true' : 'false', onclick: (e) => viewAct(q.favorite ? 'unfavorite' : 'favorite', q, e, close) }, q.favorite ? t('★ Favourite') : t('☆ Favourite')),
+      h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('Original')),
     ];
     const list = photos.slice();
     closeView = openLightbox(list, list.indexOf(p), {
-      caption: (q) => `${q.guestName || 'Guest'} · ${fmtTime(q.createdAt)}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
+      caption: (q) => `${q.guestName || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
       actions,
       keys: { a: 'approve', h: 'hide', f: 'favorite' },
       onKey: (action, q, close) => viewAct(action === 'favorite' && q.favorite ? 'unfavorite' : action, q, null, close),
@@ -132,11 +135,11 @@ export function photosTab(env, body) {
       t.querySelector('.pick').setAttribute('aria-pressed', on ? 'true' : 'false');
     }
     bar.hidden = selected.size === 0;
-    count.textContent = `${selected.size} selected`;
+    count.textContent = t('{n} selected', { n: selected.size });
   };
   const act = async (action, ids, button) => {
     if (!ids.length) return;
-    if (action === 'delete' && !confirmDo(`Delete ${ids.length} photo${ids.length === 1 ? '' : 's'} for good?`)) return;
+    if (action === 'delete' && !confirmDo(t(ids.length === 1 ? 'Delete this photo for good?' : 'Delete {n} photos for good?', { n: ids.length }))) return;
     const req = call(`/api/admin/events/${ev.id}/photos`, { method: 'POST', body: { action, ids } });
     const res = button ? await busy(button, req) : await req.catch((err) => { toast(errText(err), 'bad'); return null; });
     if (!res) return;
@@ -147,7 +150,7 @@ export function photosTab(env, body) {
       if (action === 'delete') redraw({ ...p, deleted: true });
       else { EFFECT[action](p); redraw(p); }
     }
-    if (ids.length > 1) toast(`${res.changed} changed`);
+    if (ids.length > 1) toast(t('{n} changed', { n: res.changed }));
     redrawSel();
   };
   // Changes pushed by the box: uploads, and moderation from elsewhere.
@@ -201,10 +204,10 @@ export function photosTab(env, body) {
       photos.push(...fresh);
       grid.append(...fresh.map(tile));
       cursor = res.nextCursor;
-      note.textContent = photos.length ? (cursor === null ? `${photos.length} photo${photos.length === 1 ? '' : 's'}` : '') : 'No photo here yet.';
+      note.textContent = photos.length ? (cursor === null ? t(photos.length === 1 ? '{n} photo' : '{n} photos', { n: photos.length }) : '') : t('No photo here yet.');
       return cursor !== null;
     } catch (e) {
-      clear(note, notYet(e) ? unavailable('Photo moderation') : h('span', { class: 'form-err' }, errText(e), ' ', h('button', { class: 'small', onclick: restart }, 'Retry')));
+      clear(note, notYet(e) ? unavailable(t('Photo moderation')) : h('span', { class: 'form-err' }, errText(e), ' ', h('button', { class: 'small', onclick: restart }, t('Retry'))));
       return false;
     }
   };
@@ -230,16 +233,16 @@ export function photosTab(env, body) {
     importFiles(ev, files, credit.value.trim(), restart);
   });
   clear(body,
-    h('details', { class: 'section' }, h('summary', null, 'Import photos'), h('div', null,
-      h('p', { class: 'small muted' }, 'Photos from a photographer or a camera: they are visible at once.'),
-      h('div', { class: 'field' }, h('label', { for: 'import-credit' }, 'Credit (optional)'), credit),
-      h('div', { class: 'field' }, h('label', { for: 'import-files' }, 'Photos'), file))),
+    h('details', { class: 'section' }, h('summary', null, t('Import photos')), h('div', null,
+      h('p', { class: 'small muted' }, t('Photos from a photographer or a camera: they are visible at once.')),
+      h('div', { class: 'field' }, h('label', { for: 'import-credit' }, t('Credit (optional)')), credit),
+      h('div', { class: 'field' }, h('label', { for: 'import-files' }, t('Photos')), file))),
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, challenge,
-      h('label', { class: 'check', style: 'margin:0' }, favs, 'Favourites'),
+      h('label', { class: 'check', style: 'margin:0' }, favs, t('Favourites')),
       h('span', { class: 'grow' }),
-      h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, 'Select all')),
-    h('p', { class: 'small muted' }, 'New photos appear here by themselves. Tap a photo to select it; use the buttons under it to approve, hide or favourite it.'),
-    h('p', { class: 'small muted keys', id: 'photo-keys' }, 'Keyboard: ', KEYS.map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])),
+      h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, t('Select all'))),
+    h('p', { class: 'small muted' }, t('New photos appear here by themselves. Tap a photo to select it; use the buttons under it to approve, hide or favourite it.')),
+    h('p', { class: 'small muted keys', id: 'photo-keys' }, t('Keyboard: '), KEYS().map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])),
     grid, sentinel, note, bar);
   restart();
 }
@@ -267,41 +270,42 @@ async function importFiles(ev, files, credit, done) {
 /** guestbookTab is the guestbook moderation of one event. */
 export function guestbookTab(env, body) {
   const ev = env.ev();
-  const status = select('status', [['', 'All messages'], ['pending', 'Waiting for review'], ['visible', 'Visible'], ['hidden', 'Hidden']], '');
+  const status = select('status', [['', t('All messages')], ['pending', t('Waiting for review')], ['visible', t('Visible')], ['hidden', t('Hidden')]], '');
+  status.setAttribute('aria-label', t('Which messages'));
   const list = h('div', { id: 'messages' });
   const sentinel = h('div', { class: 'sentinel' });
   const note = h('p', { class: 'muted center' });
   const selected = new Set();
   const count = h('strong');
   const bar = h('div', { class: 'actionbar', hidden: true }, h('div', { class: 'row' }, count,
-    h('button', { class: 'small', onclick: (e) => act('approve', e.currentTarget) }, 'Approve'),
-    h('button', { class: 'small', onclick: (e) => act('hide', e.currentTarget) }, 'Hide'),
-    h('button', { class: 'small danger', onclick: (e) => act('delete', e.currentTarget) }, 'Delete')));
+    h('button', { class: 'small', onclick: (e) => act('approve', e.currentTarget) }, t('Approve')),
+    h('button', { class: 'small', onclick: (e) => act('hide', e.currentTarget) }, t('Hide')),
+    h('button', { class: 'small danger', onclick: (e) => act('delete', e.currentTarget) }, t('Delete'))));
   let cursor;
   // gen counts restarts: a page that arrives after a restart belongs to
   // the old filter and is dropped, not mixed into the new list.
   let gen = 0;
   let stop = () => {};
   const item = (m) => {
-    const box = h('input', { type: 'checkbox', 'aria-label': 'Select' });
+    const box = h('input', { type: 'checkbox', 'aria-label': t('Select') });
     box.addEventListener('change', () => {
       if (box.checked) selected.add(m.id); else selected.delete(m.id);
       bar.hidden = !selected.size;
-      count.textContent = `${selected.size} selected`;
+      count.textContent = t('{n} selected', { n: selected.size });
     });
     return h('div', { class: 'msg row', dataset: { id: m.id }, style: 'align-items:flex-start' },
       box,
       h('div', { class: 'grow' },
-        h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || 'A guest'),
+        h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || t('A guest')),
           h('span', { class: 'small muted' }, fmtTime(m.createdAt), ' ',
             m.status !== 'visible' ? h('span', { class: 'pill warn' }, m.status) : null)),
         m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
         m.hasAudio ? h('audio', { controls: true, preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` }) : null));
   };
   const act = async (action, button) => {
-    if (action === 'delete' && !confirmDo(`Delete ${selected.size} message${selected.size === 1 ? '' : 's'}?`)) return;
+    if (action === 'delete' && !confirmDo(t('Delete {n} message(s)?', { n: selected.size }))) return;
     const res = await busy(button, call(`/api/admin/events/${ev.id}/messages`, { method: 'POST', body: { action, ids: [...selected] } }));
-    if (res) { toast(`${res.changed} changed`); restart(); }
+    if (res) { toast(t('{n} changed', { n: res.changed })); restart(); }
   };
   const more = async () => {
     if (cursor === null) return false;
@@ -314,10 +318,10 @@ export function guestbookTab(env, body) {
       if (mine !== gen) return false;
       list.append(...res.messages.map(item));
       cursor = res.nextCursor;
-      if (!list.children.length) note.textContent = 'No message yet.';
+      if (!list.children.length) note.textContent = t('No message yet.');
       return cursor !== null;
     } catch (e) {
-      clear(note, notYet(e) ? unavailable('Guestbook moderation') : h('span', { class: 'form-err' }, errText(e)));
+      clear(note, notYet(e) ? unavailable(t('Guestbook moderation')) : h('span', { class: 'form-err' }, errText(e)));
       return false;
     }
   };
@@ -342,8 +346,8 @@ export function guestbookTab(env, body) {
   ['message.added', 'message.changed', 'message.removed', 'reset'].forEach((n) => env.on(n, later));
   clear(body,
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, h('span', { class: 'grow' }),
-      h('a', { class: 'btn small', href: `/api/admin/events/${ev.id}/messages/archive`, download: '' }, 'Download all (ZIP)')),
-    ev.guestbookEnabled ? null : h('div', { class: 'banner' }, 'The guestbook is off for this event: guests cannot write new messages.'),
+      h('a', { class: 'btn small', href: `/api/admin/events/${ev.id}/messages/archive`, download: '' }, t('Download all (ZIP)'))),
+    ev.guestbookEnabled ? null : h('div', { class: 'banner' }, t('The guestbook is off for this event: guests cannot write new messages.')),
     list, sentinel, note, bar);
   restart();
 }

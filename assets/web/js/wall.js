@@ -209,7 +209,10 @@ async function main() {
     return { el: h('div', { class: 'wgrid2 n' + frames.length }, frames), ids: picks.map((x) => x.id), ms: style.interval * 1000 };
   };
 
+  // A photo that came while the next slide was being prepared cuts the
+  // slide short too, after a moment to see it.
   const wait = (ms) => new Promise((resolve) => {
+    if (fresh.length) ms = Math.min(ms, 700);
     const t = setTimeout(() => { wake = null; resolve(); }, ms);
     wake = () => { clearTimeout(t); wake = null; resolve(); };
   });
@@ -226,7 +229,6 @@ async function main() {
     // Hold the slide, unless a new photo comes (shown at once, after a
     // short look at this one) or this one is taken down.
     await wait(next.ms);
-    if (fresh.length && next.ids.length) await wait(0);
   }
 }
 
