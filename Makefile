@@ -102,7 +102,7 @@ vulncheck:
 ## sizes in English and French, in $(SHOTS) (not committed)
 SHOTS ?= /tmp/eventbox-shots
 shots:
-	$(GO) test -count=1 -run '^TestShots$$' ./e2e -shots $(abspath $(SHOTS))
+	$(GO) test -count=1 -run '^TestShots' ./e2e -shots $(abspath $(SHOTS))
 	@echo "screenshots in $(SHOTS)"
 
 clean:

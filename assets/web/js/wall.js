@@ -211,6 +211,8 @@ async function main() {
 
   // A photo that came while the next slide was being prepared cuts the
   // slide short too, after a moment to see it.
+  // → or the space bar moves on at once (a host at the screen).
+  document.addEventListener('keydown', (e) => { if ((e.key === 'ArrowRight' || e.key === ' ') && wake) wake(); });
   const wait = (ms) => new Promise((resolve) => {
     if (fresh.length) ms = Math.min(ms, 700);
     const t = setTimeout(() => { wake = null; resolve(); }, ms);
