@@ -60,7 +60,7 @@ function colorInput(name, value, placeholder) {
 function challengeEditor(list, maxLabel) {
   const rows = h('div', { class: 'stack' });
   const add = (c) => {
-    const input = h('input', { type: 'text', value: c.label || '', placeholder: 'e.g. A selfie with the couple', maxlength: maxLabel, dataset: { id: c.id || '' } });
+    const input = h('input', { type: 'text', value: c.label || '', placeholder: t('e.g. A selfie with the couple'), maxlength: maxLabel, dataset: { id: c.id || '' } });
     const row = h('div', { class: 'row' }, h('div', { class: 'grow' }, input),
       h('button', { type: 'button', class: 'small', 'aria-label': t('Remove'), onclick: () => row.remove() }, '✕'));
     rows.append(row);
@@ -390,7 +390,7 @@ async function placesTab(env, body) {
   } catch (e) {
     return clear(body, notYet(e) ? unavailable(t('Places')) : h('div', { class: 'banner bad' }, errText(e)));
   }
-  const label = h('input', { type: 'text', maxlength: 40, placeholder: 'e.g. Table 4, Photo corner' });
+  const label = h('input', { type: 'text', maxlength: 40, placeholder: t('e.g. Table 4, Photo corner') });
   const add = h('form', { class: 'card row', novalidate: true },
     h('div', { class: 'grow' }, field('label', t('New place'), label, t('Each place gets its own QR code; photos taken from it are tagged.'))),
     h('button', { class: 'primary', type: 'submit' }, t('Add')));
@@ -495,7 +495,7 @@ async function drawWalls(env, box) {
   } catch (e) {
     return clear(box, h('div', { class: 'banner bad' }, errText(e)));
   }
-  const label = h('input', { type: 'text', id: 'wall-label', maxlength: 80, placeholder: 'e.g. Screen in the hall' });
+  const label = h('input', { type: 'text', id: 'wall-label', maxlength: 80, placeholder: t('e.g. Screen in the hall') });
   const make = async (e) => {
     const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/walls`, { method: 'POST', body: { label: label.value.trim() || undefined } }));
     if (res) drawWalls(env, box);
@@ -528,7 +528,7 @@ async function drawShares(env, box) {
   } catch (e) {
     return clear(box, notYet(e) ? unavailable(t('Gallery links')) : h('div', { class: 'banner bad' }, errText(e)));
   }
-  const label = h('input', { type: 'text', maxlength: 80, placeholder: 'e.g. For the family' });
+  const label = h('input', { type: 'text', maxlength: 80, placeholder: t('e.g. For the family') });
   const pwMode = select('pwMode', [['none', t('No password')], ['gen', t('Make a password for me')], ['own', t('Choose a password')]], 'none');
   const pw = h('input', { type: 'text', autocapitalize: 'none', hidden: true, placeholder: t('Password') });
   pwMode.addEventListener('change', () => { pw.hidden = pwMode.value !== 'own'; });

@@ -225,7 +225,7 @@ export function photosTab(env, body) {
   };
   [status, favs, challenge].forEach((x) => x && x.addEventListener('change', restart));
 
-  const credit = h('input', { type: 'text', id: 'import-credit', maxlength: 60, placeholder: 'e.g. the photographer\'s name' });
+  const credit = h('input', { type: 'text', id: 'import-credit', maxlength: 60, placeholder: t('e.g. the photographer\'s name') });
   const file = h('input', { type: 'file', id: 'import-files', accept: 'image/*', multiple: true });
   file.addEventListener('change', () => {
     const files = [...file.files];
