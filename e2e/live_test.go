@@ -140,6 +140,22 @@ func TestLiveModerationAndWall(t *testing.T) {
 		wall.waitSoon(t, "the new photo on the wall", `!!document.querySelector('.slide.on img[src*="`+res.Photo.ID+`"]')`, start)
 	})
 
+	run("the wall keeps a bounded page over many slides", func(t *testing.T) {
+		var before int
+		wall.eval(t, `document.getElementsByTagName('*').length`, &before)
+		for i := 0; i < 40; i++ {
+			wall.eval(t, `(() => { document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight' })); return true; })()`, nil)
+			wall.do(t, "the next slide", chromedp.Sleep(120*time.Millisecond))
+		}
+		wall.do(t, "the last fade", chromedp.Sleep(1200*time.Millisecond))
+		var after, slides int
+		wall.eval(t, `document.getElementsByTagName('*').length`, &after)
+		wall.eval(t, `document.querySelector('.slides').children.length`, &slides)
+		if slides > 2 || after > before+40 {
+			t.Fatalf("after 40 slides: %d slides in the page (want ≤ 2), %d elements (%d before)", slides, after, before)
+		}
+	})
+
 	run("a revoked wall link is refused", func(t *testing.T) {
 		host.do(t, "revoking the wall link",
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),

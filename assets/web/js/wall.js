@@ -167,7 +167,10 @@ async function main() {
   const show = (el, ids) => {
     el.classList.add('slide');
     stage.append(el);
-    requestAnimationFrame(() => requestAnimationFrame(() => el.classList.add('on')));
+    // Start the fade now: a style flush, not animation frames, which a
+    // busy or hidden screen may hold back.
+    void el.offsetWidth;
+    el.classList.add('on');
     const old = current;
     current = { el, ids };
     if (old) { old.el.classList.remove('on'); setTimeout(() => release(old.el), FADE + 100); }
