@@ -455,7 +455,7 @@ function shareTab(env, body) {
       h('p', { class: 'muted small' }, t('A link for the screen at the venue: it shows the visible photos and approved guestbook texts as they come, with no sign-in. Revoke it when the party is over.')), walls),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Gallery links')),
       h('p', { class: 'muted small' }, t('Read-only links to the visible photos, for after the party.')), shares),
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Photo booth')), booth));
+    h('div', { class: 'card', id: 'booth' }, h('h2', { style: 'margin-top:0' }, t('Photo booth')), booth));
   drawShares(env, shares);
   drawWalls(env, walls);
   drawBooth(env, booth);
