@@ -66,6 +66,9 @@ func TestWallLinks(t *testing.T) {
 		otherToken := strings.TrimPrefix(r.JSON["wall"].(map[string]any)["url"].(string), h.srv.URL+"/wall/")
 		owner.do("POST", "/api/admin/events/"+id+"/photos", map[string]any{"action": "approve", "ids": []string{pendingID}}).expect(t, 200, "")
 		screen.do("GET", "/api/wall/"+otherToken+"/media/"+pendingID, nil).expect(t, 404, "not_found")
+		screen.do("GET", "/api/wall/"+otherToken, nil).expect(t, 200, "")
+		owner.do("DELETE", "/api/admin/events/"+other, nil).expect(t, 200, "")
+		screen.do("GET", "/api/wall/"+otherToken, nil).expect(t, 404, "not_found")
 	})
 	t.Run("the wall's qr code holds the join link", func(t *testing.T) {
 		r := screen.do("GET", "/api/wall/"+token+"/qr", nil).expect(t, 200, "")
@@ -85,6 +88,8 @@ func TestWallLinks(t *testing.T) {
 		screen.do("GET", "/api/wall/"+token+"/media/"+pendingID, nil).expect(t, 404, "not_found")
 	})
 	t.Run("a made-up token is refused", func(t *testing.T) {
+		fresh := newHarness(t).client()
+		fresh.do("GET", "/api/wall/nothing-here", nil).expect(t, 404, "not_found")
 		screen.do("GET", "/api/wall/nothing-here", nil).expect(t, 404, "not_found")
 		screen.do("GET", "/api/wall/"+strings.Repeat("x", 200), nil).expect(t, 404, "not_found")
 	})

@@ -111,8 +111,6 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 4: the variant_queue bucket's jobs move onto the job queue as
 	// "variants" jobs, and the bucket goes (variant_jobs.go).
 	migrateVariantQueue,
-	// 5: wall links (walls.go).
-	migrateWalls,
 }
 
 // backfillEvents adds to every event record each key of defaults (JSON

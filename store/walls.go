@@ -32,14 +32,22 @@ var (
 	bWallByToken = []byte("walls_by_token")
 )
 
-// migrateWalls creates the wall link buckets.
-func migrateWalls(tx *bolt.Tx) error {
-	for _, name := range [][]byte{bWalls, bWallByToken} {
-		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-			return fmt.Errorf("creating bucket %s: %w", name, err)
-		}
+// wallBuckets returns the wall link buckets, creating them in a writable
+// transaction the first time; in a read-only one they are nil until the
+// box's first wall link. They are made on demand rather than by a schema
+// migration: a box that never shows a wall keeps the database it had
+// (docs/decisions.md, "Wall links").
+func wallBuckets(tx *bolt.Tx) (walls, byToken *bolt.Bucket, err error) {
+	if !tx.Writable() {
+		return tx.Bucket(bWalls), tx.Bucket(bWallByToken), nil
 	}
-	return nil
+	if walls, err = tx.CreateBucketIfNotExists(bWalls); err != nil {
+		return nil, nil, fmt.Errorf("creating bucket %s: %w", bWalls, err)
+	}
+	if byToken, err = tx.CreateBucketIfNotExists(bWallByToken); err != nil {
+		return nil, nil, fmt.Errorf("creating bucket %s: %w", bWallByToken, err)
+	}
+	return walls, byToken, nil
 }
 
 func wallKey(eventID, wallID string) []byte { return []byte(eventID + wallID) }
@@ -55,12 +63,15 @@ func (s *Store) CreateWall(ctx context.Context, w *Wall) error {
 		if tx.Bucket(bEvents).Get([]byte(w.EventID)) == nil {
 			return ErrNotFound
 		}
-		b := tx.Bucket(bWalls)
+		b, byToken, err := wallBuckets(tx)
+		if err != nil {
+			return err
+		}
 		if countPrefix(b, []byte(w.EventID), MaxWalls) >= MaxWalls {
 			return ErrTooMany
 		}
 		key := wallKey(w.EventID, w.ID)
-		if err := tx.Bucket(bWallByToken).Put([]byte(HashToken(w.Token)), key); err != nil {
+		if err := byToken.Put([]byte(HashToken(w.Token)), key); err != nil {
 			return err
 		}
 		return putJSON(b, key, w)
@@ -76,11 +87,15 @@ func (s *Store) CreateWall(ctx context.Context, w *Wall) error {
 func (s *Store) WallByToken(ctx context.Context, token string) (Wall, error) {
 	var w Wall
 	err := s.db.View(func(tx *bolt.Tx) error {
-		key := tx.Bucket(bWallByToken).Get([]byte(HashToken(token)))
+		b, byToken, _ := wallBuckets(tx)
+		if byToken == nil {
+			return ErrNotFound
+		}
+		key := byToken.Get([]byte(HashToken(token)))
 		if key == nil {
 			return ErrNotFound
 		}
-		return getJSON(tx.Bucket(bWalls), key, &w)
+		return getJSON(b, key, &w)
 	})
 	if err != nil {
 		return Wall{}, fmt.Errorf("finding wall link: %w", err)
@@ -92,7 +107,10 @@ func (s *Store) WallByToken(ctx context.Context, token string) (Wall, error) {
 func (s *Store) Walls(ctx context.Context, eventID string) ([]Wall, error) {
 	var out []Wall
 	err := s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bWalls)
+		b, _, _ := wallBuckets(tx)
+		if b == nil {
+			return nil
+		}
 		prefix := []byte(eventID)
 		c := b.Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -115,12 +133,15 @@ func (s *Store) Walls(ctx context.Context, eventID string) ([]Wall, error) {
 // the token answers ErrNotFound from then on.
 func (s *Store) DeleteWall(ctx context.Context, eventID, wallID string) error {
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bWalls)
+		b, byToken, err := wallBuckets(tx)
+		if err != nil {
+			return err
+		}
 		var w Wall
 		if err := getJSON(b, wallKey(eventID, wallID), &w); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bWallByToken).Delete([]byte(HashToken(w.Token))); err != nil {
+		if err := byToken.Delete([]byte(HashToken(w.Token))); err != nil {
 			return err
 		}
 		return b.Delete(wallKey(eventID, wallID))
@@ -134,7 +155,11 @@ func (s *Store) DeleteWall(ctx context.Context, eventID, wallID string) error {
 // deleteEventWalls removes every wall link of an event with its token
 // entries.
 func deleteEventWalls(tx *bolt.Tx, eventID string) error {
-	b := tx.Bucket(bWalls)
+	b, byToken := tx.Bucket(bWalls), tx.Bucket(bWallByToken)
+	if b == nil || byToken == nil {
+		// No wall link was ever made on this box.
+		return nil
+	}
 	prefix := []byte(eventID)
 	var tokens [][]byte
 	c := b.Cursor()
@@ -146,7 +171,7 @@ func deleteEventWalls(tx *bolt.Tx, eventID string) error {
 		tokens = append(tokens, []byte(HashToken(w.Token)))
 	}
 	for _, t := range tokens {
-		if err := tx.Bucket(bWallByToken).Delete(t); err != nil {
+		if err := byToken.Delete(t); err != nil {
 			return err
 		}
 	}
