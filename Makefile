@@ -98,7 +98,7 @@ vulncheck:
 ## sizes in English and French, in $(SHOTS) (not committed)
 SHOTS ?= /tmp/eventbox-shots
 shots: axe
-	$(GO) test -count=1 -run '^TestShots$$' ./e2e -shots $(abspath $(SHOTS))
+	$(GO) test -count=1 -run '^TestShots' ./e2e -shots $(abspath $(SHOTS))
 	@echo "screenshots in $(SHOTS)"
 
 ## axe: fetch axe-core (pinned, checked against its npm integrity) from the

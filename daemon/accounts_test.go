@@ -13,8 +13,9 @@ import (
 	"eventbox/store"
 )
 
-// accountFields are the fields of an Account answer (DESIGN.md).
-var accountFields = []string{"id", "username", "role", "name", "email", "eventIds", "twoFactor", "createdAt", "lastLoginAt"}
+// accountFields are the fields of an Account answer (DESIGN.md), with
+// mustChangePassword (docs/decisions.md, "First sign-in, statistics, logo log").
+var accountFields = []string{"id", "username", "role", "name", "email", "eventIds", "twoFactor", "createdAt", "lastLoginAt", "mustChangePassword"}
 
 func TestAccountList(t *testing.T) {
 	h := newHarness(t)

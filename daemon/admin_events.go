@@ -388,6 +388,7 @@ func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	s.booth.drop(e.ID)
+	s.live.forget(e.ID)
 	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", account(r).Username)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }

@@ -76,6 +76,7 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 	}
 	v := max(s.now().UnixMilli(), e.LogoVersion+1)
 	name := store.LogoName(e.ID, v)
+	size := buf.Len() // Write drains buf
 	if _, err := s.store.Media().Write(name, &buf); err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 		}
 		return err
 	}
-	s.log.InfoContext(r.Context(), "logo set", "event", e.ID, "version", v, "bytes", buf.Len())
+	s.log.InfoContext(r.Context(), "logo set", "event", e.ID, "version", v, "bytes", size)
 	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
 }
 

@@ -99,6 +99,11 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
+	if req.Action == "delete" {
+		s.photosRemoved(e.ID, changed)
+	} else {
+		s.photosChanged(r.Context(), e.ID, changed, false)
+	}
 	if len(changed) > 0 {
 		s.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,
 			"count", len(changed), "by", account(r).Username)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/mail"
 	"os"
@@ -83,7 +84,8 @@ func (s *Server) ensureFirstOwner(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a := store.Account{Username: s.cfg.AdminUsername, Role: store.RoleOwner, EventIDs: []string{}, PasswordHash: hash}
+	a := store.Account{Username: s.cfg.AdminUsername, Role: store.RoleOwner, EventIDs: []string{}, PasswordHash: hash,
+		MustChangePassword: generated}
 	if generated {
 		path := filepath.Join(s.cfg.DataDir, initialPasswordFile)
 		if err := os.WriteFile(path, []byte(password+"\n"), 0o600); err != nil {
@@ -344,12 +346,20 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	}
 	if _, err := s.store.UpdateAccount(r.Context(), acct.ID, func(a *store.Account) error {
 		a.PasswordHash = hash
+		a.MustChangePassword = false
 		return nil
 	}); err != nil {
 		return err
 	}
 	if err := s.store.DeleteAccountSessions(r.Context(), acct.ID, sessionToken(r)); err != nil {
 		return err
+	}
+	if acct.MustChangePassword {
+		// The generated password is no longer anyone's: its copy goes.
+		path := filepath.Join(s.cfg.DataDir, initialPasswordFile)
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.log.WarnContext(r.Context(), "removing the initial password file", "file", path, "error", err)
+		}
 	}
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }

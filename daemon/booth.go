@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"eventbox/daemon/qr"
 	"eventbox/store"
 )
 
@@ -26,6 +29,10 @@ type boothBody struct {
 	Event    eventDTO `json:"event"`
 	BoothKey string   `json:"boothKey"`
 	URL      string   `json:"url"`
+	// QR is the booth link as a QR code, an SVG data: URL, for the
+	// console to show once: the tablet opens the link with one scan. Not
+	// in the spec (docs/decisions.md, "Booth link QR code").
+	QR string `json:"qr"`
 }
 
 // boothKeyProblem checks a key the hosts chose: 16 to 128 characters, no
@@ -78,7 +85,15 @@ func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error
 		s.booth.drop(e.ID)
 	}
 	s.log.InfoContext(r.Context(), "booth turned on", "event", e.ID, "replaced", old != "" && old != hash, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, boothBody{Event: toEventDTO(e), BoothKey: key, URL: s.boothURL(r, e, key)})
+	link := s.boothURL(r, e, key)
+	var svg bytes.Buffer
+	// Plain black on white: the code holds a long link, and the tablet's
+	// camera must read it at once.
+	if err := s.qr.SVG(&svg, link, qr.MinSize, qr.DefaultStyle(), ""); err != nil {
+		return fmt.Errorf("drawing the booth link's qr code: %w", err)
+	}
+	return writeJSON(w, r, http.StatusOK, boothBody{Event: toEventDTO(e), BoothKey: key, URL: link,
+		QR: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg.Bytes())})
 }
 
 // handleDisableBooth turns the event's booth off: its device is refused

@@ -13,9 +13,6 @@ import (
 
 // Booth stream timings.
 const (
-	// boothKeepAlive is how often an idle booth stream gets an SSE
-	// comment, so proxies and phones keep the connection open.
-	boothKeepAlive = 20 * time.Second
 	// boothRetryMillis is the reconnection delay suggested to EventSource.
 	boothRetryMillis = 2000
 )
@@ -50,20 +47,15 @@ func boothSSEFrame(m booth.Message) []byte {
 // msgs is closed, and returns nil then. The caller has subscribed msgs
 // before calling it, so that nothing published while the headers go out
 // is lost. It writes the SSE headers and a retry hint first, then one
-// frame per message and an SSE comment every boothKeepAlive while idle,
+// frame per message and an SSE comment every sseKeepAlive while idle,
 // flushing after each write. It returns an error when w cannot flush (it
 // is not a streaming writer) or a write fails.
 func streamBooth(ctx context.Context, w http.ResponseWriter, msgs <-chan booth.Message) error {
-	rc := http.NewResponseController(w)
-	hdr := w.Header()
-	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
-	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	if err := writeFlush(w, rc, fmt.Appendf(nil, "retry: %d\n\n", boothRetryMillis)); err != nil {
+	rc, err := sseStart(w, boothRetryMillis)
+	if err != nil {
 		return err
 	}
-	t := time.NewTicker(boothKeepAlive)
+	t := time.NewTicker(sseKeepAlive)
 	defer t.Stop()
 	for {
 		var frame []byte
@@ -82,14 +74,4 @@ func streamBooth(ctx context.Context, w http.ResponseWriter, msgs <-chan booth.M
 			return err
 		}
 	}
-}
-
-func writeFlush(w http.ResponseWriter, rc *http.ResponseController, b []byte) error {
-	if _, err := w.Write(b); err != nil {
-		return fmt.Errorf("writing booth event: %w", err)
-	}
-	if err := rc.Flush(); err != nil {
-		return fmt.Errorf("flushing booth event: %w", err)
-	}
-	return nil
 }

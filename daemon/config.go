@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/tls"
 	"errors"
@@ -70,6 +71,12 @@ type Config struct {
 	// closes it when it returns, so one Device serves one Server. Nil: no
 	// hardware (booth.NoOp).
 	Booth booth.Device
+	// HotspotWiFi, when not nil, tells the Wi-Fi network the box runs as
+	// a hotspot (its name and WPA passphrase, "" for an open network) for
+	// the printed signage's "join the Wi-Fi" step; ok is false when the
+	// box runs none. cmd/eventbox reads netsetup's hotspot profile. It
+	// must be safe for concurrent use.
+	HotspotWiFi func(ctx context.Context) (ssid, password string, ok bool)
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration

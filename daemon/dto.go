@@ -31,6 +31,9 @@ type accountDTO struct {
 	TwoFactor   bool     `json:"twoFactor"`
 	CreatedAt   int64    `json:"createdAt"`
 	LastLoginAt *int64   `json:"lastLoginAt"`
+	// MustChangePassword: the account signs in with a password the box
+	// generated, and the console asks for a new one (not in the spec).
+	MustChangePassword bool `json:"mustChangePassword"`
 }
 
 func toAccountDTO(a store.Account) accountDTO {
@@ -41,6 +44,7 @@ func toAccountDTO(a store.Account) accountDTO {
 	return accountDTO{
 		ID: a.ID, Username: a.Username, Role: a.Role, Name: a.Name, Email: a.Email,
 		EventIDs: ids, TwoFactor: a.TwoFactor, CreatedAt: a.CreatedAt, LastLoginAt: nullTime(a.LastLoginAt),
+		MustChangePassword: a.MustChangePassword,
 	}
 }
 

@@ -310,6 +310,7 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 	if len(removed) == 0 {
 		return errNotFound
 	}
+	s.photosRemoved(e.ID, removed)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }
 

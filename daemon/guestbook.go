@@ -175,6 +175,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if m.HasAudio() {
 		s.metrics.Upload("voice")
 	}
+	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true)
 	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
 }
 
@@ -219,6 +220,7 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 	if len(removed) == 0 {
 		return errNotFound
 	}
+	s.messagesRemoved(e.ID, removed)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }
 
@@ -324,6 +326,11 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 	}
 	if err != nil {
 		return err
+	}
+	if req.Action == "delete" {
+		s.messagesRemoved(e.ID, changed)
+	} else {
+		s.messagesChanged(r.Context(), e.ID, changed, false)
 	}
 	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
 }

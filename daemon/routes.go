@@ -111,6 +111,8 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/logo", s.admin(s.handleDeleteLogo))
 	h("GET", "/api/admin/events/:id/qr", s.admin(s.handleQR))
 	h("POST", "/api/admin/events/:id/duplicate", s.owner(s.handleDuplicateEvent))
+	// Not in the spec: the printable signage kit (admin_signage.go).
+	h("GET", "/api/admin/events/:id/signage", s.admin(s.handleSignage))
 	h("POST", "/api/admin/events/:id/end", s.admin(s.handleEndEvent))
 	h("POST", "/api/admin/events/:id/booth", s.admin(s.handleEnableBooth))
 	h("DELETE", "/api/admin/events/:id/booth", s.admin(s.handleDisableBooth))
@@ -127,6 +129,8 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/events/:id/photos/import", s.admin(consoleUpload(s.handleAdminImport)))
 	h("GET", "/api/admin/events/:id/archive", s.admin(s.handleAdminArchive))
 	h("GET", "/api/admin/events/:id/album", s.admin(s.handleAlbum))
+	// Not in the spec: the console's live stream (admin_live.go).
+	h("GET", "/api/admin/events/:id/live", s.admin(s.handleAdminLive))
 
 	// Admin: guestbook messages.
 	h("GET", "/api/admin/events/:id/messages", s.admin(s.handleAdminMessages))
@@ -139,6 +143,17 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(s.handleDeleteShare))
 	// Added route: the guests' addresses, as JSON or ?format=csv.
 	h("GET", "/api/admin/events/:id/contacts", s.admin(s.handleContacts))
+
+	// Not in the spec: wall links (wall.go, docs/decisions.md, "Wall
+	// links"); the hosts make and revoke them, a venue screen opens one
+	// by its token without signing in.
+	h("GET", "/api/admin/events/:id/walls", s.admin(s.handleListWalls))
+	h("POST", "/api/admin/events/:id/walls", s.admin(s.handleCreateWall))
+	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.admin(s.handleDeleteWall))
+	h("GET", "/api/wall/:token", s.handleWall)
+	h("GET", "/api/wall/:token/live", s.handleWallLive)
+	h("GET", "/api/wall/:token/media/:id", s.handleWallMedia)
+	h("GET", "/api/wall/:token/qr", s.handleWallQR)
 
 	// Admin: cloud export (WebDAV).
 	h("GET", "/api/admin/events/:id/cloud", s.admin(s.handleEventCloud))

@@ -110,6 +110,8 @@ func scopeRows() []scopeRow {
 		{name: "another event's archive", method: "GET", path: "/api/admin/events/{B}/archive", want: outOfScope},
 		{name: "another event's full archive", method: "GET", path: "/api/admin/events/{B}/archive?all=1", want: outOfScope},
 		{name: "another event's album", method: "GET", path: "/api/admin/events/{B}/album?layout=1&scope=visible", want: outOfScope},
+		{name: "another event's signage", method: "GET", path: "/api/admin/events/{B}/signage?kind=table", want: outOfScope},
+		{name: "another event's live stream", method: "GET", path: "/api/admin/events/{B}/live", want: outOfScope},
 
 		// Guestbook messages.
 		{name: "another event's messages", method: "GET", path: "/api/admin/events/{B}/messages", want: outOfScope},
@@ -124,6 +126,12 @@ func scopeRows() []scopeRow {
 		{name: "another event's guest addresses", method: "GET", path: "/api/admin/events/{B}/contacts", want: outOfScope},
 		{name: "another event's guest addresses as CSV", method: "GET", path: "/api/admin/events/{B}/contacts?format=csv", want: outOfScope},
 		{name: "one's own event's guest addresses", method: "GET", path: "/api/admin/events/{A}/contacts", want: ownRoute, statuses: []int{200}},
+
+		// Wall links.
+		{name: "another event's wall links", method: "GET", path: "/api/admin/events/{B}/walls", want: outOfScope},
+		{name: "a wall link for another event", method: "POST", path: "/api/admin/events/{B}/walls", body: map[string]any{"label": "x"}, want: outOfScope},
+		{name: "revoking another event's wall link", method: "DELETE", path: "/api/admin/events/{B}/walls/{wall}", want: outOfScope},
+		{name: "revoking another event's wall link through one's own event", method: "DELETE", path: "/api/admin/events/{A}/walls/{wall}", want: outOfScope},
 
 		// Cloud export.
 		{name: "another event's exports", method: "GET", path: "/api/admin/events/{B}/cloud", want: outOfScope},
@@ -168,7 +176,7 @@ func patternOf(path string) string {
 	path, _, _ = strings.Cut(path, "?")
 	return strings.NewReplacer(
 		"{A}", ":id", "{B}", ":id", "{owner}", ":id", "{inv}", ":id", "{hook}", ":id",
-		"{spotA}", ":spotId", "{spotB}", ":spotId", "{share}", ":shareId", "{token}", ":token",
+		"{spotA}", ":spotId", "{spotB}", ":spotId", "{share}", ":shareId", "{wall}", ":wallId", "{token}", ":token",
 	).Replace(path)
 }
 
@@ -281,6 +289,12 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 		// Hosts see a link's token in their answers; the log must not.
 		w.logSecrets = append(w.logSecrets, r.JSON["share"].(map[string]any)["token"].(string))
 	}
+	// A real wall link of B; its url holds the token, which only the
+	// answers to the hosts may carry.
+	r := w.call(owner, "POST", "/api/admin/events/{B}/walls", map[string]any{"label": "Screen"}).expect(w.h.t, 201, "")
+	wall := r.JSON["wall"].(map[string]any)
+	w.vars["{wall}"] = wall["id"].(string)
+	w.logSecrets = append(w.logSecrets, strings.TrimPrefix(wall["url"].(string), w.h.srv.URL+"/wall/"))
 	return w
 }
 
@@ -419,8 +433,9 @@ func TestOrganizerScope(t *testing.T) {
 	t.Run("the owner's readings carry no secret either", func(t *testing.T) {
 		for _, row := range scopeRows() {
 			// The backup download is the database itself, hashes included:
-			// that is what a backup is for.
-			if row.method != "GET" || strings.Contains(row.path, "download=1") {
+			// that is what a backup is for. A live stream does not end; what
+			// it carries is checked in live_test.go.
+			if row.method != "GET" || strings.Contains(row.path, "download=1") || strings.HasSuffix(row.path, "/live") {
 				continue
 			}
 			for _, ev := range []string{"{A}", "{B}"} {

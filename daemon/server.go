@@ -18,6 +18,7 @@ import (
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
+	"eventbox/daemon/signage"
 	"eventbox/daemon/update"
 	"eventbox/store"
 )
@@ -41,6 +42,7 @@ type Server struct {
 	guards   guards
 	qr       *qr.Renderer
 	booth    *boothRelay
+	live     *liveHub
 	names    *ownNames
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
@@ -49,6 +51,12 @@ type Server struct {
 	// Config.Backups gives another).
 	updateBackups Backups
 	metrics       *metrics.Metrics
+
+	// signage draws the printed signs; opened at the first request
+	// (signageRenderer).
+	signageOnce sync.Once
+	signage     *signage.Renderer
+	signageErr  error
 
 	// logoMu serialises logo changes and the copies of logos, which
 	// also bounds the memory that decoding logos takes to one at a time.
@@ -164,8 +172,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.backups.scheduleNightly(ctx); err != nil {
 		return nil, err
 	}
+	s.live = newLiveHub()
+	s.variants.made = func(ctx context.Context, p store.Photo) {
+		s.photosChanged(ctx, p.EventID, []string{p.ID}, false)
+	}
 	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
-		Jobs: s.photoJobs, Stored: s.photoStored})
+		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
+			s.photoStored()
+			s.photosChanged(ctx, p.EventID, []string{p.ID}, true)
+		}})
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
@@ -264,11 +279,15 @@ func (s *Server) wakeOutbox(ctx context.Context) {
 	}
 }
 
-// EndStreams ends every open booth event stream and refuses new ones. Give
+// EndStreams ends every open booth and live event stream and refuses new
+// ones. Give
 // it to http.Server.RegisterOnShutdown: Shutdown waits for open requests,
 // and a stream only ends when its page goes. The pages' EventSource
 // reconnects to the next server by itself.
-func (s *Server) EndStreams() { s.booth.close() }
+func (s *Server) EndStreams() {
+	s.booth.close()
+	s.live.close()
+}
 
 // sweepSessions removes sessions unused for longer than their lifetime,
 // and expired invitations, hourly.

@@ -68,6 +68,8 @@ func page(p string) string {
 		return "guest.html"
 	case strings.HasPrefix(p, "/g/"):
 		return "gallery.html"
+	case strings.HasPrefix(p, "/wall/"):
+		return "wall.html"
 	case strings.HasPrefix(p, "/invite/"):
 		return "admin.html"
 	case p == "/admin" || strings.HasPrefix(p, "/admin/"):

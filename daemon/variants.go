@@ -40,6 +40,9 @@ type variantMaker struct {
 	workers int
 	// runner works the kind; set once, before any use (Server.New).
 	runner *jobs.Runner
+	// made is told of a photo whose variants were just made; set once,
+	// before any use (Server.New); it must not block.
+	made func(context.Context, store.Photo)
 	// group joins the requests asking for one photo at the same time.
 	group singleflight.Group
 	// making holds, for each photo an attempt is making now, a channel
@@ -286,5 +289,8 @@ func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
 		return err
 	}
 	v.log.DebugContext(ctx, "variants made", "photo", p.ID, "ms", time.Since(start).Milliseconds())
+	if v.made != nil {
+		v.made(ctx, p)
+	}
 	return nil
 }

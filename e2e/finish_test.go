@@ -49,9 +49,10 @@ func TestConsoleFinish(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),
 			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)),
 			yes,
-			chromedp.Click(chromedp.CSS(`main .card:nth-of-type(3) button.primary`)))
-		b.waitText(t, "main .card:nth-of-type(3) .banner", "?booth=")
-		b.waitText(t, "main .card:nth-of-type(3)", "Booth on")
+			chromedp.Click(chromedp.CSS(`#booth button.primary`)))
+		b.waitText(t, "#booth .banner", "?booth=")
+		b.waitText(t, "#booth", "Booth on")
+		b.waitJS(t, "the booth link's QR code shows", `(() => { const i = document.querySelector('#booth img.booth-qr'); return !!i && i.complete && i.naturalWidth > 0; })()`)
 	})
 
 	run("ending the event shows the gallery link it made", func(t *testing.T) {

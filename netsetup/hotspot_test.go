@@ -326,3 +326,33 @@ func writtenFile(t *testing.T, plan netsetup.Plan, prefix string) string {
 	t.Fatalf("the plan writes nothing under %s", prefix)
 	return ""
 }
+
+func TestReadHotspotWiFiReadsBackWhatThePlanWrote(t *testing.T) {
+	tests := []struct {
+		name, ssid, password string
+	}{
+		{"a plain name and passphrase", "Our Wedding", "correct horse"},
+		{"a name with a semicolon and a passphrase with a backslash and a leading space", "Anna;Marco ", ` back\slash`},
+		{"an open network", "Garden", ""},
+		{"a name beyond ASCII", "Fête d'été", "motdepasse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			plan, err := netsetup.PlanHotspot(netsetup.HotspotOptions{SSID: tt.ssid, Password: tt.password}, netsetup.Facts{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := (netsetup.Applier{Runner: &fakeRunner{}, Root: root, Logger: discard()}).Apply(context.Background(), plan); err != nil {
+				t.Fatal(err)
+			}
+			ssid, pw, ok := netsetup.ReadHotspotWiFi(root, "")
+			if !ok || ssid != tt.ssid || pw != tt.password {
+				t.Fatalf("ReadHotspotWiFi = %q, %q, %v; want %q, %q, true", ssid, pw, ok, tt.ssid, tt.password)
+			}
+		})
+	}
+	if _, _, ok := netsetup.ReadHotspotWiFi(t.TempDir(), ""); ok {
+		t.Error("a box without the hotspot profile reports one")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -68,6 +69,61 @@ func ReadStatus(ctx context.Context, runner Runner, root, connection string) Sta
 }
 
 // keyfileValue returns the value of the first "key=" line of text.
+// ReadHotspotWiFi reads the network name and WPA passphrase of the
+// hotspot profile named connection (DefaultConnection when empty) under
+// root ("" for "/"); ok is false when the profile is absent or names no
+// network. The keyfile is readable by root only, as the daemon runs.
+func ReadHotspotWiFi(root, connection string) (ssid, password string, ok bool) {
+	if connection == "" {
+		connection = DefaultConnection
+	}
+	data, err := os.ReadFile(rooted(root, keyfilePath(connection)))
+	if err != nil {
+		return "", "", false
+	}
+	ssid = unescapeSSID(keyfileValue(string(data), "ssid"))
+	return ssid, unescapeKeyfileString(keyfileValue(string(data), "psk")), ssid != ""
+}
+
+// unescapeSSID undoes keyfileSSID: "72;105;" is the bytes of "Hi".
+func unescapeSSID(v string) string {
+	if !strings.HasSuffix(v, ";") {
+		return v
+	}
+	var b []byte
+	for _, n := range strings.Split(strings.TrimSuffix(v, ";"), ";") {
+		c, err := strconv.Atoi(n)
+		if err != nil || c < 0 || c > 255 {
+			return v
+		}
+		b = append(b, byte(c))
+	}
+	return string(b)
+}
+
+// unescapeKeyfileString undoes GLib's key file escapes (\\, \s, \t, \n).
+func unescapeKeyfileString(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' || i+1 == len(v) {
+			b.WriteByte(v[i])
+			continue
+		}
+		i++
+		switch v[i] {
+		case 's':
+			b.WriteByte(' ')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String()
+}
+
 func keyfileValue(text, key string) string {
 	for _, line := range strings.Split(text, "\n") {
 		if v, ok := strings.CutPrefix(line, key+"="); ok {

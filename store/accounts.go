@@ -38,6 +38,11 @@ type Account struct {
 	LastTOTPStep int64 `json:"lastTotpStep,omitempty"`
 	CreatedAt    int64 `json:"createdAt"`   // epoch ms
 	LastLoginAt  int64 `json:"lastLoginAt"` // epoch ms, 0 = never
+
+	// MustChangePassword is set while the account still has a password
+	// the box generated (the first owner's): the console asks for a new
+	// one first. Absent in older records, which reads as false.
+	MustChangePassword bool `json:"mustChangePassword,omitempty"`
 }
 
 func usernameKey(username string) []byte { return []byte(strings.ToLower(username)) }

@@ -63,6 +63,8 @@
 //	idx_message_status   eventID + status[0] + ts              messageID
 //	shares               eventID + shareID                     Share (gallery link, token kept)
 //	shares_by_token      hex sha256(token)                     eventID + shareID
+//	walls                eventID + wallID                      Wall (wall link, token kept; made with the first link)
+//	walls_by_token       hex sha256(token)                     eventID + wallID
 //	stats_hourly         eventID + ts(hour start, UTC)         HourCount {photos, messages}
 //	media_trash          media name or eventID                 empty (files still to remove)
 //	jobs                 u64(jobID)                            Job (store/jobs.go)

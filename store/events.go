@@ -308,6 +308,9 @@ func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 		if err := deleteEventMessages(tx, id); err != nil {
 			return err
 		}
+		if err := deleteEventWalls(tx, id); err != nil {
+			return err
+		}
 		if err := deleteEventShares(tx, id); err != nil {
 			return err
 		}

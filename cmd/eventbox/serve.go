@@ -191,6 +191,11 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 		}
 		return secure.ln.Close()
 	}
+	// The printed signage names the hotspot's Wi-Fi when the box runs one
+	// (eventbox netsetup hotspot).
+	cfg.HotspotWiFi = func(context.Context) (string, string, bool) {
+		return netsetup.ReadHotspotWiFi("", "")
+	}
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
 		return false, errors.Join(err, dev.Close(), closeSecure())

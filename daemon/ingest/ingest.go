@@ -31,9 +31,10 @@ type Config struct {
 	// Jobs returns the jobs queued in the same transaction as a new
 	// photo (its variant job); nil queues none.
 	Jobs func(store.Photo) []store.JobSpec
-	// Stored is called once a new photo is committed (it wakes the
-	// variant runner); it may be nil and must not block.
-	Stored func()
+	// Stored is called with each new photo once it is committed (it
+	// wakes the variant runner and tells the open consoles); it may be
+	// nil and must not block.
+	Stored func(ctx context.Context, p store.Photo)
 	// Zone is where a capture time that names no zone was taken (the
 	// party's, which is the box's); nil means time.Local.
 	Zone *time.Location
@@ -46,7 +47,7 @@ type Ingester struct {
 	media   *store.Media
 	log     *slog.Logger
 	jobs    func(store.Photo) []store.JobSpec
-	stored  func()
+	stored  func(context.Context, store.Photo)
 	zone    *time.Location
 }
 
@@ -57,7 +58,7 @@ func New(cfg Config) *Ingester {
 		in.jobs = func(store.Photo) []store.JobSpec { return nil }
 	}
 	if in.stored == nil {
-		in.stored = func() {}
+		in.stored = func(context.Context, store.Photo) {}
 	}
 	in.zone = cfg.Zone
 	if in.zone == nil {
@@ -176,7 +177,7 @@ func (in *Ingester) store(ctx context.Context, p store.Photo, quota int, files [
 	if res.Existing {
 		return Result{Photo: res.Photo, Existing: true}, nil
 	}
-	in.stored()
+	in.stored(ctx, res.Photo)
 	in.log.InfoContext(ctx, "photo received", "event", p.EventID, "photo", res.Photo.ID, "bytes", p.Size)
 	return Result{Photo: res.Photo}, nil
 }

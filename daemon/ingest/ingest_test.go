@@ -152,7 +152,7 @@ func TestPhoto(t *testing.T) {
 			in := ingest.New(ingest.Config{Records: records, Media: st.Media(),
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				Jobs:   func(p store.Photo) []store.JobSpec { return []store.JobSpec{store.VariantJobSpec(p.ID)} },
-				Stored: func() { nudged++ }})
+				Stored: func(context.Context, store.Photo) { nudged++ }})
 			limit := tt.limit
 			if limit == 0 {
 				limit = 1 << 20

@@ -3,11 +3,13 @@
 // QR codes, gallery links, booth, wall) and finishing (downloads, cloud
 // export, ending the event). Photos and guestbook live in admin-moderation.js.
 import { h, clear, toast, fmtDate, fmtTime } from './lib.js';
+import { openLive } from './live.js';
+import { t } from './admin-i18n.js';
+import { contactsCard, endResult } from './admin-contacts.js';
 import {
   call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo,
   msToLocalInput, localInputToMs, copyText, absURL,
 } from './admin-ui.js';
-import { contactsCard, endResult } from './admin-contacts.js';
 
 // The defaults of a new event, the values of its enum fields and the
 // bounds of its other fields come from the daemon (GET /api/admin/event-model,
@@ -27,13 +29,13 @@ function eventModel() {
  * after the others.
  */
 const LABELS = {
-  moderation: { post: 'Show at once, hide later', pre: 'Review before showing' },
-  captureMode: { both: 'Camera and library', camera: 'Camera only', picker: 'Library only' },
-  defaultLocale: { en: 'English', fr: 'Français', it: 'Italiano', es: 'Español' },
-  frame: { none: 'None', print: 'Print', border: 'Border', stamp: 'Stamp' },
-  captureFilters: { bw: 'Black & white', sepia: 'Sepia', vintage: 'Vintage', warm: 'Warm', cool: 'Cool', vivid: 'Vivid' },
-  'wallStyle.layout': { single: 'One photo at a time', grid: 'A grid of photos' },
-  'qrStyle.dots': { square: 'Square', round: 'Round' },
+  moderation: { post: t('Show at once, hide later'), pre: t('Review before showing') },
+  captureMode: { both: t('Camera and library'), camera: t('Camera only'), picker: t('Library only') },
+  defaultLocale: { en: t('English'), fr: t('Français'), it: t('Italiano'), es: t('Español') },
+  frame: { none: t('None'), print: t('Print'), border: t('Border'), stamp: t('Stamp') },
+  captureFilters: { bw: t('Black & white'), sepia: t('Sepia'), vintage: t('Vintage'), warm: t('Warm'), cool: t('Cool'), vivid: t('Vivid') },
+  'wallStyle.layout': { single: t('One photo at a time'), grid: t('A grid of photos') },
+  'qrStyle.dots': { square: t('Square'), round: t('Round') },
 };
 
 /** choices are the [value, label] pairs of an enum field of the model. */
@@ -47,7 +49,7 @@ function choices(model, key) {
 /** colorInput is a text field for #rrggbb with a picker beside it. */
 function colorInput(name, value, placeholder) {
   const text = h('input', { type: 'text', name, value: value || '', placeholder: placeholder || '#rrggbb', autocapitalize: 'none', spellcheck: 'false', maxlength: 7 });
-  const pick = h('input', { type: 'color', value: /^#[0-9a-f]{6}$/i.test(value || '') ? value : '#7a3ff0', 'aria-label': 'Pick a colour', tabindex: -1 });
+  const pick = h('input', { type: 'color', value: /^#[0-9a-f]{6}$/i.test(value || '') ? value : '#7a3ff0', 'aria-label': t('Pick a colour'), tabindex: -1 });
   pick.addEventListener('input', () => { text.value = pick.value; });
   text.addEventListener('input', () => { if (/^#[0-9a-f]{6}$/i.test(text.value)) pick.value = text.value.toLowerCase(); });
   const row = h('div', { class: 'color-row' }, text, pick);
@@ -59,14 +61,14 @@ function colorInput(name, value, placeholder) {
 function challengeEditor(list, maxLabel) {
   const rows = h('div', { class: 'stack' });
   const add = (c) => {
-    const input = h('input', { type: 'text', value: c.label || '', placeholder: 'e.g. A selfie with the couple', maxlength: maxLabel, dataset: { id: c.id || '' } });
+    const input = h('input', { type: 'text', value: c.label || '', placeholder: t('e.g. A selfie with the couple'), maxlength: maxLabel, dataset: { id: c.id || '' } });
     const row = h('div', { class: 'row' }, h('div', { class: 'grow' }, input),
-      h('button', { type: 'button', class: 'small', 'aria-label': 'Remove', onclick: () => row.remove() }, '✕'));
+      h('button', { type: 'button', class: 'small', 'aria-label': t('Remove'), onclick: () => row.remove() }, '✕'));
     rows.append(row);
     return input;
   };
   list.forEach(add);
-  const el = h('div', null, rows, h('button', { type: 'button', class: 'small', style: 'margin-top:8px', onclick: () => add({}).focus() }, '+ Add a challenge'));
+  const el = h('div', null, rows, h('button', { type: 'button', class: 'small', style: 'margin-top:8px', onclick: () => add({}).focus() }, t('+ Add a challenge')));
   el.value = () => [...rows.querySelectorAll('input')].filter((i) => i.value.trim())
     .map((i) => (i.dataset.id ? { id: i.dataset.id, label: i.value.trim() } : i.value.trim()));
   return el;
@@ -107,11 +109,11 @@ function eventForm(ev, isNew, model) {
     return c;
   };
 
-  const accent = colorInput('accentColor', ev.accentColor, 'Default purple');
+  const accent = colorInput('accentColor', ev.accentColor, t('Default purple'));
   read.accentColor = () => accent.input.value.trim() || null;
   const eventDate = h('input', { name: 'eventDate', type: 'date', value: ev.eventDate || '' });
   read.eventDate = () => eventDate.value || null;
-  const description = h('textarea', { name: 'description', maxlength: lim.description.max, rows: 3, placeholder: 'Shown to guests above the camera button.' }, ev.description || '');
+  const description = h('textarea', { name: 'description', maxlength: lim.description.max, rows: 3, placeholder: t('Shown to guests above the camera button.') }, ev.description || '');
   read.description = () => description.value.trim();
   const closeAt = h('input', { name: 'uploadsCloseAt', type: 'datetime-local', value: msToLocalInput(ev.uploadsCloseAt) });
   read.uploadsCloseAt = () => localInputToMs(closeAt.value);
@@ -125,8 +127,8 @@ function eventForm(ev, isNew, model) {
   const wall = {
     interval: h('input', { type: 'number', min: lim['wallStyle.interval'].min, max: lim['wallStyle.interval'].max, value: ev.wallStyle.interval }),
     layout: select('wallLayout', choices(model, 'wallStyle.layout'), ev.wallStyle.layout),
-    showNames: check('wallShowNames', 'Show who took the photo', ev.wallStyle.showNames),
-    showQr: check('wallShowQr', 'Show the QR code to join', ev.wallStyle.showQr),
+    showNames: check('wallShowNames', t('Show who took the photo'), ev.wallStyle.showNames),
+    showQr: check('wallShowQr', t('Show the QR code to join'), ev.wallStyle.showQr),
   };
   read.wallStyle = () => ({
     interval: wall.interval.value === '' ? null : Number(wall.interval.value), layout: wall.layout.value,
@@ -136,61 +138,61 @@ function eventForm(ev, isNew, model) {
     fg: colorInput('qrForeground', ev.qrStyle.foreground),
     bg: colorInput('qrBackground', ev.qrStyle.background),
     dots: select('qrDots', choices(model, 'qrStyle.dots'), ev.qrStyle.dots),
-    logo: check('qrLogo', 'Put the event logo in the middle', ev.qrStyle.logo),
+    logo: check('qrLogo', t('Put the event logo in the middle'), ev.qrStyle.logo),
   };
   read.qrStyle = () => ({ foreground: qr.fg.input.value.trim(), background: qr.bg.input.value.trim(), dots: qr.dots.value, logo: qr.logo.querySelector('input').checked });
 
   const section = (title, open, ...body) => h('details', { class: 'section', open }, h('summary', null, title), h('div', null, body));
   const el = h('form', { class: 'event-form', novalidate: true },
-    section('Basics', true,
-      field('name', 'Name', text('name', { maxlength: lim.name.max, required: true, placeholder: 'Anna & Marco' })),
+    section(t('Basics'), true,
+      field('name', t('Name'), text('name', { maxlength: lim.name.max, required: true, placeholder: t('Anna & Marco') })),
       h('div', { class: 'two' },
-        field('eventDate', 'Date', eventDate),
-        field('accentColor', 'Accent colour', accent, 'A colour as #rrggbb for the guest pages.')),
-      field('description', 'Welcome text', description),
-      field('defaultLocale', 'Language of the guest pages', choice('defaultLocale', ['', 'The guest\'s own language']))),
-    section('Guests and uploads', isNew,
-      field('accessCode', 'Access code', text('accessCode', { maxlength: lim.accessCode.max, autocapitalize: 'none', placeholder: 'None: anyone with the link may join' }),
-        'Guests type it before they can join. Leave empty for none.'),
-      chk('uploadsOpen', 'Guests may upload'),
-      field('uploadsCloseAt', 'Close uploads at', closeAt, 'Empty: uploads stay open until you end the event.'),
+        field('eventDate', t('Date'), eventDate),
+        field('accentColor', t('Accent colour'), accent, t('A colour as #rrggbb for the guest pages.'))),
+      field('description', t('Welcome text'), description),
+      field('defaultLocale', t('Language of the guest pages'), choice('defaultLocale', ['', t('The guest\'s own language')]))),
+    section(t('Guests and uploads'), isNew,
+      field('accessCode', t('Access code'), text('accessCode', { maxlength: lim.accessCode.max, autocapitalize: 'none', placeholder: t('None: anyone with the link may join') }),
+        t('Guests type it before they can join. Leave empty for none.')),
+      chk('uploadsOpen', t('Guests may upload')),
+      field('uploadsCloseAt', t('Close uploads at'), closeAt, t('Empty: uploads stay open until you end the event.')),
       h('div', { class: 'two' },
-        field('moderation', 'Moderation', choice('moderation')),
-        field('captureMode', 'How guests add photos', choice('captureMode'))),
-      field('maxPhotosPerGuest', 'Photos per guest', number('maxPhotosPerGuest', lim.maxPhotosPerGuest, 0), '0 means no limit. Videos count too.'),
-      chk('askGuestName', 'Ask guests for their name'),
-      chk('allowVideos', 'Accept videos'),
-      chk('albumShared', 'Guests see everyone\'s photos', 'Otherwise each guest sees only their own.'),
-      field('revealAt', 'Reveal the album at', revealAt, 'Empty: at once. Until then each guest sees only their own photos, and the wall waits.'),
-      chk('collectGuestEmails', 'Ask guests for an email address', 'To send them the gallery after the event.'),
-      field('frame', 'Frame on photos', choice('frame')),
-      h('div', { class: 'field', dataset: { field: 'captureFilters' } }, h('label', null, 'Camera filters offered to guests'), h('div', { class: 'two' }, filterBoxes), h('div', { class: 'err' })),
-      h('div', { class: 'field', dataset: { field: 'challenges' } }, h('label', null, 'Photo challenges', h('div', { class: 'hint' }, 'Prompts guests can pick, e.g. "the best dance move".')), challenges, h('div', { class: 'err' }))),
-    section('Guestbook', isNew,
-      chk('guestbookEnabled', 'Guests may leave a message'),
-      chk('guestbookVoice', 'Guests may record a voice message'),
-      chk('guestbookInGallery', 'Show the guestbook in gallery links')),
-    section('After the event', isNew,
-      chk('notifyAdminSummary', 'Email me a summary when the event ends'),
-      chk('emailGuestsGallery', 'Email the gallery link to guests who left an address'),
-      chk('galleryMailIncludesPassword', 'Put the gallery password in that email'),
-      field('galleryLinkDays', 'Gallery link valid for (days)', number('galleryLinkDays', lim.galleryLinkDays, null), '0: no gallery link is made when the event ends.'),
-      chk('galleryLinkDownload', 'The gallery link offers a download of all photos'),
-      chk('galleryLinkFavorites', 'The gallery link shows favorites only')),
-    section('Live wall and QR code', isNew,
+        field('moderation', t('Moderation'), choice('moderation')),
+        field('captureMode', t('How guests add photos'), choice('captureMode'))),
+      field('maxPhotosPerGuest', t('Photos per guest'), number('maxPhotosPerGuest', lim.maxPhotosPerGuest, 0), '0 means no limit. Videos count too.'),
+      chk('askGuestName', t('Ask guests for their name')),
+      chk('allowVideos', t('Accept videos')),
+      chk('albumShared', t('Guests see everyone\'s photos'), t('Otherwise each guest sees only their own.')),
+      field('revealAt', t('Reveal the album at'), revealAt, t('Empty: at once. Until then each guest sees only their own photos, and the wall waits.')),
+      chk('collectGuestEmails', t('Ask guests for an email address'), t('To send them the gallery after the event.')),
+      field('frame', t('Frame on photos'), choice('frame')),
+      h('div', { class: 'field', dataset: { field: 'captureFilters' } }, h('label', null, t('Camera filters offered to guests')), h('div', { class: 'two' }, filterBoxes), h('div', { class: 'err' })),
+      h('div', { class: 'field', dataset: { field: 'challenges' } }, h('label', null, t('Photo challenges'), h('div', { class: 'hint' }, t('Prompts guests can pick, e.g. "the best dance move".'))), challenges, h('div', { class: 'err' }))),
+    section(t('Guestbook'), isNew,
+      chk('guestbookEnabled', t('Guests may leave a message')),
+      chk('guestbookVoice', t('Guests may record a voice message')),
+      chk('guestbookInGallery', t('Show the guestbook in gallery links'))),
+    section(t('After the event'), isNew,
+      chk('notifyAdminSummary', t('Email me a summary when the event ends')),
+      chk('emailGuestsGallery', t('Email the gallery link to guests who left an address')),
+      chk('galleryMailIncludesPassword', t('Put the gallery password in that email')),
+      field('galleryLinkDays', t('Gallery link valid for (days)'), number('galleryLinkDays', lim.galleryLinkDays, null), '0: no gallery link is made when the event ends.'),
+      chk('galleryLinkDownload', t('The gallery link offers a download of all photos')),
+      chk('galleryLinkFavorites', t('The gallery link shows favorites only'))),
+    section(t('Live wall and QR code'), isNew,
       h('div', { class: 'field', dataset: { field: 'wallStyle' } },
         h('div', { class: 'two' },
-          h('div', { class: 'field' }, h('label', { for: (wall.interval.id = 'wall-interval') }, 'Seconds per slide'), wall.interval),
-          h('div', { class: 'field' }, h('label', null, 'Wall layout'), wall.layout)),
+          h('div', { class: 'field' }, h('label', { for: (wall.interval.id = 'wall-interval') }, t('Seconds per slide')), wall.interval),
+          h('div', { class: 'field' }, h('label', null, t('Wall layout')), wall.layout)),
         wall.showNames, wall.showQr, h('div', { class: 'err' })),
       h('div', { class: 'field', dataset: { field: 'qrStyle' } },
         h('div', { class: 'two' },
-          h('div', { class: 'field' }, h('label', null, 'QR colour'), qr.fg),
-          h('div', { class: 'field' }, h('label', null, 'QR background'), qr.bg)),
-        h('div', { class: 'field' }, h('label', null, 'QR dots'), qr.dots),
+          h('div', { class: 'field' }, h('label', null, t('QR colour')), qr.fg),
+          h('div', { class: 'field' }, h('label', null, t('QR background')), qr.bg)),
+        h('div', { class: 'field' }, h('label', null, t('QR dots')), qr.dots),
         qr.logo, h('div', { class: 'err' }))),
     h('div', { class: 'actionbar' }, h('div', { class: 'row end' },
-      h('button', { class: 'primary', type: 'submit' }, isNew ? 'Create the event' : 'Save changes'))));
+      h('button', { class: 'primary', type: 'submit' }, isNew ? t('Create the event') : t('Save changes')))));
 
   const values = () => Object.fromEntries(Object.entries(read).map(([k, r]) => [k, r()]));
   const changed = () => {
@@ -212,7 +214,7 @@ function eventForm(ev, isNew, model) {
 export async function newEventPage(ctx, view) {
   const model = await eventModel();
   const form = eventForm(structuredClone(model.defaults), true, model);
-  view('New event', form.el);
+  view(t('New event'), form.el);
   form.el.querySelector('[name=name]').focus();
   form.el.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -226,7 +228,37 @@ export async function newEventPage(ctx, view) {
   });
 }
 
-const TABS = [['settings', 'Settings'], ['photos', 'Photos'], ['guestbook', 'Guestbook'], ['places', 'Places'], ['share', 'Share'], ['finish', 'Downloads & end']];
+/**
+ * live is the console's one stream of the event it shows (live.js): kept
+ * while the host moves between the event's tabs, closed when they leave
+ * the event. pending is the last count of photos waiting for review.
+ */
+let live = null;
+
+function eventLive(id) {
+  if (live && live.id === id) return live;
+  const base = '/admin/events/' + id + '/';
+  const stream = openLive(`/api/admin/events/${encodeURIComponent(id)}/live`, () => location.pathname.startsWith(base));
+  const l = { id, stream, pending: null };
+  stream.on('counts', (c) => {
+    l.pending = c.pending;
+    for (const el of document.querySelectorAll('#tab-photos-count')) drawPending(el, c.pending);
+  });
+  // A closed stream is forgotten, so that coming back opens a new one.
+  const close = stream.close;
+  stream.close = () => { close(); if (live === l) live = null; };
+  stream.on('gone', () => {});
+  live = l;
+  return l;
+}
+
+function drawPending(el, n) {
+  el.hidden = !n;
+  el.textContent = n ? String(n) : '';
+  el.title = n ? t('{n} waiting for review', { n }) : '';
+}
+
+const TABS = [['settings', t('Settings')], ['photos', t('Photos')], ['guestbook', t('Guestbook')], ['places', t('Places')], ['share', t('Share')], ['finish', t('Downloads & end')]];
 
 /** eventPage is /admin/events/<id>/<tab>. */
 export async function eventPage(ctx, view, id, tab) {
@@ -234,15 +266,22 @@ export async function eventPage(ctx, view, id, tab) {
   const body = h('div', { id: 'tab' });
   const base = '/admin/events/' + ev.id;
   const header = () => [
-    h('div', { class: 'small muted' }, h('a', { href: '/admin' }, '← Events')),
+    h('div', { class: 'small muted' }, h('a', { href: '/admin' }, t('← Events'))),
     h('h1', null, ev.name),
     h('div', { class: 'row small muted' },
       ev.eventDate ? fmtDate(ev.eventDate) : null,
-      ev.endedAt ? h('span', { class: 'pill' }, 'Ended ' + fmtTime(ev.endedAt)) : ev.uploadsOpen ? h('span', { class: 'pill good' }, 'Uploads open') : h('span', { class: 'pill warn' }, 'Uploads closed'),
+      ev.endedAt ? h('span', { class: 'pill' }, t('Ended ') + fmtTime(ev.endedAt)) : ev.uploadsOpen ? h('span', { class: 'pill good' }, t('Uploads open')) : h('span', { class: 'pill warn' }, t('Uploads closed')),
       h('a', { href: '/e/' + ev.slug, target: '_blank', rel: 'noopener' }, '/e/' + ev.slug)),
-    h('nav', { class: 'tabs', 'aria-label': 'Event' },
-      TABS.map(([k, l]) => h('a', { href: `${base}/${k}`, 'aria-current': k === tab ? 'page' : null }, l))),
+    h('nav', { class: 'tabs', 'aria-label': t('Event') },
+      TABS.map(([k, l]) => h('a', { href: `${base}/${k}`, id: `tab-${k}`, 'aria-current': k === tab ? 'page' : null }, l,
+        k === 'photos' ? pendingBadge() : null))),
   ];
+  const pendingBadge = () => {
+    const el = h('span', { class: 'count-badge', id: 'tab-photos-count' });
+    drawPending(el, lv.pending);
+    return el;
+  };
+  const lv = eventLive(ev.id);
   document.title = ev.name + ' · eventbox';
   const root = view('', h('div', { id: 'event-head' }, header()), body);
   const setEvent = (next) => {
@@ -251,7 +290,12 @@ export async function eventPage(ctx, view, id, tab) {
     const head = root.querySelector('#event-head');
     if (head) clear(head, header());
   };
-  const env = { ctx, ev: () => ev, setEvent, base };
+  // on(name, fn) listens to the event's stream while this tab is shown.
+  const on = (name, fn) => {
+    const off = lv.stream.on(name, (d) => { if (body.isConnected) fn(d); else off(); });
+    return off;
+  };
+  const env = { ctx, ev: () => ev, setEvent, base, on };
   switch (tab) {
     case 'settings': return settingsTab(env, body);
     case 'photos': return (await import('./admin-moderation.js')).photosTab(env, body);
@@ -290,17 +334,17 @@ function logoCard(env, redraw) {
   const ev = env.ev();
   const file = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/webp', hidden: true });
   const card = h('div', { class: 'card row' },
-    ev.logoVersion ? h('img', { src: `/api/e/${encodeURIComponent(ev.slug)}/logo?v=${ev.logoVersion}`, alt: 'Logo', style: 'max-height:56px;max-width:140px' })
-      : h('span', { class: 'muted grow' }, 'No logo. A logo appears on the guest pages and in the QR code.'),
+    ev.logoVersion ? h('img', { src: `/api/e/${encodeURIComponent(ev.slug)}/logo?v=${ev.logoVersion}`, alt: t('Logo'), style: 'max-height:56px;max-width:140px' })
+      : h('span', { class: 'muted grow' }, t('No logo. A logo appears on the guest pages and in the QR code.')),
     h('span', { class: 'grow' }),
     file,
-    h('button', { type: 'button', class: 'small', onclick: () => file.click() }, ev.logoVersion ? 'Replace logo' : 'Add a logo'),
+    h('button', { type: 'button', class: 'small', onclick: () => file.click() }, ev.logoVersion ? t('Replace logo') : t('Add a logo')),
     ev.logoVersion ? h('button', {
       type: 'button', class: 'small danger', onclick: async (e) => {
         const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/logo`, { method: 'DELETE' }));
         if (res) { env.setEvent(res.event); redraw(); }
       },
-    }, 'Remove') : null);
+    }, t('Remove')) : null);
   file.addEventListener('change', async () => {
     if (!file.files[0]) return;
     const fd = new FormData();
@@ -315,15 +359,15 @@ function dangerCard(env) {
   const ev = env.ev();
   const owner = env.ctx.me.role === 'owner';
   return h('div', { class: 'card' },
-    h('h2', { style: 'margin-top:0' }, 'Link and copies'),
+    h('h2', { style: 'margin-top:0' }, t('Link and copies')),
     h('div', { class: 'row' },
       h('button', {
         type: 'button', onclick: async (e) => {
-          if (!confirmDo('Make a new guest link? The old link and printed QR codes stop working.')) return;
+          if (!confirmDo(t('Make a new guest link? The old link and printed QR codes stop working.'))) return;
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/rotate`, { method: 'POST' }));
           if (res) { env.setEvent(res.event); toast('New link: /e/' + res.event.slug); }
         },
-      }, 'New guest link'),
+      }, t('New guest link')),
       owner ? h('button', {
         type: 'button', onclick: async (e) => {
           const name = prompt('Name of the copy', ev.name + ' (copy)');
@@ -331,29 +375,29 @@ function dangerCard(env) {
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/duplicate`, { method: 'POST', body: { name: name.trim() || undefined } }));
           if (res) { toast('Copy created'); env.ctx.go('/admin/events/' + res.event.id); }
         },
-      }, 'Duplicate settings') : null,
+      }, t('Duplicate settings')) : null,
       owner ? h('button', {
         type: 'button', class: 'danger', onclick: async (e) => {
-          if (!confirmDo(`Delete "${ev.name}" with all its photos and messages? This cannot be undone.`)) return;
+          if (!confirmDo(t('Delete "{name}" with all its photos and messages? This cannot be undone.', { name: ev.name }))) return;
           const res = await busy(e.currentTarget, call('/api/admin/events/' + ev.id, { method: 'DELETE' }));
           if (res) { toast('Event deleted'); env.ctx.go('/admin', true); }
         },
-      }, 'Delete event') : null));
+      }, t('Delete event')) : null));
 }
 
 async function placesTab(env, body) {
   const ev = env.ev();
-  clear(body, h('p', { class: 'muted' }, 'Loading…'));
+  clear(body, h('p', { class: 'muted' }, t('Loading…')));
   let spots;
   try {
     ({ spots } = await call(`/api/admin/events/${ev.id}/spots`));
   } catch (e) {
-    return clear(body, notYet(e) ? unavailable('Places') : h('div', { class: 'banner bad' }, errText(e)));
+    return clear(body, notYet(e) ? unavailable(t('Places')) : h('div', { class: 'banner bad' }, errText(e)));
   }
-  const label = h('input', { type: 'text', maxlength: 40, placeholder: 'e.g. Table 4, Photo corner' });
+  const label = h('input', { type: 'text', maxlength: 40, placeholder: t('e.g. Table 4, Photo corner') });
   const add = h('form', { class: 'card row', novalidate: true },
-    h('div', { class: 'grow' }, field('label', 'New place', label, 'Each place gets its own QR code; photos taken from it are tagged.')),
-    h('button', { class: 'primary', type: 'submit' }, 'Add'));
+    h('div', { class: 'grow' }, field('label', t('New place'), label, t('Each place gets its own QR code; photos taken from it are tagged.'))),
+    h('button', { class: 'primary', type: 'submit' }, t('Add')));
   add.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(add, null);
@@ -367,9 +411,9 @@ async function placesTab(env, body) {
       h('strong', null, s.label),
       h('span', { class: 'small muted' }, `${s.photos} photo${s.photos === 1 ? '' : 's'}`)),
     h('div', { class: 'row small', style: 'margin-top:6px' },
-      h('a', { class: 'btn small', href: qr(s, 'png'), download: '' }, 'QR (PNG)'),
-      h('a', { class: 'btn small', href: qr(s, 'svg'), download: '' }, 'QR (SVG)'),
-      h('button', { class: 'small', onclick: () => copyText(absURL(`/e/${ev.slug}?at=${encodeURIComponent(s.id)}`)) }, 'Copy link'),
+      h('a', { class: 'btn small', href: qr(s, 'png'), download: '' }, t('QR (PNG)')),
+      h('a', { class: 'btn small', href: qr(s, 'svg'), download: '' }, t('QR (SVG)')),
+      h('button', { class: 'small', onclick: () => copyText(absURL(`/e/${ev.slug}?at=${encodeURIComponent(s.id)}`)) }, t('Copy link')),
       h('button', {
         class: 'small', onclick: async (e) => {
           const next = prompt('New name of the place', s.label);
@@ -377,14 +421,14 @@ async function placesTab(env, body) {
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/spots/${s.id}`, { method: 'PATCH', body: { label: next.trim() } }));
           if (res) placesTab(env, body);
         },
-      }, 'Rename'),
+      }, t('Rename')),
       h('button', {
         class: 'small danger', onclick: async (e) => {
-          if (!confirmDo(`Delete the place "${s.label}"? Its photos stay, untagged.`)) return;
+          if (!confirmDo(t('Delete the place "{name}"? Its photos stay, untagged.', { name: s.label }))) return;
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/spots/${s.id}`, { method: 'DELETE' }));
           if (res) placesTab(env, body);
         },
-      }, 'Delete')))) : h('li', { class: 'muted' }, 'No place yet.')));
+      }, t('Delete'))))) : h('li', { class: 'muted' }, t('No place yet.'))));
 }
 
 function shareTab(env, body) {
@@ -392,29 +436,92 @@ function shareTab(env, body) {
   const guestURL = absURL('/e/' + ev.slug);
   const size = select('qrSize', [['1024', '1024 px'], ['2048', '2048 px'], ['4096', '4096 px'], ['512', '512 px']], '1024');
   const qrHref = (fmt) => `/api/admin/events/${ev.id}/qr?format=${fmt}&size=${size.value}&download=1`;
-  const png = h('a', { class: 'btn small', href: qrHref('png'), download: '' }, 'Download PNG');
-  const svg = h('a', { class: 'btn small', href: qrHref('svg'), download: '' }, 'Download SVG');
+  const png = h('a', { class: 'btn small', href: qrHref('png'), download: '' }, t('Download PNG'));
+  const svg = h('a', { class: 'btn small', href: qrHref('svg'), download: '' }, t('Download SVG'));
   size.addEventListener('change', () => { png.href = qrHref('png'); svg.href = qrHref('svg'); });
-  const preview = h('img', { alt: 'QR code of the guest link', width: 180, height: 180, style: 'background:#fff;border-radius:8px', src: `/api/admin/events/${ev.id}/qr?format=svg&size=512` });
-  preview.addEventListener('error', () => preview.replaceWith(h('div', { class: 'muted small' }, 'The QR code is not available on this box yet.')));
-  const shares = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
+  const preview = h('img', { alt: t('QR code of the guest link'), width: 180, height: 180, style: 'background:#fff;border-radius:8px', src: `/api/admin/events/${ev.id}/qr?format=svg&size=512` });
+  preview.addEventListener('error', () => preview.replaceWith(h('div', { class: 'muted small' }, t('The QR code is not available on this box yet.'))));
+  const shares = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const booth = h('div');
+  const walls = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   clear(body,
     h('div', { class: 'card' },
-      h('h2', { style: 'margin-top:0' }, 'Guest link'),
+      h('h2', { style: 'margin-top:0' }, t('Guest link')),
       h('p', null, h('code', { id: 'guest-url' }, guestURL)),
       h('div', { class: 'row' },
-        h('button', { class: 'small', onclick: () => copyText(guestURL) }, 'Copy'),
-        h('a', { class: 'btn small', href: guestURL, target: '_blank', rel: 'noopener' }, 'Open as a guest'),
-        h('a', { class: 'btn small', href: `/admin/wall/${ev.id}`, target: '_blank', rel: 'noopener' }, 'Open the live wall')),
-      ev.accessCode ? h('p', { class: 'small' }, 'Access code: ', h('strong', null, ev.accessCode)) : null,
+        h('button', { class: 'small', onclick: () => copyText(guestURL) }, t('Copy')),
+        h('a', { class: 'btn small', href: guestURL, target: '_blank', rel: 'noopener' }, t('Open as a guest'))),
+      ev.accessCode ? h('p', { class: 'small' }, t('Access code: '), h('strong', null, ev.accessCode)) : null,
       h('div', { class: 'row', style: 'margin-top:10px;align-items:flex-end' }, preview,
-        h('div', { class: 'stack' }, h('label', null, 'Size', size), h('div', { class: 'row' }, png, svg)))),
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Gallery links'),
-      h('p', { class: 'muted small' }, 'Read-only links to the visible photos, for after the party.'), shares),
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Photo booth'), booth));
+        h('div', { class: 'stack' }, h('label', null, t('Size'), size), h('div', { class: 'row' }, png, svg)))),
+    signageCard(ev),
+    h('div', { class: 'card', id: 'walls' }, h('h2', { style: 'margin-top:0' }, t('Live wall')),
+      h('p', { class: 'muted small' }, t('A link for the screen at the venue: it shows the visible photos and approved guestbook texts as they come, with no sign-in. Revoke it when the party is over.')), walls),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Gallery links')),
+      h('p', { class: 'muted small' }, t('Read-only links to the visible photos, for after the party.')), shares),
+    h('div', { class: 'card', id: 'booth' }, h('h2', { style: 'margin-top:0' }, t('Photo booth')), booth));
   drawShares(env, shares);
+  drawWalls(env, walls);
   drawBooth(env, booth);
+}
+
+/** signageCard offers the printable signs (GET …/signage) as downloads. */
+function signageCard(ev) {
+  const wifiOn = check('signWifi', t('Step 1: join the Wi-Fi'), true, t('Leave the name empty to use the box\'s own hotspot, when it runs one.'));
+  const ssid = h('input', { type: 'text', id: 'sign-ssid', maxlength: 32, autocapitalize: 'none', spellcheck: 'false', placeholder: t('The box\'s hotspot') });
+  const pass = h('input', { type: 'text', id: 'sign-pass', maxlength: 64, autocapitalize: 'none', spellcheck: 'false' });
+  const href = (kind, size) => {
+    const q = new URLSearchParams({ kind });
+    if (size) q.set('size', size);
+    if (!wifiOn.querySelector('input').checked) q.set('wifi', '0');
+    else if (ssid.value.trim()) { q.set('ssid', ssid.value.trim()); q.set('wifiPassword', pass.value); }
+    return `/api/admin/events/${ev.id}/signage?${q}`;
+  };
+  const links = [['table', 'a6', t('Table cards A6 (4 per A4)')], ['table', 'a5', t('Table cards A5 (2 per A4)')],
+    ['poster', 'a4', t('Poster A4')], ['poster', 'a3', t('Poster A3')], ['place', '', t('One card per place')]]
+    .map(([k, s, label]) => h('a', { class: 'btn small', href: href(k, s), download: '', dataset: { kind: k, size: s } }, label));
+  const refresh = () => links.forEach((a) => { a.href = href(a.dataset.kind, a.dataset.size); });
+  [ssid, pass, wifiOn].forEach((x) => x.addEventListener('input', refresh));
+  wifiOn.addEventListener('change', refresh);
+  return h('div', { class: 'card', id: 'signage' }, h('h2', { style: 'margin-top:0' }, t('Printed signs')),
+    h('p', { class: 'muted small' }, t('Ready-to-print PDFs in the event\'s colours: how to join the Wi-Fi, the code to scan and the access code. Cut along the marks.')),
+    wifiOn,
+    h('div', { class: 'two' }, h('div', { class: 'field' }, h('label', { for: 'sign-ssid' }, t('Wi-Fi name')), ssid),
+      h('div', { class: 'field' }, h('label', { for: 'sign-pass' }, t('Wi-Fi password')), pass)),
+    h('div', { class: 'row' }, links));
+}
+
+async function drawWalls(env, box) {
+  const ev = env.ev();
+  let list;
+  try {
+    ({ walls: list } = await call(`/api/admin/events/${ev.id}/walls`));
+  } catch (e) {
+    return clear(box, h('div', { class: 'banner bad' }, errText(e)));
+  }
+  const label = h('input', { type: 'text', id: 'wall-label', maxlength: 80, placeholder: t('e.g. Screen in the hall') });
+  const make = async (e) => {
+    const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/walls`, { method: 'POST', body: { label: label.value.trim() || undefined } }));
+    if (res) drawWalls(env, box);
+  };
+  clear(box,
+    h('ul', { class: 'list' }, list.length ? list.map((w) => h('li', { dataset: { wall: w.id } },
+      h('strong', null, w.label || t('Wall screen')),
+      h('div', { class: 'small' }, h('code', null, w.url)),
+      h('div', { class: 'small muted' }, t('Made ') + fmtTime(w.createdAt)),
+      h('div', { class: 'row', style: 'margin-top:6px' },
+        h('a', { class: 'btn small primary', href: w.url, target: '_blank', rel: 'noopener' }, t('Open the wall')),
+        h('button', { class: 'small', onclick: () => copyText(w.url) }, t('Copy')),
+        h('button', {
+          class: 'small danger', onclick: async (e) => {
+            if (!confirmDo(t('Revoke this wall link? The screen showing it goes blank.'))) return;
+            const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/walls/${w.id}`, { method: 'DELETE' }));
+            if (res) drawWalls(env, box);
+          },
+        }, t('Revoke'))))) : h('li', { class: 'muted' }, t('No wall link yet.'))),
+    h('div', { class: 'row', style: 'align-items:flex-end' },
+      h('div', { class: 'field grow', style: 'margin:0' }, h('label', { for: 'wall-label' }, t('Label (optional)')), label),
+      h('button', { class: list.length ? '' : 'primary', id: 'make-wall', onclick: make }, t('Make a wall link'))));
 }
 
 async function drawShares(env, box) {
@@ -423,19 +530,19 @@ async function drawShares(env, box) {
   try {
     ({ shares: list } = await call(`/api/admin/events/${ev.id}/shares`));
   } catch (e) {
-    return clear(box, notYet(e) ? unavailable('Gallery links') : h('div', { class: 'banner bad' }, errText(e)));
+    return clear(box, notYet(e) ? unavailable(t('Gallery links')) : h('div', { class: 'banner bad' }, errText(e)));
   }
-  const label = h('input', { type: 'text', maxlength: 80, placeholder: 'e.g. For the family' });
-  const pwMode = select('pwMode', [['none', 'No password'], ['gen', 'Make a password for me'], ['own', 'Choose a password']], 'none');
-  const pw = h('input', { type: 'text', autocapitalize: 'none', hidden: true, placeholder: 'Password' });
+  const label = h('input', { type: 'text', maxlength: 80, placeholder: t('e.g. For the family') });
+  const pwMode = select('pwMode', [['none', t('No password')], ['gen', t('Make a password for me')], ['own', t('Choose a password')]], 'none');
+  const pw = h('input', { type: 'text', autocapitalize: 'none', hidden: true, placeholder: t('Password') });
   pwMode.addEventListener('change', () => { pw.hidden = pwMode.value !== 'own'; });
-  const days = h('input', { type: 'number', min: 1, max: 3650, placeholder: 'Never', inputmode: 'numeric' });
-  const dl = check('allowDownload', 'Offer a download of all photos', ev.galleryLinkDownload);
-  const fav = check('favoritesOnly', 'Favorites only', false);
+  const days = h('input', { type: 'number', min: 1, max: 3650, placeholder: t('Never'), inputmode: 'numeric' });
+  const dl = check('allowDownload', t('Offer a download of all photos'), ev.galleryLinkDownload);
+  const fav = check('favoritesOnly', t('Favorites only'), false);
   const form = h('form', { class: 'stack', novalidate: true },
-    h('div', { class: 'two' }, field('label', 'Label', label), field('expiresInDays', 'Expires after (days)', days)),
-    h('div', { class: 'field', dataset: { field: 'password' } }, h('label', null, 'Password'), pwMode, pw, h('div', { class: 'err' })),
-    dl, fav, h('button', { class: 'primary', type: 'submit' }, 'Create a gallery link'));
+    h('div', { class: 'two' }, field('label', t('Label'), label), field('expiresInDays', t('Expires after (days)'), days)),
+    h('div', { class: 'field', dataset: { field: 'password' } }, h('label', null, t('Password')), pwMode, pw, h('div', { class: 'err' })),
+    dl, fav, h('button', { class: 'primary', type: 'submit' }, t('Create a gallery link')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form, null);
@@ -446,84 +553,85 @@ async function drawShares(env, box) {
     const res = await busy(form.querySelector('[type=submit]'), call(`/api/admin/events/${ev.id}/shares`, { method: 'POST', body: req }), (err) => showErrors(form, err));
     if (!res) return;
     await drawShares(env, box);
-    if (res.password) box.prepend(h('div', { class: 'banner good' }, 'Password of the new link (shown once): ', h('strong', { class: 'mono' }, res.password)));
+    if (res.password) box.prepend(h('div', { class: 'banner good' }, t('Password of the new link (shown once): '), h('strong', { class: 'mono' }, res.password)));
   });
   clear(box,
     h('ul', { class: 'list' }, list.length ? list.map((s) => h('li', null,
-      h('div', { class: 'spread' }, h('strong', null, s.label || 'Gallery link'),
+      h('div', { class: 'spread' }, h('strong', null, s.label || t('Gallery link')),
         h('span', { class: 'row small' },
-          s.expired ? h('span', { class: 'pill bad' }, 'Expired') : null,
-          s.hasPassword ? h('span', { class: 'pill' }, 'Password') : null,
-          s.allowDownload ? h('span', { class: 'pill' }, 'Download') : null,
-          s.favoritesOnly ? h('span', { class: 'pill' }, 'Favorites') : null)),
+          s.expired ? h('span', { class: 'pill bad' }, t('Expired')) : null,
+          s.hasPassword ? h('span', { class: 'pill' }, t('Password')) : null,
+          s.allowDownload ? h('span', { class: 'pill' }, t('Download')) : null,
+          s.favoritesOnly ? h('span', { class: 'pill' }, t('Favorites')) : null)),
       h('div', { class: 'small' }, h('code', null, s.url)),
-      h('div', { class: 'small muted' }, s.expiresAt ? 'Expires ' + fmtTime(s.expiresAt) : 'Does not expire'),
+      h('div', { class: 'small muted' }, s.expiresAt ? t('Expires ') + fmtTime(s.expiresAt) : t('Does not expire')),
       h('div', { class: 'row', style: 'margin-top:6px' },
-        h('button', { class: 'small', onclick: () => copyText(s.url) }, 'Copy'),
-        h('a', { class: 'btn small', href: s.url, target: '_blank', rel: 'noopener' }, 'Open'),
+        h('button', { class: 'small', onclick: () => copyText(s.url) }, t('Copy')),
+        h('a', { class: 'btn small', href: s.url, target: '_blank', rel: 'noopener' }, t('Open')),
         h('button', {
           class: 'small danger', onclick: async (e) => {
-            if (!confirmDo('Revoke this link? Anyone using it loses access.')) return;
+            if (!confirmDo(t('Revoke this link? Anyone using it loses access.'))) return;
             const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/shares/${s.id}`, { method: 'DELETE' }));
             if (res) drawShares(env, box);
           },
-        }, 'Revoke')))) : h('li', { class: 'muted' }, 'No gallery link yet.')),
-    h('details', { class: 'section' }, h('summary', null, 'New gallery link'), h('div', null, form)));
+        }, t('Revoke'))))) : h('li', { class: 'muted' }, t('No gallery link yet.'))),
+    h('details', { class: 'section' }, h('summary', null, t('New gallery link')), h('div', null, form)));
 }
 
 function drawBooth(env, box) {
   const ev = env.ev();
   const turnOn = async (e) => {
-    if (ev.boothEnabled && !confirmDo('Make a new booth link? The device using the old one stops working.')) return;
+    if (ev.boothEnabled && !confirmDo(t('Make a new booth link? The device using the old one stops working.'))) return;
     const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/booth`, { method: 'POST', body: {} }));
     if (!res) return;
     env.setEvent(res.event);
     drawBooth(env, box);
     const url = res.url || absURL(`/e/${ev.slug}?booth=${encodeURIComponent(res.boothKey)}`);
     box.append(h('div', { class: 'banner good' },
-      h('p', null, 'Open this link on the booth device (a tablet or a laptop with a camera). It is shown only now:'),
+      h('p', null, t('Scan this code with the booth device (a tablet or a laptop with a camera), or open the link on it. They are shown only now:')),
+      res.qr ? h('img', { class: 'booth-qr', src: res.qr, width: 220, height: 220, alt: t('QR code of the booth link') }) : null,
       h('p', null, h('code', null, url)),
-      h('div', { class: 'row' }, h('button', { class: 'small', onclick: () => copyText(url) }, 'Copy'),
-        h('a', { class: 'btn small', href: url, target: '_blank', rel: 'noopener' }, 'Open here'))));
+      h('div', { class: 'row' }, h('button', { class: 'small', onclick: () => copyText(url) }, t('Copy')),
+        h('a', { class: 'btn small', href: url, target: '_blank', rel: 'noopener' }, t('Open here')))));
   };
   clear(box,
-    h('p', { class: 'muted small' }, 'A booth device shows the camera full screen and takes a photo on a touch, a key or the box\'s button, after a countdown.'),
-    h('p', null, ev.boothEnabled ? h('span', { class: 'pill good' }, 'Booth on') : h('span', { class: 'pill' }, 'Booth off')),
+    h('p', { class: 'muted small' }, t('A booth device shows the camera full screen and takes a photo on a touch, a key or the box\'s button, after a countdown.')),
+    h('p', null, ev.boothEnabled ? h('span', { class: 'pill good' }, t('Booth on')) : h('span', { class: 'pill' }, t('Booth off'))),
     h('div', { class: 'row' },
-      h('button', { class: ev.boothEnabled ? '' : 'primary', onclick: turnOn }, ev.boothEnabled ? 'New booth link' : 'Turn the booth on'),
+      h('button', { class: ev.boothEnabled ? '' : 'primary', onclick: turnOn }, ev.boothEnabled ? t('New booth link') : t('Turn the booth on')),
       ev.boothEnabled ? h('button', {
         class: 'danger', onclick: async (e) => {
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/booth`, { method: 'DELETE' }));
           if (res) { env.setEvent({ ...ev, boothEnabled: false }); drawBooth(env, box); }
         },
-      }, 'Turn it off') : null));
+      }, t('Turn it off')) : null));
 }
 
 function finishTab(env, body) {
   const ev = env.ev();
   const a = (href, label) => h('a', { class: 'btn small', href, download: '' }, label);
   const layout = select('layout', [['1', '1 photo a page'], ['2', '2 photos a page'], ['4', '4 photos a page']], '2');
-  const scope = select('scope', [['visible', 'Every visible photo'], ['favorites', 'Favorites only']], 'visible');
-  const album = a('', 'Make the album (PDF)');
+  const scope = select('scope', [['visible', t('Every visible photo')], ['favorites', t('Favorites only')]], 'visible');
+  const album = a('', t('Make the album (PDF)'));
   const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}`; };
   layout.addEventListener('change', setAlbum);
   scope.addEventListener('change', setAlbum);
   setAlbum();
-  const cloud = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
+  const cloud = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const end = h('div');
-  const contacts = h('div', { class: 'card' }, h('p', { class: 'muted' }, 'Loading…'));
+  const contacts = h('div', { class: 'card' }, h('p', { class: 'muted' }, t('Loading…')));
   clear(body,
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Downloads'),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Downloads')),
       h('div', { class: 'row' },
-        a(`/api/admin/events/${ev.id}/archive`, 'Visible photos (ZIP)'),
-        a(`/api/admin/events/${ev.id}/archive?favorites=1`, 'Favorites (ZIP)'),
-        a(`/api/admin/events/${ev.id}/archive?all=1`, 'Everything, hidden too (ZIP)'),
-        a(`/api/admin/events/${ev.id}/messages/archive`, 'Guestbook (ZIP)')),
-      h('h3', null, 'Printable album'),
+        a(`/api/admin/events/${ev.id}/archive`, t('Visible photos (ZIP)')),
+        a(`/api/admin/events/${ev.id}/archive?favorites=1`, t('Favorites (ZIP)')),
+        a(`/api/admin/events/${ev.id}/archive?all=1`, t('Everything, hidden too (ZIP)')),
+        a(`/api/admin/events/${ev.id}/messages/archive`, t('Guestbook (ZIP)'))),
+      h('h3', null, t('Printable album')),
       h('div', { class: 'row' }, layout, scope, album),
-      h('p', { class: 'small muted' }, 'Large albums take a while; the box makes one album at a time.')),
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Cloud export'), cloud),
-    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'End the event'), end),
+      h('p', { class: 'small muted' }, t('Large albums take a while; the box makes one album at a time.'))),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud export')), cloud),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('End the event')), end),
     contacts);
   drawCloud(env, cloud);
   drawEnd(env, end, contacts);
@@ -537,20 +645,20 @@ async function drawCloud(env, box) {
 function drawEnd(env, box, contacts) {
   const ev = env.ev();
   if (ev.endedAt) {
-    return clear(box, h('p', null, 'This event ended on ', fmtTime(ev.endedAt), '. Uploads are closed.'));
+    return clear(box, h('p', null, t('This event ended on '), fmtTime(ev.endedAt), '. Uploads are closed.'));
   }
   const will = [
-    'Uploads close.',
+    t('Uploads close.'),
     ev.galleryLinkDays > 0 ? `A gallery link valid for ${ev.galleryLinkDays} days is made${ev.galleryLinkFavorites ? ' (favorites only)' : ''}.` : null,
-    ev.galleryLinkDays > 0 && ev.accessCode ? 'The link gets a password, as the event has an access code.' : null,
-    ev.emailGuestsGallery ? 'Guests who left an email get the gallery link when the box is online.' : null,
-    ev.notifyAdminSummary ? 'You get a summary by email.' : null,
+    ev.galleryLinkDays > 0 && ev.accessCode ? t('The link gets a password, as the event has an access code.') : null,
+    ev.emailGuestsGallery ? t('Guests who left an email get the gallery link when the box is online.') : null,
+    ev.notifyAdminSummary ? t('You get a summary by email.') : null,
   ].filter(Boolean);
   clear(box,
     h('ul', null, will.map((w) => h('li', null, w))),
     h('button', {
       class: 'danger', onclick: async (e) => {
-        if (!confirmDo('End the event now? Guests can no longer upload.')) return;
+        if (!confirmDo(t('End the event now? Guests can no longer upload.'))) return;
         const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/end`, { method: 'POST' }));
         if (!res) return;
         env.setEvent(res.event);
@@ -564,5 +672,5 @@ function drawEnd(env, box, contacts) {
         }
         if (contacts) contactsCard(res.event, contacts, env.ctx.me.role === 'owner');
       },
-    }, 'End the event'));
+    }, t('End the event')));
 }

@@ -3,6 +3,7 @@
 import { h, clear, toast, fmtTime, infinite, mediaURL } from './lib.js';
 import { call, errText, select, busy, notYet, unavailable, confirmDo } from './admin-ui.js';
 import { openLightbox } from './lightbox.js';
+import { t } from './admin-i18n.js';
 
 // What each action does to a photo, to update the grid without a reload.
 const EFFECT = {
@@ -12,22 +13,30 @@ const EFFECT = {
   unfavorite: (p) => { p.favorite = false; },
 };
 
+// The console's words for a photo's state, never the raw status value.
+const STATE = { pending: t('Waiting for review'), visible: t('Visible'), hidden: t('Hidden') };
+
+// KEYS are the photo grid's keyboard shortcuts, shown on screen.
+const KEYS = () => [['A', t('approve')], ['H', t('hide')], ['F', t('favourite')], [t('Space'), t('select')], ['Enter', t('view large')], ['← → ↑ ↓', t('move')], [t('Delete'), t('delete')]];
+
 /** photosTab is the moderation grid of one event. */
 export function photosTab(env, body) {
   const ev = env.ev();
   const params = new URLSearchParams(location.search);
-  const status = select('status', [['', 'All photos'], ['pending', 'Waiting for review'], ['visible', 'Visible'], ['hidden', 'Hidden']], params.get('status') || '');
+  const status = select('status', [['', t('All photos')], ['pending', t('Waiting for review')], ['visible', t('Visible')], ['hidden', t('Hidden')]], params.get('status') || '');
+  status.setAttribute('aria-label', t('Which photos'));
   const favs = h('input', { type: 'checkbox', checked: params.get('favorites') === '1' });
-  const challenge = ev.challenges.length ? select('challenge', [['', 'Every challenge'], ...ev.challenges.map((c) => [c.id, c.label])], params.get('challenge') || '') : null;
-  const grid = h('div', { class: 'grid', id: 'photos' });
+  const challenge = ev.challenges.length ? select('challenge', [['', t('Every challenge')], ...ev.challenges.map((c) => [c.id, c.label])], params.get('challenge') || '') : null;
+  if (challenge) challenge.setAttribute('aria-label', t('Photo challenges'));
+  const grid = h('div', { class: 'grid mod', id: 'photos' });
   const sentinel = h('div', { class: 'sentinel' });
   const note = h('p', { class: 'muted center' });
   const count = h('strong');
   const bar = h('div', { class: 'actionbar', hidden: true }, h('div', { class: 'row' }, count,
-    ...['approve', 'hide', 'favorite', 'unfavorite'].map((a) => h('button', { class: 'small', dataset: { action: a }, onclick: (e) => act(a, e.currentTarget) },
-      { approve: 'Approve', hide: 'Hide', favorite: '★ Favorite', unfavorite: 'Unfavorite' }[a])),
-    h('button', { class: 'small danger', dataset: { action: 'delete' }, onclick: (e) => act('delete', e.currentTarget) }, 'Delete'),
-    h('button', { class: 'small linkish', onclick: () => { selected.clear(); redrawSel(); } }, 'Clear')));
+    ...['approve', 'hide', 'favorite', 'unfavorite'].map((a) => h('button', { class: 'small', dataset: { action: a }, onclick: (e) => act(a, [...selected], e.currentTarget) },
+      { approve: t('Approve'), hide: t('Hide'), favorite: t('★ Favourite'), unfavorite: t('Unfavourite') }[a])),
+    h('button', { class: 'small danger', dataset: { action: 'delete' }, onclick: (e) => act('delete', [...selected], e.currentTarget) }, t('Delete')),
+    h('button', { class: 'small linkish', onclick: () => { selected.clear(); redrawSel(); } }, t('Clear'))));
   let photos = [];
   const selected = new Set();
   let cursor;
@@ -35,53 +44,147 @@ export function photosTab(env, body) {
   // the old filter and is dropped, not mixed into the new list.
   let gen = 0;
   let stop = () => {};
+  let closeView = null;
 
+  const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) &&
+    (!challenge || !challenge.value || p.challengeId === challenge.value);
+  const who = (p) => p.guestName || t('a guest');
+  const tileButton = (p, action, label, text) => h('button', {
+    type: 'button', class: 'act', dataset: { action }, 'aria-label': t('{action}: photo by {name}', { action: label, name: who(p) }), title: label, tabindex: -1,
+    onclick: (e) => act(action, [p.id], e.currentTarget),
+  }, text);
   const tile = (p) => {
-    const t = h('button', {
-      type: 'button', class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''),
-      dataset: { id: p.id }, 'aria-pressed': selected.has(p.id) ? 'true' : 'false', 'aria-label': `Photo by ${p.guestName || 'a guest'}`,
+    const pick = h('button', {
+      type: 'button', class: 'pick', 'aria-pressed': selected.has(p.id) ? 'true' : 'false',
+      'aria-label': t(p.favorite ? 'Photo by {name}, {state}, favourite' : 'Photo by {name}, {state}', { name: who(p), state: t(STATE[p.status] || p.status) }),
     },
     h('img', { src: mediaURL(p.id, 'thumb'), alt: '', loading: 'lazy', decoding: 'async' }),
-    p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? 'review' : 'hidden') : null,
-    p.favorite ? h('span', { class: 'star' }, '★') : null,
+    p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? t('Review') : t('Hidden')) : null,
+    p.favorite ? h('span', { class: 'star' }, t('★')) : null,
     p.video ? h('span', { class: 'play' }, '▶') : null);
-    t.addEventListener('click', () => {
+    pick.addEventListener('click', () => {
       if (selected.has(p.id)) selected.delete(p.id); else selected.add(p.id);
       redrawSel();
     });
-    t.addEventListener('dblclick', () => view(p));
-    return t;
+    pick.addEventListener('dblclick', () => view(p));
+    return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
+      pick,
+      h('div', { class: 'acts' },
+        p.status !== 'visible' ? tileButton(p, 'approve', t('Approve'), t('✓')) : null,
+        p.status !== 'hidden' ? tileButton(p, 'hide', t('Hide'), '⊘') : null,
+        p.favorite ? tileButton(p, 'unfavorite', t('Unfavourite'), t('★')) : tileButton(p, 'favorite', t('Favourite'), t('☆')),
+        h('button', { type: 'button', class: 'act', 'aria-label': t('{action}: photo by {name}', { action: t('View large'), name: who(p) }), title: t('View large'), tabindex: -1, onclick: () => view(p) }, '⤢')));
   };
-  const view = (p) => openLightbox(photos, photos.indexOf(p), {
-    caption: (q) => `${q.guestName || 'Guest'} · ${fmtTime(q.createdAt)} · ${q.status}${q.favorite ? ' · ★' : ''}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
-    actions: (q) => [h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, 'Original')],
-  });
+  const tileOf = (id) => grid.querySelector(`.tile[data-id="${CSS.escape(id)}"]`);
+  // redraw replaces the tile of p in place (keeping focus), removes it when
+  // it left the filter, or adds it at its place by time when it joined it.
+  const redraw = (p) => {
+    const old = tileOf(p.id);
+    const had = old && old.contains(document.activeElement);
+    const i = photos.findIndex((q) => q.id === p.id);
+    if (!matches(p)) {
+      if (i >= 0) photos.splice(i, 1);
+      selected.delete(p.id);
+      if (old) {
+        const next = old.nextElementSibling || old.previousElementSibling;
+        old.remove();
+        if (had && next) next.querySelector('.pick').focus();
+      }
+      return;
+    }
+    const t = tile(p);
+    if (i >= 0) photos[i] = p;
+    if (old) {
+      old.replaceWith(t);
+    } else {
+      // Newest first: before the first older photo; past the loaded
+      // pages it comes with a later page.
+      const at = photos.findIndex((q) => q.createdAt < p.createdAt);
+      if (at < 0 && cursor !== null) return;
+      if (at < 0) { photos.push(p); grid.append(t); } else { photos.splice(at, 0, p); tileOf(photos[at + 1].id).before(t); }
+      note.textContent = '';
+    }
+    if (had) t.querySelector('.pick').focus();
+  };
+  const view = (p) => {
+    if (closeView) closeView();
+    const actions = (q, close) => [
+      h('span', { class: 'pill' + (q.status === 'visible' ? ' good' : ' warn'), id: 'view-state' }, t(STATE[q.status] || q.status)),
+      q.status !== 'visible' ? h('button', { class: 'small', dataset: { action: 'approve' }, onclick: (e) => viewAct('approve', q, e, close) }, t('Approve')) : null,
+      q.status !== 'hidden' ? h('button', { class: 'small', dataset: { action: 'hide' }, onclick: (e) => viewAct('hide', q, e, close) }, t('Hide')) : null,
+      h('button', { class: 'small', dataset: { action: q.favorite ? 'unfavorite' : 'favorite' }, 'aria-pressed': q.favorite ? 'true' : 'false', onclick: (e) => viewAct(q.favorite ? 'unfavorite' : 'favorite', q, e, close) }, q.favorite ? t('★ Favourite') : t('☆ Favourite')),
+      h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('Original')),
+    ];
+    const list = photos.slice();
+    closeView = openLightbox(list, list.indexOf(p), {
+      caption: (q) => `${q.guestName || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
+      actions,
+      keys: { a: 'approve', h: 'hide', f: 'favorite' },
+      onKey: (action, q, close) => viewAct(action === 'favorite' && q.favorite ? 'unfavorite' : action, q, null, close),
+      onClose: () => { closeView = null; },
+    });
+  };
+  const viewAct = async (action, q, e, close) => {
+    await act(action, [q.id], e ? e.currentTarget : null);
+    if (close && close.redraw) close.redraw();
+  };
   const redrawSel = () => {
     for (const t of grid.children) {
       const on = selected.has(t.dataset.id);
       t.classList.toggle('selected', on);
-      t.setAttribute('aria-pressed', on ? 'true' : 'false');
+      t.querySelector('.pick').setAttribute('aria-pressed', on ? 'true' : 'false');
     }
     bar.hidden = selected.size === 0;
-    count.textContent = `${selected.size} selected`;
+    count.textContent = t('{n} selected', { n: selected.size });
   };
-  const redrawTiles = () => {
-    const keep = photos.filter((p) => (!status.value || p.status === status.value) && (!favs.checked || p.favorite));
-    photos = keep;
-    clear(grid, photos.map(tile));
+  const act = async (action, ids, button) => {
+    if (!ids.length) return;
+    if (action === 'delete' && !confirmDo(t(ids.length === 1 ? 'Delete this photo for good?' : 'Delete {n} photos for good?', { n: ids.length }))) return;
+    const req = call(`/api/admin/events/${ev.id}/photos`, { method: 'POST', body: { action, ids } });
+    const res = button ? await busy(button, req) : await req.catch((err) => { toast(errText(err), 'bad'); return null; });
+    if (!res) return;
+    for (const id of ids) {
+      selected.delete(id);
+      const p = photos.find((q) => q.id === id);
+      if (!p) continue;
+      if (action === 'delete') redraw({ ...p, deleted: true });
+      else { EFFECT[action](p); redraw(p); }
+    }
+    if (ids.length > 1) toast(t('{n} changed', { n: res.changed }));
     redrawSel();
   };
-  const act = async (action, button) => {
-    const ids = [...selected];
-    if (action === 'delete' && !confirmDo(`Delete ${ids.length} photo${ids.length === 1 ? '' : 's'} for good?`)) return;
-    const res = await busy(button, call(`/api/admin/events/${ev.id}/photos`, { method: 'POST', body: { action, ids } }));
-    if (!res) return;
-    if (action === 'delete') photos = photos.filter((p) => !selected.has(p.id));
-    else photos.filter((p) => selected.has(p.id)).forEach(EFFECT[action]);
-    selected.clear();
-    toast(`${res.changed} changed`);
-    redrawTiles();
-  };
+  // Changes pushed by the box: uploads, and moderation from elsewhere.
+  env.on('photo.added', (p) => redraw(p));
+  env.on('photo.changed', (p) => {
+    const known = photos.find((q) => q.id === p.id);
+    if (known) Object.assign(known, p);
+    redraw(known || p);
+    if (closeView) closeView.redraw();
+  });
+  env.on('photo.removed', ({ id }) => {
+    const i = photos.findIndex((q) => q.id === id);
+    if (i >= 0) redraw({ ...photos[i], deleted: true });
+  });
+  env.on('reset', () => restart());
+  grid.addEventListener('keydown', (e) => {
+    const t = e.target.closest('.tile');
+    if (!t || e.altKey || e.ctrlKey || e.metaKey) return;
+    const p = photos.find((q) => q.id === t.dataset.id);
+    const k = e.key.toLowerCase();
+    const moveTo = (el) => { if (el) { e.preventDefault(); el.querySelector('.pick').focus(); } };
+    const perRow = Math.max(1, Math.round(grid.clientWidth / t.offsetWidth));
+    const tiles = [...grid.children];
+    const at = tiles.indexOf(t);
+    if (k === 'a') act('approve', [p.id]);
+    else if (k === 'h') act('hide', [p.id]);
+    else if (k === 'f') act(p.favorite ? 'unfavorite' : 'favorite', [p.id]);
+    else if (k === 'enter') { e.preventDefault(); view(p); }
+    else if (k === 'delete' || k === 'backspace') act('delete', [p.id]);
+    else if (k === 'arrowright') moveTo(tiles[at + 1]);
+    else if (k === 'arrowleft') moveTo(tiles[at - 1]);
+    else if (k === 'arrowdown') moveTo(tiles[at + perRow]);
+    else if (k === 'arrowup') moveTo(tiles[at - perRow]);
+  });
   const query = () => {
     const q = new URLSearchParams();
     if (status.value) q.set('status', status.value);
@@ -97,13 +200,14 @@ export function photosTab(env, body) {
     try {
       const res = await call(`/api/admin/events/${ev.id}/photos?${q}`);
       if (mine !== gen) return false;
-      photos.push(...res.photos);
-      grid.append(...res.photos.map(tile));
+      const fresh = res.photos.filter((p) => !photos.some((q) => q.id === p.id));
+      photos.push(...fresh);
+      grid.append(...fresh.map(tile));
       cursor = res.nextCursor;
-      note.textContent = photos.length ? (cursor === null ? `${photos.length} photo${photos.length === 1 ? '' : 's'}` : '') : 'No photo here yet.';
+      note.textContent = photos.length ? (cursor === null ? t(photos.length === 1 ? '{n} photo' : '{n} photos', { n: photos.length }) : '') : t('No photo here yet.');
       return cursor !== null;
     } catch (e) {
-      clear(note, notYet(e) ? unavailable('Photo moderation') : h('span', { class: 'form-err' }, errText(e), ' ', h('button', { class: 'small', onclick: restart }, 'Retry')));
+      clear(note, notYet(e) ? unavailable(t('Photo moderation')) : h('span', { class: 'form-err' }, errText(e), ' ', h('button', { class: 'small', onclick: restart }, t('Retry'))));
       return false;
     }
   };
@@ -121,7 +225,7 @@ export function photosTab(env, body) {
   };
   [status, favs, challenge].forEach((x) => x && x.addEventListener('change', restart));
 
-  const credit = h('input', { type: 'text', id: 'import-credit', maxlength: 60, placeholder: 'e.g. the photographer\'s name' });
+  const credit = h('input', { type: 'text', id: 'import-credit', maxlength: 60, placeholder: t('e.g. the photographer\'s name') });
   const file = h('input', { type: 'file', id: 'import-files', accept: 'image/*', multiple: true });
   file.addEventListener('change', () => {
     const files = [...file.files];
@@ -129,15 +233,16 @@ export function photosTab(env, body) {
     importFiles(ev, files, credit.value.trim(), restart);
   });
   clear(body,
-    h('details', { class: 'section' }, h('summary', null, 'Import photos'), h('div', null,
-      h('p', { class: 'small muted' }, 'Photos from a photographer or a camera: they are visible at once.'),
-      h('div', { class: 'field' }, h('label', { for: 'import-credit' }, 'Credit (optional)'), credit),
-      h('div', { class: 'field' }, h('label', { for: 'import-files' }, 'Photos'), file))),
+    h('details', { class: 'section' }, h('summary', null, t('Import photos')), h('div', null,
+      h('p', { class: 'small muted' }, t('Photos from a photographer or a camera: they are visible at once.')),
+      h('div', { class: 'field' }, h('label', { for: 'import-credit' }, t('Credit (optional)')), credit),
+      h('div', { class: 'field' }, h('label', { for: 'import-files' }, t('Photos')), file))),
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, challenge,
-      h('label', { class: 'check', style: 'margin:0' }, favs, 'Favorites'),
+      h('label', { class: 'check', style: 'margin:0' }, favs, t('Favourites')),
       h('span', { class: 'grow' }),
-      h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, 'Select all')),
-    h('p', { class: 'small muted' }, 'Tap photos to select them; double-tap to view one large.'),
+      h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, t('Select all'))),
+    h('p', { class: 'small muted' }, t('New photos appear here by themselves. Tap a photo to select it; use the buttons under it to approve, hide or favourite it.')),
+    h('p', { class: 'small muted keys', id: 'photo-keys' }, t('Keyboard: '), KEYS().map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])),
     grid, sentinel, note, bar);
   restart();
 }
@@ -165,41 +270,42 @@ async function importFiles(ev, files, credit, done) {
 /** guestbookTab is the guestbook moderation of one event. */
 export function guestbookTab(env, body) {
   const ev = env.ev();
-  const status = select('status', [['', 'All messages'], ['pending', 'Waiting for review'], ['visible', 'Visible'], ['hidden', 'Hidden']], '');
+  const status = select('status', [['', t('All messages')], ['pending', t('Waiting for review')], ['visible', t('Visible')], ['hidden', t('Hidden')]], '');
+  status.setAttribute('aria-label', t('Which messages'));
   const list = h('div', { id: 'messages' });
   const sentinel = h('div', { class: 'sentinel' });
   const note = h('p', { class: 'muted center' });
   const selected = new Set();
   const count = h('strong');
   const bar = h('div', { class: 'actionbar', hidden: true }, h('div', { class: 'row' }, count,
-    h('button', { class: 'small', onclick: (e) => act('approve', e.currentTarget) }, 'Approve'),
-    h('button', { class: 'small', onclick: (e) => act('hide', e.currentTarget) }, 'Hide'),
-    h('button', { class: 'small danger', onclick: (e) => act('delete', e.currentTarget) }, 'Delete')));
+    h('button', { class: 'small', onclick: (e) => act('approve', e.currentTarget) }, t('Approve')),
+    h('button', { class: 'small', onclick: (e) => act('hide', e.currentTarget) }, t('Hide')),
+    h('button', { class: 'small danger', onclick: (e) => act('delete', e.currentTarget) }, t('Delete'))));
   let cursor;
   // gen counts restarts: a page that arrives after a restart belongs to
   // the old filter and is dropped, not mixed into the new list.
   let gen = 0;
   let stop = () => {};
   const item = (m) => {
-    const box = h('input', { type: 'checkbox', 'aria-label': 'Select' });
+    const box = h('input', { type: 'checkbox', 'aria-label': t('Select') });
     box.addEventListener('change', () => {
       if (box.checked) selected.add(m.id); else selected.delete(m.id);
       bar.hidden = !selected.size;
-      count.textContent = `${selected.size} selected`;
+      count.textContent = t('{n} selected', { n: selected.size });
     });
     return h('div', { class: 'msg row', dataset: { id: m.id }, style: 'align-items:flex-start' },
       box,
       h('div', { class: 'grow' },
-        h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || 'A guest'),
+        h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || t('A guest')),
           h('span', { class: 'small muted' }, fmtTime(m.createdAt), ' ',
             m.status !== 'visible' ? h('span', { class: 'pill warn' }, m.status) : null)),
         m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
         m.hasAudio ? h('audio', { controls: true, preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` }) : null));
   };
   const act = async (action, button) => {
-    if (action === 'delete' && !confirmDo(`Delete ${selected.size} message${selected.size === 1 ? '' : 's'}?`)) return;
+    if (action === 'delete' && !confirmDo(t('Delete {n} message(s)?', { n: selected.size }))) return;
     const res = await busy(button, call(`/api/admin/events/${ev.id}/messages`, { method: 'POST', body: { action, ids: [...selected] } }));
-    if (res) { toast(`${res.changed} changed`); restart(); }
+    if (res) { toast(t('{n} changed', { n: res.changed })); restart(); }
   };
   const more = async () => {
     if (cursor === null) return false;
@@ -212,10 +318,10 @@ export function guestbookTab(env, body) {
       if (mine !== gen) return false;
       list.append(...res.messages.map(item));
       cursor = res.nextCursor;
-      if (!list.children.length) note.textContent = 'No message yet.';
+      if (!list.children.length) note.textContent = t('No message yet.');
       return cursor !== null;
     } catch (e) {
-      clear(note, notYet(e) ? unavailable('Guestbook moderation') : h('span', { class: 'form-err' }, errText(e)));
+      clear(note, notYet(e) ? unavailable(t('Guestbook moderation')) : h('span', { class: 'form-err' }, errText(e)));
       return false;
     }
   };
@@ -230,10 +336,18 @@ export function guestbookTab(env, body) {
     stop = infinite(sentinel, more);
   };
   status.addEventListener('change', restart);
+  // Messages pushed by the box: reload the list shortly after, unless
+  // the host is selecting (then after their action).
+  let soon = 0;
+  const later = () => {
+    clearTimeout(soon);
+    soon = setTimeout(() => { if (!selected.size && list.isConnected) restart(); else if (list.isConnected) later(); }, 300);
+  };
+  ['message.added', 'message.changed', 'message.removed', 'reset'].forEach((n) => env.on(n, later));
   clear(body,
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, h('span', { class: 'grow' }),
-      h('a', { class: 'btn small', href: `/api/admin/events/${ev.id}/messages/archive`, download: '' }, 'Download all (ZIP)')),
-    ev.guestbookEnabled ? null : h('div', { class: 'banner' }, 'The guestbook is off for this event: guests cannot write new messages.'),
+      h('a', { class: 'btn small', href: `/api/admin/events/${ev.id}/messages/archive`, download: '' }, t('Download all (ZIP)'))),
+    ev.guestbookEnabled ? null : h('div', { class: 'banner' }, t('The guestbook is off for this event: guests cannot write new messages.')),
     list, sentinel, note, bar);
   restart();
 }

@@ -1,6 +1,7 @@
 // Console building blocks: the API wrapper that notices a lost session,
 // form fields with their error slots, and plain-English error text.
 import { api, ApiError, h, toast } from './lib.js';
+import { t } from './admin-i18n.js';
 
 /** signedOut is the event the console listens to: a call answered 401. */
 export const SIGNED_OUT = 'eventbox:signed-out';
@@ -22,22 +23,22 @@ export async function call(path, opts) {
 
 /** errText says in plain words why a call failed. */
 export function errText(e) {
-  if (!(e instanceof ApiError)) return (e && e.message) || 'Something went wrong.';
+  if (!(e instanceof ApiError)) return (e && e.message) || t('Something went wrong.');
   switch (e.code) {
-    case 'network': return 'The box could not be reached. Check the Wi-Fi and try again.';
-    case 'unauthorized': return 'Wrong password, or you are signed out.';
-    case 'invalid_code': return 'That code is not right.';
-    case 'forbidden': return 'You are not allowed to do this.';
-    case 'not_found': return 'Not found: it may have been deleted.';
-    case 'rate_limited': return `Too many attempts. Try again in ${e.retryAfter || 60} seconds.`;
-    case 'not_implemented': return 'This box does not offer this yet.';
-    case 'too_large': return 'That file is too large.';
-    case 'invalid_image': return 'That file is not a supported image.';
-    case 'webhook_failed': case 'smtp_failed': return e.serverMessage || 'The test failed.';
-    case 'internal': return 'Something went wrong on the box. Try again.';
+    case 'network': return t('The box could not be reached. Check the Wi-Fi and try again.');
+    case 'unauthorized': return t('Wrong password, or you are signed out.');
+    case 'invalid_code': return t('That code is not right.');
+    case 'forbidden': return t('You are not allowed to do this.');
+    case 'not_found': return t('Not found: it may have been deleted.');
+    case 'rate_limited': return t('Too many attempts. Try again in {n} seconds.', { n: e.retryAfter || 60 });
+    case 'not_implemented': return t('This box does not offer this yet.');
+    case 'too_large': return t('That file is too large.');
+    case 'invalid_image': return t('That file is not a supported image.');
+    case 'webhook_failed': case 'smtp_failed': return e.serverMessage || t('The test failed.');
+    case 'internal': return t('Something went wrong on the box. Try again.');
     case 'bad_request': {
       const d = Object.entries(e.details);
-      return d.length ? d.map(([k, v]) => `${k}: ${v}`).join('; ') : 'The request was refused.';
+      return d.length ? d.map(([k, v]) => `${k}: ${v}`).join('; ') : t('The request was refused.');
     }
   }
   return e.serverMessage || `The box answered ${e.status || 'nothing'} (${e.code}).`;
@@ -48,7 +49,7 @@ export const notYet = (e) => e instanceof ApiError && e.status === 501;
 
 /** unavailable is the card shown where a part of the box answers 501. */
 export const unavailable = (what) =>
-  h('div', { class: 'card muted' }, `${what}: this box does not offer this yet. Update the box to use it.`);
+  h('div', { class: 'card muted' }, t('{what}: this box does not offer this yet. Update the box to use it.', { what }));
 
 let seq = 0;
 

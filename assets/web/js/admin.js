@@ -4,6 +4,7 @@
 import { api, h, $, clear, toast, fmtDate } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
 import { storageBanner } from './admin-backup.js';
+import { t, loadConsoleLang, langMenu } from './admin-i18n.js';
 
 const app = $('#app');
 /** ctx is what every view gets: the signed-in account and navigation. */
@@ -49,11 +50,13 @@ async function route() {
     try {
       await refreshMe();
     } catch (e) {
-      return clear(app, shell(null, h('div', { class: 'banner bad' }, errText(e), ' ', h('button', { class: 'small', onclick: route }, 'Retry'))));
+      return clear(app, shell(null, h('div', { class: 'banner bad' }, errText(e), ' ', h('button', { class: 'small', onclick: route }, t('Retry')))));
     }
     if (n !== routing) return;
     if (!ctx.me) return signInPage();
   }
+  // The box made this password: nothing else before the host picks one.
+  if (ctx.me.mustChangePassword) return newPasswordPage();
   const [, section, id, tab] = parts;
   try {
     switch (section) {
@@ -64,7 +67,9 @@ async function route() {
         if (id) return await (await import('./admin-event.js')).eventPage(ctx, view, id, tab || 'settings');
         return go('/admin', true);
       case 'wall':
-        return (await import('./wall.js')).wallPage(ctx, app, id);
+        // The wall moved to wall links (/wall/<token>), made on the
+        // event's Share tab.
+        return ctx.go('/admin/events/' + encodeURIComponent(id || '') + '/share', true);
       case 'account':
         return accountPage();
       case 'team':
@@ -74,10 +79,10 @@ async function route() {
       case 'stats':
         return await (await import('./admin-system.js')).statsPage(ctx, view);
       default:
-        return view('Not found', h('p', null, 'This page does not exist. ', h('a', { href: '/admin' }, 'Back to the events')));
+        return view(t('Not found'), h('p', null, t('This page does not exist. '), h('a', { href: '/admin' }, t('Back to the events'))));
     }
   } catch (e) {
-    view('Problem', h('div', { class: 'banner bad' }, errText(e)), h('p', null, h('a', { href: '/admin' }, 'Back to the events')));
+    view(t('Problem'), h('div', { class: 'banner bad' }, errText(e)), h('p', null, h('a', { href: '/admin' }, t('Back to the events'))));
   }
 }
 
@@ -90,17 +95,17 @@ function shell(me, ...content) {
   if (me && !banner) banner = storageBanner();
   const here = location.pathname;
   const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
-  const nav = me ? h('nav', { class: 'tabs', 'aria-label': 'Console' },
-    link('/admin', 'Events'),
-    link('/admin/stats', 'Stats'),
-    me.role === 'owner' ? link('/admin/team', 'Team') : null,
-    me.role === 'owner' ? link('/admin/settings', 'Settings') : null,
-    link('/admin/account', 'Account')) : null;
+  const nav = me ? h('nav', { class: 'tabs', 'aria-label': t('Console') },
+    link('/admin', t('Events')),
+    link('/admin/stats', t('Stats')),
+    me.role === 'owner' ? link('/admin/team', t('Team')) : null,
+    me.role === 'owner' ? link('/admin/settings', t('Settings')) : null,
+    link('/admin/account', t('Account'))) : null;
   return [
     h('header', { class: 'top' }, h('div', { class: 'wrap spread', style: 'padding-bottom:0' },
       h('a', { class: 'brand', href: me ? '/admin' : '/' }, 'eventbox'),
       me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
-        h('button', { class: 'small', onclick: signOut }, 'Sign out')) : null),
+        h('button', { class: 'small', onclick: signOut }, t('Sign out'))) : langMenu(h)),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
     h('main', { class: 'wrap' }, me ? banner : null, content),
   ];
@@ -120,58 +125,58 @@ async function signOut(e) {
 }
 
 function signInPage() {
-  document.title = 'Sign in · eventbox';
+  document.title = t('Sign in · eventbox');
   const user = h('input', { type: 'text', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false', placeholder: 'admin' });
   const pass = h('input', { type: 'password', autocomplete: 'current-password', required: true });
   const form = h('form', { class: 'card stack', id: 'sign-in', novalidate: true },
-    field('username', 'Username', user, 'Leave empty for the first owner.'),
-    field('password', 'Password', pass),
-    h('button', { class: 'primary block', type: 'submit' }, 'Sign in'));
+    field('username', t('Username'), user, t('Leave empty for the first owner.')),
+    field('password', t('Password'), pass),
+    h('button', { class: 'primary block', type: 'submit' }, t('Sign in')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form, null);
     const btn = form.querySelector('button[type=submit]');
     const res = await busy(btn, api('/api/admin/login', { method: 'POST', body: { username: user.value.trim(), password: pass.value } }),
-      (err) => showErrors(form, err.status === 401 ? new Error('Wrong username or password.') : err));
+      (err) => showErrors(form, err.status === 401 ? new Error(t('Wrong username or password.')) : err));
     if (!res) return;
     if (res.codeRequired) return codePage();
     await refreshMe();
     route();
   });
-  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:8vh auto 0' }, h('h1', null, 'Sign in'), form)));
+  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:8vh auto 0' }, h('h1', null, t('Sign in')), form)));
   (user.value ? pass : user).focus();
 }
 
 function codePage() {
   const code = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', autocapitalize: 'none' });
   const form = h('form', { class: 'card stack', id: 'sign-in-code', novalidate: true },
-    field('code', 'Code', code, 'The six digits from your authenticator app, or one of your recovery codes.'),
-    h('button', { class: 'primary block', type: 'submit' }, 'Continue'),
-    h('button', { class: 'linkish', type: 'button', onclick: signInPage }, 'Start again'));
+    field('code', t('Code'), code, t('The six digits from your authenticator app, or one of your recovery codes.')),
+    h('button', { class: 'primary block', type: 'submit' }, t('Continue')),
+    h('button', { class: 'linkish', type: 'button', onclick: signInPage }, t('Start again')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form, null);
     const res = await busy(form.querySelector('button[type=submit]'),
       api('/api/admin/login/code', { method: 'POST', body: { code: code.value.replace(/\s+/g, '') } }),
-      (err) => showErrors(form, err.status === 401 ? new Error('That code is not right.') : err));
+      (err) => showErrors(form, err.status === 401 ? new Error(t('That code is not right.')) : err));
     if (!res) return;
     await refreshMe();
     route();
   });
-  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:8vh auto 0' }, h('h1', null, 'Two-step sign-in'), form)));
+  clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:8vh auto 0' }, h('h1', null, t('Two-step sign-in')), form)));
   code.focus();
 }
 
 function eventStatus(ev) {
-  if (ev.endedAt) return h('span', { class: 'pill' }, 'Ended');
-  if (!ev.uploadsOpen) return h('span', { class: 'pill warn' }, 'Uploads closed');
-  return h('span', { class: 'pill good' }, 'Open');
+  if (ev.endedAt) return h('span', { class: 'pill' }, t('Ended'));
+  if (!ev.uploadsOpen) return h('span', { class: 'pill warn' }, t('Uploads closed'));
+  return h('span', { class: 'pill good' }, t('Open'));
 }
 
 async function eventsPage() {
   const { events } = await call('/api/admin/events');
   const owner = ctx.me.role === 'owner';
-  const search = h('input', { type: 'search', placeholder: 'Search events', 'aria-label': 'Search events' });
+  const search = h('input', { type: 'search', placeholder: t('Search events'), 'aria-label': t('Search events') });
   const list = h('ul', { class: 'list', id: 'events' });
   const draw = () => {
     const q = search.value.trim().toLowerCase();
@@ -181,17 +186,49 @@ async function eventsPage() {
         h('a', { class: 'title', href: '/admin/events/' + ev.id }, ev.name),
         eventStatus(ev)),
       h('div', { class: 'small muted' },
-        [ev.eventDate ? fmtDate(ev.eventDate) : 'No date', `${ev.photos} photo${ev.photos === 1 ? '' : 's'}`,
-          ev.pending ? `${ev.pending} waiting for review` : null, '/e/' + ev.slug].filter(Boolean).join(' · ')))) :
-      h('li', { class: 'muted' }, events.length ? 'No event matches.' : owner ? 'No event yet. Create the first one.' : 'No event has been shared with you yet.'));
+        [ev.eventDate ? fmtDate(ev.eventDate) : t('No date'), t(ev.photos === 1 ? '{n} photo' : '{n} photos', { n: ev.photos }),
+          '/e/' + ev.slug].filter(Boolean).join(' · '),
+        ev.pending ? [' ', h('span', { class: 'count-badge' }, String(ev.pending)), ' ', t('waiting for review')] : null))) :
+      h('li', { class: 'muted' }, events.length ? t('No event matches.') : owner ? t('No event yet. Create the first one.') : t('No event has been shared with you yet.')));
   };
   search.addEventListener('input', draw);
   draw();
-  view('Events',
+  view(t('Events'),
     h('div', { class: 'row', style: 'margin-bottom:10px' },
       events.length > 6 ? h('div', { class: 'grow' }, search) : h('div', { class: 'grow' }),
-      owner ? h('a', { class: 'btn primary', href: '/admin/events/new' }, '+ New event') : null),
+      owner ? h('a', { class: 'btn primary', href: '/admin/events/new' }, t('+ New event')) : null),
     list);
+}
+
+/** newPasswordPage asks for a new password after a sign-in with the generated one. */
+function newPasswordPage() {
+  const current = h('input', { type: 'password', id: 'first-current', autocomplete: 'current-password' });
+  const next = h('input', { type: 'password', id: 'first-next', autocomplete: 'new-password', minlength: 10 });
+  const again = h('input', { type: 'password', id: 'first-again', autocomplete: 'new-password' });
+  const form = h('form', { class: 'card narrow', id: 'first-password', novalidate: true },
+    h('p', null, t('You signed in with the password the box generated. Choose your own now: the generated one stops working, and the box deletes its copy (the initial-password file).')),
+    field('current', t('Generated password'), current),
+    field('next', t('New password'), next, t('At least 10 characters.')),
+    field('again', t('New password again'), again),
+    h('button', { class: 'primary', type: 'submit' }, t('Save my password')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    if (next.value !== again.value) {
+      const f = form.querySelector('[data-field=again]');
+      f.classList.add('invalid');
+      f.querySelector('.err').textContent = t('The two new passwords differ.');
+      return;
+    }
+    const res = await busy(form.querySelector('[type=submit]'),
+      api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
+      (err) => showErrors(form, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: t('This is not the generated password.') } }) : err));
+    if (!res) return;
+    ctx.me = { ...ctx.me, mustChangePassword: false };
+    toast('Password saved');
+    route();
+  });
+  view(t('Choose your password'), form);
 }
 
 async function accountPage() {
@@ -199,10 +236,10 @@ async function accountPage() {
   const name = h('input', { type: 'text', value: me.name || '', autocomplete: 'name' });
   const email = h('input', { type: 'email', value: me.email || '', autocomplete: 'email' });
   const profile = h('form', { class: 'card', novalidate: true },
-    h('h2', { style: 'margin-top:0' }, 'Profile'),
-    h('p', { class: 'muted small' }, `Signed in as ${me.username} (${me.role}).`),
-    field('name', 'Name', name), field('email', 'Email', email, 'Summaries and alerts go here.'),
-    h('button', { class: 'primary', type: 'submit' }, 'Save'));
+    h('h2', { style: 'margin-top:0' }, t('Profile')),
+    h('p', { class: 'muted small' }, t('Signed in as {user} ({role}).', { user: me.username, role: t(me.role) })),
+    field('name', t('Name'), name), field('email', t('Email'), email, t('Summaries and alerts go here.')),
+    h('button', { class: 'primary', type: 'submit' }, t('Save')));
   profile.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(profile, null);
@@ -215,58 +252,58 @@ async function accountPage() {
   const next = h('input', { type: 'password', autocomplete: 'new-password', minlength: 10 });
   const again = h('input', { type: 'password', autocomplete: 'new-password' });
   const pw = h('form', { class: 'card', novalidate: true },
-    h('h2', { style: 'margin-top:0' }, 'Password'),
-    field('current', 'Current password', current),
-    field('next', 'New password', next, 'At least 10 characters. Your other devices are signed out.'),
-    field('again', 'New password again', again),
-    h('button', { class: 'primary', type: 'submit' }, 'Change password'));
+    h('h2', { style: 'margin-top:0' }, t('Password')),
+    field('current', t('Current password'), current),
+    field('next', t('New password'), next, t('At least 10 characters. Your other devices are signed out.')),
+    field('again', t('New password again'), again),
+    h('button', { class: 'primary', type: 'submit' }, t('Change password')));
   pw.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(pw, null);
     if (next.value !== again.value) {
       const f = pw.querySelector('[data-field=again]');
       f.classList.add('invalid');
-      f.querySelector('.err').textContent = 'The two new passwords differ.';
+      f.querySelector('.err').textContent = t('The two new passwords differ.');
       return;
     }
     const res = await busy(pw.querySelector('[type=submit]'),
       api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
-      (err) => showErrors(pw, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'This is not your current password.' } }) : err));
+      (err) => showErrors(pw, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: t('This is not your current password.') } }) : err));
     if (res) { pw.reset(); toast('Password changed'); }
   });
 
-  const tf = h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, 'Two-step sign-in'), h('p', { class: 'muted' }, 'Loading…'));
-  view('Account', h('div', { class: 'two' }, h('div', null, profile, tf), pw));
+  const tf = h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Two-step sign-in')), h('p', { class: 'muted' }, t('Loading…')));
+  view(t('Account'), h('div', { class: 'two' }, h('div', null, profile, tf), pw));
   (await import('./admin-system.js')).twoFactorCard(ctx, tf).catch((e) => {
-    clear(tf, h('h2', { style: 'margin-top:0' }, 'Two-step sign-in'), notYet(e) ? unavailable('Two-step sign-in') : h('p', { class: 'form-err' }, errText(e)));
+    clear(tf, h('h2', { style: 'margin-top:0' }, t('Two-step sign-in')), notYet(e) ? unavailable(t('Two-step sign-in')) : h('p', { class: 'form-err' }, errText(e)));
   });
 }
 
 function invitePage(token) {
-  document.title = 'Join · eventbox';
+  document.title = t('Join · eventbox');
   const username = h('input', { type: 'text', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false' });
   const name = h('input', { type: 'text', autocomplete: 'name' });
   const pass = h('input', { type: 'password', autocomplete: 'new-password' });
   const form = h('form', { class: 'card', novalidate: true },
-    field('username', 'Username', username, 'What you type to sign in.'),
-    field('name', 'Your name', name),
-    field('password', 'Password', pass, 'At least 10 characters.'),
-    h('button', { class: 'primary block', type: 'submit' }, 'Create my account'));
+    field('username', t('Username'), username, t('What you type to sign in.')),
+    field('name', t('Your name'), name),
+    field('password', t('Password'), pass, t('At least 10 characters.')),
+    h('button', { class: 'primary block', type: 'submit' }, t('Create my account')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form, null);
     const res = await busy(form.querySelector('[type=submit]'),
       api('/api/admin/invite/' + encodeURIComponent(token), { method: 'POST', body: { username: username.value.trim(), name: name.value.trim(), password: pass.value } }),
-      (err) => showErrors(form, err.status === 404 ? new Error('This invitation was already used, has expired or was withdrawn. Ask for a new one.') : err));
+      (err) => showErrors(form, err.status === 404 ? new Error(t('This invitation was already used, has expired or was withdrawn. Ask for a new one.')) : err));
     if (!res) return;
     await refreshMe();
     go('/admin', true);
   });
   clear(app, shell(null, h('div', { class: 'narrow', style: 'margin:6vh auto 0' },
-    h('h1', null, 'Join the team'),
-    h('p', { class: 'muted' }, 'You were invited to help run events on this eventbox. Choose how you will sign in.'),
+    h('h1', null, t('Join the team')),
+    h('p', { class: 'muted' }, t('You were invited to help run events on this eventbox. Choose how you will sign in.')),
     form)));
   username.focus();
 }
 
-route();
+loadConsoleLang().finally(route);

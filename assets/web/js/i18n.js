@@ -27,8 +27,8 @@ export function saveLang(lang) {
   try { localStorage.setItem(SAVED, lang); } catch { /* storage off */ }
 }
 
-async function fetchLocale(lang) {
-  const res = await fetch(`/locales/${lang}.json`);
+async function fetchLocale(lang, prefix = '') {
+  const res = await fetch(`/locales/${prefix}${lang}.json`);
   if (!res.ok) throw new Error(`locale ${lang}: ${res.status}`);
   return res.json();
 }
@@ -36,13 +36,15 @@ async function fetchLocale(lang) {
 /**
  * loadI18n loads lang and returns { lang, t }: t(key, vars) gives the text
  * with {name} placeholders filled from vars, the English text when lang
- * lacks the key, and the key itself when both lack it.
+ * lacks the key, and the key itself when both lack it. prefix names
+ * another set of files, /locales/<prefix><lang>.json (the console's are
+ * admin-…, keyed by their English text, so they have no English file).
  */
-export async function loadI18n(lang) {
+export async function loadI18n(lang, prefix = '') {
   if (!LANGS[lang]) lang = 'en';
   const [en, own] = await Promise.all([
-    fetchLocale('en').catch(() => ({})),
-    lang === 'en' ? null : fetchLocale(lang).catch(() => ({})),
+    prefix ? {} : fetchLocale('en').catch(() => ({})),
+    lang === 'en' ? null : fetchLocale(lang, prefix).catch(() => ({})),
   ]);
   const dict = { ...en, ...(own || {}) };
   document.documentElement.lang = lang;

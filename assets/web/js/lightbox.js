@@ -11,9 +11,12 @@ import { h, clear, mediaURL, safeImg } from './lib.js';
  *     buttons' accessible names and the placeholder of a photo that
  *     cannot be shown,
  *   slideshow: true offers a full-screen slideshow (play / pause),
- *   autoplay: true starts it at once.
+ *   autoplay: true starts it at once,
+ *   keys { key: action } and onKey(action, p, close): more keyboard
+ *     shortcuts (e.g. the console's a, h, f).
  * The viewer is opaque and covers the whole page. It returns a function
- * that closes it.
+ * that closes it; its redraw() draws the current item again (after its
+ * state changed).
  */
 export function openLightbox(items, index, opts = {}) {
   const labels = { close: 'Close', prev: 'Previous', next: 'Next', play: 'Slideshow', pause: 'Pause', unavailable: 'This photo cannot be shown right now.', ...(opts.labels || {}) };
@@ -76,6 +79,10 @@ export function openLightbox(items, index, opts = {}) {
     if (e.key === 'Escape') close();
     else if (e.key === 'ArrowLeft') move(-1);
     else if (e.key === 'ArrowRight') move(1);
+    else if (opts.keys && opts.onKey && !e.ctrlKey && !e.metaKey && !e.altKey && opts.keys[e.key.toLowerCase()]) {
+      e.preventDefault();
+      opts.onKey(opts.keys[e.key.toLowerCase()], items[i], close);
+    }
   };
   let x0 = null;
   stage.addEventListener('touchstart', (e) => { x0 = e.touches[0].clientX; }, { passive: true });
@@ -92,6 +99,7 @@ export function openLightbox(items, index, opts = {}) {
     document.body.style.overflow = '';
     if (opts.onClose) opts.onClose();
   };
+  close.redraw = () => { if (box.isConnected) show(); };
   document.addEventListener('keydown', key);
   document.body.style.overflow = 'hidden';
   document.body.append(box);

@@ -1,119 +1,240 @@
-// The live wall (/admin/wall/<eventId>): a full-screen slideshow of the
-// event's visible photos for a screen at the venue. It follows the event's
-// wallStyle, polls for new photos every few seconds and shows them first.
-import { h, clear, mediaURL, sleep } from './lib.js';
-import { call, errText } from './admin-ui.js';
+// The live wall (/wall/<token>): a full-screen show of an event's visible
+// photos and approved guestbook texts for a screen at the venue, opened
+// with a wall link the hosts made in the console (no sign-in). It follows
+// the event's wallStyle, shows a new photo within a second or two of it
+// becoming visible (pushed by the box, live.js), and is built to run all
+// night: at most two slides in the page, a bounded list of photos, and
+// every video's source released when its slide goes.
+import { h, clear } from './lib.js';
+import { openLive } from './live.js';
+import { pickLang } from './i18n.js';
 
-const POLL_MS = 5000;
+// WORDS are the wall's few words, by language.
+const WORDS = {
+  en: { scan: 'Scan to share your photos', code: 'Access code', empty: 'Photos appear here as guests take them.', gone: 'This wall link was revoked or does not exist.', full: 'Click for full screen', by: 'by {name}', wifi: 'Wi-Fi' },
+  fr: { scan: 'Scannez pour partager vos photos', code: 'Code d’accès', empty: 'Les photos apparaissent ici dès que les invités les prennent.', gone: 'Ce lien de mur a été révoqué ou n’existe pas.', full: 'Cliquez pour le plein écran', by: 'par {name}', wifi: 'Wi-Fi' },
+  it: { scan: 'Inquadra per condividere le tue foto', code: 'Codice di accesso', empty: 'Le foto appaiono qui appena gli ospiti le scattano.', gone: 'Questo link del muro è stato revocato o non esiste.', full: 'Clicca per lo schermo intero', by: 'di {name}', wifi: 'Wi-Fi' },
+  es: { scan: 'Escanea para compartir tus fotos', code: 'Código de acceso', empty: 'Las fotos aparecen aquí en cuanto los invitados las hacen.', gone: 'Este enlace del muro fue revocado o no existe.', full: 'Haz clic para pantalla completa', by: 'de {name}', wifi: 'Wi-Fi' },
+};
+
+// POOL bounds the photos kept in memory (newest first); MESSAGES the texts.
 const POOL = 300;
+const MESSAGES = 50;
+// A text comes after every MESSAGE_EVERY slides of photos.
+const MESSAGE_EVERY = 4;
+// FADE is the cross-fade, ms; a video plays at most MAX_VIDEO ms.
+const FADE = 800;
+const MAX_VIDEO = 30000;
 
-/** wallPage takes over the page; it needs a signed-in console session. */
-export async function wallPage(ctx, app, id) {
-  document.body.className = 'dark';
-  const stage = h('div', { class: 'wall', title: 'Click for full screen' });
-  clear(app, stage);
-  let ev;
-  try {
-    ({ event: ev } = await call('/api/admin/events/' + encodeURIComponent(id || '')));
-  } catch (e) {
-    return clear(stage, h('div', { class: 'empty' }, errText(e)));
+const app = document.getElementById('app');
+const token = decodeURIComponent(location.pathname.split('/')[2] || '');
+const base = '/api/wall/' + encodeURIComponent(token);
+const media = (id, v) => `${base}/media/${encodeURIComponent(id)}?v=${v}`;
+
+async function load() {
+  const res = await fetch(base, { cache: 'no-store' });
+  if (!res.ok) return { status: res.status };
+  return { status: 200, data: await res.json() };
+}
+
+function goneScreen(w) {
+  document.title = 'eventbox wall';
+  clear(app, h('div', { class: 'wall' }, h('div', { class: 'empty', role: 'status' }, w.gone)));
+}
+
+async function main() {
+  let first;
+  try { first = await load(); } catch { first = { status: 0 }; }
+  const lang = pickLang(first.data && first.data.event.defaultLocale);
+  document.documentElement.lang = lang;
+  const w = WORDS[lang] || WORDS.en;
+  if (first.status !== 200) {
+    if (first.status === 0) { setTimeout(main, 5000); return; }
+    return goneScreen(w);
   }
-  document.title = ev.name + ' · wall';
-  // The event always carries a whole wallStyle (the store's event model).
+  const ev = first.data.event;
   const style = ev.wallStyle;
-  stage.addEventListener('click', () => {
+  document.title = ev.name;
+  if (ev.accentColor) document.documentElement.style.setProperty('--accent', ev.accentColor);
+
+  const stage = h('div', { class: 'slides', 'aria-live': 'off' });
+  const head = h('header', { class: 'wall-head' },
+    ev.logoVersion ? h('img', { class: 'logo', src: `/api/e/${encodeURIComponent(ev.slug)}/logo?v=${ev.logoVersion}`, alt: '' }) : null,
+    h('h1', null, ev.name));
+  const join = ev.joinUrl.replace(/^https?:\/\//, '');
+  const card = style.showQr ? h('aside', { class: 'scan' },
+    h('img', { src: `${base}/qr`, alt: '' }),
+    h('div', { class: 'scan-words' }, h('strong', null, w.scan), h('div', { class: 'url' }, join),
+      ev.accessCode ? h('div', { class: 'code' }, w.code + ': ', h('b', null, ev.accessCode)) : null)) : null;
+  const root = h('main', { class: 'wall v2 ' + (style.layout === 'grid' ? 'grid-layout' : 'single-layout'), title: w.full }, stage, head, card);
+  root.addEventListener('click', () => {
     if (!document.fullscreenElement && document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
   });
-  stage.style.cursor = 'none';
+  clear(app, root);
 
-  const pool = []; // newest first, PhotoDto
-  const fresh = []; // arrived since start, not shown yet
-  const known = new Set();
-  let newest = 0;
+  const photos = first.data.photos.slice(0, POOL); // newest first
+  const messages = first.data.messages.slice(0, MESSAGES);
+  const fresh = []; // arrived since start, shown next
   let cycle = 0;
-  const poll = async () => {
-    // revealAt holds the album back, on the wall too (docs/decisions.md, "Reveal later").
-    if (ev.revealAt && Date.now() < ev.revealAt) return;
-    try {
-      const res = await call(`/api/admin/events/${ev.id}/photos?status=visible`);
-      const arrivals = res.photos.filter((p) => !known.has(p.id));
-      for (const p of arrivals.reverse()) {
-        known.add(p.id);
-        pool.unshift(p);
-        if (newest && p.createdAt > newest) fresh.push(p);
-      }
-      if (!newest && pool.length) cycle = 0;
-      newest = Math.max(newest, ...pool.map((p) => p.createdAt), 1);
-      pool.length = Math.min(pool.length, POOL);
-      if (res.photos.length === 0 && pool.length) {
-        // Everything was hidden or deleted: start over.
-        pool.length = 0;
-        known.clear();
-      }
-    } catch {
-      // A dropped connection: keep showing what we have.
-    }
-  };
-  const next = () => {
-    if (fresh.length) return fresh.shift();
-    if (!pool.length) return null;
-    return pool[cycle++ % pool.length];
-  };
-  const qr = style.showQr ? h('div', { class: 'qr' },
-    h('img', { src: `/api/admin/events/${ev.id}/qr?format=svg&size=512`, alt: '', onerror: (e) => e.target.remove() }),
-    h('div', null, location.host + '/e/' + ev.slug)) : null;
+  let msgCycle = 0;
+  let slides = 0;
+  let current = null; // { el, ids }
+  let wake = null;
 
-  const loadImg = async (p) => {
-    const img = new Image();
-    img.src = mediaURL(p.id, 'display');
-    try { await img.decode(); } catch { return null; }
-    return img;
+  const upsert = (list, item, max) => {
+    const i = list.findIndex((x) => x.id === item.id);
+    if (i >= 0) { list[i] = item; return false; }
+    list.unshift(item);
+    list.sort((a, b) => b.createdAt - a.createdAt);
+    if (list.length > max) list.length = max;
+    return true;
   };
-  let current = null;
-  const showSingle = async () => {
-    const p = next();
-    if (!p) return empty();
-    const img = await loadImg(p);
-    if (!img) return;
-    const slide = h('div', { class: 'slide', style: 'opacity:0' }, img,
-      style.showNames && p.guestName ? h('div', { class: 'who' }, p.guestName) : null);
-    stage.append(slide);
-    requestAnimationFrame(() => requestAnimationFrame(() => { slide.style.opacity = '1'; }));
-    const old = current;
-    current = slide;
-    if (old) { old.style.opacity = '0'; setTimeout(() => old.remove(), 900); }
+  const drop = (list, id) => {
+    const i = list.findIndex((x) => x.id === id);
+    if (i >= 0) list.splice(i, 1);
   };
-  const showGrid = async () => {
-    const n = Math.min(6, pool.length + fresh.length);
-    if (!n) return empty();
-    const picks = [];
-    for (let i = 0; i < n; i++) { const p = next(); if (p && !picks.includes(p)) picks.push(p); }
-    await Promise.all(picks.map(loadImg));
-    const grid = h('div', { class: 'wgrid', style: 'opacity:0' }, picks.map((p) => h('div', { style: `background-image:url("${mediaURL(p.id, 'display')}")` },
-      style.showNames && p.guestName ? h('div', { class: 'who' }, p.guestName) : null)));
-    stage.append(grid);
-    requestAnimationFrame(() => requestAnimationFrame(() => { grid.style.opacity = '1'; }));
-    const old = current;
-    current = grid;
-    if (old) { old.style.opacity = '0'; setTimeout(() => old.remove(), 900); }
-  };
-  const empty = () => {
-    if (current && current.classList.contains('empty')) return;
-    const e = h('div', { class: 'empty' }, h('div', null, h('div', null, ev.name), h('div', { style: 'font-size:1.2rem;opacity:.7;margin-top:12px' }, 'Photos appear here as guests take them.')));
-    if (current) current.remove();
-    current = e;
-    stage.append(e);
-  };
-  if (qr) stage.append(qr);
-  await poll();
-  let lastPoll = Date.now();
-  while (stage.isConnected) {
-    await (style.layout === 'grid' ? showGrid() : showSingle());
-    if (qr) stage.append(qr); // keep the QR above the slides
-    const until = Date.now() + style.interval * 1000;
-    while (Date.now() < until && stage.isConnected) {
-      if (Date.now() - lastPoll >= POLL_MS) { lastPoll = Date.now(); await poll(); if (fresh.length && current && current.classList.contains('empty')) break; }
-      await sleep(500);
+
+  const live = openLive(base + '/live', () => root.isConnected);
+  const onPhoto = (p) => {
+    if (upsert(photos, p, POOL)) {
+      fresh.push(p);
+      if (fresh.length > 20) fresh.shift();
+      if (wake) wake();
     }
+  };
+  live.on('photo.added', onPhoto);
+  live.on('photo.changed', onPhoto);
+  live.on('photo.removed', ({ id }) => {
+    drop(photos, id);
+    drop(fresh, id);
+    if (current && current.ids.includes(id) && wake) wake();
+  });
+  live.on('message.changed', (m) => { upsert(messages, m, MESSAGES); });
+  live.on('message.removed', ({ id }) => drop(messages, id));
+  live.on('reset', async () => {
+    const again = await load().catch(() => null);
+    if (!again || again.status !== 200) return;
+    photos.length = 0;
+    photos.push(...again.data.photos.slice(0, POOL));
+    messages.length = 0;
+    messages.push(...again.data.messages.slice(0, MESSAGES));
+  });
+  live.on('gone', async () => {
+    // Refused: a revoked link answers 404 from now on.
+    const again = await load().catch(() => null);
+    if (again && again.status === 404) { live.close(); root.remove(); goneScreen(w); }
+  });
+
+  const nextPhoto = (not) => {
+    while (fresh.length) {
+      const p = fresh.shift();
+      if (photos.includes(p) && p !== not) return p;
+    }
+    if (!photos.length) return null;
+    for (let k = 0; k < photos.length; k++) {
+      const p = photos[cycle++ % photos.length];
+      if (p !== not) return p;
+    }
+    return photos[0];
+  };
+  const portrait = (p) => p.height > p.width * 1.1;
+  const caption = (p) => (style.showNames && p.guestName ? h('div', { class: 'who' }, w.by.replace('{name}', p.guestName)) : null);
+  const loadImg = (src) => new Promise((resolve) => {
+    const img = new Image();
+    img.decoding = 'async';
+    img.alt = '';
+    img.onload = () => resolve(img);
+    img.onerror = () => resolve(null);
+    img.src = src;
+  });
+  // A photo fills its frame without bars: the photo whole in front of a
+  // blurred, darkened copy of itself.
+  const frame = async (p) => {
+    if (p.video) {
+      const v = h('video', { muted: true, autoplay: true, playsinline: true, preload: 'auto', poster: media(p.id, 'display'), src: media(p.id, 'play') });
+      v.muted = true;
+      return h('figure', { class: 'frame' }, h('div', { class: 'fill', style: `background-image:url("${media(p.id, 'thumb')}")` }), v, caption(p));
+    }
+    const img = await loadImg(media(p.id, 'display'));
+    if (!img) return null;
+    return h('figure', { class: 'frame' }, h('div', { class: 'fill', style: `background-image:url("${media(p.id, 'thumb')}")` }), img, caption(p));
+  };
+  const release = (el) => {
+    for (const v of el.querySelectorAll('video')) { v.pause(); v.removeAttribute('src'); v.load(); }
+    for (const i of el.querySelectorAll('img')) i.removeAttribute('src');
+    el.remove();
+  };
+  const show = (el, ids) => {
+    el.classList.add('slide');
+    stage.append(el);
+    // Start the fade now: a style flush, not animation frames, which a
+    // busy or hidden screen may hold back.
+    void el.offsetWidth;
+    el.classList.add('on');
+    const old = current;
+    current = { el, ids };
+    if (old) { old.el.classList.remove('on'); setTimeout(() => release(old.el), FADE + 100); }
+    // Never more than two slides, whatever the timing.
+    while (stage.children.length > 2) release(stage.firstElementChild);
+  };
+  const emptySlide = () => h('div', { class: 'empty' }, h('div', null, h('div', { class: 'big' }, ev.name), h('div', { class: 'sub' }, w.empty)));
+  const messageSlide = (m) => h('blockquote', { class: 'note' }, h('p', null, m.text), m.guestName ? h('footer', null, '— ' + m.guestName) : null);
+
+  const single = async () => {
+    const p = nextPhoto();
+    if (!p) return { el: emptySlide(), ids: [], ms: 3000 };
+    const parts = [p];
+    // Two portraits side by side rather than one between wide bars.
+    if (portrait(p) && !p.video) {
+      const q = photos.find((x) => x !== p && portrait(x) && !x.video && !(current && current.ids.includes(x.id)));
+      if (q) parts.push(q);
+    }
+    const frames = (await Promise.all(parts.map(frame))).filter(Boolean);
+    if (!frames.length) return null;
+    const el = h('div', { class: 'pair n' + frames.length }, frames);
+    let ms = style.interval * 1000;
+    if (p.video) ms = Math.max(ms, Math.min(MAX_VIDEO, p.video.durationMs || ms));
+    return { el, ids: parts.map((x) => x.id), ms };
+  };
+  const grid = async () => {
+    const picks = [];
+    const n = Math.min(6, photos.length);
+    for (let i = 0; i < n * 2 && picks.length < n; i++) {
+      const p = nextPhoto();
+      if (p && !picks.includes(p)) picks.push(p);
+    }
+    if (!picks.length) return { el: emptySlide(), ids: [], ms: 3000 };
+    const frames = (await Promise.all(picks.map(async (p) => {
+      if (p.video) return frame(p);
+      const img = await loadImg(media(p.id, 'display'));
+      return img ? h('figure', { class: 'cell' }, img, caption(p)) : null;
+    }))).filter(Boolean);
+    return { el: h('div', { class: 'wgrid2 n' + frames.length }, frames), ids: picks.map((x) => x.id), ms: style.interval * 1000 };
+  };
+
+  // A photo that came while the next slide was being prepared cuts the
+  // slide short too, after a moment to see it.
+  // → or the space bar moves on at once (a host at the screen).
+  document.addEventListener('keydown', (e) => { if ((e.key === 'ArrowRight' || e.key === ' ') && wake) wake(); });
+  const wait = (ms) => new Promise((resolve) => {
+    if (fresh.length) ms = Math.min(ms, 700);
+    const t = setTimeout(() => { wake = null; resolve(); }, ms);
+    wake = () => { clearTimeout(t); wake = null; resolve(); };
+  });
+  while (root.isConnected) {
+    let next = null;
+    if (slides > 0 && slides % MESSAGE_EVERY === 0 && messages.length && !fresh.length) {
+      next = { el: messageSlide(messages[msgCycle++ % messages.length]), ids: [], ms: Math.max(5000, style.interval * 1000) };
+    } else {
+      next = await (style.layout === 'grid' ? grid() : single());
+    }
+    if (!next) { await wait(1000); continue; }
+    slides++;
+    show(next.el, next.ids);
+    // Hold the slide, unless a new photo comes (shown at once, after a
+    // short look at this one) or this one is taken down.
+    await wait(next.ms);
   }
 }
+
+main();

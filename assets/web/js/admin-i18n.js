@@ -1,0 +1,32 @@
+// The console's language: en, fr, it or es, chosen on this browser
+// (the language menu of the top bar), else the browser's, else English
+// (i18n.js's pickLang). The console's texts are their own keys: t('Save')
+// is the French of "Save" in /locales/admin-fr.json, or "Save" itself
+// when a locale lacks it, so English needs no file.
+import { pickLang, saveLang, loadI18n, LANGS } from './i18n.js';
+
+let current = { lang: 'en', t: (s) => s };
+
+/** loadConsoleLang loads the console's language; call it once, before drawing. */
+export async function loadConsoleLang() {
+  current = await loadI18n(pickLang(null), 'admin-');
+  return current.lang;
+}
+
+/** t is the text in the console's language; {name} placeholders are filled from vars. */
+export function t(text, vars) {
+  return current.t(text, vars);
+}
+
+/** consoleLang is the language the console speaks. */
+export function consoleLang() {
+  return current.lang;
+}
+
+/** langMenu is the top bar's language menu; choosing reloads the page. */
+export function langMenu(h) {
+  const sel = h('select', { 'aria-label': t('Language'), class: 'lang-menu' },
+    Object.entries(LANGS).map(([v, l]) => h('option', { value: v, selected: v === current.lang }, l)));
+  sel.addEventListener('change', () => { saveLang(sel.value); location.reload(); });
+  return sel;
+}

@@ -1,0 +1,189 @@
+package daemon
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"eventbox/assets"
+	"eventbox/daemon/qr"
+	"eventbox/daemon/signage"
+	"eventbox/store"
+)
+
+// signageQRSize is the pixel side of the QR codes put in a sign: sharp
+// at 60 mm on an A3 poster (about 200 dpi).
+const signageQRSize = 1024
+
+// signageKinds maps the kind= values to the renderer's kinds; card and
+// places are DESIGN.md's names for the same signs.
+var signageKinds = map[string]string{
+	"table": signage.Table, "card": signage.Table,
+	"poster": signage.Poster,
+	"place":  signage.Place, "places": signage.Place,
+}
+
+// handleSignage makes the event's printable signs as a PDF
+// (docs/decisions.md, "Signage kit"): kind=table (size=a6, default, or
+// a5), poster (size=a4, default, or a3) or place (A6 cards, one per
+// place). Step 1 names the box's hotspot when it runs one; ssid= and
+// wifiPassword= name another network, wifi=0 leaves the step out. The
+// fixed texts are in lang=, else the event's language, else English.
+func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.adminEvent(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	details := map[string]string{}
+	kind, ok := signageKinds[q.Get("kind")]
+	if !ok {
+		details["kind"] = "must be table, poster or place"
+	}
+	size := strings.ToLower(q.Get("size"))
+	switch {
+	case kind == signage.Table && size == "":
+		size = signage.A6
+	case kind == signage.Poster && size == "":
+		size = signage.A4
+	case kind == signage.Table && size != signage.A6 && size != signage.A5:
+		details["size"] = "must be a6 or a5 for a table card"
+	case kind == signage.Poster && size != signage.A4 && size != signage.A3:
+		details["size"] = "must be a4 or a3 for a poster"
+	}
+	lang := q.Get("lang")
+	if lang == "" {
+		lang = e.DefaultLocale
+	}
+	if lang != "" && !oneOf(lang, "en", "fr", "it", "es") {
+		details["lang"] = "must be en, fr, it or es"
+	}
+	ssid, password := q.Get("ssid"), q.Get("wifiPassword")
+	if utf8.RuneCountInString(ssid) > 32 || len(ssid) > 32 {
+		details["ssid"] = "must be at most 32 bytes"
+	}
+	if len(password) > 64 {
+		details["wifiPassword"] = "must be at most 64 characters"
+	}
+	if password != "" && ssid == "" {
+		details["ssid"] = "name the network of the password"
+	}
+	if len(details) > 0 {
+		return errBadRequest(details)
+	}
+	if ssid == "" && q.Get("wifi") != "0" && s.cfg.HotspotWiFi != nil {
+		ssid, password, _ = s.cfg.HotspotWiFi(r.Context())
+	}
+	sheet, err := s.signageSheet(r, e, kind, size, lang, ssid, password)
+	if err != nil {
+		return err
+	}
+	rd, err := s.signageRenderer()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := rd.Write(&buf, sheet); errors.Is(err, signage.ErrNoPlaces) {
+		return errField("kind", "the event has no places yet")
+	} else if err != nil {
+		return fmt.Errorf("making signage of event %s: %w", e.ID, err)
+	}
+	name := safeName(e.Name)
+	if name == "" {
+		name = e.Slug
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/pdf")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Disposition", contentDisposition(fmt.Sprintf("%s-%s-%s.pdf", name, q.Get("kind"), size)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		s.log.DebugContext(r.Context(), "sending signage", "error", err)
+	}
+	return nil
+}
+
+// signageSheet gathers what the signs of the event show.
+func (s *Server) signageSheet(r *http.Request, e store.Event, kind, size, lang, ssid, password string) (signage.Sheet, error) {
+	ctx := r.Context()
+	join := s.origin(r) + "/e/" + e.Slug
+	style := s.qrStyle(ctx, e)
+	code := func(content string, st qr.Style) ([]byte, error) {
+		var b bytes.Buffer
+		if err := s.qr.PNG(&b, content, signageQRSize, st, ""); err != nil {
+			return nil, fmt.Errorf("drawing a signage qr code: %w", err)
+		}
+		return b.Bytes(), nil
+	}
+	sheet := signage.Sheet{Kind: kind, Size: size, Lang: lang, Event: e.Name, URL: join, AccessCode: e.AccessCode, Date: s.now()}
+	if c, err := qr.ParseColor(e.AccentColor); err == nil {
+		sheet.Accent = c
+	}
+	var err error
+	if sheet.QR, err = code(join, style); err != nil {
+		return sheet, err
+	}
+	if e.LogoVersion != 0 {
+		if b, err := s.readMedia(e.LogoName()); err != nil {
+			s.log.WarnContext(ctx, "signage made without the logo", "event", e.ID, "error", err)
+		} else {
+			sheet.Logo = b
+		}
+	}
+	if ssid != "" {
+		png, err := code(signage.QRText(ssid, password), qr.DefaultStyle())
+		if err != nil {
+			return sheet, err
+		}
+		sheet.WiFi = &signage.WiFi{SSID: ssid, Password: password, QR: png}
+	}
+	if kind == signage.Place {
+		spots, err := s.store.Spots(ctx, e.ID)
+		if err != nil {
+			return sheet, err
+		}
+		for _, sp := range spots {
+			url := join + "?at=" + sp.ID
+			png, err := code(url, style)
+			if err != nil {
+				return sheet, err
+			}
+			sheet.Spots = append(sheet.Spots, signage.Spot{Label: sp.Label, URL: url, QR: png})
+		}
+	}
+	return sheet, nil
+}
+
+// readMedia reads a small media file (a logo) whole.
+func (s *Server) readMedia(name string) ([]byte, error) {
+	f, err := s.store.Media().Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// signageRenderer opens the signage fonts the first time they are needed
+// and keeps them.
+func (s *Server) signageRenderer() (*signage.Renderer, error) {
+	s.signageOnce.Do(func() {
+		s.signage, s.signageErr = signage.NewRenderer(assets.Fonts(), assets.CaptionFonts()...)
+	})
+	if s.signageErr != nil {
+		return nil, fmt.Errorf("loading signage fonts: %w", s.signageErr)
+	}
+	return s.signage, nil
+}

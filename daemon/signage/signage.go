@@ -1,0 +1,473 @@
+package signage
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	fpdf "github.com/phpdave11/gofpdf"
+
+	"eventbox/daemon/text"
+)
+
+// Kinds of sign.
+const (
+	// Table is a table card: A6 (four to an A4 sheet) or A5 (two).
+	Table = "table"
+	// Poster is one sign on a whole A4 or A3 page.
+	Poster = "poster"
+	// Place is one card per place, A6, four to an A4 sheet.
+	Place = "place"
+)
+
+// Paper sizes.
+const (
+	A3 = "a3"
+	A4 = "a4"
+	A5 = "a5"
+	A6 = "a6"
+)
+
+// WiFi is the network guests join first.
+type WiFi struct {
+	// SSID is the network's name; required.
+	SSID string
+	// Password is its WPA passphrase; "" for an open network.
+	Password string
+	// QR is the PNG of the network's Wi-Fi QR code (QRText).
+	QR []byte
+}
+
+// QRText is the text of a Wi-Fi QR code for the network, the format
+// phones' cameras join from: WIFI:T:WPA;S:<ssid>;P:<password>;; with \,
+// ;, ",", : and " escaped; an open network is T:nopass.
+func QRText(ssid, password string) string {
+	esc := strings.NewReplacer(`\`, `\\`, `;`, `\;`, `,`, `\,`, `:`, `\:`, `"`, `\"`)
+	if password == "" {
+		return "WIFI:T:nopass;S:" + esc.Replace(ssid) + ";;"
+	}
+	return "WIFI:T:WPA;S:" + esc.Replace(ssid) + ";P:" + esc.Replace(password) + ";;"
+}
+
+// Spot is one place's card.
+type Spot struct {
+	// Label is the place's name, printed large.
+	Label string
+	// URL is the place's join link, printed under its code.
+	URL string
+	// QR is the PNG of the place's join code.
+	QR []byte
+}
+
+// Sheet is what to print.
+type Sheet struct {
+	// Kind is Table, Poster or Place.
+	Kind string
+	// Size is A6 or A5 for a table card, A4 or A3 for a poster; Place
+	// cards are A6.
+	Size string
+	// Lang is the language of the fixed texts: en, fr, it or es (others
+	// print in English).
+	Lang string
+	// Event is the event's name; Line, when not empty, replaces the
+	// language's default line under it.
+	Event, Line string
+	// Accent is the event's colour (bands and headings).
+	Accent color.RGBA
+	// Logo is the event's logo as PNG, or nil.
+	Logo []byte
+	// URL is the event's join link, printed under its code, and QR the
+	// PNG of its code (the event's qrStyle).
+	URL string
+	QR  []byte
+	// AccessCode is printed when not empty.
+	AccessCode string
+	// WiFi, when not nil, is step 1.
+	WiFi *WiFi
+	// Spots are the places, for Place.
+	Spots []Spot
+	// Date is the document's creation date (fixed in tests).
+	Date time.Time
+}
+
+// Renderer draws sheets with a set of fonts. It is safe for concurrent
+// use: each Write builds its own document.
+type Renderer struct {
+	fsys  fs.FS
+	names []string
+	fonts *text.Fonts
+}
+
+// NewRenderer opens the fonts named in fsys (tried in order for each
+// character).
+func NewRenderer(fsys fs.FS, names ...string) (*Renderer, error) {
+	f, err := text.Open(fsys, names...)
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{fsys: fsys, names: names, fonts: f}, nil
+}
+
+// ErrNoPlaces is returned for place cards of an event without places.
+var ErrNoPlaces = fmt.Errorf("the event has no places")
+
+// Write draws s as a PDF to w.
+func (r *Renderer) Write(w io.Writer, s Sheet) error {
+	if s.Kind == Place && len(s.Spots) == 0 {
+		return ErrNoPlaces
+	}
+	d := &doc{r: r, s: s, words: wordsFor(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: 210, Ht: 297}})
+	d.pdf = pdf
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.SetMargins(0, 0, 0)
+	pdf.SetCreationDate(s.Date)
+	pdf.SetModificationDate(s.Date)
+	pdf.SetTitle(s.Event, true)
+	pdf.SetCreator("eventbox", false)
+	switch s.Kind {
+	case Poster:
+		size := fpdf.SizeType{Wd: 210, Ht: 297}
+		if s.Size == A3 {
+			size = fpdf.SizeType{Wd: 297, Ht: 420}
+		}
+		pdf.AddPageFormat("P", size)
+		d.card(0, 0, size.Wd, size.Ht, nil)
+	case Place:
+		d.sheets(105, 148.5, len(s.Spots), func(i int, x, y, w, h float64) { d.card(x, y, w, h, &s.Spots[i]) })
+	default:
+		if s.Size == A5 {
+			d.sheets(148.5, 210, 2, func(_ int, x, y, w, h float64) { d.card(x, y, w, h, nil) })
+		} else {
+			d.sheets(105, 148.5, 4, func(_ int, x, y, w, h float64) { d.card(x, y, w, h, nil) })
+		}
+	}
+	if err := d.err(); err != nil {
+		return err
+	}
+	if err := pdf.Output(w); err != nil {
+		return fmt.Errorf("writing signage pdf: %w", err)
+	}
+	return nil
+}
+
+// doc is one document being drawn.
+type doc struct {
+	r      *Renderer
+	s      Sheet
+	words  words
+	pdf    *fpdf.Fpdf
+	loaded map[int]bool // fonts added, by index
+	images map[string]bool
+	fail   error
+}
+
+func (d *doc) err() error {
+	if d.fail != nil {
+		return d.fail
+	}
+	if err := d.pdf.Error(); err != nil {
+		return fmt.Errorf("drawing signage: %w", err)
+	}
+	return nil
+}
+
+// sheets places n cards of w×h mm on A4 sheets (portrait when cards are
+// A6, landscape for A5), with cut marks at the sheet's edges and centre
+// where cards meet.
+func (d *doc) sheets(w, h float64, n int, draw func(i int, x, y, w, h float64)) {
+	pw, ph, orient := 210.0, 297.0, "P"
+	if w > 105 {
+		pw, ph, orient = 297, 210, "L"
+	}
+	cols, rows := int(pw/w+0.01), int(ph/h+0.01)
+	per := cols * rows
+	for i := 0; i < n; i++ {
+		if i%per == 0 {
+			d.pdf.AddPageFormat(orient, fpdf.SizeType{Wd: 210, Ht: 297})
+			d.cutMarks(pw, ph, w, h, cols, rows)
+		}
+		k := i % per
+		draw(i, float64(k%cols)*w, float64(k/cols)*h, w, h)
+	}
+}
+
+// cutMarks draws short hairlines where the cuts go: at each edge of the
+// sheet, in the printers' unprintable band and a little beyond it, and a
+// small cross where four cards meet.
+func (d *doc) cutMarks(pw, ph, w, h float64, cols, rows int) {
+	p := d.pdf
+	p.SetDrawColor(120, 120, 120)
+	p.SetLineWidth(0.2)
+	for c := 1; c < cols; c++ {
+		x := float64(c) * w
+		p.Line(x, 2, x, 8)
+		p.Line(x, ph-8, x, ph-2)
+	}
+	for r := 1; r < rows; r++ {
+		y := float64(r) * h
+		p.Line(2, y, 8, y)
+		p.Line(pw-8, y, pw-2, y)
+	}
+	for c := 1; c < cols; c++ {
+		for r := 1; r < rows; r++ {
+			x, y := float64(c)*w, float64(r)*h
+			p.Line(x-3, y, x+3, y)
+			p.Line(x, y-3, x, y+3)
+		}
+	}
+}
+
+// card draws one sign in the w×h mm box at x, y, laid out for an A6 card
+// (105 mm wide) and scaled to the box; spot, when not nil, makes it that
+// place's card.
+func (d *doc) card(x, y, w, h float64, spot *Spot) {
+	p := d.pdf
+	u := w / 105 // scale: 1 on A6
+	s := d.s
+	ac := s.Accent
+	if ac.A == 0 {
+		ac = color.RGBA{0x8a, 0x4f, 0xff, 0xff}
+	}
+	// Keep clear of the cut and of the printer's margin.
+	m := 9 * u
+	cx := x + w/2
+	// The band on top, in the event's colour.
+	p.SetFillColor(int(ac.R), int(ac.G), int(ac.B))
+	p.Rect(x+m, y+m, w-2*m, 3*u, "F")
+	top := y + m + 7*u
+	if len(s.Logo) > 0 {
+		lh := 14 * u
+		if iw, ih := d.image("logo", s.Logo); iw > 0 {
+			lw := lh * iw / ih
+			if lw > w-2*m {
+				lw, lh = w-2*m, (w-2*m)*ih/iw
+			}
+			p.ImageOptions("logo", cx-lw/2, top, lw, lh, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+			top += lh + 3*u
+		}
+	}
+	// The event's name, large, on at most two lines.
+	top = d.lines(s.Event, cx, top, w-2*m, 17*u, 2, [3]int{20, 20, 20})
+	line := s.Line
+	if line == "" {
+		line = d.words.Line
+	}
+	top = d.lines(line, cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
+	if spot != nil {
+		top = d.lines(spot.Label, cx, top+2*u, w-2*m, 15*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
+	}
+	bottom := y + h - m
+	top += 3 * u
+	qr, url := s.QR, s.URL
+	if spot != nil {
+		qr, url = spot.QR, spot.URL
+	}
+	if s.WiFi != nil {
+		// Step 1 on the left: the Wi-Fi code with its name and password.
+		top = d.step(1, d.words.Step1, x+m, top, w-2*m, u, ac)
+		q := 28 * u
+		d.pdf.ImageOptions(d.imageName("wifi", s.WiFi.QR), x+m, top, q, q, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+		tx := x + m + q + 4*u
+		tw := w - 2*m - q - 4*u
+		ty := top + 4*u
+		ty = d.label(d.words.Network, tx, ty, tw, u)
+		ty = d.value(s.WiFi.SSID, tx, ty, tw, u)
+		ty += 1.5 * u
+		if s.WiFi.Password == "" {
+			d.label(d.words.OpenNetwork, tx, ty, tw, u)
+		} else {
+			ty = d.label(d.words.Password, tx, ty, tw, u)
+			d.value(s.WiFi.Password, tx, ty, tw, u)
+		}
+		top += q + 4*u
+	}
+	// Step 2: the event's (or the place's) code, as large as fits.
+	number := 2
+	if s.WiFi == nil {
+		number = 0
+	}
+	top = d.step(number, d.words.Step2, x+m, top, w-2*m, u, ac)
+	below := 5 * u
+	if s.AccessCode != "" {
+		below += 10 * u
+	}
+	q := min(bottom-top-below, w-2*m, 60*u)
+	if q > 10*u {
+		p.ImageOptions(d.imageName("qr-"+url, qr), cx-q/2, top, q, q, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+		top += q + 1.5*u
+	}
+	short := strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
+	top = d.lines(d.words.Scan+" "+short, cx, top, w-2*m, 7*u, 2, [3]int{70, 70, 70})
+	if s.AccessCode != "" {
+		d.lines(d.words.Code+": "+s.AccessCode, cx, top+1*u, w-2*m, 12*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
+	}
+}
+
+// step draws a step's heading (a number in a disc when n > 0) and returns
+// the y under it.
+func (d *doc) step(n int, title string, x, y, w, u float64, ac color.RGBA) float64 {
+	p := d.pdf
+	tx := x
+	if n > 0 {
+		r := 3.2 * u
+		p.SetFillColor(int(ac.R), int(ac.G), int(ac.B))
+		p.Circle(x+r, y+r, r, "F")
+		p.SetTextColor(255, 255, 255)
+		d.write(fmt.Sprint(n), x+r, y+r+1.3*u, 9.5*u)
+		tx = x + 2*r + 2.5*u
+	}
+	p.SetTextColor(30, 30, 30)
+	d.writeLeft(d.fit(title, 10.5*u, w-(tx-x)), tx, y+4.4*u, 10.5*u)
+	return y + 9*u
+}
+
+func (d *doc) label(s string, x, y, w, u float64) float64 {
+	d.pdf.SetTextColor(100, 100, 100)
+	d.writeLeft(d.fit(s, 7*u, w), x, y, 7*u)
+	return y + 4.5*u
+}
+
+func (d *doc) value(s string, x, y, w, u float64) float64 {
+	d.pdf.SetTextColor(20, 20, 20)
+	size := 10 * u
+	for size > 6*u && d.width(s, size) > w {
+		size -= 0.5 * u
+	}
+	d.writeLeft(d.fit(s, size, w), x, y+1*u, size)
+	return y + size*0.3528 + 2*u
+}
+
+// lines draws s centred at cx from y down, wrapped to width w in at most
+// max lines of size pt (the last cut with an ellipsis), and returns the y
+// under it.
+func (d *doc) lines(s string, cx, y, w, size float64, max int, rgb [3]int) float64 {
+	s = text.OneLine(s)
+	if s == "" {
+		return y
+	}
+	d.pdf.SetTextColor(rgb[0], rgb[1], rgb[2])
+	lineH := size * 0.3528 * 1.25 // pt to mm, with leading
+	words := strings.Fields(s)
+	var out []string
+	cur := ""
+	for _, wd := range words {
+		try := strings.TrimSpace(cur + " " + wd)
+		if cur != "" && d.width(try, size) > w {
+			out = append(out, cur)
+			cur = wd
+			continue
+		}
+		cur = try
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	if len(out) > max {
+		out = append(out[:max-1], strings.Join(out[max-1:], " "))
+	}
+	for _, l := range out {
+		y += lineH
+		d.write(d.fit(l, size, w), cx, y-lineH*0.22, size)
+	}
+	return y + lineH*0.2
+}
+
+// fit cuts s with an ellipsis until it is at most w mm wide at size.
+func (d *doc) fit(s string, size, w float64) string {
+	if d.width(s, size) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 1 && d.width(string(r)+"…", size) > w {
+		r = r[:len(r)-1]
+	}
+	return strings.TrimSpace(string(r)) + "…"
+}
+
+// run is a stretch of text in one font.
+type run struct {
+	font int
+	text string
+}
+
+// runs splits s by the font that draws each character: the first of the
+// renderer's fonts that has it (font 0 for a character none has).
+func (d *doc) runs(s string) []run {
+	var out []run
+	for _, r := range s {
+		f := d.r.fonts.FontFor(r)
+		if f < 0 || r == ' ' {
+			f = 0
+			if len(out) > 0 {
+				f = out[len(out)-1].font
+			}
+		}
+		if len(out) > 0 && out[len(out)-1].font == f {
+			out[len(out)-1].text += string(r)
+			continue
+		}
+		out = append(out, run{f, string(r)})
+	}
+	return out
+}
+
+// use selects font i at size pt, adding it to the document the first
+// time.
+func (d *doc) use(i int, size float64) {
+	if !d.loaded[i] {
+		b, err := fs.ReadFile(d.r.fsys, d.r.names[i])
+		if err != nil && d.fail == nil {
+			d.fail = fmt.Errorf("reading font %s: %w", d.r.names[i], err)
+		}
+		d.pdf.AddUTF8FontFromBytes(fmt.Sprintf("f%d", i), "", b)
+		d.loaded[i] = true
+	}
+	d.pdf.SetFont(fmt.Sprintf("f%d", i), "", size)
+}
+
+func (d *doc) width(s string, size float64) float64 {
+	total := 0.0
+	for _, r := range d.runs(s) {
+		d.use(r.font, size)
+		total += d.pdf.GetStringWidth(r.text)
+	}
+	return total
+}
+
+// write draws s centred on cx (baseline y) at size pt.
+func (d *doc) write(s string, cx, y, size float64) {
+	d.writeLeft(s, cx-d.width(s, size)/2, y, size)
+}
+
+// writeLeft draws s from x (baseline y) at size pt.
+func (d *doc) writeLeft(s string, x, y, size float64) {
+	for _, r := range d.runs(s) {
+		d.use(r.font, size)
+		d.pdf.Text(x, y, r.text)
+		x += d.pdf.GetStringWidth(r.text)
+	}
+}
+
+// image registers a PNG once under name and returns its pixel size.
+func (d *doc) image(name string, png []byte) (float64, float64) {
+	if !d.images[name] {
+		d.images[name] = true
+		d.pdf.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(png))
+	}
+	info := d.pdf.GetImageInfo(name)
+	if info == nil {
+		return 0, 0
+	}
+	return info.Width(), info.Height()
+}
+
+// imageName registers a PNG once under name and returns the name.
+func (d *doc) imageName(name string, png []byte) string {
+	d.image(name, png)
+	return name
+}

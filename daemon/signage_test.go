@@ -1,0 +1,136 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"eventbox/daemon"
+)
+
+// pdfCodes renders every page of a PDF with pdftoppm and decodes every QR
+// code on them with zbarimg; it returns the codes' texts, sorted, and
+// the PDF's text (pdftotext).
+func pdfCodes(t *testing.T, pdf []byte) ([]string, string) {
+	t.Helper()
+	needTool(t, "pdftoppm", "poppler-utils")
+	needTool(t, "zbarimg", "zbar-tools")
+	dir := t.TempDir()
+	if d := os.Getenv("SIGNAGE_DIR"); d != "" {
+		// Keep the pages to look at them.
+		dir, _ = os.MkdirTemp(d, strings.ReplaceAll(t.Name(), "/", "-"))
+	}
+	in := filepath.Join(dir, "sign.pdf")
+	if err := os.WriteFile(in, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "pdftoppm", "-r", "110", "-gray", "-png", in, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v: %s", err, out)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
+	if len(pages) == 0 {
+		t.Fatal("pdftoppm drew no page")
+	}
+	var codes []string
+	for _, p := range pages {
+		var stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, "zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", p)
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("zbarimg on %s: %v (%s)", filepath.Base(p), err, stderr.String())
+		}
+		for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+			codes = append(codes, l)
+		}
+	}
+	sort.Strings(codes)
+	txt, err := exec.CommandContext(ctx, "pdftotext", in, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return codes, string(txt)
+}
+
+func TestSignage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *daemon.Config) {
+		c.HotspotWiFi = func(context.Context) (string, string, bool) { return "Anna;Marco", `pa:ss"word`, true }
+	})
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "Anna & Marco’s wedding", "accessCode": "ROSE42", "accentColor": "#b0306a", "defaultLocale": "fr"})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	join := h.srv.URL + "/e/" + slug
+	wifi := `WIFI:T:WPA;S:Anna\;Marco;P:pa\:ss\"word;;`
+	path := "/api/admin/events/" + id + "/signage"
+
+	t.Run("a sheet of A6 table cards joins the hotspot, then the event, in the event's language", func(t *testing.T) {
+		r := owner.do("GET", path+"?kind=table", nil).expect(t, 200, "")
+		if r.Header.Get("Content-Type") != "application/pdf" {
+			t.Fatalf("type %q", r.Header.Get("Content-Type"))
+		}
+		codes, txt := pdfCodes(t, r.Body)
+		want := []string{join, join, join, join, wifi, wifi, wifi, wifi}
+		sort.Strings(want)
+		if strings.Join(codes, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("codes = %q, want four cards of %q and %q", codes, join, wifi)
+		}
+		for _, s := range []string{"Rejoignez le Wi-Fi", "Anna;Marco", `pa:ss"word`, "ROSE42", "Scannez pour partager"} {
+			if !strings.Contains(txt, s) {
+				t.Errorf("the card lacks %q; text: %q", s, txt)
+			}
+		}
+	})
+	t.Run("a poster names the network the host typed", func(t *testing.T) {
+		r := owner.do("GET", path+"?kind=poster&size=a3&lang=en&ssid=Garden&wifiPassword=", nil).expect(t, 200, "")
+		codes, txt := pdfCodes(t, r.Body)
+		want := []string{join, "WIFI:T:nopass;S:Garden;;"}
+		sort.Strings(want)
+		if strings.Join(codes, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("codes = %q, want %q", codes, want)
+		}
+		if !strings.Contains(txt, "Join the Wi-Fi") || !strings.Contains(txt, "No password") {
+			t.Errorf("poster text: %q", txt)
+		}
+	})
+	t.Run("without the Wi-Fi step a card has the event's code only", func(t *testing.T) {
+		r := owner.do("GET", path+"?kind=table&size=a5&wifi=0", nil).expect(t, 200, "")
+		codes, _ := pdfCodes(t, r.Body)
+		if want := []string{join, join}; strings.Join(codes, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("codes = %q, want two A5 cards of %q", codes, join)
+		}
+	})
+	t.Run("place cards need places, then have one card each", func(t *testing.T) {
+		owner.do("GET", path+"?kind=place", nil).expect(t, 400, "bad_request")
+		var ids []string
+		for _, l := range []string{"Bar", "Dance floor"} {
+			sp := owner.do("POST", "/api/admin/events/"+id+"/spots", map[string]any{"label": l}).expect(t, 201, "")
+			ids = append(ids, sp.JSON["spot"].(map[string]any)["id"].(string))
+		}
+		r := owner.do("GET", path+"?kind=place&wifi=0", nil).expect(t, 200, "")
+		codes, txt := pdfCodes(t, r.Body)
+		want := []string{join + "?at=" + ids[0], join + "?at=" + ids[1]}
+		sort.Strings(want)
+		if strings.Join(codes, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("codes = %q, want %q", codes, want)
+		}
+		if !strings.Contains(txt, "Dance floor") {
+			t.Errorf("place card text: %q", txt)
+		}
+	})
+	t.Run("bad parameters are named", func(t *testing.T) {
+		r := owner.do("GET", path+"?kind=flyer&lang=de", nil).expect(t, 400, "bad_request")
+		if d := r.details(); d["kind"] == nil || d["lang"] == nil {
+			t.Fatalf("details = %v", d)
+		}
+		owner.do("GET", path+"?kind=poster&size=a6", nil).expect(t, 400, "bad_request")
+	})
+}

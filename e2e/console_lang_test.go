@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
+)
+
+// axeViolations runs axe-core (axePath, fetched by `make axe`) on the
+// page for the WCAG 2.1 A and AA rules and returns one line per violation
+// (rule, impact, first nodes). Without axe-core the test skips.
+func (b *browser) axeViolations(t *testing.T) []string {
+	t.Helper()
+	src, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Skipf("no axe-core (%v): run make axe", err)
+	}
+	b.eval(t, string(src)+";true", nil)
+	var out []string
+	b.eval(t, `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+		.then((r) => r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')))`, &out)
+	return out
+}
+
+// TestConsoleInFrench has a host whose browser speaks French: the console
+// speaks French from the sign-in on, its tabs wrap on a phone, and the
+// language menu switches it back to English.
+func TestConsoleInFrench(t *testing.T) {
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Mariage", func(e *store.Event) { e.Moderation = "pre" })
+	guestUploads(t, box, ev, "Léa", 1)
+	b := newBrowserAt(t, "fr-FR", 1366, 900)
+	b.do(t, "opening the console",
+		chromedp.Navigate(box.URL+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)))
+	b.waitText(t, "#sign-in", "Mot de passe")
+	b.waitText(t, "#sign-in button[type=submit]", "Se connecter")
+	b.shot(t, "console-fr-sign-in")
+	b.do(t, "signing in",
+		chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), ownerPassword),
+		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#events`)))
+	b.waitText(t, "nav.tabs", "Événements")
+	b.waitText(t, "#events", "à vérifier")
+	if lang := b.text(t, "html[lang=fr] .brand"); lang == "" {
+		t.Errorf("the page is not marked as French")
+	}
+	b.do(t, "opening the event's photos",
+		chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/photos"),
+		chromedp.WaitVisible(chromedp.CSS(`#photos .tile`)))
+	b.waitText(t, "#event-head nav", "Téléchargements et fin")
+	b.waitText(t, "main", "Toutes les photos")
+	b.waitText(t, "#photo-keys", "approuver")
+	b.shot(t, "console-fr-photos")
+
+	phone := newBrowserAt(t, "fr-FR", phoneWidth, phoneHeight)
+	phone.signIn(t, box.URL)
+	phone.do(t, "opening the event on a phone",
+		chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/photos"),
+		chromedp.WaitVisible(chromedp.CSS(`#photos .tile`)))
+	var clipped bool
+	phone.eval(t, `[...document.querySelectorAll('nav.tabs a')].some((a) => { const r = a.getBoundingClientRect(); return r.right > window.innerWidth + 1 || a.scrollWidth > a.clientWidth + 1; })`, &clipped)
+	if clipped {
+		t.Error("a tab is cut off on a phone: the tab bars must wrap")
+	}
+	phone.shot(t, "console-fr-phone-photos")
+
+	b.do(t, "choosing English in the menu", chromedp.Navigate(box.URL+"/admin"), chromedp.WaitVisible(chromedp.CSS(`#events`)))
+	b.do(t, "signing out to reach the menu", chromedp.Click(chromedp.CSS(`header button.small`)), chromedp.WaitVisible(chromedp.CSS(`select.lang-menu`)))
+	b.eval(t, `(() => { const s = document.querySelector('select.lang-menu'); s.value = 'en'; s.dispatchEvent(new Event('change')); return true; })()`, nil)
+	b.do(t, "the page reloads in English", chromedp.Sleep(500*time.Millisecond), chromedp.WaitVisible(chromedp.CSS(`#sign-in`)))
+	b.waitText(t, "#sign-in button[type=submit]", "Sign in")
+}
+
+// TestConsoleAccessibility runs axe-core's WCAG 2.1 A and AA rules on the
+// console's main screens.
+func TestConsoleAccessibility(t *testing.T) {
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Checked party", func(e *store.Event) { e.Moderation = "pre" })
+	guestUploads(t, box, ev, "Ada", 2)
+	b := newBrowserAt(t, "en-US", 1366, 900)
+	b.do(t, "opening the sign-in", chromedp.Navigate(box.URL+"/admin"), chromedp.WaitVisible(chromedp.CSS(`#sign-in`)))
+	screens := []struct{ name, path, ready string }{
+		{"events", "/admin", "#events"},
+		{"settings", "/admin/events/" + ev.ID + "/settings", "form"},
+		{"photos", "/admin/events/" + ev.ID + "/photos", "#photos .tile"},
+		{"guestbook", "/admin/events/" + ev.ID + "/guestbook", "#messages"},
+		{"share", "/admin/events/" + ev.ID + "/share", "#walls li"},
+		{"account", "/admin/account", "form"},
+	}
+	check := func(name string) {
+		if v := b.axeViolations(t); len(v) > 0 {
+			t.Errorf("%s: %d WCAG 2.1 A/AA violations:\n%s", name, len(v), strings.Join(v, "\n"))
+		}
+	}
+	check("sign-in")
+	b.signIn(t, box.URL)
+	for _, s := range screens {
+		b.do(t, "opening "+s.name, chromedp.Navigate(box.URL+s.path), chromedp.WaitVisible(chromedp.CSS(s.ready)))
+		check(s.name)
+	}
+}
