@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWallLinks(t *testing.T) {
@@ -93,4 +94,37 @@ func TestWallLinks(t *testing.T) {
 		screen.do("GET", "/api/wall/nothing-here", nil).expect(t, 404, "not_found")
 		screen.do("GET", "/api/wall/"+strings.Repeat("x", 200), nil).expect(t, 404, "not_found")
 	})
+}
+
+// TestWallWaitsForRevealAt: an event that holds its album back until
+// revealAt shows no photo on its wall before then (not in the list, not by
+// its media), and every visible photo after.
+func TestWallWaitsForRevealAt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	reveal := h.clock.Now().Add(2 * time.Hour).UnixMilli()
+	ev := h.createEvent(owner, map[string]any{"name": "Wedding", "revealAt": reveal})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	r := owner.do("POST", "/api/admin/events/"+id+"/walls", map[string]any{"label": "Hall"}).expect(t, 201, "")
+	token := strings.TrimPrefix(r.JSON["wall"].(map[string]any)["url"].(string), h.srv.URL+"/wall/")
+	pid := h.guest(slug).upload(slug, photoJPEG(t, 64, 48, 1, false, 1), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+	waitVariants(t, h)
+	screen := h.client()
+
+	got := screen.do("GET", "/api/wall/"+token, nil).expect(t, 200, "")
+	if n := len(got.JSON["photos"].([]any)); n != 0 {
+		t.Errorf("before revealAt the wall shows %d photos", n)
+	}
+	if got.JSON["event"].(map[string]any)["revealAt"] != float64(reveal) {
+		t.Errorf("wall event revealAt = %v, want %d", got.JSON["event"].(map[string]any)["revealAt"], reveal)
+	}
+	screen.do("GET", "/api/wall/"+token+"/media/"+pid, nil).expect(t, 404, "not_found")
+
+	h.clock.Advance(2*time.Hour + time.Second)
+	got = screen.do("GET", "/api/wall/"+token, nil).expect(t, 200, "")
+	if n := len(got.JSON["photos"].([]any)); n != 1 {
+		t.Errorf("after revealAt the wall shows %d photos, want 1", n)
+	}
+	screen.do("GET", "/api/wall/"+token+"/media/"+pid, nil).expect(t, 200, "")
 }

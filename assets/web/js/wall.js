@@ -55,6 +55,11 @@ async function main() {
   const ev = first.data.event;
   const style = ev.wallStyle;
   document.title = ev.name;
+  // revealAt holds the album back (docs/decisions.md, "Reveal later"):
+  // the box sends no photo before it, and the wall starts over after it.
+  if (ev.revealAt && ev.revealAt > Date.now()) {
+    setTimeout(() => location.reload(), Math.min(ev.revealAt - Date.now() + 1000, 2 ** 31 - 1));
+  }
   if (ev.accentColor) document.documentElement.style.setProperty('--accent', ev.accentColor);
 
   const stage = h('div', { class: 'slides', 'aria-live': 'off' });
