@@ -165,3 +165,26 @@ func TestConsoleEvents(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 	})
 }
+
+// TestConsoleWarnsOfSeveralOpenEvents: with two events open at once the
+// events list says that guests must pick theirs; with one it says nothing.
+func TestConsoleWarnsOfSeveralOpenEvents(t *testing.T) {
+	b := newBrowser(t)
+	box := startBox(t)
+	createEvent(t, box.Store, "Anna & Marco", nil)
+	b.do(t, "signing in",
+		chromedp.Navigate(box.URL+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)),
+		fill(`input[type=password]`, ownerPassword),
+		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
+	var n int
+	b.eval(t, `document.querySelectorAll('#several-open').length`, &n)
+	if n != 0 {
+		t.Fatal("one open event, yet the console warns of several")
+	}
+	createEvent(t, box.Store, "Office party", nil)
+	b.do(t, "reloading the events", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
+	b.waitText(t, "#several-open", "2 events are open at once")
+	b.shot(t, "admin-events-several-open")
+}
