@@ -48,9 +48,7 @@ func pdfCodes(t *testing.T, pdf []byte) ([]string, string) {
 		if err != nil {
 			t.Fatalf("zbarimg on %s: %v (%s)", filepath.Base(p), err, stderr.String())
 		}
-		for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-			codes = append(codes, l)
-		}
+		codes = append(codes, strings.Split(strings.TrimRight(string(out), "\n"), "\n")...)
 	}
 	sort.Strings(codes)
 	txt, err := exec.CommandContext(ctx, "pdftotext", in, "-").Output()
