@@ -101,8 +101,13 @@ func TestBlackBoxUpdate(t *testing.T) {
 	if got := owner.json("POST", "/api/admin/updates/check", nil, 200); got["available"] != "1.1.0" {
 		t.Fatalf("check = %v", got)
 	}
-	owner.json("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0"}, 409)
-	owner.json("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0", "skipBackup": true}, 202)
+	// The box backs itself up before the update.
+	got := owner.json("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0"}, 202)
+	if name, _ := got["backup"].(string); name == "" {
+		t.Fatalf("apply = %v: no backup named", got)
+	} else if _, err := os.Stat(filepath.Join(dir, "backups", name)); err != nil {
+		t.Fatalf("the backup before the update is not kept: %v", err)
+	}
 	st = waitUpdate(t, owner, "installed")
 	if st["current"] != "1.0.0" {
 		t.Fatalf("current changed before the restart: %v", st)
