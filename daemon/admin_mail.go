@@ -95,18 +95,27 @@ func toMailItem(j store.Job) mailItemDTO {
 	return it
 }
 
-// countJobs counts the mail jobs of a status, a page at a time.
-func (s *Server) countJobs(ctx context.Context, st store.JobStatus) (int, error) {
-	n := 0
-	f := store.JobFilter{Kind: store.MailJobKind, Status: st, Limit: 500}
+// mailCounts counts the mail jobs waiting to go (queued or being tried)
+// and set aside, reading each job once: counting the queued and the
+// running ones in two reads would miss a mail that starts its attempt
+// between them.
+func (s *Server) mailCounts(ctx context.Context) (pending, failed int, err error) {
+	f := store.JobFilter{Kind: store.MailJobKind, Limit: 500}
 	for {
 		page, err := s.store.JobsPage(ctx, f)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		n += len(page.Jobs)
+		for _, j := range page.Jobs {
+			switch j.Status {
+			case store.JobQueued, store.JobRunning:
+				pending++
+			case store.JobFailed:
+				failed++
+			}
+		}
 		if page.Next == 0 {
-			return n, nil
+			return pending, failed, nil
 		}
 		f.Before = page.Next
 	}
@@ -123,15 +132,9 @@ func (s *Server) mailBody(ctx context.Context, m store.MailSettings) (mailBody, 
 	if b.SMTP.Security == "" {
 		b.SMTP.Security = mail.SecurityStartTLS
 	}
-	for _, c := range []struct {
-		st  store.JobStatus
-		out *int
-	}{{store.JobQueued, &b.Queue.Pending}, {store.JobRunning, &b.Queue.Pending}, {store.JobFailed, &b.Queue.Failed}} {
-		n, err := s.countJobs(ctx, c.st)
-		if err != nil {
-			return mailBody{}, err
-		}
-		*c.out += n
+	var err error
+	if b.Queue.Pending, b.Queue.Failed, err = s.mailCounts(ctx); err != nil {
+		return mailBody{}, err
 	}
 	page, err := s.store.JobsPage(ctx, store.JobFilter{Kind: store.MailJobKind, Limit: mailQueueItems})
 	if err != nil {
