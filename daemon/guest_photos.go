@@ -289,7 +289,17 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, photoPage(page, g.ID, false))
+	out := photoPage(page, g.ID, false)
+	// The hosts' favourites among the album's visible photos (an added
+	// field for guests, as the gallery's favourites section shows them):
+	// the album's favourites section and its filters read it.
+	for i, p := range page.Items {
+		if p.Status == store.StatusVisible {
+			fav := p.Favorite
+			out.Photos[i].Favorite = &fav
+		}
+	}
+	return writeJSON(w, r, http.StatusOK, out)
 }
 
 // handleGuestDeletePhoto removes one of the guest's own photos with its
