@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"eventbox/daemon/imaging"
@@ -74,8 +75,9 @@ func TestArchiveNamesSayWhatTheyHold(t *testing.T) {
 	}
 }
 
-// TestGuestArchivesOfferHEICAsJPEG: in a gallery link's ZIP a HEIC photo
-// is its JPEG copy, which decodes; the hosts' ZIP keeps the HEIC as sent.
+// TestGuestArchivesOfferHEICAsJPEG: in a gallery link's ZIP a phone's
+// HEIC photo is its JPEG copy, which decodes and carries no position; the
+// hosts' ZIP keeps the HEIC as sent.
 func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
 	if !imaging.HEICSupported() {
 		t.Skip("no HEIC in this build")
@@ -85,13 +87,20 @@ func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Wedding"})
 	slug, id := ev["slug"].(string), ev["id"].(string)
-	sent, err := os.ReadFile(filepath.Join("imaging", "testdata", "quadrants.heic"))
+	sent, err := os.ReadFile(filepath.Join("imaging", "testdata", "phone-gps.heic"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := h.guest(slug)
 	ct, body := multipartBody(t, "photo", "IMG_0001.HEIC", sent, nil)
-	photo := g.do("POST", "/api/e/"+slug+"/photos", body, "Content-Type", ct).expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+	p := g.do("POST", "/api/e/"+slug+"/photos", body, "Content-Type", ct).expect(t, 201, "").JSON["photo"].(map[string]any)
+	photo := p["id"].(string)
+	takenAt, ok := p["takenAt"].(float64)
+	if !ok {
+		t.Fatalf("the phone's HEIC has no takenAt: %v", p)
+	}
+	// Entries are named by when the photo was taken, not when it came.
+	taken := time.UnixMilli(int64(takenAt)).UTC().Format("20060102-150405")
 	waitVariants(t, h)
 	sh, _ := createShare(t, owner, id, map[string]any{"allowDownload": true})
 
@@ -100,8 +109,8 @@ func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
 		t.Fatalf("gallery ZIP holds %v", sortedKeys(files))
 	}
 	for name, data := range files {
-		if !strings.HasSuffix(name, "-"+photo+".jpg") {
-			t.Errorf("gallery ZIP entry %q, want a .jpg named after the photo", name)
+		if !strings.HasPrefix(name, taken+"-") || !strings.HasSuffix(name, "-"+photo+".jpg") {
+			t.Errorf("gallery ZIP entry %q, want a .jpg named %s-…-%s.jpg", name, taken, photo)
 		}
 		img, err := jpeg.Decode(bytes.NewReader(data))
 		if err != nil {
@@ -110,6 +119,9 @@ func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
 		if b := img.Bounds(); b.Dx() == 0 || b.Dy() == 0 {
 			t.Errorf("an empty JPEG: %v", b)
 		}
+		if hasPosition(t, data, imaging.JPEG) {
+			t.Errorf("gallery ZIP entry %q carries the position", name)
+		}
 	}
 
 	files, _ = readZip(t, owner.do("GET", "/api/admin/events/"+id+"/archive", nil).expect(t, 200, ""))
@@ -117,7 +129,7 @@ func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
 		t.Fatalf("admin ZIP holds %v", sortedKeys(files))
 	}
 	for name, data := range files {
-		if !strings.HasSuffix(name, "-"+photo+".heic") || !bytes.Equal(data, sent) {
+		if !strings.HasPrefix(name, taken+"-") || !strings.HasSuffix(name, "-"+photo+".heic") || !bytes.Equal(data, sent) {
 			t.Errorf("admin ZIP entry %q (%d bytes) is not the HEIC as sent", name, len(data))
 		}
 	}
