@@ -264,7 +264,8 @@ func photoPage(page store.Page[store.Photo], viewerGuest string, admin bool) pho
 }
 
 // handleGuestPhotos lists the guest's own photos, newest first; with
-// scope=all on a shared album, others' visible photos too.
+// scope=all on a shared album, others' visible photos too; with
+// favorites=1 as well, the album's favourites only.
 func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error {
 	e, g, err := s.guestOf(r)
 	if err != nil {
@@ -282,24 +283,26 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	page, err := s.listPhotos(r.Context(), store.PhotoQuery{
-		EventID: e.ID, GuestID: g.ID, AlsoVisible: scope == "all" && e.AlbumOpenAt(s.now().UnixMilli()),
-		Before: before, Limit: photoPageSize,
-	}, taken)
+	// favorites=1 (added, as on the gallery's list) keeps the hosts'
+	// favourites among the shared album's photos, for the album's
+	// favourites section; the favorite flag itself stays admin-only.
+	favorites, err := parseFlag(r, "favorites")
 	if err != nil {
 		return err
 	}
-	out := photoPage(page, g.ID, false)
-	// The hosts' favourites among the album's visible photos (an added
-	// field for guests, as the gallery's favourites section shows them):
-	// the album's favourites section and its filters read it.
-	for i, p := range page.Items {
-		if p.Status == store.StatusVisible {
-			fav := p.Favorite
-			out.Photos[i].Favorite = &fav
+	albumOpen := scope == "all" && e.AlbumOpenAt(s.now().UnixMilli())
+	q := store.PhotoQuery{EventID: e.ID, GuestID: g.ID, AlsoVisible: albumOpen, Before: before, Limit: photoPageSize}
+	if favorites {
+		if !albumOpen {
+			return writeJSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
 		}
+		q = store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: true, Before: before, Limit: photoPageSize}
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	page, err := s.listPhotos(r.Context(), q, taken)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, r, http.StatusOK, photoPage(page, g.ID, false))
 }
 
 // handleGuestDeletePhoto removes one of the guest's own photos with its

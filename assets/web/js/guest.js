@@ -551,21 +551,23 @@ function photoList(panel, scopeAll) {
 const albumFilter = { guest: '', spot: '', challenge: '' };
 
 // album is the shared album, as the gallery shows it: loaded whole in the
-// order taken (order=taken), the hosts' favourites first, then every
-// photo with filters by guest, place and challenge.
+// order taken (order=taken), the hosts' favourites first (favorites=1),
+// then every photo with filters by guest, place and challenge.
 async function album(panel) {
   const note = h('p', { class: 'muted center small' }, t('loading'));
   clear(panel, note);
   let list;
+  let favorites;
   try {
-    list = (await api(`${base}/photos?scope=all&order=taken`)).photos;
+    const [all, favs] = await Promise.all([api(`${base}/photos?scope=all&order=taken`), api(`${base}/photos?scope=all&favorites=1&order=taken`)]);
+    list = all.photos;
+    favorites = favs.photos.sort((a, b) => when(a) - when(b));
   } catch (e) {
     clear(note, errMsg(e), ' ', h('button', { class: 'small', onclick: () => album(panel) }, t('retry')));
     return;
   }
   if (!panel.isConnected || state.tab !== 'all') return;
   list.sort((a, b) => when(a) - when(b));
-  const favorites = list.filter((p) => p.favorite);
   const favs = favorites.length ? h('section', { id: 'album-favorites' },
     h('h2', null, t('galleryFavoritesTitle')),
     h('div', { class: 'grid' }, favorites.map((p) => tileFor(p, favorites, true)))) : null;
