@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestGuestAlbumFavouritesAndFilters: at a phone's size, the guest page's
+// shared album shows the hosts' favourites and keeps one guest's photos
+// when the guest filter asks, as the gallery does.
+func TestGuestAlbumFavouritesAndFilters(t *testing.T) {
+	box := startBox(t)
+	ev := partyEvent(t, box.Store, "Anna & Marco", nil)
+	ana := guestUploads(t, box, ev, "Ana", 2)
+	ben := guestUploads(t, box, ev, "Ben", 1)
+	admin := newClient(t, box.URL)
+	admin.signIn(t)
+	if st := admin.json(t, "POST", "/api/admin/events/"+ev.ID+"/photos", map[string]any{"action": "favorite", "ids": []string{ben[0]}}, nil); st != http.StatusOK {
+		t.Fatalf("marking a favourite: status %d", st)
+	}
+	b := newBrowserAt(t, "en-US", phoneWidth, phoneHeight)
+	b.do(t, "opening the shared album",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#tab-all`)),
+		chromedp.Click(chromedp.CSS(`#tab-all`)),
+		chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
+	var favs []string
+	b.eval(t, `[...document.querySelectorAll('#album-favorites .tile')].map((e) => e.dataset.id)`, &favs)
+	if fmt.Sprint(favs) != fmt.Sprint(ben) {
+		t.Errorf("favourites = %v; want %v", favs, ben)
+	}
+	b.waitText(t, "#album-favorites h2", "The hosts' favourites")
+	b.shot(t, "guest-album")
+	b.do(t, "keeping Ana's photos", choose(`#filter-guest`, "Ana"))
+	b.waitText(t, "#album-count", "2 photos")
+	var shown []string
+	b.eval(t, `[...document.querySelectorAll('#all-photos .tile')].map((e) => e.dataset.id)`, &shown)
+	if fmt.Sprint(shown) != fmt.Sprint(ana) {
+		t.Errorf("Ana's photos shown = %v; want %v, as taken", shown, ana)
+	}
+}
