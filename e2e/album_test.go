@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"eventbox/store"
 )
 
 // TestGuestAlbumFavouritesAndFilters: at a phone's size, the guest page's
@@ -41,4 +44,29 @@ func TestGuestAlbumFavouritesAndFilters(t *testing.T) {
 	if fmt.Sprint(shown) != fmt.Sprint(ana) {
 		t.Errorf("Ana's photos shown = %v; want %v, as taken", shown, ana)
 	}
+}
+
+// TestGuestAlbumCountsDownToRevealAt: an event that holds its album back
+// until revealAt shows guests a countdown on the shared album's tab
+// instead of the photos, in their language.
+func TestGuestAlbumCountsDownToRevealAt(t *testing.T) {
+	box := startBox(t)
+	ev := partyEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
+		e.RevealAt = time.Now().Add(26 * time.Hour).UnixMilli()
+	})
+	guestUploads(t, box, ev, "Ana", 1)
+	b := newBrowserAt(t, "fr-FR", phoneWidth, phoneHeight)
+	b.do(t, "opening the shared album",
+		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#tab-all`)),
+		chromedp.Click(chromedp.CSS(`#tab-all`)),
+		chromedp.WaitVisible(chromedp.CSS(`#album-reveal`)))
+	b.waitText(t, "#album-reveal", "L'album s'ouvre dans")
+	b.waitText(t, "#reveal-countdown", "1 d ")
+	var tiles int
+	b.eval(t, `document.querySelectorAll('#all-photos .tile').length`, &tiles)
+	if tiles != 0 {
+		t.Errorf("%d photos shown before revealAt", tiles)
+	}
+	b.shot(t, "guest-album-reveal")
 }

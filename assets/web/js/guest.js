@@ -547,6 +547,14 @@ function photoList(panel, scopeAll) {
   infinite(sentinel, more);
 }
 
+/** countdown writes ms as "2 d 03:04:05", or "03:04:05" within a day. */
+function countdown(ms) {
+  const s = Math.ceil(ms / 1000);
+  const d = Math.floor(s / 86400);
+  const hms = [Math.floor(s / 3600) % 24, Math.floor(s / 60) % 60, s % 60].map((n) => String(n).padStart(2, '0')).join(':');
+  return d ? `${d} d ${hms}` : hms;
+}
+
 // The shared album's filters, kept while the guest moves between tabs.
 const albumFilter = { guest: '', spot: '', challenge: '' };
 
@@ -556,6 +564,23 @@ const albumFilter = { guest: '', spot: '', challenge: '' };
 async function album(panel) {
   const note = h('p', { class: 'muted center small' }, t('loading'));
   clear(panel, note);
+  // Reveal later (docs/decisions.md): until revealAt the album is closed
+  // to guests; a countdown says when it opens, and the album loads then.
+  const revealAt = data.event.revealAt;
+  if (revealAt && revealAt > Date.now()) {
+    const left = h('strong', { id: 'reveal-countdown' });
+    const tick = () => {
+      if (!left.isConnected) return;
+      const ms = revealAt - Date.now();
+      if (ms <= 0) { album(panel); return; }
+      left.textContent = countdown(ms);
+      setTimeout(tick, 1000);
+    };
+    clear(panel, h('div', { class: 'card center', id: 'album-reveal' },
+      h('p', null, t('revealSoon')), h('p', { class: 'big' }, left), h('p', { class: 'small muted' }, t('revealMine'))));
+    tick();
+    return;
+  }
   let list;
   let favorites;
   try {
