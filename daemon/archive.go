@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"eventbox/daemon/imaging"
 	"eventbox/store"
 )
 
@@ -39,10 +43,23 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	q := store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: favorites}
+	what := "all photos"
+	if favorites {
+		what = "favourites"
+	}
 	if all {
 		q.Status = ""
+		what += " incl. hidden and pending"
 	}
-	return s.streamArchive(w, r, e, q, false)
+	return s.streamArchive(w, r, e, q, archiveOptions{name: archiveName(e, what)})
+}
+
+// archiveOptions is what differs between the archives: the file name,
+// and for guests and gallery visitors (forGuests) photos without their
+// position (withoutLocation) and each HEIC as its JPEG copy.
+type archiveOptions struct {
+	name      string
+	forGuests bool
 }
 
 // streamArchive writes the photos of the query as a ZIP, newest first,
@@ -52,9 +69,9 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 // meanwhile is left out. It stops when the request's context ends; after
 // the first byte a failure cuts the connection (abortStream). When the
 // whole archive was sent, each photo's download count goes up by one, in
-// one transaction. No matching photo gives a valid empty ZIP. With strip
-// (a gallery link's visitor) photos go without their position.
-func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery, strip bool) error {
+// one transaction. No matching photo gives a valid empty ZIP. opt names
+// the file and says whether it is for guests (addToArchive).
+func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery, opt archiveOptions) error {
 	ctx := r.Context()
 	q.Limit = archivePageSize
 	page, err := s.store.Photos(ctx, q)
@@ -63,7 +80,7 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", contentDisposition(archiveName(e)))
+	h.Set("Content-Disposition", contentDisposition(opt.name))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
@@ -84,7 +101,7 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 			if err := ctx.Err(); err != nil {
 				return stop(err)
 			}
-			n, err := s.addToArchive(ctx, zw, p, names, buf, strip)
+			n, err := s.addToArchive(ctx, zw, p, names, buf, opt.forGuests)
 			if errors.Is(err, store.ErrNotFound) {
 				continue // deleted since it was listed
 			}
@@ -121,8 +138,10 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 // addToArchive copies a photo's original (a video's video) into the
 // archive under a readable, unique name and returns the bytes copied. A
 // file that is gone answers store.ErrNotFound before anything is written.
-// With strip a photo goes without its position (withoutLocation).
-func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte, strip bool) (int64, error) {
+// forGuests (guests' and gallery visitors' archives): a photo goes
+// without its position (withoutLocation), and a HEIC as its full-size
+// JPEG copy (addJPEGCopy), which computers without a HEIC viewer open.
+func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte, forGuests bool) (int64, error) {
 	media, ext := p.OriginalName(), "."+formatExt(p.Format)
 	if p.Video != nil {
 		media, ext = p.VideoName(), videoExt(p.Video.MIME)
@@ -132,28 +151,83 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 		return 0, err
 	}
 	defer f.Close()
-	var content io.Reader = f
-	if strip {
-		st, err := f.Stat()
-		if err != nil {
-			return 0, fmt.Errorf("reading %s: %w", media, err)
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", media, err)
+	}
+	hdr := &zip.FileHeader{Method: zip.Store, Modified: time.UnixMilli(p.CreatedAt).UTC()}
+	hdr.SetMode(0o644)
+	if forGuests && p.Video == nil && imaging.Format(p.Format) == imaging.HEIC {
+		n, done, err := s.addJPEGCopy(ctx, zw, p, f, st.Size(), names, *hdr)
+		if done || err != nil {
+			return n, err
 		}
+	}
+	var content io.Reader = f
+	if forGuests {
 		if content, err = withoutLocation(f, st.Size(), p); err != nil {
 			return 0, err
 		}
 	}
-	name := uniqueName(names, downloadName(p, "original", ext))
-	hdr := &zip.FileHeader{Name: name, Method: zip.Store, Modified: time.UnixMilli(p.CreatedAt).UTC()}
-	hdr.SetMode(0o644)
+	hdr.Name = uniqueName(names, downloadName(p, "original", ext))
 	dst, err := zw.CreateHeader(hdr)
 	if err != nil {
-		return 0, fmt.Errorf("adding %s to the archive: %w", name, err)
+		return 0, fmt.Errorf("adding %s to the archive: %w", hdr.Name, err)
 	}
 	n, err := io.CopyBuffer(dst, ctxReader{ctx, content}, buf)
 	if err != nil {
-		return n, fmt.Errorf("adding %s to the archive: %w", name, err)
+		return n, fmt.Errorf("adding %s to the archive: %w", hdr.Name, err)
 	}
 	return n, nil
+}
+
+// addJPEGCopy adds a HEIC photo as its full-size JPEG copy
+// (imaging.Pool.JPEGCopy: the image memory budget bounds the decoding,
+// and the JPEG goes into the archive as it is encoded, never whole in
+// memory; it holds no metadata, so no position either). done is false
+// when no copy could be made (a HEIC too large for the budget, or one
+// the decoder refuses) and nothing was written: the caller then adds the
+// original instead. A failure after the entry was begun is an error.
+func (s *Server) addJPEGCopy(ctx context.Context, zw *zip.Writer, p store.Photo, f *os.File, size int64, names map[string]bool, hdr zip.FileHeader) (n int64, done bool, err error) {
+	jpg := strings.TrimSuffix(downloadName(p, "original", ".heic"), ".heic") + ".jpg"
+	hdr.Name = jpg
+	entry := &lazyEntry{zw: zw, hdr: &hdr, names: names}
+	err = s.variants.pool.JPEGCopy(ctx, f, size, entry)
+	switch {
+	case err == nil && entry.w == nil:
+		return 0, false, nil // nothing came out: send the original
+	case err == nil:
+		return entry.n, true, nil
+	case entry.w != nil || ctx.Err() != nil:
+		return entry.n, true, fmt.Errorf("adding the jpeg copy of %s to the archive: %w", p.ID, err)
+	}
+	s.log.WarnContext(ctx, "archive: no jpeg copy, the heic goes as it is", "photo", p.ID, "error", err)
+	return 0, false, nil
+}
+
+// lazyEntry begins its archive entry at the first byte written, so that
+// a copy that fails before writing anything leaves no entry behind. The
+// entry's name is made unique then.
+type lazyEntry struct {
+	zw    *zip.Writer
+	hdr   *zip.FileHeader
+	names map[string]bool
+	w     io.Writer
+	n     int64
+}
+
+func (l *lazyEntry) Write(b []byte) (int, error) {
+	if l.w == nil {
+		l.hdr.Name = uniqueName(l.names, l.hdr.Name)
+		w, err := l.zw.CreateHeader(l.hdr)
+		if err != nil {
+			return 0, fmt.Errorf("adding %s to the archive: %w", l.hdr.Name, err)
+		}
+		l.w = w
+	}
+	n, err := l.w.Write(b)
+	l.n += int64(n)
+	return n, err
 }
 
 // uniqueName returns name, or name with -2, -3… before its extension when
@@ -170,14 +244,72 @@ func uniqueName(taken map[string]bool, name string) string {
 	return out
 }
 
-// archiveName is the ZIP's file name: "<event name>-photos.zip", the name
-// made safe for any file system.
-func archiveName(e store.Event) string {
-	name := safeName(e.Name)
-	if name == "" {
-		name = "event"
+// archiveName is a ZIP's file name, which says what it holds:
+// "<event name> - <event date> - <what>.zip" (the date left out when the
+// event has none), the event name made safe for any file system
+// (fileTitle).
+func archiveName(e store.Event, what string) string {
+	parts := []string{fileTitle(e.Name)}
+	if parts[0] == "" {
+		parts[0] = "Photos"
 	}
-	return name + "-photos.zip"
+	if d := fileTitle(e.EventDate); d != "" {
+		parts = append(parts, d)
+	}
+	return strings.Join(append(parts, what), " - ") + ".zip"
+}
+
+// maxTitleBytes bounds a title in a file name: with what archiveName adds
+// the name stays under the 255 bytes every file system takes.
+const maxTitleBytes = 150
+
+// fileTitle keeps of s what is readable and valid in a file name on
+// Windows, macOS and Linux: letters (accents and marks included) and
+// digits of any script, spaces and - _ ' & , . ( ) + !; anything else
+// (slashes, colons, quotes, control characters, emoji) becomes a space.
+// Runs of spaces become one; dots and spaces are trimmed at both ends
+// (Windows drops trailing ones); the result is cut to maxTitleBytes on a
+// character boundary. A Windows device name (CON, NUL, COM1…) before the
+// first dot gets an underscore in front.
+func fileTitle(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		keep := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r) ||
+			strings.ContainsRune("-_'&,.()+!", r)
+		if !keep {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		if b.Len()+utf8.RuneLen(r) > maxTitleBytes {
+			break
+		}
+		b.WriteRune(r)
+	}
+	out := strings.Trim(b.String(), " .")
+	stem, _, _ := strings.Cut(out, ".")
+	if windowsDevice(strings.TrimRight(stem, " ")) {
+		out = "_" + out
+	}
+	return out
+}
+
+// windowsDevice reports whether name is one of the names Windows keeps
+// for devices, in any case.
+func windowsDevice(name string) bool {
+	switch strings.ToUpper(name) {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	u := strings.ToUpper(name)
+	if len(u) == 4 && (strings.HasPrefix(u, "COM") || strings.HasPrefix(u, "LPT")) {
+		return u[3] >= '0' && u[3] <= '9'
+	}
+	return false
 }
 
 // ctxReader stops a copy as soon as the context ends (a client that went

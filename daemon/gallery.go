@@ -298,5 +298,10 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if !access.LinkDownloads(shareLink(sh)) {
 		return errForbidden
 	}
-	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly}, true)
+	what := "all photos"
+	if sh.FavoritesOnly {
+		what = "favourites"
+	}
+	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly},
+		archiveOptions{name: archiveName(e, what), forGuests: true})
 }

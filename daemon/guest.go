@@ -65,8 +65,11 @@ type publicEventDTO struct {
 	AlbumShared        bool    `json:"albumShared"`
 	// RevealAt (added): until then, epoch ms, guests see only their own
 	// photos; null when the album is not held back.
-	RevealAt       *int64            `json:"revealAt"`
-	Challenges     []challengeDTO    `json:"challenges"`
+	RevealAt   *int64         `json:"revealAt"`
+	Challenges []challengeDTO `json:"challenges"`
+	// Spots (added) are the event's places, for the shared album's place
+	// filter, as in the gallery.
+	Spots          []gallerySpotDTO  `json:"spots"`
 	Frame          string            `json:"frame"`
 	CaptureFilters captureFiltersDTO `json:"captureFilters"`
 	LogoVersion    *int64            `json:"logoVersion"`
@@ -119,6 +122,14 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	full := toEventDTO(e)
+	spots, err := s.store.Spots(r.Context(), e.ID)
+	if err != nil {
+		return err
+	}
+	places := make([]gallerySpotDTO, 0, len(spots))
+	for _, sp := range spots {
+		places = append(places, gallerySpotDTO{ID: sp.ID, Label: sp.Label})
+	}
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
@@ -127,7 +138,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
 		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: nullTime(e.RevealAt), Challenges: full.Challenges,
-		Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
+		Spots: places, Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
 		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
 		HTTPS:  s.httpsInfo(),

@@ -264,7 +264,8 @@ func photoPage(page store.Page[store.Photo], viewerGuest string, admin bool) pho
 }
 
 // handleGuestPhotos lists the guest's own photos, newest first; with
-// scope=all on a shared album, others' visible photos too.
+// scope=all on a shared album, others' visible photos too; with
+// favorites=1 as well, the album's favourites only.
 func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error {
 	e, g, err := s.guestOf(r)
 	if err != nil {
@@ -282,10 +283,22 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	page, err := s.listPhotos(r.Context(), store.PhotoQuery{
-		EventID: e.ID, GuestID: g.ID, AlsoVisible: scope == "all" && e.AlbumOpenAt(s.now().UnixMilli()),
-		Before: before, Limit: photoPageSize,
-	}, taken)
+	// favorites=1 (added, as on the gallery's list) keeps the hosts'
+	// favourites among the shared album's photos, for the album's
+	// favourites section; the favorite flag itself stays admin-only.
+	favorites, err := parseFlag(r, "favorites")
+	if err != nil {
+		return err
+	}
+	albumOpen := scope == "all" && e.AlbumOpenAt(s.now().UnixMilli())
+	q := store.PhotoQuery{EventID: e.ID, GuestID: g.ID, AlsoVisible: albumOpen, Before: before, Limit: photoPageSize}
+	if favorites {
+		if !albumOpen {
+			return writeJSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
+		}
+		q = store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: true, Before: before, Limit: photoPageSize}
+	}
+	page, err := s.listPhotos(r.Context(), q, taken)
 	if err != nil {
 		return err
 	}

@@ -167,9 +167,14 @@ func contentDisposition(name string) string {
 }
 
 // downloadName is a readable, file-system-safe name for a download:
-// date-time, guest name, id.
+// date-time (when it was taken if known, else when it arrived; UTC),
+// guest name, id.
 func downloadName(p store.Photo, v, ext string) string {
-	t := time.UnixMilli(p.CreatedAt).UTC().Format("20060102-150405")
+	at := p.CreatedAt
+	if p.TakenAt != 0 {
+		at = p.TakenAt
+	}
+	t := time.UnixMilli(at).UTC().Format("20060102-150405")
 	parts := []string{t}
 	if n := safeName(p.GuestName); n != "" {
 		parts = append(parts, n)

@@ -7,6 +7,7 @@
 import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
+import { when, filterBar, filtered } from './album-filters.js';
 
 const app = $('#app');
 const token = decodeURIComponent(location.pathname.split('/')[2] || '');
@@ -76,10 +77,6 @@ function passwordView() {
 let all = null;
 let favorites = [];
 const filter = { guest: '', spot: '', challenge: '' };
-
-// when is the moment a photo was taken: its EXIF capture time (takenAt)
-// when the box read one, else when it arrived.
-const when = (p) => p.takenAt || p.createdAt;
 
 async function loadAll() {
   const list = [];
@@ -170,27 +167,13 @@ async function photos(panel) {
   if (actions && all.length && !$('#slideshow-all')) {
     actions.append(h('button', { id: 'slideshow-all', onclick: () => viewer(shownList(), 0, true) }, '▶ ' + t('gallerySlideshow')));
   }
-  const ev = data.event;
-  const guests = [...new Set(all.map((p) => p.guestName).filter(Boolean))].sort((a, b) => a.localeCompare(b, lang));
-  const spots = (ev.spots || []).filter((s) => all.some((p) => p.spotId === s.id));
-  const challenges = (ev.challenges || []).filter((c) => all.some((p) => p.challengeId === c.id));
-  const select = (key, label, none, options) => {
-    if (!options.length) return null;
-    const id = 'filter-' + key;
-    const sel = h('select', { id }, h('option', { value: '' }, none), options.map(([v, l]) => h('option', { value: v, selected: filter[key] === v }, l)));
-    sel.addEventListener('change', () => { filter[key] = sel.value; drawGrid(); });
-    return h('div', { class: 'field' }, h('label', { for: id }, label), sel);
-  };
-  const filters = h('div', { class: 'filters' },
-    select('guest', t('filterGuest'), t('filterEveryone'), guests.map((g) => [g, g])),
-    select('spot', t('filterPlace'), t('filterEverywhere'), spots.map((s) => [s.id, s.label])),
-    select('challenge', t('filterChallenge'), t('allChallenges'), challenges.map((c) => [c.id, c.label])));
+  const filters = filterBar(t, lang, all, data.event, filter, () => drawGrid());
   const favs = favorites.length ? h('section', { id: 'gallery-favorites' },
     h('h2', null, t('galleryFavoritesTitle')),
     h('div', { class: 'grid' }, favorites.map((p) => tile(p, favorites)))) : null;
   const grid = h('div', { class: 'grid', id: 'gallery-photos' });
   const count = h('p', { class: 'small muted', id: 'gallery-count' });
-  clear(panel, favs, h('h2', null, t('galleryAllTitle')), filters.children.length ? filters : null, count, grid, note);
+  clear(panel, favs, h('h2', null, t('galleryAllTitle')), filters, count, grid, note);
   const drawGrid = () => {
     const list = shownList();
     clear(grid, list.map((p) => tile(p, list)));
@@ -202,8 +185,7 @@ async function photos(panel) {
 
 // shownList is the photos the filters keep, in the order taken.
 function shownList() {
-  return all.filter((p) => (!filter.guest || p.guestName === filter.guest)
-    && (!filter.spot || p.spotId === filter.spot) && (!filter.challenge || p.challengeId === filter.challenge));
+  return filtered(all, filter);
 }
 
 function messages(panel) {

@@ -8,6 +8,7 @@ import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
 import { FILTERS, applyFilter } from './filters.js';
+import { when, filterBar, filtered } from './album-filters.js';
 
 const app = $('#app');
 const slug = decodeURIComponent(location.pathname.split('/')[2] || '').toLowerCase();
@@ -465,7 +466,8 @@ function drawTabs() {
   }, l)));
   const panel = $('#panel');
   if (state.tab === 'guestbook') return guestbook(panel);
-  return photoList(panel, state.tab === 'all');
+  if (state.tab === 'all') return album(panel);
+  return photoList(panel, false);
 }
 
 // The photo list on screen, so a new upload can be shown at once.
@@ -545,11 +547,80 @@ function photoList(panel, scopeAll) {
   infinite(sentinel, more);
 }
 
+/** countdown writes ms as "2 d 03:04:05", or "03:04:05" within a day. */
+function countdown(ms) {
+  const s = Math.ceil(ms / 1000);
+  const d = Math.floor(s / 86400);
+  const hms = [Math.floor(s / 3600) % 24, Math.floor(s / 60) % 60, s % 60].map((n) => String(n).padStart(2, '0')).join(':');
+  return d ? `${d} d ${hms}` : hms;
+}
+
+// The shared album's filters, kept while the guest moves between tabs.
+const albumFilter = { guest: '', spot: '', challenge: '' };
+
+// album is the shared album, as the gallery shows it: loaded whole in the
+// order taken (order=taken), the hosts' favourites first (favorites=1),
+// then every photo with filters by guest, place and challenge.
+async function album(panel) {
+  const note = h('p', { class: 'muted center small' }, t('loading'));
+  clear(panel, note);
+  // Reveal later (docs/decisions.md): until revealAt the album is closed
+  // to guests; a countdown says when it opens, and the album loads then.
+  const revealAt = data.event.revealAt;
+  if (revealAt && revealAt > Date.now()) {
+    const left = h('strong', { id: 'reveal-countdown' });
+    const tick = () => {
+      if (!left.isConnected) return;
+      const ms = revealAt - Date.now();
+      if (ms <= 0) { album(panel); return; }
+      left.textContent = countdown(ms);
+      setTimeout(tick, 1000);
+    };
+    clear(panel, h('div', { class: 'card center', id: 'album-reveal' },
+      h('p', null, t('revealSoon')), h('p', { class: 'big' }, left), h('p', { class: 'small muted' }, t('revealMine'))));
+    tick();
+    return;
+  }
+  let list;
+  let favorites;
+  try {
+    const [all, favs] = await Promise.all([api(`${base}/photos?scope=all&order=taken`), api(`${base}/photos?scope=all&favorites=1&order=taken`)]);
+    list = all.photos;
+    favorites = favs.photos.sort((a, b) => when(a) - when(b));
+  } catch (e) {
+    clear(note, errMsg(e), ' ', h('button', { class: 'small', onclick: () => album(panel) }, t('retry')));
+    return;
+  }
+  if (!panel.isConnected || state.tab !== 'all') return;
+  list.sort((a, b) => when(a) - when(b));
+  const favs = favorites.length ? h('section', { id: 'album-favorites' },
+    h('h2', null, t('galleryFavoritesTitle')),
+    h('div', { class: 'grid' }, favorites.map((p) => tileFor(p, favorites, true)))) : null;
+  const grid = h('div', { class: 'grid', id: 'all-photos' });
+  const count = h('p', { class: 'small muted', id: 'album-count' });
+  const draw = () => {
+    const shownList = filtered(list, albumFilter);
+    clear(grid, shownList.map((p) => tileFor(p, shownList, true)));
+    count.textContent = t('galleryCount', { n: shownList.length });
+    note.textContent = shownList.length ? '' : t('allEmpty');
+    shown = { grid, list: shownList, scopeAll: true, note, album: true };
+  };
+  const filters = filterBar(t, lang, list, data.event, albumFilter, draw);
+  clear(panel, favs, favs ? h('h2', null, t('galleryAllTitle')) : null, filters, count, grid, note);
+  draw();
+}
+
 function photoArrived(p) {
   drawCapture();
   if (!shown || !shown.grid.isConnected || shown.list.some((x) => x.id === p.id)) return;
-  shown.list.unshift(p);
-  shown.grid.prepend(tileFor(p, shown.list, shown.scopeAll));
+  // The album runs in the order taken: a new photo goes at its end.
+  if (shown.album) {
+    shown.list.push(p);
+    shown.grid.append(tileFor(p, shown.list, true));
+  } else {
+    shown.list.unshift(p);
+    shown.grid.prepend(tileFor(p, shown.list, shown.scopeAll));
+  }
   shown.note.textContent = '';
 }
 
