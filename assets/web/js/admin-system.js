@@ -194,12 +194,6 @@ export async function settingsPage(ctx, view, part) {
   }
 }
 
-
-  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b),
-    backup: (box) => import('./admin-backup.js').then((m) => m.backupPart(box)),
-    updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
-}
-
 /** statsPage shows totals, an hourly chart with labelled axes, the places and the top guests. */
 export async function statsPage(ctx, view) {
   const box = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
