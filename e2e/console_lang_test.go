@@ -105,3 +105,26 @@ func TestConsoleAccessibility(t *testing.T) {
 		check(s.name)
 	}
 }
+
+// TestConsoleSettingsInFrench opens the owners' settings screens (mail,
+// webhooks, cloud, backup, updates) in a French browser: each one's
+// headings speak French.
+func TestConsoleSettingsInFrench(t *testing.T) {
+	box := startBox(t)
+	b := newBrowserAt(t, "fr-FR", 1366, 900)
+	b.signIn(t, box.URL)
+	screens := []struct{ part, heading, text string }{
+		{"mail", "E-mails sortants", "Serveur SMTP"},
+		{"webhooks", "Envois récents", "Aucun webhook pour l’instant."},
+		{"cloud", "Stockage en ligne (WebDAV)", "Adresse WebDAV"},
+		{"backup", "Sauvegardes conservées", "Télécharger une sauvegarde"},
+		{"updates", "Logiciel", "Version en service"},
+	}
+	for _, s := range screens {
+		b.do(t, "opening the "+s.part+" settings", chromedp.Navigate(box.URL+"/admin/settings/"+s.part))
+		b.waitJS(t, "a heading "+s.heading+" on "+s.part,
+			`[...document.querySelectorAll('main h2, main h3')].some((e) => e.textContent.trim() === `+jsString(s.heading)+`)`)
+		b.waitText(t, "main", s.text)
+		b.shot(t, "console-fr-settings-"+s.part)
+	}
+}

@@ -5,55 +5,21 @@
 // exportPanel and exportProgress.
 import { h, clear, toast, fmtTime, fmtBytes } from './lib.js';
 import { call, errText, field, check, showErrors, busy, notYet, unavailable, confirmDo } from './admin-ui.js';
-
-/** T holds every English string of this module, for translation. */
-const T = {
-  title: 'Cloud storage (WebDAV)',
-  intro: 'Each export copies the photos and videos as they were taken, a JPEG of every HEIC, the guestbook and a page that shows them offline into one folder per event. It runs when the box is online, one file at a time, and waits while guests upload.',
-  url: 'WebDAV address',
-  urlHint: 'Nextcloud: https://cloud.example.com/remote.php/dav/files/<user>/ · NAS: https://nas.local:5006/',
-  user: 'User',
-  password: 'Password',
-  passwordKept: 'Unchanged',
-  passwordHint: 'For Nextcloud, an app password (Settings → Security).',
-  folder: 'Folder',
-  folderHint: 'Each event gets a folder inside it, named from its date and name.',
-  auto: 'Export each event automatically when it ends',
-  save: 'Save',
-  saved: 'Saved',
-  test: 'Test',
-  testOK: 'The cloud answered: the folder is there and writable.',
-  testFailed: 'The test failed: ',
-  remove: 'Remove',
-  removeAsk: 'Forget the cloud settings? Queued exports will fail.',
-  notSet: 'No cloud storage is set up. ',
-  setUp: 'Set up WebDAV',
-  askOwner: 'Ask an owner to set up WebDAV.',
-  exportVisible: 'Export visible photos',
-  exportFavorites: 'Export favorites',
-  queued: 'Export queued',
-  history: 'Exports',
-  none: 'No export yet.',
-  started: 'Asked',
-  what: 'What',
-  progress: 'Progress',
-  scope: { visible: 'Visible photos', favorites: 'Favorites' },
-  status: { queued: 'waiting', running: 'sending', done: 'done', failed: 'failed' },
-  files: (x) => `${x.sent} of ${x.total} files · ${fmtBytes(x.bytes)}`,
-  retrying: 'Will try again: ',
-  folderOn: 'Folder: ',
-};
+import { t } from './admin-i18n.js';
 
 const PILL = { queued: 'warn', running: 'warn', done: 'good', failed: 'bad' };
+
+/** exportStatus names an export's states in the console's language. */
+const exportStatus = () => ({ queued: t('waiting'), running: t('sending'), done: t('done'), failed: t('failed') });
 
 /** cloudPart fills box with the Cloud settings screen (owners). */
 export async function cloudPart(box) {
   const s = await call('/api/admin/cloud');
   const url = h('input', { type: 'url', value: s.url || '', placeholder: 'https://cloud.example.com/remote.php/dav/files/me/' });
   const user = h('input', { type: 'text', value: s.user || '', autocapitalize: 'none', autocomplete: 'off' });
-  const pass = h('input', { type: 'password', autocomplete: 'new-password', placeholder: s.hasPassword ? T.passwordKept : '' });
+  const pass = h('input', { type: 'password', autocomplete: 'new-password', placeholder: s.hasPassword ? t('Unchanged') : '' });
   const folder = h('input', { type: 'text', value: s.folder || '', placeholder: 'eventbox' });
-  const auto = check('autoExport', T.auto, s.autoExport);
+  const auto = check('autoExport', t('Export each event automatically when it ends'), s.autoExport);
   const answer = h('div', { id: 'cloud-test-answer', role: 'status' });
   const body = () => {
     const b = { url: url.value.trim(), user: user.value.trim(), folder: folder.value.trim(), autoExport: auto.querySelector('input').checked };
@@ -61,42 +27,42 @@ export async function cloudPart(box) {
     return b;
   };
   const form = h('form', { novalidate: true },
-    field('url', T.url, url, T.urlHint),
-    h('div', { class: 'two' }, field('user', T.user, user), field('password', T.password, pass, T.passwordHint)),
-    field('folder', T.folder, folder, T.folderHint), auto,
-    h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit' }, T.save),
+    field('url', t('WebDAV address'), url, t('Nextcloud: https://cloud.example.com/remote.php/dav/files/<user>/ · NAS: https://nas.local:5006/')),
+    h('div', { class: 'two' }, field('user', t('User'), user), field('password', t('Password'), pass, t('For Nextcloud, an app password (Settings → Security).'))),
+    field('folder', t('Folder'), folder, t('Each event gets a folder inside it, named from its date and name.')), auto,
+    h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit' }, t('Save')),
       h('button', {
         type: 'button', id: 'cloud-test', onclick: async (e) => {
           showErrors(form, null);
           clear(answer);
           const res = await busy(e.currentTarget, call('/api/admin/cloud/test', { method: 'POST', body: body() }), (err) => showErrors(form, err));
-          if (res) clear(answer, h('div', { class: 'banner ' + (res.ok ? 'good' : 'bad') }, res.ok ? T.testOK : T.testFailed + (res.message || '')));
+          if (res) clear(answer, h('div', { class: 'banner ' + (res.ok ? 'good' : 'bad') }, res.ok ? t('The cloud answered: the folder is there and writable.') : t('The test failed: ') + (res.message || '')));
         },
-      }, T.test),
+      }, t('Test')),
       s.configured ? h('button', {
         type: 'button', class: 'danger', onclick: async (e) => {
-          if (!confirmDo(T.removeAsk)) return;
+          if (!confirmDo(t('Forget the cloud settings? Queued exports will fail.'))) return;
           if (await busy(e.currentTarget, call('/api/admin/cloud', { method: 'DELETE' }))) cloudPart(box);
         },
-      }, T.remove) : null),
+      }, t('Remove')) : null),
     answer);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form, null);
     const res = await busy(form.querySelector('[type=submit]'), call('/api/admin/cloud', { method: 'PUT', body: body() }), (err) => showErrors(form, err));
-    if (res) { toast(T.saved); cloudPart(box); }
+    if (res) { toast(t('Saved')); cloudPart(box); }
   });
-  clear(box, h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, T.title), h('p', { class: 'muted small' }, T.intro), form));
+  clear(box, h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud storage (WebDAV)')), h('p', { class: 'muted small' }, t('Each export copies the photos and videos as they were taken, a JPEG of every HEIC, the guestbook and a page that shows them offline into one folder per event. It runs when the box is online, one file at a time, and waits while guests upload.')), form));
 }
 
 /** exportLine shows one export: its status, a progress bar and its counts. */
 function exportLine(x) {
   return h('div', { class: 'export', dataset: { status: x.status } },
-    h('div', { class: 'row small' }, h('span', { class: 'pill ' + (PILL[x.status] || '') }, T.status[x.status] || x.status),
-      h('span', null, T.files(x))),
+    h('div', { class: 'row small' }, h('span', { class: 'pill ' + (PILL[x.status] || '') }, exportStatus()[x.status] || x.status),
+      h('span', null, t('{sent} of {total} files · {size}', { sent: x.sent, total: x.total, size: fmtBytes(x.bytes) }))),
     h('progress', { max: Math.max(x.total, 1), value: x.status === 'done' ? Math.max(x.total, 1) : x.sent, style: 'width:100%' }),
-    x.error ? h('div', { class: 'small ' + (x.status === 'failed' ? 'form-err' : 'muted') }, x.status === 'failed' ? x.error : T.retrying + x.error) : null,
-    x.folder ? h('div', { class: 'small muted' }, T.folderOn, x.folder) : null);
+    x.error ? h('div', { class: 'small ' + (x.status === 'failed' ? 'form-err' : 'muted') }, x.status === 'failed' ? x.error : t('Will try again: ') + x.error) : null,
+    x.folder ? h('div', { class: 'small muted' }, t('Folder: '), x.folder) : null);
 }
 
 const active = (x) => x.status === 'queued' || x.status === 'running';
@@ -113,23 +79,24 @@ export async function exportPanel(ev, me, box) {
   try {
     data = await call(`/api/admin/events/${ev.id}/cloud`);
   } catch (e) {
-    return clear(box, notYet(e) ? unavailable(T.title) : h('div', { class: 'banner bad' }, errText(e)));
+    return clear(box, notYet(e) ? unavailable(t('Cloud storage (WebDAV)')) : h('div', { class: 'banner bad' }, errText(e)));
   }
   const start = (scope) => async (e) => {
     const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/cloud`, { method: 'POST', body: { scope } }));
-    if (res) { toast(T.queued); exportPanel(ev, me, box); }
+    if (res) { toast(t('Export queued')); exportPanel(ev, me, box); }
   };
+  const scope = { visible: t('Visible photos'), favorites: t('Favorites') };
   clear(box,
     data.configured ? h('div', { class: 'row' },
-      h('button', { onclick: start('visible') }, T.exportVisible),
-      h('button', { onclick: start('favorites') }, T.exportFavorites))
-      : h('p', { class: 'muted' }, T.notSet, me.role === 'owner' ? h('a', { href: '/admin/settings/cloud' }, T.setUp) : T.askOwner),
-    h('h3', null, T.history),
+      h('button', { onclick: start('visible') }, t('Export visible photos')),
+      h('button', { onclick: start('favorites') }, t('Export favorites')))
+      : h('p', { class: 'muted' }, t('No cloud storage is set up. '), me.role === 'owner' ? h('a', { href: '/admin/settings/cloud' }, t('Set up WebDAV')) : t('Ask an owner to set up WebDAV.')),
+    h('h3', null, t('Exports')),
     data.exports.length ? h('table', { style: 'margin-top:10px' },
-      h('thead', null, h('tr', null, h('th', null, T.started), h('th', null, T.what), h('th', null, T.progress))),
+      h('thead', null, h('tr', null, h('th', null, t('Asked')), h('th', null, t('What')), h('th', null, t('Progress')))),
       h('tbody', null, data.exports.map((x) => h('tr', null,
-        h('td', null, fmtTime(x.createdAt)), h('td', null, T.scope[x.scope] || x.scope), h('td', null, exportLine(x))))))
-      : h('p', { class: 'muted' }, T.none));
+        h('td', null, fmtTime(x.createdAt)), h('td', null, scope[x.scope] || x.scope), h('td', null, exportLine(x))))))
+      : h('p', { class: 'muted' }, t('No export yet.')));
   if (data.exports.some(active)) setTimeout(() => { if (box.isConnected) exportPanel(ev, me, box); }, 3000);
 }
 

@@ -3,43 +3,24 @@
 // one's state, reply and retry.
 import { h, clear, toast, fmtTime } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy } from './admin-ui.js';
-
-// T holds every English string of this screen, in one place for the
-// console's translation.
-const T = {
-  settings: 'Outgoing mail',
-  host: 'SMTP server', port: 'Port', portHint: 'Empty: 587 for STARTTLS, 465 for TLS, 25 for none.',
-  username: 'Username', password: 'Password', unchanged: 'Unchanged', removePassword: 'Remove the stored password',
-  from: 'From address', fromHint: 'For example: Our wedding <photos@example.com>',
-  security: 'Security', admin: 'Admin email', adminHint: 'Summaries and alerts go here.',
-  alertsLabel: 'Alert me when', storageLow: 'Storage is running low', exportFailed: 'A cloud export failed', backupFailed: 'A backup failed',
-  save: 'Save', saved: 'Saved',
-  test: 'Test', sendTest: 'Send a test', testSent: (to) => 'Test mail sent to ' + to,
-  queue: 'Queue', counts: (q) => `${q.pending} waiting, ${q.failed} failed.`,
-  retry: 'Retry now', retried: (r) => `${r.requeued} requeued, ${r.sent} sent, ${r.failed} failed`,
-  refresh: 'Refresh', empty: 'No mail yet.',
-  status: { pending: 'waiting', sent: 'sent', failed: 'failed' },
-  purpose: { gallery: 'gallery link', summary: 'summary', invitation: 'invitation', alert: 'alert', test: 'test' },
-  tries: (n) => (n === 1 ? '1 try' : `${n} tries`),
-  next: (t) => 'next try ' + fmtTime(t), sentAt: (t) => 'sent ' + fmtTime(t),
-  notSetUp: 'Mail is not set up: mails wait in the queue (up to 48 hours) until it is.',
-  noPassword: 'No password is stored. After a restore on another box, enter it again.',
-};
+import { t } from './admin-i18n.js';
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);
 const pillClass = { pending: 'pill', sent: 'pill good', failed: 'pill bad' };
 
 /** queueList draws the mails of the queue, newest first. */
 function queueList(items) {
-  if (!items.length) return h('p', { class: 'muted' }, T.empty);
+  const status = { pending: t('waiting'), sent: t('sent'), failed: t('failed') };
+  const purpose = { gallery: t('gallery link'), summary: t('summary'), invitation: t('invitation'), alert: t('alert'), test: t('test') };
+  if (!items.length) return h('p', { class: 'muted' }, t('No mail yet.'));
   return h('ul', { class: 'list', id: 'mail-queue' }, items.map((m) => h('li', { dataset: { status: m.status, id: String(m.id) } },
     h('div', { class: 'spread' },
       h('span', null, h('strong', null, m.subject || '—'), ' ', h('span', { class: 'muted' }, '→ ', m.to)),
-      h('span', { class: pillClass[m.status] || 'pill' }, T.status[m.status] || m.status)),
+      h('span', { class: pillClass[m.status] || 'pill' }, status[m.status] || m.status)),
     h('div', { class: 'small muted' }, [
-      T.purpose[m.purpose] || m.purpose, T.tries(m.attempts),
-      m.sentAt ? T.sentAt(m.sentAt) : null,
-      m.status === 'pending' && m.nextAttemptAt ? T.next(m.nextAttemptAt) : null,
+      purpose[m.purpose] || m.purpose, t(m.attempts === 1 ? '{n} try' : '{n} tries', { n: m.attempts }),
+      m.sentAt ? t('sent {at}', { at: fmtTime(m.sentAt) }) : null,
+      m.status === 'pending' && m.nextAttemptAt ? t('next try {at}', { at: fmtTime(m.nextAttemptAt) }) : null,
     ].filter(Boolean).join(' · ')),
     m.reply || m.error ? h('div', { class: 'small mono' }, m.reply || m.error) : null)));
 }
@@ -52,23 +33,24 @@ export async function mailPart(box) {
   const host = inp('smtp.host', smtp.host);
   const port = inp('smtp.port', smtp.port || '', 'number');
   const user = inp('smtp.username', smtp.username);
-  const pass = h('input', { type: 'password', name: 'smtp.password', autocomplete: 'new-password', placeholder: smtp.hasPassword ? T.unchanged : '' });
-  const drop = smtp.hasPassword ? check('dropPassword', T.removePassword, false) : null;
+  const pass = h('input', { type: 'password', name: 'smtp.password', autocomplete: 'new-password', placeholder: smtp.hasPassword ? t('Unchanged') : '' });
+  const drop = smtp.hasPassword ? check('dropPassword', t('Remove the stored password'), false) : null;
   const from = inp('smtp.from', smtp.from);
-  const sec = select('smtp.security', [['starttls', 'STARTTLS'], ['tls', 'TLS'], ['none', 'None']], smtp.security || 'starttls');
+  const sec = select('smtp.security', [['starttls', 'STARTTLS'], ['tls', 'TLS'], ['none', t('None')]], smtp.security || 'starttls');
   const admin = inp('adminEmail', s.adminEmail, 'email');
   const alerts = s.alerts || {};
-  const al = ['storageLow', 'exportFailed', 'backupFailed'].map((k) => check(k, T[k], alerts[k]));
+  const alertNames = { storageLow: t('Storage is running low'), exportFailed: t('A cloud export failed'), backupFailed: t('A backup failed') };
+  const al = ['storageLow', 'exportFailed', 'backupFailed'].map((k) => check(k, alertNames[k], alerts[k]));
   const form = h('form', { novalidate: true, id: 'mail-form' },
-    smtp.host ? null : h('div', { class: 'banner' }, T.notSetUp),
+    smtp.host ? null : h('div', { class: 'banner' }, t('Mail is not set up: mails wait in the queue (up to 48 hours) until it is.')),
     h('div', { class: 'two' },
-      field('smtp.host', T.host, host), field('smtp.port', T.port, port, T.portHint),
-      field('smtp.username', T.username, user), field('smtp.password', T.password, pass, smtp.hasPassword || !smtp.username ? null : T.noPassword),
-      field('smtp.from', T.from, from, T.fromHint), field('smtp.security', T.security, sec)),
+      field('smtp.host', t('SMTP server'), host), field('smtp.port', t('Port'), port, t('Empty: 587 for STARTTLS, 465 for TLS, 25 for none.')),
+      field('smtp.username', t('Username'), user), field('smtp.password', t('Password'), pass, smtp.hasPassword || !smtp.username ? null : t('No password is stored. After a restore on another box, enter it again.')),
+      field('smtp.from', t('From address'), from, t('For example: Our wedding <photos@example.com>')), field('smtp.security', t('Security'), sec)),
     drop,
-    field('adminEmail', T.admin, admin, T.adminHint),
-    h('div', { class: 'field', dataset: { field: 'alerts' } }, h('label', null, T.alertsLabel), al, h('div', { class: 'err' })),
-    h('button', { class: 'primary', type: 'submit' }, T.save));
+    field('adminEmail', t('Admin email'), admin, t('Summaries and alerts go here.')),
+    h('div', { class: 'field', dataset: { field: 'alerts' } }, h('label', null, t('Alert me when')), al, h('div', { class: 'err' })),
+    h('button', { class: 'primary', type: 'submit' }, t('Save')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(form, null);
@@ -80,15 +62,15 @@ export async function mailPart(box) {
     if (pass.value) body.smtp.password = pass.value;
     else if (drop && drop.querySelector('input').checked) body.smtp.password = null;
     if (await busy(form.querySelector('[type=submit]'), call('/api/admin/mail', { method: 'PUT', body }), (err) => showErrors(form, err))) {
-      toast(T.saved);
+      toast(t('Saved'));
       mailPart(box);
     }
   });
   const to = h('input', { type: 'email', id: 'mail-test-to', placeholder: s.adminEmail || 'you@example.com' });
   const testErr = h('div', { class: 'form-err', role: 'alert' });
   const q = s.queue || { pending: 0, failed: 0, items: [] };
-  clear(box, card(T.settings, form),
-    card(T.test,
+  clear(box, card(t('Outgoing mail'), form),
+    card(t('Test'),
       h('div', { class: 'row' }, h('div', { class: 'grow' }, to),
         h('button', {
           id: 'mail-test',
@@ -96,20 +78,20 @@ export async function mailPart(box) {
             testErr.textContent = '';
             const res = await busy(e.currentTarget, call('/api/admin/mail/test', { method: 'POST', body: to.value ? { to: to.value.trim() } : {} }),
               (err) => { testErr.textContent = errText(err); });
-            if (res) toast(T.testSent(res.to));
+            if (res) toast(t('Test mail sent to {to}', { to: res.to }));
           },
-        }, T.sendTest)),
+        }, t('Send a test'))),
       testErr),
-    card(T.queue,
-      h('div', { class: 'spread' }, h('p', { id: 'mail-counts' }, T.counts(q)),
+    card(t('Queue'),
+      h('div', { class: 'spread' }, h('p', { id: 'mail-counts' }, t('{pending} waiting, {failed} failed.', { pending: q.pending, failed: q.failed })),
         h('span', null,
-          h('button', { class: 'small', onclick: () => mailPart(box) }, T.refresh), ' ',
+          h('button', { class: 'small', onclick: () => mailPart(box) }, t('Refresh')), ' ',
           q.pending || q.failed ? h('button', {
             class: 'small', id: 'mail-retry',
             onclick: async (e) => {
               const res = await busy(e.currentTarget, call('/api/admin/mail/retry', { method: 'POST' }));
-              if (res) { toast(T.retried(res)); mailPart(box); }
+              if (res) { toast(t('{requeued} requeued, {sent} sent, {failed} failed', { requeued: res.requeued, sent: res.sent, failed: res.failed })); mailPart(box); }
             },
-          }, T.retry) : null)),
+          }, t('Retry now')) : null)),
       queueList(q.items || [])));
 }

@@ -177,12 +177,14 @@ async function drawInvites(ctx, box, events) {
   h('details', { class: 'section' }, h('summary', null, t('Invite someone')), h('div', null, form)));
 }
 
-const SETTINGS = [['mail', 'Mail'], ['webhooks', 'Webhooks'], ['cloud', 'Cloud'], ['backup', 'Backup'], ['updates', 'Updates']];
+/** settingsTabs are the settings screens with their names in the console's language. */
+const settingsTabs = () => [['mail', t('Mail')], ['webhooks', t('Webhooks')], ['cloud', t('Cloud')], ['backup', t('Backup')], ['updates', t('Updates')]];
 
 /** settingsPage is /admin/settings/<part> (owners). */
 export async function settingsPage(ctx, view, part) {
-  const box = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
-  view('Settings', h('nav', { class: 'tabs' }, SETTINGS.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
+  const tabs = settingsTabs();
+  const box = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
+  view(t('Settings'), h('nav', { class: 'tabs' }, tabs.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
   const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b),
     backup: (box) => import('./admin-backup.js').then((m) => m.backupPart(box)),
     updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
@@ -190,14 +192,8 @@ export async function settingsPage(ctx, view, part) {
   try {
     await draw(box);
   } catch (e) {
-    failed(box, SETTINGS.find(([k]) => k === part)[1], e);
+    failed(box, tabs.find(([k]) => k === part)[1], e);
   }
-}
-
-
-  const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b),
-    backup: (box) => import('./admin-backup.js').then((m) => m.backupPart(box)),
-    updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
 }
 
 /** statsPage shows totals, an hourly chart with labelled axes, the places and the top guests. */

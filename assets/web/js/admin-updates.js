@@ -3,35 +3,7 @@
 // the box restarted into it (or rolled back). docs/decisions.md, "Updates".
 import { h, clear, toast, fmtTime, fmtBytes, sleep } from './lib.js';
 import { call, errText, busy, confirmDo } from './admin-ui.js';
-
-// Every English string of the screen, in one place for the translators.
-const T = {
-  title: 'Software',
-  running: (v) => `Running ${v}.`,
-  newest: (v, at) => ` Newest release: ${v}` + (at ? ` (checked ${at}).` : '.'),
-  upToDate: 'This box is up to date.',
-  checksOff: 'Update checks are off on this box (no UPDATE_URL is set).',
-  check: 'Check now',
-  checked: 'Checked',
-  install: (v) => `Install ${v}`,
-  backupFirst: 'Make a backup first',
-  confirm: (v, backup, restarts) => `Install ${v}?` + (backup ? ' The box makes a backup first.' : ' No backup is made.') +
-    (restarts ? ' It then restarts; guests may see it gone for a few seconds.' : ''),
-  noBackup: 'This box has no backup service. Install without a backup?',
-  queued: (b) => b ? `Backup ${b} made; downloading…` : 'Downloading…',
-  downloading: (done, total) => `Downloading: ${fmtBytes(done)} of ${fmtBytes(total)}`,
-  waiting: 'Waiting to start…',
-  retrying: (e) => `The download failed (${e}); it is tried again in a moment.`,
-  restarting: 'Installed. The box restarts into it now…',
-  restartByHand: (v) => `${v} is installed: it runs from the next start of eventbox (this box cannot restart itself).`,
-  back: (v) => `Now running ${v}.`,
-  gone: 'The box is restarting…',
-  rolledBack: (v, from) => `${v} did not start well, so ${from} was put back.`,
-  failed: (v, e) => `Installing ${v} failed: ${e}. Nothing was changed.`,
-  okAt: (v, at) => `Updated to ${v} on ${at}.`,
-  history: 'History',
-  status: { running: 'downloading', failed: 'failed', installed: 'installed, waiting for the restart', ok: 'running well', rolled_back: 'rolled back' },
-};
+import { t } from './admin-i18n.js';
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);
 
@@ -41,26 +13,27 @@ export async function updatesPart(box) {
 }
 
 function draw(box, u) {
-  const latest = u.latest ? T.newest(u.latest, u.checkedAt ? fmtTime(u.checkedAt) : '') : '';
+  const latest = !u.latest ? '' : ' ' + (u.checkedAt ? t('Newest release: {version} (checked {at}).', { version: u.latest, at: fmtTime(u.checkedAt) }) : t('Newest release: {version}.', { version: u.latest }));
   const status = h('div', { 'aria-live': 'polite' });
   const backup = h('input', { type: 'checkbox', checked: true });
-  const actions = !u.checkEnabled ? h('p', { class: 'muted' }, T.checksOff) : h('div', { class: 'row' },
+  const actions = !u.checkEnabled ? h('p', { class: 'muted' }, t('Update checks are off on this box (no UPDATE_URL is set).')) : h('div', { class: 'row' },
     h('button', {
       onclick: async (e) => {
         const res = await busy(e.currentTarget, call('/api/admin/updates/check', { method: 'POST' }), (err) => toast(errText(err), 'bad'));
-        if (res) { toast(T.checked); updatesPart(box); }
+        if (res) { toast(t('Checked')); updatesPart(box); }
       },
-    }, T.check),
+    }, t('Check now')),
     u.available && !u.applying && !waiting(u) ? [
-      h('label', { class: 'row small' }, backup, T.backupFirst),
-      h('button', { class: 'primary', onclick: (e) => apply(box, u, e.currentTarget, !backup.checked, status) }, T.install(u.available)),
+      h('label', { class: 'row small' }, backup, t('Make a backup first')),
+      h('button', { class: 'primary', onclick: (e) => apply(box, u, e.currentTarget, !backup.checked, status) }, t('Install {version}', { version: u.available })),
     ] : null);
-  clear(box, card(T.title,
-    h('p', null, T.running(u.current), latest),
-    u.checkEnabled && u.latest && !u.available ? h('p', { class: 'muted small' }, T.upToDate) : null,
+  const states = { running: t('downloading'), failed: t('failed'), installed: t('installed, waiting for the restart'), ok: t('running well'), rolled_back: t('rolled back') };
+  clear(box, card(t('Software'),
+    h('p', null, t('Running {version}.', { version: u.current }), latest),
+    u.checkEnabled && u.latest && !u.available ? h('p', { class: 'muted small' }, t('This box is up to date.')) : null,
     lastResult(u), actions, status),
-  u.history.length ? card(T.history, h('table', null, h('tbody', null, u.history.map((x) => h('tr', null,
-    h('td', null, fmtTime(x.at)), h('td', null, `${x.from} → ${x.version}`), h('td', null, T.status[x.status] || x.status),
+  u.history.length ? card(t('History'), h('table', null, h('tbody', null, u.history.map((x) => h('tr', null,
+    h('td', null, fmtTime(x.at)), h('td', null, `${x.from} → ${x.version}`), h('td', null, states[x.status] || x.status),
     h('td', { class: 'muted small' }, x.error || '')))))) : null);
   if (u.applying) follow(box, u.applying.version, status, u.updater);
 }
@@ -73,24 +46,25 @@ function lastResult(u) {
   const a = u.history[0];
   if (!a) return null;
   switch (a.status) {
-    case 'ok': return a.version === u.current ? h('p', { class: 'small' }, T.okAt(a.version, fmtTime(a.at))) : null;
-    case 'rolled_back': return h('p', { class: 'error' }, T.rolledBack(a.version, a.from), a.error ? ` (${a.error})` : '');
-    case 'failed': return h('p', { class: 'error' }, T.failed(a.version, a.error || '?'));
-    case 'installed': return u.updater === 'none' ? h('p', null, T.restartByHand(a.version)) : null;
+    case 'ok': return a.version === u.current ? h('p', { class: 'small' }, t('Updated to {version} on {at}.', { version: a.version, at: fmtTime(a.at) })) : null;
+    case 'rolled_back': return h('p', { class: 'error' }, t('{version} did not start well, so {from} was put back.', { version: a.version, from: a.from }), a.error ? ` (${a.error})` : '');
+    case 'failed': return h('p', { class: 'error' }, t('Installing {version} failed: {error}. Nothing was changed.', { version: a.version, error: a.error || '?' }));
+    case 'installed': return u.updater === 'none' ? h('p', null, t('{version} is installed: it runs from the next start of eventbox (this box cannot restart itself).', { version: a.version })) : null;
   }
   return null;
 }
 
 async function apply(box, u, button, skipBackup, status) {
-  if (!confirmDo(T.confirm(u.available, !skipBackup, u.updater !== 'none'))) return;
+  if (!confirmDo(t('Install {version}?', { version: u.available }) + ' ' + (skipBackup ? t('No backup is made.') : t('The box makes a backup first.')) +
+    (u.updater !== 'none' ? ' ' + t('It then restarts; guests may see it gone for a few seconds.') : ''))) return;
   const send = (skip) => call('/api/admin/updates/apply', { method: 'POST', body: { version: u.available, skipBackup: skip } });
   let res = await busy(button, send(skipBackup).catch((err) => {
-    if (err.code === 'backup_unavailable' && confirmDo(T.noBackup)) return send(true);
+    if (err.code === 'backup_unavailable' && confirmDo(t('This box has no backup service. Install without a backup?'))) return send(true);
     throw err;
   }), (err) => toast(errText(err), 'bad'));
   if (!res) return;
   button.disabled = true;
-  clear(status, h('p', null, T.queued(res.backup)));
+  clear(status, h('p', null, res.backup ? t('Backup {name} made; downloading…', { name: res.backup }) : t('Downloading…')));
   follow(box, u.available, status, u.updater);
 }
 
@@ -101,7 +75,7 @@ async function apply(box, u, button, skipBackup, status) {
  */
 async function follow(box, version, status, updater) {
   const bar = h('progress', { max: 1, value: 0, style: 'width:100%' });
-  const note = h('p', { class: 'small' }, T.waiting);
+  const note = h('p', { class: 'small' }, t('Waiting to start…'));
   clear(status, bar, note);
   let restarting = false;
   for (let i = 0; box.isConnected && i < 900; i++) {
@@ -111,20 +85,20 @@ async function follow(box, version, status, updater) {
       u = await call('/api/admin/updates');
     } catch (err) {
       if (!restarting && err.code !== 'network') return toast(errText(err), 'bad');
-      clear(note, T.gone);
+      clear(note, t('The box is restarting…'));
       continue;
     }
     const a = u.applying;
     if (a) {
-      if (a.total) { bar.max = a.total; bar.value = a.done; clear(note, T.downloading(a.done, a.total)); }
-      if (a.error && a.status === 'queued') clear(note, T.retrying(a.error));
+      if (a.total) { bar.max = a.total; bar.value = a.done; clear(note, t('Downloading: {done} of {total}', { done: fmtBytes(a.done), total: fmtBytes(a.total) })); }
+      if (a.error && a.status === 'queued') clear(note, t('The download failed ({error}); it is tried again in a moment.', { error: a.error }));
       continue;
     }
     const last = u.history[0] || {};
     if (u.current === version || last.status === 'rolled_back' || last.status === 'failed' || updater === 'none') {
-      if (u.current === version) toast(T.back(version));
+      if (u.current === version) toast(t('Now running {version}.', { version }));
       return draw(box, u);
     }
-    if (!restarting) { restarting = true; bar.removeAttribute('value'); clear(note, T.restarting); }
+    if (!restarting) { restarting = true; bar.removeAttribute('value'); clear(note, t('Installed. The box restarts into it now…')); }
   }
 }
