@@ -5,11 +5,12 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 # How long `make test` runs each fuzz target.
 FUZZTIME ?= 10s
-# Packages whose tests are pixel loops run without -race: the detector makes
-# them several times slower and finds nothing there. Every other package
+# Packages whose tests are pixel loops, and the browser tests (their time is
+# Chromium's; the daemon they drive is raced by its own tests), run without
+# -race: the detector makes them several times slower and finds nothing there. Every other package
 # (`go list ./...` minus these) runs with -race, so a new package is raced
 # unless it is added here, and a name here that no longer exists fails.
-NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe
+NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./e2e
 # Tests that time other requests (250 ms while a daemon decodes an image
 # bomb) run alone after the others, not beside the rest of the suite.
 ALONE_TESTS := ^TestImageBombsStayWithinTheMemoryBudget$$

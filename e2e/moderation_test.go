@@ -174,13 +174,13 @@ func TestConsoleSharing(t *testing.T) {
 		if len(password) < 10 {
 			t.Fatalf("shown password %q; want a made-up one", password)
 		}
-		b.waitText(t, ".list", "For the family")
-		b.waitText(t, ".list", "Password")
+		b.waitText(t, "#gallery-links", "For the family")
+		b.waitText(t, "#gallery-links", "Password")
 		b.shot(t, "admin-share")
 	})
 
 	run("the gallery link opens with that password", func(t *testing.T) {
-		link := b.text(t, ".list li code")
+		link := b.text(t, "#gallery-links li code")
 		i := strings.Index(link, "/g/")
 		if i < 0 {
 			t.Fatalf("gallery link %q has no /g/", link)

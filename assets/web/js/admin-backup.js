@@ -73,7 +73,7 @@ async function waitAndReload() {
  * nearly full; it looks again every minute.
  */
 export function storageBanner() {
-  const el = h('div', { class: 'banner bad', id: 'storage-banner', role: 'status', hidden: true });
+  const el = h('aside', { class: 'banner bad', id: 'storage-banner', role: 'status', hidden: true });
   const look = async () => {
     try {
       const s = await api('/api/admin/storage');

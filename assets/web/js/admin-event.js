@@ -556,7 +556,7 @@ async function drawShares(env, box) {
     if (res.password) box.prepend(h('div', { class: 'banner good' }, t('Password of the new link (shown once): '), h('strong', { class: 'mono' }, res.password)));
   });
   clear(box,
-    h('ul', { class: 'list' }, list.length ? list.map((s) => h('li', null,
+    h('ul', { class: 'list', id: 'gallery-links' }, list.length ? list.map((s) => h('li', null,
       h('div', { class: 'spread' }, h('strong', null, s.label || t('Gallery link')),
         h('span', { class: 'row small' },
           s.expired ? h('span', { class: 'pill bad' }, t('Expired')) : null,

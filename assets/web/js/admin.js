@@ -197,7 +197,7 @@ async function eventsPage() {
   // say so, as most parties want one open event.
   const open = events.filter((ev) => !ev.endedAt && ev.uploadsOpen);
   view(t('Events'),
-    open.length > 1 ? h('div', { class: 'banner warn', id: 'several-open', role: 'status' },
+    open.length > 1 ? h('p', { class: 'banner warn', id: 'several-open', role: 'status' },
       t('{n} events are open at once: guests who scan the box\'s address see a list and must pick theirs. End or close the ones that are over.', { n: open.length })) : null,
     h('div', { class: 'row', style: 'margin-bottom:10px' },
       events.length > 6 ? h('div', { class: 'grow' }, search) : h('div', { class: 'grow' }),
