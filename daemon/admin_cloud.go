@@ -82,16 +82,22 @@ func (s *Server) handleGetCloud(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, r, http.StatusOK, toCloudSettingsDTO(c, ok))
 }
 
-func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
+// cloudSettingsOf reads the settings a PUT or a test sends, over the
+// stored ones (the stored password when the body has none).
+func (s *Server) cloudSettingsOf(r *http.Request) (store.CloudSettings, error) {
 	var req cloudSettingsRequest
 	if err := decodeJSON(r, &req); err != nil {
-		return err
+		return store.CloudSettings{}, err
 	}
 	stored, _, err := s.store.CloudSettings(r.Context())
 	if err != nil {
-		return err
+		return store.CloudSettings{}, err
 	}
-	c, err := req.settings(stored)
+	return req.settings(stored)
+}
+
+func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.cloudSettingsOf(r)
 	if err != nil {
 		return err
 	}
@@ -124,15 +130,7 @@ const cloudTestTimeout = 30 * time.Second
 // when it has none): the folder exists or can be made, and a small file
 // can be written there, read back and removed.
 func (s *Server) handleTestCloud(w http.ResponseWriter, r *http.Request) error {
-	var req cloudSettingsRequest
-	if err := decodeJSON(r, &req); err != nil {
-		return err
-	}
-	stored, _, err := s.store.CloudSettings(r.Context())
-	if err != nil {
-		return err
-	}
-	c, err := req.settings(stored)
+	c, err := s.cloudSettingsOf(r)
 	if err != nil {
 		return err
 	}
