@@ -45,18 +45,15 @@ const (
 	bigServeTimeout = 10 * time.Minute
 )
 
-func TestArchive2GB(t *testing.T) {
-	mode := os.Getenv(bigArchiveEnv)
-	if mode == "" {
-		t.Skip("set " + bigArchiveEnv + "=1 (sparse) or =dense to stream a 2 GB archive and report time and peak RSS")
-	}
-	dir := t.TempDir()
-	eventID := fillBigEvent(t, dir, mode == "dense")
-
-	ctx, cancel := context.WithTimeout(context.Background(), bigServeTimeout)
-	defer cancel()
-	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestArchive2GBServer$")
-	child.Env = append(os.Environ(), bigServeEnv+"="+dir)
+// startTestServer runs this test binary again as a child process that
+// runs only the test named server (a daemon serving a big event, so that
+// its peak RSS is its own), with env added; the child prints "listening
+// <addr>" when it serves. It answers the child's base URL, its pid and a stop that
+// closes its stdin (the child's signal to stop) and waits for it.
+func startTestServer(t *testing.T, ctx context.Context, server, env string) (base string, pid int, stop func()) {
+	t.Helper()
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+server+"$")
+	child.Env = append(os.Environ(), env)
 	stdin, err := child.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -69,18 +66,33 @@ func TestArchive2GB(t *testing.T) {
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	stop = func() {
 		stdin.Close()
 		if err := child.Wait(); err != nil {
-			t.Errorf("server process: %v", err)
+			t.Errorf("%s process: %v", server, err)
 		}
-	}()
+	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "listening ") {
-		t.Fatalf("server did not start: %q %v", line, err)
+		stop()
+		t.Fatalf("%s did not start: %q %v", server, line, err)
 	}
-	base := "http://" + strings.TrimSpace(strings.TrimPrefix(line, "listening "))
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return "http://" + strings.TrimSpace(strings.TrimPrefix(line, "listening ")), child.Process.Pid, stop
+}
+
+func TestArchive2GB(t *testing.T) {
+	mode := os.Getenv(bigArchiveEnv)
+	if mode == "" {
+		t.Skip("set " + bigArchiveEnv + "=1 (sparse) or =dense to stream a 2 GB archive and report time and peak RSS")
+	}
+	dir := t.TempDir()
+	eventID := fillBigEvent(t, dir, mode == "dense")
+
+	ctx, cancel := context.WithTimeout(context.Background(), bigServeTimeout)
+	defer cancel()
+	base, pid, stop := startTestServer(t, ctx, "TestArchive2GBServer", bigServeEnv+"="+dir)
+	defer stop()
 
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar, Timeout: bigServeTimeout}
@@ -92,7 +104,7 @@ func TestArchive2GB(t *testing.T) {
 		t.Fatalf("login: %v %v", res, err)
 	}
 	res.Body.Close()
-	baseline := vmKiB(t, child.Process.Pid, "VmHWM")
+	baseline := vmKiB(t, pid, "VmHWM")
 
 	start := time.Now()
 	res, err = hc.Get(base + "/api/admin/events/" + eventID + "/archive")
@@ -106,7 +118,7 @@ func TestArchive2GB(t *testing.T) {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("archive: status %d, %v", res.StatusCode, err)
 	}
-	peak, rss := vmKiB(t, child.Process.Pid, "VmHWM"), vmKiB(t, child.Process.Pid, "VmRSS")
+	peak, rss := vmKiB(t, pid, "VmHWM"), vmKiB(t, pid, "VmRSS")
 
 	names := checkCentralDirectory(t, sink)
 	if len(names) != bigFiles {

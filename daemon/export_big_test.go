@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -81,32 +79,8 @@ func TestExport2GB(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), bigServeTimeout)
 	defer cancel()
-	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestExport2GBServer$")
-	child.Env = append(os.Environ(), bigExportServe+"="+dir)
-	stdin, err := child.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		if err := child.Wait(); err != nil {
-			t.Errorf("daemon process: %v", err)
-		}
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "listening ") {
-		t.Fatalf("daemon did not start: %q %v", line, err)
-	}
-	base := "http://" + strings.TrimSpace(strings.TrimPrefix(line, "listening "))
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	base, pid, stop := startTestServer(t, ctx, "TestExport2GBServer", bigExportServe+"="+dir)
+	defer stop()
 
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar, Timeout: time.Minute}
@@ -129,7 +103,7 @@ func TestExport2GB(t *testing.T) {
 	}
 	call("POST", "/api/admin/login", map[string]any{"password": bigOwnerPass})
 	call("PUT", "/api/admin/cloud", map[string]any{"url": srv.URL + "/dav/", "user": "u", "password": "p", "folder": "big"})
-	baseline := vmKiB(t, child.Process.Pid, "VmHWM")
+	baseline := vmKiB(t, pid, "VmHWM")
 
 	start := time.Now()
 	call("POST", "/api/admin/events/"+eventID+"/cloud", map[string]any{"scope": "visible"})
@@ -142,7 +116,7 @@ func TestExport2GB(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	peak, rss := vmKiB(t, child.Process.Pid, "VmHWM"), vmKiB(t, child.Process.Pid, "VmRSS")
+	peak, rss := vmKiB(t, pid, "VmHWM"), vmKiB(t, pid, "VmRSS")
 	if x["status"] != "done" || x["sent"] != float64(bigFiles+1) {
 		t.Fatalf("export: %v", x)
 	}
