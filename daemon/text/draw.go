@@ -11,7 +11,11 @@ import (
 // Metrics returns font i's ascent and descent (both positive, descent
 // below the baseline) at size.
 func (f *Fonts) Metrics(i int, size float64) (ascent, descent float64) {
-	ext, ok := font.NewFace(f.fonts[i]).FontHExtents()
+	ft := f.font(i)
+	if ft == nil {
+		return size * 0.8, size * 0.2
+	}
+	ext, ok := font.NewFace(ft).FontHExtents()
 	if !ok {
 		return size * 0.8, size * 0.2
 	}
@@ -32,7 +36,10 @@ func (s *Shaper) Draw(dst *image.Alpha, l Line, size, x, y float64) {
 		if r.Font < 0 {
 			continue
 		}
-		face := s.faces[r.Font]
+		face := s.face(r.Font)
+		if face == nil {
+			continue
+		}
 		scale := float32(size / s.fonts.Upem(r.Font))
 		for _, g := range r.Glyphs {
 			gx, gy := ox+pen+float32(g.XOffset), oy-float32(g.YOffset)

@@ -71,20 +71,27 @@ type Shaper struct {
 
 // NewShaper returns a Shaper for the fonts.
 func (f *Fonts) NewShaper() *Shaper {
-	s := &Shaper{fonts: f}
-	for _, ft := range f.fonts {
-		s.faces = append(s.faces, font.NewFace(ft))
+	return &Shaper{fonts: f, faces: make([]*font.Face, len(f.fonts))}
+}
+
+// face returns the face of font i, made on first use (nil when the font
+// does not parse).
+func (s *Shaper) face(i int) *font.Face {
+	if s.faces[i] == nil {
+		if ft := s.fonts.font(i); ft != nil {
+			s.faces[i] = font.NewFace(ft)
+		}
 	}
-	return s
+	return s.faces[i]
 }
 
 // ResolveFace implements shaping.Fontmap: the first font with the
 // character, or the first font (whose missing glyph is then dropped).
 func (s *Shaper) ResolveFace(r rune) *font.Face {
 	if i := s.fonts.FontFor(r); i >= 0 {
-		return s.faces[i]
+		return s.face(i)
 	}
-	return s.faces[0]
+	return s.face(0)
 }
 
 // Direction returns the paragraph direction of text: that of its first
@@ -133,7 +140,7 @@ const unit = 1024
 // is cut and the last line ends with an ellipsis.
 func (s *Shaper) Wrap(text string, size, width float64, maxLines int) []Line {
 	runes := []rune(text)
-	if len(runes) == 0 || len(s.faces) == 0 || size <= 0 {
+	if len(runes) == 0 || len(s.faces) == 0 || s.face(0) == nil || size <= 0 {
 		return nil
 	}
 	dir := Direction(runes)

@@ -29,7 +29,7 @@ func glyphText(f *Fonts, l Line) string {
 	for _, r := range l.Runs {
 		if rev[r.Font] == nil {
 			m := map[font.GID]rune{}
-			it := f.fonts[r.Font].Cmap.Iter()
+			it := f.font(r.Font).Cmap.Iter()
 			for it.Next() {
 				c, g := it.Char()
 				// The presentation forms share glyphs with the
