@@ -3,8 +3,9 @@
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
-# How long `make test` runs each fuzz target.
-FUZZTIME ?= 10s
+# How long `make test` runs each fuzz target: a smoke run of the seeds and a
+# few seconds of new inputs. Fuzz for real with `make fuzz FUZZTIME=10m`.
+FUZZTIME ?= 3s
 # Packages whose tests are pixel loops, and the browser tests (their time is
 # Chromium's; the daemon they drive is raced by its own tests), run without
 # -race: the detector makes them several times slower and finds nothing there. Every other package
@@ -39,13 +40,20 @@ vet:
 lint:
 	$(GO) run $(STATICCHECK) ./...
 
+# The raced packages and the others run side by side, each `go test` with
+# its output held until it ends: the browser tests wait on Chromium while the
+# race run computes. GORACE=atexit_sleep_ms=0: a raced test binary otherwise
+# sleeps 1 s before it exits, once per package.
 unit:
 	@norace="$$($(GO) list $(NORACE_PKGS))" && all="$$($(GO) list ./...)" || exit 1; \
 	race="$$(printf '%s\n' "$$all" | grep -vxF "$$norace")"; \
-	echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$norace | wc -w) packages"; \
-	rc=0; \
-	$(GO) test -race -count=1 -timeout 15m -skip '$(ALONE_TESTS)' $$race || rc=1; \
-	$(GO) test -count=1 -timeout 15m $$norace || rc=1; \
+	echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$norace | wc -w) packages; side by side"; \
+	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	{ GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 15m -skip '$(ALONE_TESTS)' $$race >"$$tmp/race" 2>&1; echo $$? >"$$tmp/race.rc"; cat "$$tmp/race"; } & \
+	{ $(GO) test -count=1 -timeout 15m $$norace >"$$tmp/norace" 2>&1; echo $$? >"$$tmp/norace.rc"; cat "$$tmp/norace"; } & \
+	wait; rc=0; \
+	[ "$$(cat "$$tmp/race.rc")" = 0 ] || rc=1; \
+	[ "$$(cat "$$tmp/norace.rc")" = 0 ] || rc=1; \
 	$(GO) test -count=1 -timeout 10m -run '$(ALONE_TESTS)' ./daemon/ || rc=1; \
 	exit $$rc
 

@@ -15,6 +15,7 @@ import (
 // shared album shows the hosts' favourites and keeps one guest's photos
 // when the guest filter asks, as the gallery does.
 func TestGuestAlbumFavouritesAndFilters(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", nil)
 	ana := guestUploads(t, box, ev, "Ana", 2)
@@ -50,6 +51,7 @@ func TestGuestAlbumFavouritesAndFilters(t *testing.T) {
 // until revealAt shows guests a countdown on the shared album's tab
 // instead of the photos, in their language.
 func TestGuestAlbumCountsDownToRevealAt(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
 		e.RevealAt = time.Now().Add(26 * time.Hour).UnixMilli()

@@ -19,6 +19,7 @@ import (
 // saved, the storage banner while the card is nearly full, and a restore
 // that asks first and then leaves the box to restart over the backup.
 func TestConsoleBackup(t *testing.T) {
+	t.Parallel()
 	var free atomic.Int64
 	free.Store(10 << 30)
 	box := startBox(t, func(c *daemon.Config) {

@@ -14,6 +14,7 @@ import (
 // TestBooth sets up a booth device from its link and takes a photo with a
 // key press: Chromium's fake camera stands in for the booth's.
 func TestBooth(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
@@ -56,6 +57,7 @@ func TestBooth(t *testing.T) {
 
 // TestWall shows an event's visible photos on the live wall.
 func TestWall(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)

@@ -17,6 +17,7 @@ import (
 // then ends an event with automatic export: the End card says an export is
 // queued and follows it to the end, and the event's history shows it done.
 func TestConsoleCloud(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	dav := &webdav.Handler{Prefix: "/dav", FileSystem: webdav.Dir(t.TempDir()), LockSystem: webdav.NewMemLS()}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -31,6 +31,7 @@ func (b *browser) axeViolations(t *testing.T) []string {
 // speaks French from the sign-in on, its tabs wrap on a phone, and the
 // language menu switches it back to English.
 func TestConsoleInFrench(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Mariage", func(e *store.Event) { e.Moderation = "pre" })
 	guestUploads(t, box, ev, "Léa", 1)
@@ -80,6 +81,7 @@ func TestConsoleInFrench(t *testing.T) {
 // TestConsoleAccessibility runs axe-core's WCAG 2.1 A and AA rules on the
 // console's main screens.
 func TestConsoleAccessibility(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Checked party", func(e *store.Event) { e.Moderation = "pre" })
 	guestUploads(t, box, ev, "Ada", 2)
@@ -110,6 +112,7 @@ func TestConsoleAccessibility(t *testing.T) {
 // webhooks, cloud, backup, updates) in a French browser: each one's
 // headings speak French.
 func TestConsoleSettingsInFrench(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	b := newBrowserAt(t, "fr-FR", 1366, 900)
 	b.signIn(t, box.URL)

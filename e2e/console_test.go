@@ -13,6 +13,7 @@ import (
 // create an event (after fixing a bad accent colour), find it in the list,
 // edit it, and sign out.
 func TestConsoleEvents(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 
@@ -169,6 +170,7 @@ func TestConsoleEvents(t *testing.T) {
 // TestConsoleWarnsOfSeveralOpenEvents: with two events open at once the
 // events list says that guests must pick theirs; with one it says nothing.
 func TestConsoleWarnsOfSeveralOpenEvents(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	createEvent(t, box.Store, "Anna & Marco", nil)

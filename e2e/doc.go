@@ -4,6 +4,11 @@
 // through it with chromedp, at a phone's screen size, doing what a guest
 // or a host does.
 //
+// The tests run side by side (t.Parallel), except those that time a page.
+// They share one Chromium process per language and set of flags for the
+// whole run; every browser a test opens is a new browser context in it, a
+// window with its own cookies, storage and cache, as a fresh profile has.
+//
 // The tests skip with a message when no Chromium binary is installed
 // (Debian: apt-get install chromium). Run them with
 //

@@ -13,6 +13,7 @@ import (
 // it: the console shows the gallery link made for the guests, and the
 // guest page says the event is over but still shows the photos.
 func TestConsoleFinish(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
@@ -89,6 +90,7 @@ func TestConsoleFinish(t *testing.T) {
 // TestConsoleNewLinkAndCopy replaces an event's guest link, then
 // duplicates its settings into a new event.
 func TestConsoleNewLinkAndCopy(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) { e.AccentColor = "#b03a5b" })
 	b := newBrowser(t)

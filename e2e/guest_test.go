@@ -17,6 +17,7 @@ import (
 // name, take a photo for a challenge, see it in "my photos" and, with the
 // album shared, in everyone's photos.
 func TestGuestUploads(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
@@ -94,6 +95,7 @@ func TestGuestUploads(t *testing.T) {
 // TestGuestAccessCode checks that a private event asks for its code and
 // shows the refusal of a wrong one.
 func TestGuestAccessCode(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Private party", func(e *store.Event) {
@@ -121,6 +123,7 @@ func TestGuestAccessCode(t *testing.T) {
 // reached: the page says it will retry, a reload keeps the photo, and it
 // is sent once the box answers again.
 func TestGuestQueueSurvivesOutage(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Beach party", func(e *store.Event) { e.AskGuestName = false })
@@ -155,6 +158,7 @@ func TestGuestQueueSurvivesOutage(t *testing.T) {
 // TestGuestFilter takes a photo through the black-and-white filter the
 // hosts offer: the box receives a grey photo.
 func TestGuestFilter(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Film night", func(e *store.Event) {
@@ -191,6 +195,7 @@ func TestGuestFilter(t *testing.T) {
 // TestGuestVideo sends a short WebM video: the page makes its poster
 // frame and sends poster and video in one body; the video plays back.
 func TestGuestVideo(t *testing.T) {
+	t.Parallel()
 	video, err := filepath.Abs("../daemon/probe/testdata/streamed.webm")
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +228,7 @@ func TestGuestVideo(t *testing.T) {
 // TestGuestRefusals covers the answers that stop the queue: uploads
 // closed by the hosts while the page was open, and the per-guest limit.
 func TestGuestRefusals(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	photo := writeJPEG(t, "p.jpg", 640, 480)
@@ -262,6 +268,7 @@ func TestGuestRefusals(t *testing.T) {
 // TestGuestPlace opens the event from a place's QR code (?at=<spot>): the
 // photo is tagged with that place.
 func TestGuestPlace(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)

@@ -13,6 +13,7 @@ import (
 // TestGuestbook has a guest leave a written message with a voice note
 // (Chromium's fake microphone), then a host hides it in the console.
 func TestGuestbook(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) { e.AskGuestName = false })

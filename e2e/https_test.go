@@ -25,6 +25,7 @@ import (
 // camera and links to HTTPS; over HTTPS, with the box's CA trusted by the
 // browser (its SPKI), Chromium's fake camera shows.
 func TestBoothCameraOverHTTPS(t *testing.T) {
+	t.Parallel()
 	tlsLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +61,10 @@ func TestBoothCameraOverHTTPS(t *testing.T) {
 		t.Fatal(err)
 	}
 	spki := sha256.Sum256(caCert.RawSubjectPublicKeyInfo)
-	b := newBrowserWith(t, "en-US", phoneWidth, phoneHeight,
-		chromedp.Flag("host-resolver-rules", "MAP eventbox.local 127.0.0.1"),
-		chromedp.Flag("ignore-certificate-errors-spki-list", base64.StdEncoding.EncodeToString(spki[:])))
+	b := newBrowserFlags(t, "en-US", phoneWidth, phoneHeight, map[string]any{
+		"host-resolver-rules":                 "MAP eventbox.local 127.0.0.1",
+		"ignore-certificate-errors-spki-list": base64.StdEncoding.EncodeToString(spki[:]),
+	})
 
 	u, _ := url.Parse(box.URL)
 	plain := fmt.Sprintf("http://eventbox.local:%s/e/%s?booth=%s", u.Port(), ev.Slug, on.BoothKey)

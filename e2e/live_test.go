@@ -32,7 +32,8 @@ func (b *browser) waitSoon(t *testing.T, what, expr string, start time.Time) tim
 // uploads from a phone (another browser): the photo shows in the open
 // grid with the pending count within 2 s, is approved from its tile, and
 // the venue screen's wall, opened by its link without signing in, shows
-// it within 2 s of the approval; the revoked link is refused.
+// it within 2 s of the approval; the revoked link is refused. It times the
+// pages, so it does not run beside the other browser tests.
 func TestLiveModerationAndWall(t *testing.T) {
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Garden party", func(e *store.Event) {

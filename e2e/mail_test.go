@@ -17,6 +17,7 @@ import (
 // gallery link with its mail waiting, and once the server is back the
 // host retries and sees the queue drain; every mail arrives once.
 func TestConsoleMail(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	sink := mailtest.Start(t, mailtest.None)
 	ev := createEvent(t, box.Store, "Garden party", func(e *store.Event) {

@@ -59,6 +59,7 @@ func statuses(t *testing.T, st *store.Store, eventID string) map[string]string {
 // moderation "pre": filter the waiting ones, approve two, then mark one
 // a favorite.
 func TestConsoleModeration(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
@@ -135,6 +136,7 @@ func TestConsoleModeration(t *testing.T) {
 // TestConsoleSharing walks the host through places, a gallery link with
 // a made-up password (then opened as a visitor would) and the statistics.
 func TestConsoleSharing(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
@@ -207,6 +209,7 @@ func TestConsoleSharing(t *testing.T) {
 // to the old filter and must not be mixed into the new list (it used to
 // be, and its end-of-list cursor stopped the new list from loading).
 func TestConsoleModerationDropsStalePages(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Late pages", func(e *store.Event) { e.Moderation = "pre" })
 	guestUploads(t, box, ev, "Lucia", 3)

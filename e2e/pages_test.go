@@ -16,6 +16,7 @@ import (
 // box, which takes a slug or the access code the hosts gave out and says
 // beside the box when no event has the code.
 func TestFrontPage(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	first := createEvent(t, box.Store, "Garden party", nil)
@@ -70,6 +71,7 @@ func TestFrontPage(t *testing.T) {
 // TestGallery opens a password-protected gallery link: a wrong password
 // is refused, the right one shows the photo and the ZIP download.
 func TestGallery(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
@@ -114,6 +116,7 @@ func TestGallery(t *testing.T) {
 // TestGalleryGuestbook opens a gallery link without a password whose
 // event shares its guestbook: the photos and the guests' messages show.
 func TestGalleryGuestbook(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)

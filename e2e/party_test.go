@@ -63,6 +63,7 @@ func partyEvent(t *testing.T, st *store.Store, name string, edit func(*store.Eve
 // screen), every tab of the guest page is on screen whole: none hidden
 // behind the edge of a bar that scrolls without showing it.
 func TestGuestTabsWholeInEveryLanguage(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", nil)
 	// One browser for every case: the language is the one a guest picks
@@ -106,6 +107,7 @@ func TestGuestTabsWholeInEveryLanguage(t *testing.T) {
 // TestGuestRefusesOverLimitBeforeSending: a photo over MAX_UPLOAD_MB is
 // refused on the phone, with the limit named, and never sent.
 func TestGuestRefusesOverLimitBeforeSending(t *testing.T) {
+	t.Parallel()
 	box := startBoxWith(t, func(c *daemon.Config) { c.MaxUploadMB = 1 })
 	proxy := newFaultyBox(t, box)
 	ev := partyEvent(t, box.Store, "Big files", nil)
@@ -141,6 +143,7 @@ func TestGuestRefusesOverLimitBeforeSending(t *testing.T) {
 // TestGuestQuotaCutSaysWhichFilesStay: three photos picked with two left
 // of the quota: two are sent, and the page names the one that is not.
 func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Two each", func(e *store.Event) { e.MaxPhotosPerGuest = 2 })
 	files := []string{writeJPEG(t, "first.jpg", 640, 480), writeJPEG(t, "second.jpg", 648, 480), writeJPEG(t, "third.jpg", 656, 480)}
@@ -171,6 +174,7 @@ func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
 // camera, video camera and recorder through <input capture>, and "Record
 // a voice message" is still there.
 func TestGuestPlainHTTPOffersCapture(t *testing.T) {
+	t.Parallel()
 	// The box's own name, as eventbox.local is on the hotspot; the test
 	// browser resolves it to the test server.
 	box := startBoxWith(t, func(c *daemon.Config) { c.OwnHosts = []string{"eventbox.test"} })
@@ -210,6 +214,7 @@ func TestGuestPlainHTTPOffersCapture(t *testing.T) {
 // it is closed instead of offering a form whose Send can only fail; a
 // form still open when the event ends says so on Send.
 func TestGuestbookClosedAfterTheEnd(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Last dance", nil)
 	b := newBrowser(t)
@@ -246,6 +251,7 @@ func end(t *testing.T, box *box, ev store.Event) {
 // the hosts' favourites, every photo oldest first with a filter by guest,
 // and a full-screen slideshow.
 func TestGalleryKeepsake(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", nil)
 	ana := guestUploads(t, box, ev, "Ana", 2)
@@ -291,6 +297,7 @@ func TestGalleryKeepsake(t *testing.T) {
 // TestGalleryOffersHEICAsJPEG: the viewer's Download of a HEIC photo is
 // its JPEG display variant; a JPEG's is the original.
 func TestGalleryOffersHEICAsJPEG(t *testing.T) {
+	t.Parallel()
 	heic, err := filepath.Abs("../daemon/imaging/testdata/quadrants.heic")
 	if err != nil {
 		t.Fatal(err)

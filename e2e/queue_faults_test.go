@@ -104,6 +104,7 @@ func keptOnPhone(t *testing.T, b *browser) int {
 // a dropped connection keep the photo on the phone and retry it; it
 // reaches the box once the box takes it.
 func TestGuestQueueServerFaults(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	proxy := newFaultyBox(t, box)
@@ -149,6 +150,7 @@ func TestGuestQueueServerFaults(t *testing.T) {
 // dropped with the reason; any other refusal (a 400) keeps it on the
 // phone until the guest tries again.
 func TestGuestQueueRefusals(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	proxy := newFaultyBox(t, box)
@@ -196,6 +198,7 @@ func TestGuestQueueRefusals(t *testing.T) {
 // "4 of 6 sent"-style progress and that the box cannot be reached, offers
 // "retry now", and once the box is back every photo arrives exactly once.
 func TestGuestQueueSurvivesBoxRestart(t *testing.T) {
+	t.Parallel()
 	r := &restartableBox{dir: t.TempDir()}
 	r.start(t)
 	t.Cleanup(func() { r.kill(t) })

@@ -25,6 +25,7 @@ import (
 // phone, laptop and venue-screen sizes in English and French; the wall at
 // laptop and venue-screen sizes; and the signage PDFs as PNG pages.
 func TestShotsHosts(t *testing.T) {
+	t.Parallel()
 	if *shotDir == "" {
 		t.Skip("screenshots only: run with -shots DIR (make shots)")
 	}

@@ -16,6 +16,7 @@ import (
 // at a phone's size, into the -shots directory (`make shots`). Without -shots it is skipped: it checks only
 // that each page opens, which the other tests cover.
 func TestShots(t *testing.T) {
+	t.Parallel()
 	if *shotDir == "" {
 		t.Skip("screenshots only: run with -shots DIR (make shots)")
 	}

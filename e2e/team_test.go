@@ -12,6 +12,7 @@ import (
 // TestConsoleTwoFactor turns two-step sign-in on from the account page
 // with an authenticator code, then signs in again with a recovery code.
 func TestConsoleTwoFactor(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
@@ -59,6 +60,7 @@ func TestConsoleTwoFactor(t *testing.T) {
 // opens the link in another browser, creates the account and sees only
 // that event.
 func TestConsoleInvitation(t *testing.T) {
+	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
 	admin.signIn(t)

@@ -21,6 +21,7 @@ import (
 // without one), follows the download, and shows the result: on a box that
 // cannot restart itself, installed for the next start.
 func TestConsoleUpdates(t *testing.T) {
+	t.Parallel()
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)

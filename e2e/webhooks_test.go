@@ -18,6 +18,7 @@ import (
 // webhook, test it (the receiver's refusal shown as it said it), turn it
 // off and on, and see a delivery listed as sent.
 func TestConsoleWebhooks(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
 	var status atomic.Int32
