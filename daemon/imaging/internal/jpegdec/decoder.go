@@ -22,6 +22,10 @@ var (
 // the caller checked before.
 const maxPixels = 1 << 28
 
+// maxDC bounds a DC coefficient, quantized and dequantized: an 8-bit
+// sample block's lies within ±1024, so this leaves twice the room.
+const maxDC = 2048
+
 // unzig maps the zig-zag index of a coefficient to its natural index.
 var unzig = [64]uint8{
 	0, 1, 8, 16, 9, 2, 3, 10,
@@ -558,6 +562,14 @@ func (d *decoder) decodeBlock(c *component, bx, by int) error {
 		c.pred += extend(int32(acc>>(64-s)), s)
 		acc <<= s
 		nbits -= s
+		// An 8-bit JPEG's DC coefficient lies within ±1024, give or take
+		// half a quantization step. Differences that add up beyond that
+		// only come from a damaged file, and would overflow the inverse
+		// DCT's arithmetic: leave such a file to image/jpeg, whose
+		// garbage then stays what it always was.
+		if dc := int64(c.pred) * int64(q[0]); c.pred > maxDC || c.pred < -maxDC || dc > maxDC+int64(q[0]) || dc < -maxDC-int64(q[0]) {
+			return fmt.Errorf("%w: DC coefficient %d outside the 8-bit range", ErrUnsupported, dc)
+		}
 	}
 	blk[0] = c.pred * q[0]
 	hasAC := false
