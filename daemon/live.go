@@ -89,6 +89,15 @@ func newLiveHub() *liveHub {
 // changeID is the SSE id of a change: the run and the sequence number.
 func (h *liveHub) changeID(seq uint64) string { return h.boot + "-" + strconv.FormatUint(seq, 10) }
 
+// position is the id of the last change published: read before a list,
+// it is where a stream opened after that list starts (lastEventId), so
+// that a change between the two is replayed rather than lost.
+func (h *liveHub) position() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changeID(h.seq)
+}
+
 // liveSubscription is what subscribe hands a stream.
 type liveSubscription struct {
 	// Changes carries the changes published from the subscription on; it

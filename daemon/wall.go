@@ -177,6 +177,9 @@ type wallShowBody struct {
 	Event    wallEventDTO     `json:"event"`
 	Photos   []wallPhotoDTO   `json:"photos"`
 	Messages []wallMessageDTO `json:"messages"`
+	// LiveID is the live stream's position before the lists were read:
+	// the wall opens its stream with lastEventId=LiveID.
+	LiveID string `json:"liveId"`
 }
 
 // onWall reports whether a wall shows the photo: visible, with its
@@ -202,6 +205,10 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Read first: a change published from here on is either in the lists
+	// or replayed to the stream that starts from it (or both: the wall
+	// takes a photo it has once).
+	pos := s.live.position()
 	var photos store.Page[store.Photo]
 	if !s.wallHolds(e) {
 		if photos, err = s.store.Photos(r.Context(), store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Limit: wallFirstPhotos}); err != nil {
@@ -221,6 +228,7 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 		},
 		Photos:   make([]wallPhotoDTO, 0, len(photos.Items)),
 		Messages: make([]wallMessageDTO, 0, len(msgs.Items)),
+		LiveID:   pos,
 	}
 	for _, p := range photos.Items {
 		if onWall(p) {

@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,40 @@ func TestWallWaitsForRevealAt(t *testing.T) {
 		t.Errorf("after revealAt the wall shows %d photos, want 1", n)
 	}
 	screen.do("GET", "/api/wall/"+token+"/media/"+pid, nil).expect(t, 200, "")
+}
+
+// TestWallStreamStartsWhereTheListingEnded: a photo approved after the
+// wall read its first list but before its stream opened is not lost. The
+// list carries liveId, the stream's position when it was read; a stream
+// opened from it replays what changed since.
+func TestWallStreamStartsWhereTheListingEnded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "Party", "moderation": "pre"})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	r := owner.do("POST", "/api/admin/events/"+id+"/walls", map[string]any{}).expect(t, 201, "")
+	token := strings.TrimPrefix(r.JSON["wall"].(map[string]any)["url"].(string), h.srv.URL+"/wall/")
+	guest := h.client()
+	guest.do("POST", "/api/e/"+slug+"/join", nil).expect(t, 200, "")
+	up := guest.upload(slug, photoJPEG(t, 64, 48, 1, false, 1), nil, "").expect(t, 201, "")
+	photoID := up.JSON["photo"].(map[string]any)["id"].(string)
+	waitVariants(t, h)
+
+	screen := h.client()
+	first := screen.do("GET", "/api/wall/"+token, nil).expect(t, 200, "")
+	if n := len(first.JSON["photos"].([]any)); n != 0 {
+		t.Fatalf("the wall lists %d photos before the approval, want 0", n)
+	}
+	from, _ := first.JSON["liveId"].(string)
+	if from == "" {
+		t.Fatalf("the wall's list carries no liveId: %v", first.JSON)
+	}
+	// The approval lands between the list and the stream.
+	owner.do("POST", "/api/admin/events/"+id+"/photos", map[string]any{"action": "approve", "ids": []string{photoID}}).expect(t, 200, "")
+	st := screen.live("/api/wall/"+token+"/live?lastEventId="+url.QueryEscape(from), "")
+	if st.Status != 200 {
+		t.Fatalf("wall stream answered %d", st.Status)
+	}
+	st.until(t, "photo.changed", photoID)
 }

@@ -11,15 +11,17 @@ const NAMES = ['ready', 'skip', 'reset', 'counts',
 
 /**
  * openLive opens the stream at url. alive() says whether the page still
- * wants it: once it is false the stream closes. It returns
+ * wants it: once it is false the stream closes. from is the position of
+ * the list the page drew (its liveId): the stream starts there, so a
+ * change between the list and the stream is not missed. It returns
  * { on(name, fn), close() }; fn gets the event's data as an object.
  * 'open' is also emitted on every (re)connection, 'gone' when the box
  * refuses the stream (e.g. a revoked wall link: the page checks why).
  */
-export function openLive(url, alive = () => true) {
+export function openLive(url, alive = () => true, from = '') {
   const handlers = new Map();
   let es = null;
-  let last = '';
+  let last = from;
   let timer = 0;
   let closed = false;
   let refusals = 0;

@@ -99,7 +99,7 @@ async function main() {
     if (i >= 0) list.splice(i, 1);
   };
 
-  const live = openLive(base + '/live', () => root.isConnected);
+  const live = openLive(base + '/live', () => root.isConnected, first.data.liveId || '');
   const onPhoto = (p) => {
     if (upsert(photos, p, POOL)) {
       fresh.push(p);
