@@ -72,12 +72,12 @@ func TestAccessibility(t *testing.T) {
 		b.do(t, "taking a photo", chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{writeJPEG(t, "mine.jpg", 640, 480)}))
 		b.waitJS(t, "the photo shows", `document.querySelectorAll('#my-photos .tile img:not(.wait)').length === 1`)
 		b.axeCheck(t, "guest page, my photos")
-		b.do(t, "opening everyone's photos", chromedp.Click(chromedp.CSS(`#tab-all`)), chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
+		b.do(t, "opening everyone's photos", click(`#tab-all`), chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
 		b.axeCheck(t, "guest page, everyone's photos")
-		b.do(t, "opening a photo", chromedp.Click(chromedp.CSS(`#all-photos .tile`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox`)))
+		b.do(t, "opening a photo", click(`#all-photos .tile`), chromedp.WaitVisible(chromedp.CSS(`.lightbox`)))
 		b.axeCheck(t, "guest page, photo viewer")
-		b.do(t, "closing it", chromedp.Click(chromedp.CSS(`.lightbox .bar button`)), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
-		b.do(t, "opening the guestbook", chromedp.Click(chromedp.CSS(`#tab-guestbook`)), chromedp.WaitVisible(chromedp.CSS(`#gb-text`)))
+		b.do(t, "closing it", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
+		b.do(t, "opening the guestbook", click(`#tab-guestbook`), chromedp.WaitVisible(chromedp.CSS(`#gb-text`)))
 		b.axeCheck(t, "guest page, guestbook")
 	})
 
@@ -110,7 +110,7 @@ func TestAccessibility(t *testing.T) {
 			chromedp.Navigate(box.URL+"/e/"+ev.Slug+"?booth="+on.BoothKey),
 			chromedp.WaitVisible(chromedp.CSS(`#booth-start`)))
 		b.axeCheck(t, "booth page")
-		b.do(t, "starting the booth", chromedp.Click(chromedp.CSS(`#booth-start`)), chromedp.WaitVisible(chromedp.CSS(`.booth video`)))
+		b.do(t, "starting the booth", click(`#booth-start`), chromedp.WaitVisible(chromedp.CSS(`.booth video`)))
 		b.axeCheck(t, "booth page, camera")
 	})
 }

@@ -29,7 +29,7 @@ func TestGuestAlbumFavouritesAndFilters(t *testing.T) {
 	b.do(t, "opening the shared album",
 		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#tab-all`)),
-		chromedp.Click(chromedp.CSS(`#tab-all`)),
+		click(`#tab-all`),
 		chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
 	var favs []string
 	b.eval(t, `[...document.querySelectorAll('#album-favorites .tile')].map((e) => e.dataset.id)`, &favs)
@@ -61,7 +61,7 @@ func TestGuestAlbumCountsDownToRevealAt(t *testing.T) {
 	b.do(t, "opening the shared album",
 		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#tab-all`)),
-		chromedp.Click(chromedp.CSS(`#tab-all`)),
+		click(`#tab-all`),
 		chromedp.WaitVisible(chromedp.CSS(`#album-reveal`)))
 	b.waitText(t, "#album-reveal", "L'album s'ouvre dans")
 	b.waitText(t, "#reveal-countdown", "1 d ")

@@ -55,11 +55,11 @@ func TestConsoleBackup(t *testing.T) {
 	run("a retention out of range is refused next to its field", func(t *testing.T) {
 		b.do(t, "typing 13 days",
 			fill(`.field[data-field=days] input`, "13"),
-			chromedp.Click(chromedp.CSS(`form.row button[type=submit]`)))
+			click(`form.row button[type=submit]`))
 		b.waitText(t, `.field[data-field=days] .err`, "14")
 		b.do(t, "typing 60 days",
 			fill(`.field[data-field=days] input`, "60"),
-			chromedp.Click(chromedp.CSS(`form.row button[type=submit]`)))
+			click(`form.row button[type=submit]`))
 		eventually(t, "the retention is stored", func() bool {
 			s, err := box.Store.BackupState(context.Background())
 			return err == nil && s.RetentionDays == 60
@@ -83,7 +83,7 @@ func TestConsoleBackup(t *testing.T) {
 				return err
 			}),
 			chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{zipPath}),
-			chromedp.Click(chromedp.CSS(`button.danger`)))
+			click(`button.danger`))
 		b.waitJS(t, "the question names what is replaced", `window.asked.includes('Replace EVERYTHING') && window.asked.includes('party.zip')`)
 		eventually(t, "the swap is decided for the restart", func() bool { return store.RestorePending(box.Store.Dir()) })
 	})

@@ -40,7 +40,7 @@ func TestBooth(t *testing.T) {
 		chromedp.Navigate(link),
 		chromedp.WaitVisible(chromedp.CSS(`#booth-start`)))
 	b.do(t, "starting the booth",
-		chromedp.Click(chromedp.CSS(`#booth-start`)),
+		click(`#booth-start`),
 		chromedp.WaitVisible(chromedp.CSS(`.booth video`)))
 	b.waitJS(t, "the camera shows", `(() => { const v = document.querySelector('.booth video'); return v && v.videoWidth > 0; })()`)
 	b.waitJS(t, "the booth listens", `!!document.querySelector('.booth[data-ready=true]')`)

@@ -49,7 +49,7 @@ func TestConsoleCloud(t *testing.T) {
 			fill(`input[name=url]`, srv.URL+"/dav/"),
 			fill(`input[name=user]`, "ana"),
 			fill(`input[name=password]`, "wrong"),
-			chromedp.Click(chromedp.CSS(`#cloud-test`)))
+			click(`#cloud-test`))
 		b.waitText(t, "#cloud-test-answer .banner.bad", "Username or password was incorrect")
 		b.shot(t, "admin-cloud-test")
 	})
@@ -57,10 +57,10 @@ func TestConsoleCloud(t *testing.T) {
 	run("the settings are saved and the password never comes back", func(t *testing.T) {
 		b.do(t, "saving the settings",
 			fill(`input[name=password]`, "dav-secret"),
-			chromedp.Click(chromedp.CSS(`input[name=autoExport]`)),
-			chromedp.Click(chromedp.CSS(`#cloud-test`)))
+			click(`input[name=autoExport]`),
+			click(`#cloud-test`))
 		b.waitText(t, "#cloud-test-answer .banner.good", "The cloud answered")
-		b.do(t, "saving", chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		b.do(t, "saving", click(`form button[type=submit]`))
 		b.waitJS(t, "the form drawn again with the password unchanged",
 			`(() => { const p = document.querySelector('input[name=password]'); return p && p.value === '' && p.placeholder === 'Unchanged'; })()`)
 		c, ok, err := box.Store.CloudSettings(context.Background())
@@ -74,7 +74,7 @@ func TestConsoleCloud(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/finish"),
 			chromedp.WaitVisible(chromedp.CSS(`main .card:nth-of-type(3) button.danger`)),
 			yes,
-			chromedp.Click(chromedp.CSS(`main .card:nth-of-type(3) button.danger`)))
+			click(`main .card:nth-of-type(3) button.danger`))
 		b.waitText(t, "main .card:nth-of-type(3) .banner", "Cloud export queued.")
 		b.waitJS(t, "the export's progress reaches the end", `!!document.querySelector('.end-export .export[data-status=done] progress')`)
 		b.waitText(t, ".end-export .export", "3 of 3 files")

@@ -44,7 +44,7 @@ func TestConsoleInFrench(t *testing.T) {
 	b.shot(t, "console-fr-sign-in")
 	b.do(t, "signing in",
 		chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), ownerPassword),
-		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+		click(`#sign-in button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#events`)))
 	b.waitText(t, "nav.tabs", "Événements")
 	b.waitText(t, "#events", "à vérifier")
@@ -72,7 +72,7 @@ func TestConsoleInFrench(t *testing.T) {
 	phone.shot(t, "console-fr-phone-photos")
 
 	b.do(t, "choosing English in the menu", chromedp.Navigate(box.URL+"/admin"), chromedp.WaitVisible(chromedp.CSS(`#events`)))
-	b.do(t, "signing out to reach the menu", chromedp.Click(chromedp.CSS(`header button.small`)), chromedp.WaitVisible(chromedp.CSS(`select.lang-menu`)))
+	b.do(t, "signing out to reach the menu", click(`header button.small`), chromedp.WaitVisible(chromedp.CSS(`select.lang-menu`)))
 	b.eval(t, `(() => { const s = document.querySelector('select.lang-menu'); s.value = 'en'; s.dispatchEvent(new Event('change')); return true; })()`, nil)
 	b.do(t, "the page reloads in English", chromedp.Sleep(500*time.Millisecond), chromedp.WaitVisible(chromedp.CSS(`#sign-in`)))
 	b.waitText(t, "#sign-in button[type=submit]", "Sign in")

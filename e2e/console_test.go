@@ -31,14 +31,14 @@ func TestConsoleEvents(t *testing.T) {
 	run("a wrong password is refused with a message", func(t *testing.T) {
 		b.do(t, "typing a wrong password",
 			chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), "not-the-password"),
-			chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)))
+			click(`#sign-in button[type=submit]`))
 		b.waitText(t, ".form-err", "Wrong username or password")
 	})
 
 	run("the first owner signs in without a username", func(t *testing.T) {
 		b.do(t, "typing the password",
 			fill(`input[type=password]`, ownerPassword),
-			chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+			click(`#sign-in button[type=submit]`),
 			chromedp.WaitVisible(chromedp.CSS(`#events`)))
 		b.waitText(t, "#events", "No event yet")
 		b.shot(t, "admin-events-empty")
@@ -46,11 +46,11 @@ func TestConsoleEvents(t *testing.T) {
 
 	run("a bad accent colour shows the server's message next to the field", func(t *testing.T) {
 		b.do(t, "opening the new event form",
-			chromedp.Click(chromedp.CSS(`a[href="/admin/events/new"]`)),
+			click(`a[href="/admin/events/new"]`),
 			chromedp.WaitVisible(chromedp.CSS(`form.event-form input[name=name]`)),
 			chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "Anna & Marco"),
 			chromedp.SendKeys(chromedp.CSS(`input[name=accentColor]`), "blue"),
-			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+			click(`form.event-form button[type=submit]`))
 		b.waitText(t, `.field[data-field=accentColor] .err`, "#rrggbb")
 		b.shotScreen(t, "admin-event-form-error")
 		if got := b.text(t, `.field[data-field=name] .err`); got != "" {
@@ -61,7 +61,7 @@ func TestConsoleEvents(t *testing.T) {
 	run("fixing the colour creates the event", func(t *testing.T) {
 		b.do(t, "typing a valid colour",
 			fill(`input[name=accentColor]`, "#336699"),
-			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)),
+			click(`form.event-form button[type=submit]`),
 			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)))
 		b.waitText(t, "h1", "Anna & Marco")
 		b.waitText(t, "#guest-url", "/e/")
@@ -77,7 +77,7 @@ func TestConsoleEvents(t *testing.T) {
 
 	run("the new event is listed", func(t *testing.T) {
 		b.do(t, "going back to the events",
-			chromedp.Click(chromedp.CSS(`nav a[href="/admin"]`)),
+			click(`nav a[href="/admin"]`),
 			chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 		b.waitText(t, "#events", "Anna & Marco")
 		b.waitText(t, "#events", "0 photos")
@@ -86,24 +86,24 @@ func TestConsoleEvents(t *testing.T) {
 
 	run("editing the event saves the change", func(t *testing.T) {
 		b.do(t, "opening the settings",
-			chromedp.Click(chromedp.CSS(`#events a.title`)),
+			click(`#events a.title`),
 			chromedp.WaitVisible(chromedp.CSS(`form.event-form`)),
 			fill(`input[name=name]`, "Anna & Marco's wedding"),
-			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+			click(`form.event-form button[type=submit]`))
 		b.waitText(t, "#event-head h1", "Anna & Marco's wedding")
 		b.shot(t, "admin-event-settings")
 	})
 
 	run("guest settings, a challenge and a filter are saved from the form", func(t *testing.T) {
 		b.do(t, "filling the guest settings",
-			chromedp.Click(chromedp.CSS(`details.section:nth-of-type(2) > summary`)),
+			click(`details.section:nth-of-type(2) > summary`),
 			chromedp.WaitVisible(chromedp.CSS(`input[name=accessCode]`)),
 			chromedp.SendKeys(chromedp.CSS(`input[name=accessCode]`), "tulip"),
 			choose(`select[name=moderation]`, "pre"),
-			chromedp.Click(chromedp.CSS(`.field[data-field=captureFilters] input[value=sepia]`)),
-			chromedp.Click(chromedp.CSS(`.field[data-field=challenges] button`)),
+			click(`.field[data-field=captureFilters] input[value=sepia]`),
+			click(`.field[data-field=challenges] button`),
 			chromedp.SendKeys(chromedp.CSS(`.field[data-field=challenges] input`), "The best dance move"),
-			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+			click(`form.event-form button[type=submit]`))
 		var e store.Event
 		eventually(t, "the settings are stored", func() bool {
 			events, err := box.Store.Events(context.Background())
@@ -121,7 +121,7 @@ func TestConsoleEvents(t *testing.T) {
 		b.waitJS(t, "the saved form is drawn again", `(() => { const i = document.querySelector('input[name=accessCode]'); return i && i.value === 'tulip' && i.offsetParent !== null; })()`)
 		b.do(t, "removing the access code",
 			fill(`input[name=accessCode]`, ""),
-			chromedp.Click(chromedp.CSS(`form.event-form button[type=submit]`)))
+			click(`form.event-form button[type=submit]`))
 		var after store.Event
 		eventually(t, "the access code is removed", func() bool {
 			events, err := box.Store.Events(context.Background())
@@ -139,30 +139,30 @@ func TestConsoleEvents(t *testing.T) {
 	const newPassword = "a-new-password-42"
 	run("the owner changes the password", func(t *testing.T) {
 		b.do(t, "filling the password form",
-			chromedp.Click(chromedp.CSS(`#me`)),
+			click(`#me`),
 			chromedp.WaitVisible(chromedp.CSS(`input[name=current]`)),
 			chromedp.SendKeys(chromedp.CSS(`input[name=current]`), "not-my-password"),
 			chromedp.SendKeys(chromedp.CSS(`input[name=next]`), newPassword),
 			chromedp.SendKeys(chromedp.CSS(`input[name=again]`), newPassword),
-			chromedp.Click(chromedp.CSS(`form:has(input[name=again]) button[type=submit]`)))
+			click(`form:has(input[name=again]) button[type=submit]`))
 		b.waitText(t, `.field[data-field=current] .err`, "not your current password")
 		b.do(t, "typing the right current password",
 			fill(`input[name=current]`, ownerPassword),
-			chromedp.Click(chromedp.CSS(`form:has(input[name=again]) button[type=submit]`)))
+			click(`form:has(input[name=again]) button[type=submit]`))
 		b.waitText(t, ".toasts", "Password changed")
 		b.shot(t, "admin-account")
 	})
 
 	run("signing out shows the sign-in form again", func(t *testing.T) {
 		b.do(t, "signing out",
-			chromedp.Click(chromedp.CSS(`header button`)),
+			click(`header button`),
 			chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)))
 	})
 
 	run("the new password signs in", func(t *testing.T) {
 		b.do(t, "signing in with the new password",
 			chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), newPassword),
-			chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+			click(`#sign-in button[type=submit]`),
 			chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 	})
 }
@@ -178,7 +178,7 @@ func TestConsoleWarnsOfSeveralOpenEvents(t *testing.T) {
 		chromedp.Navigate(box.URL+"/admin"),
 		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)),
 		fill(`input[type=password]`, ownerPassword),
-		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+		click(`#sign-in button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 	var n int
 	b.eval(t, `document.querySelectorAll('#several-open').length`, &n)

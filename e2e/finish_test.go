@@ -50,7 +50,7 @@ func TestConsoleFinish(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),
 			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)),
 			yes,
-			chromedp.Click(chromedp.CSS(`#booth button.primary`)))
+			click(`#booth button.primary`))
 		b.waitText(t, "#booth .banner", "?booth=")
 		b.waitText(t, "#booth", "Booth on")
 		b.waitJS(t, "the booth link's QR code shows", `(() => { const i = document.querySelector('#booth img.booth-qr'); return !!i && i.complete && i.naturalWidth > 0; })()`)
@@ -61,7 +61,7 @@ func TestConsoleFinish(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/finish"),
 			chromedp.WaitVisible(chromedp.CSS(`main .card:nth-of-type(3) button.danger`)),
 			yes,
-			chromedp.Click(chromedp.CSS(`main .card:nth-of-type(3) button.danger`)))
+			click(`main .card:nth-of-type(3) button.danger`))
 		b.waitText(t, "main .card:nth-of-type(3) .banner", "The event has ended.")
 		b.waitText(t, "main .card:nth-of-type(3) .banner", "/g/")
 		b.waitText(t, "#event-head", "Ended")
@@ -81,7 +81,7 @@ func TestConsoleFinish(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#capture .banner`)))
 		b.waitText(t, "#capture", "This event has ended.")
 		b.do(t, "looking at everyone's photos",
-			chromedp.Click(chromedp.CSS(`#tab-all`)),
+			click(`#tab-all`),
 			chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
 		b.shot(t, "guest-ended")
 	})
@@ -104,7 +104,7 @@ func TestConsoleNewLinkAndCopy(t *testing.T) {
 		chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/settings"),
 		chromedp.WaitVisible(chromedp.CSS(`form.event-form`)),
 		answers,
-		chromedp.Click(chromedp.CSS(`main .card:last-child button:first-child`)))
+		click(`main .card:last-child button:first-child`))
 	var rotated store.Event
 	eventually(t, "the slug changes", func() bool {
 		e, err := box.Store.Event(context.Background(), ev.ID)
@@ -116,7 +116,7 @@ func TestConsoleNewLinkAndCopy(t *testing.T) {
 	})
 	b.waitText(t, "#event-head", "/e/"+rotated.Slug)
 
-	b.do(t, "duplicating the settings", chromedp.Click(chromedp.CSS(`main .card:last-child button:nth-child(2)`)))
+	b.do(t, "duplicating the settings", click(`main .card:last-child button:nth-child(2)`))
 	b.waitText(t, "#event-head h1", "Anna & Marco, the party")
 	events, err := box.Store.Events(context.Background())
 	if err != nil {

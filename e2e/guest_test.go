@@ -44,7 +44,7 @@ func TestGuestUploads(t *testing.T) {
 	run("the guest gives a name and sees the camera button", func(t *testing.T) {
 		b.do(t, "typing a name",
 			chromedp.SendKeys(chromedp.CSS(`#guest-name`), "Lucia"),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			click(`form button[type=submit]`),
 			chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
 		b.waitText(t, "main", "Hello, Lucia!")
 		b.shot(t, "guest-main")
@@ -52,7 +52,7 @@ func TestGuestUploads(t *testing.T) {
 
 	run("a photo taken for a challenge is sent and shown in my photos", func(t *testing.T) {
 		b.do(t, "picking a challenge and taking a photo",
-			chromedp.Click(chromedp.CSS(`.challenges button:nth-child(2)`)),
+			click(`.challenges button:nth-child(2)`),
 			chromedp.WaitVisible(chromedp.CSS(`.challenges button:nth-child(2)[aria-pressed=true]`)),
 			chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
 		b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
@@ -70,18 +70,18 @@ func TestGuestUploads(t *testing.T) {
 
 	run("everyone's photos include it", func(t *testing.T) {
 		b.do(t, "opening everyone's photos",
-			chromedp.Click(chromedp.CSS(`#tab-all`)),
+			click(`#tab-all`),
 			chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)))
 	})
 
 	run("the lightbox shows the photo and offers its download", func(t *testing.T) {
 		b.do(t, "opening the photo",
-			chromedp.Click(chromedp.CSS(`#all-photos .tile`)),
+			click(`#all-photos .tile`),
 			chromedp.WaitVisible(chromedp.CSS(`.lightbox .stage img`)))
 		b.waitJS(t, "the display image loads", `(() => { const i = document.querySelector('.lightbox .stage img'); return i && i.complete && i.naturalWidth === 1200; })()`)
 		b.waitText(t, ".lightbox", "by Lucia")
 		b.shot(t, "guest-lightbox")
-		b.do(t, "closing it", chromedp.Click(chromedp.CSS(`.lightbox .bar button`)), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
+		b.do(t, "closing it", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
 	})
 
 	run("a reload keeps the guest joined with the photo", func(t *testing.T) {
@@ -109,12 +109,12 @@ func TestGuestAccessCode(t *testing.T) {
 	b.waitText(t, "main", "Cet événement est privé")
 	b.do(t, "typing a wrong code",
 		chromedp.SendKeys(chromedp.CSS(`#code`), "rose"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		click(`form button[type=submit]`))
 	b.waitText(t, ".form-err", "Ce code n’est pas le bon")
 	b.shot(t, "guest-code-wrong")
 	b.do(t, "typing the right code",
 		fill(`#code`, "tulip"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		click(`form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
 	b.waitText(t, "#my-photos + .sentinel + p", "Les photos que vous envoyez")
 }
@@ -169,7 +169,7 @@ func TestGuestFilter(t *testing.T) {
 	b.do(t, "choosing black and white and taking a photo",
 		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#filters button[data-filter=bw]`)),
-		chromedp.Click(chromedp.CSS(`#filters button[data-filter=bw]`)),
+		click(`#filters button[data-filter=bw]`),
 		chromedp.WaitVisible(chromedp.CSS(`#filters button[data-filter=bw][aria-pressed=true]`)),
 		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
 	b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 1`)
@@ -219,7 +219,7 @@ func TestGuestVideo(t *testing.T) {
 		t.Errorf("video is %dx%d (its poster's size); want 64x48", photos[0].Width, photos[0].Height)
 	}
 	b.do(t, "opening it",
-		chromedp.Click(chromedp.CSS(`#my-photos .tile`)),
+		click(`#my-photos .tile`),
 		chromedp.WaitVisible(chromedp.CSS(`.lightbox video`)))
 	b.waitJS(t, "the video can play", `(() => { const v = document.querySelector('.lightbox video'); return v && v.readyState >= 1 && v.videoWidth === 64; })()`)
 	b.shot(t, "guest-video")

@@ -27,17 +27,17 @@ func TestGuestbook(t *testing.T) {
 		b.do(t, "opening the guestbook",
 			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 			chromedp.WaitVisible(chromedp.CSS(`#tab-guestbook`)),
-			chromedp.Click(chromedp.CSS(`#tab-guestbook`)),
+			click(`#tab-guestbook`),
 			chromedp.WaitVisible(chromedp.CSS(`#gb-text`)),
 			chromedp.SendKeys(chromedp.CSS(`#gb-text`), "Congratulations to you both!"),
-			chromedp.Click(chromedp.CSS(`#gb-record`)))
+			click(`#gb-record`))
 		b.waitText(t, "#panel", "Recording…")
 		b.do(t, "recording for two seconds", chromedp.Sleep(2200*time.Millisecond))
 		b.shot(t, "guest-guestbook-recording")
 		b.do(t, "stopping and sending",
-			chromedp.Click(chromedp.CSS(`#panel form button.primary[type=button]`)),
+			click(`#panel form button.primary[type=button]`),
 			chromedp.WaitVisible(chromedp.CSS(`#panel form audio`)),
-			chromedp.Click(chromedp.CSS(`#panel form button[type=submit]`)))
+			click(`#panel form button[type=submit]`))
 		b.waitText(t, "#gb-mine", "Congratulations to you both!")
 		b.waitJS(t, "the voice note is listed", `!!document.querySelector('#gb-mine audio')`)
 		b.shot(t, "guest-guestbook")
@@ -63,10 +63,10 @@ func TestGuestbook(t *testing.T) {
 		b.do(t, "opening the guestbook tab",
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/guestbook"),
 			chromedp.WaitVisible(chromedp.CSS(`#messages .msg input[type=checkbox]`)),
-			chromedp.Click(chromedp.CSS(`#messages .msg input[type=checkbox]`)),
+			click(`#messages .msg input[type=checkbox]`),
 			chromedp.WaitVisible(chromedp.CSS(`.actionbar`)))
 		b.shot(t, "admin-guestbook")
-		b.do(t, "hiding it", chromedp.Click(chromedp.CSS(`.actionbar button:nth-of-type(2)`)))
+		b.do(t, "hiding it", click(`.actionbar button:nth-of-type(2)`))
 		b.waitText(t, "#messages", "hidden")
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +24,9 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
 	"eventbox/assets"
@@ -174,9 +178,17 @@ func chromiumPath(t *testing.T) string {
 // page's uncaught JavaScript exceptions; the test fails if there are any.
 type browser struct {
 	ctx context.Context
+	tab *tab
 
 	mu     sync.Mutex
 	errors []string
+}
+
+// record notes an uncaught exception or CSP violation of the page.
+func (b *browser) record(msg string) {
+	b.mu.Lock()
+	b.errors = append(b.errors, msg)
+	b.mu.Unlock()
 }
 
 func newBrowser(t *testing.T) *browser {
@@ -192,48 +204,33 @@ func newBrowserAt(t *testing.T, lang string, width, height int) *browser {
 }
 
 // newBrowserFlags is newBrowserAt with extra Chromium command-line flags.
+// The tab is one a finished test gave back, wiped, or a new one.
 func newBrowserFlags(t *testing.T, lang string, width, height int, flags map[string]any) *browser {
 	t.Helper()
-	parent := chromiums.get(t, lang, flags)
+	proc := chromiums.get(t, lang, flags)
 	b := &browser{}
-	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext(), chromedp.WithListener(func(ev any) {
-		if e, ok := ev.(*cdplog.EventEntryAdded); ok && e.Entry != nil && strings.Contains(e.Entry.Text, "Content Security Policy") {
-			// The page did something its CSP refuses (an inline script
-			// or style): it would silently not work.
-			b.mu.Lock()
-			b.errors = append(b.errors, e.Entry.Text)
-			b.mu.Unlock()
+	tb := proc.take()
+	if tb == nil {
+		var err error
+		if tb, err = proc.open(); err != nil {
+			t.Fatalf("opening a browser tab: %v", err)
 		}
-		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
-			msg := e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
-				msg = e.ExceptionDetails.Exception.Description
-			}
-			b.mu.Lock()
-			b.errors = append(b.errors, msg)
-			b.mu.Unlock()
-		}
-	}))
-	b.ctx = ctx
+	}
+	tb.owner.Store(b)
+	b.ctx, b.tab = tb.ctx, tb
 	viewport := chromedp.EmulateViewport(int64(width), int64(height))
 	if width <= phoneWidth {
 		viewport = chromedp.EmulateViewport(int64(width), int64(height), chromedp.EmulateScale(2), chromedp.EmulateTouch)
 	}
-	// The first action opens the tab in its own browser context; the tab
-	// lives as long as the context of that first action, so it carries no
-	// timeout.
-	// Every window of the shared browser is the focused one, as each
-	// phone's is.
-	focus := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
-		return err
-	})
-	if err := chromedp.Do(ctx, viewport, focus); err != nil {
-		cancel()
-		t.Fatalf("opening a browser tab: %v", err)
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, viewport); err != nil {
+		tb.close()
+		t.Fatalf("sizing the browser tab: %v", err)
 	}
 	t.Cleanup(func() {
-		cancel()
+		tb.owner.Store(nil)
+		proc.giveBack(tb)
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for _, e := range b.errors {
@@ -243,12 +240,147 @@ func newBrowserFlags(t *testing.T, lang string, width, height int, flags map[str
 	return b
 }
 
+// tab is one window of a pooled Chromium, in a browser context of its
+// own (cookies, storage, cache). A test borrows it for its browser; when
+// the test ends the tab goes back to about:blank with its history,
+// cookies, cache and the storage of every origin it visited cleared, and
+// the next test takes it as a fresh one: opening a browser context costs
+// Chromium a renderer process (about 0.8 CPU seconds each, 70 times over
+// the suite), reusing one a page load.
+type tab struct {
+	ctx    context.Context
+	cancel func()
+	// owner is the browser the tab is lent to, which hears its page's
+	// errors; nil while the tab waits in the pool.
+	owner atomic.Pointer[browser]
+
+	mu      sync.Mutex
+	origins map[string]bool // every origin a frame of the tab showed
+	// tainted is set by a test that changed what the wipe does not put
+	// back (blocked URLs, network throttling): the tab is closed, not
+	// reused.
+	tainted bool
+}
+
+// taint marks the browser's tab as not to be reused.
+func (b *browser) taint() {
+	b.tab.mu.Lock()
+	b.tab.tainted = true
+	b.tab.mu.Unlock()
+}
+
+// open starts a new tab in a new browser context of the Chromium.
+func (c *chromiumProc) open() (*tab, error) {
+	tb := &tab{origins: map[string]bool{}}
+	ctx, cancel := chromedp.NewContext(c.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(func(ev any) {
+		switch e := ev.(type) {
+		case *page.EventFrameNavigated:
+			if e.Frame != nil && strings.HasPrefix(e.Frame.SecurityOrigin, "http") {
+				tb.mu.Lock()
+				tb.origins[e.Frame.SecurityOrigin] = true
+				tb.mu.Unlock()
+			}
+		case *cdplog.EventEntryAdded:
+			if e.Entry != nil && strings.Contains(e.Entry.Text, "Content Security Policy") {
+				// The page did something its CSP refuses (an inline
+				// script or style): it would silently not work.
+				if b := tb.owner.Load(); b != nil {
+					b.record(e.Entry.Text)
+				}
+			}
+		case *runtime.EventExceptionThrown:
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil && e.ExceptionDetails.Exception.Description != "" {
+				msg = e.ExceptionDetails.Exception.Description
+			}
+			if b := tb.owner.Load(); b != nil {
+				b.record(msg)
+			}
+		}
+	}))
+	tb.ctx, tb.cancel = ctx, cancel
+	// The first action opens the tab; the tab lives as long as the
+	// context of that first action, so it carries no timeout. Every
+	// window of the shared browser is the focused one, as each phone's is.
+	focus := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
+		return err
+	})
+	if err := chromedp.Do(ctx, focus); err != nil {
+		cancel()
+		return nil, err
+	}
+	return tb, nil
+}
+
+// wipe takes the tab back to the state of a new one: about:blank with no
+// history, and no cookies, cache or storage.
+func (tb *tab) wipe() error {
+	ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		return fmt.Errorf("leaving the page: %w", err)
+	}
+	tb.mu.Lock()
+	origins := slices.Sorted(maps.Keys(tb.origins))
+	clear(tb.origins)
+	tb.mu.Unlock()
+	return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, page.ResetNavigationHistory, cdp.Empty{}); err != nil {
+			return fmt.Errorf("clearing the history: %w", err)
+		}
+		if _, err := cdp.Call(ctx, tg, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
+			return fmt.Errorf("clearing cookies: %w", err)
+		}
+		if _, err := cdp.Call(ctx, tg, network.ClearBrowserCache, cdp.Empty{}); err != nil {
+			return fmt.Errorf("clearing the cache: %w", err)
+		}
+		for _, o := range origins {
+			if _, err := cdp.Call(ctx, tg, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: o, StorageTypes: "all"}); err != nil {
+				return fmt.Errorf("clearing the storage of %s: %w", o, err)
+			}
+		}
+		return nil
+	}))
+}
+
+// close ends the tab and its browser context.
+func (tb *tab) close() { tb.cancel() }
+
+// take lends out a tab the pool holds, or nil.
+func (c *chromiumProc) take() *tab {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) == 0 {
+		return nil
+	}
+	tb := c.idle[len(c.idle)-1]
+	c.idle = c.idle[:len(c.idle)-1]
+	return tb
+}
+
+// giveBack wipes a tab a test is done with and keeps it for the next, or
+// closes it if it cannot be wiped.
+func (c *chromiumProc) giveBack(tb *tab) {
+	tb.mu.Lock()
+	tainted := tb.tainted
+	tb.mu.Unlock()
+	if tainted || tb.wipe() != nil {
+		tb.close()
+		return
+	}
+	c.mu.Lock()
+	c.idle = append(c.idle, tb)
+	c.mu.Unlock()
+}
+
 // chromiumPool keeps one headless Chromium process per language and set of
-// flags for the whole test run. Every browser a test opens is a new
-// browser context in one of them: its own cookies, storage, cache and
-// service workers, as a fresh profile has, in its own window, for the
-// cost of a tab instead of a process start (about 2 s and 2 CPU seconds
-// each, 68 times over the suite).
+// flags for the whole test run. Every browser a test opens is a tab in a
+// browser context of its own in one of them (its own cookies, storage,
+// cache and service workers, as a fresh profile has, in its own window)
+// for the cost of a tab instead of a process start (about 2 s and 2 CPU
+// seconds each, 68 times over the suite); tabs that tests are done with
+// are wiped and lent again (see tab).
 type chromiumPool struct {
 	mu    sync.Mutex
 	procs map[string]*chromiumProc
@@ -261,6 +393,9 @@ type chromiumProc struct {
 	cancel func()
 	dir    string
 	err    error
+
+	mu   sync.Mutex
+	idle []*tab // wiped tabs waiting for a test
 }
 
 // chromiums is the test run's pool; TestMain stops it.
@@ -273,9 +408,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// get returns the browser context of a running Chromium with the language
-// and flags, starting it on first use.
-func (p *chromiumPool) get(t *testing.T, lang string, flags map[string]any) context.Context {
+// get returns the running Chromium with the language and flags, starting
+// it on first use.
+func (p *chromiumPool) get(t *testing.T, lang string, flags map[string]any) *chromiumProc {
 	t.Helper()
 	path := chromiumPath(t)
 	keys := make([]string, 0, len(flags))
@@ -295,7 +430,7 @@ func (p *chromiumPool) get(t *testing.T, lang string, flags map[string]any) cont
 	if proc.err != nil {
 		t.Fatalf("starting chromium: %v", proc.err)
 	}
-	return proc.ctx
+	return proc
 }
 
 func (c *chromiumProc) start(path, lang string, flags map[string]any) {
@@ -349,6 +484,9 @@ func (p *chromiumPool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.procs {
+		for _, tb := range c.idle {
+			tb.close()
+		}
 		if c.cancel != nil {
 			c.cancel()
 		}
@@ -470,7 +608,7 @@ func (b *browser) signIn(t *testing.T, base string) {
 		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)))
 	b.do(t, "signing in",
 		chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), ownerPassword),
-		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+		click(`#sign-in button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#events`)))
 }
 
@@ -489,6 +627,7 @@ func fill(sel, text string) chromedp.Action[chromedp.Void] {
 // (URLPattern syntax) as if the network dropped them; no pattern unblocks.
 func (b *browser) block(t *testing.T, patterns ...string) {
 	t.Helper()
+	b.taint()
 	list := make([]*network.BlockPattern, 0, len(patterns))
 	for _, p := range patterns {
 		list = append(list, &network.BlockPattern{URLPattern: p, Block: true})
@@ -528,6 +667,7 @@ func choose(sel, value string) chromedp.Action[chromedp.Void] {
 // hotspot does; -1 lifts the limit.
 func (b *browser) throttle(t *testing.T, bytesPerSec float64) {
 	t.Helper()
+	b.taint()
 	b.do(t, "throttling uploads", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
 			return err
@@ -537,4 +677,34 @@ func (b *browser) throttle(t *testing.T, bytesPerSec float64) {
 		})
 		return err
 	}))
+}
+
+// click clicks the element matching sel as a person does: once it is
+// visible and has stopped moving (a smooth scroll to a refused field, a
+// transition), so that the press and the release both land on it. A click
+// during the move lands its release elsewhere and the page hears no click.
+func click(sel string) chromedp.Action[chromedp.Void] {
+	still := fmt.Sprintf(`(async () => {
+		const frame = () => new Promise((ok) => requestAnimationFrame(ok));
+		let prev = '';
+		for (let i = 0; i < 600; i++) {
+			const e = document.querySelector(%q);
+			const r = e && e.getBoundingClientRect();
+			const now = r ? [r.x, r.y, r.width, r.height].join() : '';
+			if (now && now === prev) return true;
+			prev = now;
+			await frame();
+		}
+		return false;
+	})()`, sel)
+	return chromedp.Steps(
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			ok, err := chromedp.Evaluate[bool](still, chromedp.EvalAwaitPromise)(ctx, tg)
+			if err == nil && !ok {
+				err = fmt.Errorf("%s keeps moving", sel)
+			}
+			return err
+		}),
+		chromedp.Click(chromedp.CSS(sel)))
 }

@@ -84,9 +84,9 @@ func TestBoothCameraOverHTTPS(t *testing.T) {
 		t.Fatalf("CA links: %q", caLinks)
 	}
 	b.do(t, "following the https link and starting the booth",
-		chromedp.Click(chromedp.CSS(`#booth-https-link`)),
+		click(`#booth-https-link`),
 		chromedp.WaitVisible(chromedp.CSS(`#booth-start`)),
-		chromedp.Click(chromedp.CSS(`#booth-start`)),
+		click(`#booth-start`),
 		chromedp.WaitVisible(chromedp.CSS(`.booth video`)))
 	b.waitJS(t, "the camera shows over https", `(() => { const v = document.querySelector('.booth video'); return location.protocol === 'https:' && v && v.videoWidth > 0; })()`)
 

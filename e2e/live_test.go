@@ -66,11 +66,11 @@ func TestLiveModerationAndWall(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#code`)))
 		guest.do(t, "typing the code",
 			chromedp.SendKeys(chromedp.CSS(`#code`), "TULIP7"),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			click(`form button[type=submit]`),
 			chromedp.WaitVisible(chromedp.CSS(`#guest-name`)))
 		guest.do(t, "giving a name",
 			chromedp.SendKeys(chromedp.CSS(`#guest-name`), "Nina"),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+			click(`form button[type=submit]`),
 			chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
 		guest.do(t, "taking a photo", chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
 		guest.waitJS(t, "the upload is done", `document.querySelectorAll('#my-photos .tile').length === 1`)
@@ -91,7 +91,7 @@ func TestLiveModerationAndWall(t *testing.T) {
 		host.do(t, "making a wall link",
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),
 			chromedp.WaitVisible(chromedp.CSS(`#make-wall`)),
-			chromedp.Click(chromedp.CSS(`#make-wall`)),
+			click(`#make-wall`),
 			chromedp.WaitVisible(chromedp.CSS(`#walls li[data-wall] code`)))
 		wallURL = host.text(t, "#walls li[data-wall] code")
 		if !strings.HasPrefix(wallURL, box.URL+"/wall/") {
@@ -108,7 +108,7 @@ func TestLiveModerationAndWall(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/photos"),
 			chromedp.WaitVisible(chromedp.CSS(`#photos .tile[data-id="`+pid+`"] .act[data-action=approve]`)))
 		start := time.Now()
-		host.do(t, "approving from the tile", chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+pid+`"] .act[data-action=approve]`)))
+		host.do(t, "approving from the tile", click(`#photos .tile[data-id="`+pid+`"] .act[data-action=approve]`))
 		host.waitJS(t, "the badge goes", `!document.querySelector('#photos .tile .badge')`)
 		host.waitJS(t, "the pending count goes", `document.getElementById('tab-photos-count').hidden === true`)
 		wall.waitSoon(t, "the photo on the wall", `!!document.querySelector('.slide.on img[src*="`+pid+`"]')`, start)

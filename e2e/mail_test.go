@@ -39,7 +39,7 @@ func TestConsoleMail(t *testing.T) {
 		b.do(t, "opening the guest page",
 			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 			fill(`#contact-email`, "lucia@guest.example"),
-			chromedp.Click(chromedp.CSS(`#contact button[type=submit]`)))
+			click(`#contact button[type=submit]`))
 		b.waitText(t, "#contact", "lucia@guest.example")
 	})
 
@@ -52,9 +52,9 @@ func TestConsoleMail(t *testing.T) {
 			fill(`#mail-form [name="smtp.from"]`, "Garden party <box@party.example>"),
 			choose(`#mail-form [name="smtp.security"]`, "none"),
 			fill(`#mail-form [name="adminEmail"]`, "hosts@party.example"),
-			chromedp.Click(chromedp.CSS(`#mail-form button[type=submit]`)))
+			click(`#mail-form button[type=submit]`))
 		b.waitJS(t, "the saved settings are shown", `(() => { const i = document.querySelector('#mail-form [name="smtp.host"]'); return i && i.value === '127.0.0.1' && !document.querySelector('#mail-form .banner'); })()`)
-		b.do(t, "sending a test", chromedp.Click(chromedp.CSS(`#mail-test`)))
+		b.do(t, "sending a test", click(`#mail-test`))
 		b.waitText(t, ".toasts", "Test mail sent to hosts@party.example")
 		sink.Wait(t, 1, stepTimeout)
 		b.shot(t, "admin-mail")
@@ -62,7 +62,7 @@ func TestConsoleMail(t *testing.T) {
 
 	sink.SetOffline(true)
 	run("a test while the server is away shows why", func(t *testing.T) {
-		b.do(t, "sending a test", chromedp.Click(chromedp.CSS(`#mail-test`)))
+		b.do(t, "sending a test", click(`#mail-test`))
 		b.waitText(t, "main .card:nth-of-type(2) .form-err", "127.0.0.1")
 	})
 	run("ending the event says what was queued", func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestConsoleMail(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/finish"),
 			chromedp.WaitVisible(chromedp.CSS(`main .card:nth-of-type(3) button.danger`)),
 			yes,
-			chromedp.Click(chromedp.CSS(`main .card:nth-of-type(3) button.danger`)))
+			click(`main .card:nth-of-type(3) button.danger`))
 		b.waitText(t, "#end-result", "1 guest email queued. Summary queued.")
 		b.waitText(t, "#contacts", "lucia@guest.example")
 		b.waitText(t, "#contact-mails", "0 of 1 sent, 1 waiting")
@@ -86,7 +86,7 @@ func TestConsoleMail(t *testing.T) {
 		b.do(t, "retrying",
 			chromedp.Navigate(box.URL+"/admin/settings/mail"),
 			chromedp.WaitVisible(chromedp.CSS(`#mail-retry`)),
-			chromedp.Click(chromedp.CSS(`#mail-retry`)))
+			click(`#mail-retry`))
 		b.waitJS(t, "every mail is sent", `(() => { const l = [...document.querySelectorAll('#mail-queue li')]; return l.length === 2 && l.every((x) => x.dataset.status === 'sent'); })()`)
 		b.waitText(t, "#mail-counts", "0 waiting, 0 failed.")
 	})

@@ -82,12 +82,12 @@ func TestConsoleModeration(t *testing.T) {
 
 	run("approving two leaves one waiting", func(t *testing.T) {
 		b.do(t, "selecting two and approving",
-			chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+ids[0]+`"]`)),
-			chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+ids[1]+`"]`)),
+			click(`#photos .tile[data-id="`+ids[0]+`"]`),
+			click(`#photos .tile[data-id="`+ids[1]+`"]`),
 			chromedp.WaitVisible(chromedp.CSS(`.actionbar`)))
 		b.waitText(t, ".actionbar", "2 selected")
 		b.shot(t, "admin-photos")
-		b.do(t, "approving", chromedp.Click(chromedp.CSS(`.actionbar button[data-action=approve]`)))
+		b.do(t, "approving", click(`.actionbar button[data-action=approve]`))
 		b.waitJS(t, "one photo left in the filter", `document.querySelectorAll('#photos .tile').length === 1`)
 		got := statuses(t, box.Store, ev.ID)
 		want := map[string]string{ids[0]: "visible", ids[1]: "visible", ids[2]: "pending"}
@@ -100,7 +100,7 @@ func TestConsoleModeration(t *testing.T) {
 
 	run("imported photos are visible at once with their credit", func(t *testing.T) {
 		b.do(t, "importing a photographer's photo",
-			chromedp.Click(chromedp.CSS(`details.section > summary`)),
+			click(`details.section > summary`),
 			chromedp.SendKeys(chromedp.CSS(`#import-credit`), "Studio Rossi"),
 			chromedp.SetUploadFiles(chromedp.CSS(`#import-files`), []string{writeJPEG(t, "studio.jpg", 1000, 700)}))
 		var imported store.Photo
@@ -124,8 +124,8 @@ func TestConsoleModeration(t *testing.T) {
 		b.do(t, "showing every photo",
 			choose(`select[name=status]`, ""),
 			chromedp.WaitVisible(chromedp.CSS(`#photos .tile[data-id="`+ids[0]+`"]`)),
-			chromedp.Click(chromedp.CSS(`#photos .tile[data-id="`+ids[0]+`"]`)),
-			chromedp.Click(chromedp.CSS(`.actionbar button[data-action=favorite]`)))
+			click(`#photos .tile[data-id="`+ids[0]+`"]`),
+			click(`.actionbar button[data-action=favorite]`))
 		b.waitJS(t, "the star shows", `!!document.querySelector('#photos .tile[data-id="`+ids[0]+`"] .star')`)
 		if got := statuses(t, box.Store, ev.ID)[ids[0]]; got != "visible*" {
 			t.Errorf("photo is %q; want a visible favorite", got)
@@ -155,7 +155,7 @@ func TestConsoleSharing(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/places"),
 			chromedp.WaitVisible(chromedp.CSS(`input[name=label]`)),
 			chromedp.SendKeys(chromedp.CSS(`input[name=label]`), "Table 4"),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+			click(`form button[type=submit]`))
 		b.waitText(t, "#tab .list", "Table 4")
 		b.waitText(t, "#tab .list", "0 photos")
 		b.shot(t, "admin-places")
@@ -167,10 +167,10 @@ func TestConsoleSharing(t *testing.T) {
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),
 			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)),
 			chromedp.WaitReady(chromedp.CSS(`select[name=pwMode]`)),
-			chromedp.Click(chromedp.CSS(`details.section > summary`)),
+			click(`details.section > summary`),
 			chromedp.SendKeys(chromedp.CSS(`input[name=label]`), "For the family"),
 			choose(`select[name=pwMode]`, "gen"),
-			chromedp.Click(chromedp.CSS(`details.section form button[type=submit]`)))
+			click(`details.section form button[type=submit]`))
 		b.waitText(t, ".banner.good", "shown once")
 		password = b.text(t, ".banner.good strong")
 		if len(password) < 10 {
@@ -191,7 +191,7 @@ func TestConsoleSharing(t *testing.T) {
 			chromedp.Navigate(box.URL+link[i:]),
 			chromedp.WaitVisible(chromedp.CSS(`#gallery-password`)),
 			chromedp.SendKeys(chromedp.CSS(`#gallery-password`), password),
-			chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+			click(`form button[type=submit]`))
 		b.waitJS(t, "both photos show", `document.querySelectorAll('#gallery-photos .tile').length === 2`)
 	})
 

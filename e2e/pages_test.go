@@ -35,7 +35,7 @@ func TestFrontPage(t *testing.T) {
 	b.shot(t, "index")
 	b.do(t, "typing the other event's code",
 		chromedp.SendKeys(chromedp.CSS(`#event-code`), second.Slug),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		click(`form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#guest-name`)))
 	b.waitText(t, "h1", "Rehearsal dinner")
 	if first.Slug == second.Slug {
@@ -51,20 +51,20 @@ func TestFrontPage(t *testing.T) {
 	}
 	b.do(t, "typing a code no event has",
 		chromedp.SendKeys(chromedp.CSS(`#event-code`), "tulips"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		click(`form button[type=submit]`))
 	b.waitText(t, "#event-code-error", "No event has this code")
 	b.waitText(t, ".event-list", "Roses wedding") // still on the page, with the list
 	b.eval(t, `document.querySelector('#event-code').value = ''`, nil)
 	b.do(t, "typing the access code the hosts gave out",
 		chromedp.SendKeys(chromedp.CSS(`#event-code`), "ROSES"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		click(`form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#guest-name`)))
 	b.waitText(t, "h1", third.Name)
 
 	b.do(t, "opening an event that does not exist, then its way back",
 		chromedp.Navigate(box.URL+"/e/nosuch"),
 		chromedp.WaitVisible(chromedp.CSS(`main a[href="/"]`)),
-		chromedp.Click(chromedp.CSS(`main a[href="/"]`)),
+		click(`main a[href="/"]`),
 		chromedp.WaitVisible(chromedp.CSS(`.event-list`)))
 }
 
@@ -101,12 +101,12 @@ func TestGallery(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#gallery-password`)))
 	b.do(t, "typing a wrong password",
 		chromedp.SendKeys(chromedp.CSS(`#gallery-password`), "wrong"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		click(`form button[type=submit]`))
 	b.waitText(t, ".form-err", "Wrong password")
 	b.shot(t, "gallery-password")
 	b.do(t, "typing the password",
 		fill(`#gallery-password`, "garden-gate"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		click(`form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#gallery-photos .tile`)),
 		chromedp.WaitVisible(chromedp.CSS(`#download-all`)))
 	b.waitText(t, "main", "For the family")
@@ -161,7 +161,7 @@ func TestGalleryGuestbook(t *testing.T) {
 		t.Error("a link without downloads offers the ZIP")
 	}
 	b.do(t, "opening the guestbook",
-		chromedp.Click(chromedp.CSS(`#tab-guestbook`)),
+		click(`#tab-guestbook`),
 		chromedp.WaitVisible(chromedp.CSS(`#gallery-messages .msg`)))
 	b.waitText(t, "#gallery-messages", "Tanti auguri!")
 	b.waitText(t, "#gallery-messages", "Zia Carla")

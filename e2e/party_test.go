@@ -200,7 +200,7 @@ func TestGuestPlainHTTPOffersCapture(t *testing.T) {
 			t.Errorf("%s: %d found; want 1", sel, n)
 		}
 	}
-	b.do(t, "opening the guestbook", chromedp.Click(chromedp.CSS(`#tab-guestbook`)), chromedp.WaitVisible(chromedp.CSS(`#gb-record`)))
+	b.do(t, "opening the guestbook", click(`#tab-guestbook`), chromedp.WaitVisible(chromedp.CSS(`#gb-record`)))
 	b.waitText(t, "#gb-record", "Record a voice message")
 	var n int
 	b.eval(t, `document.querySelectorAll('#gb-record input[type=file][capture][accept^="audio/"]').length`, &n)
@@ -221,15 +221,15 @@ func TestGuestbookClosedAfterTheEnd(t *testing.T) {
 	b.do(t, "opening the guestbook",
 		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#tab-guestbook`)),
-		chromedp.Click(chromedp.CSS(`#tab-guestbook`)),
+		click(`#tab-guestbook`),
 		chromedp.WaitVisible(chromedp.CSS(`#gb-text`)))
 	end(t, box, ev)
 	b.do(t, "writing a message after the end",
 		chromedp.SendKeys(chromedp.CSS(`#gb-text`), "What a night!"),
-		chromedp.Click(chromedp.CSS(`#panel form button[type=submit]`)))
+		click(`#panel form button[type=submit]`))
 	b.waitText(t, "#gb-closed", "The guestbook is closed")
 	b.do(t, "reloading", chromedp.Navigate(box.URL+"/e/"+ev.Slug), chromedp.WaitVisible(chromedp.CSS(`#tab-guestbook`)),
-		chromedp.Click(chromedp.CSS(`#tab-guestbook`)), chromedp.WaitVisible(chromedp.CSS(`#gb-closed`)))
+		click(`#tab-guestbook`), chromedp.WaitVisible(chromedp.CSS(`#gb-closed`)))
 	var forms int
 	b.eval(t, `document.querySelectorAll('#panel form').length`, &forms)
 	if forms != 0 {
@@ -291,7 +291,7 @@ func TestGalleryKeepsake(t *testing.T) {
 	b.shot(t, "gallery-keepsake")
 	b.do(t, "keeping Ben's photos", choose(`#filter-guest`, "Ben"))
 	b.waitText(t, "#gallery-count", "1 photos")
-	b.do(t, "starting the slideshow", chromedp.Click(chromedp.CSS(`#slideshow-all`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox.show .stage img`)))
+	b.do(t, "starting the slideshow", click(`#slideshow-all`), chromedp.WaitVisible(chromedp.CSS(`.lightbox.show .stage img`)))
 }
 
 // TestGalleryOffersHEICAsJPEG: the viewer's Download of a HEIC photo is
@@ -330,7 +330,7 @@ func TestGalleryOffersHEICAsJPEG(t *testing.T) {
 	b.do(t, "opening the HEIC photo in the gallery",
 		chromedp.Navigate(box.URL+"/g/"+created.Share.Token),
 		chromedp.WaitVisible(chromedp.CSS(`#gallery-photos .tile[data-id="`+res.Photo.ID+`"]`)),
-		chromedp.Click(chromedp.CSS(`#gallery-photos .tile[data-id="`+res.Photo.ID+`"]`)),
+		click(`#gallery-photos .tile[data-id="`+res.Photo.ID+`"]`),
 		chromedp.WaitVisible(chromedp.CSS(`.lightbox a[download]`)))
 	b.waitJS(t, "the download is the JPEG", `document.querySelector('.lightbox a[download]').href.includes('v=display')`)
 }

@@ -186,7 +186,7 @@ func TestGuestQueueRefusals(t *testing.T) {
 		t.Fatalf("the box holds %d photos; want 0", n)
 	}
 	b.do(t, "trying the held photo again",
-		chromedp.Click(chromedp.CSS(`#queue-list li[data-state=held] button:not([aria-label])`)))
+		click(`#queue-list li[data-state=held] button:not([aria-label])`))
 	b.waitJS(t, "the held photo is sent and shown", `document.querySelectorAll('#my-photos .tile').length === 1`)
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
 		t.Fatalf("the box holds %d photos; want 1", n)
@@ -226,7 +226,7 @@ func TestGuestQueueSurvivesBoxRestart(t *testing.T) {
 	}
 	b.throttle(t, -1)
 	r.start(t)
-	b.do(t, "tapping retry now", chromedp.Click(chromedp.CSS(`#queue-retry`)))
+	b.do(t, "tapping retry now", click(`#queue-retry`))
 	b.waitText(t, "#queue-done", "Thank you!")
 	b.waitJS(t, "all photos show once", fmt.Sprintf(`document.querySelectorAll('#my-photos .tile').length === %d`, n))
 	photos := eventPhotos(t, r.Store, ev.ID)

@@ -103,7 +103,7 @@ func TestShotsHosts(t *testing.T) {
 					chromedp.WaitVisible(chromedp.CSS(`#photos .tile`)))
 				a.waitJS(t, "the pending count", `document.getElementById('tab-photos-count').textContent === '1'`)
 				a.shot(t, name("console-photos"))
-				a.do(t, "opening a photo large", chromedp.Click(chromedp.CSS(`#photos .tile .act[title="`+map[string]string{"en": "View large", "fr": "Voir en grand"}[lang[:2]]+`"]`)),
+				a.do(t, "opening a photo large", click(`#photos .tile .act[title="`+map[string]string{"en": "View large", "fr": "Voir en grand"}[lang[:2]]+`"]`),
 					chromedp.WaitVisible(chromedp.CSS(`.lightbox img`)))
 				a.shotScreen(t, name("console-photo-large"))
 				a.do(t, "opening the share tab",

@@ -69,10 +69,10 @@ func TestShots(t *testing.T) {
 			g.do(t, "choosing five photos, one too big", chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), files))
 			g.waitJS(t, "the queue is done", `!!document.querySelector('#queue-done')`)
 			g.shot(t, name("party-queue-done"))
-			g.do(t, "opening the guestbook", chromedp.Click(chromedp.CSS(`#tab-guestbook`)), chromedp.WaitVisible(chromedp.CSS(`#gb-text`)))
+			g.do(t, "opening the guestbook", click(`#tab-guestbook`), chromedp.WaitVisible(chromedp.CSS(`#gb-text`)))
 			g.shot(t, name("party-guestbook"))
-			g.do(t, "opening everyone's photos", chromedp.Click(chromedp.CSS(`#tab-all`)), chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)),
-				chromedp.Click(chromedp.CSS(`#all-photos .tile`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox .stage img`)))
+			g.do(t, "opening everyone's photos", click(`#tab-all`), chromedp.WaitVisible(chromedp.CSS(`#all-photos .tile`)),
+				click(`#all-photos .tile`), chromedp.WaitVisible(chromedp.CSS(`.lightbox .stage img`)))
 			g.shotScreen(t, name("party-viewer"))
 			gl := newBrowserAt(t, lang, phoneWidth, phoneHeight)
 			gl.do(t, "opening the gallery", chromedp.Navigate(box.URL+"/g/"+share.Share.Token), chromedp.WaitVisible(chromedp.CSS(`#gallery-photos .tile`)))
@@ -93,7 +93,7 @@ func TestShots(t *testing.T) {
 				g.shot(t, name("guest-name"))
 				g.do(t, "joining",
 					chromedp.SendKeys(chromedp.CSS(`#guest-name`), "Lucia"),
-					chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+					click(`form button[type=submit]`),
 					chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
 				g.block(t, "*://*:*/api/e/*/photos*")
 				g.do(t, "taking a photo while the box is away",

@@ -22,7 +22,7 @@ func TestConsoleTwoFactor(t *testing.T) {
 	b.do(t, "starting two-step sign-in",
 		chromedp.Navigate(box.URL+"/admin/account"),
 		chromedp.WaitVisible(chromedp.CSS(`#tf-start`)),
-		chromedp.Click(chromedp.CSS(`#tf-start`)),
+		click(`#tf-start`),
 		chromedp.WaitVisible(chromedp.CSS(`#tf-confirm img`)))
 	b.waitJS(t, "the QR code shows", `document.querySelector('#tf-confirm img').naturalWidth > 0`)
 	b.shot(t, "admin-two-factor")
@@ -33,26 +33,26 @@ func TestConsoleTwoFactor(t *testing.T) {
 	}
 	b.do(t, "confirming with the app's code",
 		chromedp.SendKeys(chromedp.CSS(`#tf-confirm input`), code),
-		chromedp.Click(chromedp.CSS(`#tf-confirm button[type=submit]`)),
+		click(`#tf-confirm button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#recovery-codes`)))
 	recovery := strings.Fields(b.text(t, "#recovery-codes"))
 	if len(recovery) < 5 {
 		t.Fatalf("recovery codes %q; want several", recovery)
 	}
 	b.do(t, "signing out and in with the password",
-		chromedp.Click(chromedp.CSS(`header button`)),
+		click(`header button`),
 		chromedp.WaitVisible(chromedp.CSS(`#sign-in input[type=password]`)),
 		chromedp.SendKeys(chromedp.CSS(`#sign-in input[type=password]`), ownerPassword),
-		chromedp.Click(chromedp.CSS(`#sign-in button[type=submit]`)),
+		click(`#sign-in button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#sign-in-code input`)))
 	b.do(t, "typing a wrong code",
 		chromedp.SendKeys(chromedp.CSS(`#sign-in-code input`), "000000"),
-		chromedp.Click(chromedp.CSS(`#sign-in-code button[type=submit]`)))
+		click(`#sign-in-code button[type=submit]`))
 	b.waitText(t, "#sign-in-code .form-err", "not right")
 	b.shot(t, "admin-sign-in-code")
 	b.do(t, "typing a recovery code",
 		fill(`#sign-in-code input`, recovery[0]),
-		chromedp.Click(chromedp.CSS(`#sign-in-code button[type=submit]`)),
+		click(`#sign-in-code button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#events`)))
 }
 
@@ -72,10 +72,10 @@ func TestConsoleInvitation(t *testing.T) {
 	owner.do(t, "inviting an organizer",
 		chromedp.Navigate(box.URL+"/admin/team"),
 		chromedp.WaitVisible(chromedp.CSS(`main .card:nth-of-type(2) details.section > summary`)),
-		chromedp.Click(chromedp.CSS(`main .card:nth-of-type(2) details.section > summary`)),
+		click(`main .card:nth-of-type(2) details.section > summary`),
 		chromedp.SendKeys(chromedp.CSS(`main .card:nth-of-type(2) input[type=email]`), "giulia@example.com"),
-		chromedp.Click(chromedp.CSS(`main .card:nth-of-type(2) input[value="`+shared.ID+`"]`)),
-		chromedp.Click(chromedp.CSS(`main .card:nth-of-type(2) form button[type=submit]`)))
+		click(`main .card:nth-of-type(2) input[value="`+shared.ID+`"]`),
+		click(`main .card:nth-of-type(2) form button[type=submit]`))
 	owner.waitText(t, "main .card:nth-of-type(2) .banner", "/invite/")
 	owner.waitText(t, "main .card:nth-of-type(2) .list", "giulia@example.com")
 	owner.shot(t, "admin-team")
@@ -94,7 +94,7 @@ func TestConsoleInvitation(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`input[name=username]`), "giulia"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "Giulia"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "giulia-password-1"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		click(`form button[type=submit]`),
 		chromedp.WaitVisible(chromedp.CSS(`#events li[data-id]`)))
 	invitee.waitText(t, "#events", "Anna & Marco")
 	if got := invitee.text(t, "#events"); strings.Contains(got, "Another wedding") {
@@ -110,6 +110,6 @@ func TestConsoleInvitation(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`input[name=username]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name=username]`), "giulia2"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "giulia-password-2"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)))
+		click(`form button[type=submit]`))
 	invitee.waitText(t, ".form-err", "already used")
 }

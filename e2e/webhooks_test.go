@@ -42,34 +42,34 @@ func TestConsoleWebhooks(t *testing.T) {
 
 	run("the owner adds a webhook", func(t *testing.T) {
 		b.do(t, "filling the new webhook",
-			chromedp.Click(chromedp.CSS(`details.section summary`)),
+			click(`details.section summary`),
 			fill(`details.section input[name=name]`, "My server"),
 			choose(`details.section select[name=type]`, "json"),
 			fill(`details.section input[name=url]`, rc.URL+"/hook/secret-token"),
 			fill(`details.section input[name=secret]`, "a-signing-secret"),
-			chromedp.Click(chromedp.CSS(`details.section button[type=submit]`)))
+			click(`details.section button[type=submit]`))
 		b.waitText(t, "li[data-webhook]", "My server")
 		if txt := b.text(t, "li[data-webhook] .small.muted"); txt == "" || strings.Contains(txt, "secret-token") {
 			t.Fatalf("the list shows %q; want the address without its path", txt)
 		}
 	})
 	run("a test shows the receiver's answer", func(t *testing.T) {
-		b.do(t, "sending a test", chromedp.Click(chromedp.CSS(`li[data-webhook] button.test`)))
+		b.do(t, "sending a test", click(`li[data-webhook] button.test`))
 		b.waitText(t, "li[data-webhook] [role=status]", "The receiver took the test.")
 		status.Store(http.StatusInternalServerError)
-		b.do(t, "sending a test to a failing receiver", chromedp.Click(chromedp.CSS(`li[data-webhook] button.test`)))
+		b.do(t, "sending a test to a failing receiver", click(`li[data-webhook] button.test`))
 		b.waitText(t, "li[data-webhook] [role=status]", "the receiver answered 500: receiver is 500")
 		b.shot(t, "admin-webhooks-test-failed")
 		status.Store(http.StatusOK)
 	})
 	run("the owner turns the webhook off and on", func(t *testing.T) {
-		b.do(t, "disabling", chromedp.Click(chromedp.CSS(`li[data-webhook] button.toggle`)))
+		b.do(t, "disabling", click(`li[data-webhook] button.toggle`))
 		b.waitText(t, "li[data-webhook] .spread", "off")
 		hooks, err := box.Store.Webhooks(context.Background())
 		if err != nil || len(hooks) != 1 || hooks[0].Enabled {
 			t.Fatalf("stored webhooks %+v %v", hooks, err)
 		}
-		b.do(t, "enabling", chromedp.Click(chromedp.CSS(`li[data-webhook] button.toggle`)))
+		b.do(t, "enabling", click(`li[data-webhook] button.toggle`))
 		b.waitText(t, "li[data-webhook] .pill.good", "on")
 	})
 	run("an ended event's delivery is listed as sent", func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestConsoleWebhooks(t *testing.T) {
 			page, err := box.Store.JobsPage(context.Background(), store.JobFilter{Kind: "webhook", Status: store.JobDone})
 			return err == nil && len(page.Jobs) == 1
 		})
-		b.do(t, "refreshing the deliveries", chromedp.Click(chromedp.CSS(`.card button.small:not(.test):not(.toggle):not(.danger)`)))
+		b.do(t, "refreshing the deliveries", click(`.card button.small:not(.test):not(.toggle):not(.danger)`))
 		b.waitText(t, `table.deliveries tr[data-status=sent]`, "Event ended")
 		b.shot(t, "admin-webhooks")
 	})
