@@ -19,6 +19,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon"
+	"eventbox/daemon/outbox"
 	"eventbox/store"
 )
 
@@ -87,7 +88,7 @@ func startHarness(t *testing.T, pn *pipeNet, opts []func(*daemon.Config)) *harne
 	if pn != nil {
 		// Inside a bubble nothing may wait in a system call (netlink):
 		// the network never changes.
-		cfg.NetChanges = func(context.Context) (<-chan struct{}, error) { return nil, nil }
+		cfg.NetChanges = outbox.NoChanges
 	}
 	for _, o := range opts {
 		o(&cfg)

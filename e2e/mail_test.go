@@ -10,6 +10,7 @@ import (
 
 	"eventbox/daemon"
 	"eventbox/daemon/mail/mailtest"
+	"eventbox/daemon/outbox"
 	"eventbox/store"
 )
 
@@ -25,7 +26,7 @@ func TestConsoleMail(t *testing.T) {
 	// send the waiting mails before the host's Retry that this test is
 	// about. Here the network never changes and settles after the test.
 	box := startBox(t, func(c *daemon.Config) {
-		c.NetChanges = func(context.Context) (<-chan struct{}, error) { return make(chan struct{}), nil }
+		c.NetChanges = outbox.NoChanges
 		c.NetSettle = time.Hour
 	})
 	sink := mailtest.Start(t, mailtest.None)

@@ -17,7 +17,7 @@ func TestLentTabsStartFresh(t *testing.T) {
 	// between the two below.
 	flags := map[string]any{"eventbox-lent-tabs-test": true}
 	const state = `(async () => {
-		const dbs = (await indexedDB.databases()).map((d) => d.name);
+		const dbs = await indexedDB.databases();
 		const me = await fetch('/api/admin/me');
 		return { cookie: document.cookie, stored: localStorage.length, dbs: dbs.length, history: history.length, signedIn: me.ok };
 	})()`

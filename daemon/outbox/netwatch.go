@@ -16,6 +16,10 @@ import (
 // ends or the watch breaks.
 type Changes func(ctx context.Context) (<-chan struct{}, error)
 
+// NoChanges is a network that never changes, for a box that must not be
+// woken by its own (tests): only the start wakes the outbox, after Settle.
+func NoChanges(context.Context) (<-chan struct{}, error) { return nil, nil }
+
 // DefaultSettle is how long NetWatcher waits for the network to settle.
 const DefaultSettle = 3 * time.Second
 
