@@ -55,8 +55,9 @@ type updateJob struct {
 	Binary  update.Binary `json:"binary"`
 }
 
-// updateKind is the job kind: one at a time, a download retried three
-// times a few minutes apart, a refused one set aside at once.
+// updateKind is the job kind: one at a time, a download that failed for
+// a passing reason (the network, a 5xx) retried three times a few minutes
+// apart, a refused one (update.Refusal) set aside at once.
 func (s *Server) updateKind() jobs.Kind {
 	return jobs.Kind{Name: updateJobKind, Handler: s.runUpdate,
 		Retry: jobs.Policy{Base: time.Minute, Cap: 10 * time.Minute, MaxFailures: 3, Timeout: 30 * time.Minute}}
@@ -86,7 +87,9 @@ func (s *Server) runUpdate(ctx context.Context, j jobs.Job) error {
 		if ferr := s.updater.Fail(j.ID, err); ferr != nil {
 			s.log.WarnContext(ctx, "recording a failed update", "error", ferr)
 		}
-		if errors.Is(err, update.ErrInvalid) {
+		if update.Refusal(err) {
+			// A 404, a binary naming another version, a bad hash or
+			// signature: the next try would be refused the same.
 			return jobs.Permanent(err)
 		}
 		return err

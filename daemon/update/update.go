@@ -119,6 +119,19 @@ type Config struct {
 // ErrNoURL is returned by Fetch when no UPDATE_URL is set.
 var ErrNoURL = errors.New("no UPDATE_URL set")
 
+// ErrRefused is wrapped when the release host refuses a request with an
+// answer that trying again would only repeat: 4xx other than 408, 425
+// and 429.
+var ErrRefused = errors.New("the release host refused the request")
+
+// Refusal reports whether err is a refusal that trying again cannot
+// mend: a refused request (ErrRefused), or a manifest or binary that does
+// not check (ErrInvalid: signature, hash, size, the version it names).
+// Only other failures (the network, 5xx, the disk) are worth a retry.
+func Refusal(err error) bool {
+	return errors.Is(err, ErrInvalid) || errors.Is(err, ErrRefused)
+}
+
 // Updater checks for, installs and rolls back updates. It is safe for
 // concurrent use within one process.
 type Updater struct {
@@ -228,9 +241,23 @@ func (u *Updater) get(ctx context.Context, rawURL string) (io.ReadCloser, error)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return nil, fmt.Errorf("%s answered %s", req.URL.Redacted(), resp.Status)
+		err := fmt.Errorf("%s answered %s", req.URL.Redacted(), resp.Status)
+		if permanentStatus(resp.StatusCode) {
+			err = fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		return nil, err
 	}
 	return resp.Body, nil
+}
+
+// permanentStatus reports whether an HTTP status answers the same when
+// asked again: the 4xx, except timeouts and rate limits.
+func permanentStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests:
+		return false
+	}
+	return code >= 400 && code < 500
 }
 
 // Waiting answers the version installed and waiting for its restart (or
@@ -308,9 +335,14 @@ func (u *Updater) Install(ctx context.Context, version string, b Binary, job uin
 	}
 	final := filepath.Join(u.cfg.Dir, "bin", name)
 	out, err := u.cfg.Probe(ctx, final)
-	if err != nil || strings.TrimSpace(out) != "eventbox "+version {
-		return errors.Join(fmt.Errorf("the downloaded binary does not run here as eventbox %s (answered %q): %w",
-			version, strings.TrimSpace(out), err), os.Remove(final))
+	if answer := strings.TrimSpace(out); err != nil || answer != "eventbox "+version {
+		// Running it again would answer the same: a refusal.
+		why := fmt.Sprintf("it answered %q", answer)
+		if err != nil {
+			why = err.Error()
+		}
+		return errors.Join(fmt.Errorf("%w: the downloaded binary does not run here as eventbox %s: %s", ErrInvalid, version, why),
+			os.Remove(final))
 	}
 	return u.swap(version, name, job)
 }
