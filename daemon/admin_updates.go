@@ -49,10 +49,12 @@ var (
 const updateJobKind = "update"
 
 // updateJob is the payload of an update job: the version and its binary
-// as the signed manifest gave them, its URL made absolute.
+// as the signed manifest gave them, its URL made absolute, and the signed
+// release itself, kept beside the binary once installed.
 type updateJob struct {
 	Version string        `json:"version"`
 	Binary  update.Binary `json:"binary"`
+	Release []byte        `json:"release,omitempty"`
 }
 
 // updateKind is the job kind: one at a time, a download that failed for
@@ -78,7 +80,7 @@ func (s *Server) runUpdate(ctx context.Context, j jobs.Job) error {
 	if err := s.updater.Begin(p.Version, j.ID); err != nil {
 		return err
 	}
-	err := s.updater.Install(ctx, p.Version, p.Binary, j.ID, func(done, total int64) {
+	err := s.updater.Install(ctx, p.Version, p.Binary, p.Release, j.ID, func(done, total int64) {
 		if err := j.Report(ctx, store.JobProgress{Done: done, Total: total, Note: "downloading"}); err != nil {
 			s.log.DebugContext(ctx, "reporting update progress", "error", err)
 		}
@@ -288,7 +290,7 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 		}
 		backup = &name
 	}
-	payload, err := json.Marshal(updateJob{Version: m.Version, Binary: bin})
+	payload, err := json.Marshal(updateJob{Version: m.Version, Binary: bin, Release: m.Signed})
 	if err != nil {
 		return err
 	}

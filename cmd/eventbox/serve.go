@@ -285,8 +285,15 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 // the update lock until closed, and whether this binary is on trial.
 func bootUpdate(cf *configFlags, args []string) (*update.Updater, bool, error) {
 	log := cf.cfg.Logger.With("component", "update")
+	keys, err := update.LoadKeys(cf.releaseKeysFile, 0)
+	if err != nil {
+		// Refused whole: only the built-in key is trusted.
+		log.Error("release keys file refused: trusting the built-in key only", "error", err)
+	} else if len(keys) > 0 {
+		log.Info("trusting release keys from a file besides the built-in one", "file", cf.releaseKeysFile, "keys", len(keys))
+	}
 	up, err := update.New(update.Config{Dir: filepath.Join(cf.cfg.DataDir, "update"), URL: cf.cfg.UpdateURL,
-		Key: releasePublicKey(), Version: version, Now: cf.cfg.Now, Logger: log})
+		Key: releasePublicKey(), Keys: keys, Version: version, Now: cf.cfg.Now, Logger: log})
 	if err != nil {
 		return nil, false, err
 	}
@@ -304,6 +311,9 @@ func bootUpdate(cf *configFlags, args []string) (*update.Updater, bool, error) {
 	}
 	if start.RolledBack != "" {
 		log.Warn("the update did not confirm itself healthy: the previous version is back", "update", start.RolledBack)
+	}
+	if start.Refused != "" {
+		log.Warn("the installed update was refused: running the packaged binary", "reason", start.Refused)
 	}
 	if start.Exec == "" {
 		return up, start.Trial, nil
