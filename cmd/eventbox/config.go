@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"eventbox/daemon"
+	"eventbox/daemon/sdnotify"
 	"eventbox/daemon/update"
 )
 
@@ -21,9 +22,11 @@ type configFlags struct {
 	// launched is set when an older binary exec'd this one as the
 	// installed update (update.LaunchedEnv).
 	launched bool
-	errs     []error
-	devUI    string
-	logLvl   string
+	// notify speaks to systemd when it runs the daemon (Type=notify).
+	notify *sdnotify.Notifier
+	errs   []error
+	devUI  string
+	logLvl string
 	// listenAddr is where the HTTP server listens, e.g. ":8080".
 	listenAddr string
 	// mdnsName is advertised as <name>.local; "off" disables mDNS. The
