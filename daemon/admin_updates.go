@@ -49,14 +49,17 @@ var (
 const updateJobKind = "update"
 
 // updateJob is the payload of an update job: the version and its binary
-// as the signed manifest gave them, its URL made absolute.
+// as the signed manifest gave them, its URL made absolute, and the signed
+// release itself, kept beside the binary once installed.
 type updateJob struct {
 	Version string        `json:"version"`
 	Binary  update.Binary `json:"binary"`
+	Release []byte        `json:"release,omitempty"`
 }
 
-// updateKind is the job kind: one at a time, a download retried three
-// times a few minutes apart, a refused one set aside at once.
+// updateKind is the job kind: one at a time, a download that failed for
+// a passing reason (the network, a 5xx) retried three times a few minutes
+// apart, a refused one (update.Refusal) set aside at once.
 func (s *Server) updateKind() jobs.Kind {
 	return jobs.Kind{Name: updateJobKind, Handler: s.runUpdate,
 		Retry: jobs.Policy{Base: time.Minute, Cap: 10 * time.Minute, MaxFailures: 3, Timeout: 30 * time.Minute}}
@@ -77,7 +80,7 @@ func (s *Server) runUpdate(ctx context.Context, j jobs.Job) error {
 	if err := s.updater.Begin(p.Version, j.ID); err != nil {
 		return err
 	}
-	err := s.updater.Install(ctx, p.Version, p.Binary, j.ID, func(done, total int64) {
+	err := s.updater.Install(ctx, p.Version, p.Binary, p.Release, j.ID, func(done, total int64) {
 		if err := j.Report(ctx, store.JobProgress{Done: done, Total: total, Note: "downloading"}); err != nil {
 			s.log.DebugContext(ctx, "reporting update progress", "error", err)
 		}
@@ -86,7 +89,9 @@ func (s *Server) runUpdate(ctx context.Context, j jobs.Job) error {
 		if ferr := s.updater.Fail(j.ID, err); ferr != nil {
 			s.log.WarnContext(ctx, "recording a failed update", "error", ferr)
 		}
-		if errors.Is(err, update.ErrInvalid) {
+		if update.Refusal(err) {
+			// A 404, a binary naming another version, a bad hash or
+			// signature: the next try would be refused the same.
 			return jobs.Permanent(err)
 		}
 		return err
@@ -285,7 +290,7 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 		}
 		backup = &name
 	}
-	payload, err := json.Marshal(updateJob{Version: m.Version, Binary: bin})
+	payload, err := json.Marshal(updateJob{Version: m.Version, Binary: bin, Release: m.Signed})
 	if err != nil {
 		return err
 	}

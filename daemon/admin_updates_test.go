@@ -305,3 +305,88 @@ func TestUpdateApplyMakesTheBoxsOwnBackupFirst(t *testing.T) {
 		t.Errorf("the backup %s is not kept: %v", name, err)
 	}
 }
+
+// TestUpdateApplyDoesNotRetryARefusal: a release host that refuses the
+// binary (404), or a binary that names another version, ends the apply at
+// the first try with a message that reads clean, and the next apply is
+// accepted at once; a 503 is worth a retry, so the job stays queued.
+func TestUpdateApplyDoesNotRetryARefusal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		status    int    // answered to the binary's download; 0: the binary
+		binary    []byte // served with 200 when status is 0
+		wantError string
+		retried   bool
+	}{
+		{name: "a binary the host answers 404 for", status: http.StatusNotFound, wantError: "404 Not Found"},
+		{name: "a binary the host answers 403 for", status: http.StatusForbidden, wantError: "403 Forbidden"},
+		{name: "a binary that names another version", binary: fakeBinary("1.0.9"),
+			wantError: `does not run here as eventbox 1.1.0: it answered "eventbox 1.0.9"`},
+		{name: "a host that answers 503 is tried again", status: http.StatusServiceUnavailable, wantError: "503", retried: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rh := newReleaseHost(t)
+			rh.publish(t, "1.1.0", update.Arch(), fakeBinary("1.1.0"))
+			var downloads atomic.Int32
+			host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/eventbox-new" {
+					rh.srv.Config.Handler.ServeHTTP(w, r)
+					return
+				}
+				downloads.Add(1)
+				if tc.status != 0 {
+					http.Error(w, "no", tc.status)
+					return
+				}
+				w.Write(tc.binary)
+			}))
+			defer host.Close()
+			if tc.binary != nil {
+				rh.publish(t, "1.1.0", update.Arch(), tc.binary)
+			}
+			h := newHarness(t, func(c *daemon.Config) {
+				c.UpdateURL = host.URL + "/release.json"
+				c.UpdateKey = rh.key.Public().(ed25519.PublicKey)
+				c.Version = "1.0.0"
+				c.Restart = func() { t.Error("restarted after a refused update") }
+			})
+			c := h.owner()
+			c.do("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0", "skipBackup": true}).expect(t, 202, "")
+			deadline := time.Now().Add(10 * time.Second)
+			for downloads.Load() == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			var r response
+			for {
+				r = c.do("GET", "/api/admin/updates", nil).expect(t, 200, "")
+				a, _ := r.JSON["applying"].(map[string]any)
+				if a == nil || a["error"] != nil && a["error"] != "" || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			a, _ := r.JSON["applying"].(map[string]any)
+			if tc.retried {
+				if a == nil || !strings.Contains(a["error"].(string), tc.wantError) {
+					t.Fatalf("a passing failure is not kept for a retry: %s", r.Body)
+				}
+				return
+			}
+			if a != nil {
+				t.Fatalf("a refusal is kept for a retry: %s", r.Body)
+			}
+			if n := downloads.Load(); n != 1 {
+				t.Errorf("%d downloads, want 1", n)
+			}
+			attempt := r.JSON["history"].([]any)[0].(map[string]any)
+			msg, _ := attempt["error"].(string)
+			if attempt["status"] != "failed" || !strings.Contains(msg, tc.wantError) || strings.Contains(msg, "%!") {
+				t.Errorf("attempt = %v, want failed with %q and no formatting slip", attempt, tc.wantError)
+			}
+			// The next apply is not held up by the refused one.
+			c.do("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0", "skipBackup": true}).expect(t, 202, "")
+		})
+	}
+}

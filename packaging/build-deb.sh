@@ -26,7 +26,7 @@ root=$(mktemp -d)
 chmod 0755 "$root"
 trap 'rm -rf "$root"' EXIT
 umask 022
-install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/default" "$root/usr/share/doc/eventbox"
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/default" "$root/etc/eventbox" "$root/usr/share/doc/eventbox"
 install -m 0755 "$binary" "$root/usr/bin/eventbox"
 # The one unit text, with the path kardianos/service would fill in.
 sed 's#{{Path | cmdEscape}}#/usr/bin/eventbox#' "$here/eventbox.service" > "$root/lib/systemd/system/eventbox.service"
@@ -38,11 +38,14 @@ fi
 # Settings may hold secrets (ADMIN_PASSWORD): readable by root only; systemd
 # reads it before it drops to the eventbox user.
 install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"
+# Further trusted release keys: root's, writable by root only (eventbox
+# refuses the file otherwise); shipped with comments and no key.
+install -m 0644 "$here/debian/release-keys" "$root/etc/eventbox/release-keys"
 install -m 0644 "$here/README.md" "$root/usr/share/doc/eventbox/README.md"
 for script in postinst prerm postrm; do
 	install -m 0755 "$here/debian/$script" "$root/DEBIAN/$script"
 done
-printf '/etc/default/eventbox\n' > "$root/DEBIAN/conffiles"
+printf '/etc/default/eventbox\n/etc/eventbox/release-keys\n' > "$root/DEBIAN/conffiles"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" "$here/debian/control.in" > "$root/DEBIAN/control"
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles"

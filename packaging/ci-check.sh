@@ -93,16 +93,28 @@ for arch in arm64 armhf amd64; do
 	for want in "Package: eventbox" "Version: 1.0.0+ci" "Architecture: $arch" "Depends: adduser"; do
 		grep -qx " $want" <<<"$info" || fail "$deb: control lacks '$want'"
 	done
-	[ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = "/etc/default/eventbox" ] ||
-		fail "$deb: conffiles is not /etc/default/eventbox"
+	[ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = "$(printf '/etc/default/eventbox\n/etc/eventbox/release-keys')" ] ||
+		fail "$deb: conffiles is not /etc/default/eventbox and /etc/eventbox/release-keys"
 	contents=$(dpkg-deb -c "$deb")
 	for want in "-rwxr-xr-x root/root .* ./usr/bin/eventbox" \
 		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox.service" \
-		"-rw------- root/root .* ./etc/default/eventbox"; do
+		"-rw------- root/root .* ./etc/default/eventbox" \
+		"drwxr-xr-x root/root .* ./etc/eventbox/" \
+		"-rw-r--r-- root/root .* ./etc/eventbox/release-keys"; do
 		grep -Eq -- "^$want\$" <<<"$contents" || fail "$deb: no file matching '$want'"
 	done
 	unit=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/eventbox.service)
-	grep -qx "ExecStart=/usr/bin/eventbox serve" <<<"$unit" || fail "$deb: unit has no ExecStart=/usr/bin/eventbox serve"
+	for want in "ExecStart=/usr/bin/eventbox serve" "Type=notify" "NotifyAccess=main" "WatchdogSec=90s" "TimeoutStartSec=2min"; do
+		grep -qx "$want" <<<"$unit" || fail "$deb: unit has no $want"
+	done
+	if command -v systemd-analyze >/dev/null; then
+		ud=$(mktemp -d)
+		# The unit as installed, run against this build's binary.
+		sed "s#^ExecStart=/usr/bin/eventbox #ExecStart=$PWD/dist/eventbox-linux-amd64 #" <<<"$unit" >"$ud/eventbox.service"
+		complaints=$(systemd-analyze verify --man=no "$ud/eventbox.service" 2>&1) || fail "$deb: systemd-analyze verify: $complaints"
+		[ -z "$complaints" ] || fail "$deb: systemd-analyze verify complains: $complaints"
+		rm -rf "$ud"
+	fi
 done
 dpkg-deb --fsys-tarfile dist/eventbox_1.0.0+ci_amd64.deb | tar -xO ./usr/bin/eventbox | cmp -s - dist/eventbox-linux-amd64 ||
 	fail "amd64 .deb does not carry dist/eventbox-linux-amd64"

@@ -17,6 +17,8 @@ id -nG eventbox | tr ' ' '\n' | grep -qx gpio || fail "eventbox is not in the gp
 [ "$(stat -c '%U:%G %a' /var/lib/eventbox)" = "eventbox:eventbox 750" ] ||
 	fail "/var/lib/eventbox is $(stat -c '%U:%G %a' /var/lib/eventbox), want eventbox:eventbox 750"
 [ "$(stat -c '%a' /etc/default/eventbox)" = 600 ] || fail "/etc/default/eventbox is not mode 600"
+[ "$(stat -c '%U:%G %a' /etc/eventbox/release-keys)" = "root:root 644" ] ||
+	fail "/etc/eventbox/release-keys is $(stat -c '%U:%G %a' /etc/eventbox/release-keys), want root:root 644"
 [ -L /etc/systemd/system/multi-user.target.wants/eventbox.service ] || fail "the service is not enabled"
 [ "$(/usr/bin/eventbox version)" = "eventbox 1.0.0-ci" ] || fail "the installed binary does not run"
 
@@ -42,6 +44,7 @@ echo "address=/#/10.42.0.1" >/etc/NetworkManager/dnsmasq-shared.d/eventbox.conf
 dpkg -P eventbox >/dev/null
 [ ! -e /var/lib/eventbox ] || fail "purge left /var/lib/eventbox"
 [ ! -e /etc/default/eventbox ] || fail "purge left /etc/default/eventbox"
+[ ! -e /etc/eventbox/release-keys ] || fail "purge left /etc/eventbox/release-keys"
 [ ! -e /etc/NetworkManager/dnsmasq-shared.d/eventbox.conf ] || fail "purge left the DNS drop-in"
 [ ! -e /etc/systemd/system/multi-user.target.wants/eventbox.service ] || fail "purge left the enablement link"
 echo "deb-lifecycle: install, upgrade, remove and purge behave"

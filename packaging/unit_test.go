@@ -1,6 +1,9 @@
 package packaging_test
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,4 +60,34 @@ func hasLine(text, line string) bool {
 		}
 	}
 	return false
+}
+
+// TestUnitStopsAnUpdateThatNeverConfirms: the unit waits for the
+// daemon's READY=1 (Type=notify) at most TimeoutStartSec and wants a
+// WATCHDOG=1 every WatchdogSec, so a daemon (or an update on trial) that
+// hangs is killed and started again; systemd-analyze accepts the unit
+// where it is installed.
+func TestUnitStopsAnUpdateThatNeverConfirms(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := packaging.Unit(exe)
+	for _, line := range []string{"Type=notify", "NotifyAccess=main", "TimeoutStartSec=2min", "WatchdogSec=90s", "Restart=always"} {
+		if !hasLine(unit, line) {
+			t.Errorf("unit lacks the line %q", line)
+		}
+	}
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("no systemd-analyze here: the lines only")
+	}
+	path := filepath.Join(t.TempDir(), "eventbox.service")
+	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(analyze, "verify", "--man=no", path).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"eventbox/daemon"
+	"eventbox/daemon/sdnotify"
+	"eventbox/daemon/update"
 )
 
 // configFlags binds every configuration variable to a flag whose default
@@ -20,9 +22,11 @@ type configFlags struct {
 	// launched is set when an older binary exec'd this one as the
 	// installed update (update.LaunchedEnv).
 	launched bool
-	errs     []error
-	devUI    string
-	logLvl   string
+	// notify speaks to systemd when it runs the daemon (Type=notify).
+	notify *sdnotify.Notifier
+	errs   []error
+	devUI  string
+	logLvl string
 	// listenAddr is where the HTTP server listens, e.g. ":8080".
 	listenAddr string
 	// mdnsName is advertised as <name>.local; "off" disables mDNS. The
@@ -38,6 +42,9 @@ type configFlags struct {
 	// serve opens them into cfg.Booth.
 	boothButtonPin string
 	boothLEDPin    string
+	// releaseKeysFile adds trusted release keys to the built-in one
+	// (update.LoadKeys); it must be root's.
+	releaseKeysFile string
 }
 
 // Defaults of the settings the command keeps (README.md, "Configuration").
@@ -48,7 +55,8 @@ const (
 )
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
-	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info", listenAddr: defaultListenAddr, mdnsName: defaultMDNSName, tlsListenAddr: defaultTLSAddr}
+	c := &configFlags{cfg: daemon.DefaultConfig(), logLvl: "info", listenAddr: defaultListenAddr, mdnsName: defaultMDNSName, tlsListenAddr: defaultTLSAddr,
+		releaseKeysFile: update.KeysFile}
 	str := func(p *string, env, name, help string) {
 		if v := getenv(env); v != "" {
 			*p = v
@@ -80,6 +88,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 	num(&cfg.MaxVideoMB, "MAX_VIDEO_MB", "max-video-mb", "video upload limit in MB")
 	num(&cfg.MaxVideoSeconds, "MAX_VIDEO_SECONDS", "max-video-seconds", "video duration limit in seconds")
 	str(&cfg.UpdateURL, "UPDATE_URL", "update-url", "release manifest URL; empty: update checks off")
+	str(&c.releaseKeysFile, "RELEASE_KEYS_FILE", "release-keys-file", "root's file of further trusted release keys, one a line")
 	str(&c.boothButtonPin, "BOOTH_BUTTON_PIN", "booth-button-pin", "GPIO line of the booth's shutter button, e.g. GPIO17")
 	str(&c.boothLEDPin, "BOOTH_LED_PIN", "booth-led-pin", "GPIO line of the booth's status LED, e.g. GPIO27")
 	str(&c.mdnsName, "MDNS_NAME", "mdns-name", "advertise <name>.local; off disables")

@@ -21,6 +21,7 @@ import (
 	"eventbox/assets"
 	"eventbox/booth"
 	"eventbox/daemon"
+	"eventbox/daemon/sdnotify"
 	"eventbox/daemon/update"
 	"eventbox/netsetup"
 	"eventbox/store"
@@ -56,6 +57,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	cf.cfg.OwnHosts = ownHosts(cf.mdnsName)
 	cf.cfg.UI = uiFS(cf.devUI)
 	cf.launched = getenv(update.LaunchedEnv) != ""
+	cf.notify = sdnotify.FromEnv(getenv)
 	if err := cf.validate(); err != nil {
 		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)
 		return 2
@@ -93,6 +95,13 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 		return err
 	}
 	defer up.Close()
+	// systemd (Type=notify): READY=1 ends the start, WATCHDOG=1 proves
+	// the daemon alive. A trial says READY only once its health is
+	// confirmed, so an update that hangs is stopped by the unit's start
+	// timeout and rolled back by the next start (docs/decisions.md,
+	// "Updates: what the box runs").
+	sup := &supervision{notify: cf.notify, log: log.With("component", "service")}
+	defer sup.send("STOPPING=1")
 	ln, err := net.Listen("tcp", cf.listenAddr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cf.listenAddr, err)
@@ -100,6 +109,10 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 	defer ln.Close()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	// Cancelled before wg.Wait (defers run last first).
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWatch()
+	wg.Go(func() { sup.keepWatchdog(watchCtx) })
 	advCtx, stopAdv := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopAdv()
 	if cf.mdnsName != "off" {
@@ -119,7 +132,7 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 		}
 	}
 	for {
-		restart, err := serveOnce(ctx, cf, keepOpen{ln.(*net.TCPListener)}, up, trial)
+		restart, err := serveOnce(ctx, cf, keepOpen{ln.(*net.TCPListener)}, up, trial, sup)
 		if err != nil || !restart {
 			return err
 		}
@@ -141,7 +154,7 @@ func (k keepOpen) Close() error { return k.SetDeadline(time.Unix(1, 0)) }
 // update), or the daemon asks to be restarted after a restore (restart
 // true), then shuts down in order: HTTP first, then the workers, then the
 // store.
-func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Updater, trial bool) (restart bool, err error) {
+func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Updater, trial bool, sup *supervision) (restart bool, err error) {
 	cfg := cf.cfg
 	log := cfg.Logger
 	cfg.Version, cfg.UpdateKey, cfg.Updater = version, releasePublicKey(), up
@@ -230,6 +243,11 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 		log.Info("serving https", "addr", secure.ln.Addr().String())
 	}
 	log.Info("eventbox is up", "version", version, "url", localURL(ln.Addr()), "data_dir", cfg.DataDir)
+	sup.serving(localURL(ln.Addr()))
+	defer sup.serving("")
+	if !trial {
+		sup.send("READY=1")
+	}
 	unhealthy := make(chan error, 1)
 	if trial {
 		// This binary is an update on trial: it must find itself
@@ -238,9 +256,13 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := up.Confirm(workCtx, healthCheck(localURL(ln.Addr()))); err != nil && workCtx.Err() == nil {
-				unhealthy <- err
+			if err := up.Confirm(workCtx, healthCheck(localURL(ln.Addr()))); err != nil {
+				if workCtx.Err() == nil {
+					unhealthy <- err
+				}
+				return
 			}
+			sup.send("READY=1")
 		}()
 	}
 
@@ -285,8 +307,15 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 // the update lock until closed, and whether this binary is on trial.
 func bootUpdate(cf *configFlags, args []string) (*update.Updater, bool, error) {
 	log := cf.cfg.Logger.With("component", "update")
+	keys, err := update.LoadKeys(cf.releaseKeysFile, 0)
+	if err != nil {
+		// Refused whole: only the built-in key is trusted.
+		log.Error("release keys file refused: trusting the built-in key only", "error", err)
+	} else if len(keys) > 0 {
+		log.Info("trusting release keys from a file besides the built-in one", "file", cf.releaseKeysFile, "keys", len(keys))
+	}
 	up, err := update.New(update.Config{Dir: filepath.Join(cf.cfg.DataDir, "update"), URL: cf.cfg.UpdateURL,
-		Key: releasePublicKey(), Version: version, Now: cf.cfg.Now, Logger: log})
+		Key: releasePublicKey(), Keys: keys, Version: version, Now: cf.cfg.Now, Logger: log})
 	if err != nil {
 		return nil, false, err
 	}
@@ -304,6 +333,9 @@ func bootUpdate(cf *configFlags, args []string) (*update.Updater, bool, error) {
 	}
 	if start.RolledBack != "" {
 		log.Warn("the update did not confirm itself healthy: the previous version is back", "update", start.RolledBack)
+	}
+	if start.Refused != "" {
+		log.Warn("the installed update was refused: running the packaged binary", "reason", start.Refused)
 	}
 	if start.Exec == "" {
 		return up, start.Trial, nil

@@ -2,7 +2,9 @@
 // the internet: a CA restricted by X.509 name constraints to the box's own
 // names and addresses (so a device that trusts it trusts nothing else),
 // kept in DATA_DIR, and a server certificate for those names issued from
-// it at every start (docs/decisions.md, "HTTPS on the box").
+// it at every start (docs/decisions.md, "HTTPS on the box" and "The box's
+// CA: what it can sign"). It vouches for TLS servers only: no email
+// address, no URI, no use but server authentication.
 package boxca
 
 import (
@@ -56,7 +58,8 @@ type Authority struct {
 
 // Load reads the CA from dir (DATA_DIR/tls), or makes one when there is
 // none or when the stored one's constraints do not cover names (a new
-// BASE_URL: devices must trust the new CA), then issues a server
+// BASE_URL: devices must trust the new CA) or lack the email, URI and
+// server-only limits (a CA made by an older version), then issues a server
 // certificate for names. now is the clock; made reports a new CA.
 func Load(dir string, names Names, now func() time.Time) (a *Authority, made bool, err error) {
 	if len(names.DNS) == 0 && len(names.IPs) == 0 {
@@ -126,16 +129,33 @@ func read(certPath, keyPath string) (*x509.Certificate, *ecdsa.PrivateKey, error
 }
 
 // covers reports whether the CA's constraints are exactly those names
-// would give it.
+// would give it, email and URI names shut out and server authentication
+// its only use. A CA made before those last two were added does not:
+// Load makes a new one.
 func covers(ca *x509.Certificate, names Names) bool {
 	want := constraints(names)
 	return slices.Equal(ca.PermittedDNSDomains, want.PermittedDNSDomains) &&
-		slices.EqualFunc(ca.PermittedIPRanges, want.PermittedIPRanges, func(a, b *net.IPNet) bool { return a.String() == b.String() })
+		slices.EqualFunc(ca.PermittedIPRanges, want.PermittedIPRanges, func(a, b *net.IPNet) bool { return a.String() == b.String() }) &&
+		slices.Equal(ca.PermittedEmailAddresses, want.PermittedEmailAddresses) &&
+		slices.Equal(ca.ExcludedEmailAddresses, want.ExcludedEmailAddresses) &&
+		slices.Equal(ca.PermittedURIDomains, want.PermittedURIDomains) &&
+		slices.Equal(ca.ExcludedURIDomains, want.ExcludedURIDomains) &&
+		slices.Equal(ca.ExtKeyUsage, caUsage()) && len(ca.UnknownExtKeyUsage) == 0
 }
 
+// caUsage is the one use of the CA and of whatever it signs: TLS servers.
+func caUsage() []x509.ExtKeyUsage { return []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth} }
+
+// noName is a constraint no real email address or URI host meets: the
+// reserved .invalid domain (RFC 2606). A permitted list of it shuts the
+// name type out for OpenSSL, which ignores an excluded empty constraint;
+// the excluded empty constraint shuts it out for Go even under .invalid.
+const noName = ".invalid"
+
 // constraints are the CA's name constraints: only the box's names (and
-// names under them) and exactly its addresses. Without an address, every
-// address is excluded, since no IP constraint would mean any.
+// names under them) and exactly its addresses, no email address and no
+// URI. Without an address, every address is excluded, since no IP
+// constraint would mean any.
 func constraints(names Names) *x509.Certificate {
 	t := &x509.Certificate{PermittedDNSDomainsCritical: true}
 	t.PermittedDNSDomains = slices.Sorted(slices.Values(names.DNS))
@@ -156,6 +176,10 @@ func constraints(names Names) *x509.Certificate {
 		// Likewise: no DNS constraint would mean any name.
 		t.ExcludedDNSDomains = []string{""}
 	}
+	// The box serves web pages: no email address (S/MIME) and no URI
+	// may be vouched for.
+	t.PermittedEmailAddresses, t.ExcludedEmailAddresses = []string{noName}, []string{""}
+	t.PermittedURIDomains, t.ExcludedURIDomains = []string{noName}, []string{""}
 	return t
 }
 
@@ -185,6 +209,9 @@ func newCA(names Names, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, er
 	tmpl.Subject = pkix.Name{CommonName: "eventbox CA for " + label, Organization: []string{"eventbox"}}
 	tmpl.NotBefore, tmpl.NotAfter = now.Add(-backdate), now.Add(caValidity)
 	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
+	// Limits every certificate under it to TLS servers: verifiers (Go,
+	// OpenSSL, browsers) refuse a leaf for S/MIME or code signing.
+	tmpl.ExtKeyUsage = caUsage()
 	tmpl.BasicConstraintsValid, tmpl.IsCA, tmpl.MaxPathLenZero = true, true, true
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -25,6 +27,65 @@ type Start struct {
 	Trial bool
 	// RolledBack names the version rolled back at this start, if any.
 	RolledBack string
+	// Refused says why the binary current named was not run (it does
+	// not match the signed release kept beside it); empty: not refused.
+	Refused string
+}
+
+// releaseSuffix ends the name of the signed release kept beside a
+// downloaded binary: bin/eventbox-1.2.0.release.
+const releaseSuffix = ".release"
+
+// checkInstalled checks the binary current names (target, relative to
+// Dir) against the signed release kept beside it: a file bin/eventbox-V
+// (no link), a release signed by a trusted key, of version V, whose
+// binary for this architecture has the file's size and SHA-256.
+func (u *Updater) checkInstalled(target string) error {
+	name := filepath.Base(target)
+	version, ok := strings.CutPrefix(name, "eventbox-")
+	if !ok || target != filepath.Join("bin", name) || strings.HasSuffix(name, releaseSuffix) {
+		return fmt.Errorf("%q is not a downloaded binary", target)
+	}
+	abs := filepath.Join(u.cfg.Dir, target)
+	data, err := readCapped(abs+releaseSuffix, maxManifest)
+	if err != nil {
+		return fmt.Errorf("reading its signed release: %w", err)
+	}
+	m, err := VerifyAny(u.keys(), data)
+	if err != nil {
+		return err
+	}
+	b, ok := m.Binaries[u.cfg.Arch]
+	if m.Version != version || !ok {
+		return fmt.Errorf("%w: the signed release is %s, with no binary of %s for %s", ErrInvalid, m.Version, version, u.cfg.Arch)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return fmt.Errorf("opening the binary: %w", err)
+	}
+	defer f.Close()
+	if fi, err := os.Lstat(abs); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", target)
+	}
+	h := newHashWriter(io.Discard, b.Size, nil)
+	if _, err := io.Copy(h, io.LimitReader(f, b.Size+1)); err != nil {
+		return fmt.Errorf("reading the binary: %w", err)
+	}
+	return h.check(b)
+}
+
+// readCapped reads a file of at most limit bytes.
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("longer than %d bytes", limit)
+	}
+	return data, err
 }
 
 // Boot runs first at every start of the daemon. self is this binary's
@@ -99,6 +160,23 @@ func (u *Updater) Boot(self string, launched bool) (Start, error) {
 		if err := u.writeState(st); err != nil {
 			return start, err
 		}
+		return start, u.setLink("")
+	}
+	if err := u.checkInstalled(target); err != nil {
+		// Whatever current names, it runs only if the signed release it
+		// was installed from still vouches for it, byte for byte.
+		u.cfg.Logger.Error("the installed update does not match its signed release: running the packaged binary instead",
+			"binary", abs, "error", err)
+		if p != nil {
+			if err := u.dropPending(p, StatusFailed, "refused at start: "+err.Error()); err != nil {
+				return start, err
+			}
+		}
+		st.Installed = ""
+		if err := u.writeState(st); err != nil {
+			return start, err
+		}
+		start.Refused = err.Error()
 		return start, u.setLink("")
 	}
 	if p != nil {

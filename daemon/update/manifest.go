@@ -29,6 +29,10 @@ type Manifest struct {
 	// Binaries maps an architecture (arm64, armv7, armv6, amd64) to its
 	// binary.
 	Binaries map[string]Binary `json:"binaries"`
+	// Signed is the envelope Verify checked (manifest and signature as
+	// the release host served them); Install keeps it beside the binary
+	// so that every start can check the binary again.
+	Signed []byte `json:"-"`
 }
 
 // Binary is one architecture's executable in a release.
@@ -75,6 +79,13 @@ func Sign(key ed25519.PrivateKey, manifest []byte) ([]byte, error) {
 // Verify checks the envelope's signature with key and returns its
 // manifest. Every failure wraps ErrInvalid.
 func Verify(key ed25519.PublicKey, data []byte) (Manifest, error) {
+	return VerifyAny([]ed25519.PublicKey{key}, data)
+}
+
+// VerifyAny checks the envelope's signature with each of keys in turn
+// and returns its manifest, Signed set to data, when one of them signed
+// it. Every failure wraps ErrInvalid.
+func VerifyAny(keys []ed25519.PublicKey, data []byte) (Manifest, error) {
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return Manifest{}, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -86,10 +97,19 @@ func Verify(key ed25519.PublicKey, data []byte) (Manifest, error) {
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return Manifest{}, fmt.Errorf("%w: malformed signature", ErrInvalid)
 	}
-	if len(key) != ed25519.PublicKeySize || !ed25519.Verify(key, env.Manifest, sig) {
+	signed := false
+	for _, key := range keys {
+		signed = signed || len(key) == ed25519.PublicKeySize && ed25519.Verify(key, env.Manifest, sig)
+	}
+	if !signed {
 		return Manifest{}, fmt.Errorf("%w: wrong signature", ErrInvalid)
 	}
-	return parse(env.Manifest)
+	m, err := parse(env.Manifest)
+	if err != nil {
+		return m, err
+	}
+	m.Signed = bytes.Clone(data)
+	return m, nil
 }
 
 // parse decodes and checks a manifest's content.

@@ -98,8 +98,12 @@ type Config struct {
 	Dir string
 	// URL is the release manifest; empty: checks fail with ErrNoURL.
 	URL string
-	// Key verifies the manifest's signature.
+	// Key verifies the manifest's signature: the key built into the
+	// binary.
 	Key ed25519.PublicKey
+	// Keys are further trusted keys (LoadKeys): a manifest signed by
+	// Key or any of them is accepted.
+	Keys []ed25519.PublicKey
 	// Version is the running binary's version.
 	Version string
 	// Arch is the binary's architecture in the manifest; empty: Arch().
@@ -118,6 +122,19 @@ type Config struct {
 
 // ErrNoURL is returned by Fetch when no UPDATE_URL is set.
 var ErrNoURL = errors.New("no UPDATE_URL set")
+
+// ErrRefused is wrapped when the release host refuses a request with an
+// answer that trying again would only repeat: 4xx other than 408, 425
+// and 429.
+var ErrRefused = errors.New("the release host refused the request")
+
+// Refusal reports whether err is a refusal that trying again cannot
+// mend: a refused request (ErrRefused), or a manifest or binary that does
+// not check (ErrInvalid: signature, hash, size, the version it names).
+// Only other failures (the network, 5xx, the disk) are worth a retry.
+func Refusal(err error) bool {
+	return errors.Is(err, ErrInvalid) || errors.Is(err, ErrRefused)
+}
 
 // Updater checks for, installs and rolls back updates. It is safe for
 // concurrent use within one process.
@@ -185,7 +202,7 @@ func (u *Updater) Fetch(ctx context.Context) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("reading the release manifest: %w", err)
 	}
-	m, err := Verify(u.cfg.Key, data)
+	m, err := VerifyAny(u.keys(), data)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -208,6 +225,11 @@ func (u *Updater) Fetch(ctx context.Context) (Manifest, error) {
 	return m, u.writeState(st)
 }
 
+// keys are the trusted release keys.
+func (u *Updater) keys() []ed25519.PublicKey {
+	return append([]ed25519.PublicKey{u.cfg.Key}, u.cfg.Keys...)
+}
+
 // Available returns the binary of m for this box when m is newer than the
 // running version; false when it is not newer or lists no binary for this
 // architecture.
@@ -228,9 +250,23 @@ func (u *Updater) get(ctx context.Context, rawURL string) (io.ReadCloser, error)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return nil, fmt.Errorf("%s answered %s", req.URL.Redacted(), resp.Status)
+		err := fmt.Errorf("%s answered %s", req.URL.Redacted(), resp.Status)
+		if permanentStatus(resp.StatusCode) {
+			err = fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		return nil, err
 	}
 	return resp.Body, nil
+}
+
+// permanentStatus reports whether an HTTP status answers the same when
+// asked again: the 4xx, except timeouts and rate limits.
+func permanentStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests:
+		return false
+	}
+	return code >= 400 && code < 500
 }
 
 // Waiting answers the version installed and waiting for its restart (or
@@ -284,11 +320,14 @@ func (u *Updater) setAttempt(job uint64, change func(*Attempt)) error {
 
 // Install downloads version's binary b (its URL absolute), checks its
 // size, hash and that it runs and names itself version, then swaps it in
-// as update/current and writes the trial marker. progress, if not nil,
-// is told the bytes written so far. Nothing changes unless every check
-// passes. Installing the running version, or the one already waiting for
-// its restart, does nothing: the job may be tried again after the restart.
-func (u *Updater) Install(ctx context.Context, version string, b Binary, job uint64, progress func(done, total int64)) error {
+// as update/current and writes the trial marker. signed is the signed
+// release b comes from (Manifest.Signed): it must verify and list b for
+// this architecture, and it is kept beside the binary (bin/<name>.release)
+// for the check at every start. progress, if not nil, is told the bytes
+// written so far. Nothing changes unless every check passes. Installing
+// the running version, or the one already waiting for its restart, does
+// nothing: the job may be tried again after the restart.
+func (u *Updater) Install(ctx context.Context, version string, b Binary, signed []byte, job uint64, progress func(done, total int64)) error {
 	if version == u.cfg.Version {
 		return nil
 	}
@@ -303,14 +342,29 @@ func (u *Updater) Install(ctx context.Context, version string, b Binary, job uin
 	if filepath.Base(name) != name || strings.ContainsAny(version, `/\`) {
 		return fmt.Errorf("%w: version %q", ErrInvalid, version)
 	}
+	m, err := VerifyAny(u.keys(), signed)
+	if err != nil {
+		return err
+	}
+	if sb, ok := m.Binaries[u.cfg.Arch]; m.Version != version || !ok || sb.SHA256 != b.SHA256 || sb.Size != b.Size {
+		return fmt.Errorf("%w: the signed release does not list this binary of %s for %s", ErrInvalid, version, u.cfg.Arch)
+	}
 	if err := u.download(ctx, b, name, progress); err != nil {
 		return err
 	}
 	final := filepath.Join(u.cfg.Dir, "bin", name)
 	out, err := u.cfg.Probe(ctx, final)
-	if err != nil || strings.TrimSpace(out) != "eventbox "+version {
-		return errors.Join(fmt.Errorf("the downloaded binary does not run here as eventbox %s (answered %q): %w",
-			version, strings.TrimSpace(out), err), os.Remove(final))
+	if answer := strings.TrimSpace(out); err != nil || answer != "eventbox "+version {
+		// Running it again would answer the same: a refusal.
+		why := fmt.Sprintf("it answered %q", answer)
+		if err != nil {
+			why = err.Error()
+		}
+		return errors.Join(fmt.Errorf("%w: the downloaded binary does not run here as eventbox %s: %s", ErrInvalid, version, why),
+			os.Remove(final))
+	}
+	if err := writeFile(final+releaseSuffix, m.Signed); err != nil {
+		return errors.Join(err, os.Remove(final))
 	}
 	return u.swap(version, name, job)
 }
@@ -406,7 +460,7 @@ func (u *Updater) prune(keep ...string) {
 		}
 		kept := false
 		for _, k := range keep {
-			kept = kept || filepath.Base(k) == n
+			kept = kept || filepath.Base(k) == strings.TrimSuffix(n, releaseSuffix)
 		}
 		if !kept {
 			if err := os.Remove(filepath.Join(u.cfg.Dir, "bin", n)); err != nil {

@@ -200,7 +200,7 @@ func TestInstallRefusesABadDownloadAndChangesNothing(t *testing.T) {
 			if !ok {
 				t.Fatal("1.1.0 not available")
 			}
-			err = u.Install(t.Context(), m.Version, b, 7, nil)
+			err = u.Install(t.Context(), m.Version, b, m.Signed, 7, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.refuse) {
 				t.Fatalf("Install: %v, want an error about %q", err, tc.refuse)
 			}
@@ -267,7 +267,7 @@ func installed(t *testing.T) (r *release, dir, old string, u *update.Updater) {
 		t.Fatal(err)
 	}
 	var last int64
-	if err := u.Install(t.Context(), m.Version, b, 3, func(done, total int64) { last = done }); err != nil {
+	if err := u.Install(t.Context(), m.Version, b, m.Signed, 3, func(done, total int64) { last = done }); err != nil {
 		t.Fatal(err)
 	}
 	if last != b.Size {
@@ -384,7 +384,7 @@ func TestInstallingTheSameVersionAgainDoesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := u.Available(m)
-	if err := u.Install(t.Context(), "1.1.0", b, 3, nil); err != nil {
+	if err := u.Install(t.Context(), "1.1.0", b, m.Signed, 3, nil); err != nil {
 		t.Fatalf("a second Install of the waiting version: %v", err)
 	}
 	if got := history(t, u); strings.Join(got, ",") != "1.0.0->1.1.0 installed" {
@@ -428,8 +428,10 @@ func TestAnInstalledBinaryThatCannotRunIsLeftBehind(t *testing.T) {
 	if err := nu.Confirm(t.Context(), func(context.Context) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	// Later the file is lost (a card error); the exec fails.
-	os.Remove(filepath.Join(dir, "bin", "eventbox-1.1.0"))
+	// Later the file cannot run (a card error took its execute bit; a
+	// lost file is refused by Boot's check before any exec); the exec
+	// fails.
+	os.Chmod(filepath.Join(dir, "bin", "eventbox-1.1.0"), 0o644)
 	start, err := boot(u, old, false)
 	if err != nil || start.Exec == "" {
 		t.Fatalf("Boot = %+v, %v", start, err)
