@@ -39,6 +39,9 @@ fi
 # reads it before it drops to the eventbox user.
 install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"
 install -m 0644 "$here/README.md" "$root/usr/share/doc/eventbox/README.md"
+# eventbox's licence, and what the binary bundles from others under theirs.
+install -m 0644 "$here/../LICENSE" "$root/usr/share/doc/eventbox/copyright"
+install -m 0644 "$here/../THIRD_PARTY_NOTICES.md" "$root/usr/share/doc/eventbox/THIRD_PARTY_NOTICES.md"
 for script in postinst prerm postrm; do
 	install -m 0755 "$here/debian/$script" "$root/DEBIAN/$script"
 done
