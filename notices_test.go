@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -146,7 +145,11 @@ func generated(t *testing.T, mods []linkedModule) string {
 		fmt.Fprintf(&table, "| %s | %s | %s |\n", m.path, m.version, licence)
 		fmt.Fprintf(&texts, "### %s %s (%s)\n\n%s", m.path, m.version, licence, body.String())
 	}
-	goLicence, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "LICENSE"))
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("finding the Go distribution: %v", err)
+	}
+	goLicence, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "LICENSE"))
 	if err != nil {
 		t.Fatalf("reading the Go distribution's licence: %v", err)
 	}
