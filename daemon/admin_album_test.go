@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -58,13 +59,11 @@ func setPhotos(t *testing.T, h *harness, eventID string, ids []string, fn func(*
 	}
 }
 
-func havePoppler() bool {
-	for _, tool := range []string{"pdfinfo", "pdftoppm", "pdftotext"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return false
-		}
-	}
-	return true
+// needPoppler skips the test unless poppler-utils are installed (fails
+// it under EVENTBOX_REQUIRE_ALL=1).
+func needPoppler(t *testing.T) {
+	t.Helper()
+	testtool.Need(t, "poppler-utils", "pdfinfo", "pdftoppm", "pdftotext")
 }
 
 // poppler runs a poppler-utils tool on pdf with a 30 s limit.
@@ -174,9 +173,7 @@ func TestAlbumRoute(t *testing.T) {
 			if !bytes.HasPrefix(res.Body, []byte("%PDF-1.4\n")) || !bytes.HasSuffix(res.Body, []byte("%%EOF\n")) {
 				t.Fatalf("not a whole PDF: %d bytes", len(res.Body))
 			}
-			if !havePoppler() {
-				t.Skip("poppler-utils not installed: the PDF is not read back")
-			}
+			needPoppler(t)
 			if got := pdfPageCount(t, res.Body); got != tc.pages {
 				t.Errorf("pdfinfo counts %d pages, want %d", got, tc.pages)
 			}
@@ -198,9 +195,7 @@ func TestAlbumRoute(t *testing.T) {
 }
 
 func TestAlbumPhotoPageIsNotBlank(t *testing.T) {
-	if !havePoppler() {
-		t.Skip("poppler-utils not installed (Debian package poppler-utils): the PDF is not rendered")
-	}
+	needPoppler(t)
 	h := newHarness(t)
 	owner := h.owner()
 	ev, _ := albumEvent(t, h, owner, map[string]any{"name": "Party"}, "Ana")
@@ -336,9 +331,7 @@ func TestAlbumStopsWhenTheClientGoesAway(t *testing.T) {
 }
 
 func TestAlbumCoverShowsTheLogo(t *testing.T) {
-	if !havePoppler() {
-		t.Skip("poppler-utils not installed (Debian package poppler-utils): the PDF is not rendered")
-	}
+	needPoppler(t)
 	h := newHarness(t)
 	owner := h.owner()
 	ev, _ := albumEvent(t, h, owner, map[string]any{"name": "Party"}, "Ana")

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/internal/testtool"
 )
 
 // The memory budget of DESIGN.md ("Memory budget"): whatever a guest
@@ -260,7 +261,7 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 			data, err := b.make()
 			if err != nil {
 				if errors := err.Error(); strings.Contains(errors, "executable file not found") {
-					t.Skipf("a tool is missing: %v", err)
+					testtool.Missing(t, fmt.Sprintf("a tool is missing (Debian packages webp, libjpeg-turbo-progs, libheif-examples): %v", err))
 				}
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"eventbox/daemon"
+	"eventbox/internal/testtool"
 )
 
 // sendWholeBody is a client that sends its whole request before reading
@@ -160,10 +161,7 @@ print(r.status, r.read().decode())
 // 25 MB limit instead of a broken pipe.
 func TestTooLargeReachesPythonHTTPClient(t *testing.T) {
 	t.Parallel()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
+	python := testtool.NeedOne(t, "python3", "python3")
 	h := newHarness(t)
 	slug := h.createEvent(h.owner(), map[string]any{"name": "Party"})["slug"].(string)
 	g := h.guest(slug)

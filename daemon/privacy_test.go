@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"eventbox/daemon/imaging"
+	"eventbox/internal/testtool"
 )
 
 // hasPosition reads a file back for a position: with imaging.ReadMetadata,
@@ -24,7 +25,8 @@ func hasPosition(t *testing.T, data []byte, f imaging.Format) bool {
 		t.Fatal(err)
 	}
 	found := len(m.Location) > 0
-	if exiftool, err := exec.LookPath("exiftool"); err == nil {
+	if testtool.Has(t, "libimage-exiftool-perl", "exiftool") {
+		exiftool, _ := exec.LookPath("exiftool")
 		path := filepath.Join(t.TempDir(), "photo."+string(f))
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)

@@ -13,15 +13,14 @@ import (
 	"time"
 
 	"eventbox/daemon"
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
 // needTool skips the test when a real-reader tool is not installed.
 func needTool(t *testing.T, name, pkg string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed (Debian package %s): QR codes are not decoded by a real reader", name, pkg)
-	}
+	testtool.Need(t, pkg, name)
 }
 
 // zbarDecode decodes the QR code of a PNG with zbarimg.

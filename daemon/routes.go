@@ -190,6 +190,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/stats", s.admin(s.handleStats))
 	// Added route: the storage guard's state, for the console's banner.
 	h("GET", "/api/admin/storage", s.admin(s.handleStorage))
+	// Added route: the About screen (version, licence, third-party notice).
+	h("GET", "/api/admin/about", s.admin(s.handleAbout))
 	h("GET", "/api/metrics", s.handleMetrics)
 	h("GET", "/api/health", s.handleHealth)
 

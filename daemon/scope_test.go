@@ -168,6 +168,7 @@ func scopeRows() []scopeRow {
 		{name: "another event's statistics", method: "GET", path: "/api/admin/stats?eventId={B}", want: outOfScope},
 		{name: "own statistics", method: "GET", path: "/api/admin/stats", want: ownRoute, statuses: []int{200}},
 		{name: "the storage banner", method: "GET", path: "/api/admin/storage", want: ownRoute, statuses: []int{200}},
+		{name: "the About screen", method: "GET", path: "/api/admin/about", want: ownRoute, statuses: []int{200}},
 	}
 }
 

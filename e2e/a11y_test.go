@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -28,7 +30,7 @@ func (b *browser) axeCheck(t *testing.T, page string) {
 	t.Helper()
 	src, err := os.ReadFile(axePath)
 	if err != nil {
-		t.Skipf("no axe-core (%v): run make axe", err)
+		testtool.Missing(t, fmt.Sprintf("no axe-core (%v): run make axe", err))
 	}
 	var loaded bool
 	b.eval(t, string(src)+"\n;typeof axe === 'object'", &loaded)
@@ -49,7 +51,7 @@ func (b *browser) axeCheck(t *testing.T, page string) {
 func TestAccessibility(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(axePath); err != nil {
-		t.Skipf("no axe-core (%v): run make axe", err)
+		testtool.Missing(t, fmt.Sprintf("no axe-core (%v): run make axe", err))
 	}
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {

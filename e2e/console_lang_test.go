@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -18,7 +20,7 @@ func (b *browser) axeViolations(t *testing.T) []string {
 	t.Helper()
 	src, err := os.ReadFile(axePath)
 	if err != nil {
-		t.Skipf("no axe-core (%v): run make axe", err)
+		testtool.Missing(t, fmt.Sprintf("no axe-core (%v): run make axe", err))
 	}
 	b.eval(t, string(src)+";true", nil)
 	var out []string

@@ -10,7 +10,8 @@
 // window with its own cookies, storage and cache, as a fresh profile has.
 //
 // The tests skip with a message when no Chromium binary is installed
-// (Debian: apt-get install chromium). Run them with
+// (Debian: apt-get install chromium), and fail instead under
+// EVENTBOX_REQUIRE_ALL=1, as in CI (internal/testtool). Run them with
 //
 //	go test ./e2e/
 //

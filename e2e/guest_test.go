@@ -201,7 +201,7 @@ func TestGuestVideo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(video); err != nil {
-		t.Skipf("no test video: %v", err)
+		t.Fatalf("no test video: %v", err)
 	}
 	b := newBrowser(t)
 	box := startBox(t)

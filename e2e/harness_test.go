@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,6 +30,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon"
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -162,16 +162,11 @@ func (r *restartableBox) kill(t *testing.T) {
 	}
 }
 
-// chromiumPath finds Debian's Chromium (or another Chrome) or skips.
+// chromiumPath finds Debian's Chromium (or another Chrome), or skips (fails
+// under EVENTBOX_REQUIRE_ALL=1, as in CI).
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium binary found: install Debian's chromium package (apt-get install chromium) to run the browser tests")
-	return ""
+	return testtool.NeedOne(t, "chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 }
 
 // browser is one headless Chromium tab at phone size. It records the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/netip"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventbox/internal/testtool"
 	"eventbox/netsetup"
 )
 
@@ -275,11 +277,9 @@ func TestApplyStopsAtTheFirstFailingStep(t *testing.T) {
 // connection it reads with the one `nmcli connection add` makes from the
 // same settings.
 func TestKeyfileMeansWhatNmcliWouldCreate(t *testing.T) {
-	if _, err := exec.LookPath("nmcli"); err != nil {
-		t.Skip("nmcli not installed (Debian package network-manager)")
-	}
+	testtool.Need(t, "network-manager", "nmcli")
 	if err := exec.Command("nmcli", "--offline", "connection", "add", "type", "wifi", "con-name", "probe", "ssid", "probe").Run(); err != nil {
-		t.Skipf("nmcli has no --offline mode (needs NetworkManager 1.42 or later): %v", err)
+		testtool.Missing(t, fmt.Sprintf("nmcli has no --offline mode (needs NetworkManager 1.42 or later): %v", err))
 	}
 	for _, tc := range hotspotCases {
 		t.Run(tc.name, func(t *testing.T) {

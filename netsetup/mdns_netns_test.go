@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"eventbox/internal/testtool"
 	"eventbox/netsetup"
 )
 
@@ -60,11 +61,7 @@ func TestMDNSAnswersARealResolver(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces")
 	}
-	for _, tool := range []string{"ip", "unshare", "dbus-daemon", "avahi-daemon", "avahi-resolve", "avahi-browse"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (Debian packages iproute2, util-linux, dbus, avahi-daemon, avahi-utils)", tool)
-		}
-	}
+	testtool.Need(t, "iproute2, util-linux, dbus, avahi-daemon, avahi-utils", "ip", "unshare", "dbus-daemon", "avahi-daemon", "avahi-resolve", "avahi-browse")
 	n := &netns{t: t, dir: t.TempDir(), id: strconv.Itoa(os.Getpid() % 100000)}
 	booth, client := "ebm-b"+n.id, "ebm-c"+n.id
 	n.addNamespace(booth)

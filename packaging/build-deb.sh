@@ -42,6 +42,9 @@ install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"
 # refuses the file otherwise); shipped with comments and no key.
 install -m 0644 "$here/debian/release-keys" "$root/etc/eventbox/release-keys"
 install -m 0644 "$here/README.md" "$root/usr/share/doc/eventbox/README.md"
+# eventbox's licence, and what the binary bundles from others under theirs.
+install -m 0644 "$here/../LICENSE" "$root/usr/share/doc/eventbox/copyright"
+install -m 0644 "$here/../THIRD_PARTY_NOTICES.md" "$root/usr/share/doc/eventbox/THIRD_PARTY_NOTICES.md"
 for script in postinst prerm postrm; do
 	install -m 0755 "$here/debian/$script" "$root/DEBIAN/$script"
 done

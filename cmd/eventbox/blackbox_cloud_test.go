@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
 const (
@@ -31,10 +33,7 @@ const (
 // answers its address; without rclone the test is skipped.
 func startRclone(t *testing.T, dir string) string {
 	t.Helper()
-	bin, err := exec.LookPath("rclone")
-	if err != nil {
-		t.Skip("rclone is not installed (apt-get install rclone): the black-box cloud export needs its WebDAV server")
-	}
+	bin := testtool.NeedOne(t, "rclone", "rclone")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

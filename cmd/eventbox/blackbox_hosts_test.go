@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"eventbox/internal/testtool"
 )
 
 // upload sends a multipart photo (or the video content type) and returns
@@ -141,7 +143,7 @@ func TestBlackBoxHostsAndGuests(t *testing.T) {
 		if status != 200 || h.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 			t.Fatalf("album: %d %q", status, h.Get("Content-Type"))
 		}
-		if _, err := exec.LookPath("pdfinfo"); err == nil {
+		if testtool.Has(t, "poppler-utils", "pdfinfo") {
 			f := filepath.Join(t.TempDir(), "album.pdf")
 			os.WriteFile(f, pdf, 0o600)
 			out, err := exec.Command("pdfinfo", f).CombinedOutput()
@@ -155,9 +157,7 @@ func TestBlackBoxHostsAndGuests(t *testing.T) {
 		if status != 200 || h.Get("Content-Type") != "image/png" {
 			t.Fatalf("qr: %d %q", status, h.Get("Content-Type"))
 		}
-		if _, err := exec.LookPath("zbarimg"); err != nil {
-			t.Skip("zbarimg not installed (zbar-tools)")
-		}
+		testtool.Need(t, "zbar-tools", "zbarimg")
 		f := filepath.Join(t.TempDir(), "qr.png")
 		os.WriteFile(f, png, 0o600)
 		out, err := exec.Command("zbarimg", "-q", "--raw", f).Output()

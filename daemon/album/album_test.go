@@ -23,6 +23,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/album"
+	"eventbox/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -96,14 +97,11 @@ func checkXref(t *testing.T, pdf []byte) {
 	}
 }
 
-// needPoppler skips the test unless poppler-utils are installed.
+// needPoppler skips the test unless poppler-utils are installed (fails
+// it under EVENTBOX_REQUIRE_ALL=1).
 func needPoppler(t *testing.T) {
 	t.Helper()
-	for _, tool := range []string{"pdfinfo", "pdftoppm", "pdftotext"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (Debian package poppler-utils): the PDF is not checked with a reader", tool)
-		}
-	}
+	testtool.Need(t, "poppler-utils", "pdfinfo", "pdftoppm", "pdftotext")
 }
 
 // runTool runs a poppler tool with a 30 s limit and fails on stderr

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
-	"os/exec"
 	"testing"
 
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/internal/testtool"
 )
 
 // lumaError is the mean absolute difference between got's luma and want's
@@ -30,9 +30,7 @@ func lumaError(t *testing.T, got image.Image, want *image.YCbCr) float64 {
 // 48 MP phone sizes go through the daemon in
 // TestImageBombsStayWithinTheMemoryBudget.
 func TestGridHEICMakesVariantsTileByTile(t *testing.T) {
-	if _, err := exec.LookPath("heif-enc"); err != nil {
-		t.Skip("heif-enc is not installed (Debian package libheif-examples)")
-	}
+	testtool.Need(t, "libheif-examples", "heif-enc")
 	if !imaging.HEICSupported() {
 		t.Skip("no HEIC in this build")
 	}
@@ -93,9 +91,7 @@ func rotateCCW(m *image.YCbCr) *image.YCbCr {
 // the item's size, so tiles beyond it, or an output of another size, are
 // refused rather than decoded.
 func TestCheckRefusesAGridLargerThanItsItem(t *testing.T) {
-	if _, err := exec.LookPath("heif-enc"); err != nil {
-		t.Skip("heif-enc is not installed (Debian package libheif-examples)")
-	}
+	testtool.Need(t, "libheif-examples", "heif-enc")
 	tile, err := imagingtest.HEIFEnc(t.TempDir(), image.NewGray(image.Rect(0, 0, 512, 512)), 50)
 	if err != nil {
 		t.Fatal(err)

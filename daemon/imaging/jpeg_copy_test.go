@@ -7,11 +7,11 @@ import (
 	"image"
 	"image/jpeg"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/internal/testtool"
 )
 
 func TestJPEGCopyOfHEICIsFullSize(t *testing.T) {
@@ -59,9 +59,7 @@ func TestJPEGCopyOfHEICIsFullSize(t *testing.T) {
 // applied, and the copy shows the picture its tiles code.
 func TestJPEGCopyOfGridHEIC(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("heif-enc"); err != nil {
-		t.Skip("heif-enc is not installed (Debian package libheif-examples)")
-	}
+	testtool.Need(t, "libheif-examples", "heif-enc")
 	if !HEICSupported() {
 		t.Skip("this build decodes no HEIC")
 	}

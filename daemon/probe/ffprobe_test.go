@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"eventbox/daemon/probe"
+	"eventbox/internal/testtool"
 )
 
 // ffmpegCase is one real file made by ffmpeg and what the probe must say
@@ -91,11 +92,9 @@ func ffmpegCases() []ffmpegCase {
 // probe agrees with ffprobe. It needs the Debian package ffmpeg (which
 // provides both tools) and skips without it.
 func TestDurationsAgreeWithFFprobe(t *testing.T) {
-	ffmpeg, err1 := exec.LookPath("ffmpeg")
-	ffprobe, err2 := exec.LookPath("ffprobe")
-	if err1 != nil || err2 != nil {
-		t.Skip("ffmpeg and ffprobe not installed (Debian package ffmpeg); skipping the comparison with real files")
-	}
+	testtool.Need(t, "ffmpeg", "ffmpeg", "ffprobe")
+	ffmpeg, _ := exec.LookPath("ffmpeg")
+	ffprobe, _ := exec.LookPath("ffprobe")
 	dir := t.TempDir()
 	for i, tc := range ffmpegCases() {
 		// Lengths vary so a constant error cannot pass by accident.

@@ -15,6 +15,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/qr"
+	"eventbox/internal/testtool"
 )
 
 const (
@@ -111,9 +112,7 @@ func rsvg(t *testing.T, svg, png string) {
 
 func needTool(t *testing.T, name, pkg string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed (Debian package %s): real-reader decoding not checked", name, pkg)
-	}
+	testtool.Need(t, pkg, name)
 }
 
 func skipLargeInShortMode(t *testing.T, size int) {

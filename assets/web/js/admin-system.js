@@ -1,6 +1,6 @@
 // Console pages for the box as a whole: two-step sign-in, the team
 // (accounts and invitations), settings (mail, webhooks, backup, updates;
-// cloud lives in admin-cloud.js) and statistics. Owner-only parts are linked for owners only.
+// cloud lives in admin-cloud.js), statistics and About. Owner-only parts are linked for owners only.
 import { h, clear, toast, fmtTime, fmtBytes } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
 import { mailPart } from './admin-mail.js';
@@ -289,4 +289,23 @@ function hourChart(series) {
   kids.push(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 12, fill: '#1d1b19' }, t('Time (hour of upload)')));
   kids.push(svg('text', { x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', 'font-size': 12, fill: '#1d1b19', transform: `rotate(-90 12 ${(T + H - B) / 2})` }, t('Photos and messages')));
   return h('div', { class: 'scroll-x' }, svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-label': t('Uploads per hour'), id: 'stats-chart', class: 'stats-chart' }, ...kids));
+}
+
+/** aboutPage shows the running version, eventbox's licence and what the
+ * binary carries from others (THIRD_PARTY_NOTICES.md), for every account. */
+export async function aboutPage(ctx, view) {
+  const about = await call('/api/admin/about');
+  const text = (id, label, body) => h('pre', { class: 'notice-text', id, tabindex: 0, role: 'region', 'aria-label': label }, body);
+  view(t('About eventbox'),
+    h('div', { class: 'card', id: 'about-version' },
+      h('h2', { style: 'margin-top:0' }, t('Version')),
+      h('p', null, t('This box runs eventbox {version}.', { version: about.version }))),
+    h('div', { class: 'card', id: 'about-licence' },
+      h('h2', { style: 'margin-top:0' }, t('Licence')),
+      h('p', null, t('eventbox is free software under the {licence}: you may use, change and share it under its terms.', { licence: 'Apache License 2.0 (' + about.license + ')' })),
+      h('details', null, h('summary', null, t('The licence text')), text('licence-text', t('The licence text'), about.licenseText))),
+    h('div', { class: 'card', id: 'about-notice' },
+      h('h2', { style: 'margin-top:0' }, t('What the box carries from others')),
+      h('p', null, t('The HEIC photo decoder (libheif and libde265, under the LGPL), the fonts and the Go libraries are each under their own licence. The notice below lists them, says where their source is, and holds their licence texts.')),
+      text('notice', t('Third-party notice'), about.notice)));
 }

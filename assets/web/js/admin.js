@@ -72,6 +72,8 @@ async function route() {
         return ctx.go('/admin/events/' + encodeURIComponent(id || '') + '/share', true);
       case 'account':
         return accountPage();
+      case 'about':
+        return await (await import('./admin-system.js')).aboutPage(ctx, view);
       case 'team':
         return await (await import('./admin-system.js')).teamPage(ctx, view);
       case 'settings':
@@ -278,7 +280,8 @@ async function accountPage() {
   });
 
   const tf = h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Two-step sign-in')), h('p', { class: 'muted' }, t('Loading…')));
-  view(t('Account'), h('div', { class: 'two' }, h('div', null, profile, tf), pw));
+  view(t('Account'), h('div', { class: 'two' }, h('div', null, profile, tf), pw),
+    h('p', { class: 'small' }, h('a', { href: '/admin/about', id: 'about-link' }, t('About eventbox: version and licences'))));
   (await import('./admin-system.js')).twoFactorCard(ctx, tf).catch((e) => {
     clear(tf, h('h2', { style: 'margin-top:0' }, t('Two-step sign-in')), notYet(e) ? unavailable(t('Two-step sign-in')) : h('p', { class: 'form-err' }, errText(e)));
   });
