@@ -84,6 +84,7 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	ids := dedupe(req.IDs)
+	before := s.photosOnWall(r.Context(), ids)
 	var changed []string
 	switch req.Action {
 	case "delete":
@@ -100,9 +101,9 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	if req.Action == "delete" {
-		s.photosRemoved(e.ID, changed)
+		s.photosRemoved(e.ID, changed, before)
 	} else {
-		s.photosChanged(r.Context(), e.ID, changed, false)
+		s.photosChanged(r.Context(), e.ID, changed, false, before)
 	}
 	if len(changed) > 0 {
 		s.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,

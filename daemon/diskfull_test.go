@@ -3,11 +3,13 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -217,4 +219,73 @@ func countPhotos(t *testing.T, st *store.Store, eventID string) int {
 		t.Fatal(err)
 	}
 	return len(page.Items)
+}
+
+// TestFullCardRefusalsReachAClientThatKeepsSending: a client that sends
+// its whole body before it reads (Python's http.client, a browser's fetch
+// of a file) reads the 507 insufficient_storage of a full card, whether
+// the storage guard refused the upload before its body or a write met the
+// full card in the middle of it: the box reads and discards the rest, as
+// for its other refusals, and then closes. Before, the box closed with the
+// body still arriving and the client's next write met a reset.
+func TestFullCardRefusalsReachAClientThatKeepsSending(t *testing.T) {
+	const mb = 1 << 20
+	const form = "multipart/form-data; boundary=x"
+	const part = "--x\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"IMG_0001.JPG\"\r\nContent-Type: image/jpeg\r\n\r\n"
+	const audio = "--x\r\nContent-Disposition: form-data; name=\"audio\"; filename=\"voice.ogg\"\r\nContent-Type: audio/ogg\r\n\r\n"
+	const video = "application/vnd.service.video"
+	jpeg := string(photoJPEG(t, 40, 30, 1, false, 2))
+	poster := fmt.Sprintf("X-Poster-Bytes: %d\r\n", len(jpeg))
+
+	dir := smallDisk(t, 4<<20)
+	free := int64(1 << 40) // what the guard sees
+	var mu sync.Mutex
+	h := newHarness(t, func(c *daemon.Config) {
+		c.DataDir = dir
+		c.MaxUploadMB, c.MaxVideoMB = 25, 25
+		c.Statfs = func(string) (int64, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return free, nil
+		}
+	})
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "Full card", "allowVideos": true})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	g := h.guest(slug)
+	fillDisk(t, dir)
+
+	tests := []struct {
+		name, path, ct, extra, prefix string
+		chunked                       bool
+	}{
+		{"a photo", "/api/e/" + slug + "/photos", form, "", part, false},
+		{"a photo sent chunked", "/api/e/" + slug + "/photos", form, "", part, true},
+		{"a video", "/api/e/" + slug + "/photos", video, poster, jpeg, false},
+		{"a voice note", "/api/e/" + slug + "/messages", form, "", audio, false},
+		{"an admin import", "/api/admin/events/" + id + "/photos/import", form, "", part, false},
+	}
+	for _, when := range []struct {
+		name  string
+		guard int64
+	}{
+		{"mid-body, a write meets the full card", 1 << 40},
+		{"before the body, the storage guard", 0},
+	} {
+		mu.Lock()
+		free = when.guard
+		mu.Unlock()
+		for _, tt := range tests {
+			t.Run(when.name+"/"+tt.name, func(t *testing.T) {
+				c := g
+				if strings.HasPrefix(tt.path, "/api/admin/") {
+					c = owner
+				}
+				res := sendWholeBody(t, c, tt.path, tt.ct, tt.extra, tt.prefix, 20*mb, tt.chunked)
+				if got := errorCode(t, res); res.StatusCode != 507 || got != "insufficient_storage" {
+					t.Fatalf("got %d %q, want 507 insufficient_storage", res.StatusCode, got)
+				}
+			})
+		}
+	}
 }

@@ -316,6 +316,7 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 	if !store.ValidID(id) {
 		return errNotFound
 	}
+	before := s.photosOnWall(r.Context(), []string{id})
 	removed, err := s.store.DeletePhotos(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
@@ -323,7 +324,7 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 	if len(removed) == 0 {
 		return errNotFound
 	}
-	s.photosRemoved(e.ID, removed)
+	s.photosRemoved(e.ID, removed, before)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }
 

@@ -175,7 +175,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if m.HasAudio() {
 		s.metrics.Upload("voice")
 	}
-	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true)
+	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
 	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
 }
 
@@ -213,6 +213,7 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 	if !store.ValidID(id) {
 		return errNotFound
 	}
+	before := s.messagesOnWall(r.Context(), []string{id})
 	removed, err := s.store.DeleteMessages(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
@@ -220,7 +221,7 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 	if len(removed) == 0 {
 		return errNotFound
 	}
-	s.messagesRemoved(e.ID, removed)
+	s.messagesRemoved(e.ID, removed, before)
 	return writeJSON(w, r, http.StatusOK, okTrue)
 }
 
@@ -315,6 +316,7 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 	if err := req.validate("approve", "hide", "delete"); err != nil {
 		return err
 	}
+	before := s.messagesOnWall(r.Context(), req.IDs)
 	var changed []string
 	switch req.Action {
 	case "approve":
@@ -328,9 +330,9 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	if req.Action == "delete" {
-		s.messagesRemoved(e.ID, changed)
+		s.messagesRemoved(e.ID, changed, before)
 	} else {
-		s.messagesChanged(r.Context(), e.ID, changed, false)
+		s.messagesChanged(r.Context(), e.ID, changed, false, before)
 	}
 	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
 }

@@ -38,10 +38,21 @@ const (
 	// liveQueue is a stream's buffer; a stream that falls this far
 	// behind is ended and resumes from the backlog.
 	liveQueue = 64
-	// liveMaxPerEvent and liveMaxStreams bound the open streams (consoles
-	// and walls) of one event and of the box.
-	liveMaxPerEvent = 16
-	liveMaxStreams  = 64
+	// liveMaxStreams bounds the open streams of the box, consoles and
+	// walls together. liveConsoleSlots of them are the consoles' alone:
+	// walls take at most liveMaxStreams-liveConsoleSlots, so that screens
+	// left open (or a wall link's token passed around) never keep the
+	// hosts from their console (docs/decisions.md, "Live streams: slots
+	// and what a wall learns").
+	liveMaxStreams   = 64
+	liveConsoleSlots = 16
+	// liveMaxConsolesPerEvent and liveMaxWallsPerEvent bound one event's
+	// consoles and walls, each counted apart.
+	liveMaxConsolesPerEvent = 16
+	liveMaxWallsPerEvent    = 16
+	// liveMaxPerWall bounds the streams of one wall link: a projector
+	// and a few screens. A token that leaks takes no more than this.
+	liveMaxPerWall = 4
 )
 
 // liveChange is one change of an event's photos or messages. It holds
@@ -53,6 +64,26 @@ type liveChange struct {
 	ID      string
 	Photo   *store.Photo
 	Message *store.Message
+	// Shown says a wall may have been shown the photo or text before
+	// this change: it was on the wall (visible, display made; approved
+	// text) before it, or an earlier change of this run put it there.
+	// A wall hears of a photo or text that leaves it only when Shown: it
+	// never learns the id of anything it was never shown (wallLiveFrame).
+	// Publishers set it from the record before the change; publish adds
+	// what the hub itself saw.
+	Shown bool
+}
+
+// photoChange reports whether c is a change of a photo (else of a
+// message).
+func (c liveChange) photoChange() bool {
+	return c.Photo != nil || c.Kind == livePhotoAdded || c.Kind == livePhotoChanged || c.Kind == livePhotoRemoved
+}
+
+// nowOnWall reports whether the change leaves the photo or text on the
+// wall.
+func (c liveChange) nowOnWall() bool {
+	return (c.Photo != nil && onWall(*c.Photo)) || (c.Message != nil && wallMessage(*c.Message))
 }
 
 // liveHub relays changes of events' photos and messages to the open
@@ -68,9 +99,20 @@ type liveHub struct {
 	seq     uint64
 	backlog map[string][]liveChange // by event id, oldest first
 	subs    map[string]map[*liveSub]struct{}
-	open    int
-	closed  bool
+	// onWall holds, by event, the ids that a change of this run put on
+	// the wall and no later change took off (see liveChange.Shown).
+	onWall map[string]map[string]struct{}
+	// open counts every stream of the box, walls its wall streams;
+	// perEvent counts consoles and walls by event, perWall by wall link.
+	open     int
+	walls    int
+	perEvent map[string]liveCount
+	perWall  map[string]int
+	closed   bool
 }
+
+// liveCount is one event's open streams.
+type liveCount struct{ consoles, walls int }
 
 // liveSub is one open stream.
 type liveSub struct {
@@ -83,7 +125,8 @@ func newLiveHub() *liveHub {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return &liveHub{boot: hex.EncodeToString(b[:]), backlog: make(map[string][]liveChange),
-		subs: make(map[string]map[*liveSub]struct{})}
+		subs: make(map[string]map[*liveSub]struct{}), onWall: make(map[string]map[string]struct{}),
+		perEvent: make(map[string]liveCount), perWall: make(map[string]int)}
 }
 
 // changeID is the SSE id of a change: the run and the sequence number.
@@ -112,15 +155,16 @@ type liveSubscription struct {
 	Now string
 }
 
-// subscribe opens a stream of the event's changes, tagged with tag (see
-// dropTag); cancel ends it early (the hub calls it when the stream falls behind or the
-// box shuts down). lastID is the Last-Event-ID the reader resumes from
-// ("" for a fresh start). It answers errUnavailable past the bounds or
-// while shutting down; unsubscribe must be called when the stream ends.
+// subscribe opens a stream of the event's changes, tagged with tag (a
+// wall link's id, see dropTag; "" for a console); cancel ends it early
+// (the hub calls it when the stream falls behind or the box shuts down).
+// lastID is the Last-Event-ID the reader resumes from ("" for a fresh
+// start). It answers errUnavailable past the bounds (roomFor) or while
+// shutting down; unsubscribe must be called when the stream ends.
 func (h *liveHub) subscribe(eventID, tag, lastID string, cancel context.CancelFunc) (liveSubscription, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || h.open >= liveMaxStreams || len(h.subs[eventID]) >= liveMaxPerEvent {
+	if h.closed || !h.roomFor(eventID, tag) {
 		return liveSubscription{}, nil, errUnavailable
 	}
 	var out liveSubscription
@@ -134,7 +178,7 @@ func (h *liveHub) subscribe(eventID, tag, lastID string, cancel context.CancelFu
 		h.subs[eventID] = set
 	}
 	set[sub] = struct{}{}
-	h.open++
+	h.count(eventID, tag, 1)
 	out.Changes = sub.ch
 	out.Now = h.changeID(h.seq)
 	return out, func() { h.unsubscribe(eventID, sub) }, nil
@@ -164,9 +208,42 @@ func (h *liveHub) since(eventID, lastID string) ([]liveChange, bool) {
 	return out, false
 }
 
-func (h *liveHub) unsubscribe(eventID string, sub *liveSub) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// roomFor reports whether one more stream of the event fits: a console
+// (tag "") within the box's streams and the event's consoles; a wall
+// within the walls' share of the box, the event's walls and its link's
+// streams. The caller holds mu.
+func (h *liveHub) roomFor(eventID, tag string) bool {
+	n := h.perEvent[eventID]
+	if tag == "" {
+		return h.open < liveMaxStreams && n.consoles < liveMaxConsolesPerEvent
+	}
+	return h.open < liveMaxStreams && h.walls < liveMaxStreams-liveConsoleSlots &&
+		n.walls < liveMaxWallsPerEvent && h.perWall[tag] < liveMaxPerWall
+}
+
+// count adds by (1 or -1) to the counts of a stream of the event tagged
+// tag. The caller holds mu.
+func (h *liveHub) count(eventID, tag string, by int) {
+	h.open += by
+	n := h.perEvent[eventID]
+	if tag == "" {
+		n.consoles += by
+	} else {
+		n.walls += by
+		h.walls += by
+		if h.perWall[tag] += by; h.perWall[tag] <= 0 {
+			delete(h.perWall, tag)
+		}
+	}
+	if n == (liveCount{}) {
+		delete(h.perEvent, eventID)
+	} else {
+		h.perEvent[eventID] = n
+	}
+}
+
+// remove takes sub out of the event's streams, once. The caller holds mu.
+func (h *liveHub) remove(eventID string, sub *liveSub) {
 	set := h.subs[eventID]
 	if _, ok := set[sub]; !ok {
 		return
@@ -175,7 +252,13 @@ func (h *liveHub) unsubscribe(eventID string, sub *liveSub) {
 	if len(set) == 0 {
 		delete(h.subs, eventID)
 	}
-	h.open--
+	h.count(eventID, sub.tag, -1)
+}
+
+func (h *liveHub) unsubscribe(eventID string, sub *liveSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.remove(eventID, sub)
 }
 
 // publish records a change of the event and hands it to its streams. A
@@ -189,6 +272,18 @@ func (h *liveHub) publish(eventID string, c liveChange) {
 	}
 	h.seq++
 	c.Seq = h.seq
+	shown := h.onWall[eventID]
+	if _, ok := shown[c.ID]; ok {
+		c.Shown = true
+	}
+	switch {
+	case c.nowOnWall() && shown == nil:
+		h.onWall[eventID] = map[string]struct{}{c.ID: {}}
+	case c.nowOnWall():
+		shown[c.ID] = struct{}{}
+	default:
+		delete(shown, c.ID)
+	}
 	kept := h.backlog[eventID]
 	if len(kept) == liveBacklog {
 		kept = append(kept[:0:0], kept[1:]...)
@@ -199,8 +294,7 @@ func (h *liveHub) publish(eventID string, c liveChange) {
 		case sub.ch <- c:
 		default:
 			sub.cancel()
-			delete(h.subs[eventID], sub)
-			h.open--
+			h.remove(eventID, sub)
 		}
 	}
 }
@@ -211,6 +305,7 @@ func (h *liveHub) forget(eventID string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.backlog, eventID)
+	delete(h.onWall, eventID)
 	for sub := range h.subs[eventID] {
 		sub.cancel()
 	}
@@ -239,49 +334,75 @@ func (h *liveHub) close() {
 	}
 }
 
-// photoChanged publishes the photos' current state after a change: added
+// photosOnWall reads which of the photos are on the wall now: called
+// before a change, it says which of them a wall may have been shown
+// (liveChange.Shown). Unknown ids are not.
+func (s *Server) photosOnWall(ctx context.Context, ids []string) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if p, err := s.store.Photo(ctx, id); err == nil && onWall(p) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// messagesOnWall is photosOnWall for guestbook messages.
+func (s *Server) messagesOnWall(ctx context.Context, ids []string) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if m, err := s.store.Message(ctx, id); err == nil && wallMessage(m) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// photosChanged publishes the photos' current state after a change: added
 // when added is true, changed otherwise, and removed for those that no
-// longer exist.
-func (s *Server) photosChanged(ctx context.Context, eventID string, ids []string, added bool) {
+// longer exist. before holds the ids that were on the wall before the
+// change (photosOnWall; nil for new photos).
+func (s *Server) photosChanged(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool) {
 	for _, id := range ids {
 		p, err := s.store.Photo(ctx, id)
 		switch {
 		case err != nil:
-			s.live.publish(eventID, liveChange{Kind: livePhotoRemoved, ID: id})
+			s.live.publish(eventID, liveChange{Kind: livePhotoRemoved, ID: id, Shown: before[id]})
 		case added:
-			s.live.publish(eventID, liveChange{Kind: livePhotoAdded, ID: id, Photo: &p})
+			s.live.publish(eventID, liveChange{Kind: livePhotoAdded, ID: id, Photo: &p, Shown: before[id]})
 		default:
-			s.live.publish(eventID, liveChange{Kind: livePhotoChanged, ID: id, Photo: &p})
+			s.live.publish(eventID, liveChange{Kind: livePhotoChanged, ID: id, Photo: &p, Shown: before[id]})
 		}
 	}
 }
 
-// photosRemoved publishes the removal of photos.
-func (s *Server) photosRemoved(eventID string, ids []string) {
+// photosRemoved publishes the removal of photos; before is as for
+// photosChanged.
+func (s *Server) photosRemoved(eventID string, ids []string, before map[string]bool) {
 	for _, id := range ids {
-		s.live.publish(eventID, liveChange{Kind: livePhotoRemoved, ID: id})
+		s.live.publish(eventID, liveChange{Kind: livePhotoRemoved, ID: id, Shown: before[id]})
 	}
 }
 
 // messagesChanged publishes the messages' current state after a change,
 // like photosChanged.
-func (s *Server) messagesChanged(ctx context.Context, eventID string, ids []string, added bool) {
+func (s *Server) messagesChanged(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool) {
 	for _, id := range ids {
 		m, err := s.store.Message(ctx, id)
 		switch {
 		case err != nil:
-			s.live.publish(eventID, liveChange{Kind: liveMessageRemoved, ID: id})
+			s.live.publish(eventID, liveChange{Kind: liveMessageRemoved, ID: id, Shown: before[id]})
 		case added:
-			s.live.publish(eventID, liveChange{Kind: liveMessageAdded, ID: id, Message: &m})
+			s.live.publish(eventID, liveChange{Kind: liveMessageAdded, ID: id, Message: &m, Shown: before[id]})
 		default:
-			s.live.publish(eventID, liveChange{Kind: liveMessageChanged, ID: id, Message: &m})
+			s.live.publish(eventID, liveChange{Kind: liveMessageChanged, ID: id, Message: &m, Shown: before[id]})
 		}
 	}
 }
 
-// messagesRemoved publishes the removal of messages.
-func (s *Server) messagesRemoved(eventID string, ids []string) {
+// messagesRemoved publishes the removal of messages, like photosRemoved.
+func (s *Server) messagesRemoved(eventID string, ids []string, before map[string]bool) {
 	for _, id := range ids {
-		s.live.publish(eventID, liveChange{Kind: liveMessageRemoved, ID: id})
+		s.live.publish(eventID, liveChange{Kind: liveMessageRemoved, ID: id, Shown: before[id]})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ type liveEvent struct {
 // liveStream is an open live stream, read in the background.
 type liveStream struct {
 	Status int
+	// Code is the error code of a refused stream.
+	Code   string
 	events chan liveEvent
 }
 
@@ -49,6 +52,11 @@ func (c *client) live(path, lastID string) *liveStream {
 		<-done
 	})
 	if res.StatusCode != http.StatusOK {
+		var refusal struct {
+			Error string `json:"error"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&refusal)
+		s.Code = refusal.Error
 		_, _ = io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		close(s.events)
@@ -222,4 +230,80 @@ func TestLiveStreamBounds(t *testing.T) {
 	if s := owner.live("/api/admin/events/"+other+"/live", ""); s.Status != 200 {
 		t.Fatalf("a stream of another event answered %d", s.Status)
 	}
+}
+
+// TestLiveStreamSlots: walls cannot take the consoles' slots, and one wall
+// link cannot take another's. A wall link has at most 4 streams, an
+// event's walls 16, the box's walls 48 of its 64 streams; the other 16
+// stay the consoles'. Before, 16 streams of one wall link filled the
+// event (its console got 503) and 64 walls filled the box.
+func TestLiveStreamSlots(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	screen := h.client() // one address, no session
+	type event struct {
+		id     string
+		tokens []string
+	}
+	newEvent := func(name string, links int) event {
+		ev := event{id: h.createEvent(owner, map[string]any{"name": name})["id"].(string)}
+		for range links {
+			r := owner.do("POST", "/api/admin/events/"+ev.id+"/walls", map[string]any{}).expect(t, 201, "")
+			ev.tokens = append(ev.tokens, strings.TrimPrefix(r.JSON["wall"].(map[string]any)["url"].(string), h.srv.URL+"/wall/"))
+		}
+		return ev
+	}
+	wall := func(token string) *liveStream { return screen.live("/api/wall/"+token+"/live", "") }
+	console := func(ev event) *liveStream { return owner.live("/api/admin/events/"+ev.id+"/live", "") }
+	refused := func(t *testing.T, what string, s *liveStream) {
+		t.Helper()
+		if s.Status != http.StatusServiceUnavailable || s.Code != "unavailable" {
+			t.Fatalf("%s answered %d %q, want 503 unavailable", what, s.Status, s.Code)
+		}
+	}
+	opened := func(t *testing.T, what string, s *liveStream) {
+		t.Helper()
+		if s.Status != http.StatusOK {
+			t.Fatalf("%s answered %d %q, want 200", what, s.Status, s.Code)
+		}
+	}
+	events := []event{newEvent("One", 5), newEvent("Two", 4), newEvent("Three", 4)}
+	late := newEvent("Late", 1)
+
+	t.Run("a wall link opens at most 4 streams, and that leaves the others alone", func(t *testing.T) {
+		first := events[0].tokens[0]
+		for i := range 4 {
+			opened(t, "wall stream "+strconv.Itoa(i+1)+" of one link", wall(first))
+		}
+		refused(t, "the 5th stream of one link", wall(first))
+		opened(t, "a stream of another link of the event", wall(events[0].tokens[1]))
+		opened(t, "the event's console", console(events[0]))
+	})
+	t.Run("an event's walls stop at 16, its consoles still open", func(t *testing.T) {
+		// Links 1 and 2 have 4 and 1 open: 3 more on link 2, 4 each on
+		// links 3 and 4 make 16.
+		for i, tok := range []string{events[0].tokens[1], events[0].tokens[2], events[0].tokens[3]} {
+			for j := range min(4, 3+i) {
+				opened(t, "wall stream "+strconv.Itoa(j+1)+" of link "+strconv.Itoa(i+2), wall(tok))
+			}
+		}
+		refused(t, "a 17th wall of one event", wall(events[0].tokens[4]))
+		opened(t, "the event's console", console(events[0]))
+	})
+	t.Run("walls take at most 48 streams of the box, consoles the rest", func(t *testing.T) {
+		for _, ev := range events[1:] {
+			for _, tok := range ev.tokens {
+				for i := range 4 {
+					opened(t, "wall stream "+strconv.Itoa(i+1), wall(tok))
+				}
+			}
+		}
+		// 48 walls and 2 consoles are open.
+		refused(t, "a wall of another event past the walls' share", wall(late.tokens[0]))
+		for i := range 14 {
+			opened(t, "console "+strconv.Itoa(i+3)+" with every wall slot taken", console(events[1+i%2]))
+		}
+		refused(t, "a console past the box's 64 streams", console(late))
+	})
 }

@@ -208,22 +208,26 @@ func withValue(r *http.Request, k ctxKey, v any) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), k, v))
 }
 
-// secretPathPrefixes are the paths whose next segment is a credential (a
-// gallery link or invitation token).
-var secretPathPrefixes = []string{"/api/g/", "/api/admin/invite/", "/g/", "/invite/"}
-
-// logPath is the request path as logs may show it: the token segment of a
-// gallery link or invitation is replaced by "…".
+// logPath is the request path as logs may show it, with the credential
+// of a link replaced by "…". One rule covers every route and page with a
+// secret in its path: the segment after g, invite or wall, the first
+// segment after an optional api and admin, is a token (routes.go's
+// /api/g/:token…, /api/admin/invite/:token, /api/wall/:token…, and the
+// pages /g/, /invite/ and /wall/). TestLogsRedactEveryTokenRoute walks
+// routes.go's :token routes.
 func logPath(r *http.Request) string {
-	p := r.URL.Path
-	for _, prefix := range secretPathPrefixes {
-		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" {
-			_, tail, _ := strings.Cut(rest, "/")
-			if tail != "" {
-				tail = "/" + tail
+	segs := strings.Split(r.URL.Path, "/")
+	for i, seg := range segs {
+		switch seg {
+		case "", "api", "admin":
+			continue
+		case "g", "invite", "wall":
+			if i+1 < len(segs) && segs[i+1] != "" {
+				segs[i+1] = "…"
+				return strings.Join(segs, "/")
 			}
-			return prefix + "…" + tail
 		}
+		break
 	}
-	return p
+	return r.URL.Path
 }

@@ -36,10 +36,12 @@ func (s *Server) routes() http.Handler {
 	}
 	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, routed(path, s.api(fn))) }
 	// Upload bodies are counted and paced (s.upload, upload_gate.go).
-	// The storage guard refuses them first, while the card is nearly
-	// full (storage_guard.go).
-	guestUpload := func(fn handlerFunc) handlerFunc { return s.guardStorage(s.upload(s.guestUploader, fn)) }
-	consoleUpload := func(fn handlerFunc) handlerFunc { return s.guardStorage(s.upload(s.accountUploader, fn)) }
+	// Inside that, the storage guard refuses them while the card is
+	// nearly full (storage_guard.go), before the body is read; like every
+	// refusal of an upload, its answer is one a client that keeps sending
+	// can read (refuseUpload).
+	guestUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.guestUploader, s.guardStorage(fn)) }
+	consoleUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.accountUploader, s.guardStorage(fn)) }
 
 	// The front page (added, not in the spec: docs/decisions.md, "A join
 	// that never dead-ends"): the events open now, and a typed code.

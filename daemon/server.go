@@ -174,12 +174,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.live = newLiveHub()
 	s.variants.made = func(ctx context.Context, p store.Photo) {
-		s.photosChanged(ctx, p.EventID, []string{p.ID}, false)
+		// Its display was not made until now: it was not on the wall.
+		s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
 	}
 	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
 		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
 			s.photoStored()
-			s.photosChanged(ctx, p.EventID, []string{p.ID}, true)
+			s.photosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
 		}})
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err

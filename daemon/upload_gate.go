@@ -128,7 +128,9 @@ func (g *uploadGate) acquire(keys ...uploadKey) (release func(), ok bool) {
 // already has its most uploads in progress; that answer closes the
 // connection, so it goes out at once instead of after the body. The body
 // itself is paced by paceBodies; when the pace cut it, the handler's read
-// failed (its temp file is removed) and the answer is 408 timeout.
+// failed (its temp file is removed) and the answer is 408 timeout. Any
+// other refusal, before the body or in the middle of it, a full card's
+// 507 as much as a 413, goes out through refuseUpload.
 func (s *Server) upload(who func(r *http.Request) string, h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		keys := []uploadKey{{"addr:" + clientIP(r), maxUploadsPerAddress}}
@@ -150,7 +152,7 @@ func (s *Server) upload(who func(r *http.Request) string, h handlerFunc) handler
 			s.log.DebugContext(r.Context(), "upload body too slow, cut", "path", logPath(r))
 			return errBodyTimeout
 		}
-		if err != nil && body != nil && toAPIError(err).Status < 500 {
+		if err != nil && body != nil {
 			s.refuseUpload(w, r, body, err)
 			return nil
 		}
@@ -159,7 +161,9 @@ func (s *Server) upload(who func(r *http.Request) string, h handlerFunc) handler
 }
 
 // refuseUpload answers an upload refused before its body was all read
-// (too_large, uploads_closed, quota_reached, videos_off, a bad form) so
+// (too_large, uploads_closed, quota_reached, videos_off, a bad form, and
+// the box's own faults: insufficient_storage from the storage guard or
+// from a write that met the full card mid-body, unavailable) so
 // that a client that sends its whole body before reading the answer (a
 // browser's fetch of a file, Python's http.client) reads it: the answer
 // goes out, the rest of the body is read and thrown away, up to
@@ -185,7 +189,11 @@ func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, body *pace
 	if deadline.After(body.until) {
 		deadline = body.until
 	}
-	_ = rc.SetReadDeadline(deadline)
+	if rc.SetReadDeadline(deadline) != nil {
+		// A connection without read deadlines (only a test's recorder):
+		// a drain could not be bounded in time.
+		return
+	}
 	limit := s.uploads.lingerBytes
 	n, derr := io.Copy(io.Discard, io.LimitReader(body, limit))
 	s.log.DebugContext(r.Context(), "refused upload drained", "path", logPath(r),

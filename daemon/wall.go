@@ -257,7 +257,7 @@ func (s *Server) handleWallLive(w http.ResponseWriter, r *http.Request) error {
 		// Until revealAt no photo reaches the wall, not even by the
 		// stream; the page reloads itself at that time.
 		frame = func(c liveChange) (string, any, bool) {
-			if c.Photo != nil && s.now().UnixMilli() < e.RevealAt {
+			if c.photoChange() && s.now().UnixMilli() < e.RevealAt {
 				return "", nil, false
 			}
 			return wallLiveFrame(c)
@@ -267,7 +267,10 @@ func (s *Server) handleWallLive(w http.ResponseWriter, r *http.Request) error {
 }
 
 // wallLiveFrame is a change as a wall sees it: only what is visible, and
-// only the fields a wall shows.
+// only the fields a wall shows. A photo or text that leaves the wall (or
+// is changed off it) is named only when the wall may have been shown it
+// (liveChange.Shown): a pending upload that is favourited, hidden,
+// rejected or deleted, or a hidden text deleted, is never named.
 func wallLiveFrame(c liveChange) (string, any, bool) {
 	switch {
 	case c.Photo != nil && onWall(*c.Photo):
@@ -279,10 +282,10 @@ func wallLiveFrame(c liveChange) (string, any, bool) {
 	case c.Message != nil && wallMessage(*c.Message):
 		m := c.Message
 		return liveMessageChanged, wallMessageDTO{ID: m.ID, GuestName: nullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
-	case c.Kind == livePhotoAdded, c.Kind == liveMessageAdded:
-		// A new upload the wall may not show yet: not even its id.
+	case !c.Shown:
+		// Never on the wall: not even its id.
 		return "", nil, false
-	case c.Photo != nil, c.Kind == livePhotoRemoved:
+	case c.photoChange():
 		return livePhotoRemoved, liveRemovedDTO{ID: c.ID}, true
 	default:
 		return liveMessageRemoved, liveRemovedDTO{ID: c.ID}, true

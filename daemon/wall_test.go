@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +165,139 @@ func TestWallStreamStartsWhereTheListingEnded(t *testing.T) {
 		t.Fatalf("wall stream answered %d", st.Status)
 	}
 	st.until(t, "photo.changed", photoID)
+}
+
+// namedUntil reads frames until one named name with data id arrives and
+// returns every id the frames' data named on the way (that one too).
+func (s *liveStream) namedUntil(t *testing.T, name, id string) []string {
+	t.Helper()
+	var named []string
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				t.Fatalf("stream ended before %s %s (named so far: %v)", name, id, named)
+			}
+			if got, _ := ev.Data["id"].(string); got != "" {
+				named = append(named, got)
+			}
+			if ev.Name == name && ev.Data["id"] == id {
+				return named
+			}
+		case <-deadline:
+			t.Fatalf("no %s %s within 5 s (named so far: %v)", name, id, named)
+		}
+	}
+}
+
+// TestWallNeverLearnsAnIDItWasNotShown: a wall hears of a photo or a text
+// only once it is on the wall, and of its removal only if it was: a
+// pending upload whose display is made, that is favourited, hidden or
+// deleted by the hosts or by its guest, a pending text hidden or deleted,
+// a visible photo deleted while the album is held back, none of them is
+// named to a wall, live or replayed. Before, each of them reached the wall
+// as photo.removed or message.removed with its id.
+func TestWallNeverLearnsAnIDItWasNotShown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "Wedding", "moderation": "pre"})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	r := owner.do("POST", "/api/admin/events/"+id+"/walls", map[string]any{}).expect(t, 201, "")
+	token := strings.TrimPrefix(r.JSON["wall"].(map[string]any)["url"].(string), h.srv.URL+"/wall/")
+	screen := h.client()
+	from := screen.do("GET", "/api/wall/"+token, nil).expect(t, 200, "").JSON["liveId"].(string)
+	st := screen.live("/api/wall/"+token+"/live", "")
+	if st.Status != 200 {
+		t.Fatalf("wall stream answered %d", st.Status)
+	}
+	guest := h.guest(slug)
+	photo := func(seed int) string {
+		t.Helper()
+		up := guest.upload(slug, photoJPEG(t, 64, 48, 1, false, seed), nil, "").expect(t, 201, "")
+		return up.JSON["photo"].(map[string]any)["id"].(string)
+	}
+	message := func(text string) string {
+		t.Helper()
+		return guest.postMessage(slug, text, nil, "").expect(t, 201, "").JSON["message"].(map[string]any)["id"].(string)
+	}
+	photos := func(action string, ids ...string) {
+		t.Helper()
+		owner.do("POST", "/api/admin/events/"+id+"/photos", map[string]any{"action": action, "ids": ids}).expect(t, 200, "")
+	}
+	messages := func(action string, ids ...string) {
+		t.Helper()
+		owner.do("POST", "/api/admin/events/"+id+"/messages", map[string]any{"action": action, "ids": ids}).expect(t, 200, "")
+	}
+
+	// Never on the wall.
+	favourited, hidden, deleted, own := photo(1), photo(2), photo(3), photo(4)
+	waitVariants(t, h) // each display made: a change of a pending photo
+	photos("favorite", favourited)
+	photos("hide", hidden)
+	photos("delete", hidden, deleted)
+	guest.do("DELETE", "/api/e/"+slug+"/photos/"+own, nil).expect(t, 200, "")
+	hiddenText, deletedText := message("not yet"), message("never")
+	messages("hide", hiddenText)
+	messages("delete", hiddenText, deletedText)
+	// On the wall, then off it: named.
+	shown, shownThenHidden := photo(5), photo(6)
+	waitVariants(t, h)
+	photos("approve", shown, shownThenHidden)
+	photos("hide", shownThenHidden)
+	photos("delete", shownThenHidden) // already off the wall: named once
+	text := message("Congratulations!")
+	messages("approve", text)
+	messages("delete", text)
+	marker := photo(7)
+	waitVariants(t, h)
+	photos("approve", marker)
+
+	allowed := map[string]bool{shown: true, shownThenHidden: true, text: true, marker: true}
+	check := func(t *testing.T, st *liveStream) {
+		named := st.namedUntil(t, "photo.changed", marker)
+		var leaked []string
+		for _, n := range named {
+			if !allowed[n] && !slices.Contains(leaked, n) {
+				leaked = append(leaked, n)
+			}
+		}
+		if len(leaked) > 0 {
+			t.Errorf("the wall learned %d ids it was never shown: %v", len(leaked), leaked)
+		}
+		if removals := strings.Count(strings.Join(named, " "), shownThenHidden); removals != 2 {
+			t.Errorf("the photo shown then hidden is named %d times, want 2 (on, off): %v", removals, named)
+		}
+		if !slices.Contains(named, text) {
+			t.Errorf("the approved then deleted text is not named: %v", named)
+		}
+	}
+	t.Run("live", func(t *testing.T) { check(t, st) })
+	t.Run("replayed", func(t *testing.T) {
+		again := screen.live("/api/wall/"+token+"/live?lastEventId="+url.QueryEscape(from), "")
+		if again.Status != 200 {
+			t.Fatalf("wall stream answered %d", again.Status)
+		}
+		check(t, again)
+	})
+
+	t.Run("while the album is held back", func(t *testing.T) {
+		reveal := h.clock.Now().Add(2 * time.Hour).UnixMilli()
+		held := h.createEvent(owner, map[string]any{"name": "Later", "revealAt": reveal})
+		heldID, heldSlug := held["id"].(string), held["slug"].(string)
+		r := owner.do("POST", "/api/admin/events/"+heldID+"/walls", map[string]any{}).expect(t, 201, "")
+		heldToken := strings.TrimPrefix(r.JSON["wall"].(map[string]any)["url"].(string), h.srv.URL+"/wall/")
+		wall := screen.live("/api/wall/"+heldToken+"/live", "")
+		g := h.guest(heldSlug)
+		visible := g.upload(heldSlug, photoJPEG(t, 64, 48, 1, false, 8), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+		waitVariants(t, h)
+		owner.do("POST", "/api/admin/events/"+heldID+"/photos", map[string]any{"action": "delete", "ids": []string{visible}}).expect(t, 200, "")
+		// Texts are not held back: one is the marker.
+		mark := g.postMessage(heldSlug, "See you!", nil, "").expect(t, 201, "").JSON["message"].(map[string]any)["id"].(string)
+		named := wall.namedUntil(t, "message.changed", mark)
+		if slices.Contains(named, visible) {
+			t.Errorf("a wall held back learned the id of a photo it never showed: %v", named)
+		}
+	})
 }
