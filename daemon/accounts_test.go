@@ -13,7 +13,7 @@ import (
 	"eventbox/store"
 )
 
-// accountFields are the fields of an Account answer (DESIGN.md), with
+// accountFields are the fields of an Account answer (docs/design.md, "Account"), with
 // mustChangePassword (docs/decisions.md, "First sign-in, statistics, logo log").
 var accountFields = []string{"id", "username", "role", "name", "email", "eventIds", "twoFactor", "createdAt", "lastLoginAt", "mustChangePassword"}
 

@@ -180,7 +180,7 @@ func errRefused(re *backup.RefusedError) *apiError {
 // changes until every file checked out), then the swap is decided
 // (store.CommitRestore) and the answer sent. From then on the API answers
 // 503 until the daemon has restarted itself (Restarts) and the next
-// store.Open has swapped the new data in. Sessions follow DESIGN.md: the
+// store.Open has swapped the new data in. Sessions follow docs/design.md, "Restore and sessions": the
 // restoring owner gets a session in the restored data when it has an
 // owner of that username, else the cookie is cleared.
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {

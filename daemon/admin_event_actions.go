@@ -64,7 +64,7 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 // endShareLabel labels the gallery link made when an event ends.
 const endShareLabel = "Made when the event ended"
 
-// endResultDTO says what ending the event set in motion (DESIGN.md, "End
+// endResultDTO says what ending the event set in motion (docs/design.md, "End
 // result"). SharePassword is the generated password of the link (an
 // added field: the hosts see it once, here and in their summary), null
 // for an open link. Notes say, in plain words, what the box could not do.

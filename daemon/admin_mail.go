@@ -13,7 +13,7 @@ import (
 	"eventbox/store"
 )
 
-// The mail screen's answer (DESIGN.md, "SMTP settings"; docs/decisions.md,
+// The mail screen's answer (docs/design.md, "SMTP settings"; docs/decisions.md,
 // "Mail"). The password is never returned: hasPassword says whether one
 // is stored that this box can open.
 type smtpDTO struct {

@@ -20,7 +20,7 @@ import (
 const signageQRSize = 1024
 
 // signageKinds maps the kind= values to the renderer's kinds; card and
-// places are DESIGN.md's names for the same signs.
+// places are the names the first releases used for the same signs.
 var signageKinds = map[string]string{
 	"table": signage.Table, "card": signage.Table,
 	"poster": signage.Poster,

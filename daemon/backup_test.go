@@ -45,7 +45,7 @@ func populate(t *testing.T, h *harness) *client {
 }
 
 // dump is every record of a store but the sessions, which a restore
-// replaces on purpose (DESIGN.md, "Restore and sessions").
+// replaces on purpose (docs/design.md, "Restore and sessions").
 func dump(t *testing.T, st *store.Store) map[string]string {
 	t.Helper()
 	out := map[string]string{}

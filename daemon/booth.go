@@ -15,7 +15,7 @@ import (
 	"eventbox/store"
 )
 
-// Booth key limits (DESIGN.md, "Booth key").
+// Booth key limits (docs/design.md, "Booth key").
 const (
 	minBoothKey = 16
 	maxBoothKey = 128
@@ -161,7 +161,7 @@ func isBooth(g store.Guest, e store.Event) bool {
 }
 
 // handleBoothEvents streams the button's triggers and the LED's status to
-// the event's booth device as Server-Sent Events (DESIGN.md, "Booth
+// the event's booth device as Server-Sent Events (docs/design.md, "Booth
 // push"). Anyone else, or a device whose key was replaced, gets 403.
 func (s *Server) handleBoothEvents(w http.ResponseWriter, r *http.Request) error {
 	e, g, err := s.guestOf(r)

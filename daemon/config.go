@@ -89,7 +89,7 @@ type Config struct {
 	// certificate).
 	BoxCA []byte
 	// OwnHosts are host names the box answers to besides BASE_URL's host,
-	// localhost and its own addresses, e.g. "eventbox.local" (DESIGN.md,
+	// localhost and its own addresses, e.g. "eventbox.local" (docs/design.md,
 	// "The box's own names"). cmd/eventbox fills it from MDNS_NAME. A
 	// request for any other Host gets the captive portal's redirect (pages)
 	// or 421 misdirected (API). Case and a final dot do not matter.

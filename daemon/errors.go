@@ -55,7 +55,7 @@ var (
 	errMethod        = &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed"}
 	errInternal      = &apiError{Status: http.StatusInternalServerError, Code: "internal"}
 	// errUnavailable and errInsufficientStorage are the box's own faults
-	// (DESIGN.md, "Server faults are retryable"): a server-side I/O error,
+	// (docs/design.md, "Server faults are retryable"): a server-side I/O error,
 	// and a full card. The guest page keeps the file and tries again.
 	errUnavailable         = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable"}
 	errInsufficientStorage = &apiError{Status: http.StatusInsufficientStorage, Code: "insufficient_storage"}

@@ -16,7 +16,7 @@ import (
 	"eventbox/store"
 )
 
-// Guestbook limits (DESIGN.md "Voice notes"; docs/decisions.md).
+// Guestbook limits (docs/design.md, "Voice notes").
 const (
 	maxMessageText  = 2000
 	maxVoiceBytes   = 20 << 20

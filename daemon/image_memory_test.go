@@ -23,7 +23,7 @@ import (
 	"eventbox/internal/testtool"
 )
 
-// The memory budget of DESIGN.md ("Memory budget"): whatever a guest
+// The memory budget (docs/design.md, "Memory budget"): whatever a guest
 // uploads, the daemon stays under 400 MiB and other requests answer within
 // a quarter of a second. This test holds the daemon to its own 384 MiB soft
 // limit, a little under.

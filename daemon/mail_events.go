@@ -12,7 +12,7 @@ import (
 	"eventbox/store"
 )
 
-// endMails prepares what ending e queues (DESIGN.md, "Ending an event";
+// endMails prepares what ending e queues (docs/design.md, "Ending an event";
 // docs/decisions.md, "Mail"): the plan for store.EndEvent, whose Jobs
 // composes the guests' gallery mails and the hosts' summary inside the
 // end's transaction. It reads what the mails say beforehand (names,

@@ -33,7 +33,7 @@ func (s *Server) origin(r *http.Request) string {
 const addrRecheck = 5 * time.Second
 
 // ownNames decides whether a request's Host names the box itself
-// (DESIGN.md, "The box's own names"): BASE_URL's host, the names of
+// (docs/design.md, "The box's own names"): BASE_URL's host, the names of
 // Config.OwnHosts, localhost, a loopback address, the address the
 // connection arrived on, or an address of one of the box's interfaces. It
 // is safe for concurrent use.

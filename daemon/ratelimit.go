@@ -139,8 +139,8 @@ func (g *guessGuard) sweep(now time.Time) {
 }
 
 // guards are the limits against guessing and against minting guests
-// (docs/decisions.md, "Guessing and lock-out"); the per-route limits of
-// DESIGN.md stay in limiters.
+// (docs/decisions.md, "Guessing and lock-out"); the per-route limits
+// (docs/design.md, "Rate limits") stay in limiters.
 type guards struct {
 	signIn    *guessGuard  // wrong passwords and second factors, per username
 	device    *rateLimiter // sign-in attempts of a known device, per device
@@ -163,7 +163,7 @@ func newGuards(now func() time.Time) guards {
 }
 
 // allowUpload applies the upload limits: 120 a minute per guest
-// (DESIGN.md) and 240 a minute per address, so that re-joining for fresh
+// (docs/design.md, "Rate limits") and 240 a minute per address, so that re-joining for fresh
 // guest ids gains a phone at most one more guest's worth
 // (docs/decisions.md, "Guessing and lock-out").
 func (s *Server) allowUpload(r *http.Request, g store.Guest) error {

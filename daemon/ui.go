@@ -58,7 +58,7 @@ const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; " +
 	"img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; font-src 'self'; " +
 	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// page maps a page path to the HTML file that renders it (DESIGN.md,
+// page maps a page path to the HTML file that renders it (docs/design.md,
 // "Pages"); the pages read the rest of the path themselves.
 func page(p string) string {
 	switch {

@@ -87,7 +87,7 @@ func Rules() EventRules {
 	}
 }
 
-// NewEvent returns an event with the product's defaults (DESIGN.md,
+// NewEvent returns an event with the product's defaults (docs/design.md,
 // "Defaults of a new event"; docs/decisions.md, "Events"). A default that
 // is not the field's zero value also needs a backfill migration for the
 // records written before the field existed (store/migrate.go).

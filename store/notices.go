@@ -13,7 +13,7 @@ import (
 // each a job of its own. A producer never needs to know who listens.
 const NoticeJobKind = "notice"
 
-// The notice kinds: the webhook kinds of DESIGN.md. The alert mails use
+// The notice kinds: the webhook kinds (docs/design.md, "Webhooks"). The alert mails use
 // the last three.
 const (
 	NoticePhotoUploaded  = "photo.uploaded"
@@ -26,7 +26,7 @@ const (
 	NoticeStorageLow     = "storage.low"
 )
 
-// NoticeKinds lists every notice kind, in the order DESIGN.md gives them.
+// NoticeKinds lists every notice kind, in the order docs/design.md, "Webhooks" gives them.
 func NoticeKinds() []string {
 	return []string{NoticePhotoUploaded, NoticePhotoPending, NoticeMessageCreated, NoticeEventEnded,
 		NoticeExportFinished, NoticeExportFailed, NoticeBackupFailed, NoticeStorageLow}

@@ -17,7 +17,7 @@ import (
 
 // cliLockTimeout is how long backup and restore wait for the database's
 // lock: a running daemon holds it, and the command says so at once
-// (DESIGN.md, "CLI and a running daemon").
+// (docs/design.md, "CLI and a running daemon").
 const cliLockTimeout = 500 * time.Millisecond
 
 // openForCLI opens the store of DATA_DIR, or says that the daemon runs.

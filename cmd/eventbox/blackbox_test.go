@@ -71,7 +71,7 @@ type daemonProc struct {
 }
 
 // startDaemon runs `eventbox serve` configured only through the
-// environment, as DESIGN.md's configuration table says, and waits for
+// environment, as docs/design.md's "Configuration" says, and waits for
 // /api/health; a daemon that exits first fails the test.
 func startDaemon(t *testing.T, bin, dir string, env ...string) *daemonProc {
 	t.Helper()

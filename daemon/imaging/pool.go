@@ -134,7 +134,7 @@ func safeMake(ctx context.Context, r io.ReaderAt, size int64, info Info) (v Vari
 // live heap (about 15 MiB) it stays under half the 384 MiB soft heap limit,
 // so the garbage collector's usual doubling keeps the heap near 350 MiB and
 // the process, with the decoder's machine code and stacks, under the
-// 400 MiB of DESIGN.md (docs/decisions.md, "Image memory").
+// 400 MiB budget (docs/design.md, "Memory budget"; docs/decisions.md, "Image memory").
 const DefaultMemoryBytes = 160 << 20
 
 // Measured peak live memory per decoder path, in bytes per stored pixel, over

@@ -124,7 +124,7 @@ func (in *Ingester) ReadForm(w http.ResponseWriter, r *http.Request, form Form) 
 // sending, or sent too much): a FieldError naming field, or ErrTooLarge.
 // A write that fails is the box's (a full card, an I/O error): it is
 // returned wrapped, with its file-system error (ENOSPC, EIO) inside, so
-// the guest's page keeps the file and tries again (DESIGN.md, "Server
+// the guest's page keeps the file and tries again (docs/design.md, "Server
 // faults are retryable").
 func Receive(dst io.Writer, src io.Reader, field string) (int64, error) {
 	cr := &clientReader{r: src}

@@ -99,7 +99,7 @@ func Middleware(target func(r *http.Request) string, next http.Handler) http.Han
 // Redirect answers every request with the redirect Middleware gives a
 // probe: 302 to target, made absolute on the address the request arrived
 // on. The daemon also sends it for pages asked under a Host that is not
-// the box's own (DESIGN.md, "The box's own names"). target is as for
+// the box's own (docs/design.md, "The box's own names"). target is as for
 // Middleware.
 func Redirect(target func(r *http.Request) string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
