@@ -96,7 +96,11 @@ func VerifyDB(path string, timeout time.Duration) (err error) {
 	if err != nil {
 		return dbProblem("is not a database this eventbox can open: %v", err)
 	}
-	defer func() { err = errors.Join(err, db.Close()) }()
+	defer func() {
+		if cerr := db.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing %s: %w", path, cerr))
+		}
+	}()
 	return db.View(func(tx *bolt.Tx) error {
 		// The pages the database says it has must all be in the file:
 		// a page past its end would fault when read, not fail.
