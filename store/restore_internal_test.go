@@ -69,8 +69,10 @@ func whole(t *testing.T, dir string) string {
 		if err := VerifyDB(filepath.Join(dir, DBFile), time.Second); err != nil {
 			t.Errorf("the database after the cut: %v", err)
 		}
-		if info, err := os.Stat(filepath.Join(dir, DBFile)); err != nil || info.Mode().Perm() != 0o600 {
-			t.Errorf("the database after the cut: %v %v; want mode 600", info.Mode(), err)
+		if info, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
+			t.Error(err)
+		} else if info.Mode().Perm() != 0o600 {
+			t.Errorf("the database after the cut has mode %o; want 600", info.Mode().Perm())
 		}
 	}()
 	events, err := st.Events(ctx)
