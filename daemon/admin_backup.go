@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
@@ -216,9 +215,13 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Connection", "close")
 		return tooLarge
 	}
-	zr, err := zip.NewReader(tf.File, n)
+	zr, err := backup.OpenZip(tf.File, n)
+	if re, ok := backup.IsRefused(err); ok {
+		s.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
+		return errRefused(re)
+	}
 	if err != nil {
-		return errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "is not a ZIP file"})
+		return fmt.Errorf("reading backup: %w", err)
 	}
 	username := account(r).Username
 	var token string

@@ -36,10 +36,11 @@ const (
 // memDaemon is the real eventbox binary, serving in a child process whose
 // peak RSS is the daemon's alone.
 type memDaemon struct {
-	url  string
-	pid  int
-	logs *bytes.Buffer
-	mu   *sync.Mutex
+	url     string
+	dataDir string
+	pid     int
+	logs    *bytes.Buffer
+	mu      *sync.Mutex
 }
 
 func startMemDaemon(t *testing.T) *memDaemon {
@@ -59,9 +60,10 @@ func startMemDaemon(t *testing.T) *memDaemon {
 	addr := l.Addr().String()
 	l.Close()
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + t.TempDir(),
+	dataDir := t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + dataDir,
 		"MDNS_NAME=off", "ADMIN_PASSWORD=" + memOwnerPass}
-	d := &memDaemon{url: "http://" + addr, logs: &bytes.Buffer{}, mu: &sync.Mutex{}}
+	d := &memDaemon{url: "http://" + addr, dataDir: dataDir, logs: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{d.mu, d.logs}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

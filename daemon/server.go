@@ -258,6 +258,12 @@ func (s *Server) Run(ctx context.Context) error {
 			s.storage.watch(ctx)
 			return nil
 		})},
+		// Media files no record names, and stale temp files, while
+		// the box runs (the same sweep as at start, with its bulk rule).
+		service.Member{Name: "media sweep", Service: service.Func(func(ctx context.Context) error {
+			s.sweepMedia(ctx)
+			return nil
+		})},
 		// Expired sessions and invitations.
 		service.Member{Name: "sessions", Service: service.Func(func(ctx context.Context) error {
 			s.sweepSessions(ctx)
@@ -288,6 +294,33 @@ func (s *Server) wakeOutbox(ctx context.Context) {
 func (s *Server) EndStreams() {
 	s.booth.close()
 	s.live.close()
+}
+
+// mediaSweepEvery is how often the running daemon sweeps the media area.
+const mediaSweepEvery = 10 * time.Minute
+
+// sweepMedia runs store.SweepRunning every mediaSweepEvery: a file an
+// upload cut by a crash left in media/ goes within the grace period and
+// one sweep, not at the next start, and too many at once are quarantined
+// (store.QuarantineOver).
+func (s *Server) sweepMedia(ctx context.Context) {
+	t := time.NewTicker(mediaSweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := s.store.SweepRunning(ctx, store.DefaultMediaGrace)
+		if err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "media sweep failed", "error", err)
+		}
+		if res.Removed+res.Quarantined+res.Temp > 0 {
+			s.log.InfoContext(ctx, "media swept", "removed", res.Removed, "quarantined", res.Quarantined,
+				"quarantine", res.Quarantine, "temp_cleared", res.Temp)
+		}
+	}
 }
 
 // sweepSessions removes sessions unused for longer than their lifetime,

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Media is the area on disk under DATA_DIR that holds every file the
@@ -18,10 +20,13 @@ import (
 type Media struct {
 	root string // DATA_DIR/media
 	tmp  string // DATA_DIR/tmp, same file system as root
+
+	mu   sync.Mutex
+	open map[string]bool // temp files of this process not yet committed or aborted
 }
 
 func openMedia(dataDir string) (*Media, error) {
-	m := &Media{root: filepath.Join(dataDir, "media"), tmp: filepath.Join(dataDir, "tmp")}
+	m := &Media{root: filepath.Join(dataDir, "media"), tmp: filepath.Join(dataDir, "tmp"), open: map[string]bool{}}
 	for _, d := range []string{m.root, m.tmp} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", d, err)
@@ -49,6 +54,51 @@ func (m *Media) clearTemp() (int, error) {
 		n++
 	}
 	return n, errors.Join(errs...)
+}
+
+// clearStaleTemp removes the temp files of a running process that are
+// older than cutoff and that no TempFile of this process holds: left by
+// an upload whose cleanup failed. Folders (a backup's snapshot links) are
+// left to their owner. It returns how many it removed.
+func (m *Media) clearStaleTemp(cutoff time.Time) (int, error) {
+	entries, err := os.ReadDir(m.tmp)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", m.tmp, err)
+	}
+	n := 0
+	var errs []error
+	for _, e := range entries {
+		p := filepath.Join(m.tmp, e.Name())
+		if !e.Type().IsRegular() || m.isOpen(p) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || info.ModTime().After(cutoff) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("clearing temp area: %w", err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+func (m *Media) isOpen(p string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.open[p]
+}
+
+func (m *Media) setOpen(p string, open bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if open {
+		m.open[p] = true
+	} else {
+		delete(m.open, p)
+	}
 }
 
 // ErrBadPath: a media name that is not of the form <eventID>/<file>.
@@ -96,6 +146,7 @@ func (m *Media) CreateTemp() (*TempFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating temp file: %w", err)
 	}
+	m.setOpen(f.Name(), true)
 	return &TempFile{File: f, m: m}, nil
 }
 
@@ -126,6 +177,7 @@ func (t *TempFile) Commit(name string) error {
 		return fmt.Errorf("moving %s into place: %w", name, err)
 	}
 	t.done = true
+	t.m.setOpen(t.Name(), false)
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("syncing %s: %w", dir, err)
 	}
@@ -140,6 +192,7 @@ func (t *TempFile) Abort() {
 	t.done = true
 	_ = t.Close()
 	_ = os.Remove(t.Name())
+	t.m.setOpen(t.Name(), false)
 }
 
 // Write stores the bytes read from r under name, atomically.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // restoreFixture makes a live DATA_DIR with event "Old" and its file, and
@@ -19,6 +20,10 @@ func restoreFixture(t *testing.T, commit bool) string {
 	fill := func(d, name string) {
 		st, err := Open(ctx, d, Options{})
 		if err != nil {
+			t.Fatal(err)
+		}
+		a := Account{Username: "owner-" + strings.ToLower(name), Role: RoleOwner}
+		if err := st.CreateAccount(ctx, &a); err != nil {
 			t.Fatal(err)
 		}
 		e := NewEvent(name)
@@ -47,7 +52,9 @@ func restoreFixture(t *testing.T, commit bool) string {
 }
 
 // whole opens dir and answers the one event's name, checking that its
-// media file is there and no other, and that the restore area is gone.
+// media file is there and no other, that the restore area is gone, and
+// that the database in place passes the restore's own check (VerifyDB:
+// whole, with its schema, buckets and owner) with mode 0600.
 func whole(t *testing.T, dir string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -55,7 +62,19 @@ func whole(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatalf("opening after the cut: %v", err)
 	}
-	defer st.Close()
+	defer func() {
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyDB(filepath.Join(dir, DBFile), time.Second); err != nil {
+			t.Errorf("the database after the cut: %v", err)
+		}
+		if info, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
+			t.Error(err)
+		} else if info.Mode().Perm() != 0o600 {
+			t.Errorf("the database after the cut has mode %o; want 600", info.Mode().Perm())
+		}
+	}()
 	events, err := st.Events(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,8 @@ type Store struct {
 
 // Open opens (creating if needed) the store in dir: the database file, the
 // media area and the temp area. It finishes interrupted deletions
-// (EmptyTrash) and removes media files no record names (SweepMedia). It runs pending migrations and refuses a
+// (EmptyTrash) and removes media files no record names, or quarantines
+// them when too many would go at once (SweepMedia). It runs pending migrations and refuses a
 // database from a newer schema. A second process gets ErrLocked within
 // LockTimeout.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
@@ -131,7 +132,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err != nil {
 		s.log.WarnContext(ctx, "media area not reconciled", "error", err)
 	}
-	s.log.InfoContext(ctx, "media area reconciled", "removed", res.Removed, "recent_kept", res.Recent, "temp_cleared", res.Temp)
+	s.log.InfoContext(ctx, "media area reconciled", "removed", res.Removed, "recent_kept", res.Recent, "temp_cleared", res.Temp,
+		"quarantined", res.Quarantined)
 	return s, nil
 }
 

@@ -135,3 +135,151 @@ func TestOpenSweepsUnnamedMedia(t *testing.T) {
 func mediaPath(dir, name string) string {
 	return filepath.Join(dir, "media", filepath.FromSlash(name))
 }
+
+// plantOld writes n media files of event that no record names, dated an
+// hour before the clock.
+func plantOld(t *testing.T, st *store.Store, dir string, c *clock, eventID string, n int) []string {
+	t.Helper()
+	var names []string
+	old := c.Now().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		name := store.Photo{ID: store.NewID(), EventID: eventID}.OriginalName()
+		writeMedia(t, st, name, "a photo")
+		if err := os.Chtimes(mediaPath(dir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// TestSweepQuarantinesInBulk: when a start finds that the database names
+// none of the media (a database swapped for an empty one), or a sweep
+// would remove more than a handful of files at once, the files are moved
+// into DATA_DIR/quarantine whole instead of removed; quarantined files
+// are no media (not counted, not backed up) and later sweeps leave them.
+// A few unnamed files among many still go.
+func TestSweepQuarantinesInBulk(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name            string
+		named, unnamed  int
+		wantQuarantined bool
+	}{
+		{"every file of a box whose database names none", 0, 9, true},
+		{"more than 20 files among many", 450, 21, true},
+		{"6 files that are more than 5% of the media", 50, 6, true},
+		{"5 files", 0, 5, false},
+		{"6 files that are 5% of the media or less", 120, 6, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, c := t.TempDir(), newClock()
+			st := open(t, dir, c)
+			e := store.NewEvent("Party")
+			if err := st.CreateEvent(ctx, &e); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < tt.named; i++ {
+				p := store.Photo{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible, Format: "jpeg"}
+				if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+					t.Fatal(err)
+				}
+				writeMedia(t, st, p.OriginalName(), "named")
+			}
+			unnamed := plantOld(t, st, dir, c, e.ID, tt.unnamed)
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			st = open(t, dir, c) // the start-up sweep
+			defer st.Close()
+			q, _ := filepath.Glob(filepath.Join(dir, store.QuarantineDirName, "*", e.ID))
+			for _, n := range unnamed {
+				if st.Media().Exists(n) {
+					t.Errorf("%s is named by no record and stayed in media/", n)
+				}
+			}
+			if !tt.wantQuarantined {
+				if len(q) != 0 {
+					t.Errorf("quarantined %v; want the %d files removed", q, tt.unnamed)
+				}
+				return
+			}
+			if len(q) != 1 {
+				t.Fatalf("quarantine folders %v; want one", q)
+			}
+			for _, n := range unnamed {
+				if b, err := os.ReadFile(filepath.Join(filepath.Dir(q[0]), filepath.FromSlash(n))); err != nil || string(b) != "a photo" {
+					t.Errorf("%s not whole in the quarantine: %q %v", n, b, err)
+				}
+			}
+			u, err := st.Usage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Files != tt.named {
+				t.Errorf("usage counts %d files; want the %d named ones (quarantine is no media)", u.Files, tt.named)
+			}
+			c.Advance(time.Hour)
+			if res, err := st.SweepRunning(ctx, store.DefaultMediaGrace); err != nil || res.Removed+res.Quarantined != 0 {
+				t.Errorf("a later sweep = %+v, %v; want nothing touched", res, err)
+			}
+			left, _ := filepath.Glob(filepath.Join(q[0], "*"))
+			if len(left) != tt.unnamed {
+				t.Errorf("%d files left in the quarantine after a later sweep; want %d", len(left), tt.unnamed)
+			}
+		})
+	}
+}
+
+// TestSweepRunningSparesUploadsInFlight: the running sweep removes a
+// stale temp file nobody holds, but not an upload's temp file however
+// old, nor a file renamed into media/ within the grace period.
+func TestSweepRunningSparesUploadsInFlight(t *testing.T) {
+	ctx := context.Background()
+	dir, c := t.TempDir(), newClock()
+	st := open(t, dir, c)
+	defer st.Close()
+	e := store.NewEvent("Party")
+	if err := st.CreateEvent(ctx, &e); err != nil {
+		t.Fatal(err)
+	}
+	inFlight, err := st.Media().CreateTemp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inFlight.Abort()
+	stale := filepath.Join(dir, "tmp", "up-stale")
+	if err := os.WriteFile(stale, []byte("left"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := c.Now().Add(-time.Hour)
+	for _, p := range []string{stale, inFlight.Name()} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orphan := plantOld(t, st, dir, c, e.ID, 1)[0]
+	fresh := store.Photo{ID: store.NewID(), EventID: e.ID}.OriginalName()
+	writeMedia(t, st, fresh, "renamed a moment ago")
+	now := c.Now()
+	if err := os.Chtimes(mediaPath(dir, fresh), now, now); err != nil {
+		t.Fatal(err)
+	}
+	res, err := st.SweepRunning(ctx, store.DefaultMediaGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(inFlight.Name()); err != nil {
+		t.Errorf("the upload in flight's temp file was removed: %v", err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("the stale temp file was kept")
+	}
+	if st.Media().Exists(orphan) || !st.Media().Exists(fresh) {
+		t.Errorf("orphan kept %v, fresh kept %v; want the orphan gone, the fresh file kept", st.Media().Exists(orphan), st.Media().Exists(fresh))
+	}
+	if res.Removed != 1 || res.Temp != 1 || res.Recent != 1 {
+		t.Errorf("sweep = %+v; want 1 removed, 1 temp, 1 recent", res)
+	}
+}

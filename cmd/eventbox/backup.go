@@ -1,12 +1,12 @@
 package main
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -106,18 +106,32 @@ func runRestore(ctx context.Context, args []string, getenv func(string) string, 
 		return 1
 	}
 	defer st.Close()
-	zr, err := zip.OpenReader(file)
+	f, err := os.Open(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "eventbox: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		fmt.Fprintf(stderr, "eventbox: %v\n", err)
+		return 1
+	}
+	zr, err := backup.OpenZip(f, info.Size())
+	if re, ok := backup.IsRefused(err); ok {
+		fmt.Fprintf(stderr, "eventbox: backup refused, nothing changed: %s %s: %s\n", file, re.File, re.Reason)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "eventbox: %s is not a backup ZIP: %v\n", file, err)
 		return 1
 	}
-	defer zr.Close()
 	free, err := daemon.FreeSpace(cf.cfg.DataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "eventbox: %v\n", err)
 		return 1
 	}
-	m, err := backup.Stage(ctx, &zr.Reader, backup.StageConfig{DataDir: cf.cfg.DataDir, Room: free - daemon.StorageMargin(cf.cfg)})
+	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: cf.cfg.DataDir, Room: free - daemon.StorageMargin(cf.cfg)})
 	if re, ok := backup.IsRefused(err); ok {
 		fmt.Fprintf(stderr, "eventbox: backup refused, nothing changed: %s %s\n", re.File, re.Reason)
 		return 1

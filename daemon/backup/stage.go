@@ -110,6 +110,12 @@ func check(zr *zip.Reader, room int64) (Manifest, map[string]*zip.File, error) {
 		if entries[f.Name] == nil {
 			return m, nil, refuse(f.Name, "is in the manifest but not in the ZIP")
 		}
+		if zf := entries[f.Name]; zf.UncompressedSize64 != uint64(f.Bytes) {
+			return m, nil, refuse(f.Name, "has %d bytes in the ZIP, the manifest says %d", zf.UncompressedSize64, f.Bytes)
+		}
+		if f.Name == DBName && f.Bytes > store.MaxRestoreDBBytes {
+			return m, nil, refuse(DBName, "is %d MB, more than the %d MB a box's database may be", mb(f.Bytes), mb(store.MaxRestoreDBBytes))
+		}
 		need += f.Bytes
 		if need > room {
 			return m, nil, refuse(f.Name, "does not fit on the card: the backup needs %d MB, %d MB are free", mb(m.Bytes), mb(max(room, 0)))
@@ -130,7 +136,7 @@ func mb(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
 
 // readManifest decodes and checks the manifest.
 func readManifest(zf *zip.File, m *Manifest) error {
-	if zf.UncompressedSize64 > 64<<20 {
+	if zf.UncompressedSize64 > maxManifestBytes {
 		return refuse(ManifestName, "is too large")
 	}
 	rc, err := zf.Open()
@@ -138,7 +144,7 @@ func readManifest(zf *zip.File, m *Manifest) error {
 		return refuse(ManifestName, "cannot be read: %v", err)
 	}
 	defer rc.Close()
-	if err := json.NewDecoder(io.LimitReader(rc, 64<<20)).Decode(m); err != nil {
+	if err := json.NewDecoder(io.LimitReader(rc, maxManifestBytes)).Decode(m); err != nil {
 		return refuse(ManifestName, "is not a valid manifest: %v", err)
 	}
 	switch {
@@ -191,7 +197,12 @@ func extract(zf *zip.File, f File, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
 		return fmt.Errorf("creating staging folder: %w", err)
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	// The database is 0600, like the one Open makes; media 0640.
+	mode := os.FileMode(0o640)
+	if f.Name == DBName {
+		mode = 0o600
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return fmt.Errorf("staging %s: %w", f.Name, err)
 	}
@@ -220,6 +231,14 @@ func extract(zf *zip.File, f File, dir string) error {
 // inspect opens the staged database: it must be a database this binary
 // can run, and cfg.Inspect gets to change it.
 func inspect(ctx context.Context, dir string, cfg StageConfig) error {
+	err := store.VerifyDB(filepath.Join(dir, DBName), time.Second)
+	var p *store.DBProblem
+	if errors.As(err, &p) {
+		return refuse(DBName, "%s", p.Reason)
+	}
+	if err != nil {
+		return fmt.Errorf("checking the staged database: %w", err)
+	}
 	st, err := store.Open(ctx, dir, store.Options{LockTimeout: time.Second, Logger: cfg.Logger, MediaGrace: 365 * 24 * time.Hour})
 	if errors.Is(err, store.ErrNewerSchema) {
 		return refuse(DBName, "was written by a newer eventbox: update first")
