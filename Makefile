@@ -22,8 +22,9 @@ NORACE_TESTS := ^(TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUploa
 # waiting overlaps the other packages' work instead of ending the run.
 FIRST_PKGS := ./netsetup
 # Tests that time other requests (250 ms while a daemon decodes an image
-# bomb) run alone after the others, not beside the rest of the suite.
-ALONE_TESTS := ^TestImageBombsStayWithinTheMemoryBudget$$
+# bomb) or measure the real binary's peak RSS run alone after the others,
+# not beside the rest of the suite.
+ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget)$$
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
