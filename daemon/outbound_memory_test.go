@@ -77,7 +77,7 @@ func TestHostileOutboundServersStayWithinTheMemoryBudget(t *testing.T) {
 		// run starts the hostile server and asks the daemon to talk to
 		// it; it answers the console's message and what the server
 		// wrote.
-		run func(t *testing.T) (string, int64)
+		run  func(t *testing.T) (string, int64)
 		want string
 	}{
 		{"a mail server greeting with 1 GB of 220- lines", func(t *testing.T) (string, int64) {
