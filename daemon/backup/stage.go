@@ -220,7 +220,8 @@ func extract(zf *zip.File, f File, dir string) error {
 // inspect opens the staged database: it must be a database this binary
 // can run, and cfg.Inspect gets to change it.
 func inspect(ctx context.Context, dir string, cfg StageConfig) error {
-	st, err := store.Open(ctx, dir, store.Options{LockTimeout: time.Second, Logger: cfg.Logger, MediaGrace: 365 * 24 * time.Hour})
+	st, err := store.Open(ctx, dir, store.Options{LockTimeout: time.Second, Logger: cfg.Logger, MediaGrace: 365 * 24 * time.Hour,
+		Unkeyed: true})
 	if errors.Is(err, store.ErrNewerSchema) {
 		return refuse(DBName, "was written by a newer eventbox: update first")
 	}
