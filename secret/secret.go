@@ -2,7 +2,7 @@
 // and WebDAV passwords, the webhooks' addresses and signing secrets) with
 // a key of its own, DATA_DIR/secret.key, that backups leave out, and keeps
 // the keys that must not travel with a backup (the guest cookies' signing
-// key) in files beside it (docs/decisions.md, "Sealed secrets").
+// key) in files beside it (docs/decisions.md, "Sealed secrets, and what a backup holds").
 //
 // A sealed value is AES-256-GCM: a random nonce, then the sealed bytes,
 // bound to its use by a label (the GCM additional data), so a value sealed
