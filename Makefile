@@ -24,7 +24,7 @@ FIRST_PKGS := ./netsetup
 # Tests that time other requests (250 ms while a daemon decodes an image
 # bomb) or measure the real binary's peak RSS run alone after the others,
 # not beside the rest of the suite.
-ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget|TestRestoreZipsStayWithinTheMemoryBudget)$$
+ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget)$$
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0

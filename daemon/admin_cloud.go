@@ -21,6 +21,9 @@ type cloudSettingsDTO struct {
 	Folder      string `json:"folder"`
 	AutoExport  bool   `json:"autoExport"`
 	HasPassword bool   `json:"hasPassword"`
+	// PasswordLost: the stored password was sealed by another box (the
+	// database comes from its backup) and must be entered again.
+	PasswordLost bool `json:"passwordLost,omitempty"`
 }
 
 func toCloudSettingsDTO(c store.CloudSettings, ok bool) cloudSettingsDTO {
@@ -28,7 +31,7 @@ func toCloudSettingsDTO(c store.CloudSettings, ok bool) cloudSettingsDTO {
 		return cloudSettingsDTO{Folder: cloudFolder("")}
 	}
 	return cloudSettingsDTO{Configured: true, URL: c.URL, User: c.User, Folder: cloudFolder(c.Folder),
-		AutoExport: c.AutoExport, HasPassword: c.Password != ""}
+		AutoExport: c.AutoExport, HasPassword: c.Password != "", PasswordLost: c.PasswordLost && c.Password == ""}
 }
 
 // cloudSettingsRequest is the body of PUT /api/admin/cloud and of its
@@ -69,7 +72,7 @@ func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.Clou
 	c := store.CloudSettings{URL: strings.TrimSpace(req.URL), User: req.User, Password: req.Password,
 		Folder: cloudFolder(req.Folder), AutoExport: req.AutoExport}
 	if c.Password == "" {
-		c.Password = stored.Password
+		c.Password, c.PasswordSealed, c.PasswordLost = stored.Password, stored.PasswordSealed, stored.PasswordLost
 	}
 	return c, nil
 }
@@ -133,6 +136,9 @@ func (s *Server) handleTestCloud(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.cloudSettingsOf(r)
 	if err != nil {
 		return err
+	}
+	if c.PasswordLost && c.Password == "" {
+		return writeJSON(w, r, http.StatusOK, cloudTestBody{Message: errCloudPasswordLost.Error()})
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), cloudTestTimeout)
 	defer cancel()
@@ -232,6 +238,10 @@ func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error
 		"by", account(r).Username)
 	return writeJSON(w, r, http.StatusAccepted, exportBody{Export: toExportDTO(x)})
 }
+
+// errCloudPasswordLost: the stored password does not open with this box's
+// key.
+var errCloudPasswordLost = errors.New("the cloud password was sealed by another box (this database comes from its backup): enter it again")
 
 // errCloudNotSet is the 400 of an export asked for before the settings.
 var errCloudNotSet = errField("cloud", "set up the cloud export first")

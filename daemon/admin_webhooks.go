@@ -33,6 +33,9 @@ type webhookDTO struct {
 	HasSecret bool     `json:"hasSecret"`
 	Enabled   bool     `json:"enabled"`
 	CreatedAt int64    `json:"createdAt"`
+	// Reenter lists what was sealed by another box (the database comes
+	// from its backup) and must be entered again: "url", "secret".
+	Reenter []string `json:"reenter,omitempty"`
 }
 
 func toWebhookDTO(w store.Webhook) webhookDTO {
@@ -40,8 +43,15 @@ func toWebhookDTO(w store.Webhook) webhookDTO {
 	if kinds == nil {
 		kinds = []string{}
 	}
-	return webhookDTO{ID: w.ID, Name: w.Name, Type: w.Type, URL: urlHost(w.URL), Kinds: kinds,
+	d := webhookDTO{ID: w.ID, Name: w.Name, Type: w.Type, URL: urlHost(w.URL), Kinds: kinds,
 		HasSecret: w.Secret != "", Enabled: w.Enabled, CreatedAt: w.CreatedAt}
+	if w.URLLost {
+		d.Reenter = append(d.Reenter, "url")
+	}
+	if w.SecretLost {
+		d.Reenter = append(d.Reenter, "secret")
+	}
+	return d
 }
 
 // urlHost is u as scheme://host, without path, query or user.
@@ -176,7 +186,7 @@ func (in webhookInput) apply(w *store.Webhook) {
 	}
 	switch {
 	case in.Secret.Null:
-		w.Secret = ""
+		w.Secret, w.SecretLost = "", false
 	case in.Secret.Set && in.Secret.Value != "":
 		w.Secret = in.Secret.Value
 	}

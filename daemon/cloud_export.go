@@ -167,6 +167,9 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 	if !ok {
 		return jobs.Permanent(errCloudOff)
 	}
+	if settings.PasswordLost && settings.Password == "" {
+		return jobs.Permanent(errCloudPasswordLost)
+	}
 	e, err := s.store.Event(ctx, x.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return jobs.Permanent(err)

@@ -40,14 +40,21 @@ const (
 const ExportsKept = 20
 
 // CloudSettings are the box's WebDAV settings. Password is a secret: it
-// never leaves the daemon.
+// never leaves the daemon, and the database holds it sealed with
+// DATA_DIR/secret.key (package secret), which backups leave out.
 type CloudSettings struct {
-	URL        string `json:"url"`
-	User       string `json:"user"`
-	Password   string `json:"password"`
-	Folder     string `json:"folder"`
-	AutoExport bool   `json:"autoExport"`
-	UpdatedAt  int64  `json:"updatedAt"`
+	URL  string `json:"url"`
+	User string `json:"user"`
+	// Password is the password, opened when read and sealed when stored
+	// (PasswordSealed is kept when it is empty).
+	Password       string `json:"-"`
+	PasswordSealed []byte `json:"passwordSealed,omitempty"`
+	// PasswordLost reports a password this box cannot open (the database
+	// was restored from another box): it must be entered again.
+	PasswordLost bool   `json:"-"`
+	Folder       string `json:"folder"`
+	AutoExport   bool   `json:"autoExport"`
+	UpdatedAt    int64  `json:"updatedAt"`
 }
 
 // Export is one export of an event to the WebDAV server.
@@ -95,12 +102,23 @@ func (s *Store) CloudSettings(ctx context.Context) (CloudSettings, bool, error) 
 	if err != nil {
 		return CloudSettings{}, false, fmt.Errorf("reading cloud settings: %w", err)
 	}
+	var opened bool
+	c.Password, opened = s.open(labelCloudPassword, c.PasswordSealed)
+	c.PasswordLost = !opened
 	return c, true, nil
 }
 
-// PutCloudSettings stores c in place of the settings.
+// PutCloudSettings stores c in place of the settings, its password sealed
+// (c.PasswordSealed as it is when c.Password is empty).
 func (s *Store) PutCloudSettings(ctx context.Context, c CloudSettings) error {
 	c.UpdatedAt = s.nowMs()
+	if c.Password != "" {
+		sealed, err := s.seal(labelCloudPassword, c.Password)
+		if err != nil {
+			return fmt.Errorf("storing cloud settings: %w", err)
+		}
+		c.PasswordSealed = sealed
+	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bMeta), cloudKey, &c)
 	})

@@ -27,7 +27,10 @@
 //
 //	bucket               key                                   value
 //	meta                 "schema"                              uint64 schema version
-//	                     "secret/<name>"                       random bytes (cookie keys)
+//	                     "secret/<name>"                       until this release: cookie keys, now
+//	                                                           DATA_DIR/<name>.key (secrets.go)
+//	                     "secrets/compact"                     set while the file may hold clear
+//	                                                           secrets in free pages (secrets.go)
 //	                     "settings/mail"                       MailSettings (the SMTP password
 //	                                                           sealed with DATA_DIR/secret.key)
 //	                     "backup/retentionDays"                JSON int (store/backup.go)
@@ -46,8 +49,8 @@
 //	                                                           message, name or contact; a join
 //	                                                           only counts in event_counts)
 //	contacts             eventID + guestID                     email address
-//	webhooks             webhookID                             Webhook (url and secret in clear:
-//	                                                           the signature needs the secret)
+//	webhooks             webhookID                             Webhook (url and secret sealed
+//	                                                           with DATA_DIR/secret.key)
 //	photos               photoID                               Photo
 //	idx_photo_event      eventID + ts(createdAt)               photoID
 //	idx_photo_guest      eventID + guestID + ts                photoID
@@ -157,7 +160,8 @@
 // # Cloud export
 //
 // The WebDAV settings are one JSON value (CloudSettings) under the key
-// "cloud" of the meta bucket; its password never leaves the daemon.
+// "cloud" of the meta bucket; its password never leaves the daemon and is
+// sealed with DATA_DIR/secret.key.
 //
 //	exports    <eventID> 0x00 <createdAt ms, 8 bytes> <exportID>  → Export (JSON)
 //	           e.g. "ev3Kx…" 00 0000019a2b3c4d5e "ex9Qz…"

@@ -191,9 +191,25 @@ func (s *Store) migrate(ctx context.Context, path string) error {
 	if current > target {
 		return fmt.Errorf("schema %d, this binary knows up to %d: %w", current, target, ErrNewerSchema)
 	}
-	if current == target {
-		return nil
+	if current < target {
+		if err := s.migrateFrom(ctx, path, current); err != nil {
+			return err
+		}
 	}
+	// Not a numbered step: a database of any schema (a restored backup
+	// included) may hold secrets in clear, and this binary seals them,
+	// then rewrites the file so they do not linger in its free pages.
+	// An older binary reads a sealed value as none set, which the hosts
+	// can correct; it is not refused, so a rollback keeps the box up.
+	if _, err := s.sealSecrets(ctx); err != nil {
+		return err
+	}
+	return s.compactIfMarked(ctx, path)
+}
+
+// migrateFrom runs the migrations from schema current to this binary's.
+func (s *Store) migrateFrom(ctx context.Context, path string, current uint64) error {
+	target := uint64(len(migrations))
 	if current > 0 {
 		backup := fmt.Sprintf("%s.schema-%d.bak", path, current)
 		if err := s.copyTo(backup); err != nil {

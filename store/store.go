@@ -13,6 +13,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"eventbox/secret"
 )
 
 // Sentinel errors. The HTTP layer maps them to answers in one place.
@@ -42,6 +44,11 @@ type Options struct {
 	// MediaGrace is how old a media file no record names must be before
 	// Open's sweep removes it (SweepMedia). Zero means DefaultMediaGrace.
 	MediaGrace time.Duration
+	// Unkeyed opens the store without the sealing key (secret.LoadKey of
+	// dir), for a database that is only inspected (a restore being
+	// staged): sealed values read as lost, clear ones are left for the
+	// next keyed open to seal, and writing a secret fails.
+	Unkeyed bool
 
 	// restoreCrash stops a pending restore's swap at a named step, as a
 	// power cut would (store tests only).
@@ -56,6 +63,7 @@ type Store struct {
 	now    func() time.Time
 	log    *slog.Logger
 	media  *Media
+	key    []byte // seals the secrets in records; nil when unkeyed
 	closed chan struct{}
 }
 
@@ -113,8 +121,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, errors.Join(err, db.Close())
 	}
 	s := &Store{db: db, dir: dir, now: opts.Now, log: opts.Logger, media: media, closed: make(chan struct{})}
+	if !opts.Unkeyed {
+		if s.key, err = secret.LoadKey(dir); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+	}
 	if err := s.migrate(ctx, path); err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, errors.Join(s.db.Close(), err)
 	}
 	if err := s.EmptyTrash(ctx); err != nil {
 		s.log.WarnContext(ctx, "media trash not emptied", "error", err)
@@ -182,26 +195,6 @@ func (s *Store) Ping(ctx context.Context) error {
 		}
 		return nil
 	})
-}
-
-// Secret returns the named random secret (for example the key that signs
-// guest cookies), creating and storing it on first use.
-func (s *Store) Secret(ctx context.Context, name string, size int) ([]byte, error) {
-	key := []byte("secret/" + name)
-	var out []byte
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bMeta)
-		if v := b.Get(key); v != nil {
-			out = append([]byte(nil), v...)
-			return nil
-		}
-		out = NewSecret(size)
-		return b.Put(key, out)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading secret %s: %w", name, err)
-	}
-	return out, nil
 }
 
 func (s *Store) nowMs() int64 { return s.now().UnixMilli() }

@@ -25,18 +25,28 @@ const (
 
 // Webhook is one receiver of notices. URL and Secret are secrets: they
 // never leave the box in an answer (the daemon's DTO shows the URL as
-// scheme and host).
+// scheme and host), and the database holds them sealed with
+// DATA_DIR/secret.key (package secret), which backups leave out.
 type Webhook struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Type is one of the Webhook* types.
 	Type string `json:"type"`
-	URL  string `json:"url"`
+	// URL is opened when read and sealed when stored; an empty URL keeps
+	// URLSealed.
+	URL       string `json:"-"`
+	URLSealed []byte `json:"urlSealed,omitempty"`
 	// Kinds are the notice kinds (NoticeKinds) the webhook wants.
 	Kinds []string `json:"kinds"`
-	// Secret signs each delivery when not empty.
-	Secret  string `json:"secret,omitempty"`
-	Enabled bool   `json:"enabled"`
+	// Secret signs each delivery when not empty. It is opened when read
+	// and sealed when stored; an empty Secret clears it unless SecretLost.
+	Secret       string `json:"-"`
+	SecretSealed []byte `json:"secretSealed,omitempty"`
+	// URLLost and SecretLost report a value this box cannot open (the
+	// database was restored from another box): it must be entered again.
+	URLLost    bool `json:"-"`
+	SecretLost bool `json:"-"`
+	Enabled    bool `json:"enabled"`
 	// CreatedAt and UpdatedAt are epoch ms.
 	CreatedAt int64 `json:"createdAt"`
 	UpdatedAt int64 `json:"updatedAt"`
@@ -60,6 +70,9 @@ func (s *Store) AddWebhook(ctx context.Context, w Webhook) (Webhook, error) {
 	w.ID = NewID()
 	w.CreatedAt = s.nowMs()
 	w.UpdatedAt = w.CreatedAt
+	if err := s.sealWebhook(&w); err != nil {
+		return Webhook{}, fmt.Errorf("adding webhook: %w", err)
+	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bWebhooks), []byte(w.ID), w)
 	})
@@ -78,7 +91,39 @@ func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
 	if err != nil {
 		return Webhook{}, fmt.Errorf("reading webhook %s: %w", id, err)
 	}
+	s.openWebhook(&w)
 	return w, nil
+}
+
+// openWebhook opens w's url and secret.
+func (s *Store) openWebhook(w *Webhook) {
+	var ok bool
+	w.URL, ok = s.open(labelWebhookURL, w.URLSealed)
+	w.URLLost = !ok
+	w.Secret, ok = s.open(labelWebhookSecret, w.SecretSealed)
+	w.SecretLost = !ok
+}
+
+// sealWebhook seals w's url and secret for storing.
+func (s *Store) sealWebhook(w *Webhook) error {
+	if w.URL != "" {
+		sealed, err := s.seal(labelWebhookURL, w.URL)
+		if err != nil {
+			return err
+		}
+		w.URLSealed, w.URLLost = sealed, false
+	}
+	switch {
+	case w.Secret != "":
+		sealed, err := s.seal(labelWebhookSecret, w.Secret)
+		if err != nil {
+			return err
+		}
+		w.SecretSealed, w.SecretLost = sealed, false
+	case !w.SecretLost:
+		w.SecretSealed = nil
+	}
+	return nil
 }
 
 // Webhooks returns every webhook, oldest first.
@@ -90,6 +135,7 @@ func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
 			if err := json.Unmarshal(v, &w); err != nil {
 				return fmt.Errorf("decoding webhook %s: %w", k, err)
 			}
+			s.openWebhook(&w)
 			out = append(out, w)
 			return nil
 		})
@@ -112,10 +158,14 @@ func (s *Store) UpdateWebhook(ctx context.Context, id string, fn func(*Webhook) 
 			return err
 		}
 		created := w.CreatedAt
+		s.openWebhook(&w)
 		if err := fn(&w); err != nil {
 			return err
 		}
 		w.ID, w.CreatedAt, w.UpdatedAt = id, created, s.nowMs()
+		if err := s.sealWebhook(&w); err != nil {
+			return err
+		}
 		return putJSON(b, []byte(id), w)
 	})
 	if err != nil {

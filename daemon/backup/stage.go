@@ -239,7 +239,8 @@ func inspect(ctx context.Context, dir string, cfg StageConfig) error {
 	if err != nil {
 		return fmt.Errorf("checking the staged database: %w", err)
 	}
-	st, err := store.Open(ctx, dir, store.Options{LockTimeout: time.Second, Logger: cfg.Logger, MediaGrace: 365 * 24 * time.Hour})
+	st, err := store.Open(ctx, dir, store.Options{LockTimeout: time.Second, Logger: cfg.Logger, MediaGrace: 365 * 24 * time.Hour,
+		Unkeyed: true})
 	if errors.Is(err, store.ErrNewerSchema) {
 		return refuse(DBName, "was written by a newer eventbox: update first")
 	}

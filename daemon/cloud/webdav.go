@@ -30,6 +30,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/studio-b12/gowebdav"
@@ -68,6 +69,8 @@ type Config struct {
 	// Stall cuts a connection of the default transport on which nothing
 	// could be written or read for that long; zero means StallTimeout.
 	Stall time.Duration
+	// MaxListing caps the body of a listing; zero means MaxListingBytes.
+	MaxListing int64
 }
 
 // New returns a Remote for s whose requests end when ctx ends.
@@ -86,7 +89,10 @@ func New(ctx context.Context, s Settings, cfg Config) (*Remote, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
 	}
-	rt := &boundTransport{ctx: ctx, base: base, timeout: cfg.Timeout}
+	if cfg.MaxListing <= 0 {
+		cfg.MaxListing = MaxListingBytes
+	}
+	rt := &boundTransport{ctx: ctx, base: base, timeout: cfg.Timeout, maxListing: cfg.MaxListing}
 	c := gowebdav.NewClient(u.String(), s.User, s.Password)
 	c.SetTransport(rt)
 	c.SetHeader("User-Agent", "eventbox")
@@ -140,15 +146,47 @@ func (e *SetupError) Error() string { return e.Msg }
 // none), bounds the requests that carry no file, and keeps the start of an
 // error answer's body, which holds the server's explanation.
 type boundTransport struct {
-	ctx     context.Context
-	base    http.RoundTripper
-	timeout time.Duration
+	ctx        context.Context
+	base       http.RoundTripper
+	timeout    time.Duration
+	maxListing int64
 
 	mu   sync.Mutex
 	last string // the latest refusal: status and the server's message
+	// over is set when a listing was cut at MaxListingBytes: gowebdav
+	// takes a cut listing for a whole one, so each listing checks it.
+	over atomic.Bool
+}
+
+// MaxListingBytes caps the body of a PROPFIND answer. A folder's listing
+// takes under 1 KiB per file on the usual servers, so this is tens of
+// thousands of files, far more than an event folder holds; a server that
+// sends more fails the listing instead of filling the box's memory
+// (docs/decisions.md, "Outbound servers: what the box reads from them").
+const MaxListingBytes = 32 << 20
+
+// RedirectError is a server that answered with a redirect. Redirects are
+// not followed: the WebDAV address must be the final one, and a redirect
+// must not make the box ask another server (an internal one, say) and show
+// its answer.
+type RedirectError struct {
+	// Status is the redirect's status (301, 302, 307, …).
+	Status int
+	// To is the host the redirect points to.
+	To string
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the server answered %d %s, a redirect to %s, which eventbox does not follow: enter the final WebDAV address",
+		e.Status, http.StatusText(e.Status), e.To)
 }
 
 func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Response != nil {
+		// The client is following a redirect: refuse before anything
+		// is sent to where it points.
+		return nil, &RedirectError{Status: req.Response.StatusCode, To: req.URL.Host}
+	}
 	ctx := t.ctx
 	var cancel context.CancelFunc
 	if req.Method != http.MethodPut && req.Method != http.MethodGet {
@@ -170,10 +208,47 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.last = strings.TrimSuffix(t.last, ":")
 		t.mu.Unlock()
 	}
+	if req.Method == "PROPFIND" {
+		res.Body = &cappedBody{ReadCloser: res.Body, left: t.maxListing, over: &t.over}
+	}
 	if cancel != nil {
 		res.Body = &cancelBody{ReadCloser: res.Body, cancel: cancel}
 	}
 	return res, nil
+}
+
+// cappedBody ends a body after left bytes, and sets over when the body
+// had more.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+	over *atomic.Bool
+}
+
+// listingTooLarge is the error of a listing over max bytes.
+func listingTooLarge(max int64) error {
+	if max >= 1<<20 {
+		return fmt.Errorf("the server's listing is larger than %d MiB", max>>20)
+	}
+	return fmt.Errorf("the server's listing is larger than %d KiB", max>>10)
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the cap from a longer one.
+		var one [1]byte
+		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
+			b.over.Store(true)
+			return 0, errors.New("listing cut")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // cancelBody ends a bounded request's context once its body is closed.
@@ -241,7 +316,8 @@ func (e *Error) Permanent() bool {
 	var cert *tls.CertificateVerificationError
 	var unknown x509.UnknownAuthorityError
 	var host x509.HostnameError
-	return errors.As(e.Err, &cert) || errors.As(e.Err, &unknown) || errors.As(e.Err, &host)
+	var redirect *RedirectError
+	return errors.As(e.Err, &redirect) || errors.As(e.Err, &cert) || errors.As(e.Err, &unknown) || errors.As(e.Err, &host)
 }
 
 // wrap turns a gowebdav error into an Error saying op.
@@ -288,6 +364,10 @@ func networkWords(err error) string {
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return "the server does not answer like WebDAV: " + err.Error()
 	}
+	var redirect *RedirectError
+	if errors.As(err, &redirect) {
+		return redirect.Error()
+	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
@@ -299,11 +379,15 @@ func networkWords(err error) string {
 func clean(p string) string { return strings.Trim(path.Clean("/"+p), "/") }
 
 // List answers the files directly in dir by name, and false when dir does
-// not exist.
+// not exist. A listing over MaxListingBytes fails.
 func (r *Remote) List(dir string) (map[string]Entry, bool, error) {
+	r.rt.over.Store(false)
 	infos, err := r.c.ReadDir(clean(dir))
 	if gowebdav.IsErrNotFound(err) {
 		return nil, false, nil
+	}
+	if err == nil && r.rt.over.Load() {
+		err = listingTooLarge(r.rt.maxListing)
 	}
 	if err != nil {
 		return nil, false, r.wrap("listing "+dir, err)
@@ -344,7 +428,11 @@ func (r *Remote) Put(dir, name string, body io.Reader, size int64) (Entry, error
 		_ = r.c.Remove(tmp)
 		return Entry{}, r.wrap("moving "+name+" into place", err)
 	}
+	r.rt.over.Store(false)
 	fi, err := r.c.Stat(final)
+	if err == nil && r.rt.over.Load() {
+		err = listingTooLarge(r.rt.maxListing)
+	}
 	if err != nil {
 		return Entry{}, r.wrap("checking "+name, err)
 	}
@@ -379,7 +467,16 @@ func (r *Remote) Test(folder string) error {
 	if err := r.c.Write(name, want, 0); err != nil {
 		return r.wrap("writing a test file", err)
 	}
-	got, err := r.c.Read(name)
+	// The file is read back up to one byte more than was written: a
+	// server that answers more is wrong, however much more it has.
+	body, err := r.c.ReadStream(name)
+	if err != nil {
+		return r.wrap("reading the test file back", err)
+	}
+	got, err := io.ReadAll(io.LimitReader(body, int64(len(want))+1))
+	if cerr := body.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return r.wrap("reading the test file back", err)
 	}

@@ -84,7 +84,40 @@ func replyError(step string, err error) error {
 		}
 		return &ReplyError{Code: se.Code, Reply: reply, err: fmt.Errorf("%s: %w", step, err)}
 	}
+	if errors.Is(err, ErrTooMuchReply) {
+		return &ReplyError{Reply: step + ": " + ErrTooMuchReply.Error(), err: fmt.Errorf("%s: %w", step, err)}
+	}
 	return &ReplyError{Reply: step + ": " + err.Error(), err: fmt.Errorf("%s: %w", step, err)}
+}
+
+// MaxReplyBytes is how much a mail server may send in one session, TLS
+// handshake included: its replies are a few hundred bytes and its
+// certificates a few KiB, so this leaves room for any real server and
+// bounds what the box keeps of a hostile one (docs/decisions.md,
+// "Outbound servers: what the box reads from them").
+const MaxReplyBytes = 256 << 10
+
+// ErrTooMuchReply ends a session whose server sent more than
+// MaxReplyBytes.
+var ErrTooMuchReply = fmt.Errorf("the server sent more than %d KiB of replies; this is not a mail server's answer", MaxReplyBytes>>10)
+
+// cappedConn is a connection that fails its reads once left bytes were
+// read.
+type cappedConn struct {
+	net.Conn
+	left int
+}
+
+func (c *cappedConn) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, ErrTooMuchReply
+	}
+	if len(p) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.Conn.Read(p)
+	c.left -= n
+	return n, err
 }
 
 // messageError is replyError for a step about the message itself.
@@ -115,6 +148,9 @@ func Send(ctx context.Context, srv Server, from string, to []string, body []byte
 	// cancelled ctx ends them.
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
+	// Whatever the server sends is read through a budget: the client
+	// would keep a reply of endless continuation lines whole.
+	conn = &cappedConn{Conn: conn, left: MaxReplyBytes}
 	var cfg *tls.Config
 	if srv.TLS != nil {
 		cfg = srv.TLS.Clone()

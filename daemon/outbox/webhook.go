@@ -61,6 +61,10 @@ func (e *SendError) Error() string {
 	return fmt.Sprintf("the receiver answered %d: %s", e.Status, e.Answer)
 }
 
+// ErrSealedElsewhere is a webhook whose url or secret this box cannot
+// open (store.Webhook.URLLost, SecretLost).
+var ErrSealedElsewhere = errors.New("the webhook's url or secret was sealed by another box (this database comes from its backup): enter them again")
+
 // maxAnswer is how much of a receiver's answer is kept.
 const maxAnswer = 300
 
@@ -118,6 +122,12 @@ func (o *Outbox) Test(ctx context.Context, w store.Webhook) error {
 // send posts d to w with the delivery id id, and answers the receiver's
 // status (0 when it could not be reached).
 func (o *Outbox) send(ctx context.Context, w store.Webhook, id string, d delivery) (int, error) {
+	if w.URLLost || w.SecretLost {
+		// Sealed by another box (the database came from its backup):
+		// nothing can be sent, nor sent unsigned, until the owner
+		// enters them again.
+		return 0, &SendError{Answer: ErrSealedElsewhere.Error()}
+	}
 	var ev *eventRef
 	if d.Notice.EventID != "" {
 		e, err := o.store.Event(ctx, d.Notice.EventID)

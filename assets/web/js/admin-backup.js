@@ -43,7 +43,7 @@ export async function backupPart(box) {
   clear(box,
     s.space && s.space.low ? h('div', { class: 'banner bad' }, storageLow(space.freeBytes)) : null,
     card(t('Backup'),
-      h('p', null, t('A backup holds {files} files, {size}.', { files: s.files, size: fmtBytes(s.bytes) }), ' ', space.freeBytes !== undefined ? t('{free} free on the card.', { free: fmtBytes(space.freeBytes) }) : ''),
+      h('p', null, t('A backup holds {files} files, {size}: every event, photo, message and account. The mail and cloud passwords and the webhooks\' addresses and secrets are in it only sealed with a key that stays on this box: restored on another box, they must be entered again. Keep the file private all the same: it holds the guests\' photos and the accounts\' password hashes.', { files: s.files, size: fmtBytes(s.bytes) }), ' ', space.freeBytes !== undefined ? t('{free} free on the card.', { free: fmtBytes(space.freeBytes) }) : ''),
       h('p', { class: 'small muted' }, where[s.storage] || '', ' ', s.storage === 'card' ? t('To keep them on a USB drive instead, make a folder named eventbox-backups at the top of the drive and plug it in.') : ''),
       h('a', { class: 'btn primary', href: '/api/admin/backup?download=1', download: '' }, t('Download a backup')),
       ret,
