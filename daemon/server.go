@@ -33,7 +33,9 @@ type Server struct {
 	now   func() time.Time
 
 	handler  http.Handler
-	ui       *uiFiles
+	// routeTable is every route routes() registered, in its order.
+	routeTable []Route
+	ui         *uiFiles
 	variants *variantMaker
 	jobs     *jobs.Runner
 	outbox   *outbox.Outbox
