@@ -114,7 +114,7 @@ func startHarness(t *testing.T, pn *pipeNet, opts []func(*daemon.Config)) *harne
 	// one of the box's own names: requests name it in their Host. A test
 	// that sends another Host (httptest.NewRequest's example.com, a
 	// made-up .local name) must list it in cfg.OwnHosts, or it gets 421.
-	srv := httptest.NewUnstartedServer(d.Handler())
+	srv := httptest.NewUnstartedServer(checkAnswers(t, d.Handler()))
 	var transport *http.Transport
 	if pn != nil {
 		srv.Listener.Close()

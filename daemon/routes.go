@@ -34,7 +34,12 @@ func (s *Server) routes() http.Handler {
 		s.log.ErrorContext(r.Context(), "handler panicked", "panic", v, "path", logPath(r))
 		s.writeError(w, r, errInternal)
 	}
-	h := func(method, path string, fn handlerFunc) { rt.Handler(method, path, routed(path, s.api(fn))) }
+	// h registers a route and notes it in s.routeTable, which Routes
+	// lists (the API reference's tests compare it with api/openapi.yaml).
+	h := func(method, path string, fn handlerFunc) {
+		rt.Handler(method, path, routed(path, s.api(fn)))
+		s.routeTable = append(s.routeTable, Route{Method: method, Path: path})
+	}
 	// Upload bodies are counted and paced (s.upload, upload_gate.go).
 	// Inside that, the storage guard refuses them while the card is
 	// nearly full (storage_guard.go), before the body is read; like every
@@ -196,6 +201,9 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/about", s.admin(s.handleAbout))
 	h("GET", "/api/metrics", s.handleMetrics)
 	h("GET", "/api/health", s.handleHealth)
+	// Added route: this interface's reference, the OpenAPI document of
+	// every route above (api/openapi.yaml, openapi.go).
+	h("GET", "/api/openapi.yaml", s.handleOpenAPI)
 
 	return rt
 }

@@ -86,6 +86,10 @@ type Server struct {
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
 	placeholder []byte
+
+	// routeTable is every route routes() registered, in its order
+	// (Routes).
+	routeTable []Route
 }
 
 // limiters are the rate limits of docs/decisions.md, one per route kind.
