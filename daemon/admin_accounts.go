@@ -14,7 +14,7 @@ import (
 	"eventbox/store"
 )
 
-// Limits of account fields (docs/decisions.md, "Accounts and invitations").
+// Limits of account fields (docs/decisions.md, "Accounts, invitations and two-factor sign-in").
 const (
 	maxUsername    = 60
 	maxAccountName = 100

@@ -31,7 +31,7 @@ type boothBody struct {
 	URL      string   `json:"url"`
 	// QR is the booth link as a QR code, an SVG data: URL, for the
 	// console to show once: the tablet opens the link with one scan. Not
-	// in the spec (docs/decisions.md, "Booth link QR code").
+	// in the spec (docs/decisions.md, "Booth link as a QR code").
 	QR string `json:"qr"`
 }
 

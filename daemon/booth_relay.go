@@ -10,7 +10,7 @@ import (
 	"eventbox/booth"
 )
 
-// Booth timings (docs/decisions.md, "Booth").
+// Booth timings (docs/decisions.md, "Logo, QR codes, duplicate, end, booth").
 const (
 	// defaultBoothCountdown is the LED's countdown after a press; the booth
 	// page counts down as long before it takes the photo.

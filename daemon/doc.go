@@ -1,5 +1,5 @@
-// Package daemon is the HTTP service of eventbox: the API of
-// spec/http-interface.md (every route in routes.go, in the spec's order),
+// Package daemon is the HTTP service of eventbox: the API that
+// api/openapi.yaml describes (every route in routes.go, in its order),
 // the embedded pages, sessions and roles, and the background work the
 // requests set off.
 //

@@ -19,7 +19,7 @@ import (
 const storePath = "eventbox/store"
 
 // TestNoStoreRecordInAnAnswer is the structural guard of docs/decisions.md
-// ("Response shapes"): no answer carries a store record, so a field added
+// ("No answer holds a store record"): no answer carries a store record, so a field added
 // to one (a hash, a token, a password) cannot reach a client unless a DTO
 // names it. It type-checks the daemon's own files and fails on
 //

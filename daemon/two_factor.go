@@ -18,7 +18,7 @@ import (
 	"eventbox/store"
 )
 
-// Two-factor sign-in (docs/decisions.md, "Two-factor sign-in"): TOTP as
+// Two-factor sign-in (docs/decisions.md, "Accounts, invitations and two-factor sign-in"): TOTP as
 // authenticator apps know it (RFC 6238: SHA-1, 6 digits, 30-second steps),
 // plus single-use recovery codes stored as hashes.
 const (

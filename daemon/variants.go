@@ -98,7 +98,7 @@ func (v *variantMaker) yieldToUploads(ctx context.Context) {
 }
 
 // defaultImageWorkers leaves a core for HTTP, the hotspot and the booth:
-// min(CPUs-1, 3), at least 1 (docs/decisions.md, "Image pipeline").
+// min(CPUs-1, 3), at least 1 (docs/decisions.md, "Memory").
 func defaultImageWorkers() int {
 	return max(1, min(runtime.NumCPU()-1, 3))
 }
