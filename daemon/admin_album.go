@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/access"
 	"eventbox/daemon/album"
 	"eventbox/daemon/text"
 	"eventbox/store"
@@ -115,7 +116,8 @@ func albumParams(r *http.Request) (perPage int, favorites bool, err error) {
 // kept, so the list stays small however large the event.
 func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bool) ([]string, error) {
 	var ids []string
-	q := store.PhotoQuery{EventID: eventID, Status: store.StatusVisible, Favorites: favorites, Limit: albumListPage}
+	q := photoQuery(eventID, access.AlbumBook(favorites))
+	q.Limit = albumListPage
 	for {
 		page, err := s.store.Photos(ctx, q)
 		if err != nil {
@@ -184,7 +186,7 @@ func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string,
 	if err != nil {
 		return false, err
 	}
-	if p.Status != store.StatusVisible || favorites && !p.Favorite {
+	if !access.AlbumBook(favorites).Holds(photoItem(p)) {
 		return false, nil
 	}
 	if !p.Variants {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -41,7 +42,8 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	q := store.PhotoQuery{EventID: e.ID, Limit: photoPageSize}
+	q := photoQuery(e.ID, access.HostList())
+	q.Limit = photoPageSize
 	details := map[string]string{}
 	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !oneOf(q.Status, photoStatuses...) {
 		details["status"] = "must be visible, pending or hidden"

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/imaging"
 	"eventbox/store"
 )
@@ -42,16 +43,14 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	q := store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: favorites}
 	what := "all photos"
 	if favorites {
 		what = "favourites"
 	}
 	if all {
-		q.Status = ""
 		what += " incl. hidden and pending"
 	}
-	return s.streamArchive(w, r, e, q, archiveOptions{name: archiveName(e, what)})
+	return s.streamArchive(w, r, e, photoQuery(e.ID, access.HostArchive(all, favorites)), archiveOptions{name: archiveName(e, what)})
 }
 
 // archiveOptions is what differs between the archives: the file name,

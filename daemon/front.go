@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -37,7 +38,7 @@ func (s *Server) openEvents(r *http.Request) ([]store.Event, error) {
 	now := s.now().UnixMilli()
 	var out []store.Event
 	for _, e := range events {
-		if e.UploadsOpenAt(now) {
+		if access.UploadsOpen(eventRules(e), now) {
 			out = append(out, e)
 		}
 	}

@@ -255,10 +255,9 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	page, err := s.listPhotos(r.Context(), store.PhotoQuery{
-		EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly || r.URL.Query().Get("favorites") == "1",
-		ChallengeID: challenge, SpotID: spot, Before: before, Limit: photoPageSize,
-	}, taken)
+	q := photoQuery(e.ID, access.GalleryPhotos(shareLink(sh), r.URL.Query().Get("favorites") == "1"))
+	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, photoPageSize
+	page, err := s.listPhotos(r.Context(), q, taken)
 	if err != nil {
 		return err
 	}
@@ -272,16 +271,17 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	if !access.LinkShowsGuestbook(eventRules(e, s.now().UnixMilli())) {
+	f, ok := access.GalleryMessages(eventRules(e))
+	if !ok {
 		return errForbidden
 	}
 	before, err := parseBefore(r)
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Messages(r.Context(), store.MessageQuery{
-		EventID: e.ID, Status: store.StatusVisible, Before: before, Limit: messagePageSize,
-	})
+	q := messageQuery(e.ID, f)
+	q.Before, q.Limit = before, messagePageSize
+	page, err := s.store.Messages(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -295,13 +295,13 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	if !access.LinkDownloads(shareLink(sh)) {
+	f, ok := access.GalleryArchive(shareLink(sh))
+	if !ok {
 		return errForbidden
 	}
 	what := "all photos"
-	if sh.FavoritesOnly {
+	if f.FavoritesOnly {
 		what = "favourites"
 	}
-	return s.streamArchive(w, r, e, store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: sh.FavoritesOnly},
-		archiveOptions{name: archiveName(e, what), forGuests: true})
+	return s.streamArchive(w, r, e, photoQuery(e.ID, f), archiveOptions{name: archiveName(e, what), forGuests: true})
 }

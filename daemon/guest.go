@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -133,7 +134,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
-		UploadsOpen: e.UploadsOpenAt(s.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
+		UploadsOpen: access.UploadsOpen(eventRules(e), s.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
 		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/ingest"
 	"eventbox/store"
 )
@@ -85,30 +86,26 @@ func statusForNew(e store.Event) string {
 }
 
 // uploader resolves the guest behind an upload and applies the gates in
-// the order a guest finds fair: joined, uploads open, quota, rate. It
-// returns the quota to enforce (0: none).
+// the order a guest finds fair: joined, then the rules of access
+// (MayUpload: the booth's key, uploads open; WithinQuota), then the rate.
+// It returns the quota to enforce (0: none).
 func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, error) {
 	g, err := s.joinedGuest(r, e)
 	if err != nil {
 		return store.Guest{}, 0, err
 	}
-	if g.Booth && (e.BoothKeyHash == "" || g.BoothKeyHash != e.BoothKeyHash) {
-		return store.Guest{}, 0, errForbidden
+	ev, u := eventRules(e), uploaderRules(e, g)
+	if err := refusal(access.MayUpload(u, ev, s.now().UnixMilli())); err != nil {
+		return store.Guest{}, 0, err
 	}
-	if !e.UploadsOpenAt(s.now().UnixMilli()) {
-		return store.Guest{}, 0, errUploadsClosed
-	}
-	quota := e.MaxPhotosPerGuest
-	if g.Booth {
-		quota = 0
-	}
+	quota := access.UploadQuota(u, ev)
 	if quota > 0 {
 		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, quota)
 		if err != nil {
 			return store.Guest{}, 0, err
 		}
-		if n >= quota {
-			return store.Guest{}, 0, errQuotaReached
+		if err := refusal(access.WithinQuota(u, ev, n)); err != nil {
+			return store.Guest{}, 0, err
 		}
 	}
 	if err := s.allowUpload(r, g); err != nil {
@@ -141,8 +138,8 @@ func (s *Server) handleGuestUpload(w http.ResponseWriter, r *http.Request) error
 	p.SpotID = s.spotOf(r, e, r.URL.Query().Get("at"))
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == videoContentType {
-		if !e.AllowVideos {
-			return errVideosOff
+		if err := refusal(access.MayUploadVideo(eventRules(e))); err != nil {
+			return err
 		}
 		p.ChallengeID = challengeOf(e, r.URL.Query().Get("challenge"))
 		return s.receiveVideo(w, r, p, quota)
@@ -290,14 +287,12 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	albumOpen := scope == "all" && e.AlbumOpenAt(s.now().UnixMilli())
-	q := store.PhotoQuery{EventID: e.ID, GuestID: g.ID, AlsoVisible: albumOpen, Before: before, Limit: photoPageSize}
-	if favorites {
-		if !albumOpen {
-			return writeJSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
-		}
-		q = store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: true, Before: before, Limit: photoPageSize}
+	f := access.GuestPhotos(g.ID, eventRules(e), s.now().UnixMilli(), scope == "all", favorites)
+	if f.None {
+		return writeJSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
 	}
+	q := photoQuery(e.ID, f)
+	q.Before, q.Limit = before, photoPageSize
 	page, err := s.listPhotos(r.Context(), q, taken)
 	if err != nil {
 		return err

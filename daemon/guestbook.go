@@ -89,7 +89,9 @@ func (s *Server) handleGuestMessages(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Messages(r.Context(), store.MessageQuery{EventID: e.ID, GuestID: g.ID, Limit: guestMessagesCap})
+	q := messageQuery(e.ID, access.GuestMessages(g.ID))
+	q.Limit = guestMessagesCap
+	page, err := s.store.Messages(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -103,8 +105,8 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if e.EndedAt != 0 {
-		return errUploadsClosed
+	if err := refusal(access.MayWriteGuestbook(eventRules(e))); err != nil {
+		return err
 	}
 	if err := s.allowUpload(r, g); err != nil {
 		return err
@@ -270,7 +272,9 @@ func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) err
 	if status != "" && !oneOf(status, store.StatusVisible, store.StatusPending, store.StatusHidden) {
 		return errField("status", "must be visible, pending or hidden")
 	}
-	page, err := s.store.Messages(r.Context(), store.MessageQuery{EventID: e.ID, Status: status, Before: before, Limit: messagePageSize})
+	q := messageQuery(e.ID, access.HostList())
+	q.Status, q.Before, q.Limit = status, before, messagePageSize
+	page, err := s.store.Messages(r.Context(), q)
 	if err != nil {
 		return err
 	}

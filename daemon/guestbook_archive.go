@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/text"
 	"eventbox/store"
 )
@@ -35,7 +36,8 @@ func (s *Server) handleMessageArchive(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	var all []store.Message
-	q := store.MessageQuery{EventID: e.ID, Limit: 500}
+	q := messageQuery(e.ID, access.HostGuestbook())
+	q.Limit = 500
 	for {
 		page, err := s.store.Messages(r.Context(), q)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/portal"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) portalTarget(r *http.Request) string {
 	now := s.now().UnixMilli()
 	slug := ""
 	for _, e := range events {
-		if e.UploadsOpenAt(now) {
+		if access.UploadsOpen(eventRules(e), now) {
 			if slug != "" {
 				return "/"
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"eventbox/daemon/access"
 	"eventbox/store"
@@ -47,14 +48,64 @@ func (s *Server) accessEvent(ctx context.Context, id string) (access.Event, erro
 	if err != nil {
 		return access.Event{}, fmt.Errorf("loading event %s for access: %w", id, err)
 	}
-	return eventRules(e, s.now().UnixMilli()), nil
+	return eventRules(e), nil
 }
 
-// eventRules is what the access rules read of an event at the time now
-// (epoch ms): a shared album whose reveal time has not come is not
-// shared yet.
-func eventRules(e store.Event, now int64) access.Event {
-	return access.Event{ID: e.ID, AlbumShared: e.AlbumOpenAt(now), GuestbookInGallery: e.GuestbookInGallery}
+// eventRules is what the access rules read of an event: its settings as
+// stored (the rules read the reveal and closing times against the
+// viewer's time themselves).
+func eventRules(e store.Event) access.Event {
+	return access.Event{
+		ID: e.ID, AlbumShared: e.AlbumShared, RevealAt: e.RevealAt,
+		GuestbookInGallery: e.GuestbookInGallery, GuestbookEnabled: e.GuestbookEnabled,
+		UploadsOpen: e.UploadsOpen, UploadsCloseAt: e.UploadsCloseAt, Ended: e.EndedAt != 0,
+		MaxPhotosPerGuest: e.MaxPhotosPerGuest, AllowVideos: e.AllowVideos,
+	}
+}
+
+// uploaderRules is what the upload rules read of a guest of event e.
+func uploaderRules(e store.Event, g store.Guest) access.Uploader {
+	return access.Uploader{Booth: g.Booth, BoothKeyOK: e.BoothKeyHash != "" && g.BoothKeyHash == e.BoothKeyHash}
+}
+
+// refusal is the error answer of an upload rule's refusal; nil lets the
+// upload through.
+func refusal(r access.Refusal) error {
+	switch r {
+	case access.Accepted:
+		return nil
+	case access.RefuseClosed:
+		return errUploadsClosed
+	case access.RefuseQuota:
+		return errQuotaReached
+	case access.RefuseVideos:
+		return errVideosOff
+	default:
+		return errForbidden
+	}
+}
+
+// photoQuery is the store query of an access filter over the event's
+// photos; the caller adds what the viewer narrows on purpose (challenge,
+// place, page). A filter that holds nothing (Filter.None) has no query:
+// the caller answers an empty list without asking the store.
+func photoQuery(eventID string, f access.Filter) store.PhotoQuery {
+	q := store.PhotoQuery{EventID: eventID, GuestID: f.GuestID, AlsoVisible: f.AlsoVisible, Favorites: f.FavoritesOnly}
+	if f.VisibleOnly {
+		q.Status = store.StatusVisible
+	}
+	return q
+}
+
+// messageQuery is photoQuery for guestbook messages (which have no
+// favorites, nor AlsoVisible: no message list merges a guest's own with
+// others').
+func messageQuery(eventID string, f access.Filter) store.MessageQuery {
+	q := store.MessageQuery{EventID: eventID, GuestID: f.GuestID}
+	if f.VisibleOnly {
+		q.Status = store.StatusVisible
+	}
+	return q
 }
 
 func shareLink(sh store.Share) access.Link {
@@ -62,9 +113,9 @@ func shareLink(sh store.Share) access.Link {
 }
 
 func photoItem(p store.Photo) access.Item {
-	return access.Item{EventID: p.EventID, GuestID: p.GuestID, Visible: p.Status == store.StatusVisible, Favorite: p.Favorite}
+	return access.Item{EventID: p.EventID, GuestID: p.GuestID, Visible: p.Status == store.StatusVisible, Favorite: p.Favorite, Ready: p.Variants}
 }
 
 func messageItem(m store.Message) access.Item {
-	return access.Item{EventID: m.EventID, GuestID: m.GuestID, Visible: m.Status == store.StatusVisible}
+	return access.Item{EventID: m.EventID, GuestID: m.GuestID, Visible: m.Status == store.StatusVisible, Ready: strings.TrimSpace(m.Text) != ""}
 }

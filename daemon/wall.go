@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"eventbox/daemon/access"
 	"eventbox/store"
 )
 
@@ -183,18 +184,18 @@ type wallShowBody struct {
 }
 
 // onWall reports whether a wall shows the photo: visible, with its
-// display image made.
-func onWall(p store.Photo) bool { return p.Status == store.StatusVisible && p.Variants }
+// display image made (access.WallShows).
+func onWall(p store.Photo) bool { return access.WallShows(photoItem(p)) }
 
-// wallMessage reports whether a wall shows the message: approved text.
-func wallMessage(m store.Message) bool {
-	return m.Status == store.StatusVisible && strings.TrimSpace(m.Text) != ""
-}
+// wallMessage reports whether a wall shows the message: approved text
+// (access.WallShows).
+func wallMessage(m store.Message) bool { return access.WallShows(messageItem(m)) }
 
 // wallHolds reports whether the event's album is still held back
-// (revealAt in the future): a wall shows no photo before it.
+// (revealAt in the future): a wall shows no photo before it
+// (access.WallHolds).
 func (s *Server) wallHolds(e store.Event) bool {
-	return e.RevealAt != 0 && s.now().UnixMilli() < e.RevealAt
+	return access.WallHolds(eventRules(e), s.now().UnixMilli())
 }
 
 // handleWall answers what a wall starts with: its event, the newest
@@ -210,12 +211,16 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 	// takes a photo it has once).
 	pos := s.live.position()
 	var photos store.Page[store.Photo]
-	if !s.wallHolds(e) {
-		if photos, err = s.store.Photos(r.Context(), store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Limit: wallFirstPhotos}); err != nil {
+	if f := access.WallPhotos(eventRules(e), s.now().UnixMilli()); !f.None {
+		q := photoQuery(e.ID, f)
+		q.Limit = wallFirstPhotos
+		if photos, err = s.store.Photos(r.Context(), q); err != nil {
 			return err
 		}
 	}
-	msgs, err := s.store.Messages(r.Context(), store.MessageQuery{EventID: e.ID, Status: store.StatusVisible, Limit: wallFirstMessages})
+	mq := messageQuery(e.ID, access.WallMessages())
+	mq.Limit = wallFirstMessages
+	msgs, err := s.store.Messages(r.Context(), mq)
 	if err != nil {
 		return err
 	}
@@ -257,7 +262,7 @@ func (s *Server) handleWallLive(w http.ResponseWriter, r *http.Request) error {
 		// Until revealAt no photo reaches the wall, not even by the
 		// stream; the page reloads itself at that time.
 		frame = func(c liveChange) (string, any, bool) {
-			if c.photoChange() && s.now().UnixMilli() < e.RevealAt {
+			if c.photoChange() && s.wallHolds(e) {
 				return "", nil, false
 			}
 			return wallLiveFrame(c)

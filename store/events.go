@@ -84,20 +84,6 @@ type Event struct {
 	EndShareID string `json:"endShareId,omitempty"`
 }
 
-// UploadsOpenAt reports whether guests may upload at the time (epoch ms).
-func (e Event) UploadsOpenAt(ms int64) bool {
-	if !e.UploadsOpen || e.EndedAt != 0 {
-		return false
-	}
-	return e.UploadsCloseAt == 0 || ms < e.UploadsCloseAt
-}
-
-// AlbumOpenAt reports whether guests see each other's photos at the time
-// (epoch ms): the album is shared and its reveal time, if any, has come.
-func (e Event) AlbumOpenAt(ms int64) bool {
-	return e.AlbumShared && (e.RevealAt == 0 || ms >= e.RevealAt)
-}
-
 // EventCounts are an event's running totals, kept in the same transaction
 // as the records they count.
 type EventCounts struct {

@@ -11,11 +11,28 @@ type Account struct {
 // Event is what the rules read of an event's settings.
 type Event struct {
 	ID string
-	// AlbumShared: the event's guests see each other's visible photos.
+	// AlbumShared: the event's guests see each other's visible photos,
+	// once RevealAt has come ([AlbumOpen]).
 	AlbumShared bool
+	// RevealAt holds the album back until then (epoch ms; 0 = not held):
+	// before it, guests do not see each other's photos and walls show
+	// none.
+	RevealAt int64
 	// GuestbookInGallery: the event's gallery links show the guestbook's
 	// visible messages, voice notes included.
 	GuestbookInGallery bool
+	// GuestbookEnabled: guests may write in the guestbook.
+	GuestbookEnabled bool
+	// UploadsOpen is the hosts' switch for uploads; UploadsCloseAt closes
+	// them at a time (epoch ms; 0 = never); Ended: the hosts ended the
+	// event, which closes uploads and the guestbook.
+	UploadsOpen    bool
+	UploadsCloseAt int64
+	Ended          bool
+	// MaxPhotosPerGuest caps each guest's uploads (0 = no cap).
+	MaxPhotosPerGuest int
+	// AllowVideos: guests may send videos.
+	AllowVideos bool
 }
 
 // Link is one gallery link, with its settings as stored now.
@@ -33,6 +50,9 @@ type Item struct {
 	GuestID  string
 	Visible  bool // its status is visible (not pending, not hidden)
 	Favorite bool // the hosts marked it a favorite
+	// Ready is what a wall needs besides: a photo's display image is
+	// made, a message has text.
+	Ready bool
 }
 
 // Viewer is who asks, worked out once per request from its session and
@@ -106,6 +126,13 @@ func Reaches(a Account, eventID string) bool {
 // (accounts, the box's settings, every event at once).
 func OwnerActions(a Account) bool { return a.Owner }
 
+// AlbumOpen reports whether the event's guests see each other's visible
+// photos at now (epoch ms): the album is shared and its reveal time, if
+// any, has come.
+func AlbumOpen(e Event, now int64) bool {
+	return e.AlbumShared && (e.RevealAt == 0 || now >= e.RevealAt)
+}
+
 // Live reports whether the link is still open at now (epoch ms).
 func Live(l Link, now int64) bool { return l.ExpiresAt == 0 || now < l.ExpiresAt }
 
@@ -152,7 +179,7 @@ func Media(v Viewer, e Event, it Item, variant Variant) Verdict {
 	if reachesEvent(v, it.EventID) || sentBy(v, it) {
 		return Allowed
 	}
-	if _, guest := v.Guests[it.EventID]; guest && it.Visible && e.AlbumShared {
+	if _, guest := v.Guests[it.EventID]; guest && it.Visible && AlbumOpen(e, v.Now) {
 		return Allowed
 	}
 	shown, download := false, false

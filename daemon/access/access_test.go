@@ -146,14 +146,45 @@ func (c itemCase) item() Item {
 	return it
 }
 
-type eventCase struct{ albumShared, guestbookInGallery bool }
+// revealCase is when the event's album is revealed.
+type revealCase int
 
-func (c eventCase) event() Event {
-	return Event{ID: ev, AlbumShared: c.albumShared, GuestbookInGallery: c.guestbookInGallery}
+const (
+	noReveal     revealCase = iota // not held back
+	revealCome                     // revealAt is now: it has come
+	revealFuture                   // revealAt is still ahead
+)
+
+func (r revealCase) String() string {
+	return [...]string{"no revealAt", "revealAt come", "revealAt ahead"}[r]
 }
 
+func (r revealCase) at() int64 {
+	return [...]int64{0, now, now + 1}[r]
+}
+
+type eventCase struct {
+	albumShared, guestbookInGallery bool
+	reveal                          revealCase
+}
+
+func (c eventCase) event() Event {
+	return Event{ID: ev, AlbumShared: c.albumShared, GuestbookInGallery: c.guestbookInGallery, RevealAt: c.reveal.at()}
+}
+
+// albumOpen: guests see each other's visible photos.
+func (c eventCase) albumOpen() bool { return c.albumShared && c.reveal != revealFuture }
+
 func eventCases() []eventCase {
-	return []eventCase{{false, false}, {false, true}, {true, false}, {true, true}}
+	var out []eventCase
+	for _, shared := range []bool{false, true} {
+		for _, gb := range []bool{false, true} {
+			for r := noReveal; r <= revealFuture; r++ {
+				out = append(out, eventCase{shared, gb, r})
+			}
+		}
+	}
+	return out
 }
 
 // wantMedia is the rule for photo and video files, per role.
@@ -173,8 +204,8 @@ func wantMedia(v viewerCase, it itemCase, e eventCase, variant Variant) Verdict 
 		allow(Allowed)
 	}
 	// Guests of the event see each other's visible photos when the album
-	// is shared, the files included.
-	if (v.guest == sender || v.guest == otherGuest) && it.status == "visible" && e.albumShared {
+	// is shared and its reveal time has come, the files included.
+	if (v.guest == sender || v.guest == otherGuest) && it.status == "visible" && e.albumOpen() {
 		allow(Allowed)
 	}
 	// A live link of the event shows visible photos (favorites only when it

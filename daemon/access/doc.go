@@ -1,6 +1,7 @@
 // Package access holds the rules that decide what a viewer may see, hear or
 // change: photo and video files by variant, voice notes, what a gallery link
-// shows, and an organizer's scope. The rules are plain functions over plain
+// shows, what each list, archive, wall and live stream holds, who may
+// upload, and an organizer's scope. The rules are plain functions over plain
 // values, so they are tested as tables, without a server.
 //
 // The daemon builds one [Viewer] per request from what the request carries
@@ -10,8 +11,10 @@
 // net/http.
 //
 // It does not import store either: it defines the few small input types the
-// rules read ([Account], [Event], [Link], [Item]) and the daemon fills them
-// from store records. Two reasons. The rules then say exactly which fields
+// rules read ([Account], [Event], [Link], [Item], [Uploader]) and the daemon
+// fills them from store records. What a list may hold comes back as a
+// [Filter] of plain values, which the daemon turns field by field into the
+// store's query (daemon/viewer.go). Two reasons. The rules then say exactly which fields
 // decide access (a photo's status matters only as visible or not, an account
 // only as owner or its event ids), so a table test can generate every
 // combination of them. And the store's records carry password hashes, tokens
@@ -36,4 +39,29 @@
 //     [LinkShowsGuestbook]): it is live until it expires; it shows visible
 //     photos, favorites only when it says so; its archive and originals need
 //     allowDownload; its guestbook pages need the event's guestbookInGallery.
+//   - The album ([AlbumOpen]): guests see each other's visible photos when
+//     the album is shared and its revealAt, if any, has come.
+//   - Lists, archives and streams ([Filter]): a guest's photos are its own
+//     in any status, plus the others' visible ones with scope=all on an open
+//     album; favorites=1 is the open album's visible favorites, else nothing
+//     ([GuestPhotos]); a guest's messages are its own ([GuestMessages]). A
+//     gallery link lists visible photos, favorites only when it or the
+//     visitor says so ([GalleryPhotos]); its guestbook's visible messages
+//     when the event shares them, else 403 ([GalleryMessages]); its ZIP is
+//     what it shows, only with allowDownload, else 403 ([GalleryArchive]).
+//     The console lists and streams everything ([HostList],
+//     [HostGuestbook]); its ZIP holds visible photos, every status with
+//     all=1 ([HostArchive]); the printed album visible ones ([AlbumBook]).
+//     A wall lists visible photos and messages ([WallPhotos],
+//     [WallMessages]), shows one only when ready (display made, text
+//     written: [WallShows]) and no photo before revealAt ([WallHolds]).
+//   - Uploads, in the order a guest meets them: a booth only with the
+//     event's current key (forbidden), uploads switched on, not ended and
+//     before their closing time (uploads_closed) ([MayUpload],
+//     [UploadsOpen]), the quota per guest, none for the booth
+//     (quota_reached) ([UploadQuota], [WithinQuota]), videos allowed
+//     (videos_off) ([MayUploadVideo]). A guestbook message needs the
+//     guestbook on (forbidden) and the event not ended (uploads_closed)
+//     ([MayWriteGuestbook]). Joining (and its access code) and the upload
+//     rate are checked by the daemon before and after these.
 package access
