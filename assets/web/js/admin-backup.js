@@ -52,7 +52,7 @@ export async function backupPart(box) {
       h('h3', null, t('Kept backups')),
       s.backups && s.backups.length ? h('table', null, h('tbody', null, s.backups.slice().reverse().map((b) => h('tr', null,
         h('td', null, fmtTime(b.createdAt)), h('td', { class: 'small' }, b.name), h('td', null, fmtBytes(b.bytes)))))) : h('p', { class: 'muted' }, t('None kept yet.'))),
-    card(t('Restore'), h('p', { class: 'muted small' }, t('Replace everything on this box (events, photos, messages, accounts and sessions) with a backup ZIP made by an eventbox. The mail password is not in a backup: enter it again afterwards.')), h('div', { class: 'row' }, file, restore)));
+    card(t('Restore'), h('p', { class: 'muted small' }, t('Replace everything on this box (events, photos, messages, accounts and sessions) with a backup ZIP made by an eventbox. From another box, the mail and cloud passwords and the webhooks\' addresses and secrets must be entered again afterwards.')), h('div', { class: 'row' }, file, restore)));
 }
 
 // waitAndReload reloads the console once the restarted box answers.
