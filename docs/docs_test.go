@@ -101,15 +101,7 @@ func TestCitedSectionsExist(t *testing.T) {
 	headings(t, filepath.Join(root, "docs", "design.md"), design)
 
 	cited := 0
-	self := filepath.Join("docs", "docs_test.go")
-	for _, f := range files {
-		if !textFile(f) || f == self {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatalf("reading %s: %v", f, err)
-		}
+	eachText(t, root, files, func(f string, b []byte) {
 		for _, m := range citation.FindAllSubmatchIndex(b, -1) {
 			doc, title := string(b[m[2]:m[3]]), string(b[m[4]:m[5]])
 			title = strings.Join(strings.Fields(title), " ")
@@ -123,7 +115,7 @@ func TestCitedSectionsExist(t *testing.T) {
 				t.Errorf("%s:%d cites %s.md, %q: no such section", f, line, doc, title)
 			}
 		}
-	}
+	})
 	if cited < 20 {
 		t.Fatalf("found only %d citations: the pattern no longer matches how the code cites sections", cited)
 	}
@@ -165,6 +157,18 @@ var outside = regexp.MustCompile(`DESIGN\.md|http-interface\.md|\.\./shared/|sha
 // document that is not in the repository.
 func TestNothingPointsOutsideTheRepository(t *testing.T) {
 	root, files := repoFiles(t)
+	eachText(t, root, files, func(f string, b []byte) {
+		for _, loc := range outside.FindAllIndex(b, -1) {
+			line := 1 + bytes.Count(b[:loc[0]], []byte("\n"))
+			t.Errorf("%s:%d refers to %s, which is not in the repository", f, line, b[loc[0]:loc[1]])
+		}
+	})
+}
+
+// eachText calls fn with every text file of the repository but this test
+// file, which names the patterns it looks for.
+func eachText(t *testing.T, root string, files []string, fn func(name string, text []byte)) {
+	t.Helper()
 	self := filepath.Join("docs", "docs_test.go")
 	for _, f := range files {
 		if !textFile(f) || f == self {
@@ -174,9 +178,6 @@ func TestNothingPointsOutsideTheRepository(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reading %s: %v", f, err)
 		}
-		for _, loc := range outside.FindAllIndex(b, -1) {
-			line := 1 + bytes.Count(b[:loc[0]], []byte("\n"))
-			t.Errorf("%s:%d refers to %s, which is not in the repository", f, line, b[loc[0]:loc[1]])
-		}
+		fn(f, b)
 	}
 }
