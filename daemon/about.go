@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"eventbox/daemon/web"
 	"net/http"
 
 	"eventbox"
@@ -19,7 +20,7 @@ type aboutDTO struct {
 // name and text) and THIRD_PARTY_NOTICES.md, for any signed-in account
 // (added route: GET /api/admin/about).
 func (s *Server) handleAbout(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, r, http.StatusOK, aboutDTO{
+	return web.JSON(w, r, http.StatusOK, aboutDTO{
 		Version:     s.cfg.Version,
 		License:     eventbox.License,
 		LicenseText: eventbox.LicenseText(),

@@ -10,7 +10,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"eventbox/daemon/cookie"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/mail"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -39,14 +43,14 @@ func usernameProblem(u string) string {
 // accountInput is the body of account creation and update. Create needs
 // username and role and refuses the two reset flags.
 type accountInput struct {
-	Username       Optional[string]   `json:"username"`
-	Role           Optional[string]   `json:"role"`
-	Name           Nullable[string]   `json:"name"`
-	Email          Nullable[string]   `json:"email"`
-	EventIDs       Nullable[[]string] `json:"eventIds"`
-	Password       Nullable[string]   `json:"password"`
-	ResetPassword  Optional[bool]     `json:"resetPassword"`
-	ResetTwoFactor Optional[bool]     `json:"resetTwoFactor"`
+	Username       web.Optional[string]   `json:"username"`
+	Role           web.Optional[string]   `json:"role"`
+	Name           web.Nullable[string]   `json:"name"`
+	Email          web.Nullable[string]   `json:"email"`
+	EventIDs       web.Nullable[[]string] `json:"eventIds"`
+	Password       web.Nullable[string]   `json:"password"`
+	ResetPassword  web.Optional[bool]     `json:"resetPassword"`
+	ResetTwoFactor web.Optional[bool]     `json:"resetTwoFactor"`
 }
 
 // validate checks the fields that do not depend on the stored account and
@@ -66,7 +70,7 @@ func (in *accountInput) validate(details map[string]string) {
 		in.Name.Value = strings.TrimSpace(in.Name.Value)
 		if utf8.RuneCountInString(in.Name.Value) > maxAccountName {
 			details["name"] = fmt.Sprintf("must be at most %d characters", maxAccountName)
-		} else if msg := lineProblem(in.Name.Value); msg != "" {
+		} else if msg := web.LineProblem(in.Name.Value); msg != "" {
 			details["name"] = msg
 		}
 	}
@@ -147,11 +151,11 @@ func (s *Server) checkEventIDs(ctx context.Context, ids []string, details map[st
 func accountStoreError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		return errField("username", "is already taken")
+		return web.Field("username", "is already taken")
 	case errors.Is(err, store.ErrUnknownEvent):
-		return errField("eventIds", "names an event that does not exist")
+		return web.Field("eventIds", "names an event that does not exist")
 	case errors.Is(err, store.ErrLastOwner):
-		return errField("role", "the last owner must stay an owner")
+		return web.Field("role", "the last owner must stay an owner")
 	}
 	return err
 }
@@ -159,12 +163,12 @@ func accountStoreError(err error) error {
 // accountPasswordBody is the answer of account creation and update:
 // password is the generated one, shown this once, else null.
 type accountPasswordBody struct {
-	Account  accountDTO `json:"account"`
-	Password *string    `json:"password"`
+	Account  dto.Account `json:"account"`
+	Password *string     `json:"password"`
 }
 
 type accountsBody struct {
-	Accounts []accountDTO `json:"accounts"`
+	Accounts []dto.Account `json:"accounts"`
 }
 
 func (s *Server) handleListAccounts(w http.ResponseWriter, r *http.Request) error {
@@ -172,18 +176,18 @@ func (s *Server) handleListAccounts(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	out := make([]accountDTO, 0, len(list))
+	out := make([]dto.Account, 0, len(list))
 	for _, a := range list {
-		out = append(out, toAccountDTO(a))
+		out = append(out, dto.AccountOf(a))
 	}
-	return writeJSON(w, r, http.StatusOK, accountsBody{Accounts: out})
+	return web.JSON(w, r, http.StatusOK, accountsBody{Accounts: out})
 }
 
 // handleCreateAccount makes an account; without a password one is
 // generated and answered once.
 func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) error {
 	var in accountInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
 	details := map[string]string{}
@@ -204,7 +208,7 @@ func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	var generated *string
 	password := in.Password.Value
@@ -222,20 +226,20 @@ func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) err
 		return accountStoreError(err)
 	}
 	s.log.InfoContext(r.Context(), "account created", "account", a.ID, "username", a.Username,
-		"role", a.Role, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusCreated, accountPasswordBody{Account: toAccountDTO(a), Password: generated})
+		"role", a.Role, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusCreated, accountPasswordBody{Account: dto.AccountOf(a), Password: generated})
 }
 
 // handleUpdateAccount changes an account. A new password (given or reset)
 // and a reset second factor end the account's sessions, except the one
 // making the change.
 func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	var in accountInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
 	details := map[string]string{}
@@ -249,7 +253,7 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	if _, err := s.store.Account(r.Context(), id); err != nil {
 		return err
@@ -282,37 +286,37 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 	}
 	if hash != "" || resetTwoFactor {
 		except := ""
-		if id == account(r).ID {
-			except = sessionToken(r)
+		if id == visitor.Account(r).ID {
+			except = visitor.SessionToken(r)
 		}
 		if err := s.store.DeleteAccountSessions(r.Context(), id, except); err != nil {
 			return err
 		}
 	}
 	s.log.InfoContext(r.Context(), "account updated", "account", a.ID, "username", a.Username,
-		"role", a.Role, "passwordChanged", hash != "", "twoFactorReset", resetTwoFactor, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, accountPasswordBody{Account: toAccountDTO(a), Password: generated})
+		"role", a.Role, "passwordChanged", hash != "", "twoFactorReset", resetTwoFactor, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, accountPasswordBody{Account: dto.AccountOf(a), Password: generated})
 }
 
 // handleDeleteAccount removes an account and ends its sessions at once;
 // the last owner stays.
 func (s *Server) handleDeleteAccount(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	err := s.store.DeleteAccount(r.Context(), id)
 	if errors.Is(err, store.ErrLastOwner) {
-		return errField("id", "the last owner cannot be deleted")
+		return web.Field("id", "the last owner cannot be deleted")
 	}
 	if err != nil {
 		return err
 	}
-	if id == account(r).ID {
-		clearCookie(w, r, adminCookie)
+	if id == visitor.Account(r).ID {
+		cookie.Clear(w, r, visitor.AdminCookie)
 	}
-	s.log.InfoContext(r.Context(), "account deleted", "account", id, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "account deleted", "account", id, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // invitationDTO is an invitation as owners see it: never its token.
@@ -357,7 +361,7 @@ type invitationsBody struct {
 // link on (docs/decisions.md).
 func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) error {
 	var req invitationRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	details := map[string]string{}
@@ -379,9 +383,9 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
-	inv := store.Invitation{Email: email, Role: req.Role, EventIDs: ids, CreatedBy: account(r).ID}
+	inv := store.Invitation{Email: email, Role: req.Role, EventIDs: ids, CreatedBy: visitor.Account(r).ID}
 	origin := s.origin(r)
 	settings, err := s.store.MailSettings(r.Context())
 	if err != nil {
@@ -408,8 +412,8 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 	if len(mailJobs) > 0 {
 		s.jobs.Notify(store.MailJobKind)
 	}
-	s.log.InfoContext(r.Context(), "invitation created", "invitation", inv.ID, "role", inv.Role, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusCreated, invitationCreatedBody{
+	s.log.InfoContext(r.Context(), "invitation created", "invitation", inv.ID, "role", inv.Role, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusCreated, invitationCreatedBody{
 		Invitation: toInvitationDTO(inv),
 		URL:        origin + "/invite/" + token,
 		Emailed:    len(mailJobs) > 0,
@@ -425,19 +429,19 @@ func (s *Server) handleListInvitations(w http.ResponseWriter, r *http.Request) e
 	for _, inv := range list {
 		out = append(out, toInvitationDTO(inv))
 	}
-	return writeJSON(w, r, http.StatusOK, invitationsBody{Invitations: out})
+	return web.JSON(w, r, http.StatusOK, invitationsBody{Invitations: out})
 }
 
 func (s *Server) handleDeleteInvitation(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	if err := s.store.DeleteInvitation(r.Context(), id); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "invitation revoked", "invitation", id, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "invitation revoked", "invitation", id, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 type acceptInvitationRequest struct {
@@ -451,15 +455,15 @@ type acceptInvitationRequest struct {
 // events and signs the caller in. A spent, expired or revoked link is 404,
 // checked before the body so that the page can say so at once.
 func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) error {
-	token := param(r, "token")
+	token := web.Param(r, "token")
 	if token == "" || len(token) > maxInviteToken {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	if _, err := s.store.InvitationByToken(r.Context(), token); err != nil {
 		return err
 	}
 	var req acceptInvitationRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	details := map[string]string{}
@@ -470,14 +474,14 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 	name := strings.TrimSpace(req.Name)
 	if utf8.RuneCountInString(name) > maxAccountName {
 		details["name"] = fmt.Sprintf("must be at most %d characters", maxAccountName)
-	} else if msg := lineProblem(name); msg != "" {
+	} else if msg := web.LineProblem(name); msg != "" {
 		details["name"] = msg
 	}
 	if msg := passwordProblem(req.Password); msg != "" {
 		details["password"] = msg
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	hash, err := s.hashPassword(req.Password)
 	if err != nil {
@@ -491,7 +495,7 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	s.setSessionCookie(w, r, session)
+	s.visitors.SetSessionCookie(w, r, session)
 	s.log.InfoContext(r.Context(), "invitation accepted", "account", a.ID, "username", a.Username, "role", a.Role)
-	return writeJSON(w, r, http.StatusCreated, okTrue)
+	return web.JSON(w, r, http.StatusCreated, web.OK)
 }

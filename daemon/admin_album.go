@@ -19,6 +19,8 @@ import (
 	"eventbox/daemon/access"
 	"eventbox/daemon/album"
 	"eventbox/daemon/text"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -41,7 +43,7 @@ const (
 // connection (abortStream), so the client never keeps a truncated file
 // that looks whole.
 func (s *Server) handleAlbum(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -55,13 +57,13 @@ func (s *Server) handleAlbum(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(ids) == 0 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	select {
 	case s.albumSlot <- struct{}{}:
 		defer func() { <-s.albumSlot }()
 	default:
-		return errRateLimited(albumRetryAfter)
+		return web.RateLimited(albumRetryAfter)
 	}
 
 	h := w.Header()
@@ -95,7 +97,7 @@ func albumParams(r *http.Request) (perPage int, favorites bool, err error) {
 		case "4":
 			perPage = 4
 		default:
-			return 0, false, errField("layout", "must be 1, 2 or 4")
+			return 0, false, web.Field("layout", "must be 1, 2 or 4")
 		}
 	}
 	switch q.Get("scope") {
@@ -104,7 +106,7 @@ func albumParams(r *http.Request) (perPage int, favorites bool, err error) {
 		favorites = true
 	default:
 		if q.Has("scope") {
-			return 0, false, errField("scope", "must be visible or favorites")
+			return 0, false, web.Field("scope", "must be visible or favorites")
 		}
 	}
 	return perPage, favorites, nil
@@ -116,7 +118,7 @@ func albumParams(r *http.Request) (perPage int, favorites bool, err error) {
 // kept, so the list stays small however large the event.
 func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bool) ([]string, error) {
 	var ids []string
-	q := photoQuery(eventID, access.AlbumBook(favorites))
+	q := visitor.PhotoQuery(eventID, access.AlbumBook(favorites))
 	q.Limit = albumListPage
 	for {
 		page, err := s.store.Photos(ctx, q)
@@ -186,7 +188,7 @@ func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string,
 	if err != nil {
 		return false, err
 	}
-	if !access.AlbumBook(favorites).Holds(photoItem(p)) {
+	if !access.AlbumBook(favorites).Holds(visitor.PhotoItem(p)) {
 		return false, nil
 	}
 	if !p.Variants {

@@ -8,7 +8,10 @@ import (
 	"net/http"
 
 	"eventbox/daemon/backup"
+	"eventbox/daemon/cookie"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -92,7 +95,7 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
 	if l := state.Last; l != nil {
 		body.Last = &backupResult{At: l.At, OK: l.OK, Reason: l.Reason, Name: l.Name, Storage: l.Storage, Bytes: l.Bytes, Error: l.Error}
 	}
-	return writeJSON(w, r, http.StatusOK, body)
+	return web.JSON(w, r, http.StatusOK, body)
 }
 
 // backupAnswer is GET /api/admin/backup.
@@ -142,15 +145,15 @@ const (
 
 func (s *Server) handleBackupRetention(w http.ResponseWriter, r *http.Request) error {
 	var req retentionRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if req.Days == nil {
-		return errField("days", "is required")
+		return web.Field("days", "is required")
 	}
 	days := *req.Days
 	if days != 0 && (days < minRetentionDays || days > maxRetentionDays) {
-		return errField("days", fmt.Sprintf("must be 0 (scheduled backups off) or %d to %d", minRetentionDays, maxRetentionDays))
+		return web.Field("days", fmt.Sprintf("must be 0 (scheduled backups off) or %d to %d", minRetentionDays, maxRetentionDays))
 	}
 	if err := s.store.SetBackupRetention(r.Context(), days); err != nil {
 		return err
@@ -158,7 +161,7 @@ func (s *Server) handleBackupRetention(w http.ResponseWriter, r *http.Request) e
 	if err := s.backups.scheduleNightly(r.Context()); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, retentionBody{RetentionDays: days})
+	return web.JSON(w, r, http.StatusOK, retentionBody{RetentionDays: days})
 }
 
 type restoreBody struct {
@@ -168,8 +171,8 @@ type restoreBody struct {
 
 // errRefused answers a backup that cannot be restored: 400 naming the
 // file, with the reason as the message.
-func errRefused(re *backup.RefusedError) *apiError {
-	e := errBadRequest(map[string]string{"file": re.File})
+func errRefused(re *backup.RefusedError) *web.Error {
+	e := web.BadRequest(map[string]string{"file": re.File})
 	e.Message = re.Reason
 	return e
 }
@@ -184,7 +187,7 @@ func errRefused(re *backup.RefusedError) *apiError {
 // owner of that username, else the cookie is cleared.
 func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	if !s.restoreMu.TryLock() {
-		busy := *errUnavailable // another restore is under way
+		busy := *web.ErrUnavailable // another restore is under way
 		busy.RetryAfter = 30
 		return &busy
 	}
@@ -223,7 +226,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("reading backup: %w", err)
 	}
-	username := account(r).Username
+	username := visitor.Account(r).Username
 	var token string
 	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: s.cfg.DataDir, Room: s.storage.room(ctx),
 		Logger: s.log.With("component", "restore"),
@@ -253,11 +256,11 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.log.InfoContext(ctx, "restore decided: restarting to swap the data in", "files", len(m.Files), "bytes", m.Bytes)
 	if token != "" {
-		s.setSessionCookie(w, r, token)
+		s.visitors.SetSessionCookie(w, r, token)
 	} else {
-		clearCookie(w, r, adminCookie)
+		cookie.Clear(w, r, visitor.AdminCookie)
 	}
-	err = writeJSON(w, r, http.StatusOK, restoreBody{OK: true, Manifest: newManifestDTO(m)})
+	err = web.JSON(w, r, http.StatusOK, restoreBody{OK: true, Manifest: newManifestDTO(m)})
 	s.requestRestart()
 	return err
 }
@@ -268,7 +271,7 @@ func (s *Server) restoreGate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.restoring.Load() && isAPIPath(r.URL.Path) {
 			w.Header().Set("Retry-After", "5")
-			s.writeError(w, r, errUnavailable)
+			s.writeError(w, r, web.ErrUnavailable)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"eventbox/daemon/cloud"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -67,7 +69,7 @@ func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.Clou
 		details["folder"] = "must be a folder path such as Photos/eventbox"
 	}
 	if len(details) > 0 {
-		return store.CloudSettings{}, errBadRequest(details)
+		return store.CloudSettings{}, web.BadRequest(details)
 	}
 	c := store.CloudSettings{URL: strings.TrimSpace(req.URL), User: req.User, Password: req.Password,
 		Folder: cloudFolder(req.Folder), AutoExport: req.AutoExport}
@@ -82,14 +84,14 @@ func (s *Server) handleGetCloud(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, toCloudSettingsDTO(c, ok))
+	return web.JSON(w, r, http.StatusOK, toCloudSettingsDTO(c, ok))
 }
 
 // cloudSettingsOf reads the settings a PUT or a test sends, over the
 // stored ones (the stored password when the body has none).
 func (s *Server) cloudSettingsOf(r *http.Request) (store.CloudSettings, error) {
 	var req cloudSettingsRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return store.CloudSettings{}, err
 	}
 	stored, _, err := s.store.CloudSettings(r.Context())
@@ -107,16 +109,16 @@ func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.PutCloudSettings(r.Context(), c); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "cloud settings changed", "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, toCloudSettingsDTO(c, true))
+	s.log.InfoContext(r.Context(), "cloud settings changed", "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, toCloudSettingsDTO(c, true))
 }
 
 func (s *Server) handleDeleteCloud(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.DeleteCloudSettings(r.Context()); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "cloud settings removed", "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okBody{OK: true})
+	s.log.InfoContext(r.Context(), "cloud settings removed", "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OKBody{OK: true})
 }
 
 // cloudTestBody is the answer of POST /api/admin/cloud/test: ok, or the
@@ -138,7 +140,7 @@ func (s *Server) handleTestCloud(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if c.PasswordLost && c.Password == "" {
-		return writeJSON(w, r, http.StatusOK, cloudTestBody{Message: errCloudPasswordLost.Error()})
+		return web.JSON(w, r, http.StatusOK, cloudTestBody{Message: errCloudPasswordLost.Error()})
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), cloudTestTimeout)
 	defer cancel()
@@ -149,9 +151,9 @@ func (s *Server) handleTestCloud(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		s.log.InfoContext(r.Context(), "cloud test failed", "error", err)
-		return writeJSON(w, r, http.StatusOK, cloudTestBody{Message: exportWords(err)})
+		return web.JSON(w, r, http.StatusOK, cloudTestBody{Message: exportWords(err)})
 	}
-	return writeJSON(w, r, http.StatusOK, cloudTestBody{OK: true})
+	return web.JSON(w, r, http.StatusOK, cloudTestBody{OK: true})
 }
 
 // exportDTO is one export and its progress.
@@ -186,7 +188,7 @@ type eventCloudBody struct {
 }
 
 func (s *Server) handleEventCloud(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -202,7 +204,7 @@ func (s *Server) handleEventCloud(w http.ResponseWriter, r *http.Request) error 
 	for _, x := range list {
 		out.Exports = append(out.Exports, toExportDTO(x))
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return web.JSON(w, r, http.StatusOK, out)
 }
 
 type exportRequest struct {
@@ -216,27 +218,27 @@ type exportBody struct {
 // handleQueueExport queues an export of the event (202); when one of the
 // same scope is still queued or running, it answers that one.
 func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req exportRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if req.Scope == "" {
 		req.Scope = store.ExportVisible
 	}
 	if req.Scope != store.ExportVisible && req.Scope != store.ExportFavorites {
-		return errField("scope", "must be visible or favorites")
+		return web.Field("scope", "must be visible or favorites")
 	}
 	x, err := s.queueExport(r.Context(), e.ID, req.Scope)
 	if err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "export queued", "event", e.ID, "export", x.ID, "scope", x.Scope,
-		"by", account(r).Username)
-	return writeJSON(w, r, http.StatusAccepted, exportBody{Export: toExportDTO(x)})
+		"by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusAccepted, exportBody{Export: toExportDTO(x)})
 }
 
 // errCloudPasswordLost: the stored password does not open with this box's
@@ -244,7 +246,7 @@ func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error
 var errCloudPasswordLost = errors.New("the cloud password was sealed by another box (this database comes from its backup): enter it again")
 
 // errCloudNotSet is the 400 of an export asked for before the settings.
-var errCloudNotSet = errField("cloud", "set up the cloud export first")
+var errCloudNotSet = web.Field("cloud", "set up the cloud export first")
 
 // queueExport queues an export when the settings exist, and tells the
 // runner.

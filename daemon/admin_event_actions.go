@@ -8,6 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -15,7 +18,7 @@ import (
 const copySuffix = " (copy)"
 
 type duplicateRequest struct {
-	Name Nullable[string] `json:"name"`
+	Name web.Nullable[string] `json:"name"`
 }
 
 // copyName is "<name> (copy)", the name shortened so the whole stays
@@ -32,22 +35,22 @@ func copyName(name string) string {
 // places, logo and styles of this one, and none of its photos, messages,
 // guests, gallery links or booth key (store.DuplicateEvent).
 func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req duplicateRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	name := copyName(e.Name)
 	if req.Name.Set && !req.Name.Null {
 		name = strings.TrimSpace(req.Name.Value)
 		if rule := store.Rules().Name; !rule.Contains(utf8.RuneCountInString(name)) {
-			return errField("name", fmt.Sprintf("must be %d to %d characters", rule.Min, rule.Max))
+			return web.Field("name", fmt.Sprintf("must be %d to %d characters", rule.Min, rule.Max))
 		}
-		if msg := lineProblem(name); msg != "" {
-			return errField("name", msg)
+		if msg := web.LineProblem(name); msg != "" {
+			return web.Field("name", msg)
 		}
 	}
 	// The logo file must not change while it is copied.
@@ -57,8 +60,8 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "event duplicated", "event", e.ID, "copy", d.ID, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusCreated, eventBody{Event: toEventDTO(d)})
+	s.log.InfoContext(r.Context(), "event duplicated", "event", e.ID, "copy", d.ID, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusCreated, eventBody{Event: dto.EventOf(d)})
 }
 
 // endShareLabel labels the gallery link made when an event ends.
@@ -79,7 +82,7 @@ type endResultDTO struct {
 }
 
 type endBody struct {
-	Event  eventDTO     `json:"event"`
+	Event  dto.Event    `json:"event"`
 	Result endResultDTO `json:"result"`
 }
 
@@ -93,12 +96,12 @@ type endBody struct {
 // Ending an ended event is a 400.
 func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	if e.EndedAt != 0 {
-		return errField("event", "has already ended")
+		return web.Field("event", "has already ended")
 	}
 	settings, err := s.store.MailSettings(ctx)
 	if err != nil {
@@ -121,7 +124,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	}
 	summaryTo := settings.AdminEmail
 	if summaryTo == "" {
-		summaryTo = account(r).Email
+		summaryTo = visitor.Account(r).Email
 	}
 	mails, err := s.prepareEnd(ctx, e, s.origin(r), summaryTo, password)
 	if err != nil {
@@ -139,7 +142,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.store.EndEvent(ctx, e.ID, plan)
 	if errors.Is(err, store.ErrEnded) {
-		return errField("event", "has already ended")
+		return web.Field("event", "has already ended")
 	}
 	if err != nil {
 		return err
@@ -147,7 +150,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	s.jobs.Notify(store.MailJobKind)
 	s.outbox.Notify()
 	e = res.Event
-	s.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", account(r).Username)
+	s.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", visitor.Account(r).Username)
 	result := endResultDTO{Notes: []string{}, GuestEmails: res.GuestJobs, SummaryQueued: mails.summary != nil}
 	if res.Share != nil {
 		dto := s.toShareDTO(s.origin(r), *res.Share)
@@ -168,5 +171,5 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	if (result.GuestEmails > 0 || result.SummaryQueued) && !settings.Ready() {
 		result.Notes = append(result.Notes, "Mail is not set up yet: the mails wait in the queue (up to 48 hours) until it is.")
 	}
-	return writeJSON(w, r, http.StatusOK, endBody{Event: toEventDTO(e), Result: result})
+	return web.JSON(w, r, http.StatusOK, endBody{Event: dto.EventOf(e), Result: result})
 }

@@ -3,7 +3,9 @@ package daemon
 import (
 	"net/http"
 
+	"eventbox/daemon/dto"
 	"eventbox/daemon/qr"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -12,7 +14,7 @@ import (
 // to build the event form without a copy of its own.
 type eventModelBody struct {
 	// Defaults are the fields of a new event, in the event object's shape.
-	Defaults eventFieldsDTO `json:"defaults"`
+	Defaults dto.EventFields `json:"defaults"`
 	// Values are the allowed values of the enum fields, in the order the
 	// console offers them. defaultLocale may also be null.
 	Values eventValuesDTO `json:"values"`
@@ -55,8 +57,8 @@ func toRangeDTO(r store.Range) rangeDTO { return rangeDTO{Min: r.Min, Max: r.Max
 // any signed-in account: owners create events, organizers edit theirs.
 func (s *Server) handleEventModel(w http.ResponseWriter, r *http.Request) error {
 	rules := store.Rules()
-	return writeJSON(w, r, http.StatusOK, eventModelBody{
-		Defaults: toEventFieldsDTO(store.NewEvent("")),
+	return web.JSON(w, r, http.StatusOK, eventModelBody{
+		Defaults: dto.EventFieldsOf(store.NewEvent("")),
 		Values: eventValuesDTO{
 			Moderation: rules.Moderation, CaptureMode: rules.CaptureMode,
 			DefaultLocale: rules.DefaultLocale, Frame: rules.Frame,

@@ -12,7 +12,10 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/qr"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -36,69 +39,69 @@ func (c *challengeInput) UnmarshalJSON(b []byte) error {
 	}
 	type plain challengeInput
 	var p plain
-	if err := strictUnmarshal(b, &p); err != nil {
-		return &fieldError{"each challenge must be a string or { id?, label }"}
+	if err := web.StrictUnmarshal(b, &p); err != nil {
+		return &web.FieldError{Msg: "each challenge must be a string or { id?, label }"}
 	}
 	*c = challengeInput(p)
 	return nil
 }
 
 type wallStyleInput struct {
-	Interval  Optional[int]    `json:"interval"`
-	Layout    Optional[string] `json:"layout"`
-	ShowNames Optional[bool]   `json:"showNames"`
-	ShowQR    Optional[bool]   `json:"showQr"`
+	Interval  web.Optional[int]    `json:"interval"`
+	Layout    web.Optional[string] `json:"layout"`
+	ShowNames web.Optional[bool]   `json:"showNames"`
+	ShowQR    web.Optional[bool]   `json:"showQr"`
 }
 
 type qrStyleInput struct {
-	Foreground Optional[string] `json:"foreground"`
-	Background Optional[string] `json:"background"`
-	Dots       Optional[string] `json:"dots"`
-	Logo       Optional[bool]   `json:"logo"`
+	Foreground web.Optional[string] `json:"foreground"`
+	Background web.Optional[string] `json:"background"`
+	Dots       web.Optional[string] `json:"dots"`
+	Logo       web.Optional[bool]   `json:"logo"`
 }
 
 type captureFiltersInput struct {
-	Enabled Optional[[]string] `json:"enabled"`
+	Enabled web.Optional[[]string] `json:"enabled"`
 }
 
 // eventInput is the body of event creation and update: every field
-// optional; Nullable fields take null to clear the value.
+// optional; web.Nullable fields take null to clear the value.
 type eventInput struct {
-	Name                        Optional[string]              `json:"name"`
-	Description                 Nullable[string]              `json:"description"`
-	EventDate                   Nullable[string]              `json:"eventDate"`
-	AccentColor                 Nullable[string]              `json:"accentColor"`
-	AccessCode                  Nullable[string]              `json:"accessCode"`
-	UploadsOpen                 Optional[bool]                `json:"uploadsOpen"`
-	UploadsCloseAt              Nullable[int64]               `json:"uploadsCloseAt"`
-	Moderation                  Optional[string]              `json:"moderation"`
-	CaptureMode                 Optional[string]              `json:"captureMode"`
-	AskGuestName                Optional[bool]                `json:"askGuestName"`
-	MaxPhotosPerGuest           Nullable[int]                 `json:"maxPhotosPerGuest"`
-	DefaultLocale               Nullable[string]              `json:"defaultLocale"`
-	CollectGuestEmails          Optional[bool]                `json:"collectGuestEmails"`
-	NotifyAdminSummary          Optional[bool]                `json:"notifyAdminSummary"`
-	EmailGuestsGallery          Optional[bool]                `json:"emailGuestsGallery"`
-	GalleryLinkDays             Optional[int]                 `json:"galleryLinkDays"`
-	GalleryLinkDownload         Optional[bool]                `json:"galleryLinkDownload"`
-	GalleryMailIncludesPassword Optional[bool]                `json:"galleryMailIncludesPassword"`
-	GalleryLinkFavorites        Optional[bool]                `json:"galleryLinkFavorites"`
-	GuestbookEnabled            Optional[bool]                `json:"guestbookEnabled"`
-	GuestbookVoice              Optional[bool]                `json:"guestbookVoice"`
-	GuestbookInGallery          Optional[bool]                `json:"guestbookInGallery"`
-	Challenges                  Optional[[]challengeInput]    `json:"challenges"`
-	WallStyle                   Optional[wallStyleInput]      `json:"wallStyle"`
-	Frame                       Optional[string]              `json:"frame"`
-	CaptureFilters              Optional[captureFiltersInput] `json:"captureFilters"`
-	AllowVideos                 Optional[bool]                `json:"allowVideos"`
-	QRStyle                     Optional[qrStyleInput]        `json:"qrStyle"`
-	AlbumShared                 Optional[bool]                `json:"albumShared"`
-	RevealAt                    Nullable[int64]               `json:"revealAt"`
+	Name                        web.Optional[string]              `json:"name"`
+	Description                 web.Nullable[string]              `json:"description"`
+	EventDate                   web.Nullable[string]              `json:"eventDate"`
+	AccentColor                 web.Nullable[string]              `json:"accentColor"`
+	AccessCode                  web.Nullable[string]              `json:"accessCode"`
+	UploadsOpen                 web.Optional[bool]                `json:"uploadsOpen"`
+	UploadsCloseAt              web.Nullable[int64]               `json:"uploadsCloseAt"`
+	Moderation                  web.Optional[string]              `json:"moderation"`
+	CaptureMode                 web.Optional[string]              `json:"captureMode"`
+	AskGuestName                web.Optional[bool]                `json:"askGuestName"`
+	MaxPhotosPerGuest           web.Nullable[int]                 `json:"maxPhotosPerGuest"`
+	DefaultLocale               web.Nullable[string]              `json:"defaultLocale"`
+	CollectGuestEmails          web.Optional[bool]                `json:"collectGuestEmails"`
+	NotifyAdminSummary          web.Optional[bool]                `json:"notifyAdminSummary"`
+	EmailGuestsGallery          web.Optional[bool]                `json:"emailGuestsGallery"`
+	GalleryLinkDays             web.Optional[int]                 `json:"galleryLinkDays"`
+	GalleryLinkDownload         web.Optional[bool]                `json:"galleryLinkDownload"`
+	GalleryMailIncludesPassword web.Optional[bool]                `json:"galleryMailIncludesPassword"`
+	GalleryLinkFavorites        web.Optional[bool]                `json:"galleryLinkFavorites"`
+	GuestbookEnabled            web.Optional[bool]                `json:"guestbookEnabled"`
+	GuestbookVoice              web.Optional[bool]                `json:"guestbookVoice"`
+	GuestbookInGallery          web.Optional[bool]                `json:"guestbookInGallery"`
+	Challenges                  web.Optional[[]challengeInput]    `json:"challenges"`
+	WallStyle                   web.Optional[wallStyleInput]      `json:"wallStyle"`
+	Frame                       web.Optional[string]              `json:"frame"`
+	CaptureFilters              web.Optional[captureFiltersInput] `json:"captureFilters"`
+	AllowVideos                 web.Optional[bool]                `json:"allowVideos"`
+	QRStyle                     web.Optional[qrStyleInput]        `json:"qrStyle"`
+	AlbumShared                 web.Optional[bool]                `json:"albumShared"`
+	RevealAt                    web.Nullable[int64]               `json:"revealAt"`
 }
 
 func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
 
-func setBool(dst *bool, o Optional[bool]) {
+func setBool(dst *bool, o web.Optional[bool]) {
 	if o.Set {
 		*dst = o.Value
 	}
@@ -113,7 +116,7 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		name := strings.TrimSpace(in.Name.Value)
 		if !rules.Name.Contains(utf8.RuneCountInString(name)) {
 			details["name"] = fmt.Sprintf("must be %d to %d characters", rules.Name.Min, rules.Name.Max)
-		} else if msg := lineProblem(name); msg != "" {
+		} else if msg := web.LineProblem(name); msg != "" {
 			details["name"] = msg
 		}
 		e.Name = name
@@ -122,7 +125,7 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 		d := strings.TrimSpace(in.Description.Value)
 		if !rules.Description.Contains(utf8.RuneCountInString(d)) {
 			details["description"] = fmt.Sprintf("must be at most %d characters", rules.Description.Max)
-		} else if msg := textProblem(d); msg != "" {
+		} else if msg := web.TextProblem(d); msg != "" {
 			details["description"] = msg
 		}
 		e.Description = d
@@ -151,7 +154,7 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 			e.AccessCode = ""
 		} else if !rules.AccessCode.Contains(utf8.RuneCountInString(code)) {
 			details["accessCode"] = fmt.Sprintf("must be %d to %d characters (null removes the code)", rules.AccessCode.Min, rules.AccessCode.Max)
-		} else if msg := lineProblem(code); msg != "" {
+		} else if msg := web.LineProblem(code); msg != "" {
 			details["accessCode"] = msg
 		} else {
 			e.AccessCode = code
@@ -258,7 +261,7 @@ func (in eventInput) apply(e *store.Event, details map[string]string) {
 	if in.QRStyle.Set {
 		q := in.QRStyle.Value
 		for _, c := range []struct {
-			o   Optional[string]
+			o   web.Optional[string]
 			dst *string
 			key string
 		}{{q.Foreground, &e.QRStyle.Foreground, "foreground"}, {q.Background, &e.QRStyle.Background, "background"}} {
@@ -312,7 +315,7 @@ func applyChallenges(rules store.EventRules, existing []store.Challenge, in []ch
 		label := strings.TrimSpace(c.Label)
 		if !rules.ChallengeLabel.Contains(utf8.RuneCountInString(label)) {
 			details["challenges"] = fmt.Sprintf("each label must be %d to %d characters", rules.ChallengeLabel.Min, rules.ChallengeLabel.Max)
-		} else if msg := lineProblem(label); msg != "" {
+		} else if msg := web.LineProblem(label); msg != "" {
 			details["challenges"] = "each label " + msg
 		}
 		id := c.ID
@@ -326,61 +329,61 @@ func applyChallenges(rules store.EventRules, existing []store.Challenge, in []ch
 }
 
 type eventBody struct {
-	Event eventDTO `json:"event"`
+	Event dto.Event `json:"event"`
 }
 
 func (s *Server) handleCreateEvent(w http.ResponseWriter, r *http.Request) error {
 	var in eventInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
 	if !in.Name.Set {
-		return errField("name", "required")
+		return web.Field("name", "required")
 	}
 	e := store.NewEvent("")
 	details := map[string]string{}
 	in.apply(&e, details)
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	if err := s.store.CreateEvent(r.Context(), &e); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusCreated, eventBody{Event: toEventDTO(e)})
+	return web.JSON(w, r, http.StatusCreated, eventBody{Event: dto.EventOf(e)})
 }
 
 func (s *Server) handleGetEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
 func (s *Server) handleUpdateEvent(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.adminEvent(r); err != nil {
+	if _, err := s.visitors.AdminEvent(r); err != nil {
 		return err
 	}
 	var in eventInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	e, err := s.store.UpdateEvent(r.Context(), param(r, "id"), func(e *store.Event) error {
+	e, err := s.store.UpdateEvent(r.Context(), web.Param(r, "id"), func(e *store.Event) error {
 		details := map[string]string{}
 		in.apply(e, details)
 		if len(details) > 0 {
-			return errBadRequest(details)
+			return web.BadRequest(details)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
 func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -389,12 +392,12 @@ func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error
 	}
 	s.booth.drop(e.ID)
 	s.live.forget(e.ID)
-	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 func (s *Server) handleRotateEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -402,18 +405,18 @@ func (s *Server) handleRotateEvent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
 type eventListBody struct {
-	Events []eventSummaryDTO `json:"events"`
+	Events []dto.EventSummary `json:"events"`
 }
 
 type eventPageBody struct {
-	Events    []eventSummaryDTO `json:"events"`
-	Total     int               `json:"total"`
-	Page      int               `json:"page"`
-	PageCount int               `json:"pageCount"`
+	Events    []dto.EventSummary `json:"events"`
+	Total     int                `json:"total"`
+	Page      int                `json:"page"`
+	PageCount int                `json:"pageCount"`
 }
 
 // handleListEvents lists the events the account may see, newest first:
@@ -442,13 +445,13 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 		details["q"] = fmt.Sprintf("must be at most %d characters", maxEventSearchQuery)
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	events, err := s.store.Events(r.Context())
 	if err != nil {
 		return err
 	}
-	acct := scope(r)
+	acct := visitor.Scope(r)
 	var visible []store.Event
 	for _, e := range events {
 		if access.Reaches(acct, e.ID) && (q == "" || containsFold(e.Name, q)) {
@@ -469,7 +472,7 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, r, http.StatusOK, eventPageBody{
+		return web.JSON(w, r, http.StatusOK, eventPageBody{
 			Events: rows, Total: total, Page: page, PageCount: pageCount,
 		})
 	}
@@ -477,17 +480,17 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, eventListBody{Events: rows})
+	return web.JSON(w, r, http.StatusOK, eventListBody{Events: rows})
 }
 
-func (s *Server) summaries(r *http.Request, events []store.Event) ([]eventSummaryDTO, error) {
-	rows := make([]eventSummaryDTO, 0, len(events))
+func (s *Server) summaries(r *http.Request, events []store.Event) ([]dto.EventSummary, error) {
+	rows := make([]dto.EventSummary, 0, len(events))
 	for _, e := range events {
 		c, err := s.store.Counts(r.Context(), e.ID)
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, toEventSummaryDTO(e, c))
+		rows = append(rows, dto.EventSummaryOf(e, c))
 	}
 	return rows, nil
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"eventbox/daemon/web"
 	"net/http"
 	"time"
 )
@@ -33,7 +34,7 @@ type liveFrame func(c liveChange) (name string, data any, ok bool)
 // stream missed more than is kept. Each change carries an id; a console
 // that reconnects with Last-Event-ID gets what it missed.
 func (s *Server) handleAdminLive(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func (s *Server) handleAdminLive(w http.ResponseWriter, r *http.Request) error {
 			s.log.DebugContext(ctx, "reading counts for a live stream", "error", err)
 			return nil
 		}
-		return sseFrame("", "counts", liveCountsDTO{Photos: c.Photos, Pending: c.Pending})
+		return web.SSEFrame("", "counts", liveCountsDTO{Photos: c.Photos, Pending: c.Pending})
 	}
 	return s.serveLive(w, r, e.ID, "", adminLiveFrame, counts)
 }
@@ -89,7 +90,7 @@ func (s *Server) serveLive(w http.ResponseWriter, r *http.Request, eventID, tag 
 }
 
 func (s *Server) streamLive(ctx context.Context, w http.ResponseWriter, sub liveSubscription, frame liveFrame, summary func(context.Context) []byte) error {
-	rc, err := sseStart(w, liveRetryMillis)
+	rc, err := web.SSEStart(w, liveRetryMillis)
 	if err != nil {
 		return err
 	}
@@ -97,24 +98,24 @@ func (s *Server) streamLive(ctx context.Context, w http.ResponseWriter, sub live
 		if b == nil {
 			return nil
 		}
-		return writeFlush(w, rc, b)
+		return web.WriteFlush(w, rc, b)
 	}
 	change := func(c liveChange) []byte {
 		name, data, ok := frame(c)
 		if !ok {
 			// Still move the reader's position on.
-			return sseFrame(s.live.changeID(c.Seq), liveSkip, struct{}{})
+			return web.SSEFrame(s.live.changeID(c.Seq), liveSkip, struct{}{})
 		}
-		return sseFrame(s.live.changeID(c.Seq), name, data)
+		return web.SSEFrame(s.live.changeID(c.Seq), name, data)
 	}
 	switch {
 	case sub.Reset:
-		if err := send(sseFrame(sub.Now, liveReset, struct{}{})); err != nil {
+		if err := send(web.SSEFrame(sub.Now, liveReset, struct{}{})); err != nil {
 			return err
 		}
 	case len(sub.Missed) == 0:
 		// Give a fresh reader its position, so that it can resume.
-		if err := send(sseFrame(sub.Now, liveReady, struct{}{})); err != nil {
+		if err := send(web.SSEFrame(sub.Now, liveReady, struct{}{})); err != nil {
 			return err
 		}
 	}
@@ -128,7 +129,7 @@ func (s *Server) streamLive(ctx context.Context, w http.ResponseWriter, sub live
 			return err
 		}
 	}
-	t := time.NewTicker(sseKeepAlive)
+	t := time.NewTicker(web.SSEKeepAlive)
 	defer t.Stop()
 	for {
 		select {

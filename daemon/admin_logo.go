@@ -14,8 +14,10 @@ import (
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 
+	"eventbox/daemon/dto"
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -39,14 +41,14 @@ const (
 )
 
 func logoError(msg string) error {
-	return errInvalidImage.with(map[string]string{"logo": msg})
+	return web.ErrInvalidImage.With(map[string]string{"logo": msg})
 }
 
 // handleUploadLogo takes the event's logo (multipart field logo: PNG,
 // JPEG or WebP), stores it as a PNG no larger than 1024 px under a new
 // version, and removes the previous one.
 func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -87,13 +89,13 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	s.log.InfoContext(r.Context(), "logo set", "event", e.ID, "version", v, "bytes", size)
-	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
 // handleDeleteLogo removes the event's logo; without one it answers the
 // event as it is.
 func (s *Server) handleDeleteLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func (s *Server) handleDeleteLogo(w http.ResponseWriter, r *http.Request) error 
 	if e, err = s.store.RemoveLogo(r.Context(), e.ID); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, eventBody{Event: toEventDTO(e)})
+	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
 // handleLogo serves the event's logo to anyone with the slug: cached for
@@ -130,7 +132,7 @@ func (s *Server) handleGalleryLogo(w http.ResponseWriter, r *http.Request) error
 // to its version makes it cacheable for good.
 func (s *Server) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	if e.LogoVersion == 0 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	cache := logoCacheLoose
 	if r.URL.Query().Get("v") == strconv.FormatInt(e.LogoVersion, 10) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"eventbox/daemon/mail"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -155,19 +157,19 @@ func (s *Server) handleGetMail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, b)
+	return web.JSON(w, r, http.StatusOK, b)
 }
 
 // smtpRequest is the smtp object of PUT: it replaces the stored settings,
 // except the password: absent or "" keeps the stored one, null removes
 // it.
 type smtpRequest struct {
-	Host     string           `json:"host"`
-	Port     int              `json:"port"`
-	Username string           `json:"username"`
-	Password Nullable[string] `json:"password"`
-	From     string           `json:"from"`
-	Security string           `json:"security"`
+	Host     string               `json:"host"`
+	Port     int                  `json:"port"`
+	Username string               `json:"username"`
+	Password web.Nullable[string] `json:"password"`
+	From     string               `json:"from"`
+	Security string               `json:"security"`
 }
 
 type mailRequest struct {
@@ -201,7 +203,7 @@ func (req mailRequest) validate() map[string]string {
 	details := map[string]string{}
 	if sm := req.SMTP; sm != nil {
 		sm.Host = strings.TrimSpace(sm.Host)
-		if len(sm.Host) > maxMailHost || strings.ContainsAny(sm.Host, " /:@") || lineProblem(sm.Host) != "" {
+		if len(sm.Host) > maxMailHost || strings.ContainsAny(sm.Host, " /:@") || web.LineProblem(sm.Host) != "" {
 			details["smtp.host"] = "must be a host name or an address"
 		}
 		if sm.Port < 0 || sm.Port > 65535 {
@@ -214,7 +216,7 @@ func (req mailRequest) validate() map[string]string {
 		default:
 			details["smtp.security"] = "must be none, starttls or tls"
 		}
-		if len(sm.Username) > maxMailUser || lineProblem(sm.Username) != "" {
+		if len(sm.Username) > maxMailUser || web.LineProblem(sm.Username) != "" {
 			details["smtp.username"] = fmt.Sprintf("must be one line of at most %d characters", maxMailUser)
 		}
 		if sm.Password.Set && !sm.Password.Null && len(sm.Password.Value) > maxMailPassword {
@@ -245,11 +247,11 @@ func (req mailRequest) validate() map[string]string {
 // these very settings.
 func (s *Server) handlePutMail(w http.ResponseWriter, r *http.Request) error {
 	var req mailRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if details := req.validate(); len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	var sealed []byte
 	if req.SMTP != nil && req.SMTP.Password.Set && !req.SMTP.Password.Null && req.SMTP.Password.Value != "" {
@@ -281,7 +283,7 @@ func (s *Server) handlePutMail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "mail settings saved", "host", m.SMTP.Host, "security", m.SMTP.Security, "by", account(r).Username)
+	s.log.InfoContext(r.Context(), "mail settings saved", "host", m.SMTP.Host, "security", m.SMTP.Security, "by", visitor.Account(r).Username)
 	if m.Ready() {
 		if _, err := s.jobs.Wake(r.Context(), store.MailJobKind); err != nil {
 			s.log.WarnContext(r.Context(), "waiting mails not woken", "error", err)
@@ -291,7 +293,7 @@ func (s *Server) handlePutMail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, b)
+	return web.JSON(w, r, http.StatusOK, b)
 }
 
 type mailTestRequest struct {
@@ -307,15 +309,15 @@ type mailTestBody struct {
 const mailTestTimeout = 30 * time.Second
 
 // errSMTPFailed is the test mail's failure, with the server's answer.
-func errSMTPFailed(message string) *apiError {
-	return &apiError{Status: http.StatusBadGateway, Code: "smtp_failed", Message: message}
+func errSMTPFailed(message string) *web.Error {
+	return &web.Error{Status: http.StatusBadGateway, Code: "smtp_failed", Message: message}
 }
 
 // handleTestMail sends a test mail at once, outside the queue, to the
 // address given, else the admin address, else the caller's own.
 func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
 	var req mailTestRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	m, err := s.store.MailSettings(r.Context())
@@ -323,16 +325,16 @@ func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	to := strings.TrimSpace(req.To)
-	for _, alt := range []string{m.AdminEmail, account(r).Email} {
+	for _, alt := range []string{m.AdminEmail, visitor.Account(r).Email} {
 		if to == "" {
 			to = alt
 		}
 	}
 	if to == "" {
-		return errField("to", "give an address, or set the admin address")
+		return web.Field("to", "give an address, or set the admin address")
 	}
 	if msg := mailAddressProblem(to, false); msg != "" {
-		return errField("to", msg)
+		return web.Field("to", msg)
 	}
 	msg, err := mail.TestMessage(to, s.mailer.Domain(r.Context()))
 	if err != nil {
@@ -347,8 +349,8 @@ func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
 		// both are the host's to read; neither holds a secret.
 		return errSMTPFailed(err.Error())
 	}
-	s.log.InfoContext(r.Context(), "test mail sent", "reply", reply, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, mailTestBody{OK: true, To: to})
+	s.log.InfoContext(r.Context(), "test mail sent", "reply", reply, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, mailTestBody{OK: true, To: to})
 }
 
 // untried reports whether a job of ids is queued without an attempt
@@ -437,6 +439,6 @@ func (s *Server) handleRetryMail(w http.ResponseWriter, r *http.Request) error {
 			res.Failed++
 		}
 	}
-	s.log.InfoContext(ctx, "mails retried", "requeued", res.Requeued, "sent", res.Sent, "failed", res.Failed, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, res)
+	s.log.InfoContext(ctx, "mails retried", "requeued", res.Requeued, "sent", res.Sent, "failed", res.Failed, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, res)
 }

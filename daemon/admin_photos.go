@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -21,7 +23,7 @@ func parseFlag(r *http.Request, name string) (bool, error) {
 	case "1", "true":
 		return true, nil
 	}
-	return false, errField(name, "must be 1 or 0")
+	return false, web.Field(name, "must be 1 or 0")
 }
 
 // queryID reads an optional id from the query; a value that is not an id
@@ -29,7 +31,7 @@ func parseFlag(r *http.Request, name string) (bool, error) {
 func queryID(r *http.Request, name string) (string, error) {
 	v := r.URL.Query().Get(name)
 	if v != "" && !store.ValidID(v) {
-		return "", errField(name, "must be an id")
+		return "", web.Field(name, "must be an id")
 	}
 	return v, nil
 }
@@ -38,11 +40,11 @@ func queryID(r *http.Request, name string) (string, error) {
 // any status unless status= says, favorites=1, challenge= and spot=
 // narrow it; before= pages.
 func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	q := photoQuery(e.ID, access.HostList())
+	q := visitor.PhotoQuery(e.ID, access.HostList())
 	q.Limit = photoPageSize
 	details := map[string]string{}
 	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !oneOf(q.Status, photoStatuses...) {
@@ -54,19 +56,19 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	q.SpotID, errs[2] = queryID(r, "spot")
 	q.Before, errs[3] = parseBefore(r)
 	for _, err := range errs {
-		var ae *apiError
+		var ae *web.Error
 		if errors.As(err, &ae) {
 			maps.Copy(details, ae.Details)
 		}
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	page, err := s.store.Photos(r.Context(), q)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, photoPage(page, "", true))
+	return web.JSON(w, r, http.StatusOK, photoPage(page, "", true))
 }
 
 // handleAdminPhotoAction applies approve, hide, favorite, unfavorite,
@@ -74,12 +76,12 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 // Ids of other events, unknown ids and photos already in the asked state
 // are not counted and not touched.
 func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req moderateRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if err := req.validate("approve", "hide", "favorite", "unfavorite", "delete", "retry"); err != nil {
@@ -109,9 +111,9 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 	}
 	if len(changed) > 0 {
 		s.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,
-			"count", len(changed), "by", account(r).Username)
+			"count", len(changed), "by", visitor.Account(r).Username)
 	}
-	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
+	return web.JSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
 }
 
 // photoAction is the change an action makes; it reports whether the photo
@@ -159,7 +161,7 @@ func dedupe(ids []string) []string {
 // guest, visible at once, with the optional credit shown as its guest
 // name. Imports are neither closed with uploads nor counted in a quota.
 func (s *Server) handleAdminImport(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"eventbox/daemon/qr"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -22,7 +23,7 @@ const defaultQRSize = 1024
 // SVG, size×size (512 to 4096, default 1024); download=1 makes it an
 // attachment. The code holds <origin>/e/<slug>, or …?at=<spot id>.
 func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 		size = n
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	content := s.origin(r) + "/e/" + e.Slug
 	caption, fileName := "", safeName(e.Name)
@@ -53,7 +54,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 	}
 	if id := q.Get("spot"); id != "" {
 		if !store.ValidID(id) {
-			return errNotFound
+			return web.ErrNotFound
 		}
 		sp, err := s.store.Spot(r.Context(), e.ID, id)
 		if err != nil {

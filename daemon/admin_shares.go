@@ -10,6 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -38,9 +41,9 @@ type shareDTO struct {
 // scheme and host its url starts with (baseURL). Never the password hash.
 func (s *Server) toShareDTO(origin string, sh store.Share) shareDTO {
 	return shareDTO{
-		ID: sh.ID, Token: sh.Token, URL: origin + "/g/" + sh.Token, Label: nullString(sh.Label),
+		ID: sh.ID, Token: sh.Token, URL: origin + "/g/" + sh.Token, Label: dto.NullString(sh.Label),
 		HasPassword: sh.PasswordHash != "", AllowDownload: sh.AllowDownload,
-		FavoritesOnly: sh.FavoritesOnly, ExpiresAt: nullTime(sh.ExpiresAt),
+		FavoritesOnly: sh.FavoritesOnly, ExpiresAt: dto.NullTime(sh.ExpiresAt),
 		Expired: sh.ExpiredAt(s.now().UnixMilli()), CreatedAt: sh.CreatedAt,
 	}
 }
@@ -64,17 +67,17 @@ func (p *passwordChoice) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if err := json.Unmarshal(b, &p.value); err != nil {
-		return &fieldError{"must be a password, true (make one) or null (none)"}
+		return &web.FieldError{Msg: "must be a password, true (make one) or null (none)"}
 	}
 	return nil
 }
 
 type shareRequest struct {
-	Password      Nullable[passwordChoice] `json:"password"`
-	Label         Nullable[string]         `json:"label"`
-	AllowDownload Nullable[bool]           `json:"allowDownload"`
-	FavoritesOnly Nullable[bool]           `json:"favoritesOnly"`
-	ExpiresInDays Nullable[int]            `json:"expiresInDays"`
+	Password      web.Nullable[passwordChoice] `json:"password"`
+	Label         web.Nullable[string]         `json:"label"`
+	AllowDownload web.Nullable[bool]           `json:"allowDownload"`
+	FavoritesOnly web.Nullable[bool]           `json:"favoritesOnly"`
+	ExpiresInDays web.Nullable[int]            `json:"expiresInDays"`
 }
 
 type shareBody struct {
@@ -135,7 +138,7 @@ func (req shareRequest) options(e store.Event) (newShareOptions, error) {
 		o.Label = strings.Join(strings.Fields(req.Label.Value), " ")
 		if utf8.RuneCountInString(o.Label) > maxShareLabel {
 			details["label"] = fmt.Sprintf("must be at most %d characters", maxShareLabel)
-		} else if msg := lineProblem(o.Label); msg != "" {
+		} else if msg := web.LineProblem(o.Label); msg != "" {
 			details["label"] = msg
 		}
 	}
@@ -162,7 +165,7 @@ func (req shareRequest) options(e store.Event) (newShareOptions, error) {
 		}
 	}
 	if len(details) > 0 {
-		return newShareOptions{}, errBadRequest(details)
+		return newShareOptions{}, web.BadRequest(details)
 	}
 	return o, nil
 }
@@ -170,7 +173,7 @@ func (req shareRequest) options(e store.Event) (newShareOptions, error) {
 // handleListShares lists an event's gallery links, newest first, expired
 // ones included (revoked ones are gone).
 func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -183,18 +186,18 @@ func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error 
 	for _, sh := range shares {
 		out.Shares = append(out.Shares, s.toShareDTO(origin, sh))
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return web.JSON(w, r, http.StatusOK, out)
 }
 
 // handleCreateShare makes a gallery link. A generated password is in this
 // answer only; it is stored hashed.
 func (s *Server) handleCreateShare(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req shareRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	o, err := req.options(e)
@@ -203,28 +206,28 @@ func (s *Server) handleCreateShare(w http.ResponseWriter, r *http.Request) error
 	}
 	sh, generated, err := s.createShare(r.Context(), e, o)
 	if errors.Is(err, store.ErrTooMany) {
-		return errField("shares", fmt.Sprintf("an event has at most %d gallery links; revoke one first", store.MaxShares))
+		return web.Field("shares", fmt.Sprintf("an event has at most %d gallery links; revoke one first", store.MaxShares))
 	}
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusCreated, shareBody{Share: s.toShareDTO(s.origin(r), sh), Password: nullString(generated)})
+	return web.JSON(w, r, http.StatusCreated, shareBody{Share: s.toShareDTO(s.origin(r), sh), Password: dto.NullString(generated)})
 }
 
 // handleDeleteShare revokes a gallery link: its url answers 404 from now
 // on, and browsers that unlocked it lose access to its photos.
 func (s *Server) handleDeleteShare(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	id := param(r, "shareId")
+	id := web.Param(r, "shareId")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	if err := s.store.DeleteShare(r.Context(), e.ID, id); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "gallery link revoked", "event", e.ID, "share", id, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "gallery link revoked", "event", e.ID, "share", id, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }

@@ -12,6 +12,7 @@ import (
 	"eventbox/assets"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/signage"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -34,7 +35,7 @@ var signageKinds = map[string]string{
 // wifiPassword= name another network, wifi=0 leaves the step out. The
 // fixed texts are in lang=, else the event's language, else English.
 func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 		details["ssid"] = "name the network of the password"
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	if ssid == "" && q.Get("wifi") != "0" && s.cfg.HotspotWiFi != nil {
 		ssid, password, _ = s.cfg.HotspotWiFi(r.Context())
@@ -88,7 +89,7 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 	}
 	var buf bytes.Buffer
 	if err := rd.Write(&buf, sheet); errors.Is(err, signage.ErrNoPlaces) {
-		return errField("kind", "the event has no places yet")
+		return web.Field("kind", "the event has no places yet")
 	} else if err != nil {
 		return fmt.Errorf("making signage of event %s: %w", e.ID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -35,10 +36,10 @@ type spotRequest struct {
 func (req spotRequest) label() (string, error) {
 	label := strings.Join(strings.Fields(req.Label), " ")
 	if n := utf8.RuneCountInString(label); n < 1 || n > maxSpotLabel {
-		return "", errField("label", fmt.Sprintf("must be 1 to %d characters", maxSpotLabel))
+		return "", web.Field("label", fmt.Sprintf("must be 1 to %d characters", maxSpotLabel))
 	}
-	if msg := lineProblem(label); msg != "" {
-		return "", errField("label", msg)
+	if msg := web.LineProblem(label); msg != "" {
+		return "", web.Field("label", msg)
 	}
 	return label, nil
 }
@@ -54,7 +55,7 @@ func (s *Server) spotDTO(r *http.Request, sp store.Spot) (spotDTO, error) {
 // handleListSpots lists an event's places, oldest first, with the number
 // of photos tagged with each.
 func (s *Server) handleListSpots(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -70,17 +71,17 @@ func (s *Server) handleListSpots(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Spots = append(out.Spots, d)
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return web.JSON(w, r, http.StatusOK, out)
 }
 
 // handleCreateSpot adds a place; the 101st answers 400 naming label.
 func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req spotRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	label, err := req.label()
@@ -90,25 +91,25 @@ func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error 
 	sp := store.Spot{EventID: e.ID, Label: label}
 	if err := s.store.CreateSpot(r.Context(), &sp); err != nil {
 		if errors.Is(err, store.ErrTooMany) {
-			return errField("label", fmt.Sprintf("an event has at most %d places", store.MaxSpots))
+			return web.Field("label", fmt.Sprintf("an event has at most %d places", store.MaxSpots))
 		}
 		return err
 	}
-	return writeJSON(w, r, http.StatusCreated, spotBody{Spot: spotDTO{ID: sp.ID, Label: sp.Label}})
+	return web.JSON(w, r, http.StatusCreated, spotBody{Spot: spotDTO{ID: sp.ID, Label: sp.Label}})
 }
 
 // handleRenameSpot changes a place's label; its photos and QR code stay.
 func (s *Server) handleRenameSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	spotID := param(r, "spotId")
+	spotID := web.Param(r, "spotId")
 	if !store.ValidID(spotID) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	var req spotRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	label, err := req.label()
@@ -123,21 +124,21 @@ func (s *Server) handleRenameSpot(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, spotBody{Spot: d})
+	return web.JSON(w, r, http.StatusOK, spotBody{Spot: d})
 }
 
 // handleDeleteSpot removes a place; its photos stay, untagged.
 func (s *Server) handleDeleteSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	spotID := param(r, "spotId")
+	spotID := web.Param(r, "spotId")
 	if !store.ValidID(spotID) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	if err := s.store.DeleteSpot(r.Context(), e.ID, spotID); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }

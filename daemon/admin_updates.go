@@ -11,6 +11,7 @@ import (
 
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/update"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -32,17 +33,17 @@ type Backups interface {
 var (
 	// errUpdateUnreachable: the release host could not be reached or
 	// answered an error.
-	errUpdateUnreachable = &apiError{Status: http.StatusBadGateway, Code: "update_unreachable"}
+	errUpdateUnreachable = &web.Error{Status: http.StatusBadGateway, Code: "update_unreachable"}
 	// errUpdateInvalid: the release manifest is unsigned, wrongly
 	// signed or malformed.
-	errUpdateInvalid = &apiError{Status: http.StatusBadGateway, Code: "update_invalid"}
+	errUpdateInvalid = &web.Error{Status: http.StatusBadGateway, Code: "update_invalid"}
 	// errBackupFailed: the backup before the update failed.
-	errBackupFailed = &apiError{Status: http.StatusBadGateway, Code: "backup_failed"}
+	errBackupFailed = &web.Error{Status: http.StatusBadGateway, Code: "backup_failed"}
 	// errBackupUnavailable: no backup service, and skipBackup not set.
-	errBackupUnavailable = &apiError{Status: http.StatusConflict, Code: "backup_unavailable",
+	errBackupUnavailable = &web.Error{Status: http.StatusConflict, Code: "backup_unavailable",
 		Message: "no backup service: apply with skipBackup to update without a backup"}
 	// errUpdateBusy: an update is already being applied.
-	errUpdateBusy = &apiError{Status: http.StatusConflict, Code: "update_busy"}
+	errUpdateBusy = &web.Error{Status: http.StatusConflict, Code: "update_busy"}
 )
 
 // updateJobKind is the job that downloads, checks and swaps in a release.
@@ -170,7 +171,7 @@ func (s *Server) handleUpdates(w http.ResponseWriter, r *http.Request) error {
 	if body.Applying, err = s.applying(r.Context()); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, body)
+	return web.JSON(w, r, http.StatusOK, body)
 }
 
 // applying answers the unfinished update job, if any.
@@ -205,7 +206,7 @@ func (s *Server) handleUpdatesCheck(w http.ResponseWriter, r *http.Request) erro
 	if _, ok := s.updater.Available(m); ok {
 		body.Available = &m.Version
 	}
-	return writeJSON(w, r, http.StatusOK, body)
+	return web.JSON(w, r, http.StatusOK, body)
 }
 
 // fetchRelease fetches and verifies the manifest, as a 502 when it
@@ -248,11 +249,11 @@ type applyBody struct {
 // up (unless skipped), and enqueues the update job: 202 { job, backup }.
 func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) error {
 	var req applyRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if req.Version == "" {
-		return errField("version", "is required")
+		return web.Field("version", "is required")
 	}
 	ctx := r.Context()
 	m, err := s.fetchRelease(ctx)
@@ -262,19 +263,19 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 	bin, ok := s.updater.Available(m)
 	switch {
 	case !ok:
-		return errField("version", fmt.Sprintf("no update is available for %s (latest is %s)", s.updater.Arch(), m.Version))
+		return web.Field("version", fmt.Sprintf("no update is available for %s (latest is %s)", s.updater.Arch(), m.Version))
 	case req.Version != m.Version:
-		return errField("version", fmt.Sprintf("only the available version %s can be applied", m.Version))
+		return web.Field("version", fmt.Sprintf("only the available version %s can be applied", m.Version))
 	}
 	if busy, err := s.applying(ctx); err != nil {
 		return err
 	} else if busy != nil {
-		return errUpdateBusy.with(map[string]string{"version": fmt.Sprintf("%s is being applied", busy.Version)})
+		return errUpdateBusy.With(map[string]string{"version": fmt.Sprintf("%s is being applied", busy.Version)})
 	}
 	if waiting, err := s.updater.Waiting(); err != nil {
 		return err
 	} else if waiting == m.Version {
-		return errUpdateBusy.with(map[string]string{"version": fmt.Sprintf("%s is installed and runs after the next restart", waiting)})
+		return errUpdateBusy.With(map[string]string{"version": fmt.Sprintf("%s is installed and runs after the next restart", waiting)})
 	}
 	var backup *string
 	if !req.SkipBackup {
@@ -299,5 +300,5 @@ func (s *Server) handleUpdatesApply(w http.ResponseWriter, r *http.Request) erro
 		return fmt.Errorf("enqueuing the update: %w", err)
 	}
 	s.log.InfoContext(ctx, "update queued", "version", m.Version, "job", ids[0], "backup", backup != nil)
-	return writeJSON(w, r, http.StatusAccepted, applyBody{Job: ids[0], Backup: backup})
+	return web.JSON(w, r, http.StatusAccepted, applyBody{Job: ids[0], Backup: backup})
 }

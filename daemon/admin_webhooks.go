@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/outbox"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -104,12 +106,12 @@ func toDeliveryDTO(j store.Job) deliveryDTO {
 
 // webhookInput is the body of webhook creation and update.
 type webhookInput struct {
-	Name    Optional[string]   `json:"name"`
-	Type    Optional[string]   `json:"type"`
-	URL     Optional[string]   `json:"url"`
-	Kinds   Optional[[]string] `json:"kinds"`
-	Secret  Nullable[string]   `json:"secret"`
-	Enabled Optional[bool]     `json:"enabled"`
+	Name    web.Optional[string]   `json:"name"`
+	Type    web.Optional[string]   `json:"type"`
+	URL     web.Optional[string]   `json:"url"`
+	Kinds   web.Optional[[]string] `json:"kinds"`
+	Secret  web.Nullable[string]   `json:"secret"`
+	Enabled web.Optional[bool]     `json:"enabled"`
 }
 
 // validate checks and normalises the fields that are set. An empty url
@@ -119,7 +121,7 @@ func (in *webhookInput) validate(details map[string]string) {
 		in.Name.Value = strings.TrimSpace(in.Name.Value)
 		if n := utf8.RuneCountInString(in.Name.Value); n < 1 || n > maxWebhookName {
 			details["name"] = fmt.Sprintf("must be 1 to %d characters", maxWebhookName)
-		} else if msg := lineProblem(in.Name.Value); msg != "" {
+		} else if msg := web.LineProblem(in.Name.Value); msg != "" {
 			details["name"] = msg
 		}
 	}
@@ -222,13 +224,13 @@ func (s *Server) handleListWebhooks(w http.ResponseWriter, r *http.Request) erro
 	for _, j := range page.Jobs {
 		body.Deliveries = append(body.Deliveries, toDeliveryDTO(j))
 	}
-	return writeJSON(w, r, http.StatusOK, body)
+	return web.JSON(w, r, http.StatusOK, body)
 }
 
 // handleCreateWebhook adds a webhook; enabled defaults to true.
 func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request) error {
 	var in webhookInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
 	details := map[string]string{}
@@ -242,7 +244,7 @@ func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request) err
 		details["url"] = "required"
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	hook := store.Webhook{Enabled: true}
 	in.apply(&hook)
@@ -250,25 +252,25 @@ func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "webhook added", "webhook", hook.ID, "type", hook.Type, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusCreated, webhookBody{Webhook: toWebhookDTO(hook)})
+	s.log.InfoContext(r.Context(), "webhook added", "webhook", hook.ID, "type", hook.Type, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusCreated, webhookBody{Webhook: toWebhookDTO(hook)})
 }
 
 // handleUpdateWebhook changes the fields given; an empty url keeps the
 // stored one.
 func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	var in webhookInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
 	details := map[string]string{}
 	in.validate(details)
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	hook, err := s.store.UpdateWebhook(r.Context(), id, func(w *store.Webhook) error {
 		in.apply(w)
@@ -277,31 +279,31 @@ func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "webhook changed", "webhook", hook.ID, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, webhookBody{Webhook: toWebhookDTO(hook)})
+	s.log.InfoContext(r.Context(), "webhook changed", "webhook", hook.ID, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, webhookBody{Webhook: toWebhookDTO(hook)})
 }
 
 // handleDeleteWebhook removes a webhook; its pending deliveries are set
 // aside when they come up.
 func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	if err := s.store.DeleteWebhook(r.Context(), id); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "webhook deleted", "webhook", id, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "webhook deleted", "webhook", id, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // handleTestWebhook sends a test message at once, whether or not the
 // webhook is enabled, and answers 502 webhook_failed with the receiver's
 // answer when it did not take it.
 func (s *Server) handleTestWebhook(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	hook, err := s.store.Webhook(r.Context(), id)
 	if err != nil {
@@ -313,7 +315,7 @@ func (s *Server) handleTestWebhook(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 		s.log.InfoContext(r.Context(), "webhook test failed", "webhook", id, "error", err)
-		return errWebhookFailed(se.Error())
+		return web.WebhookFailed(se.Error())
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }

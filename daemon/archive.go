@@ -17,6 +17,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -31,7 +32,7 @@ const (
 // handleAdminArchive streams a ZIP of the event's photos: the visible
 // ones; all=1 adds pending and hidden; favorites=1 keeps the favorites.
 func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 	if all {
 		what += " incl. hidden and pending"
 	}
-	return s.streamArchive(w, r, e, photoQuery(e.ID, access.HostArchive(all, favorites)), archiveOptions{name: archiveName(e, what)})
+	return s.streamArchive(w, r, e, visitor.PhotoQuery(e.ID, access.HostArchive(all, favorites)), archiveOptions{name: archiveName(e, what)})
 }
 
 // archiveOptions is what differs between the archives: the file name,

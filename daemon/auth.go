@@ -10,21 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
-	"eventbox/daemon/access"
+	"eventbox/daemon/cookie"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
-)
-
-const (
-	adminCookie     = "gr_admin"
-	sessionLifetime = 7 * 24 * time.Hour
-	// sessionTouchEvery limits how often a session's last use is written:
-	// a commit per console request would wear an SD card for nothing.
-	sessionTouchEvery = time.Minute
 )
 
 // initialPasswordFile is written in DATA_DIR when the first owner's
@@ -106,104 +100,6 @@ func (s *Server) ensureFirstOwner(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) setSessionCookie(w http.ResponseWriter, r *http.Request, token string) {
-	http.SetCookie(w, &http.Cookie{
-		Name: adminCookie, Value: token, Path: "/",
-		MaxAge: int(sessionLifetime / time.Second), HttpOnly: true, Secure: r.TLS != nil,
-		SameSite: http.SameSiteLaxMode,
-	})
-}
-
-func clearCookie(w http.ResponseWriter, r *http.Request, name string) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
-}
-
-// session resolves the admin cookie to a live session. allowPending admits
-// a session that still owes its second factor.
-func (s *Server) session(r *http.Request, allowPending bool) (string, store.Session, error) {
-	c, err := r.Cookie(adminCookie)
-	if err != nil || c.Value == "" {
-		return "", store.Session{}, errUnauthorized
-	}
-	sess, err := s.store.Session(r.Context(), c.Value)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", store.Session{}, errUnauthorized
-	}
-	if err != nil {
-		return "", store.Session{}, err
-	}
-	now := s.now()
-	if now.Sub(time.UnixMilli(sess.LastUsedAt)) > sessionLifetime {
-		_ = s.store.DeleteSession(r.Context(), c.Value)
-		return "", store.Session{}, errUnauthorized
-	}
-	if sess.NeedsCode && !allowPending {
-		return "", store.Session{}, errUnauthorized
-	}
-	return c.Value, sess, nil
-}
-
-// admin admits signed-in console users and puts their account in the
-// request context; anyone else gets 401 unauthorized.
-func (s *Server) admin(h handlerFunc) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		token, sess, err := s.session(r, false)
-		if err != nil {
-			return err
-		}
-		acct, err := s.store.Account(r.Context(), sess.AccountID)
-		if errors.Is(err, store.ErrNotFound) {
-			return errUnauthorized
-		}
-		if err != nil {
-			return err
-		}
-		if now := s.now(); now.Sub(time.UnixMilli(sess.LastUsedAt)) > sessionTouchEvery {
-			err := s.store.UpdateSession(r.Context(), token, func(ss *store.Session) { ss.LastUsedAt = now.UnixMilli() })
-			if err != nil {
-				return err
-			}
-			s.setSessionCookie(w, r, token)
-		}
-		r = withValue(r, ctxAccount, acct)
-		r = withValue(r, ctxSessionToken, token)
-		return h(w, r)
-	}
-}
-
-// owner admits owners only: organizers get 403 forbidden.
-func (s *Server) owner(h handlerFunc) handlerFunc {
-	return s.admin(func(w http.ResponseWriter, r *http.Request) error {
-		if !access.OwnerActions(scope(r)) {
-			return errForbidden
-		}
-		return h(w, r)
-	})
-}
-
-// account is the signed-in account of a request that passed admin.
-func account(r *http.Request) store.Account {
-	a, _ := r.Context().Value(ctxAccount).(store.Account)
-	return a
-}
-
-func sessionToken(r *http.Request) string {
-	t, _ := r.Context().Value(ctxSessionToken).(string)
-	return t
-}
-
-// adminEvent loads the event named by the :id parameter if the signed-in
-// account may reach it. Events outside an organizer's scope answer 404,
-// exactly like events that do not exist.
-func (s *Server) adminEvent(r *http.Request) (store.Event, error) {
-	id := param(r, "id")
-	if !store.ValidID(id) || !access.Reaches(scope(r), id) {
-		return store.Event{}, errNotFound
-	}
-	return s.store.Event(r.Context(), id)
-}
-
 type loginRequest struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
@@ -215,11 +111,11 @@ type codeRequiredBody struct {
 
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var req loginRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if req.Password == "" {
-		return errField("password", "required")
+		return web.Field("password", "required")
 	}
 	username := strings.TrimSpace(req.Username)
 	if username == "" {
@@ -237,19 +133,19 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if acct.ID == "" {
 		checkPassword(s.dummyHash, req.Password)
 		s.signInFailed(r, device, key)
-		return errUnauthorized
+		return web.ErrUnauthorized
 	}
 	if !checkPassword(acct.PasswordHash, req.Password) {
 		s.signInFailed(r, device, key)
-		return errUnauthorized
+		return web.ErrUnauthorized
 	}
 	token, err := s.store.CreateSession(r.Context(), acct.ID, acct.TwoFactor)
 	if err != nil {
 		return err
 	}
-	s.setSessionCookie(w, r, token)
+	s.visitors.SetSessionCookie(w, r, token)
 	if acct.TwoFactor {
-		return writeJSON(w, r, http.StatusOK, codeRequiredBody{CodeRequired: true})
+		return web.JSON(w, r, http.StatusOK, codeRequiredBody{CodeRequired: true})
 	}
 	if _, err := s.store.UpdateAccount(r.Context(), acct.ID, func(a *store.Account) error {
 		a.LastLoginAt = s.now().UnixMilli()
@@ -260,40 +156,40 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := s.rememberDevice(w, r, acct.ID); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	if err := s.store.DeleteSession(r.Context(), sessionToken(r)); err != nil {
+	if err := s.store.DeleteSession(r.Context(), visitor.SessionToken(r)); err != nil {
 		return err
 	}
-	clearCookie(w, r, adminCookie)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	cookie.Clear(w, r, visitor.AdminCookie)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 type accountBody struct {
-	Account accountDTO `json:"account"`
+	Account dto.Account `json:"account"`
 }
 
 func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
-	return writeJSON(w, r, http.StatusOK, accountBody{Account: toAccountDTO(account(r))})
+	return web.JSON(w, r, http.StatusOK, accountBody{Account: dto.AccountOf(visitor.Account(r))})
 }
 
 type meRequest struct {
-	Name  Optional[string] `json:"name"`
-	Email Optional[string] `json:"email"`
+	Name  web.Optional[string] `json:"name"`
+	Email web.Optional[string] `json:"email"`
 }
 
 func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 	var req meRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	details := map[string]string{}
 	name := strings.TrimSpace(req.Name.Value)
 	if req.Name.Set && utf8.RuneCountInString(name) > 100 {
 		details["name"] = "must be at most 100 characters"
-	} else if msg := lineProblem(name); req.Name.Set && msg != "" {
+	} else if msg := web.LineProblem(name); req.Name.Set && msg != "" {
 		details["name"] = msg
 	}
 	email := strings.TrimSpace(req.Email.Value)
@@ -301,9 +197,9 @@ func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 		details["email"] = "must be an email address"
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
-	acct, err := s.store.UpdateAccount(r.Context(), account(r).ID, func(a *store.Account) error {
+	acct, err := s.store.UpdateAccount(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
 		if req.Name.Set {
 			a.Name = name
 		}
@@ -315,7 +211,7 @@ func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, accountBody{Account: toAccountDTO(acct)})
+	return web.JSON(w, r, http.StatusOK, accountBody{Account: dto.AccountOf(acct)})
 }
 
 type passwordRequest struct {
@@ -327,18 +223,18 @@ type passwordRequest struct {
 // other sessions; this browser stays signed in.
 func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	var req passwordRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if req.Current == "" {
-		return errField("current", "required")
+		return web.Field("current", "required")
 	}
 	if msg := passwordProblem(req.Next); msg != "" {
-		return errField("next", msg)
+		return web.Field("next", msg)
 	}
-	acct := account(r)
+	acct := visitor.Account(r)
 	if !checkPassword(acct.PasswordHash, req.Current) {
-		return errUnauthorized
+		return web.ErrUnauthorized
 	}
 	hash, err := s.hashPassword(req.Next)
 	if err != nil {
@@ -351,7 +247,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.store.DeleteAccountSessions(r.Context(), acct.ID, sessionToken(r)); err != nil {
+	if err := s.store.DeleteAccountSessions(r.Context(), acct.ID, visitor.SessionToken(r)); err != nil {
 		return err
 	}
 	if acct.MustChangePassword {
@@ -361,7 +257,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 			s.log.WarnContext(r.Context(), "removing the initial password file", "file", path, "error", err)
 		}
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // validEmail accepts a plain address (no display name), at most 254

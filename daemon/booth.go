@@ -11,7 +11,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"eventbox/daemon/dto"
 	"eventbox/daemon/qr"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -22,13 +25,13 @@ const (
 )
 
 type boothRequest struct {
-	BoothKey Nullable[string] `json:"boothKey"`
+	BoothKey web.Nullable[string] `json:"boothKey"`
 }
 
 type boothBody struct {
-	Event    eventDTO `json:"event"`
-	BoothKey string   `json:"boothKey"`
-	URL      string   `json:"url"`
+	Event    dto.Event `json:"event"`
+	BoothKey string    `json:"boothKey"`
+	URL      string    `json:"url"`
 	// QR is the booth link as a QR code, an SVG data: URL, for the
 	// console to show once: the tablet opens the link with one scan. Not
 	// in the spec (docs/decisions.md, "Booth link as a QR code").
@@ -58,19 +61,19 @@ func (s *Server) boothURL(r *http.Request, e store.Event, key string) string {
 // device holding the old key stops working at once (its stream ends, its
 // uploads get 403). The key is answered once; only its hash is kept.
 func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req boothRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	key := req.BoothKey.Value
 	if !req.BoothKey.Set || req.BoothKey.Null {
 		key = store.NewToken()
 	} else if msg := boothKeyProblem(key); msg != "" {
-		return errField("boothKey", msg)
+		return web.Field("boothKey", msg)
 	}
 	hash := store.HashToken(key)
 	old := e.BoothKeyHash
@@ -84,7 +87,7 @@ func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error
 	if old != hash {
 		s.booth.drop(e.ID)
 	}
-	s.log.InfoContext(r.Context(), "booth turned on", "event", e.ID, "replaced", old != "" && old != hash, "by", account(r).Username)
+	s.log.InfoContext(r.Context(), "booth turned on", "event", e.ID, "replaced", old != "" && old != hash, "by", visitor.Account(r).Username)
 	link := s.boothURL(r, e, key)
 	var svg bytes.Buffer
 	// Plain black on white: the code holds a long link, and the tablet's
@@ -92,14 +95,14 @@ func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error
 	if err := s.qr.SVG(&svg, link, qr.MinSize, qr.DefaultStyle(), ""); err != nil {
 		return fmt.Errorf("drawing the booth link's qr code: %w", err)
 	}
-	return writeJSON(w, r, http.StatusOK, boothBody{Event: toEventDTO(e), BoothKey: key, URL: link,
+	return web.JSON(w, r, http.StatusOK, boothBody{Event: dto.EventOf(e), BoothKey: key, URL: link,
 		QR: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg.Bytes())})
 }
 
 // handleDisableBooth turns the event's booth off: its device is refused
 // from now on.
 func (s *Server) handleDisableBooth(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -110,8 +113,8 @@ func (s *Server) handleDisableBooth(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	s.booth.drop(e.ID)
-	s.log.InfoContext(r.Context(), "booth turned off", "event", e.ID, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "booth turned off", "event", e.ID, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 type boothJoinRequest struct {
@@ -137,20 +140,20 @@ func (s *Server) handleBoothJoin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req boothJoinRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if !boothKeyMatches(e, req.Key) {
-		return errForbidden
+		return web.ErrForbidden
 	}
-	if g, err := s.joinedGuest(r, e); err == nil && isBooth(g, e) {
-		return writeJSON(w, r, http.StatusOK, okTrue)
+	if g, err := s.visitors.JoinedGuest(r, e); err == nil && isBooth(g, e) {
+		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	if _, err := s.addGuest(w, r, e, store.Guest{Booth: true, BoothKeyHash: e.BoothKeyHash}); err != nil {
+	if _, err := s.visitors.AddGuest(w, r, e, store.Guest{Booth: true, BoothKeyHash: e.BoothKeyHash}); err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "booth device set up", "event", e.ID)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // isBooth reports whether g is the event's booth device with the current
@@ -169,7 +172,7 @@ func (s *Server) handleBoothEvents(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if !isBooth(g, e) {
-		return errForbidden
+		return web.ErrForbidden
 	}
 	return s.booth.serve(w, r, e.ID)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"eventbox/booth"
+	"eventbox/daemon/web"
 )
 
 // Booth timings (docs/decisions.md, "Logo, QR codes, duplicate, end, booth").
@@ -22,7 +23,7 @@ const (
 
 // errBoothUnavailable answers a booth stream opened while the server shuts
 // down; the page's EventSource tries again.
-var errBoothUnavailable = errUnavailable
+var errBoothUnavailable = web.ErrUnavailable
 
 // boothRelay connects the box's booth hardware to the booth pages. A button
 // press becomes a trigger message for every connected booth page (the box

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"eventbox/booth"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/web"
 )
 
 // Booth stream timings.
@@ -24,7 +26,7 @@ const (
 //
 // followed by a blank line.
 func boothSSEFrame(m booth.Message) []byte {
-	data, err := json.Marshal(boothMessageDTO{Type: m.Type, At: m.At.UnixMilli(), State: m.State})
+	data, err := json.Marshal(dto.BoothMessage{Type: m.Type, At: m.At.UnixMilli(), State: m.State})
 	if err != nil {
 		// Strings and an integer always marshal.
 		panic(fmt.Sprintf("marshalling booth message: %v", err))
@@ -47,15 +49,15 @@ func boothSSEFrame(m booth.Message) []byte {
 // msgs is closed, and returns nil then. The caller has subscribed msgs
 // before calling it, so that nothing published while the headers go out
 // is lost. It writes the SSE headers and a retry hint first, then one
-// frame per message and an SSE comment every sseKeepAlive while idle,
+// frame per message and an SSE comment every web.SSEKeepAlive while idle,
 // flushing after each write. It returns an error when w cannot flush (it
 // is not a streaming writer) or a write fails.
 func streamBooth(ctx context.Context, w http.ResponseWriter, msgs <-chan booth.Message) error {
-	rc, err := sseStart(w, boothRetryMillis)
+	rc, err := web.SSEStart(w, boothRetryMillis)
 	if err != nil {
 		return err
 	}
-	t := time.NewTicker(sseKeepAlive)
+	t := time.NewTicker(web.SSEKeepAlive)
 	defer t.Stop()
 	for {
 		var frame []byte
@@ -70,7 +72,7 @@ func streamBooth(ctx context.Context, w http.ResponseWriter, msgs <-chan booth.M
 		case <-t.C:
 			frame = []byte(": keep-alive\n\n")
 		}
-		if err := writeFlush(w, rc, frame); err != nil {
+		if err := web.WriteFlush(w, rc, frame); err != nil {
 			return err
 		}
 	}

@@ -2,9 +2,10 @@ package daemon
 
 import (
 	"net/http"
-	"sort"
 	"time"
 
+	"eventbox/daemon/cookie"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -20,6 +21,9 @@ const (
 	deviceAccounts = 8
 )
 
+// deviceKind is gr_device, sent to the console's API only.
+var deviceKind = cookie.Kind{Name: deviceCookie, Path: "/api/admin/", Age: deviceAge}
+
 // deviceEntry is one account a browser signed in to: a random device id
 // (the key of its own budget) and when it was last given.
 type deviceEntry struct {
@@ -32,10 +36,8 @@ type devicePass map[string]deviceEntry
 
 func (s *Server) readDevicePass(r *http.Request) devicePass {
 	pass := devicePass{}
-	if c, err := r.Cookie(deviceCookie); err == nil {
-		if !s.unsign(c.Value, &pass) {
-			return devicePass{}
-		}
+	if !s.cookies.Read(r, deviceKind, &pass) {
+		return devicePass{}
 	}
 	return pass
 }
@@ -63,25 +65,8 @@ func (s *Server) rememberDevice(w http.ResponseWriter, r *http.Request, accountI
 	}
 	e.At = s.now().UnixMilli()
 	pass[accountID] = e
-	if len(pass) > deviceAccounts {
-		ids := make([]string, 0, len(pass))
-		for id := range pass {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool { return pass[ids[i]].At < pass[ids[j]].At })
-		for _, id := range ids[:len(ids)-deviceAccounts] {
-			delete(pass, id)
-		}
-	}
-	v, err := s.signed(pass)
-	if err != nil {
-		return err
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name: deviceCookie, Value: v, Path: "/api/admin/", MaxAge: int(deviceAge / time.Second),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
-	})
-	return nil
+	cookie.Trim(pass, deviceAccounts, func(e deviceEntry) int64 { return e.At })
+	return s.cookies.Write(w, r, deviceKind, pass)
 }
 
 // signInGate applies the sign-in limits to one attempt on an account
@@ -92,17 +77,17 @@ func (s *Server) rememberDevice(w http.ResponseWriter, r *http.Request, accountI
 // device id ("" for an unknown browser), to pass to signInFailed.
 func (s *Server) signInGate(r *http.Request, accountID, username string) (string, error) {
 	if dev := s.knownDevice(r, accountID); dev != "" {
-		if ok, retry := s.guards.device.allow(dev); !ok {
-			return dev, errRateLimited(retry)
+		if ok, retry := s.guards.device.Allow(dev); !ok {
+			return dev, web.RateLimited(retry)
 		}
 		return dev, nil
 	}
-	addr := clientIP(r)
-	if ok, retry := s.limits.login.allow(addr); !ok {
-		return "", errRateLimited(retry)
+	addr := web.ClientIP(r)
+	if ok, retry := s.limits.login.Allow(addr); !ok {
+		return "", web.RateLimited(retry)
 	}
-	if ok, retry := s.guards.signIn.allow(username, addr); !ok {
-		return "", errRateLimited(retry)
+	if ok, retry := s.guards.signIn.Allow(username, addr); !ok {
+		return "", web.RateLimited(retry)
 	}
 	return "", nil
 }
@@ -111,6 +96,6 @@ func (s *Server) signInGate(r *http.Request, accountID, username string) (string
 // unless it came from a known device (held by its own budget only).
 func (s *Server) signInFailed(r *http.Request, device, username string) {
 	if device == "" {
-		s.guards.signIn.fail(username, clientIP(r))
+		s.guards.signIn.Fail(username, web.ClientIP(r))
 	}
 }

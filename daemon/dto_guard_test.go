@@ -26,7 +26,7 @@ const storePath = "eventbox/store"
 //   - a field of a JSON shape (a struct with a json tag) whose type is,
 //     holds or embeds a type of package store (directly, through
 //     pointers, slices, maps, generics or other structs), and
-//   - a writeJSON call whose answer's type holds a store type, or whose
+//   - a web.JSON call whose answer's type holds a store type, or whose
 //     answer puts one into an interface value (map[string]any{"x": rec}),
 //   - a store type assigned into a map of interface values (m["x"] = rec).
 func TestNoStoreRecordInAnAnswer(t *testing.T) {
@@ -103,9 +103,9 @@ func storeInAnswers(fset *token.FileSet, files []*ast.File, info *types.Info) []
 					}
 				}
 			case *ast.CallExpr:
-				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "writeJSON" && len(n.Args) == 4 {
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "web.JSON" && len(n.Args) == 4 {
 					if path := storeTypeIn(info.TypeOf(n.Args[3]), nil); path != "" {
-						problems = append(problems, fset.Position(n.Pos()).String()+": writeJSON answers "+path+"; answer a DTO built field by field")
+						problems = append(problems, fset.Position(n.Pos()).String()+": web.JSON answers "+path+"; answer a DTO built field by field")
 					}
 					// An answer built of interface values (map[string]any,
 					// []any) hides its pieces' types: check each piece.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/web"
 )
 
 // failingWriter fails every write with err, as a file on a full or broken
@@ -61,20 +62,20 @@ func TestUploadFaultsAreTold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ingest.Receive(tt.dst, tt.src, "photo")
-			ae := toAPIError(err)
+			ae := web.ToError(err)
 			if ae.Status != tt.wantStatus || ae.Code != tt.wantCode {
 				t.Fatalf("%v answers %d %s; want %d %s", err, ae.Status, ae.Code, tt.wantStatus, tt.wantCode)
 			}
 		})
 	}
 	t.Run("a network error that reaches the error writer is not a disk fault", func(t *testing.T) {
-		if ae := toAPIError(fmt.Errorf("decoding body: %w", reset)); ae.Status == 503 || ae.Status == 507 {
+		if ae := web.ToError(fmt.Errorf("decoding body: %w", reset)); ae.Status == 503 || ae.Status == 507 {
 			t.Fatalf("a client's connection reset answers %d %s", ae.Status, ae.Code)
 		}
 	})
 	t.Run("a failed commit of the database on a full card is insufficient_storage", func(t *testing.T) {
 		err := fmt.Errorf("adding photo: %w", errors.Join(&fs.PathError{Op: "write", Path: "eventbox.db", Err: syscall.ENOSPC}))
-		if ae := toAPIError(err); ae.Status != 507 {
+		if ae := web.ToError(err); ae.Status != 507 {
 			t.Fatalf("answers %d %s; want 507", ae.Status, ae.Code)
 		}
 	})

@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -38,7 +41,7 @@ func (s *Server) openEvents(r *http.Request) ([]store.Event, error) {
 	now := s.now().UnixMilli()
 	var out []store.Event
 	for _, e := range events {
-		if access.UploadsOpen(eventRules(e), now) {
+		if access.UploadsOpen(visitor.EventRules(e), now) {
 			out = append(out, e)
 		}
 	}
@@ -56,9 +59,9 @@ func (s *Server) handleFrontEvents(w http.ResponseWriter, r *http.Request) error
 	body := frontEventsBody{Events: make([]frontEventDTO, 0, len(events))}
 	for _, e := range events {
 		body.Events = append(body.Events, frontEventDTO{Slug: e.Slug, Name: e.Name,
-			AccentColor: nullString(e.AccentColor), LogoVersion: nullTime(e.LogoVersion), NeedsCode: e.AccessCode != ""})
+			AccentColor: dto.NullString(e.AccentColor), LogoVersion: dto.NullTime(e.LogoVersion), NeedsCode: e.AccessCode != ""})
 	}
-	return writeJSON(w, r, http.StatusOK, body)
+	return web.JSON(w, r, http.StatusOK, body)
 }
 
 type frontJoinRequest struct {
@@ -77,17 +80,17 @@ type frontJoinBody struct {
 // beside the box. The route is limited per address like unlock.
 func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 	var req frontJoinRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	given := strings.ToLower(strings.TrimSpace(req.Code))
 	if given == "" || len(given) > 200 {
-		return errField("code", "must be an event code")
+		return web.Field("code", "must be an event code")
 	}
 	if slug := slugOf(given); slug != "" && len(slug) <= 32 {
 		e, err := s.store.EventBySlug(r.Context(), slug)
 		if err == nil {
-			return writeJSON(w, r, http.StatusOK, frontJoinBody{Slug: e.Slug})
+			return web.JSON(w, r, http.StatusOK, frontJoinBody{Slug: e.Slug})
 		}
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
@@ -108,14 +111,14 @@ func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 		if e.AccessCode == "" || subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
 			continue
 		}
-		if _, err := s.joinedGuest(r, e); err != nil {
-			if err := s.passGuest(w, r, e); err != nil {
+		if _, err := s.visitors.JoinedGuest(r, e); err != nil {
+			if err := s.visitors.PassGuest(w, r, e); err != nil {
 				return err
 			}
 		}
-		return writeJSON(w, r, http.StatusOK, frontJoinBody{Slug: e.Slug})
+		return web.JSON(w, r, http.StatusOK, frontJoinBody{Slug: e.Slug})
 	}
-	return errInvalidCode
+	return web.ErrInvalidCode
 }
 
 // slugOf reads a slug from a typed code: the code itself, or the path

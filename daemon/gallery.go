@@ -2,85 +2,30 @@ package daemon
 
 import (
 	"net/http"
-	"sort"
-	"time"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
-const (
-	shareCookie = "gr_share"
-	// shareCookieLinks bounds how many links one browser remembers, so the
-	// cookie stays far below the 4 KB browsers keep.
-	shareCookieLinks = 24
-	shareCookieAge   = 365 * 24 * time.Hour
-	// maxTokenLen refuses absurd path tokens before they are hashed.
-	maxTokenLen = 128
-)
-
-// shareEntry is what gr_share holds for one link: its event, and when
-// this browser unlocked (or first visited) it.
-type shareEntry struct {
-	EventID string `json:"e"`
-	At      int64  `json:"t"`
-}
-
-// sharePass is the decoded gr_share cookie: the gallery links this browser
-// unlocked, or visited when they have no password, by link id.
-type sharePass map[string]shareEntry
-
-// readSharePass returns the cookie's links; a missing or forged cookie is
-// an empty pass.
-func (s *Server) readSharePass(r *http.Request) sharePass {
-	pass := sharePass{}
-	if c, err := r.Cookie(shareCookie); err == nil {
-		if !s.unsign(c.Value, &pass) {
-			return sharePass{}
-		}
-	}
-	return pass
-}
-
-// rememberShare adds a link to the browser's gr_share, dropping the
-// oldest entries past shareCookieLinks.
-func (s *Server) rememberShare(w http.ResponseWriter, r *http.Request, sh store.Share) error {
-	pass := s.readSharePass(r)
-	pass[sh.ID] = shareEntry{EventID: sh.EventID, At: s.now().UnixMilli()}
-	if len(pass) > shareCookieLinks {
-		ids := make([]string, 0, len(pass))
-		for id := range pass {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool { return pass[ids[i]].At < pass[ids[j]].At })
-		for _, id := range ids[:len(ids)-shareCookieLinks] {
-			delete(pass, id)
-		}
-	}
-	v, err := s.signed(pass)
-	if err != nil {
-		return err
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name: shareCookie, Value: v, Path: "/", MaxAge: int(shareCookieAge / time.Second),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
-	})
-	return nil
-}
+// maxTokenLen refuses absurd path tokens before they are hashed.
+const maxTokenLen = 128
 
 // liveShare resolves the :token parameter to a link that is neither
 // revoked nor expired, with its event; anything else is 404.
 func (s *Server) liveShare(r *http.Request) (store.Share, store.Event, error) {
-	token := param(r, "token")
+	token := web.Param(r, "token")
 	if token == "" || len(token) > maxTokenLen {
-		return store.Share{}, store.Event{}, errNotFound
+		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
 	sh, err := s.store.ShareByToken(r.Context(), token)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
-	if !access.Live(shareLink(sh), s.now().UnixMilli()) {
-		return store.Share{}, store.Event{}, errNotFound
+	if !access.Live(visitor.ShareLink(sh), s.now().UnixMilli()) {
+		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
 	e, err := s.store.Event(r.Context(), sh.EventID)
 	if err != nil {
@@ -98,32 +43,13 @@ func (s *Server) unlockedShare(w http.ResponseWriter, r *http.Request) (store.Sh
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
-	if _, ok := s.readSharePass(r)[sh.ID]; ok {
+	if _, ok := s.visitors.SharePass(r)[sh.ID]; ok {
 		return sh, e, nil
 	}
 	if sh.PasswordHash != "" {
-		return store.Share{}, store.Event{}, errForbidden
+		return store.Share{}, store.Event{}, web.ErrForbidden
 	}
-	return sh, e, s.rememberShare(w, r, sh)
-}
-
-// galleryShares returns the links of the event that this browser unlocked
-// or visited, as stored now, for the viewer of the access rules (which
-// decide whether each is still live). It is how media, and voice notes
-// shared in the gallery, decide whether a gallery viewer may have a file.
-func (s *Server) galleryShares(r *http.Request, eventID string) []access.Link {
-	var out []access.Link
-	for id, entry := range s.readSharePass(r) {
-		if entry.EventID != eventID || !store.ValidID(id) {
-			continue
-		}
-		sh, err := s.store.Share(r.Context(), eventID, id)
-		if err != nil {
-			continue
-		}
-		out = append(out, shareLink(sh))
-	}
-	return out
+	return sh, e, s.visitors.RememberShare(w, r, sh)
 }
 
 type galleryShareDTO struct {
@@ -136,12 +62,12 @@ type galleryShareDTO struct {
 }
 
 type galleryEventDTO struct {
-	Name        string         `json:"name"`
-	EventDate   *string        `json:"eventDate"`
-	AccentColor *string        `json:"accentColor"`
-	LogoVersion *int64         `json:"logoVersion"`
-	Guestbook   bool           `json:"guestbook"`
-	Challenges  []challengeDTO `json:"challenges"`
+	Name        string          `json:"name"`
+	EventDate   *string         `json:"eventDate"`
+	AccentColor *string         `json:"accentColor"`
+	LogoVersion *int64          `json:"logoVersion"`
+	Guestbook   bool            `json:"guestbook"`
+	Challenges  []dto.Challenge `json:"challenges"`
 	// Spots are the event's places, for the gallery's place filter.
 	Spots []gallerySpotDTO `json:"spots"`
 }
@@ -164,9 +90,9 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	_, unlocked := s.readSharePass(r)[sh.ID]
+	_, unlocked := s.visitors.SharePass(r)[sh.ID]
 	if !unlocked && sh.PasswordHash == "" {
-		if err := s.rememberShare(w, r, sh); err != nil {
+		if err := s.visitors.RememberShare(w, r, sh); err != nil {
 			return err
 		}
 		unlocked = true
@@ -179,14 +105,14 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 	for _, sp := range spots {
 		places = append(places, gallerySpotDTO{ID: sp.ID, Label: sp.Label})
 	}
-	return writeJSON(w, r, http.StatusOK, galleryBody{
+	return web.JSON(w, r, http.StatusOK, galleryBody{
 		Share: galleryShareDTO{
-			Label: nullString(sh.Label), AllowDownload: sh.AllowDownload, FavoritesOnly: sh.FavoritesOnly,
-			NeedsPassword: sh.PasswordHash != "", Unlocked: unlocked, ExpiresAt: nullTime(sh.ExpiresAt),
+			Label: dto.NullString(sh.Label), AllowDownload: sh.AllowDownload, FavoritesOnly: sh.FavoritesOnly,
+			NeedsPassword: sh.PasswordHash != "", Unlocked: unlocked, ExpiresAt: dto.NullTime(sh.ExpiresAt),
 		},
 		Event: galleryEventDTO{
-			Name: e.Name, EventDate: nullString(e.EventDate), AccentColor: nullString(e.AccentColor),
-			LogoVersion: nullTime(e.LogoVersion), Guestbook: e.GuestbookInGallery, Challenges: toChallengeDTOs(e.Challenges),
+			Name: e.Name, EventDate: dto.NullString(e.EventDate), AccentColor: dto.NullString(e.AccentColor),
+			LogoVersion: dto.NullTime(e.LogoVersion), Guestbook: e.GuestbookInGallery, Challenges: dto.ChallengesOf(e.Challenges),
 			Spots: places,
 		},
 	})
@@ -200,34 +126,34 @@ type galleryUnlockRequest struct {
 // when wrong) and remembers it in gr_share. A link without a password
 // opens with any body. Besides the per-address limit of the route, the
 // link's failure budget holds the addresses that guessed wrong once it
-// is spent (guessGuard).
+// is spent (web.GuessGuard).
 func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) error {
 	sh, _, err := s.liveShare(r)
 	if err != nil {
 		return err
 	}
 	var req galleryUnlockRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if _, ok := s.readSharePass(r)[sh.ID]; ok {
+	if _, ok := s.visitors.SharePass(r)[sh.ID]; ok {
 		// Already unlocked: this browser never guesses again.
-		return writeJSON(w, r, http.StatusOK, okTrue)
+		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
 	if sh.PasswordHash != "" {
-		addr := clientIP(r)
-		if ok, retry := s.guards.linkPass.allow(sh.ID, addr); !ok {
-			return errRateLimited(retry)
+		addr := web.ClientIP(r)
+		if ok, retry := s.guards.linkPass.Allow(sh.ID, addr); !ok {
+			return web.RateLimited(retry)
 		}
 		if !checkPassword(sh.PasswordHash, req.Password) {
-			s.guards.linkPass.fail(sh.ID, addr)
-			return errInvalidCode
+			s.guards.linkPass.Fail(sh.ID, addr)
+			return web.ErrInvalidCode
 		}
 	}
-	if err := s.rememberShare(w, r, sh); err != nil {
+	if err := s.visitors.RememberShare(w, r, sh); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // handleGalleryPhotos lists the link's photos, newest first: visible
@@ -255,13 +181,13 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	q := photoQuery(e.ID, access.GalleryPhotos(shareLink(sh), r.URL.Query().Get("favorites") == "1"))
+	q := visitor.PhotoQuery(e.ID, access.GalleryPhotos(visitor.ShareLink(sh), r.URL.Query().Get("favorites") == "1"))
 	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, photoPageSize
 	page, err := s.listPhotos(r.Context(), q, taken)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, photoPage(page, "", false))
+	return web.JSON(w, r, http.StatusOK, photoPage(page, "", false))
 }
 
 // handleGalleryMessages lists the guestbook's visible messages through a
@@ -271,21 +197,21 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	f, ok := access.GalleryMessages(eventRules(e))
+	f, ok := access.GalleryMessages(visitor.EventRules(e))
 	if !ok {
-		return errForbidden
+		return web.ErrForbidden
 	}
 	before, err := parseBefore(r)
 	if err != nil {
 		return err
 	}
-	q := messageQuery(e.ID, f)
+	q := visitor.MessageQuery(e.ID, f)
 	q.Before, q.Limit = before, messagePageSize
 	page, err := s.store.Messages(r.Context(), q)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, messagePage(page, ""))
+	return web.JSON(w, r, http.StatusOK, messagePage(page, ""))
 }
 
 // handleGalleryArchive streams the link's photos as a ZIP when the link
@@ -295,13 +221,13 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	f, ok := access.GalleryArchive(shareLink(sh))
+	f, ok := access.GalleryArchive(visitor.ShareLink(sh))
 	if !ok {
-		return errForbidden
+		return web.ErrForbidden
 	}
 	what := "all photos"
 	if f.FavoritesOnly {
 		what = "favourites"
 	}
-	return s.streamArchive(w, r, e, photoQuery(e.ID, f), archiveOptions{name: archiveName(e, what), forGuests: true})
+	return s.streamArchive(w, r, e, visitor.PhotoQuery(e.ID, f), archiveOptions{name: archiveName(e, what), forGuests: true})
 }

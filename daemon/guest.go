@@ -7,14 +7,17 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
 // eventBySlug loads the event of the :slug parameter.
 func (s *Server) eventBySlug(r *http.Request) (store.Event, error) {
-	slug := param(r, "slug")
+	slug := web.Param(r, "slug")
 	if slug == "" || len(slug) > 32 {
-		return store.Event{}, errNotFound
+		return store.Event{}, web.ErrNotFound
 	}
 	return s.store.EventBySlug(r.Context(), strings.ToLower(slug))
 }
@@ -26,7 +29,7 @@ func (s *Server) guestOf(r *http.Request) (store.Event, store.Guest, error) {
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
-	g, err := s.joinedGuest(r, e)
+	g, err := s.visitors.JoinedGuest(r, e)
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
@@ -37,13 +40,13 @@ func (s *Server) guestOf(r *http.Request) (store.Event, store.Guest, error) {
 // already, and answers { ok }. The new guest lives in the cookie only
 // until it does something (keepGuest).
 func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event) error {
-	if _, err := s.joinedGuest(r, e); err == nil {
-		return writeJSON(w, r, http.StatusOK, okTrue)
+	if _, err := s.visitors.JoinedGuest(r, e); err == nil {
+		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	if err := s.passGuest(w, r, e); err != nil {
+	if err := s.visitors.PassGuest(w, r, e); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 type publicEventDTO struct {
@@ -66,15 +69,15 @@ type publicEventDTO struct {
 	AlbumShared        bool    `json:"albumShared"`
 	// RevealAt (added): until then, epoch ms, guests see only their own
 	// photos; null when the album is not held back.
-	RevealAt   *int64         `json:"revealAt"`
-	Challenges []challengeDTO `json:"challenges"`
+	RevealAt   *int64          `json:"revealAt"`
+	Challenges []dto.Challenge `json:"challenges"`
 	// Spots (added) are the event's places, for the shared album's place
 	// filter, as in the gallery.
-	Spots          []gallerySpotDTO  `json:"spots"`
-	Frame          string            `json:"frame"`
-	CaptureFilters captureFiltersDTO `json:"captureFilters"`
-	LogoVersion    *int64            `json:"logoVersion"`
-	Ended          bool              `json:"ended"`
+	Spots          []gallerySpotDTO   `json:"spots"`
+	Frame          string             `json:"frame"`
+	CaptureFilters dto.CaptureFilters `json:"captureFilters"`
+	LogoVersion    *int64             `json:"logoVersion"`
+	Ended          bool               `json:"ended"`
 	// Limits are the box's limits for this browser, so the page can
 	// check a file before sending it (docs/decisions.md, "The box's
 	// limits in the public event").
@@ -122,7 +125,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	full := toEventDTO(e)
+	full := dto.EventOf(e)
 	spots, err := s.store.Spots(r.Context(), e.ID)
 	if err != nil {
 		return err
@@ -134,11 +137,11 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
-		UploadsOpen: access.UploadsOpen(eventRules(e), s.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
+		UploadsOpen: access.UploadsOpen(visitor.EventRules(e), s.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
 		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
-		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: nullTime(e.RevealAt), Challenges: full.Challenges,
+		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: dto.NullTime(e.RevealAt), Challenges: full.Challenges,
 		Spots: places, Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
 		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
@@ -149,7 +152,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		body.Event.Limits.VideoSeconds = s.cfg.MaxVideoSeconds
 	}
 	quota, used := e.MaxPhotosPerGuest, 0
-	if g, err := s.joinedGuest(r, e); err == nil {
+	if g, err := s.visitors.JoinedGuest(r, e); err == nil {
 		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, 0)
 		if err != nil {
 			return err
@@ -158,7 +161,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		body.Guest = publicGuestDTO{Joined: true, Name: nullString(g.Name), Photos: n, Booth: g.Booth, Gallery: gal}
+		body.Guest = publicGuestDTO{Joined: true, Name: dto.NullString(g.Name), Photos: n, Booth: g.Booth, Gallery: gal}
 		used = n
 		if g.Booth {
 			quota = 0 // the booth has no quota (uploader)
@@ -168,7 +171,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		left := max(quota-used, 0)
 		body.Event.Limits.PhotosLeft = &left
 	}
-	return writeJSON(w, r, http.StatusOK, body)
+	return web.JSON(w, r, http.StatusOK, body)
 }
 
 // handleJoin joins an event without an access code. Joining again keeps
@@ -179,7 +182,7 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if e.AccessCode != "" {
-		return errForbidden
+		return web.ErrForbidden
 	}
 	return s.joinOnce(w, r, e)
 }
@@ -191,29 +194,29 @@ type unlockRequest struct {
 // handleUnlock enters an event with its access code (case and surrounding
 // spaces do not matter: the code is read off a card). Besides the
 // per-address limit of the route, the event's failure budget holds the
-// addresses that guessed wrong once it is spent (guessGuard).
+// addresses that guessed wrong once it is spent (web.GuessGuard).
 func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
 	e, err := s.eventBySlug(r)
 	if err != nil {
 		return err
 	}
 	var req unlockRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if _, err := s.joinedGuest(r, e); err == nil {
+	if _, err := s.visitors.JoinedGuest(r, e); err == nil {
 		// Already in: a guest with a valid cookie never guesses again.
-		return writeJSON(w, r, http.StatusOK, okTrue)
+		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	addr := clientIP(r)
-	if ok, retry := s.guards.eventCode.allow(e.ID, addr); !ok {
-		return errRateLimited(retry)
+	addr := web.ClientIP(r)
+	if ok, retry := s.guards.eventCode.Allow(e.ID, addr); !ok {
+		return web.RateLimited(retry)
 	}
 	given := strings.ToLower(strings.TrimSpace(req.Code))
 	want := strings.ToLower(e.AccessCode)
 	if e.AccessCode != "" && subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
-		s.guards.eventCode.fail(e.ID, addr)
-		return errInvalidCode
+		s.guards.eventCode.Fail(e.ID, addr)
+		return web.ErrInvalidCode
 	}
 	return s.joinOnce(w, r, e)
 }
@@ -236,33 +239,33 @@ func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req guestNameRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	name := strings.Join(strings.Fields(req.Name), " ")
 	if n := utf8.RuneCountInString(name); n < 1 || n > maxGuestName {
-		return errField("name", "must be 1 to 60 characters")
+		return web.Field("name", "must be 1 to 60 characters")
 	}
-	if msg := lineProblem(name); msg != "" {
-		return errField("name", msg)
+	if msg := web.LineProblem(name); msg != "" {
+		return web.Field("name", msg)
 	}
 	if g.Booth {
-		return errForbidden
+		return web.ErrForbidden
 	}
-	if g, err = s.keepGuest(r.Context(), g); err != nil {
+	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
 	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
 		return err
 	}
-	pass := s.readGuestPass(r)
+	pass := s.visitors.GuestPass(r)
 	entry := pass[e.ID]
 	entry.Name = name
 	pass[e.ID] = entry
-	if err := s.writeGuestPass(w, r, pass); err != nil {
+	if err := s.visitors.WriteGuestPass(w, r, pass); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, guestNameBody{Name: name})
+	return web.JSON(w, r, http.StatusOK, guestNameBody{Name: name})
 }
 
 type contactRequest struct {
@@ -281,23 +284,23 @@ func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if !e.CollectGuestEmails {
-		return errForbidden
+		return web.ErrForbidden
 	}
 	var req contactRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	email := strings.TrimSpace(req.Email)
 	if !validEmail(email) {
-		return errField("email", "must be an email address")
+		return web.Field("email", "must be an email address")
 	}
-	if g, err = s.keepGuest(r.Context(), g); err != nil {
+	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
 	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, contactBody{Email: email})
+	return web.JSON(w, r, http.StatusOK, contactBody{Email: email})
 }
 
 // handleDeleteContact forgets the guest's address.
@@ -308,10 +311,10 @@ func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) err
 	}
 	if g.CreatedAt == 0 {
 		// Not stored yet, so no address to forget.
-		return writeJSON(w, r, http.StatusOK, okTrue)
+		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
 	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }

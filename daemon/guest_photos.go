@@ -11,7 +11,10 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -33,7 +36,7 @@ type photoDTO struct {
 	Mine        bool    `json:"mine"`
 	Downloads   *int    `json:"downloads,omitempty"`
 	Favorite    *bool   `json:"favorite,omitempty"`
-	Variants    *string `json:"variants,omitempty"` // admins only: variantsState
+	Variants    *string `json:"variants,omitempty"` // admins only: dto.VariantsState
 	ChallengeID *string `json:"challengeId"`
 	SpotID      *string `json:"spotId"`
 	CreatedAt   int64   `json:"createdAt"`
@@ -50,15 +53,15 @@ type videoInfoDTO struct {
 // the viewing guest ("" for others); admin adds the admin-only fields.
 func toPhotoDTO(p store.Photo, viewerGuest string, admin bool) photoDTO {
 	d := photoDTO{
-		ID: p.ID, Width: p.Width, Height: p.Height, GuestName: nullString(p.GuestName),
+		ID: p.ID, Width: p.Width, Height: p.Height, GuestName: dto.NullString(p.GuestName),
 		Status: p.Status, Mine: viewerGuest != "" && p.GuestID == viewerGuest,
-		ChallengeID: nullString(p.ChallengeID), SpotID: nullString(p.SpotID), CreatedAt: p.CreatedAt,
-		TakenAt: nullTime(p.TakenAt),
+		ChallengeID: dto.NullString(p.ChallengeID), SpotID: dto.NullString(p.SpotID), CreatedAt: p.CreatedAt,
+		TakenAt: dto.NullTime(p.TakenAt),
 	}
 	if admin {
 		downloads, favorite := p.Downloads, p.Favorite
 		d.Downloads, d.Favorite = &downloads, &favorite
-		state := variantsState(p)
+		state := dto.VariantsState(p)
 		d.Variants = &state
 	}
 	if p.Video != nil {
@@ -90,12 +93,12 @@ func statusForNew(e store.Event) string {
 // (MayUpload: the booth's key, uploads open; WithinQuota), then the rate.
 // It returns the quota to enforce (0: none).
 func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, error) {
-	g, err := s.joinedGuest(r, e)
+	g, err := s.visitors.JoinedGuest(r, e)
 	if err != nil {
 		return store.Guest{}, 0, err
 	}
-	ev, u := eventRules(e), uploaderRules(e, g)
-	if err := refusal(access.MayUpload(u, ev, s.now().UnixMilli())); err != nil {
+	ev, u := visitor.EventRules(e), visitor.UploaderRules(e, g)
+	if err := visitor.Refusal(access.MayUpload(u, ev, s.now().UnixMilli())); err != nil {
 		return store.Guest{}, 0, err
 	}
 	quota := access.UploadQuota(u, ev)
@@ -104,14 +107,14 @@ func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, err
 		if err != nil {
 			return store.Guest{}, 0, err
 		}
-		if err := refusal(access.WithinQuota(u, ev, n)); err != nil {
+		if err := visitor.Refusal(access.WithinQuota(u, ev, n)); err != nil {
 			return store.Guest{}, 0, err
 		}
 	}
 	if err := s.allowUpload(r, g); err != nil {
 		return store.Guest{}, 0, err
 	}
-	if g, err = s.keepGuest(r.Context(), g); err != nil {
+	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
 		return store.Guest{}, 0, err
 	}
 	return g, quota, nil
@@ -138,7 +141,7 @@ func (s *Server) handleGuestUpload(w http.ResponseWriter, r *http.Request) error
 	p.SpotID = s.spotOf(r, e, r.URL.Query().Get("at"))
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == videoContentType {
-		if err := refusal(access.MayUploadVideo(eventRules(e))); err != nil {
+		if err := visitor.Refusal(access.MayUploadVideo(visitor.EventRules(e))); err != nil {
 			return err
 		}
 		p.ChallengeID = challengeOf(e, r.URL.Query().Get("challenge"))
@@ -188,10 +191,10 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 	if creditField != "" {
 		credit := strings.Join(strings.Fields(fields[creditField]), " ")
 		if utf8.RuneCountInString(credit) > maxGuestName {
-			return errField(creditField, fmt.Sprintf("must be at most %d characters", maxGuestName))
+			return web.Field(creditField, fmt.Sprintf("must be at most %d characters", maxGuestName))
 		}
-		if msg := lineProblem(credit); msg != "" {
-			return errField(creditField, msg)
+		if msg := web.LineProblem(credit); msg != "" {
+			return web.Field(creditField, msg)
 		}
 		if credit != "" {
 			p.GuestName = credit
@@ -209,10 +212,10 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 // a retry found.
 func (s *Server) writeStored(w http.ResponseWriter, r *http.Request, p store.Photo, res ingest.Result) error {
 	if res.Existing {
-		return writeJSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, false)})
+		return web.JSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, false)})
 	}
 	s.metrics.Upload(uploadKind(res.Photo))
-	return writeJSON(w, r, http.StatusCreated, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, p.GuestID == "")})
+	return web.JSON(w, r, http.StatusCreated, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, p.GuestID == "")})
 }
 
 // uploadKind is the kind label of a stored upload in the metrics.
@@ -243,7 +246,7 @@ func parseBefore(r *http.Request) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, errField("before", "must be a time in epoch milliseconds")
+		return 0, web.Field("before", "must be a time in epoch milliseconds")
 	}
 	return n, nil
 }
@@ -274,7 +277,7 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	}
 	scope := r.URL.Query().Get("scope")
 	if scope != "" && scope != "all" && scope != "mine" {
-		return errField("scope", "must be all or mine")
+		return web.Field("scope", "must be all or mine")
 	}
 	taken, err := parseOrder(r)
 	if err != nil {
@@ -287,17 +290,17 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	f := access.GuestPhotos(g.ID, eventRules(e), s.now().UnixMilli(), scope == "all", favorites)
+	f := access.GuestPhotos(g.ID, visitor.EventRules(e), s.now().UnixMilli(), scope == "all", favorites)
 	if f.None {
-		return writeJSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
+		return web.JSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
 	}
-	q := photoQuery(e.ID, f)
+	q := visitor.PhotoQuery(e.ID, f)
 	q.Before, q.Limit = before, photoPageSize
 	page, err := s.listPhotos(r.Context(), q, taken)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, photoPage(page, g.ID, false))
+	return web.JSON(w, r, http.StatusOK, photoPage(page, g.ID, false))
 }
 
 // handleGuestDeletePhoto removes one of the guest's own photos with its
@@ -307,9 +310,9 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	before := s.photosOnWall(r.Context(), []string{id})
 	removed, err := s.store.DeletePhotos(r.Context(), e.ID, g.ID, []string{id})
@@ -317,10 +320,10 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	if len(removed) == 0 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	s.photosRemoved(e.ID, removed, before)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // maxTakenList caps a photo list in the order taken, which is answered
@@ -336,7 +339,7 @@ func parseOrder(r *http.Request) (taken bool, err error) {
 	case "taken":
 		return true, nil
 	}
-	return false, errField("order", "must be new or taken")
+	return false, web.Field("order", "must be new or taken")
 }
 
 // listPhotos answers a page of q, or with taken the whole list (up to

@@ -11,8 +11,11 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/probe"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -39,7 +42,7 @@ type messageDTO struct {
 
 func toMessageDTO(m store.Message, viewerGuest string) messageDTO {
 	return messageDTO{
-		ID: m.ID, GuestName: nullString(m.GuestName), Text: m.Text, Seconds: m.Seconds,
+		ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, Seconds: m.Seconds,
 		HasAudio: m.HasAudio(), Status: m.Status, Mine: viewerGuest != "" && m.GuestID == viewerGuest,
 		CreatedAt: m.CreatedAt,
 	}
@@ -78,7 +81,7 @@ func (s *Server) guestbookGuest(r *http.Request) (store.Event, store.Guest, erro
 		return store.Event{}, store.Guest{}, err
 	}
 	if !e.GuestbookEnabled {
-		return store.Event{}, store.Guest{}, errForbidden
+		return store.Event{}, store.Guest{}, web.ErrForbidden
 	}
 	return e, g, nil
 }
@@ -89,13 +92,13 @@ func (s *Server) handleGuestMessages(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	q := messageQuery(e.ID, access.GuestMessages(g.ID))
+	q := visitor.MessageQuery(e.ID, access.GuestMessages(g.ID))
 	q.Limit = guestMessagesCap
 	page, err := s.store.Messages(r.Context(), q)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, messageListBody{Messages: messagePage(page, g.ID).Messages})
+	return web.JSON(w, r, http.StatusOK, messageListBody{Messages: messagePage(page, g.ID).Messages})
 }
 
 // handlePostMessage takes a guestbook message: multipart text and/or a
@@ -105,13 +108,13 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if err := refusal(access.MayWriteGuestbook(eventRules(e))); err != nil {
+	if err := visitor.Refusal(access.MayWriteGuestbook(visitor.EventRules(e))); err != nil {
 		return err
 	}
 	if err := s.allowUpload(r, g); err != nil {
 		return err
 	}
-	if g, err = s.keepGuest(r.Context(), g); err != nil {
+	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
 	fields, audio, err := s.readMessageForm(w, r)
@@ -126,7 +129,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	if n := utf8.RuneCountInString(text); n > maxMessageText || (audio.Tmp == nil && n < 1) {
 		details["text"] = fmt.Sprintf("must be 1 to %d characters (or send a voice note)", maxMessageText)
 	}
-	if msg := textProblem(text); msg != "" {
+	if msg := web.TextProblem(text); msg != "" {
 		details["text"] = msg
 	}
 	m := store.Message{ID: store.NewID(), EventID: e.ID, GuestID: g.ID, GuestName: g.Name, Text: text, Status: statusForNew(e)}
@@ -135,7 +138,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	}
 	if audio.Tmp != nil {
 		if !e.GuestbookVoice {
-			return errForbidden
+			return web.ErrForbidden
 		}
 		res, err := probe.Audio(r.Context(), audio.Tmp.File, audio.Size)
 		if errors.Is(err, probe.ErrInvalid) {
@@ -158,7 +161,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	if audio.Tmp != nil {
 		if err := audio.Tmp.Commit(m.AudioName()); err != nil {
@@ -178,7 +181,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 		s.metrics.Upload("voice")
 	}
 	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
-	return writeJSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
+	return web.JSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
 }
 
 // readMessageForm streams the guestbook form: the audio part to a temp
@@ -186,7 +189,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 func (s *Server) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, ingest.File, error) {
 	mt := r.Header.Get("Content-Type")
 	if !strings.HasPrefix(mt, "multipart/") {
-		return nil, ingest.File{}, errField("body", "send text and/or audio as multipart/form-data")
+		return nil, ingest.File{}, web.Field("body", "send text and/or audio as multipart/form-data")
 	}
 	return s.ingest.ReadForm(w, r, ingest.Form{Limit: maxVoiceBytes, FileField: "audio",
 		TextFields: []string{"text", "seconds"}, MaxText: maxMessageText * 4})
@@ -211,9 +214,9 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	before := s.messagesOnWall(r.Context(), []string{id})
 	removed, err := s.store.DeleteMessages(r.Context(), e.ID, g.ID, []string{id})
@@ -221,26 +224,26 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	if len(removed) == 0 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	s.messagesRemoved(e.ID, removed, before)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // handleMessageAudio serves a voice note to who may hear it: its author,
 // admins in scope, and viewers of the event's gallery links when the
 // hosts share the guestbook there.
 func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	m, err := s.store.Message(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if !m.HasAudio() || !s.mayHear(r, m) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	name := downloadName(store.Photo{CreatedAt: m.CreatedAt, GuestName: m.GuestName, ID: m.ID}, "", "."+m.AudioExt)
 	return s.serveFile(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
@@ -250,17 +253,17 @@ func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) erro
 // (access.Hear). An event that cannot be read shares nothing, as before:
 // the note is then for its author and the hosts only.
 func (s *Server) mayHear(r *http.Request, m store.Message) bool {
-	e, err := s.accessEvent(r.Context(), m.EventID)
+	e, err := s.visitors.AccessEvent(r.Context(), m.EventID)
 	if err != nil {
 		s.log.WarnContext(r.Context(), "reading the event of a voice note", "event", m.EventID, "error", err)
 		e = access.Event{ID: m.EventID}
 	}
-	return access.Hear(s.viewer(r, m.EventID), e, messageItem(m))
+	return access.Hear(s.visitors.Viewer(r, m.EventID), e, visitor.MessageItem(m))
 }
 
 // handleAdminMessages lists an event's messages for the hosts.
 func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -270,15 +273,15 @@ func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) err
 	}
 	status := r.URL.Query().Get("status")
 	if status != "" && !oneOf(status, store.StatusVisible, store.StatusPending, store.StatusHidden) {
-		return errField("status", "must be visible, pending or hidden")
+		return web.Field("status", "must be visible, pending or hidden")
 	}
-	q := messageQuery(e.ID, access.HostList())
+	q := visitor.MessageQuery(e.ID, access.HostList())
 	q.Status, q.Before, q.Limit = status, before, messagePageSize
 	page, err := s.store.Messages(r.Context(), q)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, messagePage(page, ""))
+	return web.JSON(w, r, http.StatusOK, messagePage(page, ""))
 }
 
 type moderateRequest struct {
@@ -302,19 +305,19 @@ func (req moderateRequest) validate(actions ...string) error {
 		details["ids"] = fmt.Sprintf("must list 1 to %d ids", maxModerateIDs)
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return web.BadRequest(details)
 	}
 	return nil
 }
 
 // handleModerateMessages approves, hides or deletes messages of the event.
 func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req moderateRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if err := req.validate("approve", "hide", "delete"); err != nil {
@@ -338,5 +341,5 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 	} else {
 		s.messagesChanged(r.Context(), e.ID, changed, false, before)
 	}
-	return writeJSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
+	return web.JSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
 }

@@ -10,6 +10,8 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/text"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -31,12 +33,12 @@ var guestbookLabels = map[string][3]string{ // title, anonymous, voice note
 // every message (oldest first: name, time in the event's language, text,
 // and the file name of its voice note) and the voice notes themselves.
 func (s *Server) handleMessageArchive(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var all []store.Message
-	q := messageQuery(e.ID, access.HostGuestbook())
+	q := visitor.MessageQuery(e.ID, access.HostGuestbook())
 	q.Limit = 500
 	for {
 		page, err := s.store.Messages(r.Context(), q)
@@ -109,7 +111,7 @@ func (s *Server) copyMediaToZip(zw *zip.Writer, media, name string, modified tim
 // rather than a complete-looking one. It never returns.
 func (s *Server) abortStream(r *http.Request, err error) error {
 	if r.Context().Err() == nil {
-		s.log.WarnContext(r.Context(), "streamed answer cut off", "path", logPath(r), "error", err)
+		s.log.WarnContext(r.Context(), "streamed answer cut off", "path", web.LogPath(r), "error", err)
 	}
 	panic(http.ErrAbortHandler)
 }

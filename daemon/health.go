@@ -1,6 +1,9 @@
 package daemon
 
-import "net/http"
+import (
+	"eventbox/daemon/web"
+	"net/http"
+)
 
 // healthBody is GET /api/health. Storage is "ok", or "low" while the
 // storage guard refuses uploads: a full card is not a failed box, so the
@@ -15,11 +18,11 @@ type healthBody struct {
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.Ping(r.Context()); err != nil {
 		s.log.WarnContext(r.Context(), "health check failed", "error", err)
-		return errUnavailable
+		return web.ErrUnavailable
 	}
 	storage := "ok"
 	if s.storage.check(r.Context()).Low {
 		storage = "low"
 	}
-	return writeJSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage})
+	return web.JSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage})
 }

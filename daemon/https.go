@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"eventbox/daemon/web"
 	"fmt"
 	"html"
 	"net/http"
@@ -39,7 +40,7 @@ func (s *Server) httpsInfo() *httpsDTO {
 // browsers and the booth tablet to install; 404 when there is none.
 func (s *Server) handleCACert(w http.ResponseWriter, r *http.Request) error {
 	if len(s.cfg.BoxCA) == 0 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/x-x509-ca-cert")
@@ -58,7 +59,7 @@ func (s *Server) handleCACert(w http.ResponseWriter, r *http.Request) error {
 // About > Certificate Trust Settings turns full trust on.
 func (s *Server) handleCAProfile(w http.ResponseWriter, r *http.Request) error {
 	if len(s.cfg.BoxCA) == 0 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	sum := sha256.Sum256(s.cfg.BoxCA)
 	uuid := func(b []byte) string {

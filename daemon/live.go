@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -159,13 +160,13 @@ type liveSubscription struct {
 // wall link's id, see dropTag; "" for a console); cancel ends it early
 // (the hub calls it when the stream falls behind or the box shuts down).
 // lastID is the Last-Event-ID the reader resumes from ("" for a fresh
-// start). It answers errUnavailable past the bounds (roomFor) or while
+// start). It answers web.ErrUnavailable past the bounds (roomFor) or while
 // shutting down; unsubscribe must be called when the stream ends.
 func (h *liveHub) subscribe(eventID, tag, lastID string, cancel context.CancelFunc) (liveSubscription, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || !h.roomFor(eventID, tag) {
-		return liveSubscription{}, nil, errUnavailable
+		return liveSubscription{}, nil, web.ErrUnavailable
 	}
 	var out liveSubscription
 	if lastID != "" {

@@ -1,11 +1,12 @@
 package daemon
 
 import (
+	"eventbox/daemon/web"
 	"net/http/httptest"
 	"testing"
 )
 
-// TestLogPathRedactsPagesToo: the one rule of logPath covers the pages
+// TestLogPathRedactsPagesToo: the one rule of web.LogPath covers the pages
 // that carry a link's token as well as the API, however the path is
 // spelled, and leaves other paths alone.
 func TestLogPathRedactsPagesToo(t *testing.T) {
@@ -24,8 +25,8 @@ func TestLogPathRedactsPagesToo(t *testing.T) {
 		{"/e/g/x", "/e/g/x"},
 	}
 	for _, tt := range tests {
-		if got := logPath(httptest.NewRequest("GET", tt.path, nil)); got != tt.want {
-			t.Errorf("logPath(%q) = %q, want %q", tt.path, got, tt.want)
+		if got := web.LogPath(httptest.NewRequest("GET", tt.path, nil)); got != tt.want {
+			t.Errorf("web.LogPath(%q) = %q, want %q", tt.path, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventbox/daemon/mail"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -165,13 +166,13 @@ type contactsBody struct {
 // state of each one's gallery mail; ?format=csv answers them as a CSV
 // file (name, email, left at, mail).
 func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	format := r.URL.Query().Get("format")
 	if format != "" && format != "csv" && format != "json" {
-		return errField("format", "must be csv or json")
+		return web.Field("format", "must be csv or json")
 	}
 	guests, err := s.store.ContactGuests(r.Context(), e.ID)
 	if err != nil {
@@ -194,7 +195,7 @@ func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
 		body.Contacts = append(body.Contacts, contactDTO{GuestID: g.ID, Name: g.Name, Email: g.Email, CreatedAt: g.CreatedAt, Mail: state})
 	}
 	if format != "csv" {
-		return writeJSON(w, r, http.StatusOK, body)
+		return web.JSON(w, r, http.StatusOK, body)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")

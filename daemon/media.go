@@ -11,41 +11,29 @@ import (
 	"unicode"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
 // mediaVariants are the v= values of GET /api/media/:id.
 var mediaVariants = []string{"thumb", "display", "original", "play"}
 
-// optionalAccount returns the signed-in account, if any, without failing
-// the request when there is none.
-func (s *Server) optionalAccount(r *http.Request) (store.Account, bool) {
-	_, sess, err := s.session(r, false)
-	if err != nil {
-		return store.Account{}, false
-	}
-	a, err := s.store.Account(r.Context(), sess.AccountID)
-	if err != nil {
-		return store.Account{}, false
-	}
-	return a, true
-}
-
 // photoViewer answers whether this request may have the variant of the
-// photo (access.Media): nil, errNotFound as if the photo did not exist, or
-// errForbidden.
+// photo (access.Media): nil, web.ErrNotFound as if the photo did not exist, or
+// web.ErrForbidden.
 func (s *Server) photoViewer(r *http.Request, p store.Photo, v string) error {
-	e, err := s.accessEvent(r.Context(), p.EventID)
+	e, err := s.visitors.AccessEvent(r.Context(), p.EventID)
 	if err != nil {
 		return err
 	}
-	switch access.Media(s.viewer(r, p.EventID), e, photoItem(p), access.Variant(v)) {
+	switch access.Media(s.visitors.Viewer(r, p.EventID), e, visitor.PhotoItem(p), access.Variant(v)) {
 	case access.Allowed:
 		return nil
 	case access.Forbidden:
-		return errForbidden
+		return web.ErrForbidden
 	default:
-		return errNotFound
+		return web.ErrNotFound
 	}
 }
 
@@ -55,16 +43,16 @@ func (s *Server) photoViewer(r *http.Request, p store.Photo, v string) error {
 // waiting for a retry) answers the placeholder tile, briefly cached.
 // Originals and videos honour Range.
 func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	v := r.URL.Query().Get("v")
 	if v == "" {
 		v = "display"
 	}
 	if !containsString(mediaVariants, v) {
-		return errField("v", "must be thumb, display, original or play")
+		return web.Field("v", "must be thumb, display, original or play")
 	}
 	p, err := s.store.Photo(r.Context(), id)
 	if err != nil {
@@ -93,7 +81,7 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 		return s.serveFile(w, r, p.VariantName(v), "image/jpeg", etag, download, downloadName(p, v, ".jpg"))
 	case "play":
 		if p.Video == nil {
-			return errNotFound
+			return web.ErrNotFound
 		}
 		return s.serveContent(w, r, p.VideoName(), p.Video.MIME, "", download, downloadName(p, v, videoExt(p.Video.MIME)), s.stripFor(r, p))
 	default: // original

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventbox/daemon/metrics"
+	"eventbox/daemon/web"
 )
 
 // newMetrics builds the daemon's registry (daemon/metrics): the outbox
@@ -46,11 +47,11 @@ func (s *Server) pendingJobs(ctx context.Context) (map[string]int, error) {
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if s.cfg.MetricsToken == "" || !ok || token == "" {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(s.cfg.MetricsToken))
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	s.metrics.Handler().ServeHTTP(w, r)
 	return nil

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -10,12 +9,9 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/portal"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 )
-
-// handlerFunc is an API handler: it writes its success answer itself and
-// returns an error for anything else, which the adapter turns into the
-// { error, details } answer.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // middleware is the global chain, outermost first: recover → log → the
 // box's own names → body pacing → same-origin rule → captive-portal
@@ -37,7 +33,7 @@ func (s *Server) ownHost(next http.Handler) http.Handler {
 		case s.names.own(r):
 			next.ServeHTTP(w, r)
 		case isAPIPath(r.URL.Path):
-			s.writeError(w, r, errMisdirected)
+			s.writeError(w, r, web.ErrMisdirected)
 		default:
 			toPortal.ServeHTTP(w, r)
 		}
@@ -56,7 +52,7 @@ func (s *Server) portalTarget(r *http.Request) string {
 	now := s.now().UnixMilli()
 	slug := ""
 	for _, e := range events {
-		if access.UploadsOpen(eventRules(e), now) {
+		if access.UploadsOpen(visitor.EventRules(e), now) {
 			if slug != "" {
 				return "/"
 			}
@@ -69,8 +65,8 @@ func (s *Server) portalTarget(r *http.Request) string {
 	return "/e/" + slug
 }
 
-// api adapts a handlerFunc to http.Handler.
-func (s *Server) api(h handlerFunc) http.Handler {
+// api adapts a web.HandlerFunc to http.Handler.
+func (s *Server) api(h web.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
@@ -86,8 +82,8 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.log.ErrorContext(r.Context(), "handler panicked", "panic", v,
-					slog.Group("req", "method", r.Method, "path", logPath(r)))
-				s.writeError(w, r, errInternal)
+					slog.Group("req", "method", r.Method, "path", web.LogPath(r)))
+				s.writeError(w, r, web.ErrInternal)
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -142,7 +138,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		}
 		// The query is left out: it can carry tokens.
 		s.log.Log(r.Context(), level, "request",
-			slog.Group("req", "method", r.Method, "path", logPath(r), "status", rec.status,
+			slog.Group("req", "method", r.Method, "path", web.LogPath(r), "status", rec.status,
 				"ms", time.Since(start).Milliseconds()))
 	})
 }
@@ -154,7 +150,7 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 		switch r.Method {
 		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 			if !s.isSameOrigin(r) {
-				s.writeError(w, r, errForbidden)
+				s.writeError(w, r, web.ErrForbidden)
 				return
 			}
 		}
@@ -180,55 +176,17 @@ func (s *Server) isSameOrigin(r *http.Request) bool {
 
 // rate applies a limiter keyed by the client's address (RemoteAddr only:
 // X-Forwarded-For is the client's to invent).
-func (s *Server) rate(l *rateLimiter, h handlerFunc) handlerFunc {
+func (s *Server) rate(l *web.RateLimiter, h web.HandlerFunc) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if ok, retry := l.allow(clientIP(r)); !ok {
-			return errRateLimited(retry)
+		if ok, retry := l.Allow(web.ClientIP(r)); !ok {
+			return web.RateLimited(retry)
 		}
 		return h(w, r)
 	}
 }
 
-func clientIP(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
-}
-
-// ctxKey is the private type of this package's context keys.
-type ctxKey int
-
-const (
-	ctxAccount ctxKey = iota
-	ctxSessionToken
-)
-
-func withValue(r *http.Request, k ctxKey, v any) *http.Request {
-	return r.WithContext(context.WithValue(r.Context(), k, v))
-}
-
-// logPath is the request path as logs may show it, with the credential
-// of a link replaced by "…". One rule covers every route and page with a
-// secret in its path: the segment after g, invite or wall, the first
-// segment after an optional api and admin, is a token (routes.go's
-// /api/g/:token…, /api/admin/invite/:token, /api/wall/:token…, and the
-// pages /g/, /invite/ and /wall/). TestLogsRedactEveryTokenRoute walks
-// routes.go's :token routes.
-func logPath(r *http.Request) string {
-	segs := strings.Split(r.URL.Path, "/")
-	for i, seg := range segs {
-		switch seg {
-		case "", "api", "admin":
-			continue
-		case "g", "invite", "wall":
-			if i+1 < len(segs) && segs[i+1] != "" {
-				segs[i+1] = "…"
-				return strings.Join(segs, "/")
-			}
-		}
-		break
-	}
-	return r.URL.Path
+// writeError sends the { error, details } answer for err, logging a
+// server fault with the daemon's logger (web.WriteError).
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	web.WriteError(s.log, w, r, err)
 }

@@ -18,7 +18,7 @@ import (
 // and gallery visitors, gets it without its position (docs/decisions.md,
 // "No position in the originals others get").
 func (s *Server) asSent(r *http.Request, p store.Photo) bool {
-	v := s.viewer(r, p.EventID)
+	v := s.visitors.Viewer(r, p.EventID)
 	if v.Account != nil && access.Reaches(*v.Account, p.EventID) {
 		return true
 	}

@@ -1,15 +1,11 @@
 package daemon
 
 import (
+	"eventbox/daemon/web"
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
 )
-
-// param returns a path parameter of the route.
-func param(r *http.Request, name string) string {
-	return httprouter.ParamsFromContext(r.Context()).ByName(name)
-}
 
 // routes registers every route of the spec, in the spec's order, so the
 // two can be read side by side. Per-route middleware is explicit: admin
@@ -22,7 +18,7 @@ func (s *Server) routes() http.Handler {
 	rt.HandleMethodNotAllowed = true
 	rt.HandleOPTIONS = false
 	rt.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, errMethod)
+		s.writeError(w, r, web.ErrMethod)
 	})
 	rt.NotFound = http.HandlerFunc(s.serveUI)
 	rt.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
@@ -31,12 +27,12 @@ func (s *Server) routes() http.Handler {
 			// server drop the connection instead of appending an error.
 			panic(v)
 		}
-		s.log.ErrorContext(r.Context(), "handler panicked", "panic", v, "path", logPath(r))
-		s.writeError(w, r, errInternal)
+		s.log.ErrorContext(r.Context(), "handler panicked", "panic", v, "path", web.LogPath(r))
+		s.writeError(w, r, web.ErrInternal)
 	}
 	// h registers a route and notes it in s.routeTable, which Routes
 	// lists (the API reference's tests compare it with api/openapi.yaml).
-	h := func(method, path string, fn handlerFunc) {
+	h := func(method, path string, fn web.HandlerFunc) {
 		rt.Handler(method, path, routed(path, s.api(fn)))
 		s.routeTable = append(s.routeTable, Route{Method: method, Path: path})
 	}
@@ -45,8 +41,8 @@ func (s *Server) routes() http.Handler {
 	// nearly full (storage_guard.go), before the body is read; like every
 	// refusal of an upload, its answer is one a client that keeps sending
 	// can read (refuseUpload).
-	guestUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.guestUploader, s.guardStorage(fn)) }
-	consoleUpload := func(fn handlerFunc) handlerFunc { return s.upload(s.accountUploader, s.guardStorage(fn)) }
+	guestUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.guestUploader, s.guardStorage(fn)) }
+	consoleUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.accountUploader, s.guardStorage(fn)) }
 
 	// The front page (added, not in the spec: docs/decisions.md, "A join
 	// that never dead-ends"): the events open now, and a typed code.
@@ -87,118 +83,118 @@ func (s *Server) routes() http.Handler {
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate
 	h("POST", "/api/admin/login/code", s.handleLoginCode) // limits: signInGate
-	h("GET", "/api/admin/me/two-factor", s.admin(s.handleTwoFactorStatus))
-	h("POST", "/api/admin/me/two-factor", s.admin(s.handleTwoFactor))
-	h("DELETE", "/api/admin/me/two-factor", s.admin(s.handleTwoFactorOff))
-	h("POST", "/api/admin/logout", s.admin(s.handleLogout))
-	h("POST", "/api/admin/password", s.admin(s.handlePassword))
-	h("GET", "/api/admin/me", s.admin(s.handleMe))
-	h("PATCH", "/api/admin/me", s.admin(s.handleUpdateMe))
+	h("GET", "/api/admin/me/two-factor", s.visitors.Admin(s.handleTwoFactorStatus))
+	h("POST", "/api/admin/me/two-factor", s.visitors.Admin(s.handleTwoFactor))
+	h("DELETE", "/api/admin/me/two-factor", s.visitors.Admin(s.handleTwoFactorOff))
+	h("POST", "/api/admin/logout", s.visitors.Admin(s.handleLogout))
+	h("POST", "/api/admin/password", s.visitors.Admin(s.handlePassword))
+	h("GET", "/api/admin/me", s.visitors.Admin(s.handleMe))
+	h("PATCH", "/api/admin/me", s.visitors.Admin(s.handleUpdateMe))
 
 	// Admin: accounts and invitations (owners).
-	h("GET", "/api/admin/accounts", s.owner(s.handleListAccounts))
-	h("POST", "/api/admin/accounts", s.owner(s.handleCreateAccount))
-	h("PATCH", "/api/admin/accounts/:id", s.owner(s.handleUpdateAccount))
-	h("DELETE", "/api/admin/accounts/:id", s.owner(s.handleDeleteAccount))
-	h("GET", "/api/admin/invitations", s.owner(s.handleListInvitations))
-	h("POST", "/api/admin/invitations", s.owner(s.handleCreateInvitation))
-	h("DELETE", "/api/admin/invitations/:id", s.owner(s.handleDeleteInvitation))
+	h("GET", "/api/admin/accounts", s.visitors.Owner(s.handleListAccounts))
+	h("POST", "/api/admin/accounts", s.visitors.Owner(s.handleCreateAccount))
+	h("PATCH", "/api/admin/accounts/:id", s.visitors.Owner(s.handleUpdateAccount))
+	h("DELETE", "/api/admin/accounts/:id", s.visitors.Owner(s.handleDeleteAccount))
+	h("GET", "/api/admin/invitations", s.visitors.Owner(s.handleListInvitations))
+	h("POST", "/api/admin/invitations", s.visitors.Owner(s.handleCreateInvitation))
+	h("DELETE", "/api/admin/invitations/:id", s.visitors.Owner(s.handleDeleteInvitation))
 	h("POST", "/api/admin/invite/:token", s.rate(s.limits.invite, s.handleAcceptInvitation))
 
 	// Admin: events. event-model is not in the spec: the defaults and rules
 	// of the event fields, for the console's form (docs/decisions.md).
-	h("GET", "/api/admin/events", s.admin(s.handleListEvents))
-	h("GET", "/api/admin/event-model", s.admin(s.handleEventModel))
-	h("POST", "/api/admin/events", s.owner(s.handleCreateEvent))
-	h("GET", "/api/admin/events/:id", s.admin(s.handleGetEvent))
-	h("PATCH", "/api/admin/events/:id", s.admin(s.handleUpdateEvent))
-	h("DELETE", "/api/admin/events/:id", s.owner(s.handleDeleteEvent))
-	h("POST", "/api/admin/events/:id/rotate", s.admin(s.handleRotateEvent))
-	h("POST", "/api/admin/events/:id/logo", s.admin(consoleUpload(s.handleUploadLogo)))
-	h("DELETE", "/api/admin/events/:id/logo", s.admin(s.handleDeleteLogo))
-	h("GET", "/api/admin/events/:id/qr", s.admin(s.handleQR))
-	h("POST", "/api/admin/events/:id/duplicate", s.owner(s.handleDuplicateEvent))
+	h("GET", "/api/admin/events", s.visitors.Admin(s.handleListEvents))
+	h("GET", "/api/admin/event-model", s.visitors.Admin(s.handleEventModel))
+	h("POST", "/api/admin/events", s.visitors.Owner(s.handleCreateEvent))
+	h("GET", "/api/admin/events/:id", s.visitors.Admin(s.handleGetEvent))
+	h("PATCH", "/api/admin/events/:id", s.visitors.Admin(s.handleUpdateEvent))
+	h("DELETE", "/api/admin/events/:id", s.visitors.Owner(s.handleDeleteEvent))
+	h("POST", "/api/admin/events/:id/rotate", s.visitors.Admin(s.handleRotateEvent))
+	h("POST", "/api/admin/events/:id/logo", s.visitors.Admin(consoleUpload(s.handleUploadLogo)))
+	h("DELETE", "/api/admin/events/:id/logo", s.visitors.Admin(s.handleDeleteLogo))
+	h("GET", "/api/admin/events/:id/qr", s.visitors.Admin(s.handleQR))
+	h("POST", "/api/admin/events/:id/duplicate", s.visitors.Owner(s.handleDuplicateEvent))
 	// Not in the spec: the printable signage kit (admin_signage.go).
-	h("GET", "/api/admin/events/:id/signage", s.admin(s.handleSignage))
-	h("POST", "/api/admin/events/:id/end", s.admin(s.handleEndEvent))
-	h("POST", "/api/admin/events/:id/booth", s.admin(s.handleEnableBooth))
-	h("DELETE", "/api/admin/events/:id/booth", s.admin(s.handleDisableBooth))
+	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(s.handleSignage))
+	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(s.handleEndEvent))
+	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(s.handleEnableBooth))
+	h("DELETE", "/api/admin/events/:id/booth", s.visitors.Admin(s.handleDisableBooth))
 
 	// Admin: places (spots).
-	h("GET", "/api/admin/events/:id/spots", s.admin(s.handleListSpots))
-	h("POST", "/api/admin/events/:id/spots", s.admin(s.handleCreateSpot))
-	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.admin(s.handleRenameSpot))
-	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.admin(s.handleDeleteSpot))
+	h("GET", "/api/admin/events/:id/spots", s.visitors.Admin(s.handleListSpots))
+	h("POST", "/api/admin/events/:id/spots", s.visitors.Admin(s.handleCreateSpot))
+	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.handleRenameSpot))
+	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.handleDeleteSpot))
 
 	// Admin: photos.
-	h("GET", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotos))
-	h("POST", "/api/admin/events/:id/photos", s.admin(s.handleAdminPhotoAction))
-	h("POST", "/api/admin/events/:id/photos/import", s.admin(consoleUpload(s.handleAdminImport)))
-	h("GET", "/api/admin/events/:id/archive", s.admin(s.handleAdminArchive))
-	h("GET", "/api/admin/events/:id/album", s.admin(s.handleAlbum))
+	h("GET", "/api/admin/events/:id/photos", s.visitors.Admin(s.handleAdminPhotos))
+	h("POST", "/api/admin/events/:id/photos", s.visitors.Admin(s.handleAdminPhotoAction))
+	h("POST", "/api/admin/events/:id/photos/import", s.visitors.Admin(consoleUpload(s.handleAdminImport)))
+	h("GET", "/api/admin/events/:id/archive", s.visitors.Admin(s.handleAdminArchive))
+	h("GET", "/api/admin/events/:id/album", s.visitors.Admin(s.handleAlbum))
 	// Not in the spec: the console's live stream (admin_live.go).
-	h("GET", "/api/admin/events/:id/live", s.admin(s.handleAdminLive))
+	h("GET", "/api/admin/events/:id/live", s.visitors.Admin(s.handleAdminLive))
 
 	// Admin: guestbook messages.
-	h("GET", "/api/admin/events/:id/messages", s.admin(s.handleAdminMessages))
-	h("POST", "/api/admin/events/:id/messages", s.admin(s.handleModerateMessages))
-	h("GET", "/api/admin/events/:id/messages/archive", s.admin(s.handleMessageArchive))
+	h("GET", "/api/admin/events/:id/messages", s.visitors.Admin(s.handleAdminMessages))
+	h("POST", "/api/admin/events/:id/messages", s.visitors.Admin(s.handleModerateMessages))
+	h("GET", "/api/admin/events/:id/messages/archive", s.visitors.Admin(s.handleMessageArchive))
 
 	// Admin: gallery links (shares).
-	h("GET", "/api/admin/events/:id/shares", s.admin(s.handleListShares))
-	h("POST", "/api/admin/events/:id/shares", s.admin(s.handleCreateShare))
-	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.admin(s.handleDeleteShare))
+	h("GET", "/api/admin/events/:id/shares", s.visitors.Admin(s.handleListShares))
+	h("POST", "/api/admin/events/:id/shares", s.visitors.Admin(s.handleCreateShare))
+	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.visitors.Admin(s.handleDeleteShare))
 	// Added route: the guests' addresses, as JSON or ?format=csv.
-	h("GET", "/api/admin/events/:id/contacts", s.admin(s.handleContacts))
+	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(s.handleContacts))
 
 	// Not in the spec: wall links (wall.go, docs/decisions.md, "Wall
 	// links"); the hosts make and revoke them, a venue screen opens one
 	// by its token without signing in.
-	h("GET", "/api/admin/events/:id/walls", s.admin(s.handleListWalls))
-	h("POST", "/api/admin/events/:id/walls", s.admin(s.handleCreateWall))
-	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.admin(s.handleDeleteWall))
+	h("GET", "/api/admin/events/:id/walls", s.visitors.Admin(s.handleListWalls))
+	h("POST", "/api/admin/events/:id/walls", s.visitors.Admin(s.handleCreateWall))
+	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.visitors.Admin(s.handleDeleteWall))
 	h("GET", "/api/wall/:token", s.handleWall)
 	h("GET", "/api/wall/:token/live", s.handleWallLive)
 	h("GET", "/api/wall/:token/media/:id", s.handleWallMedia)
 	h("GET", "/api/wall/:token/qr", s.handleWallQR)
 
 	// Admin: cloud export (WebDAV).
-	h("GET", "/api/admin/events/:id/cloud", s.admin(s.handleEventCloud))
-	h("POST", "/api/admin/events/:id/cloud", s.admin(s.handleQueueExport))
-	h("GET", "/api/admin/cloud", s.owner(s.handleGetCloud))
-	h("PUT", "/api/admin/cloud", s.owner(s.handlePutCloud))
-	h("DELETE", "/api/admin/cloud", s.owner(s.handleDeleteCloud))
-	h("POST", "/api/admin/cloud/test", s.owner(s.handleTestCloud))
+	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(s.handleEventCloud))
+	h("POST", "/api/admin/events/:id/cloud", s.visitors.Admin(s.handleQueueExport))
+	h("GET", "/api/admin/cloud", s.visitors.Owner(s.handleGetCloud))
+	h("PUT", "/api/admin/cloud", s.visitors.Owner(s.handlePutCloud))
+	h("DELETE", "/api/admin/cloud", s.visitors.Owner(s.handleDeleteCloud))
+	h("POST", "/api/admin/cloud/test", s.visitors.Owner(s.handleTestCloud))
 
 	// Admin: webhooks (owners).
-	h("GET", "/api/admin/webhooks", s.owner(s.handleListWebhooks))
-	h("POST", "/api/admin/webhooks", s.owner(s.handleCreateWebhook))
-	h("PATCH", "/api/admin/webhooks/:id", s.owner(s.handleUpdateWebhook))
-	h("DELETE", "/api/admin/webhooks/:id", s.owner(s.handleDeleteWebhook))
-	h("POST", "/api/admin/webhooks/:id/test", s.owner(s.handleTestWebhook))
+	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.handleListWebhooks))
+	h("POST", "/api/admin/webhooks", s.visitors.Owner(s.handleCreateWebhook))
+	h("PATCH", "/api/admin/webhooks/:id", s.visitors.Owner(s.handleUpdateWebhook))
+	h("DELETE", "/api/admin/webhooks/:id", s.visitors.Owner(s.handleDeleteWebhook))
+	h("POST", "/api/admin/webhooks/:id/test", s.visitors.Owner(s.handleTestWebhook))
 
 	// Admin: mail (owners).
-	h("GET", "/api/admin/mail", s.owner(s.handleGetMail))
-	h("PUT", "/api/admin/mail", s.owner(s.handlePutMail))
-	h("POST", "/api/admin/mail/test", s.owner(s.handleTestMail))
-	h("POST", "/api/admin/mail/retry", s.owner(s.handleRetryMail))
+	h("GET", "/api/admin/mail", s.visitors.Owner(s.handleGetMail))
+	h("PUT", "/api/admin/mail", s.visitors.Owner(s.handlePutMail))
+	h("POST", "/api/admin/mail/test", s.visitors.Owner(s.handleTestMail))
+	h("POST", "/api/admin/mail/retry", s.visitors.Owner(s.handleRetryMail))
 
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free
 	// space, and it checks its own room (admin_backup.go).
-	h("GET", "/api/admin/backup", s.owner(s.handleBackup))
-	h("POST", "/api/admin/backup/restore", s.owner(s.upload(s.accountUploader, s.handleRestore)))
-	h("PUT", "/api/admin/backup/retention", s.owner(s.handleBackupRetention))
-	h("GET", "/api/admin/updates", s.owner(s.handleUpdates))
-	h("POST", "/api/admin/updates/check", s.owner(s.handleUpdatesCheck))
-	h("POST", "/api/admin/updates/apply", s.owner(s.handleUpdatesApply))
+	h("GET", "/api/admin/backup", s.visitors.Owner(s.handleBackup))
+	h("POST", "/api/admin/backup/restore", s.visitors.Owner(s.upload(s.accountUploader, s.handleRestore)))
+	h("PUT", "/api/admin/backup/retention", s.visitors.Owner(s.handleBackupRetention))
+	h("GET", "/api/admin/updates", s.visitors.Owner(s.handleUpdates))
+	h("POST", "/api/admin/updates/check", s.visitors.Owner(s.handleUpdatesCheck))
+	h("POST", "/api/admin/updates/apply", s.visitors.Owner(s.handleUpdatesApply))
 
 	// Statistics, metrics, health.
-	h("GET", "/api/admin/stats", s.admin(s.handleStats))
+	h("GET", "/api/admin/stats", s.visitors.Admin(s.handleStats))
 	// Added route: the storage guard's state, for the console's banner.
-	h("GET", "/api/admin/storage", s.admin(s.handleStorage))
+	h("GET", "/api/admin/storage", s.visitors.Admin(s.handleStorage))
 	// Added route: the About screen (version, licence, third-party notice).
-	h("GET", "/api/admin/about", s.admin(s.handleAbout))
+	h("GET", "/api/admin/about", s.visitors.Admin(s.handleAbout))
 	h("GET", "/api/metrics", s.handleMetrics)
 	h("GET", "/api/health", s.handleHealth)
 	// Added route: this interface's reference, the OpenAPI document of
@@ -212,7 +208,7 @@ func (s *Server) routes() http.Handler {
 // embedded UI, and a JSON 404 for any unknown /api/ path.
 func (s *Server) serveUI(w http.ResponseWriter, r *http.Request) {
 	if isAPIPath(r.URL.Path) {
-		s.writeError(w, r, errNotFound)
+		s.writeError(w, r, web.ErrNotFound)
 		return
 	}
 	s.ui.ServeHTTP(w, r)

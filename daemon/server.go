@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/cookie"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mail"
@@ -20,6 +21,8 @@ import (
 	"eventbox/daemon/service"
 	"eventbox/daemon/signage"
 	"eventbox/daemon/update"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -62,8 +65,10 @@ type Server struct {
 	// also bounds the memory that decoding logos takes to one at a time.
 	logoMu sync.Mutex
 
-	// guestKey signs gr_guest and gr_share cookies.
-	guestKey []byte
+	// cookies signs the gr_guest, gr_share and gr_device cookies;
+	// visitors reads them, and the console session, into who asks.
+	cookies  *cookie.Codec
+	visitors *visitor.Resolver
 	// dummyHash is compared against when a username does not exist, so
 	// that a wrong username costs the same time as a wrong password.
 	dummyHash string
@@ -94,13 +99,13 @@ type Server struct {
 
 // limiters are the rate limits of docs/decisions.md, one per route kind.
 type limiters struct {
-	login       *rateLimiter // per address
-	loginUser   *rateLimiter // per username
-	unlock      *rateLimiter // event unlock, per address
-	shareUnlock *rateLimiter // gallery unlock, per address
-	invite      *rateLimiter // invitation use, per address
-	upload      *rateLimiter // guest uploads, per guest
-	booth       *rateLimiter // booth device set-up, per address
+	login       *web.RateLimiter // per address
+	loginUser   *web.RateLimiter // per username
+	unlock      *web.RateLimiter // event unlock, per address
+	shareUnlock *web.RateLimiter // gallery unlock, per address
+	invite      *web.RateLimiter // invitation use, per address
+	upload      *web.RateLimiter // guest uploads, per guest
+	booth       *web.RateLimiter // booth device set-up, per address
 }
 
 // New builds a Server over an open store. cfg must have passed Validate;
@@ -113,20 +118,23 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
 		albumSlot: make(chan struct{}, 1), restart: make(chan struct{})}
 	s.limits = limiters{
-		login:       newRateLimiter(10, time.Minute, cfg.Now),
-		loginUser:   newRateLimiter(10, time.Minute, cfg.Now),
-		unlock:      newRateLimiter(10, time.Minute, cfg.Now),
-		shareUnlock: newRateLimiter(10, time.Minute, cfg.Now),
-		invite:      newRateLimiter(10, time.Minute, cfg.Now),
-		upload:      newRateLimiter(120, time.Minute, cfg.Now),
-		booth:       newRateLimiter(10, time.Minute, cfg.Now),
+		login:       web.NewRateLimiter(10, time.Minute, cfg.Now),
+		loginUser:   web.NewRateLimiter(10, time.Minute, cfg.Now),
+		unlock:      web.NewRateLimiter(10, time.Minute, cfg.Now),
+		shareUnlock: web.NewRateLimiter(10, time.Minute, cfg.Now),
+		invite:      web.NewRateLimiter(10, time.Minute, cfg.Now),
+		upload:      web.NewRateLimiter(120, time.Minute, cfg.Now),
+		booth:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 	}
 	s.guards = newGuards(cfg.Now)
 	key, err := st.Secret(ctx, "guest-cookie", 32)
 	if err != nil {
 		return nil, fmt.Errorf("loading cookie key: %w", err)
 	}
-	s.guestKey = key
+	if s.cookies, err = cookie.New(key); err != nil {
+		return nil, err
+	}
+	s.visitors = visitor.New(st, cfg.Now, s.cookies)
 	if s.dummyHash, err = s.hashPassword(generatePassword()); err != nil {
 		return nil, err
 	}
@@ -333,7 +341,7 @@ func (s *Server) sweepSessions(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		cutoff := s.now().Add(-sessionLifetime).UnixMilli()
+		cutoff := s.now().Add(-visitor.SessionLifetime).UnixMilli()
 		if n, err := s.store.DeleteSessionsBefore(ctx, cutoff); err != nil {
 			s.log.WarnContext(ctx, "session cleanup failed", "error", err)
 		} else if n > 0 {

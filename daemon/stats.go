@@ -4,6 +4,9 @@ import (
 	"net/http"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -45,11 +48,11 @@ type statsBody struct {
 // one event (eventId=) or of every event the account may see. An event
 // outside an organizer's scope answers 404.
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
-	acct := scope(r)
+	acct := visitor.Scope(r)
 	var ids []string
 	if id := r.URL.Query().Get("eventId"); id != "" {
 		if !store.ValidID(id) || !access.Reaches(acct, id) {
-			return errNotFound
+			return web.ErrNotFound
 		}
 		if _, err := s.store.Event(r.Context(), id); err != nil {
 			return err
@@ -93,9 +96,9 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 		if g.Guest.Booth {
 			name = boothName
 		}
-		out.TopGuests = append(out.TopGuests, topGuestDTO{Name: nullString(name), Photos: g.Photos})
+		out.TopGuests = append(out.TopGuests, topGuestDTO{Name: dto.NullString(name), Photos: g.Photos})
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return web.JSON(w, r, http.StatusOK, out)
 }
 
 // hourlySeries turns the active hours (oldest first) into a series with

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -139,10 +140,10 @@ func (g *storageGuard) watch(ctx context.Context) {
 
 // guardStorage refuses an upload with 507 insufficient_storage while the
 // card is below the margin, before its body is read.
-func (s *Server) guardStorage(h handlerFunc) handlerFunc {
+func (s *Server) guardStorage(h web.HandlerFunc) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if s.storage.check(r.Context()).Low {
-			return errInsufficientStorage
+			return web.ErrInsufficientStorage
 		}
 		return h(w, r)
 	}
@@ -170,7 +171,7 @@ func (s *Server) storageLowNotice(ctx context.Context, low bool, free int64) {
 // guard's state, for the console's banner.
 func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) error {
 	st := s.storage.check(r.Context())
-	return writeJSON(w, r, http.StatusOK, storageDTO{Low: st.Low, FreeBytes: st.Free, MarginBytes: st.Margin})
+	return web.JSON(w, r, http.StatusOK, storageDTO{Low: st.Low, FreeBytes: st.Free, MarginBytes: st.Margin})
 }
 
 // StorageMargin is the free space the storage guard keeps on the card

@@ -15,6 +15,9 @@ import (
 	"github.com/pquerna/otp/totp"
 	qrcode "github.com/skip2/go-qrcode"
 
+	"eventbox/daemon/cookie"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -120,12 +123,12 @@ type twoFactorStatusBody struct {
 }
 
 func (s *Server) handleTwoFactorStatus(w http.ResponseWriter, r *http.Request) error {
-	a := account(r)
+	a := visitor.Account(r)
 	left := 0
 	if a.TwoFactor {
 		left = len(a.RecoveryHashes)
 	}
-	return writeJSON(w, r, http.StatusOK, twoFactorStatusBody{Enabled: a.TwoFactor, RecoveryCodesLeft: left})
+	return web.JSON(w, r, http.StatusOK, twoFactorStatusBody{Enabled: a.TwoFactor, RecoveryCodesLeft: left})
 }
 
 type twoFactorRequest struct {
@@ -139,7 +142,7 @@ type twoFactorRequest struct {
 // with a current code).
 func (s *Server) handleTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	var req twoFactorRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	switch req.Action {
@@ -147,16 +150,16 @@ func (s *Server) handleTwoFactor(w http.ResponseWriter, r *http.Request) error {
 		return s.twoFactorStart(w, r)
 	case "confirm", "recovery":
 		if strings.TrimSpace(req.Code) == "" {
-			return errField("code", "required")
+			return web.Field("code", "required")
 		}
 		if req.Action == "confirm" {
 			return s.twoFactorConfirm(w, r, req.Code)
 		}
 		return s.twoFactorRecovery(w, r, req.Code)
 	case "":
-		return errField("action", "required")
+		return web.Field("action", "required")
 	default:
-		return errField("action", "must be start, confirm or recovery")
+		return web.Field("action", "must be start, confirm or recovery")
 	}
 }
 
@@ -167,7 +170,7 @@ type twoFactorStartBody struct {
 }
 
 func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
-	a := account(r)
+	a := visitor.Account(r)
 	key, err := totp.Generate(totp.GenerateOpts{
 		Issuer: totpIssuer, AccountName: a.Username, Period: totpPeriod,
 		SecretSize: totpSecretBytes, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1,
@@ -181,7 +184,7 @@ func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
 	}
 	_, err = s.store.UpdateAccount(r.Context(), a.ID, func(a *store.Account) error {
 		if a.TwoFactor {
-			return errField("action", "two-factor is already on; turn it off first")
+			return web.Field("action", "two-factor is already on; turn it off first")
 		}
 		clearTwoFactor(a)
 		a.TOTPSecret = key.Secret()
@@ -191,7 +194,7 @@ func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "two-factor enrolment started", "account", a.ID)
-	return writeJSON(w, r, http.StatusOK, twoFactorStartBody{
+	return web.JSON(w, r, http.StatusOK, twoFactorStartBody{
 		Secret: key.Secret(),
 		URI:    key.URL(),
 		QR:     "data:image/png;base64," + base64.StdEncoding.EncodeToString(png),
@@ -206,16 +209,16 @@ type twoFactorConfirmBody struct {
 func (s *Server) twoFactorConfirm(w http.ResponseWriter, r *http.Request, code string) error {
 	codes, hashes := newRecoveryCodes()
 	now := s.now()
-	_, err := s.store.UpdateAccount(r.Context(), account(r).ID, func(a *store.Account) error {
+	_, err := s.store.UpdateAccount(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
 		switch {
 		case a.TwoFactor:
-			return errField("action", "two-factor is already on")
+			return web.Field("action", "two-factor is already on")
 		case a.TOTPSecret == "":
-			return errField("action", "start first")
+			return web.Field("action", "start first")
 		}
 		step, ok := matchTOTP(a.TOTPSecret, normalizeCode(code), now, a.LastTOTPStep)
 		if !ok {
-			return errField("code", "is not the code the app shows")
+			return web.Field("code", "is not the code the app shows")
 		}
 		a.TwoFactor = true
 		a.LastTOTPStep = step
@@ -225,8 +228,8 @@ func (s *Server) twoFactorConfirm(w http.ResponseWriter, r *http.Request, code s
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "two-factor enabled", "account", account(r).ID)
-	return writeJSON(w, r, http.StatusOK, twoFactorConfirmBody{Enabled: true, RecoveryCodes: codes})
+	s.log.InfoContext(r.Context(), "two-factor enabled", "account", visitor.Account(r).ID)
+	return web.JSON(w, r, http.StatusOK, twoFactorConfirmBody{Enabled: true, RecoveryCodes: codes})
 }
 
 type recoveryCodesBody struct {
@@ -234,18 +237,18 @@ type recoveryCodesBody struct {
 }
 
 func (s *Server) twoFactorRecovery(w http.ResponseWriter, r *http.Request, code string) error {
-	a := account(r)
-	if ok, retry := s.limits.loginUser.allow(strings.ToLower(a.Username)); !ok {
-		return errRateLimited(retry)
+	a := visitor.Account(r)
+	if ok, retry := s.limits.loginUser.Allow(strings.ToLower(a.Username)); !ok {
+		return web.RateLimited(retry)
 	}
 	codes, hashes := newRecoveryCodes()
 	now := s.now()
 	_, err := s.store.UpdateAccount(r.Context(), a.ID, func(a *store.Account) error {
 		if !a.TwoFactor {
-			return errField("action", "two-factor is off")
+			return web.Field("action", "two-factor is off")
 		}
 		if !spendCode(a, code, now, true) {
-			return errField("code", "is not a current or recovery code")
+			return web.Field("code", "is not a current or recovery code")
 		}
 		a.RecoveryHashes = hashes
 		return nil
@@ -254,7 +257,7 @@ func (s *Server) twoFactorRecovery(w http.ResponseWriter, r *http.Request, code 
 		return err
 	}
 	s.log.InfoContext(r.Context(), "recovery codes replaced", "account", a.ID)
-	return writeJSON(w, r, http.StatusOK, recoveryCodesBody{RecoveryCodes: codes})
+	return web.JSON(w, r, http.StatusOK, recoveryCodesBody{RecoveryCodes: codes})
 }
 
 type twoFactorOffRequest struct {
@@ -271,27 +274,27 @@ type twoFactorOffBody struct {
 // like a wrong code: the console stays signed in.
 func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) error {
 	var req twoFactorOffRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	a := account(r)
-	if ok, retry := s.limits.loginUser.allow(strings.ToLower(a.Username)); !ok {
-		return errRateLimited(retry)
+	a := visitor.Account(r)
+	if ok, retry := s.limits.loginUser.Allow(strings.ToLower(a.Username)); !ok {
+		return web.RateLimited(retry)
 	}
 	if req.Password == "" {
-		return errField("password", "required")
+		return web.Field("password", "required")
 	}
 	if !checkPassword(a.PasswordHash, req.Password) {
-		return errField("password", "is not right")
+		return web.Field("password", "is not right")
 	}
 	now := s.now()
 	_, err := s.store.UpdateAccount(r.Context(), a.ID, func(a *store.Account) error {
 		if a.TwoFactor {
 			if strings.TrimSpace(req.Code) == "" {
-				return errField("code", "required")
+				return web.Field("code", "required")
 			}
 			if !spendCode(a, req.Code, now, true) {
-				return errField("code", "is not a current or recovery code")
+				return web.Field("code", "is not a current or recovery code")
 			}
 		}
 		clearTwoFactor(a)
@@ -301,7 +304,7 @@ func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	s.log.InfoContext(r.Context(), "two-factor disabled", "account", a.ID)
-	return writeJSON(w, r, http.StatusOK, twoFactorOffBody{Enabled: false})
+	return web.JSON(w, r, http.StatusOK, twoFactorOffBody{Enabled: false})
 }
 
 type loginCodeRequest struct {
@@ -318,25 +321,25 @@ var errWrongCode = errors.New("second factor does not match")
 // limits and pendingSignInLifetime.
 func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	var req loginCodeRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	if strings.TrimSpace(req.Code) == "" {
-		return errField("code", "required")
+		return web.Field("code", "required")
 	}
-	token, sess, err := s.session(r, true)
+	token, sess, err := s.visitors.Session(r, true)
 	if err != nil {
 		return err
 	}
 	if !sess.NeedsCode {
-		return writeJSON(w, r, http.StatusOK, okTrue)
+		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
 	end := func() error {
-		clearCookie(w, r, adminCookie)
+		cookie.Clear(w, r, visitor.AdminCookie)
 		if err := s.store.DeleteSession(r.Context(), token); err != nil {
 			return err
 		}
-		return errUnauthorized
+		return web.ErrUnauthorized
 	}
 	if s.now().Sub(time.UnixMilli(sess.CreatedAt)) > pendingSignInLifetime {
 		return end()
@@ -368,7 +371,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, errWrongCode) {
 		s.log.InfoContext(r.Context(), "wrong second factor", "account", acct.ID)
 		s.signInFailed(r, device, key)
-		return errUnauthorized
+		return web.ErrUnauthorized
 	}
 	if err != nil {
 		return err
@@ -380,9 +383,9 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.setSessionCookie(w, r, full)
+	s.visitors.SetSessionCookie(w, r, full)
 	if err := s.rememberDevice(w, r, acct.ID); err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }

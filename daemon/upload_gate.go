@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"errors"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"io"
 	"net"
 	"net/http"
@@ -131,16 +133,16 @@ func (g *uploadGate) acquire(keys ...uploadKey) (release func(), ok bool) {
 // failed (its temp file is removed) and the answer is 408 timeout. Any
 // other refusal, before the body or in the middle of it, a full card's
 // 507 as much as a 413, goes out through refuseUpload.
-func (s *Server) upload(who func(r *http.Request) string, h handlerFunc) handlerFunc {
+func (s *Server) upload(who func(r *http.Request) string, h web.HandlerFunc) web.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		keys := []uploadKey{{"addr:" + clientIP(r), maxUploadsPerAddress}}
+		keys := []uploadKey{{"addr:" + web.ClientIP(r), maxUploadsPerAddress}}
 		if id := who(r); id != "" {
 			keys = append(keys, uploadKey{"who:" + id, maxUploadsPerGuest})
 		}
 		release, ok := s.uploads.acquire(keys...)
 		if !ok {
 			w.Header().Set("Connection", "close")
-			return errRateLimited(uploadBusyRetry)
+			return web.RateLimited(uploadBusyRetry)
 		}
 		defer release()
 		body, _ := r.Body.(*pacedBody)
@@ -149,8 +151,8 @@ func (s *Server) upload(who func(r *http.Request) string, h handlerFunc) handler
 			// The rest of this body may still be on its way: the
 			// connection cannot carry another request.
 			w.Header().Set("Connection", "close")
-			s.log.DebugContext(r.Context(), "upload body too slow, cut", "path", logPath(r))
-			return errBodyTimeout
+			s.log.DebugContext(r.Context(), "upload body too slow, cut", "path", web.LogPath(r))
+			return web.ErrBodyTimeout
 		}
 		if err != nil && body != nil {
 			s.refuseUpload(w, r, body, err)
@@ -196,7 +198,7 @@ func (s *Server) refuseUpload(w http.ResponseWriter, r *http.Request, body *pace
 	}
 	limit := s.uploads.lingerBytes
 	n, derr := io.Copy(io.Discard, io.LimitReader(body, limit))
-	s.log.DebugContext(r.Context(), "refused upload drained", "path", logPath(r),
+	s.log.DebugContext(r.Context(), "refused upload drained", "path", web.LogPath(r),
 		"bytes", n, "complete", derr == nil && n < limit)
 }
 
@@ -279,13 +281,13 @@ func (s *Server) guestUploader(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	return s.readGuestPass(r)[e.ID].GuestID
+	return s.visitors.GuestPass(r)[e.ID].GuestID
 }
 
 // accountUploader is who(r) for console upload routes (behind s.admin):
 // the signed-in account.
 func (s *Server) accountUploader(r *http.Request) string {
-	if a := account(r); a.ID != "" {
+	if a := visitor.Account(r); a.ID != "" {
 		return "account:" + a.ID
 	}
 	return ""

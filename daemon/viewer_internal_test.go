@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -65,7 +66,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 			for _, visible := range []bool{false, true} {
 				for _, fav := range []bool{false, true} {
 					f := access.Filter{GuestID: guest, AlsoVisible: also, VisibleOnly: visible, FavoritesOnly: fav}
-					q := photoQuery(e.ID, f)
+					q := visitor.PhotoQuery(e.ID, f)
 					q.Limit = 1000
 					page, err := st.Photos(ctx, q)
 					if err != nil {
@@ -76,7 +77,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 						got = append(got, p.ID)
 					}
 					for _, p := range photos {
-						if f.Holds(photoItem(p)) {
+						if f.Holds(visitor.PhotoItem(p)) {
 							want = append(want, p.ID)
 						}
 					}
@@ -89,7 +90,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 					if fav || also {
 						continue // messages have no favourites, no merged list
 					}
-					mq := messageQuery(e.ID, f)
+					mq := visitor.MessageQuery(e.ID, f)
 					mq.Limit = 1000
 					mpage, err := st.Messages(ctx, mq)
 					if err != nil {
@@ -100,7 +101,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 						got = append(got, m.ID)
 					}
 					for _, m := range msgs {
-						if f.Holds(messageItem(m)) {
+						if f.Holds(visitor.MessageItem(m)) {
 							want = append(want, m.ID)
 						}
 					}

@@ -10,6 +10,9 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -36,7 +39,7 @@ type wallDTO struct {
 }
 
 func toWallDTO(origin string, w store.Wall) wallDTO {
-	return wallDTO{ID: w.ID, URL: origin + "/wall/" + w.Token, Label: nullString(w.Label), CreatedAt: w.CreatedAt}
+	return wallDTO{ID: w.ID, URL: origin + "/wall/" + w.Token, Label: dto.NullString(w.Label), CreatedAt: w.CreatedAt}
 }
 
 type wallBody struct {
@@ -48,12 +51,12 @@ type wallListBody struct {
 }
 
 type wallRequest struct {
-	Label Nullable[string] `json:"label"`
+	Label web.Nullable[string] `json:"label"`
 }
 
 // handleListWalls lists the event's wall links, newest first.
 func (s *Server) handleListWalls(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -65,61 +68,61 @@ func (s *Server) handleListWalls(w http.ResponseWriter, r *http.Request) error {
 	for _, wl := range walls {
 		out.Walls = append(out.Walls, toWallDTO(s.origin(r), wl))
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return web.JSON(w, r, http.StatusOK, out)
 }
 
 // handleCreateWall makes a wall link of the event: 201 {wall}, its url
 // holding the token.
 func (s *Server) handleCreateWall(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	var req wallRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	label := strings.TrimSpace(req.Label.Value)
 	if utf8.RuneCountInString(label) > maxWallLabel {
-		return errField("label", fmt.Sprintf("must be at most %d characters", maxWallLabel))
+		return web.Field("label", fmt.Sprintf("must be at most %d characters", maxWallLabel))
 	}
 	wl := store.Wall{EventID: e.ID, Label: label}
 	err = s.store.CreateWall(r.Context(), &wl)
 	if errors.Is(err, store.ErrTooMany) {
-		return errField("walls", fmt.Sprintf("an event has at most %d wall links; revoke one first", store.MaxWalls))
+		return web.Field("walls", fmt.Sprintf("an event has at most %d wall links; revoke one first", store.MaxWalls))
 	}
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "wall link made", "event", e.ID, "wall", wl.ID, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusCreated, wallBody{Wall: toWallDTO(s.origin(r), wl)})
+	s.log.InfoContext(r.Context(), "wall link made", "event", e.ID, "wall", wl.ID, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusCreated, wallBody{Wall: toWallDTO(s.origin(r), wl)})
 }
 
 // handleDeleteWall revokes a wall link: its url answers 404 from now on
 // and the screens showing it lose their stream.
 func (s *Server) handleDeleteWall(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.adminEvent(r)
+	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	id := param(r, "wallId")
+	id := web.Param(r, "wallId")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	if err := s.store.DeleteWall(r.Context(), e.ID, id); err != nil {
 		return err
 	}
 	s.live.dropTag(e.ID, id)
-	s.log.InfoContext(r.Context(), "wall link revoked", "event", e.ID, "wall", id, "by", account(r).Username)
-	return writeJSON(w, r, http.StatusOK, okTrue)
+	s.log.InfoContext(r.Context(), "wall link revoked", "event", e.ID, "wall", id, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // wallOf resolves the token of a wall route to its link and event; an
 // unknown or revoked token, or a token of absurd length, is 404.
 func (s *Server) wallOf(r *http.Request) (store.Wall, store.Event, error) {
-	token := param(r, "token")
+	token := web.Param(r, "token")
 	if token == "" || len(token) > maxTokenLen {
-		return store.Wall{}, store.Event{}, errNotFound
+		return store.Wall{}, store.Event{}, web.ErrNotFound
 	}
 	wl, err := s.store.WallByToken(r.Context(), token)
 	if err != nil {
@@ -134,14 +137,14 @@ func (s *Server) wallOf(r *http.Request) (store.Wall, store.Event, error) {
 
 // wallEventDTO is what a wall shows of its event.
 type wallEventDTO struct {
-	Name          string       `json:"name"`
-	Slug          string       `json:"slug"`
-	AccentColor   *string      `json:"accentColor"`
-	LogoVersion   *int64       `json:"logoVersion"`
-	AccessCode    *string      `json:"accessCode"`
-	DefaultLocale *string      `json:"defaultLocale"`
-	WallStyle     wallStyleDTO `json:"wallStyle"`
-	JoinURL       string       `json:"joinUrl"`
+	Name          string        `json:"name"`
+	Slug          string        `json:"slug"`
+	AccentColor   *string       `json:"accentColor"`
+	LogoVersion   *int64        `json:"logoVersion"`
+	AccessCode    *string       `json:"accessCode"`
+	DefaultLocale *string       `json:"defaultLocale"`
+	WallStyle     dto.WallStyle `json:"wallStyle"`
+	JoinURL       string        `json:"joinUrl"`
 	// RevealAt (docs/decisions.md, "Reveal later") is when the album
 	// opens, epoch ms, or null: until then the wall shows no photo, and
 	// the page reloads itself at that time.
@@ -159,7 +162,7 @@ type wallPhotoDTO struct {
 }
 
 func toWallPhotoDTO(p store.Photo) wallPhotoDTO {
-	d := wallPhotoDTO{ID: p.ID, Width: p.Width, Height: p.Height, GuestName: nullString(p.GuestName), CreatedAt: p.CreatedAt}
+	d := wallPhotoDTO{ID: p.ID, Width: p.Width, Height: p.Height, GuestName: dto.NullString(p.GuestName), CreatedAt: p.CreatedAt}
 	if p.Video != nil {
 		d.Video = &videoInfoDTO{DurationMs: p.Video.DurationMs}
 	}
@@ -185,17 +188,17 @@ type wallShowBody struct {
 
 // onWall reports whether a wall shows the photo: visible, with its
 // display image made (access.WallShows).
-func onWall(p store.Photo) bool { return access.WallShows(photoItem(p)) }
+func onWall(p store.Photo) bool { return access.WallShows(visitor.PhotoItem(p)) }
 
 // wallMessage reports whether a wall shows the message: approved text
 // (access.WallShows).
-func wallMessage(m store.Message) bool { return access.WallShows(messageItem(m)) }
+func wallMessage(m store.Message) bool { return access.WallShows(visitor.MessageItem(m)) }
 
 // wallHolds reports whether the event's album is still held back
 // (revealAt in the future): a wall shows no photo before it
 // (access.WallHolds).
 func (s *Server) wallHolds(e store.Event) bool {
-	return access.WallHolds(eventRules(e), s.now().UnixMilli())
+	return access.WallHolds(visitor.EventRules(e), s.now().UnixMilli())
 }
 
 // handleWall answers what a wall starts with: its event, the newest
@@ -211,14 +214,14 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 	// takes a photo it has once).
 	pos := s.live.position()
 	var photos store.Page[store.Photo]
-	if f := access.WallPhotos(eventRules(e), s.now().UnixMilli()); !f.None {
-		q := photoQuery(e.ID, f)
+	if f := access.WallPhotos(visitor.EventRules(e), s.now().UnixMilli()); !f.None {
+		q := visitor.PhotoQuery(e.ID, f)
 		q.Limit = wallFirstPhotos
 		if photos, err = s.store.Photos(r.Context(), q); err != nil {
 			return err
 		}
 	}
-	mq := messageQuery(e.ID, access.WallMessages())
+	mq := visitor.MessageQuery(e.ID, access.WallMessages())
 	mq.Limit = wallFirstMessages
 	msgs, err := s.store.Messages(r.Context(), mq)
 	if err != nil {
@@ -226,10 +229,10 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := wallShowBody{
 		Event: wallEventDTO{
-			Name: e.Name, Slug: e.Slug, AccentColor: nullString(e.AccentColor), LogoVersion: nullTime(e.LogoVersion),
-			AccessCode: nullString(e.AccessCode), DefaultLocale: nullString(e.DefaultLocale),
-			WallStyle: toWallStyleDTO(e.WallStyle), JoinURL: s.origin(r) + "/e/" + e.Slug,
-			RevealAt: nullTime(e.RevealAt),
+			Name: e.Name, Slug: e.Slug, AccentColor: dto.NullString(e.AccentColor), LogoVersion: dto.NullTime(e.LogoVersion),
+			AccessCode: dto.NullString(e.AccessCode), DefaultLocale: dto.NullString(e.DefaultLocale),
+			WallStyle: dto.WallStyleOf(e.WallStyle), JoinURL: s.origin(r) + "/e/" + e.Slug,
+			RevealAt: dto.NullTime(e.RevealAt),
 		},
 		Photos:   make([]wallPhotoDTO, 0, len(photos.Items)),
 		Messages: make([]wallMessageDTO, 0, len(msgs.Items)),
@@ -242,10 +245,10 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, m := range msgs.Items {
 		if wallMessage(m) {
-			out.Messages = append(out.Messages, wallMessageDTO{ID: m.ID, GuestName: nullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt})
+			out.Messages = append(out.Messages, wallMessageDTO{ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt})
 		}
 	}
-	return writeJSON(w, r, http.StatusOK, out)
+	return web.JSON(w, r, http.StatusOK, out)
 }
 
 // handleWallLive streams what changes on the wall: photo.added or
@@ -286,7 +289,7 @@ func wallLiveFrame(c liveChange) (string, any, bool) {
 		return name, toWallPhotoDTO(*c.Photo), true
 	case c.Message != nil && wallMessage(*c.Message):
 		m := c.Message
-		return liveMessageChanged, wallMessageDTO{ID: m.ID, GuestName: nullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
+		return liveMessageChanged, wallMessageDTO{ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
 	case !c.Shown:
 		// Never on the wall: not even its id.
 		return "", nil, false
@@ -304,29 +307,29 @@ func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := param(r, "id")
+	id := web.Param(r, "id")
 	if !store.ValidID(id) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	v := r.URL.Query().Get("v")
 	if v == "" {
 		v = "display"
 	}
 	if v != "thumb" && v != "display" && v != "play" {
-		return errField("v", "must be thumb, display or play")
+		return web.Field("v", "must be thumb, display or play")
 	}
 	p, err := s.store.Photo(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if p.EventID != e.ID || !onWall(p) || s.wallHolds(e) {
-		return errNotFound
+		return web.ErrNotFound
 	}
 	// Hidden later: the screen must not keep it in its cache for long.
 	w.Header().Set("Cache-Control", "private, max-age=300")
 	if v == "play" {
 		if p.Video == nil {
-			return errNotFound
+			return web.ErrNotFound
 		}
 		return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", false, "")
 	}

@@ -1,4 +1,4 @@
-package daemon
+package web
 
 import (
 	"encoding/json"
@@ -10,25 +10,25 @@ import (
 // Server-Sent Events plumbing shared by the booth stream and the live
 // streams of the console and the wall.
 
-// sseKeepAlive is how often an idle stream gets an SSE comment, so that
+// SSEKeepAlive is how often an idle stream gets an SSE comment, so that
 // proxies and phones keep the connection open.
-const sseKeepAlive = 20 * time.Second
+const SSEKeepAlive = 20 * time.Second
 
-// sseStart writes the headers of an event stream and a retry hint (the
+// SSEStart writes the headers of an event stream and a retry hint (the
 // reconnection delay suggested to EventSource, ms), flushed.
-func sseStart(w http.ResponseWriter, retryMillis int) (*http.ResponseController, error) {
+func SSEStart(w http.ResponseWriter, retryMillis int) (*http.ResponseController, error) {
 	rc := http.NewResponseController(w)
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hdr.Set("Cache-Control", "no-store")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	return rc, writeFlush(w, rc, fmt.Appendf(nil, "retry: %d\n\n", retryMillis))
+	return rc, WriteFlush(w, rc, fmt.Appendf(nil, "retry: %d\n\n", retryMillis))
 }
 
-// sseFrame returns one event: an optional id, the event name (a constant
+// SSEFrame returns one event: an optional id, the event name (a constant
 // of ours, without line breaks) and v as JSON data.
-func sseFrame(id, name string, v any) []byte {
+func SSEFrame(id, name string, v any) []byte {
 	data, err := json.Marshal(v)
 	if err != nil {
 		// DTOs of strings, numbers and booleans always marshal.
@@ -47,7 +47,8 @@ func sseFrame(id, name string, v any) []byte {
 	return append(b, "\n\n"...)
 }
 
-func writeFlush(w http.ResponseWriter, rc *http.ResponseController, b []byte) error {
+// WriteFlush writes one event stream frame and flushes it to the client.
+func WriteFlush(w http.ResponseWriter, rc *http.ResponseController, b []byte) error {
 	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("writing stream event: %w", err)
 	}

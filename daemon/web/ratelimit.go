@@ -1,16 +1,13 @@
-package daemon
+package web
 
 import (
-	"net/http"
 	"sync"
 	"time"
-
-	"eventbox/store"
 )
 
-// rateLimiter counts requests per key in fixed windows. It is safe for
+// RateLimiter counts requests per key in fixed windows. It is safe for
 // concurrent use; the clock is injected so tests control time.
-type rateLimiter struct {
+type RateLimiter struct {
 	limit  int
 	window time.Duration
 	now    func() time.Time
@@ -24,14 +21,14 @@ type rateWindow struct {
 	count int
 }
 
-// newRateLimiter allows limit requests per key in each window.
-func newRateLimiter(limit int, window time.Duration, now func() time.Time) *rateLimiter {
-	return &rateLimiter{limit: limit, window: window, now: now, windows: map[string]rateWindow{}}
+// NewRateLimiter allows limit requests per key in each window.
+func NewRateLimiter(limit int, window time.Duration, now func() time.Time) *RateLimiter {
+	return &RateLimiter{limit: limit, window: window, now: now, windows: map[string]rateWindow{}}
 }
 
 // allow counts one request for key. When the key is over its limit it
 // answers false and the whole seconds until its window ends (at least 1).
-func (l *rateLimiter) allow(key string) (bool, int) {
+func (l *RateLimiter) Allow(key string) (bool, int) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -54,7 +51,7 @@ func (l *rateLimiter) allow(key string) (bool, int) {
 }
 
 // sweep drops finished windows so the map stays small.
-func (l *rateLimiter) sweep(now time.Time) {
+func (l *RateLimiter) sweep(now time.Time) {
 	for k, w := range l.windows {
 		if now.Sub(w.start) >= l.window {
 			delete(l.windows, k)
@@ -62,7 +59,7 @@ func (l *rateLimiter) sweep(now time.Time) {
 	}
 }
 
-// guessGuard slows the guessing of one secret shared by many people or
+// GuessGuard slows the guessing of one secret shared by many people or
 // kept by one account (an account's password and second factor, an
 // event's access code, a gallery link's password) without letting a
 // guesser lock the people who know it out (docs/decisions.md, "Guessing
@@ -73,7 +70,7 @@ func (l *rateLimiter) sweep(now time.Time) {
 // right secret from a fresh address always opens, and a guesser spread
 // over many addresses gets one try per address per window. It is safe
 // for concurrent use; the clock is injected.
-type guessGuard struct {
+type GuessGuard struct {
 	budget int
 	window time.Duration
 	now    func() time.Time
@@ -88,16 +85,16 @@ type guessWindow struct {
 	failed   map[string]struct{} // addresses that failed in this window
 }
 
-// newGuessGuard allows budget failures per key in each window before it
+// NewGuessGuard allows budget failures per key in each window before it
 // holds the addresses that failed.
-func newGuessGuard(budget int, window time.Duration, now func() time.Time) *guessGuard {
-	return &guessGuard{budget: budget, window: window, now: now, keys: map[string]*guessWindow{}}
+func NewGuessGuard(budget int, window time.Duration, now func() time.Time) *GuessGuard {
+	return &GuessGuard{budget: budget, window: window, now: now, keys: map[string]*guessWindow{}}
 }
 
 // allow reports whether addr may try the secret of key now. When it may
 // not, it also answers the whole seconds until the key's window ends (at
 // least 1), for Retry-After.
-func (g *guessGuard) allow(key, addr string) (bool, int) {
+func (g *GuessGuard) Allow(key, addr string) (bool, int) {
 	now := g.now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -113,7 +110,7 @@ func (g *guessGuard) allow(key, addr string) (bool, int) {
 }
 
 // fail counts a wrong secret for key from addr.
-func (g *guessGuard) fail(key, addr string) {
+func (g *GuessGuard) Fail(key, addr string) {
 	now := g.now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -130,48 +127,10 @@ func (g *guessGuard) fail(key, addr string) {
 }
 
 // sweep drops finished windows so the map stays small.
-func (g *guessGuard) sweep(now time.Time) {
+func (g *GuessGuard) sweep(now time.Time) {
 	for k, w := range g.keys {
 		if now.Sub(w.start) >= g.window {
 			delete(g.keys, k)
 		}
 	}
-}
-
-// guards are the limits against guessing and against minting guests
-// (docs/decisions.md, "Guessing and lock-out"); the per-route limits
-// (docs/design.md, "Rate limits") stay in limiters.
-type guards struct {
-	signIn    *guessGuard  // wrong passwords and second factors, per username
-	device    *rateLimiter // sign-in attempts of a known device, per device
-	eventCode *guessGuard  // wrong access codes, per event
-	linkPass  *guessGuard  // wrong gallery link passwords, per link
-	join      *rateLimiter // joins, per address
-	upload    *rateLimiter // uploads and guestbook posts, per address
-}
-
-// newGuards sets the figures of docs/decisions.md, "Guessing and lock-out".
-func newGuards(now func() time.Time) guards {
-	return guards{
-		signIn:    newGuessGuard(10, time.Minute, now),
-		device:    newRateLimiter(10, time.Minute, now),
-		eventCode: newGuessGuard(20, time.Minute, now),
-		linkPass:  newGuessGuard(10, time.Minute, now),
-		join:      newRateLimiter(60, time.Minute, now),
-		upload:    newRateLimiter(240, time.Minute, now),
-	}
-}
-
-// allowUpload applies the upload limits: 120 a minute per guest
-// (docs/design.md, "Rate limits") and 240 a minute per address, so that re-joining for fresh
-// guest ids gains a phone at most one more guest's worth
-// (docs/decisions.md, "Guessing and lock-out").
-func (s *Server) allowUpload(r *http.Request, g store.Guest) error {
-	if ok, retry := s.limits.upload.allow(g.ID); !ok {
-		return errRateLimited(retry)
-	}
-	if ok, retry := s.guards.upload.allow(clientIP(r)); !ok {
-		return errRateLimited(retry)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package daemon
+package web
 
 import (
 	"encoding/json"
@@ -7,9 +7,9 @@ import (
 	"strconv"
 )
 
-// writeJSON marshals v before writing the header, so that an encoding
+// JSON marshals v before writing the header, so that an encoding
 // failure can still become a 500.
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
+func JSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -26,32 +26,33 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error 
 	return err
 }
 
-type errorBody struct {
+// ErrorBody is the { error, details } answer.
+type ErrorBody struct {
 	Error   string            `json:"error"`
 	Details map[string]string `json:"details,omitempty"`
 	Message string            `json:"message,omitempty"`
 }
 
-// writeError sends the { error, details } answer for err. A server fault
+// WriteError sends the { error, details } answer for err. A server fault
 // (500 internal, 503 unavailable, 507 insufficient_storage) logs the cause
 // and sends only the generic code.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	ae := toAPIError(err)
+func WriteError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	ae := ToError(err)
 	if ae.Status >= 500 && ae != err {
-		s.log.ErrorContext(r.Context(), "request failed", "error", err,
-			slog.Group("req", "method", r.Method, "path", logPath(r)))
+		log.ErrorContext(r.Context(), "request failed", "error", err,
+			slog.Group("req", "method", r.Method, "path", LogPath(r)))
 	}
 	if ae.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
 	}
-	if err := writeJSON(w, r, ae.Status, errorBody{Error: ae.Code, Details: ae.Details, Message: ae.Message}); err != nil {
-		s.log.DebugContext(r.Context(), "writing error answer", "error", err)
+	if err := JSON(w, r, ae.Status, ErrorBody{Error: ae.Code, Details: ae.Details, Message: ae.Message}); err != nil {
+		log.DebugContext(r.Context(), "writing error answer", "error", err)
 	}
 }
 
 // ok is the { ok: true } answer.
-type okBody struct {
+type OKBody struct {
 	OK bool `json:"ok"`
 }
 
-var okTrue = okBody{OK: true}
+var OK = OKBody{OK: true}

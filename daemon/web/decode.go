@@ -1,4 +1,4 @@
-package daemon
+package web
 
 import (
 	"bytes"
@@ -11,32 +11,33 @@ import (
 	"strings"
 )
 
-// maxJSONBody caps every JSON request body.
-const maxJSONBody = 1 << 20
+// MaxJSONBody caps every JSON request body.
+const MaxJSONBody = 1 << 20
 
-// decodeJSON reads a JSON object from the request into dst (a pointer to a
+// DecodeJSON reads a JSON object from the request into dst (a pointer to a
 // struct) strictly: each key must name a field (by its json tag) and each
 // value must have the field's type, including nested objects; otherwise a
 // 400 bad_request names the field. An empty body decodes as {}.
-func decodeJSON(r *http.Request, dst any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxJSONBody))
+func DecodeJSON(r *http.Request, dst any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxJSONBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return errField("body", fmt.Sprintf("must be at most %d bytes", maxJSONBody))
+			return Field("body", fmt.Sprintf("must be at most %d bytes", MaxJSONBody))
 		}
 		return fmt.Errorf("reading body: %w", err)
 	}
-	return decodeJSONBytes(body, dst)
+	return DecodeJSONBytes(body, dst)
 }
 
-func decodeJSONBytes(body []byte, dst any) error {
+// DecodeJSONBytes is DecodeJSON over a body already read.
+func DecodeJSONBytes(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
-		return errField("body", "must be a JSON object")
+		return Field("body", "must be a JSON object")
 	}
 	v := reflect.ValueOf(dst).Elem()
 	t := v.Type()
@@ -54,32 +55,32 @@ func decodeJSONBytes(body []byte, dst any) error {
 			details[key] = "unknown field"
 			continue
 		}
-		if err := strictUnmarshal(msg, v.Field(i).Addr().Interface()); err != nil {
-			details[key] = jsonErrorMessage(err)
+		if err := StrictUnmarshal(msg, v.Field(i).Addr().Interface()); err != nil {
+			details[key] = JSONErrorMessage(err)
 		}
 	}
 	if len(details) > 0 {
-		return errBadRequest(details)
+		return BadRequest(details)
 	}
 	return nil
 }
 
-// strictUnmarshal decodes one JSON value, refusing unknown object keys at
+// StrictUnmarshal decodes one JSON value, refusing unknown object keys at
 // any depth.
-func strictUnmarshal(b []byte, v any) error {
+func StrictUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
 }
 
-// jsonErrorMessage turns a decoding error of one field's value into a short
+// JSONErrorMessage turns a decoding error of one field's value into a short
 // message for details.
-func jsonErrorMessage(err error) string {
+func JSONErrorMessage(err error) string {
 	var te *json.UnmarshalTypeError
-	var fe *fieldError
+	var fe *FieldError
 	switch {
 	case errors.As(err, &fe):
-		return fe.msg
+		return fe.Msg
 	case errors.As(err, &te):
 		if te.Field != "" {
 			return fmt.Sprintf("%s: must be %s", te.Field, jsonTypeName(te.Type))
@@ -115,10 +116,11 @@ func jsonTypeName(t reflect.Type) string {
 	}
 }
 
-// fieldError carries a ready message out of an UnmarshalJSON method.
-type fieldError struct{ msg string }
+// FieldError carries a ready message out of an UnmarshalJSON method:
+// DecodeJSON answers it as the field's message.
+type FieldError struct{ Msg string }
 
-func (e *fieldError) Error() string { return e.msg }
+func (e *FieldError) Error() string { return e.Msg }
 
 // Optional is a request field that may be absent or hold a value; null is
 // refused ("must not be null"). It serves PATCH bodies, where absent means
@@ -131,9 +133,9 @@ type Optional[T any] struct {
 // UnmarshalJSON implements json.Unmarshaler.
 func (o *Optional[T]) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
-		return &fieldError{"must not be null"}
+		return &FieldError{Msg: "must not be null"}
 	}
-	if err := strictUnmarshal(b, &o.Value); err != nil {
+	if err := StrictUnmarshal(b, &o.Value); err != nil {
 		return err
 	}
 	o.Set = true
@@ -155,5 +157,5 @@ func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
 		n.Null = true
 		return nil
 	}
-	return strictUnmarshal(b, &n.Value)
+	return StrictUnmarshal(b, &n.Value)
 }

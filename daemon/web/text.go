@@ -1,4 +1,4 @@
-package daemon
+package web
 
 import (
 	"unicode"
@@ -17,11 +17,11 @@ import (
 // names, credits, place and link labels) turn a tab or newline into a
 // space before this check.
 
-// lineProblem says why s may not be stored as single-line text, or "".
-func lineProblem(s string) string { return textCheck(s, false) }
+// LineProblem says why s may not be stored as single-line text, or "".
+func LineProblem(s string) string { return textCheck(s, false) }
 
-// textProblem says why s may not be stored as multi-line text, or "".
-func textProblem(s string) string { return textCheck(s, true) }
+// TextProblem says why s may not be stored as multi-line text, or "".
+func TextProblem(s string) string { return textCheck(s, true) }
 
 func textCheck(s string, multiline bool) string {
 	if !utf8.ValidString(s) {
