@@ -13,6 +13,7 @@ import (
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/dto"
 	"eventbox/daemon/mail"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -63,7 +64,7 @@ func (in *accountInput) validate(details map[string]string) {
 			details["username"] = msg
 		}
 	}
-	if in.Role.Set && !oneOf(in.Role.Value, store.RoleOwner, store.RoleOrganizer) {
+	if in.Role.Set && !web.OneOf(in.Role.Value, store.RoleOwner, store.RoleOrganizer) {
 		details["role"] = "must be owner or organizer"
 	}
 	if in.Name.Set {
@@ -76,7 +77,7 @@ func (in *accountInput) validate(details map[string]string) {
 	}
 	if in.Email.Set {
 		in.Email.Value = strings.TrimSpace(in.Email.Value)
-		if in.Email.Value != "" && !validEmail(in.Email.Value) {
+		if in.Email.Value != "" && !web.ValidEmail(in.Email.Value) {
 			details["email"] = "must be an email address"
 		}
 	}
@@ -90,7 +91,7 @@ func (in *accountInput) validate(details map[string]string) {
 	if in.Password.Set {
 		if in.Password.Null {
 			details["password"] = "must be a string; leave it out to have one made"
-		} else if msg := passwordProblem(in.Password.Value); msg != "" {
+		} else if msg := passwords.Problem(in.Password.Value); msg != "" {
 			details["password"] = msg
 		}
 	}
@@ -213,10 +214,10 @@ func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) err
 	var generated *string
 	password := in.Password.Value
 	if !in.Password.Set {
-		password = generatePassword()
+		password = passwords.Generate()
 		generated = &password
 	}
-	hash, err := s.hashPassword(password)
+	hash, err := passwords.Hash(password, s.cfg.PasswordCost)
 	if err != nil {
 		return err
 	}
@@ -261,13 +262,13 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 	var generated *string
 	password := in.Password.Value
 	if resetPassword {
-		password = generatePassword()
+		password = passwords.Generate()
 		generated = &password
 	}
 	hash := ""
 	if password != "" {
 		var err error
-		if hash, err = s.hashPassword(password); err != nil {
+		if hash, err = passwords.Hash(password, s.cfg.PasswordCost); err != nil {
 			return err
 		}
 	}
@@ -368,12 +369,12 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 	email := strings.TrimSpace(req.Email)
 	if email == "" {
 		details["email"] = "required"
-	} else if !validEmail(email) {
+	} else if !web.ValidEmail(email) {
 		details["email"] = "must be an email address"
 	}
 	if req.Role == "" {
 		details["role"] = "required"
-	} else if !oneOf(req.Role, store.RoleOwner, store.RoleOrganizer) {
+	} else if !web.OneOf(req.Role, store.RoleOwner, store.RoleOrganizer) {
 		details["role"] = "must be owner or organizer"
 	}
 	ids, msg := eventIDList(req.EventIDs)
@@ -477,13 +478,13 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 	} else if msg := web.LineProblem(name); msg != "" {
 		details["name"] = msg
 	}
-	if msg := passwordProblem(req.Password); msg != "" {
+	if msg := passwords.Problem(req.Password); msg != "" {
 		details["password"] = msg
 	}
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	hash, err := s.hashPassword(req.Password)
+	hash, err := passwords.Hash(req.Password, s.cfg.PasswordCost)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"eventbox/assets"
 	"eventbox/daemon/access"
 	"eventbox/daemon/album"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -68,7 +69,7 @@ func (s *Server) handleAlbum(w http.ResponseWriter, r *http.Request) error {
 
 	h := w.Header()
 	h.Set("Content-Type", "application/pdf")
-	h.Set("Content-Disposition", contentDisposition(albumFileName(e)))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(albumFileName(e)))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	start := time.Now()
@@ -270,7 +271,7 @@ func flattenLogo(rs io.ReadSeeker) ([]byte, error) {
 
 // albumFileName is the download name: album-<event name>.pdf.
 func albumFileName(e store.Event) string {
-	if n := safeName(e.Name); n != "" {
+	if n := mediafile.SafeName(e.Name); n != "" {
 		return "album-" + n + ".pdf"
 	}
 	return "album.pdf"

@@ -10,6 +10,7 @@ import (
 	"eventbox/daemon/backup"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -116,7 +117,7 @@ type backupAnswer struct {
 func (s *Server) downloadBackup(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", contentDisposition(backup.FileName(s.now(), "download")))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(backup.FileName(s.now(), "download")))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
@@ -269,7 +270,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 // is decided: what they would change is about to be replaced. Pages stay.
 func (s *Server) restoreGate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.restoring.Load() && isAPIPath(r.URL.Path) {
+		if s.restoring.Load() && web.IsAPIPath(r.URL.Path) {
 			w.Header().Set("Retry-After", "5")
 			s.writeError(w, r, web.ErrUnavailable)
 			return

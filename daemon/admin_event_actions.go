@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/dto"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -115,8 +116,8 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 		if e.AccessCode != "" {
 			// The guests entered with a code: the link that outlives the
 			// party is not open to whoever finds it.
-			password = generatePassword()
-			if sh.PasswordHash, err = s.hashPassword(password); err != nil {
+			password = passwords.Generate()
+			if sh.PasswordHash, err = passwords.Hash(password, s.cfg.PasswordCost); err != nil {
 				return err
 			}
 		}

@@ -99,8 +99,6 @@ type eventInput struct {
 	RevealAt                    web.Nullable[int64]               `json:"revealAt"`
 }
 
-func oneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
-
 func setBool(dst *bool, o web.Optional[bool]) {
 	if o.Set {
 		*dst = o.Value

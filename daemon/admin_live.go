@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
-	"eventbox/daemon/web"
 	"net/http"
 	"time"
+
+	"eventbox/daemon/dto"
+	"eventbox/daemon/web"
 )
 
 // liveRetryMillis is the reconnection delay suggested to EventSource.
@@ -53,9 +55,9 @@ func (s *Server) handleAdminLive(w http.ResponseWriter, r *http.Request) error {
 func adminLiveFrame(c liveChange) (string, any, bool) {
 	switch {
 	case c.Photo != nil:
-		return c.Kind, toPhotoDTO(*c.Photo, "", true), true
+		return c.Kind, dto.PhotoOf(*c.Photo, "", true), true
 	case c.Message != nil:
-		return c.Kind, toMessageDTO(*c.Message, ""), true
+		return c.Kind, dto.MessageOf(*c.Message, ""), true
 	default:
 		return c.Kind, liveRemovedDTO{ID: c.ID}, true
 	}

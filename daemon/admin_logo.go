@@ -140,7 +140,7 @@ func (s *Server) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event
 	}
 	w.Header().Set("Cache-Control", cache)
 	etag := `"logo-` + strconv.FormatInt(e.LogoVersion, 10) + `"`
-	return s.serveFile(w, r, e.LogoName(), "image/png", etag, false, "")
+	return s.files.Serve(w, r, e.LogoName(), "image/png", etag, false, "")
 }
 
 // decodeLogo checks the file like a photo (imaging.Check: sniffed type,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -13,28 +14,6 @@ import (
 
 // photoStatuses are the status= values of the admin photo list.
 var photoStatuses = []string{store.StatusVisible, store.StatusPending, store.StatusHidden}
-
-// parseFlag reads a query flag such as favorites=1: absent, "0" or
-// "false" is off; "1" or "true" is on; anything else is a 400 naming it.
-func parseFlag(r *http.Request, name string) (bool, error) {
-	switch r.URL.Query().Get(name) {
-	case "", "0", "false":
-		return false, nil
-	case "1", "true":
-		return true, nil
-	}
-	return false, web.Field(name, "must be 1 or 0")
-}
-
-// queryID reads an optional id from the query; a value that is not an id
-// is a 400 naming it.
-func queryID(r *http.Request, name string) (string, error) {
-	v := r.URL.Query().Get(name)
-	if v != "" && !store.ValidID(v) {
-		return "", web.Field(name, "must be an id")
-	}
-	return v, nil
-}
 
 // handleAdminPhotos lists an event's photos for moderation, newest first:
 // any status unless status= says, favorites=1, challenge= and spot=
@@ -47,14 +26,14 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	q := visitor.PhotoQuery(e.ID, access.HostList())
 	q.Limit = photoPageSize
 	details := map[string]string{}
-	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !oneOf(q.Status, photoStatuses...) {
+	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !web.OneOf(q.Status, photoStatuses...) {
 		details["status"] = "must be visible, pending or hidden"
 	}
 	var errs [4]error
-	q.Favorites, errs[0] = parseFlag(r, "favorites")
-	q.ChallengeID, errs[1] = queryID(r, "challenge")
-	q.SpotID, errs[2] = queryID(r, "spot")
-	q.Before, errs[3] = parseBefore(r)
+	q.Favorites, errs[0] = web.ParseFlag(r, "favorites")
+	q.ChallengeID, errs[1] = web.QueryID(r, "challenge")
+	q.SpotID, errs[2] = web.QueryID(r, "spot")
+	q.Before, errs[3] = web.ParseBefore(r)
 	for _, err := range errs {
 		var ae *web.Error
 		if errors.As(err, &ae) {
@@ -68,7 +47,7 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return web.JSON(w, r, http.StatusOK, photoPage(page, "", true))
+	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, "", true))
 }
 
 // handleAdminPhotoAction applies approve, hide, favorite, unfavorite,
@@ -113,7 +92,7 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 		s.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,
 			"count", len(changed), "by", visitor.Account(r).Username)
 	}
-	return web.JSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
+	return web.JSON(w, r, http.StatusOK, dto.ChangedBody{Changed: len(changed)})
 }
 
 // photoAction is the change an action makes; it reports whether the photo

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -48,7 +49,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 		return web.BadRequest(details)
 	}
 	content := s.origin(r) + "/e/" + e.Slug
-	caption, fileName := "", safeName(e.Name)
+	caption, fileName := "", mediafile.SafeName(e.Name)
 	if fileName == "" {
 		fileName = e.Slug
 	}
@@ -62,7 +63,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 		}
 		content += "?at=" + sp.ID
 		caption = sp.Label
-		if n := safeName(sp.Label); n != "" {
+		if n := mediafile.SafeName(sp.Label); n != "" {
 			fileName += "-" + n
 		}
 	}
@@ -88,7 +89,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	if q.Get("download") == "1" {
-		h.Set("Content-Disposition", contentDisposition(fileName+"-qr."+format))
+		h.Set("Content-Disposition", mediafile.ContentDisposition(fileName+"-qr."+format))
 	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {

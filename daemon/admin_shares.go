@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/dto"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -112,11 +113,11 @@ func (s *Server) createShare(ctx context.Context, e store.Event, o newShareOptio
 	}
 	password, generated := o.Password, ""
 	if o.GeneratePassword {
-		password = generatePassword()
+		password = passwords.Generate()
 		generated = password
 	}
 	if password != "" {
-		hash, err := s.hashPassword(password)
+		hash, err := passwords.Hash(password, s.cfg.PasswordCost)
 		if err != nil {
 			return store.Share{}, "", err
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"eventbox/assets"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/signage"
 	"eventbox/daemon/web"
@@ -60,7 +61,7 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 	if lang == "" {
 		lang = e.DefaultLocale
 	}
-	if lang != "" && !oneOf(lang, "en", "fr", "it", "es") {
+	if lang != "" && !web.OneOf(lang, "en", "fr", "it", "es") {
 		details["lang"] = "must be en, fr, it or es"
 	}
 	ssid, password := q.Get("ssid"), q.Get("wifiPassword")
@@ -93,7 +94,7 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return fmt.Errorf("making signage of event %s: %w", e.ID, err)
 	}
-	name := safeName(e.Name)
+	name := mediafile.SafeName(e.Name)
 	if name == "" {
 		name = e.Slug
 	}
@@ -101,7 +102,7 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Content-Type", "application/pdf")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("Content-Disposition", contentDisposition(fmt.Sprintf("%s-%s-%s.pdf", name, q.Get("kind"), size)))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(fmt.Sprintf("%s-%s-%s.pdf", name, q.Get("kind"), size)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return nil

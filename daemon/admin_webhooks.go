@@ -125,7 +125,7 @@ func (in *webhookInput) validate(details map[string]string) {
 			details["name"] = msg
 		}
 	}
-	if in.Type.Set && !oneOf(in.Type.Value, store.WebhookNtfy, store.WebhookDiscord, store.WebhookSlack, store.WebhookJSON) {
+	if in.Type.Set && !web.OneOf(in.Type.Value, store.WebhookNtfy, store.WebhookDiscord, store.WebhookSlack, store.WebhookJSON) {
 		details["type"] = "must be ntfy, discord, slack or json"
 	}
 	if in.URL.Set {
@@ -143,7 +143,7 @@ func (in *webhookInput) validate(details map[string]string) {
 				details["kinds"] = fmt.Sprintf("%q is not a kind; the kinds are %s", k, strings.Join(store.NoticeKinds(), ", "))
 				break
 			}
-			if !oneOf(k, kinds...) {
+			if !web.OneOf(k, kinds...) {
 				kinds = append(kinds, k)
 			}
 		}

@@ -17,7 +17,9 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
@@ -36,11 +38,11 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	all, err := parseFlag(r, "all")
+	all, err := web.ParseFlag(r, "all")
 	if err != nil {
 		return err
 	}
-	favorites, err := parseFlag(r, "favorites")
+	favorites, err := web.ParseFlag(r, "favorites")
 	if err != nil {
 		return err
 	}
@@ -56,7 +58,7 @@ func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) erro
 
 // archiveOptions is what differs between the archives: the file name,
 // and for guests and gallery visitors (forGuests) photos without their
-// position (withoutLocation) and each HEIC as its JPEG copy.
+// position (mediafile.WithoutLocation) and each HEIC as its JPEG copy.
 type archiveOptions struct {
 	name      string
 	forGuests bool
@@ -80,7 +82,7 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", contentDisposition(opt.name))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(opt.name))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
@@ -139,12 +141,12 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 // archive under a readable, unique name and returns the bytes copied. A
 // file that is gone answers store.ErrNotFound before anything is written.
 // forGuests (guests' and gallery visitors' archives): a photo goes
-// without its position (withoutLocation), and a HEIC as its full-size
+// without its position (mediafile.WithoutLocation), and a HEIC as its full-size
 // JPEG copy (addJPEGCopy), which computers without a HEIC viewer open.
 func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte, forGuests bool) (int64, error) {
-	media, ext := p.OriginalName(), "."+formatExt(p.Format)
+	media, ext := p.OriginalName(), "."+mediafile.FormatExt(p.Format)
 	if p.Video != nil {
-		media, ext = p.VideoName(), videoExt(p.Video.MIME)
+		media, ext = p.VideoName(), mediafile.VideoExt(p.Video.MIME)
 	}
 	f, err := s.store.Media().Open(media)
 	if err != nil {
@@ -165,11 +167,11 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 	}
 	var content io.Reader = f
 	if forGuests {
-		if content, err = withoutLocation(f, st.Size(), p); err != nil {
+		if content, err = mediafile.WithoutLocation(f, st.Size(), p); err != nil {
 			return 0, err
 		}
 	}
-	hdr.Name = uniqueName(names, downloadName(p, "original", ext))
+	hdr.Name = uniqueName(names, mediafile.DownloadName(p, "original", ext))
 	dst, err := zw.CreateHeader(hdr)
 	if err != nil {
 		return 0, fmt.Errorf("adding %s to the archive: %w", hdr.Name, err)
@@ -189,7 +191,7 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 // the decoder refuses) and nothing was written: the caller then adds the
 // original instead. A failure after the entry was begun is an error.
 func (s *Server) addJPEGCopy(ctx context.Context, zw *zip.Writer, p store.Photo, f *os.File, size int64, names map[string]bool, hdr zip.FileHeader) (n int64, done bool, err error) {
-	jpg := strings.TrimSuffix(downloadName(p, "original", ".heic"), ".heic") + ".jpg"
+	jpg := strings.TrimSuffix(mediafile.DownloadName(p, "original", ".heic"), ".heic") + ".jpg"
 	hdr.Name = jpg
 	entry := &lazyEntry{zw: zw, hdr: &hdr, names: names}
 	err = s.variants.pool.JPEGCopy(ctx, f, size, entry)

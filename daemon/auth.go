@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/mail"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -24,40 +24,6 @@ import (
 // initialPasswordFile is written in DATA_DIR when the first owner's
 // password was generated.
 const initialPasswordFile = "initial-password"
-
-// passwordProblem says what is wrong with a new password, or "".
-func passwordProblem(p string) string {
-	switch {
-	case utf8.RuneCountInString(p) < 10:
-		return "must be at least 10 characters"
-	case len(p) > 72:
-		return "must be at most 72 bytes"
-	}
-	return ""
-}
-
-func (s *Server) hashPassword(p string) (string, error) {
-	cost := s.cfg.PasswordCost
-	if cost == 0 {
-		cost = bcrypt.DefaultCost
-	}
-	h, err := bcrypt.GenerateFromPassword([]byte(p), cost)
-	if err != nil {
-		return "", fmt.Errorf("hashing password: %w", err)
-	}
-	return string(h), nil
-}
-
-func checkPassword(hash, p string) bool {
-	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(p)) == nil
-}
-
-// generatePassword makes a password that is easy to type from a screen:
-// four groups of five unambiguous characters.
-func generatePassword() string {
-	s := store.NewSlug() + store.NewSlug() + store.NewSlug() + store.NewSlug()
-	return s[0:5] + "-" + s[5:10] + "-" + s[10:15] + "-" + s[15:20]
-}
 
 // ensureFirstOwner creates the first owner on a database without accounts:
 // ADMIN_USERNAME with ADMIN_PASSWORD, or a generated password that is
@@ -72,9 +38,9 @@ func (s *Server) ensureFirstOwner(ctx context.Context) error {
 	}
 	password, generated := s.cfg.AdminPassword, false
 	if password == "" {
-		password, generated = generatePassword(), true
+		password, generated = passwords.Generate(), true
 	}
-	hash, err := s.hashPassword(password)
+	hash, err := passwords.Hash(password, s.cfg.PasswordCost)
 	if err != nil {
 		return err
 	}
@@ -131,11 +97,11 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if acct.ID == "" {
-		checkPassword(s.dummyHash, req.Password)
+		passwords.Check(s.dummyHash, req.Password)
 		s.signInFailed(r, device, key)
 		return web.ErrUnauthorized
 	}
-	if !checkPassword(acct.PasswordHash, req.Password) {
+	if !passwords.Check(acct.PasswordHash, req.Password) {
 		s.signInFailed(r, device, key)
 		return web.ErrUnauthorized
 	}
@@ -193,7 +159,7 @@ func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 		details["name"] = msg
 	}
 	email := strings.TrimSpace(req.Email.Value)
-	if req.Email.Set && email != "" && !validEmail(email) {
+	if req.Email.Set && email != "" && !web.ValidEmail(email) {
 		details["email"] = "must be an email address"
 	}
 	if len(details) > 0 {
@@ -229,14 +195,14 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	if req.Current == "" {
 		return web.Field("current", "required")
 	}
-	if msg := passwordProblem(req.Next); msg != "" {
+	if msg := passwords.Problem(req.Next); msg != "" {
 		return web.Field("next", msg)
 	}
 	acct := visitor.Account(r)
-	if !checkPassword(acct.PasswordHash, req.Current) {
+	if !passwords.Check(acct.PasswordHash, req.Current) {
 		return web.ErrUnauthorized
 	}
-	hash, err := s.hashPassword(req.Next)
+	hash, err := passwords.Hash(req.Next, s.cfg.PasswordCost)
 	if err != nil {
 		return err
 	}
@@ -260,20 +226,6 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-// validEmail accepts a plain address (no display name), at most 254
-// characters, with a dot in the domain.
-func validEmail(s string) bool {
-	if len(s) > 254 || strings.ContainsAny(s, " <>\"") {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s {
-		return false
-	}
-	at := strings.LastIndexByte(s, '@')
-	return at > 0 && strings.Contains(s[at+1:], ".")
-}
-
 // ResetPassword gives the named account a new generated password, ends
 // all its sessions and returns the password. cost is the bcrypt cost (0:
 // default). It serves the reset-password command of the box.
@@ -282,7 +234,7 @@ func ResetPassword(ctx context.Context, st *store.Store, username string, cost i
 	if err != nil {
 		return "", err
 	}
-	password := generatePassword()
+	password := passwords.Generate()
 	if cost == 0 {
 		cost = bcrypt.DefaultCost
 	}

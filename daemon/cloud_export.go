@@ -16,6 +16,7 @@ import (
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
+	"eventbox/daemon/mediafile"
 	"eventbox/store"
 )
 
@@ -404,11 +405,11 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 	var items []exportItem
 	var shown []indexEntry
 	for _, p := range photos {
-		media, ext := p.OriginalName(), "."+formatExt(p.Format)
+		media, ext := p.OriginalName(), "."+mediafile.FormatExt(p.Format)
 		if p.Video != nil {
-			media, ext = p.VideoName(), videoExt(p.Video.MIME)
+			media, ext = p.VideoName(), mediafile.VideoExt(p.Video.MIME)
 		}
-		name := uniqueName(taken, downloadName(p, "original", ext))
+		name := uniqueName(taken, mediafile.DownloadName(p, "original", ext))
 		items = append(items, exportItem{name: name, media: media})
 		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
 		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
@@ -516,7 +517,7 @@ func eventFolder(e store.Event) string {
 	if date == "" {
 		date = time.UnixMilli(e.CreatedAt).Local().Format("2006-01-02")
 	}
-	name := safeName(e.Name)
+	name := mediafile.SafeName(e.Name)
 	if name == "" {
 		name = e.ID
 	}

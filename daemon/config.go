@@ -16,6 +16,7 @@ import (
 
 	"eventbox/booth"
 	"eventbox/daemon/outbox"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/update"
 )
 
@@ -186,7 +187,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("ADMIN_USERNAME must be 1 to 60 characters"))
 	}
 	if c.AdminPassword != "" {
-		if msg := passwordProblem(c.AdminPassword); msg != "" {
+		if msg := passwords.Problem(c.AdminPassword); msg != "" {
 			errs = append(errs, fmt.Errorf("ADMIN_PASSWORD %s", msg))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -145,7 +146,7 @@ func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) err
 		if ok, retry := s.guards.linkPass.Allow(sh.ID, addr); !ok {
 			return web.RateLimited(retry)
 		}
-		if !checkPassword(sh.PasswordHash, req.Password) {
+		if !passwords.Check(sh.PasswordHash, req.Password) {
 			s.guards.linkPass.Fail(sh.ID, addr)
 			return web.ErrInvalidCode
 		}
@@ -165,15 +166,15 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	challenge, err := queryID(r, "challenge")
+	challenge, err := web.QueryID(r, "challenge")
 	if err != nil {
 		return err
 	}
-	spot, err := queryID(r, "spot")
+	spot, err := web.QueryID(r, "spot")
 	if err != nil {
 		return err
 	}
-	before, err := parseBefore(r)
+	before, err := web.ParseBefore(r)
 	if err != nil {
 		return err
 	}
@@ -187,7 +188,7 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return web.JSON(w, r, http.StatusOK, photoPage(page, "", false))
+	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, "", false))
 }
 
 // handleGalleryMessages lists the guestbook's visible messages through a
@@ -201,7 +202,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if !ok {
 		return web.ErrForbidden
 	}
-	before, err := parseBefore(r)
+	before, err := web.ParseBefore(r)
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	return web.JSON(w, r, http.StatusOK, messagePage(page, ""))
+	return web.JSON(w, r, http.StatusOK, dto.MessagePage(page, ""))
 }
 
 // handleGalleryArchive streams the link's photos as a ZIP when the link

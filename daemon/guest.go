@@ -291,7 +291,7 @@ func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	email := strings.TrimSpace(req.Email)
-	if !validEmail(email) {
+	if !web.ValidEmail(email) {
 		return web.Field("email", "must be an email address")
 	}
 	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {

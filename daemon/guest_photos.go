@@ -6,7 +6,6 @@ import (
 	"mime"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -26,58 +25,6 @@ const (
 	photoPageSize = 60
 	boothName     = "Photo booth"
 )
-
-type photoDTO struct {
-	ID          string  `json:"id"`
-	Width       int     `json:"width"`
-	Height      int     `json:"height"`
-	GuestName   *string `json:"guestName"`
-	Status      string  `json:"status"`
-	Mine        bool    `json:"mine"`
-	Downloads   *int    `json:"downloads,omitempty"`
-	Favorite    *bool   `json:"favorite,omitempty"`
-	Variants    *string `json:"variants,omitempty"` // admins only: dto.VariantsState
-	ChallengeID *string `json:"challengeId"`
-	SpotID      *string `json:"spotId"`
-	CreatedAt   int64   `json:"createdAt"`
-	// TakenAt (added) is the EXIF capture time, epoch ms, or null.
-	TakenAt *int64        `json:"takenAt"`
-	Video   *videoInfoDTO `json:"video,omitempty"`
-}
-
-type videoInfoDTO struct {
-	DurationMs int64 `json:"durationMs"`
-}
-
-// toPhotoDTO builds the answer for a photo. viewerGuest is the guest id of
-// the viewing guest ("" for others); admin adds the admin-only fields.
-func toPhotoDTO(p store.Photo, viewerGuest string, admin bool) photoDTO {
-	d := photoDTO{
-		ID: p.ID, Width: p.Width, Height: p.Height, GuestName: dto.NullString(p.GuestName),
-		Status: p.Status, Mine: viewerGuest != "" && p.GuestID == viewerGuest,
-		ChallengeID: dto.NullString(p.ChallengeID), SpotID: dto.NullString(p.SpotID), CreatedAt: p.CreatedAt,
-		TakenAt: dto.NullTime(p.TakenAt),
-	}
-	if admin {
-		downloads, favorite := p.Downloads, p.Favorite
-		d.Downloads, d.Favorite = &downloads, &favorite
-		state := dto.VariantsState(p)
-		d.Variants = &state
-	}
-	if p.Video != nil {
-		d.Video = &videoInfoDTO{DurationMs: p.Video.DurationMs}
-	}
-	return d
-}
-
-type photoBody struct {
-	Photo photoDTO `json:"photo"`
-}
-
-type photoPageBody struct {
-	Photos     []photoDTO `json:"photos"`
-	NextCursor *int64     `json:"nextCursor"`
-}
 
 // statusForNew is the status of a guest upload under the event's
 // moderation.
@@ -212,10 +159,10 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 // a retry found.
 func (s *Server) writeStored(w http.ResponseWriter, r *http.Request, p store.Photo, res ingest.Result) error {
 	if res.Existing {
-		return web.JSON(w, r, http.StatusOK, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, false)})
+		return web.JSON(w, r, http.StatusOK, dto.PhotoBody{Photo: dto.PhotoOf(res.Photo, p.GuestID, false)})
 	}
 	s.metrics.Upload(uploadKind(res.Photo))
-	return web.JSON(w, r, http.StatusCreated, photoBody{Photo: toPhotoDTO(res.Photo, p.GuestID, p.GuestID == "")})
+	return web.JSON(w, r, http.StatusCreated, dto.PhotoBody{Photo: dto.PhotoOf(res.Photo, p.GuestID, p.GuestID == "")})
 }
 
 // uploadKind is the kind label of a stored upload in the metrics.
@@ -238,31 +185,6 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// parseBefore reads the before= cursor: absent, or epoch ms > 0.
-func parseBefore(r *http.Request) (int64, error) {
-	v := r.URL.Query().Get("before")
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, web.Field("before", "must be a time in epoch milliseconds")
-	}
-	return n, nil
-}
-
-func photoPage(page store.Page[store.Photo], viewerGuest string, admin bool) photoPageBody {
-	out := photoPageBody{Photos: make([]photoDTO, 0, len(page.Items))}
-	for _, p := range page.Items {
-		out.Photos = append(out.Photos, toPhotoDTO(p, viewerGuest, admin))
-	}
-	if page.Next != 0 {
-		next := page.Next
-		out.NextCursor = &next
-	}
-	return out
-}
-
 // handleGuestPhotos lists the guest's own photos, newest first; with
 // scope=all on a shared album, others' visible photos too; with
 // favorites=1 as well, the album's favourites only.
@@ -271,7 +193,7 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	before, err := parseBefore(r)
+	before, err := web.ParseBefore(r)
 	if err != nil {
 		return err
 	}
@@ -286,13 +208,13 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	// favorites=1 (added, as on the gallery's list) keeps the hosts'
 	// favourites among the shared album's photos, for the album's
 	// favourites section; the favorite flag itself stays admin-only.
-	favorites, err := parseFlag(r, "favorites")
+	favorites, err := web.ParseFlag(r, "favorites")
 	if err != nil {
 		return err
 	}
 	f := access.GuestPhotos(g.ID, visitor.EventRules(e), s.now().UnixMilli(), scope == "all", favorites)
 	if f.None {
-		return web.JSON(w, r, http.StatusOK, photoPageBody{Photos: []photoDTO{}})
+		return web.JSON(w, r, http.StatusOK, dto.PhotoPageBody{Photos: []dto.Photo{}})
 	}
 	q := visitor.PhotoQuery(e.ID, f)
 	q.Before, q.Limit = before, photoPageSize
@@ -300,7 +222,7 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return web.JSON(w, r, http.StatusOK, photoPage(page, g.ID, false))
+	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, g.ID, false))
 }
 
 // handleGuestDeletePhoto removes one of the guest's own photos with its

@@ -13,6 +13,7 @@ import (
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/probe"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -28,50 +29,6 @@ const (
 	// guestMessagesCap bounds the guest's own list, which has no cursor.
 	guestMessagesCap = 500
 )
-
-type messageDTO struct {
-	ID        string  `json:"id"`
-	GuestName *string `json:"guestName"`
-	Text      string  `json:"text"`
-	Seconds   float64 `json:"seconds"`
-	HasAudio  bool    `json:"hasAudio"`
-	Status    string  `json:"status"`
-	Mine      bool    `json:"mine"`
-	CreatedAt int64   `json:"createdAt"`
-}
-
-func toMessageDTO(m store.Message, viewerGuest string) messageDTO {
-	return messageDTO{
-		ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, Seconds: m.Seconds,
-		HasAudio: m.HasAudio(), Status: m.Status, Mine: viewerGuest != "" && m.GuestID == viewerGuest,
-		CreatedAt: m.CreatedAt,
-	}
-}
-
-type messageBody struct {
-	Message messageDTO `json:"message"`
-}
-
-type messageListBody struct {
-	Messages []messageDTO `json:"messages"`
-}
-
-type messagePageBody struct {
-	Messages   []messageDTO `json:"messages"`
-	NextCursor *int64       `json:"nextCursor"`
-}
-
-func messagePage(page store.Page[store.Message], viewerGuest string) messagePageBody {
-	out := messagePageBody{Messages: make([]messageDTO, 0, len(page.Items))}
-	for _, m := range page.Items {
-		out.Messages = append(out.Messages, toMessageDTO(m, viewerGuest))
-	}
-	if page.Next != 0 {
-		next := page.Next
-		out.NextCursor = &next
-	}
-	return out
-}
 
 // guestbookGuest resolves the guest of a guestbook route: joined, and the
 // event's guestbook on (403 otherwise).
@@ -98,7 +55,7 @@ func (s *Server) handleGuestMessages(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return web.JSON(w, r, http.StatusOK, messageListBody{Messages: messagePage(page, g.ID).Messages})
+	return web.JSON(w, r, http.StatusOK, dto.MessageListBody{Messages: dto.MessagePage(page, g.ID).Messages})
 }
 
 // handlePostMessage takes a guestbook message: multipart text and/or a
@@ -181,7 +138,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 		s.metrics.Upload("voice")
 	}
 	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
-	return web.JSON(w, r, http.StatusCreated, messageBody{Message: toMessageDTO(m, g.ID)})
+	return web.JSON(w, r, http.StatusCreated, dto.MessageBody{Message: dto.MessageOf(m, g.ID)})
 }
 
 // readMessageForm streams the guestbook form: the audio part to a temp
@@ -245,8 +202,8 @@ func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) erro
 	if !m.HasAudio() || !s.mayHear(r, m) {
 		return web.ErrNotFound
 	}
-	name := downloadName(store.Photo{CreatedAt: m.CreatedAt, GuestName: m.GuestName, ID: m.ID}, "", "."+m.AudioExt)
-	return s.serveFile(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
+	name := mediafile.DownloadName(store.Photo{CreatedAt: m.CreatedAt, GuestName: m.GuestName, ID: m.ID}, "", "."+m.AudioExt)
+	return s.files.Serve(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
 }
 
 // mayHear reports whether this request may hear the voice note
@@ -259,87 +216,4 @@ func (s *Server) mayHear(r *http.Request, m store.Message) bool {
 		e = access.Event{ID: m.EventID}
 	}
 	return access.Hear(s.visitors.Viewer(r, m.EventID), e, visitor.MessageItem(m))
-}
-
-// handleAdminMessages lists an event's messages for the hosts.
-func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
-	before, err := parseBefore(r)
-	if err != nil {
-		return err
-	}
-	status := r.URL.Query().Get("status")
-	if status != "" && !oneOf(status, store.StatusVisible, store.StatusPending, store.StatusHidden) {
-		return web.Field("status", "must be visible, pending or hidden")
-	}
-	q := visitor.MessageQuery(e.ID, access.HostList())
-	q.Status, q.Before, q.Limit = status, before, messagePageSize
-	page, err := s.store.Messages(r.Context(), q)
-	if err != nil {
-		return err
-	}
-	return web.JSON(w, r, http.StatusOK, messagePage(page, ""))
-}
-
-type moderateRequest struct {
-	Action string   `json:"action"`
-	IDs    []string `json:"ids"`
-}
-
-type changedBody struct {
-	Changed int `json:"changed"`
-}
-
-// maxModerateIDs bounds one moderation request.
-const maxModerateIDs = 1000
-
-func (req moderateRequest) validate(actions ...string) error {
-	details := map[string]string{}
-	if !oneOf(req.Action, actions...) {
-		details["action"] = "must be " + strings.Join(actions, ", ")
-	}
-	if len(req.IDs) == 0 || len(req.IDs) > maxModerateIDs {
-		details["ids"] = fmt.Sprintf("must list 1 to %d ids", maxModerateIDs)
-	}
-	if len(details) > 0 {
-		return web.BadRequest(details)
-	}
-	return nil
-}
-
-// handleModerateMessages approves, hides or deletes messages of the event.
-func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
-	var req moderateRequest
-	if err := web.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	if err := req.validate("approve", "hide", "delete"); err != nil {
-		return err
-	}
-	before := s.messagesOnWall(r.Context(), req.IDs)
-	var changed []string
-	switch req.Action {
-	case "approve":
-		changed, err = s.store.SetMessageStatus(r.Context(), e.ID, req.IDs, store.StatusVisible)
-	case "hide":
-		changed, err = s.store.SetMessageStatus(r.Context(), e.ID, req.IDs, store.StatusHidden)
-	default:
-		changed, err = s.store.DeleteMessages(r.Context(), e.ID, "", req.IDs)
-	}
-	if err != nil {
-		return err
-	}
-	if req.Action == "delete" {
-		s.messagesRemoved(e.ID, changed, before)
-	} else {
-		s.messagesChanged(r.Context(), e.ID, changed, false, before)
-	}
-	return web.JSON(w, r, http.StatusOK, changedBody{Changed: len(changed)})
 }

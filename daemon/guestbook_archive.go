@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -55,7 +56,7 @@ func (s *Server) handleMessageArchive(w http.ResponseWriter, r *http.Request) er
 	txt, audioNames := guestbookText(e, all)
 
 	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", contentDisposition(safeName(e.Name)+"-guestbook.zip"))
+	w.Header().Set("Content-Disposition", mediafile.ContentDisposition(mediafile.SafeName(e.Name)+"-guestbook.zip"))
 	w.Header().Set("Cache-Control", "no-store")
 	zw := zip.NewWriter(w)
 	now := s.now()
@@ -141,7 +142,7 @@ func guestbookText(e store.Event, all []store.Message) (string, map[string]strin
 			txt.WriteString(strings.ReplaceAll(m.Text, "\n", "\r\n") + "\r\n")
 		}
 		if m.HasAudio() {
-			file := fmt.Sprintf("voice/%03d-%s.%s", i+1, strings.Trim(safeName(name)+"-"+m.ID, "-"), m.AudioExt)
+			file := fmt.Sprintf("voice/%03d-%s.%s", i+1, strings.Trim(mediafile.SafeName(name)+"-"+m.ID, "-"), m.AudioExt)
 			audioNames[m.ID] = file
 			fmt.Fprintf(&txt, "%s: %s (%.0f s)\r\n", labels[2], file, m.Seconds)
 		}

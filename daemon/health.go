@@ -1,8 +1,9 @@
 package daemon
 
 import (
-	"eventbox/daemon/web"
 	"net/http"
+
+	"eventbox/daemon/web"
 )
 
 // healthBody is GET /api/health. Storage is "ok", or "low" while the

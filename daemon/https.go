@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"eventbox/daemon/web"
 	"fmt"
 	"html"
 	"net/http"
 	"strconv"
+
+	"eventbox/daemon/mediafile"
+	"eventbox/daemon/web"
 )
 
 // The box's HTTPS (docs/decisions.md, "HTTPS on the box"): cmd/eventbox
@@ -44,7 +46,7 @@ func (s *Server) handleCACert(w http.ResponseWriter, r *http.Request) error {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/x-x509-ca-cert")
-	h.Set("Content-Disposition", contentDisposition("eventbox-ca.crt"))
+	h.Set("Content-Disposition", mediafile.ContentDisposition("eventbox-ca.crt"))
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(s.cfg.BoxCA)))
 	if r.Method == http.MethodHead {
@@ -94,7 +96,7 @@ func (s *Server) handleCAProfile(w http.ResponseWriter, r *http.Request) error {
 `
 	h := w.Header()
 	h.Set("Content-Type", "application/x-apple-aspen-config")
-	h.Set("Content-Disposition", contentDisposition("eventbox.mobileconfig"))
+	h.Set("Content-Disposition", mediafile.ContentDisposition("eventbox.mobileconfig"))
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	if r.Method == http.MethodHead {

@@ -1,9 +1,10 @@
 package daemon
 
 import (
-	"eventbox/daemon/web"
 	"net/http/httptest"
 	"testing"
+
+	"eventbox/daemon/web"
 )
 
 // TestLogPathRedactsPagesToo: the one rule of web.LogPath covers the pages

@@ -32,7 +32,7 @@ func (s *Server) ownHost(next http.Handler) http.Handler {
 		switch {
 		case s.names.own(r):
 			next.ServeHTTP(w, r)
-		case isAPIPath(r.URL.Path):
+		case web.IsAPIPath(r.URL.Path):
 			s.writeError(w, r, web.ErrMisdirected)
 		default:
 			toPortal.ServeHTTP(w, r)
@@ -129,7 +129,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		s.observe(rec, time.Since(start))
-		if !isAPIPath(r.URL.Path) {
+		if !web.IsAPIPath(r.URL.Path) {
 			return
 		}
 		level := slog.LevelDebug

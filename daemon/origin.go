@@ -144,8 +144,3 @@ func (o *ownNames) isInterfaceAddr(ip netip.Addr) bool {
 	}
 	return o.known[ip]
 }
-
-// isAPIPath reports whether p is under /api.
-func isAPIPath(p string) bool {
-	return p == "/api" || strings.HasPrefix(p, "/api/")
-}

@@ -1,8 +1,9 @@
 package daemon
 
 import (
-	"eventbox/daemon/web"
 	"net/http"
+
+	"eventbox/daemon/web"
 
 	"github.com/julienschmidt/httprouter"
 )
@@ -207,7 +208,7 @@ func (s *Server) routes() http.Handler {
 // serveUI is the router's fallback: pages and their files from the
 // embedded UI, and a JSON 404 for any unknown /api/ path.
 func (s *Server) serveUI(w http.ResponseWriter, r *http.Request) {
-	if isAPIPath(r.URL.Path) {
+	if web.IsAPIPath(r.URL.Path) {
 		s.writeError(w, r, web.ErrNotFound)
 		return
 	}

@@ -15,8 +15,10 @@ import (
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mail"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
 	"eventbox/daemon/outbox"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/daemon/signage"
@@ -69,6 +71,8 @@ type Server struct {
 	// visitors reads them, and the console session, into who asks.
 	cookies  *cookie.Codec
 	visitors *visitor.Resolver
+	// files sends media files (Range, download names, no position).
+	files *mediafile.Sender
 	// dummyHash is compared against when a username does not exist, so
 	// that a wrong username costs the same time as a wrong password.
 	dummyHash string
@@ -135,7 +139,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, err
 	}
 	s.visitors = visitor.New(st, cfg.Now, s.cookies)
-	if s.dummyHash, err = s.hashPassword(generatePassword()); err != nil {
+	s.files = mediafile.New(st.Media(), s.visitors)
+	if s.dummyHash, err = passwords.Hash(passwords.Generate(), s.cfg.PasswordCost); err != nil {
 		return nil, err
 	}
 	if err := s.ensureFirstOwner(ctx); err != nil {

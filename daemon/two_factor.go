@@ -16,6 +16,7 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -284,7 +285,7 @@ func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) erro
 	if req.Password == "" {
 		return web.Field("password", "required")
 	}
-	if !checkPassword(a.PasswordHash, req.Password) {
+	if !passwords.Check(a.PasswordHash, req.Password) {
 		return web.Field("password", "is not right")
 	}
 	now := s.now()

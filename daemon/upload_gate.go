@@ -2,14 +2,15 @@ package daemon
 
 import (
 	"errors"
-	"eventbox/daemon/visitor"
-	"eventbox/daemon/web"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"sync"
 	"time"
+
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
 )
 
 // The pace and concurrency of upload bodies (docs/decisions.md, "Slow and

@@ -153,18 +153,18 @@ type wallEventDTO struct {
 
 // wallPhotoDTO is a photo as a wall sees it.
 type wallPhotoDTO struct {
-	ID        string        `json:"id"`
-	Width     int           `json:"width"`
-	Height    int           `json:"height"`
-	GuestName *string       `json:"guestName"`
-	CreatedAt int64         `json:"createdAt"`
-	Video     *videoInfoDTO `json:"video,omitempty"`
+	ID        string         `json:"id"`
+	Width     int            `json:"width"`
+	Height    int            `json:"height"`
+	GuestName *string        `json:"guestName"`
+	CreatedAt int64          `json:"createdAt"`
+	Video     *dto.VideoInfo `json:"video,omitempty"`
 }
 
 func toWallPhotoDTO(p store.Photo) wallPhotoDTO {
 	d := wallPhotoDTO{ID: p.ID, Width: p.Width, Height: p.Height, GuestName: dto.NullString(p.GuestName), CreatedAt: p.CreatedAt}
 	if p.Video != nil {
-		d.Video = &videoInfoDTO{DurationMs: p.Video.DurationMs}
+		d.Video = &dto.VideoInfo{DurationMs: p.Video.DurationMs}
 	}
 	return d
 }
@@ -331,9 +331,9 @@ func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
 		if p.Video == nil {
 			return web.ErrNotFound
 		}
-		return s.serveFile(w, r, p.VideoName(), p.Video.MIME, "", false, "")
+		return s.files.Serve(w, r, p.VideoName(), p.Video.MIME, "", false, "")
 	}
-	return s.serveFile(w, r, p.VariantName(v), "image/jpeg", `"`+p.ID+"-"+v+`"`, false, "")
+	return s.files.Serve(w, r, p.VariantName(v), "image/jpeg", `"`+p.ID+"-"+v+`"`, false, "")
 }
 
 // handleWallQR draws the event's join code (its qrStyle) as SVG for the

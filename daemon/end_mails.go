@@ -1,0 +1,117 @@
+package daemon
+
+import (
+	"context"
+	"strings"
+
+	"eventbox/daemon/mail"
+	"eventbox/store"
+)
+
+// endMails prepares what ending e queues (docs/design.md, "Ending an event";
+// docs/decisions.md, "Mail"): the plan for store.EndEvent, whose Jobs
+// composes the guests' gallery mails and the hosts' summary inside the
+// end's transaction. It reads what the mails say beforehand (names,
+// counts, places), since nothing else may be read inside that
+// transaction. password is the generated password of the link, if any.
+type endMails struct {
+	s        *Server
+	origin   string
+	domain   string
+	password string
+	names    map[string]string // guest id → name
+	summary  *mail.Summary     // nil: no summary
+}
+
+// prepareEnd reads what the end's mails need. summaryTo is where the
+// hosts' summary goes ("" = none).
+func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, password string) (*endMails, error) {
+	m := &endMails{s: s, origin: origin, domain: s.mailer.Domain(ctx), password: password, names: map[string]string{}}
+	if e.EmailGuestsGallery {
+		guests, err := s.store.ContactGuests(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range guests {
+			m.names[g.ID] = g.Name
+		}
+	}
+	if e.NotifyAdminSummary && summaryTo != "" {
+		counts, err := s.store.Counts(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		top, err := s.store.TopGuests(ctx, []string{e.ID}, 5)
+		if err != nil {
+			return nil, err
+		}
+		spots, err := s.store.Spots(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		sum := &mail.Summary{To: summaryTo, Counts: counts, Password: password, Domain: m.domain}
+		for _, g := range top {
+			name := g.Guest.Name
+			if name == "" {
+				name = "—"
+			}
+			sum.Top = append(sum.Top, mail.Tally{Label: name, Photos: g.Photos})
+		}
+		for _, sp := range spots {
+			n, err := s.store.SpotPhotoCount(ctx, e.ID, sp.ID)
+			if err != nil {
+				return nil, err
+			}
+			sum.Places = append(sum.Places, mail.Tally{Label: sp.Label, Photos: n})
+		}
+		m.summary = sum
+	}
+	return m, nil
+}
+
+// jobs composes the end's mails; it runs inside the end's transaction.
+// One mail per address: two phones of one guest get one mail.
+func (m *endMails) jobs(e store.Event, sh *store.Share, contacts map[string]string) (store.EndJobs, error) {
+	out := store.EndJobs{Guests: map[string]store.JobSpec{}}
+	url := ""
+	if sh != nil {
+		url = m.origin + "/g/" + sh.Token
+	}
+	if e.EmailGuestsGallery && sh != nil {
+		seen := map[string]bool{}
+		for guestID, addr := range contacts {
+			if seen[strings.ToLower(addr)] {
+				continue
+			}
+			seen[strings.ToLower(addr)] = true
+			g := mail.Gallery{Event: e, To: addr, GuestName: m.names[guestID], URL: url, ExpiresAt: sh.ExpiresAt,
+				Locked: sh.PasswordHash != "", Domain: m.domain}
+			if e.GalleryMailIncludesPassword {
+				g.Password = m.password
+			}
+			msg, err := mail.GalleryMessage(g)
+			if err != nil {
+				return store.EndJobs{}, err
+			}
+			spec, err := mail.Spec(msg, galleryMailKey(e.ID, guestID))
+			if err != nil {
+				return store.EndJobs{}, err
+			}
+			out.Guests[guestID] = spec
+		}
+	}
+	if m.summary != nil {
+		sum := *m.summary
+		sum.Event, sum.URL, sum.GuestMails = e, url, len(out.Guests)
+		msg, err := mail.SummaryMessage(sum)
+		if err != nil {
+			return store.EndJobs{}, err
+		}
+		spec, err := mail.Spec(msg, "summary/"+e.ID)
+		if err != nil {
+			return store.EndJobs{}, err
+		}
+		out.Other = append(out.Other, spec)
+	}
+	return out, nil
+}
