@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mail"
@@ -189,7 +190,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
-	if s.ui, err = newUIFiles(cfg.UI); err != nil {
+	ui, err := i18n.Web(cfg.UI)
+	if err != nil {
+		return nil, err
+	}
+	if s.ui, err = newUIFiles(ui); err != nil {
 		return nil, err
 	}
 	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {

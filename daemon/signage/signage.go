@@ -11,6 +11,7 @@ import (
 
 	fpdf "github.com/phpdave11/gofpdf"
 
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/text"
 )
 
@@ -120,7 +121,7 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 	if s.Kind == Place && len(s.Spots) == 0 {
 		return ErrNoPlaces
 	}
-	d := &doc{r: r, s: s, words: wordsFor(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
+	d := &doc{r: r, s: s, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: 210, Ht: 297}})
 	d.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
@@ -159,7 +160,7 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 type doc struct {
 	r      *Renderer
 	s      Sheet
-	words  words
+	words  *i18n.Language
 	pdf    *fpdf.Fpdf
 	loaded map[int]bool // fonts added, by index
 	images map[string]bool
@@ -255,7 +256,7 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	top = d.lines(s.Event, cx, top, w-2*m, 17*u, 2, [3]int{20, 20, 20})
 	line := s.Line
 	if line == "" {
-		line = d.words.Line
+		line = d.words.Text("signs.line")
 	}
 	top = d.lines(line, cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
 	if spot != nil {
@@ -269,19 +270,19 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	}
 	if s.WiFi != nil {
 		// Step 1 on the left: the Wi-Fi code with its name and password.
-		top = d.step(1, d.words.Step1, x+m, top, w-2*m, u, ac)
+		top = d.step(1, d.words.Text("signs.step1"), x+m, top, w-2*m, u, ac)
 		q := 28 * u
 		d.pdf.ImageOptions(d.imageName("wifi", s.WiFi.QR), x+m, top, q, q, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
 		tx := x + m + q + 4*u
 		tw := w - 2*m - q - 4*u
 		ty := top + 4*u
-		ty = d.label(d.words.Network, tx, ty, tw, u)
+		ty = d.label(d.words.Text("signs.network"), tx, ty, tw, u)
 		ty = d.value(s.WiFi.SSID, tx, ty, tw, u)
 		ty += 1.5 * u
 		if s.WiFi.Password == "" {
-			d.label(d.words.OpenNetwork, tx, ty, tw, u)
+			d.label(d.words.Text("signs.openNetwork"), tx, ty, tw, u)
 		} else {
-			ty = d.label(d.words.Password, tx, ty, tw, u)
+			ty = d.label(d.words.Text("signs.password"), tx, ty, tw, u)
 			d.value(s.WiFi.Password, tx, ty, tw, u)
 		}
 		top += q + 4*u
@@ -291,7 +292,7 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	if s.WiFi == nil {
 		number = 0
 	}
-	top = d.step(number, d.words.Step2, x+m, top, w-2*m, u, ac)
+	top = d.step(number, d.words.Text("signs.step2"), x+m, top, w-2*m, u, ac)
 	below := 5 * u
 	if s.AccessCode != "" {
 		below += 10 * u
@@ -302,9 +303,9 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 		top += q + 1.5*u
 	}
 	short := strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
-	top = d.lines(d.words.Scan+" "+short, cx, top, w-2*m, 7*u, 2, [3]int{70, 70, 70})
+	top = d.lines(d.words.Text("signs.scan")+" "+short, cx, top, w-2*m, 7*u, 2, [3]int{70, 70, 70})
 	if s.AccessCode != "" {
-		d.lines(d.words.Code+": "+s.AccessCode, cx, top+1*u, w-2*m, 12*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
+		d.lines(d.words.Text("signs.code")+": "+s.AccessCode, cx, top+1*u, w-2*m, 12*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
 	}
 }
 
