@@ -121,7 +121,14 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 	if s.Kind == Place && len(s.Spots) == 0 {
 		return ErrNoPlaces
 	}
-	d := &doc{r: r, s: s, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
+	var err error
+	r.fonts.WithShaper(func(sh *text.Shaper) { err = r.write(w, s, sh) })
+	return err
+}
+
+// write draws s as a PDF to w, shaping its texts with sh.
+func (r *Renderer) write(w io.Writer, s Sheet, sh *text.Shaper) error {
+	d := &doc{r: r, s: s, shaper: sh, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: 210, Ht: 297}})
 	d.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
@@ -161,6 +168,7 @@ type doc struct {
 	r      *Renderer
 	s      Sheet
 	words  *i18n.Language
+	shaper *text.Shaper
 	pdf    *fpdf.Fpdf
 	loaded map[int]bool // fonts added, by index
 	images map[string]bool
@@ -431,13 +439,15 @@ func (d *doc) use(i int, size float64) {
 	d.pdf.SetFont(fmt.Sprintf("f%d", i), "", size)
 }
 
+// shaped lays s out on one line at size pt, in the document's unit (mm),
+// with the text stack the album uses: font fallback, bidirectional order
+// and OpenType shaping.
+func (d *doc) shaped(s string, size float64) text.Line {
+	return d.shaper.Line(s, size/d.pdf.GetConversionRatio())
+}
+
 func (d *doc) width(s string, size float64) float64 {
-	total := 0.0
-	for _, r := range d.runs(s) {
-		d.use(r.font, size)
-		total += d.pdf.GetStringWidth(r.text)
-	}
-	return total
+	return d.shaped(s, size).Width
 }
 
 // write draws s centred on cx (baseline y) at size pt.
@@ -445,14 +455,44 @@ func (d *doc) write(s string, cx, y, size float64) {
 	d.writeLeft(s, cx-d.width(s, size)/2, y, size)
 }
 
-// writeLeft draws s from x (baseline y) at size pt.
+// writeLeft draws s from x (baseline y) at size pt: the shaped glyphs'
+// outlines filled in the text colour, so that joined scripts, conjuncts
+// and ligatures print as the album prints them, and under them the same
+// characters as invisible text, so that the PDF can still be searched and
+// copied from.
 func (d *doc) writeLeft(s string, x, y, size float64) {
+	line := d.shaped(s, size)
+	fr, fg, fb := d.pdf.GetFillColor()
+	d.pdf.SetFillColor(d.pdf.GetTextColor())
+	p := &pdfPath{pdf: d.pdf}
+	d.shaper.Outline(line, size/d.pdf.GetConversionRatio(), x, y, p)
+	if p.drawn {
+		d.pdf.DrawPath("F")
+	}
+	d.pdf.SetFillColor(fr, fg, fb)
+	d.pdf.SetTextRenderingMode(3)
 	for _, r := range d.runs(s) {
 		d.use(r.font, size)
 		d.pdf.Text(x, y, r.text)
 		x += d.pdf.GetStringWidth(r.text)
 	}
+	d.pdf.SetTextRenderingMode(0)
 }
+
+// pdfPath draws a [text.Path] as the PDF's current path; drawn tells
+// whether it has any.
+type pdfPath struct {
+	pdf   *fpdf.Fpdf
+	drawn bool
+}
+
+func (p *pdfPath) MoveTo(x, y float64)         { p.pdf.MoveTo(x, y); p.drawn = true }
+func (p *pdfPath) LineTo(x, y float64)         { p.pdf.LineTo(x, y) }
+func (p *pdfPath) QuadTo(cx, cy, x, y float64) { p.pdf.CurveTo(cx, cy, x, y) }
+func (p *pdfPath) CubeTo(c0x, c0y, c1x, c1y, x, y float64) {
+	p.pdf.CurveBezierCubicTo(c0x, c0y, c1x, c1y, x, y)
+}
+func (p *pdfPath) Close() { p.pdf.ClosePath() }
 
 // image registers a PNG once under name and returns its pixel size.
 func (d *doc) image(name string, png []byte) (float64, float64) {
