@@ -166,8 +166,7 @@ func scanJS(src string, l *literals) {
 		rest := strings.TrimLeft(src[j:], " ")
 		return strings.HasPrefix(rest, "+") && !strings.HasPrefix(rest, "++")
 	}
-	var template func()
-	template = func() { // src[i] is just past a backtick or a closing }
+	template := func() { // src[i] is just past a backtick or a closing }
 		var b strings.Builder
 		for i < len(src) {
 			switch c := src[i]; {
@@ -353,5 +352,40 @@ func TestEveryKeyIsUsed(t *testing.T) {
 		for _, k := range unused {
 			t.Errorf("section %s: key %q is used nowhere (%v); remove it from every language or use it", s, k, files)
 		}
+	}
+}
+
+func TestWebServesTheSectionsAndTheLanguages(t *testing.T) {
+	ui := fstest.MapFS{
+		"index.html":      {Data: []byte("<!doctype html>")},
+		"locales/en.json": {Data: []byte(`{"meta":{"name":"English","order":"10"},"guest":{"hi":"Hi {name}"}}`)},
+		"locales/fr.json": {Data: []byte(`{"meta":{"name":"Français","order":"20"},"guest":{"hi":"Salut {name}"}}`)},
+		"locales/de.json": {Data: []byte(`{"meta":{"name":"Deutsch"},"guest":{}}`)},
+	}
+	web, err := Web(ui)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{"index.html", "<!doctype html>"},
+		{IndexPath, `{"en":"English","fr":"Français","de":"Deutsch"}`},
+		{"locales/fr/guest.json", `{"hi":"Salut {name}"}`},
+		{"locales/de/guest.json", `{}`},
+	}
+	for _, tt := range tests {
+		got, err := fs.ReadFile(web, tt.path)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s = %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+	c, _ := Load(fstest.MapFS{"en.json": ui["locales/en.json"], "fr.json": ui["locales/fr.json"]})
+	if got := c.Lang("fr").Format("guest.hi", "name", "{name}"); got != "Salut {name}" {
+		t.Errorf("Format = %q: a value is filled once", got)
+	}
+	if got := c.Lang("xx").Text("guest.hi"); got != "Hi {name}" {
+		t.Errorf("unknown language reads %q, want English", got)
+	}
+	if got := c.Lang("fr").Text("guest.nothing"); got != "guest.nothing" {
+		t.Errorf("a missing key reads %q, want the key", got)
 	}
 }
