@@ -11,6 +11,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/mediafile"
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/signage"
 	"eventbox/daemon/web"
@@ -61,8 +62,8 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 	if lang == "" {
 		lang = e.DefaultLocale
 	}
-	if lang != "" && !web.OneOf(lang, "en", "fr", "it", "es") {
-		details["lang"] = "must be en, fr, it or es"
+	if langs := store.Choice(i18n.Embedded().Codes()); lang != "" && !langs.Allows(lang) {
+		details["lang"] = "must be " + langs.Phrase()
 	}
 	ssid, password := q.Get("ssid"), q.Get("wifiPassword")
 	if utf8.RuneCountInString(ssid) > 32 || len(ssid) > 32 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
 	"eventbox/daemon/visitor"
@@ -22,12 +23,11 @@ func formatLocalTime(t time.Time, locale string) string {
 	return text.DateTime(t.Local(), locale)
 }
 
-// guestbookLabels are the few words of guestbook.txt, by locale.
-var guestbookLabels = map[string][3]string{ // title, anonymous, voice note
-	"en": {"Guestbook", "A guest", "Voice note"},
-	"fr": {"Livre d'or", "Un invité", "Message vocal"},
-	"it": {"Libro degli ospiti", "Un ospite", "Messaggio vocale"},
-	"es": {"Libro de visitas", "Un invitado", "Nota de voz"},
+// guestbookLabels are the few words of guestbook.txt in locale (title,
+// anonymous, voice note), from the catalogue (daemon/i18n).
+func guestbookLabels(locale string) [3]string {
+	l := i18n.Embedded().Lang(locale)
+	return [3]string{l.Text("guestbook.title"), l.Text("guestbook.anonymous"), l.Text("guestbook.voiceNote")}
 }
 
 // handleMessageArchive streams a ZIP of the guestbook: guestbook.txt with
@@ -121,10 +121,7 @@ func (s *Server) abortStream(r *http.Request, err error) error {
 // message's name, time in the event's language, text, and the file name of
 // its voice note, which it answers by message id ("voice/001-….m4a").
 func guestbookText(e store.Event, all []store.Message) (string, map[string]string) {
-	labels, ok := guestbookLabels[e.DefaultLocale]
-	if !ok {
-		labels = guestbookLabels["en"]
-	}
+	labels := guestbookLabels(e.DefaultLocale)
 	audioNames := make(map[string]string, len(all))
 	var txt strings.Builder
 	fmt.Fprintf(&txt, "%s — %s\r\n\r\n", labels[0], e.Name)

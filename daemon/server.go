@@ -12,6 +12,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mail"
@@ -202,7 +203,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
-	if s.ui, err = newUIFiles(cfg.UI); err != nil {
+	ui, err := i18n.Web(cfg.UI)
+	if err != nil {
+		return nil, err
+	}
+	if s.ui, err = newUIFiles(ui); err != nil {
 		return nil, err
 	}
 	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {

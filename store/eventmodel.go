@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"strings"
+
+	"eventbox/daemon/i18n"
 )
 
 // The event model: the defaults of a new event, the closed lists of values
@@ -55,7 +57,8 @@ type EventRules struct {
 
 	Moderation  Choice
 	CaptureMode Choice
-	// DefaultLocale lists the guest pages' languages (assets/web/locales);
+	// DefaultLocale lists the languages of the catalogue (daemon/i18n,
+	// one file per language in assets/web/locales);
 	// "" (null) means the guest's own.
 	DefaultLocale Choice
 	Frame         Choice
@@ -79,7 +82,7 @@ func Rules() EventRules {
 		WallInterval:      Range{3, 120},
 		Moderation:        Choice{"post", "pre"},
 		CaptureMode:       Choice{"camera", "picker", "both"},
-		DefaultLocale:     Choice{"en", "fr", "it", "es"},
+		DefaultLocale:     Choice(i18n.Embedded().Codes()),
 		Frame:             Choice{"none", "print", "border", "stamp"},
 		CaptureFilters:    Choice{"bw", "sepia", "vintage", "warm", "cool", "vivid"},
 		WallLayout:        Choice{"single", "grid"},

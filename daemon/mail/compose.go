@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
+	"eventbox/daemon/i18n"
 	"eventbox/store"
 )
 
@@ -47,29 +49,29 @@ type Gallery struct {
 // GalleryMessage composes the guests' gallery mail.
 func GalleryMessage(g Gallery) (Message, error) {
 	lang, w := wordsFor(g.Event.DefaultLocale)
-	c := content{Lang: lang, Subject: fmt.Sprintf(w.GallerySubject, g.Event.Name),
+	c := content{Lang: lang, Subject: w.Format("mail.gallerySubject", "event", g.Event.Name),
 		Greeting:   greeting(w, g.GuestName),
-		Paragraphs: []string{fmt.Sprintf(w.GalleryIntro, g.Event.Name)},
-		Link:       g.URL, LinkLabel: w.GalleryOpen,
-		Footer: fmt.Sprintf(w.GalleryWhy, g.Event.Name)}
+		Paragraphs: []string{w.Format("mail.galleryIntro", "event", g.Event.Name)},
+		Link:       g.URL, LinkLabel: w.Text("mail.galleryOpen"),
+		Footer: w.Format("mail.galleryWhy", "event", g.Event.Name)}
 	if g.Password != "" {
-		c.Strong = fmt.Sprintf(w.GalleryPassword, g.Password)
+		c.Strong = w.Format("mail.galleryPassword", "password", g.Password)
 	} else if g.Locked {
-		c.After = append(c.After, w.GalleryLocked)
+		c.After = append(c.After, w.Text("mail.galleryLocked"))
 	}
 	if g.ExpiresAt != 0 {
-		c.After = append(c.After, fmt.Sprintf(w.GalleryUntil, day(g.ExpiresAt)))
+		c.After = append(c.After, w.Format("mail.galleryUntil", "date", day(g.ExpiresAt)))
 	}
 	m, err := message(c, g.To, g.GuestName, PurposeGallery, g.Event.ID, newMessageID(PurposeGallery, g.Domain))
 	m.Unsubscribe = true
 	return m, err
 }
 
-func greeting(w texts, name string) string {
+func greeting(w *i18n.Language, name string) string {
 	if name = strings.TrimSpace(name); name != "" {
-		return fmt.Sprintf(w.Hello, name)
+		return w.Format("mail.hello", "name", name)
 	}
-	return w.HelloAnon
+	return w.Text("mail.helloAnon")
 }
 
 // Summary is what the hosts' summary says.
@@ -100,35 +102,35 @@ type Tally struct {
 func SummaryMessage(s Summary) (Message, error) {
 	lang, w := wordsFor(s.Event.DefaultLocale)
 	photos := s.Counts.Photos - s.Counts.Videos
-	c := content{Lang: lang, Subject: fmt.Sprintf(w.SummarySubject, s.Event.Name), Greeting: w.HelloAnon,
-		Paragraphs: []string{fmt.Sprintf(w.SummaryIntro, s.Event.Name)}, Footer: w.Signature}
+	c := content{Lang: lang, Subject: w.Format("mail.summarySubject", "event", s.Event.Name), Greeting: w.Text("mail.helloAnon"),
+		Paragraphs: []string{w.Format("mail.summaryIntro", "event", s.Event.Name)}, Footer: w.Text("mail.signature")}
 	if s.URL != "" {
-		c.Link, c.LinkLabel = s.URL, w.SummaryLink
+		c.Link, c.LinkLabel = s.URL, w.Text("mail.summaryLink")
 		if s.Password != "" {
-			c.Strong = fmt.Sprintf(w.GalleryPassword, s.Password)
+			c.Strong = w.Format("mail.galleryPassword", "password", s.Password)
 		}
 	} else {
-		c.Paragraphs = append(c.Paragraphs, w.SummaryNoLink)
+		c.Paragraphs = append(c.Paragraphs, w.Text("mail.summaryNoLink"))
 	}
-	c.Sections = append(c.Sections, section{Title: w.SummaryCounts, Items: []string{
-		fmt.Sprintf(w.CountPhotos, photos), fmt.Sprintf(w.CountVideos, s.Counts.Videos),
-		fmt.Sprintf(w.CountMessages, s.Counts.Messages), fmt.Sprintf(w.CountGuests, s.Counts.Guests)}})
+	c.Sections = append(c.Sections, section{Title: w.Text("mail.summaryCounts"), Items: []string{
+		w.Format("mail.countPhotos", "n", strconv.Itoa(photos)), w.Format("mail.countVideos", "n", strconv.Itoa(s.Counts.Videos)),
+		w.Format("mail.countMessages", "n", strconv.Itoa(s.Counts.Messages)), w.Format("mail.countGuests", "n", strconv.Itoa(s.Counts.Guests))}})
 	if len(s.Top) > 0 {
-		sec := section{Title: w.SummaryTop}
+		sec := section{Title: w.Text("mail.summaryTop")}
 		for _, g := range s.Top {
-			sec.Items = append(sec.Items, fmt.Sprintf(w.PhotosOf, g.Label, g.Photos))
+			sec.Items = append(sec.Items, w.Format("mail.photosOf", "label", g.Label, "n", strconv.Itoa(g.Photos)))
 		}
 		c.Sections = append(c.Sections, sec)
 	}
 	if len(s.Places) > 0 {
-		sec := section{Title: w.SummaryPlaces}
+		sec := section{Title: w.Text("mail.summaryPlaces")}
 		for _, p := range s.Places {
-			sec.Items = append(sec.Items, fmt.Sprintf(w.PhotosOf, p.Label, p.Photos))
+			sec.Items = append(sec.Items, w.Format("mail.photosOf", "label", p.Label, "n", strconv.Itoa(p.Photos)))
 		}
 		c.Sections = append(c.Sections, sec)
 	}
 	if s.GuestMails > 0 {
-		c.After = append(c.After, fmt.Sprintf(w.SummaryMailed, s.GuestMails))
+		c.After = append(c.After, w.Format("mail.summaryMailed", "n", strconv.Itoa(s.GuestMails)))
 	}
 	return message(c, s.To, "", PurposeSummary, s.Event.ID, newMessageID(PurposeSummary, s.Domain))
 }

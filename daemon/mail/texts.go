@@ -6,136 +6,19 @@ import (
 	htmltemplate "html/template"
 	"strings"
 	"time"
+
+	"eventbox/daemon/i18n"
 )
 
-// texts are the words of the event mails in one language. Format verbs
-// are filled in the order their comments give.
-type texts struct {
-	Hello     string // name
-	HelloAnon string
-	// The guests' gallery mail.
-	GallerySubject  string // event name
-	GalleryIntro    string // event name
-	GalleryOpen     string
-	GalleryPassword string // password
-	GalleryLocked   string
-	GalleryUntil    string // date (YYYY-MM-DD)
-	GalleryWhy      string // event name
-	// The hosts' summary.
-	SummarySubject string // event name
-	SummaryIntro   string // event name
-	SummaryCounts  string
-	CountPhotos    string // n
-	CountVideos    string // n
-	CountMessages  string // n
-	CountGuests    string // n
-	SummaryTop     string
-	SummaryPlaces  string
-	PhotosOf       string // name, n
-	SummaryLink    string
-	SummaryNoLink  string
-	SummaryMailed  string // n
-	Signature      string
-}
+// Locales lists the languages mails are written in: the catalogue's
+// (daemon/i18n).
+func Locales() []string { return i18n.Embedded().Codes() }
 
-// locales holds the words of each language the guest pages speak
-// (assets/web/locales). Keep them in step with those files' tone.
-var locales = map[string]texts{
-	"en": {
-		Hello: "Hello %s,", HelloAnon: "Hello,",
-		GallerySubject:  "The photos of %s",
-		GalleryIntro:    "Thank you for sharing %s with us. The photos are waiting for you in the gallery.",
-		GalleryOpen:     "Open the gallery",
-		GalleryPassword: "Password: %s",
-		GalleryLocked:   "The gallery asks for a password: the hosts have it.",
-		GalleryUntil:    "The link works until %s.",
-		GalleryWhy:      "You get this mail because you left your address on the guest page of %s. It is the only one.",
-		SummarySubject:  "Summary of %s",
-		SummaryIntro:    "%s has ended. Here is what your guests shared.",
-		SummaryCounts:   "In numbers",
-		CountPhotos:     "%d photos", CountVideos: "%d videos", CountMessages: "%d messages", CountGuests: "%d guests",
-		SummaryTop:    "Top guests",
-		SummaryPlaces: "Places",
-		PhotosOf:      "%s: %d",
-		SummaryLink:   "The gallery",
-		SummaryNoLink: "No gallery link was made; make one from the console.",
-		SummaryMailed: "%d guests will get the gallery link by mail.",
-		Signature:     "Sent by your eventbox",
-	},
-	"fr": {
-		Hello: "Bonjour %s,", HelloAnon: "Bonjour,",
-		GallerySubject:  "Les photos de %s",
-		GalleryIntro:    "Merci d’avoir partagé %s avec nous. Les photos vous attendent dans la galerie.",
-		GalleryOpen:     "Ouvrir la galerie",
-		GalleryPassword: "Mot de passe : %s",
-		GalleryLocked:   "La galerie demande un mot de passe : les hôtes l’ont.",
-		GalleryUntil:    "Le lien fonctionne jusqu’au %s.",
-		GalleryWhy:      "Vous recevez ce message car vous avez laissé votre adresse sur la page invité de %s. C’est le seul.",
-		SummarySubject:  "Bilan de %s",
-		SummaryIntro:    "%s est terminé. Voici ce que vos invités ont partagé.",
-		SummaryCounts:   "En chiffres",
-		CountPhotos:     "%d photos", CountVideos: "%d vidéos", CountMessages: "%d messages", CountGuests: "%d invités",
-		SummaryTop:    "Invités les plus actifs",
-		SummaryPlaces: "Lieux",
-		PhotosOf:      "%s : %d",
-		SummaryLink:   "La galerie",
-		SummaryNoLink: "Aucun lien de galerie n’a été créé ; créez-en un depuis la console.",
-		SummaryMailed: "%d invités recevront le lien de la galerie par e-mail.",
-		Signature:     "Envoyé par votre eventbox",
-	},
-	"it": {
-		Hello: "Ciao %s,", HelloAnon: "Ciao,",
-		GallerySubject:  "Le foto di %s",
-		GalleryIntro:    "Grazie per aver condiviso %s con noi. Le foto ti aspettano nella galleria.",
-		GalleryOpen:     "Apri la galleria",
-		GalleryPassword: "Password: %s",
-		GalleryLocked:   "La galleria chiede una password: ce l’hanno gli organizzatori.",
-		GalleryUntil:    "Il link funziona fino al %s.",
-		GalleryWhy:      "Ricevi questa email perché hai lasciato il tuo indirizzo nella pagina ospiti di %s. È l’unica.",
-		SummarySubject:  "Riepilogo di %s",
-		SummaryIntro:    "%s è finito. Ecco cosa hanno condiviso i tuoi ospiti.",
-		SummaryCounts:   "In cifre",
-		CountPhotos:     "%d foto", CountVideos: "%d video", CountMessages: "%d messaggi", CountGuests: "%d ospiti",
-		SummaryTop:    "Ospiti più attivi",
-		SummaryPlaces: "Luoghi",
-		PhotosOf:      "%s: %d",
-		SummaryLink:   "La galleria",
-		SummaryNoLink: "Nessun link alla galleria è stato creato; creane uno dalla console.",
-		SummaryMailed: "%d ospiti riceveranno il link alla galleria via email.",
-		Signature:     "Inviato dalla tua eventbox",
-	},
-	"es": {
-		Hello: "Hola %s:", HelloAnon: "Hola:",
-		GallerySubject:  "Las fotos de %s",
-		GalleryIntro:    "Gracias por compartir %s con nosotros. Las fotos te esperan en la galería.",
-		GalleryOpen:     "Abrir la galería",
-		GalleryPassword: "Contraseña: %s",
-		GalleryLocked:   "La galería pide una contraseña: la tienen los anfitriones.",
-		GalleryUntil:    "El enlace funciona hasta el %s.",
-		GalleryWhy:      "Recibes este correo porque dejaste tu dirección en la página de invitados de %s. Es el único.",
-		SummarySubject:  "Resumen de %s",
-		SummaryIntro:    "%s ha terminado. Esto es lo que compartieron tus invitados.",
-		SummaryCounts:   "En cifras",
-		CountPhotos:     "%d fotos", CountVideos: "%d vídeos", CountMessages: "%d mensajes", CountGuests: "%d invitados",
-		SummaryTop:    "Invitados más activos",
-		SummaryPlaces: "Lugares",
-		PhotosOf:      "%s: %d",
-		SummaryLink:   "La galería",
-		SummaryNoLink: "No se creó ningún enlace de galería; crea uno desde la consola.",
-		SummaryMailed: "%d invitados recibirán el enlace de la galería por correo.",
-		Signature:     "Enviado por tu eventbox",
-	},
-}
-
-// Locales lists the languages mails are written in.
-func Locales() []string { return []string{"en", "fr", "it", "es"} }
-
-// wordsFor answers the texts of locale, English for any other.
-func wordsFor(locale string) (string, texts) {
-	if t, ok := locales[locale]; ok {
-		return locale, t
-	}
-	return "en", locales["en"]
+// wordsFor answers the language of locale in the catalogue, English for
+// any other. The mails' texts are its "mail" section.
+func wordsFor(locale string) (string, *i18n.Language) {
+	l := i18n.Embedded().Lang(locale)
+	return l.Code(), l
 }
 
 // content is a mail before it is rendered as text and HTML.

@@ -11,6 +11,7 @@ import (
 
 	fpdf "github.com/phpdave11/gofpdf"
 
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/text"
 )
 
@@ -120,7 +121,14 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 	if s.Kind == Place && len(s.Spots) == 0 {
 		return ErrNoPlaces
 	}
-	d := &doc{r: r, s: s, words: wordsFor(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
+	var err error
+	r.fonts.WithShaper(func(sh *text.Shaper) { err = r.write(w, s, sh) })
+	return err
+}
+
+// write draws s as a PDF to w, shaping its texts with sh.
+func (r *Renderer) write(w io.Writer, s Sheet, sh *text.Shaper) error {
+	d := &doc{r: r, s: s, shaper: sh, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: 210, Ht: 297}})
 	d.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
@@ -159,7 +167,8 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 type doc struct {
 	r      *Renderer
 	s      Sheet
-	words  words
+	words  *i18n.Language
+	shaper *text.Shaper
 	pdf    *fpdf.Fpdf
 	loaded map[int]bool // fonts added, by index
 	images map[string]bool
@@ -255,7 +264,7 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	top = d.lines(s.Event, cx, top, w-2*m, 17*u, 2, [3]int{20, 20, 20})
 	line := s.Line
 	if line == "" {
-		line = d.words.Line
+		line = d.words.Text("signs.line")
 	}
 	top = d.lines(line, cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
 	if spot != nil {
@@ -269,19 +278,19 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	}
 	if s.WiFi != nil {
 		// Step 1 on the left: the Wi-Fi code with its name and password.
-		top = d.step(1, d.words.Step1, x+m, top, w-2*m, u, ac)
+		top = d.step(1, d.words.Text("signs.step1"), x+m, top, w-2*m, u, ac)
 		q := 28 * u
 		d.pdf.ImageOptions(d.imageName("wifi", s.WiFi.QR), x+m, top, q, q, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
 		tx := x + m + q + 4*u
 		tw := w - 2*m - q - 4*u
 		ty := top + 4*u
-		ty = d.label(d.words.Network, tx, ty, tw, u)
+		ty = d.label(d.words.Text("signs.network"), tx, ty, tw, u)
 		ty = d.value(s.WiFi.SSID, tx, ty, tw, u)
 		ty += 1.5 * u
 		if s.WiFi.Password == "" {
-			d.label(d.words.OpenNetwork, tx, ty, tw, u)
+			d.label(d.words.Text("signs.openNetwork"), tx, ty, tw, u)
 		} else {
-			ty = d.label(d.words.Password, tx, ty, tw, u)
+			ty = d.label(d.words.Text("signs.password"), tx, ty, tw, u)
 			d.value(s.WiFi.Password, tx, ty, tw, u)
 		}
 		top += q + 4*u
@@ -291,7 +300,7 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	if s.WiFi == nil {
 		number = 0
 	}
-	top = d.step(number, d.words.Step2, x+m, top, w-2*m, u, ac)
+	top = d.step(number, d.words.Text("signs.step2"), x+m, top, w-2*m, u, ac)
 	below := 5 * u
 	if s.AccessCode != "" {
 		below += 10 * u
@@ -302,9 +311,9 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 		top += q + 1.5*u
 	}
 	short := strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
-	top = d.lines(d.words.Scan+" "+short, cx, top, w-2*m, 7*u, 2, [3]int{70, 70, 70})
+	top = d.lines(d.words.Text("signs.scan")+" "+short, cx, top, w-2*m, 7*u, 2, [3]int{70, 70, 70})
 	if s.AccessCode != "" {
-		d.lines(d.words.Code+": "+s.AccessCode, cx, top+1*u, w-2*m, 12*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
+		d.lines(d.words.Text("signs.code")+": "+s.AccessCode, cx, top+1*u, w-2*m, 12*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
 	}
 }
 
@@ -430,13 +439,15 @@ func (d *doc) use(i int, size float64) {
 	d.pdf.SetFont(fmt.Sprintf("f%d", i), "", size)
 }
 
+// shaped lays s out on one line at size pt, in the document's unit (mm),
+// with the text stack the album uses: font fallback, bidirectional order
+// and OpenType shaping.
+func (d *doc) shaped(s string, size float64) text.Line {
+	return d.shaper.Line(s, size/d.pdf.GetConversionRatio())
+}
+
 func (d *doc) width(s string, size float64) float64 {
-	total := 0.0
-	for _, r := range d.runs(s) {
-		d.use(r.font, size)
-		total += d.pdf.GetStringWidth(r.text)
-	}
-	return total
+	return d.shaped(s, size).Width
 }
 
 // write draws s centred on cx (baseline y) at size pt.
@@ -444,14 +455,44 @@ func (d *doc) write(s string, cx, y, size float64) {
 	d.writeLeft(s, cx-d.width(s, size)/2, y, size)
 }
 
-// writeLeft draws s from x (baseline y) at size pt.
+// writeLeft draws s from x (baseline y) at size pt: the shaped glyphs'
+// outlines filled in the text colour, so that joined scripts, conjuncts
+// and ligatures print as the album prints them, and under them the same
+// characters as invisible text, so that the PDF can still be searched and
+// copied from.
 func (d *doc) writeLeft(s string, x, y, size float64) {
+	line := d.shaped(s, size)
+	fr, fg, fb := d.pdf.GetFillColor()
+	d.pdf.SetFillColor(d.pdf.GetTextColor())
+	p := &pdfPath{pdf: d.pdf}
+	d.shaper.Outline(line, size/d.pdf.GetConversionRatio(), x, y, p)
+	if p.drawn {
+		d.pdf.DrawPath("F")
+	}
+	d.pdf.SetFillColor(fr, fg, fb)
+	d.pdf.SetTextRenderingMode(3)
 	for _, r := range d.runs(s) {
 		d.use(r.font, size)
 		d.pdf.Text(x, y, r.text)
 		x += d.pdf.GetStringWidth(r.text)
 	}
+	d.pdf.SetTextRenderingMode(0)
 }
+
+// pdfPath draws a [text.Path] as the PDF's current path; drawn tells
+// whether it has any.
+type pdfPath struct {
+	pdf   *fpdf.Fpdf
+	drawn bool
+}
+
+func (p *pdfPath) MoveTo(x, y float64)         { p.pdf.MoveTo(x, y); p.drawn = true }
+func (p *pdfPath) LineTo(x, y float64)         { p.pdf.LineTo(x, y) }
+func (p *pdfPath) QuadTo(cx, cy, x, y float64) { p.pdf.CurveTo(cx, cy, x, y) }
+func (p *pdfPath) CubeTo(c0x, c0y, c1x, c1y, x, y float64) {
+	p.pdf.CurveBezierCubicTo(c0x, c0y, c1x, c1y, x, y)
+}
+func (p *pdfPath) Close() { p.pdf.ClosePath() }
 
 // image registers a PNG once under name and returns its pixel size.
 func (d *doc) image(name string, png []byte) (float64, float64) {

@@ -5,6 +5,7 @@
 import { h, clear, toast, fmtDate, fmtTime } from './lib.js';
 import { openLive } from './live.js';
 import { t } from './admin-i18n.js';
+import { LANGS } from './i18n.js';
 import { contactsCard, endResult } from './admin-contacts.js';
 import {
   call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo,
@@ -31,7 +32,8 @@ function eventModel() {
 const LABELS = {
   moderation: { post: t('Show at once, hide later'), pre: t('Review before showing') },
   captureMode: { both: t('Camera and library'), camera: t('Camera only'), picker: t('Library only') },
-  defaultLocale: { en: t('English'), fr: t('Français'), it: t('Italiano'), es: t('Español') },
+  // Each language by its own name, from the catalogue (i18n.js).
+  defaultLocale: LANGS,
   frame: { none: t('None'), print: t('Print'), border: t('Border'), stamp: t('Stamp') },
   captureFilters: { bw: t('Black & white'), sepia: t('Sepia'), vintage: t('Vintage'), warm: t('Warm'), cool: t('Cool'), vivid: t('Vivid') },
   'wallStyle.layout': { single: t('One photo at a time'), grid: t('A grid of photos') },

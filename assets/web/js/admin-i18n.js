@@ -1,15 +1,15 @@
-// The console's language: en, fr, it or es, chosen on this browser
+// The console's language: one of the catalogue's, chosen on this browser
 // (the language menu of the top bar), else the browser's, else English
 // (i18n.js's pickLang). The console's texts are their own keys: t('Save')
-// is the French of "Save" in /locales/admin-fr.json, or "Save" itself
-// when a locale lacks it, so English needs no file.
+// is the French of "Save" in the console section of /locales/fr.json, or
+// "Save" itself when a language lacks it.
 import { pickLang, saveLang, loadI18n, LANGS } from './i18n.js';
 
 let current = { lang: 'en', t: (s) => s };
 
 /** loadConsoleLang loads the console's language; call it once, before drawing. */
 export async function loadConsoleLang() {
-  current = await loadI18n(pickLang(null), 'admin-');
+  current = await loadI18n(pickLang(null), 'console');
   return current.lang;
 }
 

@@ -1,8 +1,21 @@
-// Translations of the guest, gallery and booth pages: en, fr, it and es,
-// from /locales/<lang>.json, with English as the fallback for any key.
+// The pages' one loader of the language catalogue (assets/web/locales,
+// one file per language; daemon/i18n's doc says its format). The box
+// serves each language's sections apart, /locales/<lang>/<section>.json,
+// and the list of languages, /locales/index.json; English is the fallback
+// for any key.
 
-/** LANGS are the languages the pages speak, by code. */
-export const LANGS = { en: 'English', fr: 'Français', it: 'Italiano', es: 'Español' };
+async function fetchJSON(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  return res.json();
+}
+
+/**
+ * LANGS are the languages the box speaks, code → the language's own name,
+ * as the catalogue's files present them (English alone if the list cannot
+ * be read).
+ */
+export const LANGS = await fetchJSON('/locales/index.json').catch(() => ({ en: 'English' }));
 
 const SAVED = 'eventbox.lang';
 
@@ -16,7 +29,9 @@ export function pickLang(eventDefault) {
   if (saved && LANGS[saved]) return saved;
   if (eventDefault && LANGS[eventDefault]) return eventDefault;
   for (const l of navigator.languages || [navigator.language || '']) {
-    const base = String(l).slice(0, 2).toLowerCase();
+    const full = String(l).toLowerCase();
+    if (LANGS[full]) return full;
+    const base = full.slice(0, 2);
     if (LANGS[base]) return base;
   }
   return 'en';
@@ -27,31 +42,24 @@ export function saveLang(lang) {
   try { localStorage.setItem(SAVED, lang); } catch { /* storage off */ }
 }
 
-async function fetchLocale(lang, prefix = '') {
-  const res = await fetch(`/locales/${prefix}${lang}.json`);
-  if (!res.ok) throw new Error(`locale ${lang}: ${res.status}`);
-  return res.json();
+/** fill fills the {name} blanks of s from vars. */
+export function fill(s, vars) {
+  return vars ? s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : s;
 }
 
 /**
- * loadI18n loads lang and returns { lang, t }: t(key, vars) gives the text
- * with {name} placeholders filled from vars, the English text when lang
- * lacks the key, and the key itself when both lack it. prefix names
- * another set of files, /locales/<prefix><lang>.json (the console's are
- * admin-…, keyed by their English text, so they have no English file).
+ * loadI18n loads one section of the catalogue (guest, console, wall) in
+ * lang and returns { lang, t }: t(key, vars) gives the text with {name}
+ * blanks filled from vars, the English text when lang lacks the key, and
+ * the key itself when both lack it (the console's keys are its English
+ * texts).
  */
-export async function loadI18n(lang, prefix = '') {
+export async function loadI18n(lang, section = 'guest') {
   if (!LANGS[lang]) lang = 'en';
-  const [en, own] = await Promise.all([
-    prefix ? {} : fetchLocale('en').catch(() => ({})),
-    lang === 'en' ? null : fetchLocale(lang, prefix).catch(() => ({})),
-  ]);
+  const part = (l) => fetchJSON(`/locales/${l}/${section}.json`).catch(() => ({}));
+  const [en, own] = await Promise.all([part('en'), lang === 'en' ? null : part(lang)]);
   const dict = { ...en, ...(own || {}) };
   document.documentElement.lang = lang;
-  const t = (key, vars) => {
-    let s = dict[key] ?? key;
-    if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
-    return s;
-  };
+  const t = (key, vars) => fill(dict[key] ?? key, vars);
   return { lang, t };
 }

@@ -7,15 +7,8 @@
 // every video's source released when its slide goes.
 import { h, clear } from './lib.js';
 import { openLive } from './live.js';
-import { pickLang } from './i18n.js';
+import { pickLang, loadI18n } from './i18n.js';
 
-// WORDS are the wall's few words, by language.
-const WORDS = {
-  en: { scan: 'Scan to share your photos', code: 'Access code', empty: 'Photos appear here as guests take them.', gone: 'This wall link was revoked or does not exist.', full: 'Click for full screen', by: 'by {name}', wifi: 'Wi-Fi' },
-  fr: { scan: 'Scannez pour partager vos photos', code: 'Code d’accès', empty: 'Les photos apparaissent ici dès que les invités les prennent.', gone: 'Ce lien de mur a été révoqué ou n’existe pas.', full: 'Cliquez pour le plein écran', by: 'par {name}', wifi: 'Wi-Fi' },
-  it: { scan: 'Inquadra per condividere le tue foto', code: 'Codice di accesso', empty: 'Le foto appaiono qui appena gli ospiti le scattano.', gone: 'Questo link del muro è stato revocato o non esiste.', full: 'Clicca per lo schermo intero', by: 'di {name}', wifi: 'Wi-Fi' },
-  es: { scan: 'Escanea para compartir tus fotos', code: 'Código de acceso', empty: 'Las fotos aparecen aquí en cuanto los invitados las hacen.', gone: 'Este enlace del muro fue revocado o no existe.', full: 'Haz clic para pantalla completa', by: 'de {name}', wifi: 'Wi-Fi' },
-};
 
 // POOL bounds the photos kept in memory (newest first); MESSAGES the texts.
 const POOL = 300;
@@ -37,21 +30,17 @@ async function load() {
   return { status: 200, data: await res.json() };
 }
 
-function goneScreen(w) {
+function goneScreen(t) {
   document.title = 'eventbox wall';
-  clear(app, h('div', { class: 'wall' }, h('div', { class: 'empty', role: 'status' }, w.gone)));
+  clear(app, h('div', { class: 'wall' }, h('div', { class: 'empty', role: 'status' }, t('gone'))));
 }
 
 async function main() {
   let first;
   try { first = await load(); } catch { first = { status: 0 }; }
-  const lang = pickLang(first.data && first.data.event.defaultLocale);
-  document.documentElement.lang = lang;
-  const w = WORDS[lang] || WORDS.en;
-  if (first.status !== 200) {
-    if (first.status === 0) { setTimeout(main, 5000); return; }
-    return goneScreen(w);
-  }
+  if (first.status === 0) { setTimeout(main, 5000); return; }
+  const { t } = await loadI18n(pickLang(first.data && first.data.event.defaultLocale), 'wall');
+  if (first.status !== 200) return goneScreen(t);
   const ev = first.data.event;
   const style = ev.wallStyle;
   document.title = ev.name;
@@ -69,9 +58,9 @@ async function main() {
   const join = ev.joinUrl.replace(/^https?:\/\//, '');
   const card = style.showQr ? h('aside', { class: 'scan' },
     h('img', { src: `${base}/qr`, alt: '' }),
-    h('div', { class: 'scan-words' }, h('strong', null, w.scan), h('div', { class: 'url' }, join),
-      ev.accessCode ? h('div', { class: 'code' }, w.code + ': ', h('b', null, ev.accessCode)) : null)) : null;
-  const root = h('main', { class: 'wall v2 ' + (style.layout === 'grid' ? 'grid-layout' : 'single-layout'), title: w.full }, stage, head, card);
+    h('div', { class: 'scan-words' }, h('strong', null, t('scan')), h('div', { class: 'url' }, join),
+      ev.accessCode ? h('div', { class: 'code' }, t('code') + ': ', h('b', null, ev.accessCode)) : null)) : null;
+  const root = h('main', { class: 'wall v2 ' + (style.layout === 'grid' ? 'grid-layout' : 'single-layout'), title: t('full') }, stage, head, card);
   root.addEventListener('click', () => {
     if (!document.fullscreenElement && document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(() => {});
   });
@@ -127,7 +116,7 @@ async function main() {
   live.on('gone', async () => {
     // Refused: a revoked link answers 404 from now on.
     const again = await load().catch(() => null);
-    if (again && again.status === 404) { live.close(); root.remove(); goneScreen(w); }
+    if (again && again.status === 404) { live.close(); root.remove(); goneScreen(t); }
   });
 
   const nextPhoto = (not) => {
@@ -143,7 +132,7 @@ async function main() {
     return photos[0];
   };
   const portrait = (p) => p.height > p.width * 1.1;
-  const caption = (p) => (style.showNames && p.guestName ? h('div', { class: 'who' }, w.by.replace('{name}', p.guestName)) : null);
+  const caption = (p) => (style.showNames && p.guestName ? h('div', { class: 'who' }, t('by', { name: p.guestName })) : null);
   const loadImg = (src) => new Promise((resolve) => {
     const img = new Image();
     img.decoding = 'async';
@@ -182,7 +171,7 @@ async function main() {
     // Never more than two slides, whatever the timing.
     while (stage.children.length > 2) release(stage.firstElementChild);
   };
-  const emptySlide = () => h('div', { class: 'empty' }, h('div', null, h('div', { class: 'big' }, ev.name), h('div', { class: 'sub' }, w.empty)));
+  const emptySlide = () => h('div', { class: 'empty' }, h('div', null, h('div', { class: 'big' }, ev.name), h('div', { class: 'sub' }, t('empty'))));
   const messageSlide = (m) => h('blockquote', { class: 'note' }, h('p', null, m.text), m.guestName ? h('footer', null, '— ' + m.guestName) : null);
 
   const single = async () => {
