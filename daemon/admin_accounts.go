@@ -135,7 +135,7 @@ func eventIDList(ids []string) ([]string, string) {
 // existing event.
 func (s *Server) checkEventIDs(ctx context.Context, ids []string, details map[string]string) error {
 	for _, id := range ids {
-		_, err := s.store.Event(ctx, id)
+		_, err := s.store.Events().Get(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			details["eventIds"] = fmt.Sprintf("no event has the id %s", id)
 			return nil
@@ -173,7 +173,7 @@ type accountsBody struct {
 }
 
 func (s *Server) handleListAccounts(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.Accounts(r.Context())
+	list, err := s.store.Accounts().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) err
 	}
 	a := store.Account{PasswordHash: hash}
 	in.apply(&a)
-	if err := s.store.CreateAccount(r.Context(), &a); err != nil {
+	if err := s.store.Accounts().Create(r.Context(), &a); err != nil {
 		return accountStoreError(err)
 	}
 	s.log.InfoContext(r.Context(), "account created", "account", a.ID, "username", a.Username,
@@ -256,7 +256,7 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	if _, err := s.store.Account(r.Context(), id); err != nil {
+	if _, err := s.store.Accounts().Get(r.Context(), id); err != nil {
 		return err
 	}
 	var generated *string
@@ -272,7 +272,7 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 			return err
 		}
 	}
-	a, err := s.store.UpdateAccount(r.Context(), id, func(a *store.Account) error {
+	a, err := s.store.Accounts().Update(r.Context(), id, func(a *store.Account) error {
 		in.apply(a)
 		if hash != "" {
 			a.PasswordHash = hash
@@ -290,7 +290,7 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 		if id == visitor.Account(r).ID {
 			except = visitor.SessionToken(r)
 		}
-		if err := s.store.DeleteAccountSessions(r.Context(), id, except); err != nil {
+		if err := s.store.Sessions().DeleteByAccount(r.Context(), id, except); err != nil {
 			return err
 		}
 	}
@@ -306,7 +306,7 @@ func (s *Server) handleDeleteAccount(w http.ResponseWriter, r *http.Request) err
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	err := s.store.DeleteAccount(r.Context(), id)
+	err := s.store.Accounts().Delete(r.Context(), id)
 	if errors.Is(err, store.ErrLastOwner) {
 		return web.Field("id", "the last owner cannot be deleted")
 	}
@@ -388,7 +388,7 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 	}
 	inv := store.Invitation{Email: email, Role: req.Role, EventIDs: ids, CreatedBy: visitor.Account(r).ID}
 	origin := s.origin(r)
-	settings, err := s.store.MailSettings(r.Context())
+	settings, err := s.store.Mail().Settings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -406,7 +406,7 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 			return mail.Spec(msg, "")
 		})
 	}
-	token, err := s.store.CreateInvitation(r.Context(), &inv, mailJobs...)
+	token, err := s.store.Invitations().Create(r.Context(), &inv, mailJobs...)
 	if err != nil {
 		return accountStoreError(err)
 	}
@@ -422,7 +422,7 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) handleListInvitations(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.Invitations(r.Context())
+	list, err := s.store.Invitations().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -438,7 +438,7 @@ func (s *Server) handleDeleteInvitation(w http.ResponseWriter, r *http.Request) 
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.DeleteInvitation(r.Context(), id); err != nil {
+	if err := s.store.Invitations().Delete(r.Context(), id); err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "invitation revoked", "invitation", id, "by", visitor.Account(r).Username)
@@ -460,7 +460,7 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 	if token == "" || len(token) > maxInviteToken {
 		return web.ErrNotFound
 	}
-	if _, err := s.store.InvitationByToken(r.Context(), token); err != nil {
+	if _, err := s.store.Invitations().ByToken(r.Context(), token); err != nil {
 		return err
 	}
 	var req acceptInvitationRequest
@@ -489,10 +489,10 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	a := store.Account{Username: username, Name: name, PasswordHash: hash, LastLoginAt: s.now().UnixMilli()}
-	if err := s.store.AcceptInvitation(r.Context(), token, &a); err != nil {
+	if err := s.store.Invitations().Accept(r.Context(), token, &a); err != nil {
 		return accountStoreError(err)
 	}
-	session, err := s.store.CreateSession(r.Context(), a.ID, false)
+	session, err := s.store.Sessions().Create(r.Context(), a.ID, false)
 	if err != nil {
 		return err
 	}

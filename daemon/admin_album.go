@@ -122,7 +122,7 @@ func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bo
 	q := visitor.PhotoQuery(eventID, access.AlbumBook(favorites))
 	q.Limit = albumListPage
 	for {
-		page, err := s.store.Photos(ctx, q)
+		page, err := s.store.Photos().List(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func (s *Server) writeAlbum(ctx context.Context, w io.Writer, e store.Event, ids
 // missing. It reports false for a photo that left the album's scope or
 // has no usable image.
 func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string, favorites bool) (bool, error) {
-	p, err := s.store.Photo(ctx, id)
+	p, err := s.store.Photos().Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}

@@ -120,7 +120,7 @@ func benchEvent(t *testing.T, bases [][]byte, n int) (string, string) {
 	defer st.Close()
 	e := store.NewEvent("Anna & Marco")
 	e.EventDate = "2026-06-20"
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
@@ -133,7 +133,7 @@ func benchEvent(t *testing.T, bases [][]byte, n int) (string, string) {
 		if _, err := st.Media().Write(p.VariantName("display"), bytes.NewReader(data)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+		if _, err := st.Photos().Add(ctx, p, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -50,7 +50,7 @@ func albumEvent(t *testing.T, h *harness, owner *client, fields map[string]any, 
 // setPhotos changes photos in the store, as moderation would.
 func setPhotos(t *testing.T, h *harness, eventID string, ids []string, fn func(*store.Photo)) {
 	t.Helper()
-	_, err := h.st.UpdatePhotos(context.Background(), eventID, ids, func(p *store.Photo) bool {
+	_, err := h.st.Photos().Update(context.Background(), eventID, ids, func(p *store.Photo) bool {
 		fn(p)
 		return true
 	})
@@ -351,7 +351,7 @@ func TestAlbumCoverShowsTheLogo(t *testing.T) {
 	if _, err := h.st.Media().Write(store.LogoName(evID, 1), &buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.UpdateEvent(context.Background(), evID, func(e *store.Event) error {
+	if _, err := h.st.Events().Update(context.Background(), evID, func(e *store.Event) error {
 		e.LogoVersion = 1
 		return nil
 	}); err != nil {

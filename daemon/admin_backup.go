@@ -77,7 +77,7 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	state, err := s.store.BackupState(ctx)
+	state, err := s.store.Backups().State(ctx)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (s *Server) handleBackupRetention(w http.ResponseWriter, r *http.Request) e
 	if days != 0 && (days < minRetentionDays || days > maxRetentionDays) {
 		return web.Field("days", fmt.Sprintf("must be 0 (scheduled backups off) or %d to %d", minRetentionDays, maxRetentionDays))
 	}
-	if err := s.store.SetBackupRetention(r.Context(), days); err != nil {
+	if err := s.store.Backups().SetRetention(r.Context(), days); err != nil {
 		return err
 	}
 	if err := s.backups.scheduleNightly(r.Context()); err != nil {
@@ -232,14 +232,14 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: s.cfg.DataDir, Room: s.storage.room(ctx),
 		Logger: s.log.With("component", "restore"),
 		Inspect: func(ctx context.Context, st *store.Store) error {
-			a, err := st.AccountByUsername(ctx, username)
+			a, err := st.Accounts().ByUsername(ctx, username)
 			if errors.Is(err, store.ErrNotFound) || (err == nil && a.Role != store.RoleOwner) {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			token, err = st.CreateSession(ctx, a.ID, false)
+			token, err = st.Sessions().Create(ctx, a.ID, false)
 			return err
 		}})
 	if re, ok := backup.IsRefused(err); ok {

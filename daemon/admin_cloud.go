@@ -80,7 +80,7 @@ func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.Clou
 }
 
 func (s *Server) handleGetCloud(w http.ResponseWriter, r *http.Request) error {
-	c, ok, err := s.store.CloudSettings(r.Context())
+	c, ok, err := s.store.Cloud().Settings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) cloudSettingsOf(r *http.Request) (store.CloudSettings, error) {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return store.CloudSettings{}, err
 	}
-	stored, _, err := s.store.CloudSettings(r.Context())
+	stored, _, err := s.store.Cloud().Settings(r.Context())
 	if err != nil {
 		return store.CloudSettings{}, err
 	}
@@ -106,7 +106,7 @@ func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.PutCloudSettings(r.Context(), c); err != nil {
+	if err := s.store.Cloud().PutSettings(r.Context(), c); err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "cloud settings changed", "by", visitor.Account(r).Username)
@@ -114,7 +114,7 @@ func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleDeleteCloud(w http.ResponseWriter, r *http.Request) error {
-	if err := s.store.DeleteCloudSettings(r.Context()); err != nil {
+	if err := s.store.Cloud().DeleteSettings(r.Context()); err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "cloud settings removed", "by", visitor.Account(r).Username)
@@ -192,11 +192,11 @@ func (s *Server) handleEventCloud(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	_, ok, err := s.store.CloudSettings(r.Context())
+	_, ok, err := s.store.Cloud().Settings(r.Context())
 	if err != nil {
 		return err
 	}
-	list, err := s.store.Exports(r.Context(), e.ID)
+	list, err := s.store.Cloud().Exports(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -251,14 +251,14 @@ var errCloudNotSet = web.Field("cloud", "set up the cloud export first")
 // queueExport queues an export when the settings exist, and tells the
 // runner.
 func (s *Server) queueExport(ctx context.Context, eventID, scope string) (store.Export, error) {
-	_, ok, err := s.store.CloudSettings(ctx)
+	_, ok, err := s.store.Cloud().Settings(ctx)
 	if err != nil {
 		return store.Export{}, err
 	}
 	if !ok {
 		return store.Export{}, errCloudNotSet
 	}
-	x, _, err := s.store.QueueExport(ctx, eventID, scope)
+	x, _, err := s.store.Cloud().QueueExport(ctx, eventID, scope)
 	if err != nil {
 		return store.Export{}, err
 	}
@@ -269,7 +269,7 @@ func (s *Server) queueExport(ctx context.Context, eventID, scope string) (store.
 // autoExport queues the end-of-event export when the settings ask for it,
 // and answers whether one is queued.
 func (s *Server) autoExport(ctx context.Context, eventID string) bool {
-	c, ok, err := s.store.CloudSettings(ctx)
+	c, ok, err := s.store.Cloud().Settings(ctx)
 	if err != nil || !ok || !c.AutoExport {
 		return false
 	}

@@ -44,7 +44,7 @@ func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
 	if format != "" && format != "csv" && format != "json" {
 		return web.Field("format", "must be csv or json")
 	}
-	guests, err := s.store.ContactGuests(r.Context(), e.ID)
+	guests, err := s.store.Guests().WithContact(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}

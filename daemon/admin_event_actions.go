@@ -56,7 +56,7 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 	}
 	// The logo file must not change while it is copied.
 	s.logoMu.Lock()
-	d, err := s.store.DuplicateEvent(r.Context(), e.ID, name)
+	d, err := s.store.Events().Duplicate(r.Context(), e.ID, name)
 	s.logoMu.Unlock()
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	if e.EndedAt != 0 {
 		return web.Field("event", "has already ended")
 	}
-	settings, err := s.store.MailSettings(ctx)
+	settings, err := s.store.Mail().Settings(ctx)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 		jobs.Other = append(jobs.Other, s.notice(store.NoticeEventEnded, ev.ID, endNotice{EndedAt: ev.EndedAt})...)
 		return jobs, nil
 	}
-	res, err := s.store.EndEvent(ctx, e.ID, plan)
+	res, err := s.store.Events().End(ctx, e.ID, plan)
 	if errors.Is(err, store.ErrEnded) {
 		return web.Field("event", "has already ended")
 	}

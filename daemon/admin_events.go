@@ -344,7 +344,7 @@ func (s *Server) handleCreateEvent(w http.ResponseWriter, r *http.Request) error
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	if err := s.store.CreateEvent(r.Context(), &e); err != nil {
+	if err := s.store.Events().Create(r.Context(), &e); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusCreated, eventBody{Event: dto.EventOf(e)})
@@ -366,7 +366,7 @@ func (s *Server) handleUpdateEvent(w http.ResponseWriter, r *http.Request) error
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	e, err := s.store.UpdateEvent(r.Context(), web.Param(r, "id"), func(e *store.Event) error {
+	e, err := s.store.Events().Update(r.Context(), web.Param(r, "id"), func(e *store.Event) error {
 		details := map[string]string{}
 		in.apply(e, details)
 		if len(details) > 0 {
@@ -385,7 +385,7 @@ func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteEvent(r.Context(), e.ID); err != nil {
+	if err := s.store.Events().Delete(r.Context(), e.ID); err != nil {
 		return err
 	}
 	s.booth.drop(e.ID)
@@ -399,7 +399,7 @@ func (s *Server) handleRotateEvent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	e, err = s.store.RotateSlug(r.Context(), e.ID)
+	e, err = s.store.Events().RotateSlug(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -445,7 +445,7 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	events, err := s.store.Events(r.Context())
+	events, err := s.store.Events().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -484,7 +484,7 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) summaries(r *http.Request, events []store.Event) ([]dto.EventSummary, error) {
 	rows := make([]dto.EventSummary, 0, len(events))
 	for _, e := range events {
-		c, err := s.store.Counts(r.Context(), e.ID)
+		c, err := s.store.Events().Counts(r.Context(), e.ID)
 		if err != nil {
 			return nil, err
 		}

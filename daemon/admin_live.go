@@ -41,7 +41,7 @@ func (s *Server) handleAdminLive(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	counts := func(ctx context.Context) []byte {
-		c, err := s.store.Counts(ctx, e.ID)
+		c, err := s.store.Events().Counts(ctx, e.ID)
 		if err != nil {
 			s.log.DebugContext(ctx, "reading counts for a live stream", "error", err)
 			return nil

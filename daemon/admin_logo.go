@@ -73,7 +73,7 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 	}
 	// Re-read under the lock: the version must grow past the current one
 	// even when two uploads land in the same millisecond.
-	if e, err = s.store.Event(r.Context(), e.ID); err != nil {
+	if e, err = s.store.Events().Get(r.Context(), e.ID); err != nil {
 		return err
 	}
 	v := max(s.now().UnixMilli(), e.LogoVersion+1)
@@ -82,7 +82,7 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 	if _, err := s.store.Media().Write(name, &buf); err != nil {
 		return err
 	}
-	if e, err = s.store.SetLogo(r.Context(), e.ID, v); err != nil {
+	if e, err = s.store.Events().SetLogo(r.Context(), e.ID, v); err != nil {
 		if rmErr := s.store.Media().Remove(name); rmErr != nil {
 			s.log.WarnContext(r.Context(), "removing an unused logo", "error", rmErr)
 		}
@@ -101,7 +101,7 @@ func (s *Server) handleDeleteLogo(w http.ResponseWriter, r *http.Request) error 
 	}
 	s.logoMu.Lock()
 	defer s.logoMu.Unlock()
-	if e, err = s.store.RemoveLogo(r.Context(), e.ID); err != nil {
+	if e, err = s.store.Events().RemoveLogo(r.Context(), e.ID); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})

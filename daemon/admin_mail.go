@@ -104,7 +104,7 @@ func toMailItem(j store.Job) mailItemDTO {
 func (s *Server) mailCounts(ctx context.Context) (pending, failed int, err error) {
 	f := store.JobFilter{Kind: store.MailJobKind, Limit: 500}
 	for {
-		page, err := s.store.JobsPage(ctx, f)
+		page, err := s.store.Jobs().List(ctx, f)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -138,7 +138,7 @@ func (s *Server) mailBody(ctx context.Context, m store.MailSettings) (mailBody, 
 	if b.Queue.Pending, b.Queue.Failed, err = s.mailCounts(ctx); err != nil {
 		return mailBody{}, err
 	}
-	page, err := s.store.JobsPage(ctx, store.JobFilter{Kind: store.MailJobKind, Limit: mailQueueItems})
+	page, err := s.store.Jobs().List(ctx, store.JobFilter{Kind: store.MailJobKind, Limit: mailQueueItems})
 	if err != nil {
 		return mailBody{}, err
 	}
@@ -149,7 +149,7 @@ func (s *Server) mailBody(ctx context.Context, m store.MailSettings) (mailBody, 
 }
 
 func (s *Server) handleGetMail(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.store.MailSettings(r.Context())
+	m, err := s.store.Mail().Settings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (s *Server) handlePutMail(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	m, err := s.store.UpdateMailSettings(r.Context(), func(m *store.MailSettings) error {
+	m, err := s.store.Mail().UpdateSettings(r.Context(), func(m *store.MailSettings) error {
 		if sm := req.SMTP; sm != nil {
 			keep := m.SMTP.PasswordSealed
 			m.SMTP = store.SMTPSettings{Host: sm.Host, Port: sm.Port, Username: strings.TrimSpace(sm.Username),
@@ -320,7 +320,7 @@ func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	m, err := s.store.MailSettings(r.Context())
+	m, err := s.store.Mail().Settings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -357,7 +357,7 @@ func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
 // started since it was listed (tries).
 func (s *Server) untried(ctx context.Context, ids []uint64, tries map[uint64]int) bool {
 	for _, id := range ids {
-		if j, err := s.store.Job(ctx, id); err == nil && j.Status == store.JobQueued && j.Tries <= tries[id] {
+		if j, err := s.store.Jobs().Get(ctx, id); err == nil && j.Status == store.JobQueued && j.Tries <= tries[id] {
 			return true
 		}
 	}
@@ -386,13 +386,13 @@ func (s *Server) handleRetryMail(w http.ResponseWriter, r *http.Request) error {
 	for _, st := range []store.JobStatus{store.JobFailed, store.JobQueued, store.JobRunning} {
 		f := store.JobFilter{Kind: store.MailJobKind, Status: st, Limit: 500}
 		for {
-			page, err := s.store.JobsPage(ctx, f)
+			page, err := s.store.Jobs().List(ctx, f)
 			if err != nil {
 				return err
 			}
 			for _, j := range page.Jobs {
 				if st == store.JobFailed {
-					if err := s.store.RequeueJob(ctx, j.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+					if err := s.store.Jobs().Requeue(ctx, j.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
 						return err
 					}
 					res.Requeued++
@@ -428,7 +428,7 @@ func (s *Server) handleRetryMail(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	for _, id := range ids {
-		j, err := s.store.Job(ctx, id)
+		j, err := s.store.Jobs().Get(ctx, id)
 		if err != nil {
 			continue // pruned meanwhile
 		}

@@ -28,7 +28,7 @@ func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) err
 	}
 	q := visitor.MessageQuery(e.ID, access.HostList())
 	q.Status, q.Before, q.Limit = status, before, messagePageSize
-	page, err := s.store.Messages(r.Context(), q)
+	page, err := s.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -74,11 +74,11 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 	var changed []string
 	switch req.Action {
 	case "approve":
-		changed, err = s.store.SetMessageStatus(r.Context(), e.ID, req.IDs, store.StatusVisible)
+		changed, err = s.store.Messages().SetStatus(r.Context(), e.ID, req.IDs, store.StatusVisible)
 	case "hide":
-		changed, err = s.store.SetMessageStatus(r.Context(), e.ID, req.IDs, store.StatusHidden)
+		changed, err = s.store.Messages().SetStatus(r.Context(), e.ID, req.IDs, store.StatusHidden)
 	default:
-		changed, err = s.store.DeleteMessages(r.Context(), e.ID, "", req.IDs)
+		changed, err = s.store.Messages().Delete(r.Context(), e.ID, "", req.IDs)
 	}
 	if err != nil {
 		return err

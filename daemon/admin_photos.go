@@ -43,7 +43,7 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	page, err := s.store.Photos(r.Context(), q)
+	page, err := s.store.Photos().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -71,14 +71,14 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 	var changed []string
 	switch req.Action {
 	case "delete":
-		changed, err = s.store.DeletePhotos(r.Context(), e.ID, "", ids)
+		changed, err = s.store.Photos().Delete(r.Context(), e.ID, "", ids)
 	case "retry":
 		// Set-aside photos get their variant job back in the queue
 		// (docs/decisions.md, "Variant jobs that keep failing").
-		changed, err = s.store.RetryVariants(r.Context(), e.ID, ids)
+		changed, err = s.store.Photos().RetryVariants(r.Context(), e.ID, ids)
 		s.variants.nudge()
 	default:
-		changed, err = s.store.UpdatePhotos(r.Context(), e.ID, ids, photoAction(req.Action))
+		changed, err = s.store.Photos().Update(r.Context(), e.ID, ids, photoAction(req.Action))
 	}
 	if err != nil {
 		return err

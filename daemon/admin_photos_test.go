@@ -140,7 +140,7 @@ func TestAdminPhotoListPages(t *testing.T) {
 		if i%2 == 0 {
 			status = store.StatusHidden
 		}
-		if _, err := h.st.AddPhoto(ctx, store.Photo{EventID: id, Status: status, Width: 1, Height: 1, Format: "jpeg"}, 0); err != nil {
+		if _, err := h.st.Photos().Add(ctx, store.Photo{EventID: id, Status: status, Width: 1, Height: 1, Format: "jpeg"}, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -57,7 +57,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 		if !store.ValidID(id) {
 			return web.ErrNotFound
 		}
-		sp, err := s.store.Spot(r.Context(), e.ID, id)
+		sp, err := s.store.Spots().Get(r.Context(), e.ID, id)
 		if err != nil {
 			return err
 		}

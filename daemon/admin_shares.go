@@ -123,7 +123,7 @@ func (s *Server) createShare(ctx context.Context, e store.Event, o newShareOptio
 		}
 		sh.PasswordHash = hash
 	}
-	if err := s.store.CreateShare(ctx, &sh); err != nil {
+	if err := s.store.Shares().Create(ctx, &sh); err != nil {
 		return store.Share{}, "", err
 	}
 	s.log.InfoContext(ctx, "gallery link created", "event", e.ID, "share", sh.ID, "password", sh.PasswordHash != "")
@@ -178,7 +178,7 @@ func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	shares, err := s.store.Shares(r.Context(), e.ID)
+	shares, err := s.store.Shares().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func (s *Server) handleDeleteShare(w http.ResponseWriter, r *http.Request) error
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.DeleteShare(r.Context(), e.ID, id); err != nil {
+	if err := s.store.Shares().Delete(r.Context(), e.ID, id); err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "gallery link revoked", "event", e.ID, "share", id, "by", visitor.Account(r).Username)

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"eventbox/assets"
-	"eventbox/daemon/mediafile"
 	"eventbox/daemon/i18n"
+	"eventbox/daemon/mediafile"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/signage"
 	"eventbox/daemon/web"
@@ -149,7 +149,7 @@ func (s *Server) signageSheet(r *http.Request, e store.Event, kind, size, lang, 
 		sheet.WiFi = &signage.WiFi{SSID: ssid, Password: password, QR: png}
 	}
 	if kind == signage.Place {
-		spots, err := s.store.Spots(ctx, e.ID)
+		spots, err := s.store.Spots().List(ctx, e.ID)
 		if err != nil {
 			return sheet, err
 		}

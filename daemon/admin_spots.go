@@ -45,7 +45,7 @@ func (req spotRequest) label() (string, error) {
 }
 
 func (s *Server) spotDTO(r *http.Request, sp store.Spot) (spotDTO, error) {
-	n, err := s.store.SpotPhotoCount(r.Context(), sp.EventID, sp.ID)
+	n, err := s.store.Spots().PhotoCount(r.Context(), sp.EventID, sp.ID)
 	if err != nil {
 		return spotDTO{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Server) handleListSpots(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	spots, err := s.store.Spots(r.Context(), e.ID)
+	spots, err := s.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	sp := store.Spot{EventID: e.ID, Label: label}
-	if err := s.store.CreateSpot(r.Context(), &sp); err != nil {
+	if err := s.store.Spots().Create(r.Context(), &sp); err != nil {
 		if errors.Is(err, store.ErrTooMany) {
 			return web.Field("label", fmt.Sprintf("an event has at most %d places", store.MaxSpots))
 		}
@@ -116,7 +116,7 @@ func (s *Server) handleRenameSpot(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	sp, err := s.store.RenameSpot(r.Context(), e.ID, spotID, label)
+	sp, err := s.store.Spots().Rename(r.Context(), e.ID, spotID, label)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Server) handleDeleteSpot(w http.ResponseWriter, r *http.Request) error 
 	if !store.ValidID(spotID) {
 		return web.ErrNotFound
 	}
-	if err := s.store.DeleteSpot(r.Context(), e.ID, spotID); err != nil {
+	if err := s.store.Spots().Delete(r.Context(), e.ID, spotID); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)

@@ -176,7 +176,7 @@ func (s *Server) handleUpdates(w http.ResponseWriter, r *http.Request) error {
 
 // applying answers the unfinished update job, if any.
 func (s *Server) applying(ctx context.Context) (*applyingDTO, error) {
-	js, err := s.store.UnfinishedJobs(ctx, updateJobKind, 1)
+	js, err := s.store.Jobs().Unfinished(ctx, updateJobKind, 1)
 	if err != nil || len(js) == 0 {
 		return nil, err
 	}

@@ -209,11 +209,11 @@ type webhookBody struct {
 // handleListWebhooks answers the webhooks and the latest deliveries,
 // newest first.
 func (s *Server) handleListWebhooks(w http.ResponseWriter, r *http.Request) error {
-	hooks, err := s.store.Webhooks(r.Context())
+	hooks, err := s.store.Webhooks().List(r.Context())
 	if err != nil {
 		return err
 	}
-	page, err := s.store.JobsPage(r.Context(), store.JobFilter{Kind: outbox.WebhookJobKind, Limit: deliveriesListed})
+	page, err := s.store.Jobs().List(r.Context(), store.JobFilter{Kind: outbox.WebhookJobKind, Limit: deliveriesListed})
 	if err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request) err
 	}
 	hook := store.Webhook{Enabled: true}
 	in.apply(&hook)
-	hook, err := s.store.AddWebhook(r.Context(), hook)
+	hook, err := s.store.Webhooks().Add(r.Context(), hook)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request) err
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	hook, err := s.store.UpdateWebhook(r.Context(), id, func(w *store.Webhook) error {
+	hook, err := s.store.Webhooks().Update(r.Context(), id, func(w *store.Webhook) error {
 		in.apply(w)
 		return nil
 	})
@@ -290,7 +290,7 @@ func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request) err
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.DeleteWebhook(r.Context(), id); err != nil {
+	if err := s.store.Webhooks().Delete(r.Context(), id); err != nil {
 		return err
 	}
 	s.log.InfoContext(r.Context(), "webhook deleted", "webhook", id, "by", visitor.Account(r).Username)
@@ -305,7 +305,7 @@ func (s *Server) handleTestWebhook(w http.ResponseWriter, r *http.Request) error
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	hook, err := s.store.Webhook(r.Context(), id)
+	hook, err := s.store.Webhooks().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}

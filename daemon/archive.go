@@ -76,7 +76,7 @@ type archiveOptions struct {
 func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery, opt archiveOptions) error {
 	ctx := r.Context()
 	q.Limit = archivePageSize
-	page, err := s.store.Photos(ctx, q)
+	page, err := s.store.Photos().List(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 			break
 		}
 		q.Before = page.Next
-		if page, err = s.store.Photos(ctx, q); err != nil {
+		if page, err = s.store.Photos().List(ctx, q); err != nil {
 			return stop(err)
 		}
 	}
@@ -129,7 +129,7 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 	}
 	// Counted once the archive is whole; the client may already be gone,
 	// which does not undo what it received.
-	if err := s.store.IncrementDownloads(context.WithoutCancel(ctx), sent); err != nil {
+	if err := s.store.Photos().IncrementDownloads(context.WithoutCancel(ctx), sent); err != nil {
 		s.log.WarnContext(ctx, "archive downloads not counted", "event", e.ID, "error", err)
 	}
 	s.log.InfoContext(ctx, "archive sent", "event", e.ID, "files", len(sent), "bytes", bytes,

@@ -182,7 +182,7 @@ func fillBigEvent(t *testing.T, dir string, dense bool) string {
 	}
 	defer st.Close()
 	e := store.NewEvent("Two gigabytes")
-	if err := st.CreateEvent(context.Background(), &e); err != nil {
+	if err := st.Events().Create(context.Background(), &e); err != nil {
 		t.Fatal(err)
 	}
 	block := make([]byte, 1<<20)

@@ -238,7 +238,7 @@ func (l *logBuffer) String() string {
 // size bytes: large media without writing them.
 func addSparsePhoto(t *testing.T, st *store.Store, dataDir, eventID string, size int64) store.Photo {
 	t.Helper()
-	res, err := st.AddPhoto(context.Background(), store.Photo{
+	res, err := st.Photos().Add(context.Background(), store.Photo{
 		EventID: eventID, GuestName: "Booth", Status: store.StatusVisible, Width: 4000, Height: 3000,
 		Format: "jpeg", Size: size, Variants: true,
 	}, 0)

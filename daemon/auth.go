@@ -29,7 +29,7 @@ const initialPasswordFile = "initial-password"
 // ADMIN_USERNAME with ADMIN_PASSWORD, or a generated password that is
 // logged once and written to DATA_DIR/initial-password (mode 0600).
 func (s *Server) ensureFirstOwner(ctx context.Context) error {
-	n, err := s.store.CountAccounts(ctx)
+	n, err := s.store.Accounts().Count(ctx)
 	if err != nil {
 		return fmt.Errorf("counting accounts: %w", err)
 	}
@@ -52,7 +52,7 @@ func (s *Server) ensureFirstOwner(ctx context.Context) error {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
-	if err := s.store.CreateAccount(ctx, &a); err != nil {
+	if err := s.store.Accounts().Create(ctx, &a); err != nil {
 		return fmt.Errorf("creating first owner: %w", err)
 	}
 	if generated {
@@ -88,7 +88,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		username = s.cfg.AdminUsername
 	}
 	key := strings.ToLower(username)
-	acct, err := s.store.AccountByUsername(r.Context(), username)
+	acct, err := s.store.Accounts().ByUsername(r.Context(), username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		s.signInFailed(r, device, key)
 		return web.ErrUnauthorized
 	}
-	token, err := s.store.CreateSession(r.Context(), acct.ID, acct.TwoFactor)
+	token, err := s.store.Sessions().Create(r.Context(), acct.ID, acct.TwoFactor)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if acct.TwoFactor {
 		return web.JSON(w, r, http.StatusOK, codeRequiredBody{CodeRequired: true})
 	}
-	if _, err := s.store.UpdateAccount(r.Context(), acct.ID, func(a *store.Account) error {
+	if _, err := s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
 		a.LastLoginAt = s.now().UnixMilli()
 		return nil
 	}); err != nil {
@@ -126,7 +126,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	if err := s.store.DeleteSession(r.Context(), visitor.SessionToken(r)); err != nil {
+	if err := s.store.Sessions().Delete(r.Context(), visitor.SessionToken(r)); err != nil {
 		return err
 	}
 	cookie.Clear(w, r, visitor.AdminCookie)
@@ -165,7 +165,7 @@ func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	acct, err := s.store.UpdateAccount(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
+	acct, err := s.store.Accounts().Update(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
 		if req.Name.Set {
 			a.Name = name
 		}
@@ -206,14 +206,14 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.UpdateAccount(r.Context(), acct.ID, func(a *store.Account) error {
+	if _, err := s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
 		a.PasswordHash = hash
 		a.MustChangePassword = false
 		return nil
 	}); err != nil {
 		return err
 	}
-	if err := s.store.DeleteAccountSessions(r.Context(), acct.ID, visitor.SessionToken(r)); err != nil {
+	if err := s.store.Sessions().DeleteByAccount(r.Context(), acct.ID, visitor.SessionToken(r)); err != nil {
 		return err
 	}
 	if acct.MustChangePassword {
@@ -230,7 +230,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 // all its sessions and returns the password. cost is the bcrypt cost (0:
 // default). It serves the reset-password command of the box.
 func ResetPassword(ctx context.Context, st *store.Store, username string, cost int) (string, error) {
-	acct, err := st.AccountByUsername(ctx, username)
+	acct, err := st.Accounts().ByUsername(ctx, username)
 	if err != nil {
 		return "", err
 	}
@@ -242,13 +242,13 @@ func ResetPassword(ctx context.Context, st *store.Store, username string, cost i
 	if err != nil {
 		return "", fmt.Errorf("hashing password: %w", err)
 	}
-	if _, err := st.UpdateAccount(ctx, acct.ID, func(a *store.Account) error {
+	if _, err := st.Accounts().Update(ctx, acct.ID, func(a *store.Account) error {
 		a.PasswordHash = string(hash)
 		return nil
 	}); err != nil {
 		return "", err
 	}
-	if err := st.DeleteAccountSessions(ctx, acct.ID, ""); err != nil {
+	if err := st.Sessions().DeleteByAccount(ctx, acct.ID, ""); err != nil {
 		return "", err
 	}
 	return password, nil

@@ -57,7 +57,7 @@ func newBackupService(s *Server) (*backupService, error) {
 	b := &backupService{st: s.store, log: s.log.With("component", "backup"), now: s.now, app: s.cfg.Version,
 		target:  backup.TargetConfig{DataDir: s.cfg.DataDir, Mounts: s.cfg.Mounts, USBRoots: s.cfg.USBRoots},
 		storage: s.storage, free: s.storage.free, runner: func() *jobs.Runner { return s.jobs }}
-	state, err := s.store.BackupState(context.Background())
+	state, err := s.store.Backups().State(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (b *backupService) BackupNow(ctx context.Context, reason string) (name stri
 	}
 	res.Name, res.Bytes = name, size
 	b.log.InfoContext(ctx, "backup written", "file", name, "storage", target.Kind, "bytes", size)
-	state, err := b.st.BackupState(ctx)
+	state, err := b.st.Backups().State(ctx)
 	if err != nil {
 		return name, err
 	}
@@ -168,7 +168,7 @@ func (b *backupService) record(ctx context.Context, res store.BackupResult) erro
 		specs = append(specs, spec)
 	}
 	// The result is recorded even when the request's context ended.
-	if err := b.st.RecordBackup(context.WithoutCancel(ctx), res, specs...); err != nil {
+	if err := b.st.Backups().Record(context.WithoutCancel(ctx), res, specs...); err != nil {
 		return err
 	}
 	if res.OK {
@@ -215,7 +215,7 @@ func (b *backupService) handle(ctx context.Context, j jobs.Job) error {
 				b.log.WarnContext(ctx, "next nightly backup not scheduled", "error", err)
 			}
 		}()
-		state, err := b.st.BackupState(ctx)
+		state, err := b.st.Backups().State(ctx)
 		if err != nil {
 			return err
 		}
@@ -243,7 +243,7 @@ func nextNightly(now time.Time) time.Time {
 // scheduleNightly queues the next nightly backup unless scheduled backups
 // are off; queuing it twice adds nothing (its Key is its date).
 func (b *backupService) scheduleNightly(ctx context.Context) error {
-	state, err := b.st.BackupState(ctx)
+	state, err := b.st.Backups().State(ctx)
 	if err != nil || state.RetentionDays == 0 {
 		return err
 	}
@@ -253,7 +253,7 @@ func (b *backupService) scheduleNightly(ctx context.Context) error {
 	if r := b.runner(); r != nil {
 		_, err = r.Enqueue(ctx, spec)
 	} else {
-		_, err = b.st.EnqueueJobs(ctx, spec)
+		_, err = b.st.Jobs().Enqueue(ctx, spec)
 	}
 	if err != nil {
 		return fmt.Errorf("scheduling the nightly backup: %w", err)

@@ -111,7 +111,7 @@ func TestBackupNow(t *testing.T) {
 		if _, err := b.BackupNow(ctx, ReasonNightly); !errors.Is(err, errNoRoom) {
 			t.Fatalf("BackupNow with no room: %v; want errNoRoom", err)
 		}
-		state, err := st.BackupState(ctx)
+		state, err := st.Backups().State(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestBackupNow(t *testing.T) {
 		if state.LastOK == nil || state.LastOK.Name != name {
 			t.Errorf("last good backup %+v; want %s", state.LastOK, name)
 		}
-		jobs, err := st.UnfinishedJobs(ctx, store.NoticeJobKind, 0)
+		jobs, err := st.Jobs().Unfinished(ctx, store.NoticeJobKind, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestBackupNow(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(drive, backup.USBFolder, name)); err != nil {
 			t.Errorf("backup not on the drive: %v", err)
 		}
-		state, _ := st.BackupState(ctx)
+		state, _ := st.Backups().State(ctx)
 		if state.Last.Storage != backup.OnUSB {
 			t.Errorf("storage %q; want usb", state.Last.Storage)
 		}
@@ -168,7 +168,7 @@ func TestNightlyBackupIsScheduled(t *testing.T) {
 	var free atomic.Int64
 	free.Store(10 << 30)
 	_, st, now := backupServer(t, &free, nil, t.TempDir())
-	jobs, err := st.UnfinishedJobs(context.Background(), BackupJobKind, 0)
+	jobs, err := st.Jobs().Unfinished(context.Background(), BackupJobKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error
 	}
 	hash := store.HashToken(key)
 	old := e.BoothKeyHash
-	e, err = s.store.UpdateEvent(r.Context(), e.ID, func(e *store.Event) error {
+	e, err = s.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
 		e.BoothKeyHash = hash
 		return nil
 	})
@@ -106,7 +106,7 @@ func (s *Server) handleDisableBooth(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.UpdateEvent(r.Context(), e.ID, func(e *store.Event) error {
+	if _, err := s.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
 		e.BoothKeyHash = ""
 		return nil
 	}); err != nil {

@@ -70,7 +70,7 @@ func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
 	if err := j.Decode(&p); err != nil {
 		return err
 	}
-	x, err := s.store.Export(ctx, p.EventID, p.ExportID)
+	x, err := s.store.Cloud().Export(ctx, p.EventID, p.ExportID)
 	if errors.Is(err, store.ErrNotFound) {
 		return jobs.Permanent(fmt.Errorf("export %s: event or export deleted: %w", p.ExportID, err))
 	}
@@ -88,7 +88,7 @@ func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
 	j.SetResult(words)
 	last := jobs.IsPermanent(err) || j.Failures+1 >= exportMaxFailures
 	if !last {
-		if _, uerr := s.store.UpdateExport(context.WithoutCancel(ctx), x.EventID, x.ID, func(e *store.Export) {
+		if _, uerr := s.store.Cloud().UpdateExport(context.WithoutCancel(ctx), x.EventID, x.ID, func(e *store.Export) {
 			e.Status, e.Error = store.ExportQueued, words
 		}); uerr != nil {
 			s.log.WarnContext(ctx, "export error not recorded", "export", x.ID, "error", uerr)
@@ -117,7 +117,7 @@ func (s *Server) endExport(ctx context.Context, x store.Export, status, words st
 	if err != nil {
 		return x, err
 	}
-	x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(e *store.Export) {
+	x, err = s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(e *store.Export) {
 		e.Status, e.Error, e.FinishedAt = status, words, now
 	}, spec)
 	if err != nil {
@@ -161,7 +161,7 @@ var errCloudOff = errors.New("the cloud export is not set up")
 // guests upload. It reports after each file, so the next attempt resumes
 // there.
 func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) error {
-	settings, ok, err := s.store.CloudSettings(ctx)
+	settings, ok, err := s.store.Cloud().Settings(ctx)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 	if settings.PasswordLost && settings.Password == "" {
 		return jobs.Permanent(errCloudPasswordLost)
 	}
-	e, err := s.store.Event(ctx, x.EventID)
+	e, err := s.store.Events().Get(ctx, x.EventID)
 	if errors.Is(err, store.ErrNotFound) {
 		return jobs.Permanent(err)
 	}
@@ -192,7 +192,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 	if folder == "" {
 		folder = path.Join(cloudFolder(settings.Folder), eventFolder(e))
 	}
-	x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
+	x, err = s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
 		ex.Status, ex.Folder, ex.Total, ex.Sent, ex.Bytes, ex.Error = store.ExportRunning, folder, len(items), 0, 0, ""
 		if ex.StartedAt == 0 {
 			ex.StartedAt = s.now().UnixMilli()
@@ -231,7 +231,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 		if err := j.Report(ctx, store.JobProgress{Done: int64(sent), Total: int64(len(items)), State: raw}); err != nil {
 			return err
 		}
-		x, err = s.store.UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) { ex.Sent, ex.Bytes = sent, bytes })
+		x, err = s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) { ex.Sent, ex.Bytes = sent, bytes })
 		return err
 	}
 	for i, it := range items {
@@ -390,7 +390,7 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 	q := store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: scope == store.ExportFavorites,
 		Limit: archivePageSize}
 	for {
-		page, err := s.store.Photos(ctx, q)
+		page, err := s.store.Photos().List(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -422,7 +422,7 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 	var msgs []store.Message
 	mq := store.MessageQuery{EventID: e.ID, Status: store.StatusVisible, Limit: 500}
 	for {
-		page, err := s.store.Messages(ctx, mq)
+		page, err := s.store.Messages().List(ctx, mq)
 		if err != nil {
 			return nil, err
 		}

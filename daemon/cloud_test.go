@@ -132,7 +132,7 @@ func waitExport(t *testing.T, c *client, eventID string, retrying bool) map[stri
 // notices answers the kinds of the notice jobs queued.
 func notices(t *testing.T, h *harness) []store.Notice {
 	t.Helper()
-	page, err := h.st.JobsPage(context.Background(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 1000})
+	page, err := h.st.Jobs().List(context.Background(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestCloudSettings(t *testing.T) {
 	}
 	// An empty password keeps the stored one.
 	owner.do("PUT", "/api/admin/cloud", dav.settings(map[string]any{"password": ""})).expect(t, 200, "")
-	if c, _, _ := h.st.CloudSettings(context.Background()); c.Password != davPassword {
+	if c, _, _ := h.st.Cloud().Settings(context.Background()); c.Password != davPassword {
 		t.Fatalf("stored password %q, want the earlier one kept", c.Password)
 	}
 

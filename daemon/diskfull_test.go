@@ -125,14 +125,14 @@ func TestDiskFullUploads(t *testing.T) {
 			return owner.do("POST", "/api/admin/events/"+id+"/photos/import", body, "Content-Type", ct)
 		}, func() int { return countPhotos(t, h.st, id) }},
 		{"a logo", func() response { return owner.uploadLogo(id, pngWithAlpha(t)) }, func() int {
-			e, err := h.st.Event(context.Background(), id)
+			e, err := h.st.Events().Get(context.Background(), id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return int(min(e.LogoVersion, 1))
 		}},
 		{"a voice note", func() response { return g.postMessage(slug, "", ogg, "0.8") }, func() int {
-			page, err := h.st.Messages(context.Background(), store.MessageQuery{EventID: id, Limit: 100})
+			page, err := h.st.Messages().List(context.Background(), store.MessageQuery{EventID: id, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestDiskFullRecord(t *testing.T) {
 
 func countPhotos(t *testing.T, st *store.Store, eventID string) int {
 	t.Helper()
-	page, err := st.Photos(context.Background(), store.PhotoQuery{EventID: eventID, Limit: 1000, AlsoVisible: true})
+	page, err := st.Photos().List(context.Background(), store.PhotoQuery{EventID: eventID, Limit: 1000, AlsoVisible: true})
 	if err != nil {
 		t.Fatal(err)
 	}

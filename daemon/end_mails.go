@@ -28,7 +28,7 @@ type endMails struct {
 func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, password string) (*endMails, error) {
 	m := &endMails{s: s, origin: origin, domain: s.mailer.Domain(ctx), password: password, names: map[string]string{}}
 	if e.EmailGuestsGallery {
-		guests, err := s.store.ContactGuests(ctx, e.ID)
+		guests, err := s.store.Guests().WithContact(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryT
 		}
 	}
 	if e.NotifyAdminSummary && summaryTo != "" {
-		counts, err := s.store.Counts(ctx, e.ID)
+		counts, err := s.store.Events().Counts(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +45,7 @@ func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryT
 		if err != nil {
 			return nil, err
 		}
-		spots, err := s.store.Spots(ctx, e.ID)
+		spots, err := s.store.Spots().List(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -58,7 +58,7 @@ func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryT
 			sum.Top = append(sum.Top, mail.Tally{Label: name, Photos: g.Photos})
 		}
 		for _, sp := range spots {
-			n, err := s.store.SpotPhotoCount(ctx, e.ID, sp.ID)
+			n, err := s.store.Spots().PhotoCount(ctx, e.ID, sp.ID)
 			if err != nil {
 				return nil, err
 			}

@@ -24,7 +24,7 @@ func TestDuplicateEvent(t *testing.T) {
 	owner.uploadLogo(id, pngWithAlpha(t)).expect(t, 200, "")
 	ctx := context.Background()
 	for _, label := range []string{"Bar", "Garden"} {
-		if err := h.st.CreateSpot(ctx, &store.Spot{EventID: id, Label: label}); err != nil {
+		if err := h.st.Spots().Create(ctx, &store.Spot{EventID: id, Label: label}); err != nil {
 			t.Fatal(err)
 		}
 		h.clock.Advance(time.Second)
@@ -92,7 +92,7 @@ func TestDuplicateEvent(t *testing.T) {
 		}
 	})
 	t.Run("places are copied with new ids", func(t *testing.T) {
-		spots, err := h.st.Spots(ctx, dupID)
+		spots, err := h.st.Spots().List(ctx, dupID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,13 +100,13 @@ func TestDuplicateEvent(t *testing.T) {
 			t.Fatalf("places %+v", spots)
 		}
 		for _, sp := range spots {
-			if _, err := h.st.Spot(ctx, id, sp.ID); err == nil {
+			if _, err := h.st.Spots().Get(ctx, id, sp.ID); err == nil {
 				t.Errorf("place %s kept its id", sp.Label)
 			}
 		}
 	})
 	t.Run("photos, guests and the booth stay behind", func(t *testing.T) {
-		counts, err := h.st.Counts(ctx, dupID)
+		counts, err := h.st.Events().Counts(ctx, dupID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,7 @@ type frontEventsBody struct {
 // openEvents are the events whose uploads are open now, by name: the
 // ones the captive portal forwards to (portalTarget) when there is one.
 func (s *Server) openEvents(r *http.Request) ([]store.Event, error) {
-	events, err := s.store.Events(r.Context())
+	events, err := s.store.Events().List(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 		return web.Field("code", "must be an event code")
 	}
 	if slug := slugOf(given); slug != "" && len(slug) <= 32 {
-		e, err := s.store.EventBySlug(r.Context(), slug)
+		e, err := s.store.Events().BySlug(r.Context(), slug)
 		if err == nil {
 			return web.JSON(w, r, http.StatusOK, frontJoinBody{Slug: e.Slug})
 		}
@@ -102,7 +102,7 @@ func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Open events first, then the others: a code stays good after the
 	// party, for the album.
-	all, err := s.store.Events(r.Context())
+	all, err := s.store.Events().List(r.Context())
 	if err != nil {
 		return err
 	}

@@ -21,14 +21,14 @@ func (s *Server) liveShare(r *http.Request) (store.Share, store.Event, error) {
 	if token == "" || len(token) > maxTokenLen {
 		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
-	sh, err := s.store.ShareByToken(r.Context(), token)
+	sh, err := s.store.Shares().ByToken(r.Context(), token)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
 	if !access.Live(visitor.ShareLink(sh), s.now().UnixMilli()) {
 		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
-	e, err := s.store.Event(r.Context(), sh.EventID)
+	e, err := s.store.Events().Get(r.Context(), sh.EventID)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
@@ -98,7 +98,7 @@ func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
 		}
 		unlocked = true
 	}
-	spots, err := s.store.Spots(r.Context(), e.ID)
+	spots, err := s.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 	}
 	q := visitor.MessageQuery(e.ID, f)
 	q.Before, q.Limit = before, messagePageSize
-	page, err := s.store.Messages(r.Context(), q)
+	page, err := s.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err
 	}

@@ -263,7 +263,7 @@ func TestJoinsAreLimitedAndStoreNothing(t *testing.T) {
 				if !store.ValidID(gid) {
 					t.Fatalf("join %d answered no guest id", i)
 				}
-				if _, err := h.st.Guest(ctx, id, gid); !errors.Is(err, store.ErrNotFound) {
+				if _, err := h.st.Guests().Get(ctx, id, gid); !errors.Is(err, store.ErrNotFound) {
 					t.Fatalf("a join stored guest %s: %v", gid, err)
 				}
 			case 429:
@@ -291,23 +291,23 @@ func TestJoinsAreLimitedAndStoreNothing(t *testing.T) {
 		g.do("GET", "/api/e/"+slug+"/photos", nil).expect(t, 200, "")
 		g.do("GET", "/api/e/"+slug+"/messages", nil).expect(t, 200, "")
 		g.do("DELETE", "/api/e/"+slug+"/contact", nil).expect(t, 200, "")
-		if _, err := h.st.Guest(ctx, id, gid); !errors.Is(err, store.ErrNotFound) {
+		if _, err := h.st.Guests().Get(ctx, id, gid); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("reading did store the guest: %v", err)
 		}
 	})
 	t.Run("its first uploads store it once", func(t *testing.T) {
-		before, err := h.st.Counts(ctx, id)
+		before, err := h.st.Events().Counts(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g.upload(slug, photoJPEG(t, 30, 20, 0, false, 1), nil, "").expect(t, 201, "")
 		g.upload(slug, photoJPEG(t, 30, 20, 0, false, 2), nil, "").expect(t, 201, "")
 		g.postMessage(slug, "Hello", nil, "").expect(t, 201, "")
-		stored, err := h.st.Guest(ctx, id, gid)
+		stored, err := h.st.Guests().Get(ctx, id, gid)
 		if err != nil || stored.CreatedAt == 0 {
 			t.Fatalf("guest after uploading = %+v, %v", stored, err)
 		}
-		after, err := h.st.Counts(ctx, id)
+		after, err := h.st.Events().Counts(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +323,7 @@ func TestJoinsAreLimitedAndStoreNothing(t *testing.T) {
 		c := from(h.client(), "127.0.0.4")
 		cid := guestIDs(t, c.do("POST", join, nil).expect(t, 200, ""))[id]
 		c.do("POST", "/api/e/"+slug+"/guest", map[string]any{"name": "Ana"}).expect(t, 200, "")
-		stored, err := h.st.Guest(ctx, id, cid)
+		stored, err := h.st.Guests().Get(ctx, id, cid)
 		if err != nil || stored.Name != "Ana" {
 			t.Fatalf("guest = %+v, %v", stored, err)
 		}

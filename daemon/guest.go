@@ -19,7 +19,7 @@ func (s *Server) eventBySlug(r *http.Request) (store.Event, error) {
 	if slug == "" || len(slug) > 32 {
 		return store.Event{}, web.ErrNotFound
 	}
-	return s.store.EventBySlug(r.Context(), strings.ToLower(slug))
+	return s.store.Events().BySlug(r.Context(), strings.ToLower(slug))
 }
 
 // guestOf resolves the event of the :slug parameter and the guest this
@@ -126,7 +126,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	full := dto.EventOf(e)
-	spots, err := s.store.Spots(r.Context(), e.ID)
+	spots, err := s.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 	}
 	quota, used := e.MaxPhotosPerGuest, 0
 	if g, err := s.visitors.JoinedGuest(r, e); err == nil {
-		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, 0)
+		n, err := s.store.Photos().CountByGuest(r.Context(), e.ID, g.ID, 0)
 		if err != nil {
 			return err
 		}
@@ -255,7 +255,7 @@ func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
 	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
-	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
+	if _, err := s.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
 		return err
 	}
 	pass := s.visitors.GuestPass(r)
@@ -297,7 +297,7 @@ func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error 
 	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
-	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
+	if _, err := s.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, contactBody{Email: email})
@@ -313,7 +313,7 @@ func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) err
 		// Not stored yet, so no address to forget.
 		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	if _, err := s.store.UpdateGuest(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
+	if _, err := s.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)

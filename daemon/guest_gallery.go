@@ -16,7 +16,7 @@ func (s *Server) galleryMailState(ctx context.Context, g store.Guest) (string, e
 	if g.GalleryMailJob == 0 {
 		return "none", nil
 	}
-	j, err := s.store.Job(ctx, g.GalleryMailJob)
+	j, err := s.store.Jobs().Get(ctx, g.GalleryMailJob)
 	if errors.Is(err, store.ErrNotFound) {
 		return "none", nil
 	}
@@ -41,7 +41,7 @@ func (s *Server) guestGallery(ctx context.Context, origin string, e store.Event,
 	if e.EndedAt == 0 || e.EndShareID == "" {
 		return nil, nil
 	}
-	sh, err := s.store.Share(ctx, e.ID, e.EndShareID)
+	sh, err := s.store.Shares().Get(ctx, e.ID, e.EndShareID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

@@ -50,7 +50,7 @@ func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, err
 	}
 	quota := access.UploadQuota(u, ev)
 	if quota > 0 {
-		n, err := s.store.GuestPhotoCount(r.Context(), e.ID, g.ID, quota)
+		n, err := s.store.Photos().CountByGuest(r.Context(), e.ID, g.ID, quota)
 		if err != nil {
 			return store.Guest{}, 0, err
 		}
@@ -103,7 +103,7 @@ func (s *Server) spotOf(r *http.Request, e store.Event, at string) string {
 	if !store.ValidID(at) {
 		return ""
 	}
-	if _, err := s.store.Spot(r.Context(), e.ID, at); err != nil {
+	if _, err := s.store.Spots().Get(r.Context(), e.ID, at); err != nil {
 		return ""
 	}
 	return at
@@ -237,7 +237,7 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 		return web.ErrNotFound
 	}
 	before := s.photosOnWall(r.Context(), []string{id})
-	removed, err := s.store.DeletePhotos(r.Context(), e.ID, g.ID, []string{id})
+	removed, err := s.store.Photos().Delete(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
 	}
@@ -270,12 +270,12 @@ func parseOrder(r *http.Request) (taken bool, err error) {
 // before is ignored then and nextCursor is null.
 func (s *Server) listPhotos(ctx context.Context, q store.PhotoQuery, taken bool) (store.Page[store.Photo], error) {
 	if !taken {
-		return s.store.Photos(ctx, q)
+		return s.store.Photos().List(ctx, q)
 	}
 	q.Before, q.Limit = 0, 500
 	var all []store.Photo
 	for len(all) < maxTakenList {
-		page, err := s.store.Photos(ctx, q)
+		page, err := s.store.Photos().List(ctx, q)
 		if err != nil {
 			return store.Page[store.Photo]{}, err
 		}

@@ -126,12 +126,12 @@ func TestContact(t *testing.T) {
 	if r.JSON["email"] != "ana@example.com" {
 		t.Fatalf("answer = %v", r.JSON)
 	}
-	contacts, _ := h.st.Contacts(context.Background(), ev["id"].(string))
+	contacts, _ := h.st.Guests().Contacts(context.Background(), ev["id"].(string))
 	if len(contacts) != 1 {
 		t.Fatalf("contacts = %v", contacts)
 	}
 	g.do("DELETE", "/api/e/"+slug+"/contact", nil).expect(t, 200, "")
-	contacts, _ = h.st.Contacts(context.Background(), ev["id"].(string))
+	contacts, _ = h.st.Guests().Contacts(context.Background(), ev["id"].(string))
 	if len(contacts) != 0 {
 		t.Fatalf("contacts after delete = %v", contacts)
 	}
@@ -190,7 +190,7 @@ func TestUploadGates(t *testing.T) {
 		if n := countFiles(t, h.cfg.DataDir+"/tmp"); n != 0 {
 			t.Fatalf("%d files in the temp area", n)
 		}
-		counts, _ := h.st.Counts(context.Background(), id)
+		counts, _ := h.st.Events().Counts(context.Background(), id)
 		if n := countFiles(t, h.cfg.DataDir+"/media/"+id, ".orig"); n != counts.Photos {
 			t.Fatalf("%d originals for %d photos", n, counts.Photos)
 		}
@@ -207,7 +207,7 @@ func TestUploadRecords(t *testing.T) {
 	spot := store.Spot{EventID: id, Label: "Bar"}
 	foreignSpot := store.Spot{EventID: other["id"].(string), Label: "Garden"}
 	for _, sp := range []*store.Spot{&spot, &foreignSpot} {
-		if err := h.st.CreateSpot(context.Background(), sp); err != nil {
+		if err := h.st.Spots().Create(context.Background(), sp); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -226,7 +226,7 @@ func TestUploadRecords(t *testing.T) {
 		if _, ok := p["downloads"]; ok {
 			t.Error("a guest sees admin-only fields")
 		}
-		stored, _ := h.st.Photo(context.Background(), p["id"].(string))
+		stored, _ := h.st.Photos().Get(context.Background(), p["id"].(string))
 		if stored.SpotID != spot.ID {
 			t.Errorf("spot = %q, want %q", stored.SpotID, spot.ID)
 		}
@@ -237,7 +237,7 @@ func TestUploadRecords(t *testing.T) {
 		if p["challengeId"] != nil {
 			t.Errorf("challengeId = %v", p["challengeId"])
 		}
-		stored, _ := h.st.Photo(context.Background(), p["id"].(string))
+		stored, _ := h.st.Photos().Get(context.Background(), p["id"].(string))
 		if stored.SpotID != "" {
 			t.Errorf("spot = %q, want none", stored.SpotID)
 		}
@@ -261,7 +261,7 @@ func TestUploadRecords(t *testing.T) {
 		owner.do("PATCH", "/api/admin/events/"+id, map[string]any{"moderation": "post"}).expect(t, 200, "")
 	})
 	t.Run("createdAt is unique within the event", func(t *testing.T) {
-		page, _ := h.st.Photos(context.Background(), store.PhotoQuery{EventID: id, Limit: 100})
+		page, _ := h.st.Photos().List(context.Background(), store.PhotoQuery{EventID: id, Limit: 100})
 		seen := map[int64]bool{}
 		for _, p := range page.Items {
 			if seen[p.CreatedAt] {
@@ -285,7 +285,7 @@ func TestGuestListingAndDelete(t *testing.T) {
 	}
 	hidden := other.upload(slug, photoJPEG(t, 16, 16, 0, false, 1), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
 	other.upload(slug, photoJPEG(t, 16, 16, 0, false, 2), nil, "").expect(t, 201, "")
-	if _, err := h.st.UpdatePhotos(context.Background(), id, []string{hidden}, func(p *store.Photo) bool { p.Status = store.StatusHidden; return true }); err != nil {
+	if _, err := h.st.Photos().Update(context.Background(), id, []string{hidden}, func(p *store.Photo) bool { p.Status = store.StatusHidden; return true }); err != nil {
 		t.Fatal(err)
 	}
 	walk := func(t *testing.T, c *client, query string) []map[string]any {

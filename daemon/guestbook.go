@@ -51,7 +51,7 @@ func (s *Server) handleGuestMessages(w http.ResponseWriter, r *http.Request) err
 	}
 	q := visitor.MessageQuery(e.ID, access.GuestMessages(g.ID))
 	q.Limit = guestMessagesCap
-	page, err := s.store.Messages(r.Context(), q)
+	page, err := s.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 	}
-	m, err = s.store.AddMessage(r.Context(), m, s.notice(store.NoticeMessageCreated, m.EventID,
+	m, err = s.store.Messages().Add(r.Context(), m, s.notice(store.NoticeMessageCreated, m.EventID,
 		messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})...)
 	if err != nil {
 		if m.HasAudio() {
@@ -176,7 +176,7 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 		return web.ErrNotFound
 	}
 	before := s.messagesOnWall(r.Context(), []string{id})
-	removed, err := s.store.DeleteMessages(r.Context(), e.ID, g.ID, []string{id})
+	removed, err := s.store.Messages().Delete(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) erro
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	m, err := s.store.Message(r.Context(), id)
+	m, err := s.store.Messages().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}

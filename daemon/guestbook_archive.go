@@ -42,7 +42,7 @@ func (s *Server) handleMessageArchive(w http.ResponseWriter, r *http.Request) er
 	q := visitor.MessageQuery(e.ID, access.HostGuestbook())
 	q.Limit = 500
 	for {
-		page, err := s.store.Messages(r.Context(), q)
+		page, err := s.store.Messages().List(r.Context(), q)
 		if err != nil {
 			return err
 		}

@@ -146,7 +146,7 @@ func TestGuestbook(t *testing.T) {
 			}
 		}
 		owner.do("POST", "/api/admin/events/"+otherEv["id"].(string)+"/messages", map[string]any{"action": "delete", "ids": []string{pid}}).expect(t, 200, "")
-		if _, err := h.st.Message(t.Context(), pid); err != nil {
+		if _, err := h.st.Messages().Get(t.Context(), pid); err != nil {
 			t.Fatalf("another event's action touched the message: %v", err)
 		}
 		h.organizer("planner2", otherEv["id"].(string)).do("GET", "/api/admin/events/"+id+"/messages", nil).expect(t, 404, "not_found")

@@ -325,7 +325,7 @@ func (h *harness) organizer(username string, eventIDs ...string) *client {
 		h.t.Fatal(err)
 	}
 	a := store.Account{Username: username, Role: store.RoleOrganizer, EventIDs: eventIDs, PasswordHash: string(hash)}
-	if err := h.st.CreateAccount(context.Background(), &a); err != nil {
+	if err := h.st.Accounts().Create(context.Background(), &a); err != nil {
 		h.t.Fatalf("creating organizer: %v", err)
 	}
 	c := h.client()

@@ -341,7 +341,7 @@ func (h *liveHub) close() {
 func (s *Server) photosOnWall(ctx context.Context, ids []string) map[string]bool {
 	out := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		if p, err := s.store.Photo(ctx, id); err == nil && onWall(p) {
+		if p, err := s.store.Photos().Get(ctx, id); err == nil && onWall(p) {
 			out[id] = true
 		}
 	}
@@ -352,7 +352,7 @@ func (s *Server) photosOnWall(ctx context.Context, ids []string) map[string]bool
 func (s *Server) messagesOnWall(ctx context.Context, ids []string) map[string]bool {
 	out := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		if m, err := s.store.Message(ctx, id); err == nil && wallMessage(m) {
+		if m, err := s.store.Messages().Get(ctx, id); err == nil && wallMessage(m) {
 			out[id] = true
 		}
 	}
@@ -365,7 +365,7 @@ func (s *Server) messagesOnWall(ctx context.Context, ids []string) map[string]bo
 // change (photosOnWall; nil for new photos).
 func (s *Server) photosChanged(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool) {
 	for _, id := range ids {
-		p, err := s.store.Photo(ctx, id)
+		p, err := s.store.Photos().Get(ctx, id)
 		switch {
 		case err != nil:
 			s.live.publish(eventID, liveChange{Kind: livePhotoRemoved, ID: id, Shown: before[id]})
@@ -389,7 +389,7 @@ func (s *Server) photosRemoved(eventID string, ids []string, before map[string]b
 // like photosChanged.
 func (s *Server) messagesChanged(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool) {
 	for _, id := range ids {
-		m, err := s.store.Message(ctx, id)
+		m, err := s.store.Messages().Get(ctx, id)
 		switch {
 		case err != nil:
 			s.live.publish(eventID, liveChange{Kind: liveMessageRemoved, ID: id, Shown: before[id]})

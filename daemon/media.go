@@ -49,7 +49,7 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 	if !containsString(mediaVariants, v) {
 		return web.Field("v", "must be thumb, display, original or play")
 	}
-	p, err := s.store.Photo(r.Context(), id)
+	p, err := s.store.Photos().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 		return s.files.ServeContent(w, r, p.VideoName(), p.Video.MIME, "", download, mediafile.DownloadName(p, v, mediafile.VideoExt(p.Video.MIME)), s.files.StripFor(r, p))
 	default: // original
 		if download {
-			if err := s.store.IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
+			if err := s.store.Photos().IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
 				return err
 			}
 		}

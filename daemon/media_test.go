@@ -127,7 +127,7 @@ func TestVariantsSurviveARestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
-		p, err := h.st.Photo(ctx, pid)
+		p, err := h.st.Photos().Get(ctx, pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func testKilledUploadLeavesNothing(t *testing.T) {
 	if n := countFiles(t, filepath.Join(h.cfg.DataDir, "media", id)); n != 0 {
 		t.Fatalf("%d media files after a killed upload", n)
 	}
-	counts, _ := h.st.Counts(context.Background(), id)
+	counts, _ := h.st.Events().Counts(context.Background(), id)
 	if counts.Photos != 0 {
 		t.Fatalf("a record was made: %+v", counts)
 	}

@@ -30,7 +30,7 @@ const pendingMax = 10000
 func (s *Server) pendingJobs(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
 	for _, kind := range s.jobs.Kinds() {
-		js, err := s.store.UnfinishedJobs(ctx, kind, pendingMax)
+		js, err := s.store.Jobs().Unfinished(ctx, kind, pendingMax)
 		if err != nil {
 			return out, err
 		}

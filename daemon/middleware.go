@@ -44,7 +44,7 @@ func (s *Server) ownHost(next http.Handler) http.Handler {
 // page of the one event that is open, else the start page (which offers a
 // choice).
 func (s *Server) portalTarget(r *http.Request) string {
-	events, err := s.store.Events(r.Context())
+	events, err := s.store.Events().List(r.Context())
 	if err != nil {
 		s.log.WarnContext(r.Context(), "listing events for the portal", "error", err)
 		return "/"

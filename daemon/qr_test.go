@@ -90,7 +90,7 @@ func newQRFixture(t *testing.T) *qrFixture {
 	f.plainSpot = store.Spot{EventID: f.plainID, Label: f.plainLabel}
 	f.styledSpot = store.Spot{EventID: f.styledID, Label: f.styledLabel}
 	for _, sp := range []*store.Spot{&f.plainSpot, &f.styledSpot} {
-		if err := h.st.CreateSpot(ctx, sp); err != nil {
+		if err := h.st.Spots().Create(ctx, sp); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -82,7 +82,7 @@ func hugeValueDB(t *testing.T, n int) []byte {
 		t.Fatal(err)
 	}
 	owner := store.Account{Username: "admin", Role: store.RoleOwner}
-	if err := st.CreateAccount(t.Context(), &owner); err != nil {
+	if err := st.Accounts().Create(t.Context(), &owner); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

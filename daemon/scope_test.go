@@ -242,7 +242,7 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 	spots := map[string]string{}
 	for name, ev := range map[string]string{"spotA": evA["id"].(string), "spotB": evB["id"].(string)} {
 		sp := store.Spot{EventID: ev, Label: "Terrace " + name}
-		if err := h.st.CreateSpot(ctx, &sp); err != nil {
+		if err := h.st.Spots().Create(ctx, &sp); err != nil {
 			t.Fatal(err)
 		}
 		spots[name] = sp.ID
@@ -377,7 +377,7 @@ func TestOrganizerScope(t *testing.T) {
 		}
 	})
 	t.Run("another event's photo is still there, and its media is not the organizer's", func(t *testing.T) {
-		if _, err := w.h.st.Photo(context.Background(), w.vars["{photoB}"]); err != nil {
+		if _, err := w.h.st.Photos().Get(context.Background(), w.vars["{photoB}"]); err != nil {
 			t.Fatalf("photo of B: %v", err)
 		}
 		for _, v := range []string{"thumb", "display", "original", "play"} {
@@ -390,9 +390,9 @@ func TestOrganizerScope(t *testing.T) {
 		stillThere     func() error
 	}{
 		{"moderating through one's own event does not reach another's photo", "/api/admin/events/{A}/photos", "{photoB}",
-			func() error { _, err := w.h.st.Photo(context.Background(), w.vars["{photoB}"]); return err }},
+			func() error { _, err := w.h.st.Photos().Get(context.Background(), w.vars["{photoB}"]); return err }},
 		{"moderating through one's own event does not reach another's message", "/api/admin/events/{A}/messages", "{msgB}",
-			func() error { _, err := w.h.st.Message(context.Background(), w.vars["{msgB}"]); return err }},
+			func() error { _, err := w.h.st.Messages().Get(context.Background(), w.vars["{msgB}"]); return err }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := w.call(w.org, "POST", tt.path, map[string]any{"action": "delete", "ids": []string{tt.id}}).expect(t, 200, "")
@@ -414,7 +414,7 @@ func TestOrganizerScope(t *testing.T) {
 		if ev["name"] != "Chloe and Dan" {
 			t.Fatalf("event B = %v", ev)
 		}
-		if sp, err := w.h.st.Spot(context.Background(), w.vars["{B}"], w.vars["{spotB}"]); err != nil || sp.Label != "Terrace spotB" {
+		if sp, err := w.h.st.Spots().Get(context.Background(), w.vars["{B}"], w.vars["{spotB}"]); err != nil || sp.Label != "Terrace spotB" {
 			t.Fatalf("spot of B = %+v, %v", sp, err)
 		}
 	})
@@ -543,7 +543,7 @@ func TestGuestScope(t *testing.T) {
 			h.client().do(p.method, p.path, nil).expect(t, 404, "not_found")
 		}
 		guestA.do("GET", "/api/e/"+newSlug+"/photos", nil).expect(t, 200, "")
-		if _, err := h.st.Photo(context.Background(), photoA); err != nil {
+		if _, err := h.st.Photos().Get(context.Background(), photoA); err != nil {
 			t.Fatalf("photo of A: %v", err)
 		}
 	})

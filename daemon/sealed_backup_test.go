@@ -72,7 +72,7 @@ func TestBackupCarriesNoSecretInClear(t *testing.T) {
 		if strings.Contains(string(r.Body), "reenter") || !strings.Contains(string(r.Body), `"hasSecret":true`) {
 			t.Fatalf("webhooks after the restore: %s", r.Body)
 		}
-		if c, _, _ := after.st.CloudSettings(t.Context()); c.Password != cloudPass {
+		if c, _, _ := after.st.Cloud().Settings(t.Context()); c.Password != cloudPass {
 			t.Fatalf("stored password %q after the restore", c.Password)
 		}
 	})

@@ -132,7 +132,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		booth:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 	}
 	s.guards = newGuards(cfg.Now)
-	key, err := st.Secret(ctx, "guest-cookie", 32)
+	key, err := st.Secrets().Key(ctx, "guest-cookie", 32)
 	if err != nil {
 		return nil, fmt.Errorf("loading cookie key: %w", err)
 	}
@@ -195,7 +195,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		// Its display was not made until now: it was not on the wall.
 		s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
 	}
-	s.ingest = ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: s.log,
+	s.ingest = ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: s.log,
 		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
 			s.photoStored()
 			s.photosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
@@ -352,12 +352,12 @@ func (s *Server) sweepSessions(ctx context.Context) {
 	defer t.Stop()
 	for {
 		cutoff := s.now().Add(-visitor.SessionLifetime).UnixMilli()
-		if n, err := s.store.DeleteSessionsBefore(ctx, cutoff); err != nil {
+		if n, err := s.store.Sessions().DeleteBefore(ctx, cutoff); err != nil {
 			s.log.WarnContext(ctx, "session cleanup failed", "error", err)
 		} else if n > 0 {
 			s.log.InfoContext(ctx, "expired sessions removed", "count", n)
 		}
-		if n, err := s.store.DeleteExpiredInvitations(ctx); err != nil {
+		if n, err := s.store.Invitations().DeleteExpired(ctx); err != nil {
 			s.log.WarnContext(ctx, "invitation cleanup failed", "error", err)
 		} else if n > 0 {
 			s.log.InfoContext(ctx, "expired invitations removed", "count", n)

@@ -54,12 +54,12 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 		if !store.ValidID(id) || !access.Reaches(acct, id) {
 			return web.ErrNotFound
 		}
-		if _, err := s.store.Event(r.Context(), id); err != nil {
+		if _, err := s.store.Events().Get(r.Context(), id); err != nil {
 			return err
 		}
 		ids = []string{id}
 	} else {
-		events, err := s.store.Events(r.Context())
+		events, err := s.store.Events().List(r.Context())
 		if err != nil {
 			return err
 		}
@@ -71,7 +71,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := statsBody{Totals: statsTotalsDTO{Events: len(ids)}}
 	for _, id := range ids {
-		c, err := s.store.Counts(r.Context(), id)
+		c, err := s.store.Events().Counts(r.Context(), id)
 		if err != nil {
 			return err
 		}

@@ -158,7 +158,7 @@ func (s *Server) storageLowNotice(ctx context.Context, low bool, free int64) {
 	spec, err := store.NoticeJobSpec(store.Notice{Kind: store.NoticeStorageLow, At: s.now().UnixMilli()},
 		map[string]any{"freeBytes": free, "marginBytes": s.storage.margin})
 	if err == nil {
-		_, err = s.store.EnqueueJobs(ctx, spec)
+		_, err = s.store.Jobs().Enqueue(ctx, spec)
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "storage.low notice not queued", "error", err)

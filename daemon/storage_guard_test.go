@@ -27,7 +27,7 @@ func (r readTrap) Read(p []byte) (int, error) {
 // outbox has fanned them out yet or not.
 func noticesOf(t *testing.T, st *store.Store, kind string) []store.Notice {
 	t.Helper()
-	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 1000})
+	page, err := st.Jobs().List(context.Background(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("drawing the two-factor QR code: %w", err)
 	}
-	_, err = s.store.UpdateAccount(r.Context(), a.ID, func(a *store.Account) error {
+	_, err = s.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
 		if a.TwoFactor {
 			return web.Field("action", "two-factor is already on; turn it off first")
 		}
@@ -210,7 +210,7 @@ type twoFactorConfirmBody struct {
 func (s *Server) twoFactorConfirm(w http.ResponseWriter, r *http.Request, code string) error {
 	codes, hashes := newRecoveryCodes()
 	now := s.now()
-	_, err := s.store.UpdateAccount(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
+	_, err := s.store.Accounts().Update(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
 		switch {
 		case a.TwoFactor:
 			return web.Field("action", "two-factor is already on")
@@ -244,7 +244,7 @@ func (s *Server) twoFactorRecovery(w http.ResponseWriter, r *http.Request, code 
 	}
 	codes, hashes := newRecoveryCodes()
 	now := s.now()
-	_, err := s.store.UpdateAccount(r.Context(), a.ID, func(a *store.Account) error {
+	_, err := s.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
 		if !a.TwoFactor {
 			return web.Field("action", "two-factor is off")
 		}
@@ -289,7 +289,7 @@ func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) erro
 		return web.Field("password", "is not right")
 	}
 	now := s.now()
-	_, err := s.store.UpdateAccount(r.Context(), a.ID, func(a *store.Account) error {
+	_, err := s.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
 		if a.TwoFactor {
 			if strings.TrimSpace(req.Code) == "" {
 				return web.Field("code", "required")
@@ -337,7 +337,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	}
 	end := func() error {
 		cookie.Clear(w, r, visitor.AdminCookie)
-		if err := s.store.DeleteSession(r.Context(), token); err != nil {
+		if err := s.store.Sessions().Delete(r.Context(), token); err != nil {
 			return err
 		}
 		return web.ErrUnauthorized
@@ -345,7 +345,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if s.now().Sub(time.UnixMilli(sess.CreatedAt)) > pendingSignInLifetime {
 		return end()
 	}
-	acct, err := s.store.Account(r.Context(), sess.AccountID)
+	acct, err := s.store.Accounts().Get(r.Context(), sess.AccountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return end()
 	}
@@ -362,7 +362,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 		return end()
 	}
 	now := s.now()
-	_, err = s.store.UpdateAccount(r.Context(), acct.ID, func(a *store.Account) error {
+	_, err = s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
 		if !a.TwoFactor || !spendCode(a, req.Code, now, true) {
 			return errWrongCode
 		}
@@ -377,10 +377,10 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteSession(r.Context(), token); err != nil {
+	if err := s.store.Sessions().Delete(r.Context(), token); err != nil {
 		return err
 	}
-	full, err := s.store.CreateSession(r.Context(), acct.ID, false)
+	full, err := s.store.Sessions().Create(r.Context(), acct.ID, false)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func undecodablePNG() []byte {
 // variantJobs returns the unfinished (queued or running) variant jobs.
 func variantJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	jobs, err := st.UnfinishedJobs(context.Background(), store.VariantJobKind, 0)
+	jobs, err := st.Jobs().Unfinished(context.Background(), store.VariantJobKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func waitFailedAttempts(t *testing.T, h *harness, id string, n int) store.Job {
 			return job
 		}
 		if !ok && n == store.VariantAttempts {
-			if p, err := h.st.Photo(context.Background(), id); err == nil && p.VariantsFailed {
+			if p, err := h.st.Photos().Get(context.Background(), id); err == nil && p.VariantsFailed {
 				return job
 			}
 		}
@@ -154,7 +154,7 @@ func testVariantsThatKeepFailingAreSetAside(t *testing.T) {
 		job = waitFailedAttempts(t, h, pid, n)
 	}
 
-	p, err := h.st.Photo(context.Background(), pid)
+	p, err := h.st.Photos().Get(context.Background(), pid)
 	if err != nil || !p.VariantsFailed || p.Variants {
 		t.Fatalf("after %d failed attempts the photo is %+v, %v", store.VariantAttempts, p, err)
 	}

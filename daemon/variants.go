@@ -145,7 +145,7 @@ func (v *variantMaker) handle(ctx context.Context, j jobs.Job) error {
 	if ctx.Value(askedKey{}) == nil {
 		v.yieldToUploads(ctx)
 	}
-	p, err := v.store.Photo(ctx, j.Key)
+	p, err := v.store.Photos().Get(ctx, j.Key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil // deleted: nothing to make
@@ -222,7 +222,7 @@ func (v *variantMaker) demand(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p, err := v.store.Photo(ctx, id)
+	p, err := v.store.Photos().Get(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil // deleted
@@ -282,7 +282,7 @@ func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
 	if _, err := media.Write(p.VariantName("display"), bytes.NewReader(out.Display)); err != nil {
 		return err
 	}
-	if err := v.store.SetVariantsMade(ctx, p.ID); errors.Is(err, store.ErrNotFound) {
+	if err := v.store.Photos().SetVariantsMade(ctx, p.ID); errors.Is(err, store.ErrNotFound) {
 		// The photo was deleted while its variants were made.
 		return media.Remove(p.VariantName("thumb"), p.VariantName("display"))
 	} else if err != nil {

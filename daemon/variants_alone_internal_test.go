@@ -48,11 +48,11 @@ func testInterruptedJobsRunAloneAtStart(t *testing.T) {
 	}
 	lim := store.JobLimits{MaxFailures: store.VariantAttempts, MaxDeaths: store.VariantAttempts}
 	for _, p := range []store.Photo{blocking, innocent} {
-		if _, err := st.AddPhoto(ctx, p, 0, store.VariantJobSpec(p.ID)); err != nil {
+		if _, err := st.Photos().Add(ctx, p, 0, store.VariantJobSpec(p.ID)); err != nil {
 			t.Fatal(err)
 		}
 		// Both were being decoded when the process died.
-		if c, err := st.ClaimJobByKey(ctx, store.VariantJobKind, p.ID, lim); err != nil || !c.Claimed {
+		if c, err := st.Jobs().ClaimByKey(ctx, store.VariantJobKind, p.ID, lim); err != nil || !c.Claimed {
 			t.Fatalf("claiming %s: %+v, %v", p.ID, c, err)
 		}
 	}
@@ -95,13 +95,13 @@ func testInterruptedJobsRunAloneAtStart(t *testing.T) {
 	default:
 		t.Fatal("the first interrupted job did not start")
 	}
-	if p, _ := st.Photo(ctx, innocent.ID); p.Variants {
+	if p, _ := st.Photos().Get(ctx, innocent.ID); p.Variants {
 		close(release)
 		t.Fatal("another interrupted job ran while the first was still in flight")
 	}
 	close(release)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if p, _ := st.Photo(ctx, innocent.ID); p.Variants {
+		if p, _ := st.Photos().Get(ctx, innocent.ID); p.Variants {
 			break
 		}
 		if time.Now().After(deadline) {

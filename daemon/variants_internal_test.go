@@ -31,7 +31,7 @@ func newTestMaker(t *testing.T, st *store.Store, workers int) (*variantMaker, *j
 // unfinishedVariantJobs returns the queued or running variant jobs.
 func unfinishedVariantJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	jobs, err := st.UnfinishedJobs(context.Background(), store.VariantJobKind, 0)
+	jobs, err := st.Jobs().Unfinished(context.Background(), store.VariantJobKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := newTestMaker(t, st, 1)
-	if _, err := st.AddPhoto(ctx, p, 0, v.jobs(p)...); err != nil {
+	if _, err := st.Photos().Add(ctx, p, 0, v.jobs(p)...); err != nil {
 		t.Fatal(err)
 	}
 	stopped, cancel := context.WithCancel(ctx)
@@ -103,7 +103,7 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 	if err := v.ensure(ctx, p.ID); err != nil {
 		t.Fatalf("an attempt after the cancelled ones: %v", err)
 	}
-	if got, _ := st.Photo(ctx, p.ID); !got.Variants {
+	if got, _ := st.Photos().Get(ctx, p.ID); !got.Variants {
 		t.Fatalf("photo after its attempt: %+v", got)
 	}
 }

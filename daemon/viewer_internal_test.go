@@ -28,7 +28,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 	}
 	defer st.Close()
 	e := store.Event{Name: "Filters", Slug: "filters"}
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	var photos []store.Photo
@@ -37,15 +37,15 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 		for _, by := range []string{"G1", "G2", ""} {
 			for _, fav := range []bool{false, true} {
 				p := store.Photo{ID: store.NewID(), EventID: e.ID, GuestID: by, Status: status, Format: "jpeg"}
-				if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+				if _, err := st.Photos().Add(ctx, p, 0); err != nil {
 					t.Fatal(err)
 				}
 				if fav {
-					if _, err := st.UpdatePhotos(ctx, e.ID, []string{p.ID}, func(p *store.Photo) bool { p.Favorite = true; return true }); err != nil {
+					if _, err := st.Photos().Update(ctx, e.ID, []string{p.ID}, func(p *store.Photo) bool { p.Favorite = true; return true }); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if p, err = st.Photo(ctx, p.ID); err != nil {
+				if p, err = st.Photos().Get(ctx, p.ID); err != nil {
 					t.Fatal(err)
 				}
 				photos = append(photos, p)
@@ -53,7 +53,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 			if by == "" {
 				continue // messages all come from guests
 			}
-			m, err := st.AddMessage(ctx, store.Message{ID: store.NewID(), EventID: e.ID, GuestID: by, Text: "hi", Status: status})
+			m, err := st.Messages().Add(ctx, store.Message{ID: store.NewID(), EventID: e.ID, GuestID: by, Text: "hi", Status: status})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 					f := access.Filter{GuestID: guest, AlsoVisible: also, VisibleOnly: visible, FavoritesOnly: fav}
 					q := visitor.PhotoQuery(e.ID, f)
 					q.Limit = 1000
-					page, err := st.Photos(ctx, q)
+					page, err := st.Photos().List(ctx, q)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -92,7 +92,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 					}
 					mq := visitor.MessageQuery(e.ID, f)
 					mq.Limit = 1000
-					mpage, err := st.Messages(ctx, mq)
+					mpage, err := st.Messages().List(ctx, mq)
 					if err != nil {
 						t.Fatal(err)
 					}

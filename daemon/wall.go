@@ -60,7 +60,7 @@ func (s *Server) handleListWalls(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	walls, err := s.store.Walls(r.Context(), e.ID)
+	walls, err := s.store.Walls().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) handleCreateWall(w http.ResponseWriter, r *http.Request) error 
 		return web.Field("label", fmt.Sprintf("must be at most %d characters", maxWallLabel))
 	}
 	wl := store.Wall{EventID: e.ID, Label: label}
-	err = s.store.CreateWall(r.Context(), &wl)
+	err = s.store.Walls().Create(r.Context(), &wl)
 	if errors.Is(err, store.ErrTooMany) {
 		return web.Field("walls", fmt.Sprintf("an event has at most %d wall links; revoke one first", store.MaxWalls))
 	}
@@ -109,7 +109,7 @@ func (s *Server) handleDeleteWall(w http.ResponseWriter, r *http.Request) error 
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.DeleteWall(r.Context(), e.ID, id); err != nil {
+	if err := s.store.Walls().Delete(r.Context(), e.ID, id); err != nil {
 		return err
 	}
 	s.live.dropTag(e.ID, id)
@@ -124,11 +124,11 @@ func (s *Server) wallOf(r *http.Request) (store.Wall, store.Event, error) {
 	if token == "" || len(token) > maxTokenLen {
 		return store.Wall{}, store.Event{}, web.ErrNotFound
 	}
-	wl, err := s.store.WallByToken(r.Context(), token)
+	wl, err := s.store.Walls().ByToken(r.Context(), token)
 	if err != nil {
 		return store.Wall{}, store.Event{}, err
 	}
-	e, err := s.store.Event(r.Context(), wl.EventID)
+	e, err := s.store.Events().Get(r.Context(), wl.EventID)
 	if err != nil {
 		return store.Wall{}, store.Event{}, err
 	}
@@ -217,13 +217,13 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 	if f := access.WallPhotos(visitor.EventRules(e), s.now().UnixMilli()); !f.None {
 		q := visitor.PhotoQuery(e.ID, f)
 		q.Limit = wallFirstPhotos
-		if photos, err = s.store.Photos(r.Context(), q); err != nil {
+		if photos, err = s.store.Photos().List(r.Context(), q); err != nil {
 			return err
 		}
 	}
 	mq := visitor.MessageQuery(e.ID, access.WallMessages())
 	mq.Limit = wallFirstMessages
-	msgs, err := s.store.Messages(r.Context(), mq)
+	msgs, err := s.store.Messages().List(r.Context(), mq)
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
 	if v != "thumb" && v != "display" && v != "play" {
 		return web.Field("v", "must be thumb, display or play")
 	}
-	p, err := s.store.Photo(r.Context(), id)
+	p, err := s.store.Photos().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func netSignals(ch chan struct{}) func(*daemon.Config) {
 // webhookJobs lists the delivery jobs of the store.
 func webhookJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: outbox.WebhookJobKind, Limit: 100})
+	page, err := st.Jobs().List(context.Background(), store.JobFilter{Kind: outbox.WebhookJobKind, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

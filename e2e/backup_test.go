@@ -61,7 +61,7 @@ func TestConsoleBackup(t *testing.T) {
 			fill(`.field[data-field=days] input`, "60"),
 			click(`form.row button[type=submit]`))
 		eventually(t, "the retention is stored", func() bool {
-			s, err := box.Store.BackupState(context.Background())
+			s, err := box.Store.Backups().State(context.Background())
 			return err == nil && s.RetentionDays == 60
 		})
 	})

@@ -63,7 +63,7 @@ func TestConsoleCloud(t *testing.T) {
 		b.do(t, "saving", click(`form button[type=submit]`))
 		b.waitJS(t, "the form drawn again with the password unchanged",
 			`(() => { const p = document.querySelector('input[name=password]'); return p && p.value === '' && p.placeholder === 'Unchanged'; })()`)
-		c, ok, err := box.Store.CloudSettings(context.Background())
+		c, ok, err := box.Store.Cloud().Settings(context.Background())
 		if err != nil || !ok || c.Password != "dav-secret" || !c.AutoExport {
 			t.Fatalf("stored settings: %+v %v %v", c, ok, err)
 		}

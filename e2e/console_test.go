@@ -66,7 +66,7 @@ func TestConsoleEvents(t *testing.T) {
 		b.waitText(t, "h1", "Anna & Marco")
 		b.waitText(t, "#guest-url", "/e/")
 		b.shot(t, "admin-event-share")
-		events, err := box.Store.Events(context.Background())
+		events, err := box.Store.Events().List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestConsoleEvents(t *testing.T) {
 			click(`form.event-form button[type=submit]`))
 		var e store.Event
 		eventually(t, "the settings are stored", func() bool {
-			events, err := box.Store.Events(context.Background())
+			events, err := box.Store.Events().List(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestConsoleEvents(t *testing.T) {
 			click(`form.event-form button[type=submit]`))
 		var after store.Event
 		eventually(t, "the access code is removed", func() bool {
-			events, err := box.Store.Events(context.Background())
+			events, err := box.Store.Events().List(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -66,7 +66,7 @@ func TestConsoleFinish(t *testing.T) {
 		b.waitText(t, "main .card:nth-of-type(3) .banner", "/g/")
 		b.waitText(t, "#event-head", "Ended")
 		b.shot(t, "admin-finish")
-		e, err := box.Store.Event(context.Background(), ev.ID)
+		e, err := box.Store.Events().Get(context.Background(), ev.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestConsoleNewLinkAndCopy(t *testing.T) {
 		click(`main .card:last-child button:first-child`))
 	var rotated store.Event
 	eventually(t, "the slug changes", func() bool {
-		e, err := box.Store.Event(context.Background(), ev.ID)
+		e, err := box.Store.Events().Get(context.Background(), ev.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestConsoleNewLinkAndCopy(t *testing.T) {
 
 	b.do(t, "duplicating the settings", click(`main .card:last-child button:nth-child(2)`))
 	b.waitText(t, "#event-head h1", "Anna & Marco, the party")
-	events, err := box.Store.Events(context.Background())
+	events, err := box.Store.Events().List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

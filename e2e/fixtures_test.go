@@ -42,7 +42,7 @@ func createEvent(t *testing.T, st *store.Store, name string, edit func(*store.Ev
 	if edit != nil {
 		edit(&e)
 	}
-	if err := st.CreateEvent(context.Background(), &e); err != nil {
+	if err := st.Events().Create(context.Background(), &e); err != nil {
 		t.Fatalf("creating event: %v", err)
 	}
 	return e
@@ -51,7 +51,7 @@ func createEvent(t *testing.T, st *store.Store, name string, edit func(*store.Ev
 // eventPhotos lists every photo of an event, newest first.
 func eventPhotos(t *testing.T, st *store.Store, eventID string) []store.Photo {
 	t.Helper()
-	page, err := st.Photos(context.Background(), store.PhotoQuery{EventID: eventID, Limit: 100})
+	page, err := st.Photos().List(context.Background(), store.PhotoQuery{EventID: eventID, Limit: 100})
 	if err != nil {
 		t.Fatalf("listing photos: %v", err)
 	}

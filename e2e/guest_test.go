@@ -238,7 +238,7 @@ func TestGuestRefusals(t *testing.T) {
 		b.do(t, "opening the event link",
 			chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 			chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
-		if _, err := box.Store.UpdateEvent(context.Background(), ev.ID, func(e *store.Event) error {
+		if _, err := box.Store.Events().Update(context.Background(), ev.ID, func(e *store.Event) error {
 			e.UploadsOpen = false
 			return nil
 		}); err != nil {

@@ -183,7 +183,7 @@ func waitVariantsMade(t *testing.T, st *store.Store, id string) {
 	t.Helper()
 	deadline := time.Now().Add(stepTimeout)
 	for time.Now().Before(deadline) {
-		p, err := st.Photo(context.Background(), id)
+		p, err := st.Photos().Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ func TestConsoleWebhooks(t *testing.T) {
 	run("the owner turns the webhook off and on", func(t *testing.T) {
 		b.do(t, "disabling", click(`li[data-webhook] button.toggle`))
 		b.waitText(t, "li[data-webhook] .spread", "off")
-		hooks, err := box.Store.Webhooks(context.Background())
+		hooks, err := box.Store.Webhooks().List(context.Background())
 		if err != nil || len(hooks) != 1 || hooks[0].Enabled {
 			t.Fatalf("stored webhooks %+v %v", hooks, err)
 		}
@@ -85,7 +85,7 @@ func TestConsoleWebhooks(t *testing.T) {
 		// Two tests and the delivery; then the box records it.
 		eventually(t, "the receiver gets the delivery", func() bool { return got.Load() >= 3 })
 		eventually(t, "the delivery is recorded as sent", func() bool {
-			page, err := box.Store.JobsPage(context.Background(), store.JobFilter{Kind: "webhook", Status: store.JobDone})
+			page, err := box.Store.Jobs().List(context.Background(), store.JobFilter{Kind: "webhook", Status: store.JobDone})
 			return err == nil && len(page.Jobs) == 1
 		})
 		b.do(t, "refreshing the deliveries", click(`.card button.small:not(.test):not(.toggle):not(.danger)`))

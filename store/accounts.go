@@ -51,13 +51,21 @@ func usernameKey(username string) []byte { return []byte(strings.ToLower(usernam
 // exist.
 var ErrUnknownEvent = errors.New("unknown event")
 
-// CreateAccount stores a new account, assigning ID and CreatedAt. Usernames
+// Accounts holds the hosts' accounts: sign-in names, password hashes, roles
+// and two-factor state. It is a view of the Store it came from, as cheap to
+// copy as a pointer; its methods are safe for concurrent use.
+type Accounts struct{ s *Store }
+
+// Accounts returns the hosts' accounts.
+func (s *Store) Accounts() Accounts { return Accounts{s} }
+
+// Create stores a new account, assigning ID and CreatedAt. Usernames
 // are unique without regard to case: ErrConflict when taken. Every id in
 // EventIDs must name an existing event (ErrUnknownEvent).
-func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
+func (ac Accounts) Create(ctx context.Context, a *Account) error {
 	a.ID = NewID()
-	a.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error { return putNewAccount(tx, a) })
+	a.CreatedAt = ac.s.nowMs()
+	err := ac.s.db.Update(func(tx *bolt.Tx) error { return putNewAccount(tx, a) })
 	if err != nil {
 		return fmt.Errorf("creating account %q: %w", a.Username, err)
 	}
@@ -93,10 +101,10 @@ func checkEvents(tx *bolt.Tx, ids []string) error {
 	return nil
 }
 
-// Account returns the account with the id.
-func (s *Store) Account(ctx context.Context, id string) (Account, error) {
+// Get returns the account with the id.
+func (ac Accounts) Get(ctx context.Context, id string) (Account, error) {
 	var a Account
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ac.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bAccounts), []byte(id), &a)
 	})
 	if err != nil {
@@ -105,10 +113,10 @@ func (s *Store) Account(ctx context.Context, id string) (Account, error) {
 	return a, nil
 }
 
-// AccountByUsername finds an account by username, ignoring case.
-func (s *Store) AccountByUsername(ctx context.Context, username string) (Account, error) {
+// ByUsername finds an account by username, ignoring case.
+func (ac Accounts) ByUsername(ctx context.Context, username string) (Account, error) {
 	var a Account
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ac.s.db.View(func(tx *bolt.Tx) error {
 		id := tx.Bucket(bAccountByName).Get(usernameKey(username))
 		if id == nil {
 			return ErrNotFound
@@ -121,10 +129,10 @@ func (s *Store) AccountByUsername(ctx context.Context, username string) (Account
 	return a, nil
 }
 
-// Accounts lists every account, oldest first.
-func (s *Store) Accounts(ctx context.Context) ([]Account, error) {
+// List lists every account, oldest first.
+func (ac Accounts) List(ctx context.Context) ([]Account, error) {
 	var out []Account
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ac.s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bAccounts).ForEach(func(k, v []byte) error {
 			var a Account
 			if err := getJSON(tx.Bucket(bAccounts), k, &a); err != nil {
@@ -141,13 +149,13 @@ func (s *Store) Accounts(ctx context.Context) ([]Account, error) {
 	return out, nil
 }
 
-// UpdateAccount applies fn to the stored account in one transaction. fn may
+// Update applies fn to the stored account in one transaction. fn may
 // change the username (kept unique: ErrConflict) but not the id. An error
 // from fn aborts the update and is returned as is (wrapped). Demoting the
 // last owner is ErrLastOwner; an unknown id in EventIDs is ErrUnknownEvent.
-func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(*Account) error) (Account, error) {
+func (ac Accounts) Update(ctx context.Context, id string, fn func(*Account) error) (Account, error) {
 	var a Account
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ac.s.db.Update(func(tx *bolt.Tx) error {
 		accounts := tx.Bucket(bAccounts)
 		if err := getJSON(accounts, []byte(id), &a); err != nil {
 			return err
@@ -197,10 +205,10 @@ func (s *Store) UpdateAccount(ctx context.Context, id string, fn func(*Account) 
 // ErrLastOwner: the change would leave no owner.
 var ErrLastOwner = errors.New("the last owner cannot be removed")
 
-// DeleteAccount removes an account and ends all its sessions in the same
+// Delete removes an account and ends all its sessions in the same
 // transaction. The last owner cannot be deleted (ErrLastOwner).
-func (s *Store) DeleteAccount(ctx context.Context, id string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (ac Accounts) Delete(ctx context.Context, id string) error {
+	err := ac.s.db.Update(func(tx *bolt.Tx) error {
 		accounts := tx.Bucket(bAccounts)
 		var a Account
 		if err := getJSON(accounts, []byte(id), &a); err != nil {
@@ -284,10 +292,10 @@ func dropEventID[T any](b *bolt.Bucket, eventID string, ids func(*T) *[]string) 
 	return nil
 }
 
-// CountAccounts returns how many accounts exist.
-func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+// Count returns how many accounts exist.
+func (ac Accounts) Count(ctx context.Context) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ac.s.db.View(func(tx *bolt.Tx) error {
 		n = tx.Bucket(bAccounts).Stats().KeyN
 		return nil
 	})

@@ -56,10 +56,19 @@ type BackupState struct {
 
 var keyBackupLastOK = []byte("backup/lastOK")
 
-// BackupState reads the backup settings and results.
-func (s *Store) BackupState(ctx context.Context) (BackupState, error) {
+// Backups holds the backup state record: the retention and the backups made
+// (the snapshot and dump themselves are the Store's). It is a view of the
+// Store it came from, as cheap to copy as a pointer; its methods are safe
+// for concurrent use.
+type Backups struct{ s *Store }
+
+// Backups returns the backup state record.
+func (s *Store) Backups() Backups { return Backups{s} }
+
+// State reads the backup settings and results.
+func (bk Backups) State(ctx context.Context) (BackupState, error) {
 	st := BackupState{RetentionDays: DefaultRetentionDays}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := bk.s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bMeta)
 		if v := b.Get(keyBackupRetention); v != nil {
 			if err := json.Unmarshal(v, &st.RetentionDays); err != nil {
@@ -82,10 +91,10 @@ func (s *Store) BackupState(ctx context.Context) (BackupState, error) {
 	return st, nil
 }
 
-// SetBackupRetention stores the retention in days (the caller checks the
+// SetRetention stores the retention in days (the caller checks the
 // range).
-func (s *Store) SetBackupRetention(ctx context.Context, days int) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (bk Backups) SetRetention(ctx context.Context, days int) error {
+	err := bk.s.db.Update(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bMeta), keyBackupRetention, days)
 	})
 	if err != nil {
@@ -94,10 +103,10 @@ func (s *Store) SetBackupRetention(ctx context.Context, days int) error {
 	return nil
 }
 
-// RecordBackup stores the result of a backup and enqueues jobs (the
+// Record stores the result of a backup and enqueues jobs (the
 // backup.failed notice) in the same transaction.
-func (s *Store) RecordBackup(ctx context.Context, r BackupResult, jobs ...JobSpec) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (bk Backups) Record(ctx context.Context, r BackupResult, jobs ...JobSpec) error {
+	err := bk.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bMeta)
 		if err := putJSON(b, keyBackupLast, r); err != nil {
 			return err
@@ -107,7 +116,7 @@ func (s *Store) RecordBackup(ctx context.Context, r BackupResult, jobs ...JobSpe
 				return err
 			}
 		}
-		_, err := s.enqueueJobs(tx, jobs)
+		_, err := bk.s.Jobs().enqueue(tx, jobs)
 		return err
 	})
 	if err != nil {

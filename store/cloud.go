@@ -89,11 +89,19 @@ type ExportJob struct {
 	ExportID string `json:"exportId"`
 }
 
-// CloudSettings answers the stored WebDAV settings, and false when none
+// Cloud holds the cloud export: its WebDAV settings and the exports queued,
+// running and done. It is a view of the Store it came from, as cheap to
+// copy as a pointer; its methods are safe for concurrent use.
+type Cloud struct{ s *Store }
+
+// Cloud returns the cloud export.
+func (s *Store) Cloud() Cloud { return Cloud{s} }
+
+// Settings answers the stored WebDAV settings, and false when none
 // are stored.
-func (s *Store) CloudSettings(ctx context.Context) (CloudSettings, bool, error) {
+func (cl Cloud) Settings(ctx context.Context) (CloudSettings, bool, error) {
 	var c CloudSettings
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := cl.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bMeta), cloudKey, &c)
 	})
 	if errors.Is(err, ErrNotFound) {
@@ -103,23 +111,23 @@ func (s *Store) CloudSettings(ctx context.Context) (CloudSettings, bool, error) 
 		return CloudSettings{}, false, fmt.Errorf("reading cloud settings: %w", err)
 	}
 	var opened bool
-	c.Password, opened = s.open(labelCloudPassword, c.PasswordSealed)
+	c.Password, opened = cl.s.Secrets().open(labelCloudPassword, c.PasswordSealed)
 	c.PasswordLost = !opened
 	return c, true, nil
 }
 
-// PutCloudSettings stores c in place of the settings, its password sealed
+// PutSettings stores c in place of the settings, its password sealed
 // (c.PasswordSealed as it is when c.Password is empty).
-func (s *Store) PutCloudSettings(ctx context.Context, c CloudSettings) error {
-	c.UpdatedAt = s.nowMs()
+func (cl Cloud) PutSettings(ctx context.Context, c CloudSettings) error {
+	c.UpdatedAt = cl.s.nowMs()
 	if c.Password != "" {
-		sealed, err := s.seal(labelCloudPassword, c.Password)
+		sealed, err := cl.s.Secrets().seal(labelCloudPassword, c.Password)
 		if err != nil {
 			return fmt.Errorf("storing cloud settings: %w", err)
 		}
 		c.PasswordSealed = sealed
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bMeta), cloudKey, &c)
 	})
 	if err != nil {
@@ -128,10 +136,10 @@ func (s *Store) PutCloudSettings(ctx context.Context, c CloudSettings) error {
 	return nil
 }
 
-// DeleteCloudSettings forgets the settings. Queued exports stay; they fail
+// DeleteSettings forgets the settings. Queued exports stay; they fail
 // when they run, saying the export is not set up.
-func (s *Store) DeleteCloudSettings(ctx context.Context) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (cl Cloud) DeleteSettings(ctx context.Context) error {
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bMeta).Delete(cloudKey)
 	})
 	if err != nil {
@@ -152,10 +160,10 @@ func exportKey(e Export) []byte {
 // job, in one transaction. When an export of the same event and scope is
 // still queued or running, it answers that one and false instead. Older
 // exports past ExportsKept are forgotten.
-func (s *Store) QueueExport(ctx context.Context, eventID, scope string) (Export, bool, error) {
+func (cl Cloud) QueueExport(ctx context.Context, eventID, scope string) (Export, bool, error) {
 	var out Export
 	created := false
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bEvents).Get([]byte(eventID)) == nil {
 			return ErrNotFound
 		}
@@ -169,7 +177,7 @@ func (s *Store) QueueExport(ctx context.Context, eventID, scope string) (Export,
 				return nil
 			}
 		}
-		out = Export{ID: NewID(), EventID: eventID, Scope: scope, Status: ExportQueued, CreatedAt: s.nowMs()}
+		out = Export{ID: NewID(), EventID: eventID, Scope: scope, Status: ExportQueued, CreatedAt: cl.s.nowMs()}
 		for _, e := range list {
 			if e.CreatedAt >= out.CreatedAt {
 				out.CreatedAt = e.CreatedAt + 1 // keys stay in creation order
@@ -179,7 +187,7 @@ func (s *Store) QueueExport(ctx context.Context, eventID, scope string) (Export,
 		if err != nil {
 			return err
 		}
-		if _, err := s.enqueueJobs(tx, []JobSpec{{Kind: ExportJobKind, Key: out.ID, Payload: payload}}); err != nil {
+		if _, err := cl.s.Jobs().enqueue(tx, []JobSpec{{Kind: ExportJobKind, Key: out.ID, Payload: payload}}); err != nil {
 			return err
 		}
 		b := tx.Bucket(bExports)
@@ -232,9 +240,9 @@ func eventExports(tx *bolt.Tx, eventID string) ([]Export, error) {
 }
 
 // Exports lists the event's latest exports, newest first.
-func (s *Store) Exports(ctx context.Context, eventID string) ([]Export, error) {
+func (cl Cloud) Exports(ctx context.Context, eventID string) ([]Export, error) {
 	var out []Export
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := cl.s.db.View(func(tx *bolt.Tx) error {
 		var err error
 		out, err = eventExports(tx, eventID)
 		return err
@@ -261,9 +269,9 @@ func findExport(tx *bolt.Tx, eventID, id string) ([]byte, Export, error) {
 
 // Export answers one export of the event; ErrNotFound when it (or its
 // event) is gone.
-func (s *Store) Export(ctx context.Context, eventID, id string) (Export, error) {
+func (cl Cloud) Export(ctx context.Context, eventID, id string) (Export, error) {
 	var out Export
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := cl.s.db.View(func(tx *bolt.Tx) error {
 		var err error
 		_, out, err = findExport(tx, eventID, id)
 		return err
@@ -278,9 +286,9 @@ func (s *Store) Export(ctx context.Context, eventID, id string) (Export, error) 
 // one transaction: the end of an export enqueues its notice with it. fn
 // must not change ID, EventID or CreatedAt. A finished export stays
 // finished: fn is not called and ErrExportFinished is answered.
-func (s *Store) UpdateExport(ctx context.Context, eventID, id string, fn func(*Export), jobs ...JobSpec) (Export, error) {
+func (cl Cloud) UpdateExport(ctx context.Context, eventID, id string, fn func(*Export), jobs ...JobSpec) (Export, error) {
 	var out Export
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
 		key, e, err := findExport(tx, eventID, id)
 		if err != nil {
 			return err
@@ -291,9 +299,9 @@ func (s *Store) UpdateExport(ctx context.Context, eventID, id string, fn func(*E
 		fn(&e)
 		e.ID, e.EventID = id, eventID
 		if e.Finished() && e.FinishedAt == 0 {
-			e.FinishedAt = s.nowMs()
+			e.FinishedAt = cl.s.nowMs()
 		}
-		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+		if _, err := cl.s.Jobs().enqueue(tx, jobs); err != nil {
 			return err
 		}
 		out = e
@@ -308,7 +316,7 @@ func (s *Store) UpdateExport(ctx context.Context, eventID, id string, fn func(*E
 // ErrExportFinished: the export is done or failed already.
 var ErrExportFinished = errors.New("export has finished")
 
-// deleteEventExports removes the event's exports (DeleteEvent); their
+// deleteEventExports removes the event's exports (Events.Delete); their
 // queued jobs find them gone and end.
 func deleteEventExports(tx *bolt.Tx, eventID string) error {
 	return deletePrefix(tx.Bucket(bExports), exportPrefix(eventID))

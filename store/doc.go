@@ -91,17 +91,17 @@
 // hour. An hour at zero is removed.
 //
 // A photo's thumb and display are made by a job of VariantJobKind with
-// the photo id as Key (see Jobs below), enqueued by AddPhoto and
+// the photo id as Key (see Jobs below), enqueued by Photos.Add and
 // cancelled by the photo's delete; when the job is set aside the photo
-// is marked variantsFailed in the same commit, and RetryVariants
+// is marked variantsFailed in the same commit, and Photos.RetryVariants
 // requeues it (variant_jobs.go).
 //
 // Mail (mail.go): each mail is a job of MailJobKind whose payload is the
-// composed mail (daemon/mail). EndEvent ends an event, makes its gallery
+// composed mail (daemon/mail). Events.End ends an event, makes its gallery
 // link (Event.EndShareID) and enqueues the guests' gallery mails and the
 // hosts' summary in one transaction; each guest's record keeps its mail's
 // job id (Guest.GalleryMailJob) so the guest page and the console can say
-// where that mail is. CreateInvitation enqueues the invitation's mail with
+// where that mail is. Invitations.Create enqueues the invitation's mail with
 // the invitation.
 //
 // A gallery link keeps its token in the record, unlike sessions and
@@ -109,7 +109,7 @@
 // through shares_by_token, keyed by the token's hash.
 //
 // A webhook's deliveries are jobs of kind "webhook" (daemon/outbox). A
-// notice job fans out with FanOutJob: its deliveries are enqueued (or
+// notice job fans out with Jobs.FanOut: its deliveries are enqueued (or
 // folded into a queued, never-tried delivery of the same burst key) and
 // the notice marked fanned out (progress note FanOutNote) in one
 // transaction, so a notice retried after a crash adds nothing twice.
@@ -139,21 +139,21 @@
 //
 // A job enqueued because of a change must commit with it: a store method
 // whose change causes jobs takes trailing ...JobSpec arguments and calls
-// enqueueJobs inside its own Update (existing callers compile unchanged);
+// Jobs.enqueue inside its own Update (existing callers compile unchanged);
 // a change that makes a queued job pointless calls cancelJob in its
 // Update (a deleted photo's variants). The daemon never sees a
 // transaction: it passes JobSpecs to the method and nudges the runner
-// after it returns. EnqueueJobs is for jobs that no change causes.
+// after it returns. Jobs.Enqueue is for jobs that no change causes.
 //
-// ClaimJobByKey claims one job by its kind and key, for a caller that
+// Jobs.ClaimByKey claims one job by its kind and key, for a caller that
 // needs that job's work now (a thumbnail asked for before the queue
 // reached it). A kind may keep its own records in step with its jobs:
 // putJob calls jobSetAside when a job is set aside and jobRequeued when
-// RequeueJob puts it back, inside the same transaction.
+// Jobs.Requeue puts it back, inside the same transaction.
 //
 // A job found running by Open was in flight when the process died: Open
 // records that attempt as "died", counts it in Deaths and makes the job
-// due at once; ClaimJob sets it aside (status failed) once the kind's
+// due at once; Jobs.Claim sets it aside (status failed) once the kind's
 // MaxDeaths is reached, so a job that kills the process is not retried
 // for ever.
 //
@@ -167,8 +167,8 @@
 //	           e.g. "ev3Kx…" 00 0000019a2b3c4d5e "ex9Qz…"
 //
 // An export and its "export" job (key: the export's id, payload
-// ExportJob) are written in one transaction (QueueExport); its end and
-// its notice job too (UpdateExport). DeleteEvent removes the event's
+// ExportJob) are written in one transaction (Cloud.QueueExport); its end and
+// its notice job too (Cloud.UpdateExport). Events.Delete removes the event's
 // exports; a queued job then finds its export gone and ends. An event
 // keeps its latest ExportsKept exports.
 //

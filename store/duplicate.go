@@ -9,7 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// DuplicateEvent creates a new event named name from the event id, for the
+// Duplicate creates a new event named name from the event id, for the
 // next party with the same setup, and returns it.
 //
 // Copied: every setting (access code, moderation, capture and mail
@@ -22,19 +22,19 @@ import (
 //
 // The logo is copied before the transaction that creates the records; if
 // that transaction fails, the copy's media folder is removed again.
-func (s *Store) DuplicateEvent(ctx context.Context, id, name string) (Event, error) {
-	src, err := s.Event(ctx, id)
+func (ev Events) Duplicate(ctx context.Context, id, name string) (Event, error) {
+	src, err := ev.Get(ctx, id)
 	if err != nil {
 		return Event{}, err
 	}
-	spots, err := s.Spots(ctx, id)
+	spots, err := ev.s.Spots().List(ctx, id)
 	if err != nil {
 		return Event{}, err
 	}
 	e := src
 	e.ID = NewID()
 	e.Name = name
-	e.CreatedAt = s.nowMs()
+	e.CreatedAt = ev.s.nowMs()
 	e.EndedAt = 0
 	e.UploadsOpen = true
 	e.UploadsCloseAt = 0
@@ -42,14 +42,14 @@ func (s *Store) DuplicateEvent(ctx context.Context, id, name string) (Event, err
 	e.Challenges = slices.Clone(src.Challenges)
 	e.CaptureFilters.Enabled = slices.Clone(src.CaptureFilters.Enabled)
 	if src.LogoVersion != 0 {
-		if err := s.copyMedia(src.LogoName(), e.LogoName()); errors.Is(err, ErrNotFound) {
-			s.log.WarnContext(ctx, "logo file missing, duplicate has no logo", "event", id)
+		if err := ev.copyMedia(src.LogoName(), e.LogoName()); errors.Is(err, ErrNotFound) {
+			ev.s.log.WarnContext(ctx, "logo file missing, duplicate has no logo", "event", id)
 			e.LogoVersion = 0
 		} else if err != nil {
 			return Event{}, fmt.Errorf("duplicating event %s: %w", id, err)
 		}
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = ev.s.db.Update(func(tx *bolt.Tx) error {
 		slug, err := freeSlug(tx)
 		if err != nil {
 			return err
@@ -72,8 +72,8 @@ func (s *Store) DuplicateEvent(ctx context.Context, id, name string) (Event, err
 		return putJSON(tx.Bucket(bEvents), []byte(e.ID), &e)
 	})
 	if err != nil {
-		if rmErr := s.media.RemoveEvent(e.ID); rmErr != nil {
-			s.log.WarnContext(ctx, "removing the files of a failed duplicate", "error", rmErr)
+		if rmErr := ev.s.media.RemoveEvent(e.ID); rmErr != nil {
+			ev.s.log.WarnContext(ctx, "removing the files of a failed duplicate", "error", rmErr)
 		}
 		return Event{}, fmt.Errorf("duplicating event %s: %w", id, err)
 	}
@@ -81,13 +81,13 @@ func (s *Store) DuplicateEvent(ctx context.Context, id, name string) (Event, err
 }
 
 // copyMedia copies one media file to another name, atomically.
-func (s *Store) copyMedia(from, to string) error {
-	f, err := s.media.Open(from)
+func (ev Events) copyMedia(from, to string) error {
+	f, err := ev.s.media.Open(from)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if _, err := s.media.Write(to, f); err != nil {
+	if _, err := ev.s.media.Write(to, f); err != nil {
 		return err
 	}
 	return nil

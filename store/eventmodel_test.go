@@ -81,7 +81,7 @@ func TestOldEventRecordsReadTheirDefaults(t *testing.T) {
 	older := store.NewEvent("Written before")
 	chosen := store.NewEvent("Chosen by the host")
 	for _, e := range []*store.Event{&older, &chosen} {
-		if err := st.CreateEvent(ctx, e); err != nil {
+		if err := st.Events().Create(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +139,7 @@ func TestOldEventRecordsReadTheirDefaults(t *testing.T) {
 
 	st = open(t, dir, c)
 	defer st.Close()
-	got, err := st.Event(ctx, older.ID)
+	got, err := st.Events().Get(ctx, older.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestOldEventRecordsReadTheirDefaults(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("old record after migrating =\n%+v\nwant\n%+v", got, want)
 	}
-	kept, err := st.Event(ctx, chosen.ID)
+	kept, err := st.Events().Get(ctx, chosen.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

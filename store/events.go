@@ -79,7 +79,7 @@ type Event struct {
 	LogoVersion int64 `json:"logoVersion"`
 	// BoothKeyHash is the HashToken of the booth device key; "" = booth off.
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
-	// EndShareID is the gallery link made when the event ended (EndEvent);
+	// EndShareID is the gallery link made when the event ended (Events.End);
 	// "" = none. The guest page shows it once the event has ended.
 	EndShareID string `json:"endShareId,omitempty"`
 }
@@ -91,16 +91,24 @@ type EventCounts struct {
 	Videos   int   `json:"videos"`
 	Pending  int   `json:"pending"`
 	Messages int   `json:"messages"`
-	Guests   int   `json:"guests"` // joins (CountJoin) and booth devices, stored or not
+	Guests   int   `json:"guests"` // joins (Guests.CountJoin) and booth devices, stored or not
 	Bytes    int64 `json:"bytes"`  // originals and voice notes
 }
 
-// CreateEvent stores a new event, assigning ID, a unique Slug and
+// Events holds the events: their records, slugs, logos, running totals,
+// duplication and end. It is a view of the Store it came from, as cheap to
+// copy as a pointer; its methods are safe for concurrent use.
+type Events struct{ s *Store }
+
+// Events returns the events.
+func (s *Store) Events() Events { return Events{s} }
+
+// Create stores a new event, assigning ID, a unique Slug and
 // CreatedAt.
-func (s *Store) CreateEvent(ctx context.Context, e *Event) error {
+func (ev Events) Create(ctx context.Context, e *Event) error {
 	e.ID = NewID()
-	e.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	e.CreatedAt = ev.s.nowMs()
+	err := ev.s.db.Update(func(tx *bolt.Tx) error {
 		slug, err := freeSlug(tx)
 		if err != nil {
 			return err
@@ -131,10 +139,10 @@ func freeSlug(tx *bolt.Tx) (string, error) {
 	return "", errors.New("no free slug after 64 tries")
 }
 
-// Event returns the event with the id.
-func (s *Store) Event(ctx context.Context, id string) (Event, error) {
+// Get returns the event with the id.
+func (ev Events) Get(ctx context.Context, id string) (Event, error) {
 	var e Event
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ev.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bEvents), []byte(id), &e)
 	})
 	if err != nil {
@@ -143,10 +151,10 @@ func (s *Store) Event(ctx context.Context, id string) (Event, error) {
 	return e, nil
 }
 
-// EventBySlug returns the event whose current slug is slug.
-func (s *Store) EventBySlug(ctx context.Context, slug string) (Event, error) {
+// BySlug returns the event whose current slug is slug.
+func (ev Events) BySlug(ctx context.Context, slug string) (Event, error) {
 	var e Event
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ev.s.db.View(func(tx *bolt.Tx) error {
 		id := tx.Bucket(bEventBySlug).Get([]byte(slug))
 		if id == nil {
 			return ErrNotFound
@@ -159,10 +167,10 @@ func (s *Store) EventBySlug(ctx context.Context, slug string) (Event, error) {
 	return e, nil
 }
 
-// Events lists every event, newest first, from the creation-time index.
-func (s *Store) Events(ctx context.Context) ([]Event, error) {
+// List lists every event, newest first, from the creation-time index.
+func (ev Events) List(ctx context.Context) ([]Event, error) {
 	var out []Event
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ev.s.db.View(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bEvents)
 		c := tx.Bucket(bEventByTime).Cursor()
 		for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
@@ -180,13 +188,13 @@ func (s *Store) Events(ctx context.Context) ([]Event, error) {
 	return out, nil
 }
 
-// UpdateEvent applies fn to the stored event in one transaction, and
+// Update applies fn to the stored event in one transaction, and
 // enqueues jobs (a notice of the change) in it when fn succeeds. fn must
 // not change ID, Slug or CreatedAt (they are restored). An error from fn
 // aborts the update and is returned as is.
-func (s *Store) UpdateEvent(ctx context.Context, id string, fn func(*Event) error, jobs ...JobSpec) (Event, error) {
+func (ev Events) Update(ctx context.Context, id string, fn func(*Event) error, jobs ...JobSpec) (Event, error) {
 	var e Event
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ev.s.db.Update(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bEvents)
 		if err := getJSON(events, []byte(id), &e); err != nil {
 			return err
@@ -196,7 +204,7 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, fn func(*Event) erro
 			return err
 		}
 		e.ID, e.Slug, e.CreatedAt = id, slug, created
-		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+		if _, err := ev.s.Jobs().enqueue(tx, jobs); err != nil {
 			return err
 		}
 		return putJSON(events, []byte(id), &e)
@@ -209,9 +217,9 @@ func (s *Store) UpdateEvent(ctx context.Context, id string, fn func(*Event) erro
 
 // RotateSlug gives the event a new slug; the old one stops working at once.
 // Guests stay joined: their cookie names the event id, not the slug.
-func (s *Store) RotateSlug(ctx context.Context, id string) (Event, error) {
+func (ev Events) RotateSlug(ctx context.Context, id string) (Event, error) {
 	var e Event
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ev.s.db.Update(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bEvents)
 		if err := getJSON(events, []byte(id), &e); err != nil {
 			return err
@@ -237,9 +245,9 @@ func (s *Store) RotateSlug(ctx context.Context, id string) (Event, error) {
 }
 
 // Counts returns the running totals of an event.
-func (s *Store) Counts(ctx context.Context, eventID string) (EventCounts, error) {
+func (ev Events) Counts(ctx context.Context, eventID string) (EventCounts, error) {
 	var c EventCounts
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ev.s.db.View(func(tx *bolt.Tx) error {
 		err := getJSON(tx.Bucket(bEventCounts), []byte(eventID), &c)
 		if errors.Is(err, ErrNotFound) {
 			return nil
@@ -262,13 +270,13 @@ func updateCounts(tx *bolt.Tx, eventID string, fn func(*EventCounts)) error {
 	return putJSON(b, []byte(eventID), c)
 }
 
-// DeleteEvent removes an event and every record that belongs to it
+// Delete removes an event and every record that belongs to it
 // (photos, guests, contacts, places, gallery links, hourly counters and
 // their indexes) in one transaction, then its media folder. The folder is
 // queued in the trash in the same transaction, so a power cut between the
 // two is finished by EmptyTrash (and SweepMedia) at the next start.
-func (s *Store) DeleteEvent(ctx context.Context, id string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (ev Events) Delete(ctx context.Context, id string) error {
+	err := ev.s.db.Update(func(tx *bolt.Tx) error {
 		var e Event
 		if err := getJSON(tx.Bucket(bEvents), []byte(id), &e); err != nil {
 			return err
@@ -319,7 +327,7 @@ func (s *Store) DeleteEvent(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("deleting event %s: %w", id, err)
 	}
-	return s.EmptyTrash(ctx)
+	return ev.s.EmptyTrash(ctx)
 }
 
 // deletePrefix removes every key of b that starts with prefix.

@@ -10,7 +10,7 @@ import (
 
 // Guest is a phone (or the booth device) that joined an event. The guest
 // cookie carries the id, signed; everything a guest made is tied to it.
-// A phone's record is stored only when it first does something (KeepGuest);
+// A phone's record is stored only when it first does something (Guests.Keep);
 // until then the cookie alone carries the id.
 type Guest struct {
 	ID      string `json:"id"`
@@ -22,18 +22,26 @@ type Guest struct {
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
 	Email        string `json:"email,omitempty"` // contact for the gallery mail
 	// GalleryMailJob is the job of the gallery mail queued to Email when
-	// the event ended (EndEvent); 0 = none.
+	// the event ended (Events.End); 0 = none.
 	GalleryMailJob uint64 `json:"galleryMailJob,omitempty"`
 	CreatedAt      int64  `json:"createdAt"`
 }
 
 func guestKey(eventID, guestID string) []byte { return []byte(eventID + guestID) }
 
-// CreateGuest stores a new guest of an event, assigning ID and CreatedAt.
-func (s *Store) CreateGuest(ctx context.Context, g *Guest) error {
+// Guests holds the guests of the events: their records, joins and the
+// addresses they left. It is a view of the Store it came from, as cheap to
+// copy as a pointer; its methods are safe for concurrent use.
+type Guests struct{ s *Store }
+
+// Guests returns the guests of the events.
+func (s *Store) Guests() Guests { return Guests{s} }
+
+// Create stores a new guest of an event, assigning ID and CreatedAt.
+func (gs Guests) Create(ctx context.Context, g *Guest) error {
 	g.ID = NewID()
-	g.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	g.CreatedAt = gs.s.nowMs()
+	err := gs.s.db.Update(func(tx *bolt.Tx) error {
 		if err := putJSON(tx.Bucket(bGuests), guestKey(g.EventID, g.ID), g); err != nil {
 			return err
 		}
@@ -47,9 +55,9 @@ func (s *Store) CreateGuest(ctx context.Context, g *Guest) error {
 
 // CountJoin counts a guest that joined the event in its running totals
 // (EventCounts.Guests) without storing a record: the record waits until
-// the guest does something (KeepGuest), so joins cost no storage.
-func (s *Store) CountJoin(ctx context.Context, eventID string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+// the guest does something (Guests.Keep), so joins cost no storage.
+func (gs Guests) CountJoin(ctx context.Context, eventID string) error {
+	err := gs.s.db.Update(func(tx *bolt.Tx) error {
 		return updateCounts(tx, eventID, func(c *EventCounts) { c.Guests++ })
 	})
 	if err != nil {
@@ -58,17 +66,17 @@ func (s *Store) CountJoin(ctx context.Context, eventID string) error {
 	return nil
 }
 
-// KeepGuest stores a guest that so far lived only in its browser's
+// Keep stores a guest that so far lived only in its browser's
 // cookie (docs/decisions.md, "Guessing and lock-out"), under the id the
-// cookie carries; CountJoin counted it when it joined. A guest stored
+// cookie carries; Guests.CountJoin counted it when it joined. A guest stored
 // already is returned as it is, so calling it on every write of a guest
 // is safe.
-func (s *Store) KeepGuest(ctx context.Context, g Guest) (Guest, error) {
+func (gs Guests) Keep(ctx context.Context, g Guest) (Guest, error) {
 	if !ValidID(g.ID) || !ValidID(g.EventID) {
 		return Guest{}, fmt.Errorf("keeping guest %q: %w", g.ID, ErrNotFound)
 	}
 	key := guestKey(g.EventID, g.ID)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := gs.s.db.Update(func(tx *bolt.Tx) error {
 		var stored Guest
 		err := getJSON(tx.Bucket(bGuests), key, &stored)
 		if err == nil {
@@ -78,7 +86,7 @@ func (s *Store) KeepGuest(ctx context.Context, g Guest) (Guest, error) {
 		if !errors.Is(err, ErrNotFound) {
 			return err
 		}
-		g.CreatedAt = s.nowMs()
+		g.CreatedAt = gs.s.nowMs()
 		return putJSON(tx.Bucket(bGuests), key, g)
 	})
 	if err != nil {
@@ -87,10 +95,10 @@ func (s *Store) KeepGuest(ctx context.Context, g Guest) (Guest, error) {
 	return g, nil
 }
 
-// Guest returns a guest of an event.
-func (s *Store) Guest(ctx context.Context, eventID, guestID string) (Guest, error) {
+// Get returns a guest of an event.
+func (gs Guests) Get(ctx context.Context, eventID, guestID string) (Guest, error) {
 	var g Guest
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := gs.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bGuests), guestKey(eventID, guestID), &g)
 	})
 	if err != nil {
@@ -99,12 +107,12 @@ func (s *Store) Guest(ctx context.Context, eventID, guestID string) (Guest, erro
 	return g, nil
 }
 
-// UpdateGuest applies fn to a stored guest and keeps the contact index in
+// Update applies fn to a stored guest and keeps the contact index in
 // step with its email.
-func (s *Store) UpdateGuest(ctx context.Context, eventID, guestID string, fn func(*Guest)) (Guest, error) {
+func (gs Guests) Update(ctx context.Context, eventID, guestID string, fn func(*Guest)) (Guest, error) {
 	var g Guest
 	key := guestKey(eventID, guestID)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := gs.s.db.Update(func(tx *bolt.Tx) error {
 		if err := getJSON(tx.Bucket(bGuests), key, &g); err != nil {
 			return err
 		}
@@ -128,9 +136,9 @@ func (s *Store) UpdateGuest(ctx context.Context, eventID, guestID string, fn fun
 
 // Contacts returns the email addresses guests of an event left, keyed by
 // guest id.
-func (s *Store) Contacts(ctx context.Context, eventID string) (map[string]string, error) {
+func (gs Guests) Contacts(ctx context.Context, eventID string) (map[string]string, error) {
 	out := map[string]string{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := gs.s.db.View(func(tx *bolt.Tx) error {
 		prefix := []byte(eventID)
 		c := tx.Bucket(bContacts).Cursor()
 		for k, v := c.Seek(prefix); k != nil && len(k) == 2*IDLen && string(k[:IDLen]) == eventID; k, v = c.Next() {

@@ -27,21 +27,29 @@ type Invitation struct {
 	ExpiresAt int64  `json:"expiresAt"` // epoch ms
 }
 
-// CreateInvitation stores a new invitation, assigning ID, TokenHash,
+// Invitations holds the invitations to make an account. It is a view of the
+// Store it came from, as cheap to copy as a pointer; its methods are safe
+// for concurrent use.
+type Invitations struct{ s *Store }
+
+// Invitations returns the invitations to make an account.
+func (s *Store) Invitations() Invitations { return Invitations{s} }
+
+// Create stores a new invitation, assigning ID, TokenHash,
 // CreatedAt and ExpiresAt (InvitationLifetime later), and returns the
 // link's token: the only time it exists in the clear. Every id in EventIDs
 // must name an existing event (ErrUnknownEvent). Each of jobs, given the
 // token, answers a job enqueued with the invitation (its mail).
-func (s *Store) CreateInvitation(ctx context.Context, inv *Invitation, jobs ...func(token string) (JobSpec, error)) (string, error) {
+func (iv Invitations) Create(ctx context.Context, inv *Invitation, jobs ...func(token string) (JobSpec, error)) (string, error) {
 	token := NewToken()
 	inv.ID = NewID()
 	inv.TokenHash = HashToken(token)
-	inv.CreatedAt = s.nowMs()
+	inv.CreatedAt = iv.s.nowMs()
 	inv.ExpiresAt = inv.CreatedAt + InvitationLifetime.Milliseconds()
 	if inv.EventIDs == nil {
 		inv.EventIDs = []string{}
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := iv.s.db.Update(func(tx *bolt.Tx) error {
 		if err := checkEvents(tx, inv.EventIDs); err != nil {
 			return err
 		}
@@ -53,7 +61,7 @@ func (s *Store) CreateInvitation(ctx context.Context, inv *Invitation, jobs ...f
 			if err != nil {
 				return err
 			}
-			if _, err := s.enqueueJobs(tx, []JobSpec{spec}); err != nil {
+			if _, err := iv.s.Jobs().enqueue(tx, []JobSpec{spec}); err != nil {
 				return err
 			}
 		}
@@ -65,11 +73,11 @@ func (s *Store) CreateInvitation(ctx context.Context, inv *Invitation, jobs ...f
 	return token, nil
 }
 
-// Invitations lists the invitations that can still be used, newest first.
-func (s *Store) Invitations(ctx context.Context) ([]Invitation, error) {
-	now := s.nowMs()
+// List lists the invitations that can still be used, newest first.
+func (iv Invitations) List(ctx context.Context) ([]Invitation, error) {
+	now := iv.s.nowMs()
 	out := []Invitation{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := iv.s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bInvitations)
 		return b.ForEach(func(k, v []byte) error {
 			var inv Invitation
@@ -89,13 +97,13 @@ func (s *Store) Invitations(ctx context.Context) ([]Invitation, error) {
 	return out, nil
 }
 
-// InvitationByToken returns the invitation of a link's token; ErrNotFound
+// ByToken returns the invitation of a link's token; ErrNotFound
 // when there is none or it has expired.
-func (s *Store) InvitationByToken(ctx context.Context, token string) (Invitation, error) {
+func (iv Invitations) ByToken(ctx context.Context, token string) (Invitation, error) {
 	var inv Invitation
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := iv.s.db.View(func(tx *bolt.Tx) error {
 		var err error
-		inv, err = invitationByToken(tx, token, s.nowMs())
+		inv, err = invitationByToken(tx, token, iv.s.nowMs())
 		return err
 	})
 	if err != nil {
@@ -119,19 +127,19 @@ func invitationByToken(tx *bolt.Tx, token string, now int64) (Invitation, error)
 	return inv, nil
 }
 
-// AcceptInvitation spends the invitation of a link's token on a new
+// Accept spends the invitation of a link's token on a new
 // account, in one transaction: a gets the invitation's role and events
 // (and its email when a has none), an ID and CreatedAt, and the invitation
 // is gone. ErrNotFound when the token is unknown, spent, revoked or
 // expired; ErrConflict when the username is taken (the invitation stays).
-func (s *Store) AcceptInvitation(ctx context.Context, token string, a *Account) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		inv, err := invitationByToken(tx, token, s.nowMs())
+func (iv Invitations) Accept(ctx context.Context, token string, a *Account) error {
+	err := iv.s.db.Update(func(tx *bolt.Tx) error {
+		inv, err := invitationByToken(tx, token, iv.s.nowMs())
 		if err != nil {
 			return err
 		}
 		a.ID = NewID()
-		a.CreatedAt = s.nowMs()
+		a.CreatedAt = iv.s.nowMs()
 		a.Role = inv.Role
 		a.EventIDs = inv.EventIDs
 		if a.Email == "" {
@@ -148,10 +156,10 @@ func (s *Store) AcceptInvitation(ctx context.Context, token string, a *Account) 
 	return nil
 }
 
-// DeleteInvitation revokes an invitation: its link answers ErrNotFound
+// Delete revokes an invitation: its link answers ErrNotFound
 // from then on. An unknown id is ErrNotFound.
-func (s *Store) DeleteInvitation(ctx context.Context, id string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (iv Invitations) Delete(ctx context.Context, id string) error {
+	err := iv.s.db.Update(func(tx *bolt.Tx) error {
 		var inv Invitation
 		if err := getJSON(tx.Bucket(bInvitations), []byte(id), &inv); err != nil {
 			return err
@@ -171,12 +179,12 @@ func deleteInvitation(tx *bolt.Tx, inv Invitation) error {
 	return tx.Bucket(bInvitations).Delete([]byte(inv.ID))
 }
 
-// DeleteExpiredInvitations removes the invitations whose link has expired
+// DeleteExpired removes the invitations whose link has expired
 // and returns how many went.
-func (s *Store) DeleteExpiredInvitations(ctx context.Context) (int, error) {
-	now := s.nowMs()
+func (iv Invitations) DeleteExpired(ctx context.Context) (int, error) {
+	now := iv.s.nowMs()
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := iv.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bInvitations)
 		var expired []Invitation
 		err := b.ForEach(func(k, v []byte) error {

@@ -33,7 +33,7 @@ var ErrJobKind = errors.New("invalid job kind")
 type JobStatus string
 
 // Job statuses. A job goes queued → running → done, or back to queued for
-// a retry, or to failed (set aside: never tried again unless RequeueJob).
+// a retry, or to failed (set aside: never tried again unless Jobs.Requeue).
 const (
 	JobQueued  JobStatus = "queued"
 	JobRunning JobStatus = "running"
@@ -80,7 +80,7 @@ type JobSpec struct {
 	Kind string
 	// Key, when not empty, makes the job unique among the unfinished jobs
 	// of its kind: enqueuing a second (Kind, Key) while one is queued or
-	// running adds nothing and answers the existing job's id. CancelJob
+	// running adds nothing and answers the existing job's id. Jobs.Cancel
 	// removes a queued job by its key.
 	Key string
 	// Payload is the job's input as JSON; nil is stored as null.
@@ -114,7 +114,7 @@ type Job struct {
 	// LastError is the error of the latest failed attempt, or why the job
 	// was set aside.
 	LastError string `json:"lastError,omitempty"`
-	// Progress is what the handler last reported (SetJobProgress); it
+	// Progress is what the handler last reported (Jobs.SetProgress); it
 	// survives retries, so a long job resumes from its State.
 	Progress *JobProgress `json:"progress,omitempty"`
 }
@@ -122,7 +122,7 @@ type Job struct {
 // JobAttempt is one try of a job.
 type JobAttempt struct {
 	// N is the attempt's number, from 1; it is the claim token the runner
-	// passes back to FinishJob and SetJobProgress.
+	// passes back to Jobs.Finish and Jobs.SetProgress.
 	N int `json:"n"`
 	// Start and End are epoch ms; End is 0 while running and, for
 	// OutcomeDied, the time the death was found.
@@ -170,7 +170,7 @@ type JobEnd struct {
 	RetryIn time.Duration
 }
 
-// JobClaim is the answer of ClaimJob.
+// JobClaim is the answer of Jobs.Claim.
 type JobClaim struct {
 	// Claimed reports that Job is now running for this caller.
 	Claimed bool
@@ -181,12 +181,12 @@ type JobClaim struct {
 	Next    time.Duration
 	// SetAside are jobs the claim found past their limits and set aside.
 	SetAside []Job
-	// Busy reports, for ClaimJobByKey, that the job is running for
+	// Busy reports, for Jobs.ClaimByKey, that the job is running for
 	// another caller.
 	Busy bool
 }
 
-// JobFilter selects jobs for JobsPage. Zero fields select everything.
+// JobFilter selects jobs for Jobs.List. Zero fields select everything.
 type JobFilter struct {
 	Kind   string
 	Status JobStatus
@@ -230,15 +230,23 @@ func uniqueKey(kind, key string) []byte {
 	return join(kindPrefix(kind), []byte(key))
 }
 
-// EnqueueJobs adds jobs, each due at its RunAt, and answers their ids in
+// Jobs holds the durable job queue: enqueue, claim, finish, retry, wake,
+// prune and the fan-out of notices. It is a view of the Store it came from,
+// as cheap to copy as a pointer; its methods are safe for concurrent use.
+type Jobs struct{ s *Store }
+
+// Jobs returns the durable job queue.
+func (s *Store) Jobs() Jobs { return Jobs{s} }
+
+// Enqueue adds jobs, each due at its RunAt, and answers their ids in
 // order (an existing job's id for a duplicate Key). Store methods whose
-// change causes a job take JobSpecs and call enqueueJobs in their own
+// change causes a job take JobSpecs and call Jobs.enqueue in their own
 // transaction instead, so the change and its jobs commit together.
-func (s *Store) EnqueueJobs(ctx context.Context, specs ...JobSpec) ([]uint64, error) {
+func (js Jobs) Enqueue(ctx context.Context, specs ...JobSpec) ([]uint64, error) {
 	var ids []uint64
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		var err error
-		ids, err = s.enqueueJobs(tx, specs)
+		ids, err = js.enqueue(tx, specs)
 		return err
 	})
 	if err != nil {
@@ -247,10 +255,10 @@ func (s *Store) EnqueueJobs(ctx context.Context, specs ...JobSpec) ([]uint64, er
 	return ids, nil
 }
 
-// enqueueJobs writes specs as queued jobs in tx. Every store method that
+// enqueue writes specs as queued jobs in tx. Every store method that
 // enqueues alongside its own writes goes through it.
-func (s *Store) enqueueJobs(tx *bolt.Tx, specs []JobSpec) ([]uint64, error) {
-	now := s.nowMs()
+func (js Jobs) enqueue(tx *bolt.Tx, specs []JobSpec) ([]uint64, error) {
+	now := js.s.nowMs()
 	ids := make([]uint64, 0, len(specs))
 	jobs := tx.Bucket(bJobs)
 	for _, sp := range specs {
@@ -354,7 +362,7 @@ func jobSetAside(tx *bolt.Tx, j *Job) error {
 }
 
 // jobRequeued runs in the transaction that puts a set-aside job j back
-// in the queue (RequeueJob), undoing what jobSetAside said.
+// in the queue (Jobs.Requeue), undoing what jobSetAside said.
 func jobRequeued(tx *bolt.Tx, j *Job) error {
 	if j.Kind == VariantJobKind {
 		return variantsRequeued(tx, j)
@@ -394,10 +402,10 @@ func getJob(tx *bolt.Tx, id uint64) (Job, error) {
 	return j, err
 }
 
-// Job returns the job with id, or ErrNotFound.
-func (s *Store) Job(ctx context.Context, id uint64) (Job, error) {
+// Get returns the job with id, or ErrNotFound.
+func (js Jobs) Get(ctx context.Context, id uint64) (Job, error) {
 	var j Job
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := js.s.db.View(func(tx *bolt.Tx) error {
 		var err error
 		j, err = getJob(tx, id)
 		return err
@@ -408,23 +416,23 @@ func (s *Store) Job(ctx context.Context, id uint64) (Job, error) {
 	return j, nil
 }
 
-// ClaimJob takes the first due job of kind, in due order, and marks it
+// Claim takes the first due job of kind, in due order, and marks it
 // running with a new attempt, in one transaction: two callers never get
 // the same job. Jobs it finds past lim are set aside on the way (returned
 // in SetAside). When none is due, it tells whether one is queued for later
 // and how long until it is due.
-func (s *Store) ClaimJob(ctx context.Context, kind string, lim JobLimits) (JobClaim, error) {
+func (js Jobs) Claim(ctx context.Context, kind string, lim JobLimits) (JobClaim, error) {
 	var c JobClaim
 	// Look in a read transaction first: most looks find nothing due, and
 	// a write transaction costs an fsync (SD card wear on the Pi).
 	due := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := js.s.db.View(func(tx *bolt.Tx) error {
 		prefix := kindPrefix(kind)
 		k, _ := tx.Bucket(bJobDue).Cursor().Seek(prefix)
 		if k == nil || !bytes.HasPrefix(k, prefix) {
 			return nil
 		}
-		if wait := keyTime(k, len(prefix)) - s.nowMs(); wait > 0 {
+		if wait := keyTime(k, len(prefix)) - js.s.nowMs(); wait > 0 {
 			c.Waiting, c.Next = true, time.Duration(wait)*time.Millisecond
 			return nil
 		}
@@ -437,9 +445,9 @@ func (s *Store) ClaimJob(ctx context.Context, kind string, lim JobLimits) (JobCl
 		}
 		return c, err
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = js.s.db.Update(func(tx *bolt.Tx) error {
 		c = JobClaim{}
-		now := s.nowMs()
+		now := js.s.nowMs()
 		prefix := kindPrefix(kind)
 		cur := tx.Bucket(bJobDue).Cursor()
 		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Seek(prefix) {
@@ -486,14 +494,14 @@ func claimJob(tx *bolt.Tx, j Job, lim JobLimits, now int64, c *JobClaim) error {
 	return nil
 }
 
-// ClaimJobByKey claims the job of kind with key, as ClaimJob would, if it
+// ClaimByKey claims the job of kind with key, as Jobs.Claim would, if it
 // is queued and due: for a caller that needs one particular job done now
 // (a photo's thumbnail asked for before the queue reached it). When it
 // claims nothing, Busy reports that the job is running for another
 // caller and Waiting that it is queued for later (Next); neither means no
 // unfinished job has the key (done, set aside, never queued), or that
 // the claim set it aside (SetAside).
-func (s *Store) ClaimJobByKey(ctx context.Context, kind, key string, lim JobLimits) (JobClaim, error) {
+func (js Jobs) ClaimByKey(ctx context.Context, kind, key string, lim JobLimits) (JobClaim, error) {
 	var c JobClaim
 	look := func(tx *bolt.Tx) (Job, bool, error) {
 		c = JobClaim{}
@@ -509,28 +517,28 @@ func (s *Store) ClaimJobByKey(ctx context.Context, kind, key string, lim JobLimi
 		case j.Status == JobRunning:
 			c.Busy = true
 		case j.Status != JobQueued:
-		case j.DueAt > s.nowMs():
-			c.Waiting, c.Next = true, time.Duration(j.DueAt-s.nowMs())*time.Millisecond
+		case j.DueAt > js.s.nowMs():
+			c.Waiting, c.Next = true, time.Duration(j.DueAt-js.s.nowMs())*time.Millisecond
 		default:
 			return j, true, nil
 		}
 		return Job{}, false, nil
 	}
-	// A read first, as in ClaimJob: a page asking again and again for a
+	// A read first, as in Jobs.Claim: a page asking again and again for a
 	// photo that waits for its retry costs no disk write.
 	due := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := js.s.db.View(func(tx *bolt.Tx) error {
 		_, ok, err := look(tx)
 		due = ok
 		return err
 	})
 	if err == nil && due {
-		err = s.db.Update(func(tx *bolt.Tx) error {
+		err = js.s.db.Update(func(tx *bolt.Tx) error {
 			j, ok, err := look(tx)
 			if err != nil || !ok {
 				return err
 			}
-			return claimJob(tx, j, lim, s.nowMs(), &c)
+			return claimJob(tx, j, lim, js.s.nowMs(), &c)
 		})
 	}
 	if err != nil {
@@ -571,13 +579,13 @@ func (j *Job) current(try int) *JobAttempt {
 	return a
 }
 
-// FinishJob ends attempt try of job id as end says: done, queued again
+// Finish ends attempt try of job id as end says: done, queued again
 // after end.RetryIn, due again now (OutcomeInterrupted, not charged), or
 // set aside (OutcomePermanent, or a failure that reaches lim). It answers
 // the job as stored, or ErrJobLost when the attempt no longer holds it.
-func (s *Store) FinishJob(ctx context.Context, id uint64, try int, end JobEnd, lim JobLimits) (Job, error) {
+func (js Jobs) Finish(ctx context.Context, id uint64, try int, end JobEnd, lim JobLimits) (Job, error) {
 	var j Job
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		var err error
 		if j, err = getJob(tx, id); errors.Is(err, ErrNotFound) {
 			return ErrJobLost
@@ -589,7 +597,7 @@ func (s *Store) FinishJob(ctx context.Context, id uint64, try int, end JobEnd, l
 		if a == nil {
 			return ErrJobLost
 		}
-		now := s.nowMs()
+		now := js.s.nowMs()
 		a.End, a.Outcome, a.Error, a.Result = now, end.Outcome, end.Error, end.Result
 		j.UpdatedAt = now
 		switch end.Outcome {
@@ -619,11 +627,11 @@ func (s *Store) FinishJob(ctx context.Context, id uint64, try int, end JobEnd, l
 	return j, nil
 }
 
-// SetJobProgress records how far attempt try of job id has come. Each
+// SetProgress records how far attempt try of job id has come. Each
 // call is a committed write (an fsync): report per file or every few
 // seconds, not per byte.
-func (s *Store) SetJobProgress(ctx context.Context, id uint64, try int, p JobProgress) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (js Jobs) SetProgress(ctx context.Context, id uint64, try int, p JobProgress) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		j, err := getJob(tx, id)
 		if errors.Is(err, ErrNotFound) {
 			return ErrJobLost
@@ -636,7 +644,7 @@ func (s *Store) SetJobProgress(ctx context.Context, id uint64, try int, p JobPro
 		if p.State != nil && !json.Valid(p.State) {
 			return errors.New("progress state is not JSON")
 		}
-		p.At = s.nowMs()
+		p.At = js.s.nowMs()
 		p.State = append(json.RawMessage(nil), p.State...)
 		j.Progress, j.UpdatedAt = &p, p.At
 		return putJSON(tx.Bucket(bJobs), u64(j.ID), j)
@@ -647,17 +655,17 @@ func (s *Store) SetJobProgress(ctx context.Context, id uint64, try int, p JobPro
 	return nil
 }
 
-// WakeJobs makes every queued job of the kinds (all kinds when none are
+// Wake makes every queued job of the kinds (all kinds when none are
 // given) that waits for a retry due now, and answers how many it moved.
 // A job that has not been tried yet keeps its RunAt: a backup scheduled
 // for the night does not start when the network comes back. It looks in
 // a read transaction first and writes only when a job waits: a success
 // wakes its kind's waiting jobs (jobs.Kind.WakeOnSuccess), and most
 // successes find none.
-func (s *Store) WakeJobs(ctx context.Context, kinds ...string) (int, error) {
+func (js Jobs) Wake(ctx context.Context, kinds ...string) (int, error) {
 	found := false
-	err := s.db.View(func(tx *bolt.Tx) error {
-		jobs, err := wakeable(tx, s.nowMs(), kinds)
+	err := js.s.db.View(func(tx *bolt.Tx) error {
+		jobs, err := wakeable(tx, js.s.nowMs(), kinds)
 		found = len(jobs) > 0
 		return err
 	})
@@ -668,8 +676,8 @@ func (s *Store) WakeJobs(ctx context.Context, kinds ...string) (int, error) {
 		return 0, err
 	}
 	n := 0
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		now := s.nowMs()
+	err = js.s.db.Update(func(tx *bolt.Tx) error {
+		now := js.s.nowMs()
 		jobs, err := wakeable(tx, now, kinds)
 		if err != nil {
 			return err
@@ -723,11 +731,11 @@ func wakeable(tx *bolt.Tx, now int64, kinds []string) ([]Job, error) {
 	return out, nil
 }
 
-// CancelJob removes the queued job of kind with key, if any, and reports
+// Cancel removes the queued job of kind with key, if any, and reports
 // whether there was one. A running job is left to finish.
-func (s *Store) CancelJob(ctx context.Context, kind, key string) (bool, error) {
+func (js Jobs) Cancel(ctx context.Context, kind, key string) (bool, error) {
 	var found bool
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		var err error
 		found, err = cancelJob(tx, kind, key)
 		return err
@@ -738,7 +746,7 @@ func (s *Store) CancelJob(ctx context.Context, kind, key string) (bool, error) {
 	return found, nil
 }
 
-// cancelJob is CancelJob inside tx, for store methods whose change makes
+// cancelJob is Jobs.Cancel inside tx, for store methods whose change makes
 // a queued job pointless (a deleted photo's variants).
 func cancelJob(tx *bolt.Tx, kind, key string) (bool, error) {
 	id := tx.Bucket(bJobByKey).Get(uniqueKey(kind, key))
@@ -755,16 +763,16 @@ func cancelJob(tx *bolt.Tx, kind, key string) (bool, error) {
 	return true, deleteJob(tx, &j)
 }
 
-// RequeueJob puts a failed job back in the queue, due now, with its
+// Requeue puts a failed job back in the queue, due now, with its
 // failure and death counts cleared (its attempts stay listed): an admin's
 // "try again".
-func (s *Store) RequeueJob(ctx context.Context, id uint64) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (js Jobs) Requeue(ctx context.Context, id uint64) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		j, err := getJob(tx, id)
 		if err != nil {
 			return err
 		}
-		return s.requeueJob(tx, j)
+		return js.requeue(tx, j)
 	})
 	if err != nil {
 		return fmt.Errorf("requeuing job %d: %w", id, err)
@@ -772,8 +780,8 @@ func (s *Store) RequeueJob(ctx context.Context, id uint64) error {
 	return nil
 }
 
-// requeueJob is RequeueJob inside tx.
-func (s *Store) requeueJob(tx *bolt.Tx, j Job) error {
+// requeue is Jobs.Requeue inside tx.
+func (js Jobs) requeue(tx *bolt.Tx, j Job) error {
 	if j.Status != JobFailed {
 		return ErrConflict
 	}
@@ -781,19 +789,19 @@ func (s *Store) requeueJob(tx *bolt.Tx, j Job) error {
 		return ErrConflict // a newer job holds the key
 	}
 	old := j
-	now := s.nowMs()
+	now := js.s.nowMs()
 	j.Status, j.DueAt, j.UpdatedAt, j.FinishedAt = JobQueued, now, now, 0
 	j.Failures, j.Deaths = 0, 0
 	return putJob(tx, &j, &old)
 }
 
-// recoverJobs runs at Open: a job still marked running was in flight when
+// recoverRunning runs at Open: a job still marked running was in flight when
 // the process died. Its attempt is recorded as OutcomeDied, counted in
-// Deaths, and the job is due again now; ClaimJob sets it aside once
+// Deaths, and the job is due again now; Jobs.Claim sets it aside once
 // MaxDeaths is reached.
-func (s *Store) recoverJobs(ctx context.Context) (int, error) {
+func (js Jobs) recoverRunning(ctx context.Context) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		n = 0
 		prefix := []byte{JobRunning.statusByte()}
 		var ids []uint64
@@ -801,7 +809,7 @@ func (s *Store) recoverJobs(ctx context.Context) (int, error) {
 		for k, _ := cur.Seek(prefix); k != nil && k[0] == prefix[0]; k, _ = cur.Next() {
 			ids = append(ids, binary.BigEndian.Uint64(k[1:]))
 		}
-		now := s.nowMs()
+		now := js.s.nowMs()
 		for _, id := range ids {
 			j, err := getJob(tx, id)
 			if err != nil {
@@ -827,14 +835,14 @@ func (s *Store) recoverJobs(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// PruneJobs removes done jobs that finished more than keepDone ago and
+// Prune removes done jobs that finished more than keepDone ago and
 // failed ones that finished more than keepFailed ago, and answers how
 // many it removed. A zero duration keeps that status for ever.
-func (s *Store) PruneJobs(ctx context.Context, keepDone, keepFailed time.Duration) (int, error) {
+func (js Jobs) Prune(ctx context.Context, keepDone, keepFailed time.Duration) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		n = 0
-		now := s.nowMs()
+		now := js.s.nowMs()
 		for _, rule := range []struct {
 			st   JobStatus
 			keep time.Duration
@@ -870,14 +878,14 @@ func (s *Store) PruneJobs(ctx context.Context, keepDone, keepFailed time.Duratio
 	return n, nil
 }
 
-// UnfinishedJobs returns the jobs of kind still queued or running, newest
+// Unfinished returns the jobs of kind still queued or running, newest
 // first: what is left to do, for a screen or a test. It reads at most
 // limit jobs of the kind (0 means 1000).
-func (s *Store) UnfinishedJobs(ctx context.Context, kind string, limit int) ([]Job, error) {
+func (js Jobs) Unfinished(ctx context.Context, kind string, limit int) ([]Job, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
-	page, err := s.JobsPage(ctx, JobFilter{Kind: kind, Limit: limit})
+	page, err := js.List(ctx, JobFilter{Kind: kind, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -890,13 +898,13 @@ func (s *Store) UnfinishedJobs(ctx context.Context, kind string, limit int) ([]J
 	return out, nil
 }
 
-// JobsPage lists jobs newest first (by id), filtered by kind and status.
-func (s *Store) JobsPage(ctx context.Context, f JobFilter) (JobPage, error) {
+// List lists jobs newest first (by id), filtered by kind and status.
+func (js Jobs) List(ctx context.Context, f JobFilter) (JobPage, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
 	var page JobPage
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := js.s.db.View(func(tx *bolt.Tx) error {
 		page = JobPage{}
 		var bucket, prefix []byte
 		switch {
@@ -905,7 +913,7 @@ func (s *Store) JobsPage(ctx context.Context, f JobFilter) (JobPage, error) {
 		case f.Kind != "":
 			bucket, prefix = bJobByKind, kindPrefix(f.Kind)
 		default:
-			return s.listAllJobs(tx, f, &page)
+			return js.listAll(tx, f, &page)
 		}
 		cur := tx.Bucket(bucket).Cursor()
 		before := f.Before
@@ -936,7 +944,7 @@ func (s *Store) JobsPage(ctx context.Context, f JobFilter) (JobPage, error) {
 	return page, nil
 }
 
-func (s *Store) listAllJobs(tx *bolt.Tx, f JobFilter, page *JobPage) error {
+func (js Jobs) listAll(tx *bolt.Tx, f JobFilter, page *JobPage) error {
 	cur := tx.Bucket(bJobs).Cursor()
 	var k, v []byte
 	if f.Before == 0 {

@@ -8,7 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// A store method that causes a job writes its change and calls enqueueJobs
+// A store method that causes a job writes its change and calls Jobs.enqueue
 // in one transaction: both commit, or neither does.
 func TestJobsCommitOrRollBackWithTheChange(t *testing.T) {
 	errLater := errors.New("a later step of the change failed")
@@ -38,7 +38,7 @@ func TestJobsCommitOrRollBackWithTheChange(t *testing.T) {
 				if err := tx.Bucket(bMeta).Put([]byte("change"), []byte("x")); err != nil {
 					return err
 				}
-				if _, err := s.enqueueJobs(tx, []JobSpec{{Kind: kind, Key: "k"}}); err != nil {
+				if _, err := s.Jobs().enqueue(tx, []JobSpec{{Kind: kind, Key: "k"}}); err != nil {
 					return err
 				}
 				return tt.fail
@@ -52,7 +52,7 @@ func TestJobsCommitOrRollBackWithTheChange(t *testing.T) {
 				key = tx.Bucket(bJobByKey).Get(uniqueKey("mail", "k")) != nil
 				return nil
 			})
-			page, err := s.JobsPage(ctx, JobFilter{})
+			page, err := s.Jobs().List(ctx, JobFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ var noLimits = store.JobLimits{}
 
 func enqueue(t *testing.T, st *store.Store, specs ...store.JobSpec) []uint64 {
 	t.Helper()
-	ids, err := st.EnqueueJobs(context.Background(), specs...)
+	ids, err := st.Jobs().Enqueue(context.Background(), specs...)
 	if err != nil {
 		t.Fatalf("enqueue: %v", err)
 	}
@@ -25,7 +25,7 @@ func enqueue(t *testing.T, st *store.Store, specs ...store.JobSpec) []uint64 {
 
 func claim(t *testing.T, st *store.Store, kind string, lim store.JobLimits) store.JobClaim {
 	t.Helper()
-	c, err := st.ClaimJob(context.Background(), kind, lim)
+	c, err := st.Jobs().Claim(context.Background(), kind, lim)
 	if err != nil {
 		t.Fatalf("claim %s: %v", kind, err)
 	}
@@ -34,7 +34,7 @@ func claim(t *testing.T, st *store.Store, kind string, lim store.JobLimits) stor
 
 func job(t *testing.T, st *store.Store, id uint64) store.Job {
 	t.Helper()
-	j, err := st.Job(context.Background(), id)
+	j, err := st.Jobs().Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +107,11 @@ func TestEnqueueRejectsBadSpecs(t *testing.T) {
 		{Kind: "mail/x"},
 		{Kind: "mail", Payload: []byte("{not json")},
 	} {
-		if _, err := st.EnqueueJobs(context.Background(), store.JobSpec{Kind: "ok"}, sp); err == nil {
+		if _, err := st.Jobs().Enqueue(context.Background(), store.JobSpec{Kind: "ok"}, sp); err == nil {
 			t.Errorf("enqueue %+v: no error", sp)
 		}
 	}
-	if page, _ := st.JobsPage(context.Background(), store.JobFilter{}); len(page.Jobs) != 0 {
+	if page, _ := st.Jobs().List(context.Background(), store.JobFilter{}); len(page.Jobs) != 0 {
 		t.Fatalf("a rejected batch left %d jobs", len(page.Jobs))
 	}
 }
@@ -143,7 +143,7 @@ func TestFinishJob(t *testing.T) {
 			id := enqueue(t, st, store.JobSpec{Kind: "hook"})[0]
 			for range tt.failures {
 				cl := claim(t, st, "hook", lim)
-				if _, err := st.FinishJob(ctx, id, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeError, Error: "x"}, lim); err != nil {
+				if _, err := st.Jobs().Finish(ctx, id, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeError, Error: "x"}, lim); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -153,7 +153,7 @@ func TestFinishJob(t *testing.T) {
 				t.Fatalf("not claimed: %+v", cl)
 			}
 			c.Advance(time.Second)
-			j, err := st.FinishJob(ctx, id, cl.Job.Tries, tt.end, lim)
+			j, err := st.Jobs().Finish(ctx, id, cl.Job.Tries, tt.end, lim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestFinishJob(t *testing.T) {
 				t.Fatalf("stored job %+v", stored)
 			}
 			// The attempt no longer holds the job.
-			if _, err := st.FinishJob(ctx, id, cl.Job.Tries, tt.end, lim); !errors.Is(err, store.ErrJobLost) {
+			if _, err := st.Jobs().Finish(ctx, id, cl.Job.Tries, tt.end, lim); !errors.Is(err, store.ErrJobLost) {
 				t.Fatalf("finishing twice: %v, want ErrJobLost", err)
 			}
 		})
@@ -234,20 +234,20 @@ func TestJobKeyIsUniqueWhileUnfinished(t *testing.T) {
 	if again := enqueue(t, st, store.JobSpec{Kind: "variants", Key: "p1"}); again[0] != a[0] {
 		t.Fatalf("while running, enqueue gave %d, want %d", again[0], a[0])
 	}
-	if found, err := st.CancelJob(ctx, "variants", "p1"); err != nil || found {
+	if found, err := st.Jobs().Cancel(ctx, "variants", "p1"); err != nil || found {
 		t.Fatalf("cancelling a running job: %v %v, want left alone", found, err)
 	}
-	if _, err := st.FinishJob(ctx, a[0], cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, noLimits); err != nil {
+	if _, err := st.Jobs().Finish(ctx, a[0], cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, noLimits); err != nil {
 		t.Fatal(err)
 	}
 	b := enqueue(t, st, store.JobSpec{Kind: "variants", Key: "p1"})
 	if b[0] == a[0] {
 		t.Fatal("a done job still holds its key")
 	}
-	if found, err := st.CancelJob(ctx, "variants", "p1"); err != nil || !found {
+	if found, err := st.Jobs().Cancel(ctx, "variants", "p1"); err != nil || !found {
 		t.Fatalf("cancel queued: %v %v", found, err)
 	}
-	if _, err := st.Job(ctx, b[0]); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Jobs().Get(ctx, b[0]); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("cancelled job still there: %v", err)
 	}
 	if cl := claim(t, st, "variants", noLimits); cl.Claimed {
@@ -263,11 +263,11 @@ func TestWakeMakesRetriesDueNowButNotScheduledJobs(t *testing.T) {
 		store.JobSpec{Kind: "backup", RunAt: c.Now().Add(6 * time.Hour)})
 	for _, kind := range []string{"hook", "mail"} {
 		cl := claim(t, st, kind, noLimits)
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeError, Error: "offline", RetryIn: time.Hour}, noLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeError, Error: "offline", RetryIn: time.Hour}, noLimits); err != nil {
 			t.Fatal(err)
 		}
 	}
-	n, err := st.WakeJobs(ctx, "hook")
+	n, err := st.Jobs().Wake(ctx, "hook")
 	if err != nil || n != 1 {
 		t.Fatalf("wake hook: %d %v", n, err)
 	}
@@ -277,7 +277,7 @@ func TestWakeMakesRetriesDueNowButNotScheduledJobs(t *testing.T) {
 	if cl := claim(t, st, "mail", noLimits); cl.Claimed {
 		t.Fatal("waking hook woke mail")
 	}
-	if n, err := st.WakeJobs(ctx); err != nil || n != 1 {
+	if n, err := st.Jobs().Wake(ctx); err != nil || n != 1 {
 		t.Fatalf("wake all: %d %v, want only the mail retry", n, err)
 	}
 	if cl := claim(t, st, "mail", noLimits); !cl.Claimed {
@@ -300,12 +300,12 @@ func TestJobsPageOrderAndFilters(t *testing.T) {
 	enqueue(t, st, specs...)
 	for _, kind := range []string{"mail", "hook"} {
 		cl := claim(t, st, kind, noLimits)
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, noLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, noLimits); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cl := claim(t, st, "mail", noLimits)
-	if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "no"}, noLimits); err != nil {
+	if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "no"}, noLimits); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -328,7 +328,7 @@ func TestJobsPageOrderAndFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			page, err := st.JobsPage(ctx, tt.filter)
+			page, err := st.Jobs().List(ctx, tt.filter)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -341,7 +341,7 @@ func TestJobsPageOrderAndFilters(t *testing.T) {
 			}
 		})
 	}
-	page, _ := st.JobsPage(ctx, store.JobFilter{Status: store.JobFailed})
+	page, _ := st.Jobs().List(ctx, store.JobFilter{Status: store.JobFailed})
 	if a := page.Jobs[0].Attempts; len(a) != 1 || a[0].Outcome != store.OutcomePermanent || a[0].Error != "no" {
 		t.Fatalf("listed attempts %+v", a)
 	}
@@ -354,13 +354,13 @@ func TestProgressSurvivesARetry(t *testing.T) {
 	id := enqueue(t, st, store.JobSpec{Kind: "export"})[0]
 	cl := claim(t, st, "export", noLimits)
 	p := store.JobProgress{Done: 40, Total: 100, Note: "uploading", State: []byte(`{"after":"k2m4"}`)}
-	if err := st.SetJobProgress(ctx, id, cl.Job.Tries, p); err != nil {
+	if err := st.Jobs().SetProgress(ctx, id, cl.Job.Tries, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.FinishJob(ctx, id, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeError, Error: "timeout"}, noLimits); err != nil {
+	if _, err := st.Jobs().Finish(ctx, id, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeError, Error: "timeout"}, noLimits); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetJobProgress(ctx, id, cl.Job.Tries, p); !errors.Is(err, store.ErrJobLost) {
+	if err := st.Jobs().SetProgress(ctx, id, cl.Job.Tries, p); !errors.Is(err, store.ErrJobLost) {
 		t.Fatalf("progress from a finished attempt: %v, want ErrJobLost", err)
 	}
 	next := claim(t, st, "export", noLimits)
@@ -378,14 +378,14 @@ func TestRequeueAndPrune(t *testing.T) {
 	outcomes := []store.Outcome{store.OutcomeOK, store.OutcomePermanent}
 	for _, o := range outcomes {
 		cl := claim(t, st, "mail", noLimits)
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: o}, noLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: o}, noLimits); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := st.RequeueJob(ctx, ids[0]); !errors.Is(err, store.ErrConflict) {
+	if err := st.Jobs().Requeue(ctx, ids[0]); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("requeue a done job: %v", err)
 	}
-	if err := st.RequeueJob(ctx, ids[1]); err != nil {
+	if err := st.Jobs().Requeue(ctx, ids[1]); err != nil {
 		t.Fatal(err)
 	}
 	if j := job(t, st, ids[1]); j.Status != store.JobQueued || j.Failures != 0 || len(j.Attempts) != 1 {
@@ -395,18 +395,18 @@ func TestRequeueAndPrune(t *testing.T) {
 	if cl.Job.ID != ids[1] && cl.Job.ID != ids[2] {
 		t.Fatalf("claimed %d", cl.Job.ID)
 	}
-	if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent}, noLimits); err != nil {
+	if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent}, noLimits); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(8 * 24 * time.Hour)
-	n, err := st.PruneJobs(ctx, 7*24*time.Hour, 30*24*time.Hour)
+	n, err := st.Jobs().Prune(ctx, 7*24*time.Hour, 30*24*time.Hour)
 	if err != nil || n != 1 {
 		t.Fatalf("prune: %d %v, want the done job only", n, err)
 	}
-	if _, err := st.Job(ctx, ids[0]); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Jobs().Get(ctx, ids[0]); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("pruned job: %v", err)
 	}
-	page, _ := st.JobsPage(ctx, store.JobFilter{Kind: "mail"})
+	page, _ := st.Jobs().List(ctx, store.JobFilter{Kind: "mail"})
 	if len(page.Jobs) != 2 {
 		t.Fatalf("after prune: %d jobs listed, want 2", len(page.Jobs))
 	}
@@ -429,7 +429,7 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for {
-				cl, err := st.ClaimJob(ctx, "hook", noLimits)
+				cl, err := st.Jobs().Claim(ctx, "hook", noLimits)
 				if err != nil {
 					t.Error(err)
 					return

@@ -29,22 +29,22 @@ func (e Event) LogoName() string {
 // transaction and removed after the commit. v must be positive; callers
 // serialise logo changes of an event and pick a v above the current one, so
 // that a URL with an old version never serves the new picture.
-func (s *Store) SetLogo(ctx context.Context, eventID string, v int64) (Event, error) {
+func (ev Events) SetLogo(ctx context.Context, eventID string, v int64) (Event, error) {
 	if v <= 0 {
 		return Event{}, fmt.Errorf("setting logo of event %s: version %d is not positive", eventID, v)
 	}
-	return s.changeLogo(ctx, eventID, v)
+	return ev.changeLogo(ctx, eventID, v)
 }
 
 // RemoveLogo clears the event's logo (LogoVersion 0) and removes its file
 // after the commit. An event without a logo is left as it is.
-func (s *Store) RemoveLogo(ctx context.Context, eventID string) (Event, error) {
-	return s.changeLogo(ctx, eventID, 0)
+func (ev Events) RemoveLogo(ctx context.Context, eventID string) (Event, error) {
+	return ev.changeLogo(ctx, eventID, 0)
 }
 
-func (s *Store) changeLogo(ctx context.Context, eventID string, v int64) (Event, error) {
+func (ev Events) changeLogo(ctx context.Context, eventID string, v int64) (Event, error) {
 	var e Event
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ev.s.db.Update(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bEvents)
 		if err := getJSON(events, []byte(eventID), &e); err != nil {
 			return err
@@ -60,8 +60,8 @@ func (s *Store) changeLogo(ctx context.Context, eventID string, v int64) (Event,
 	if err != nil {
 		return Event{}, fmt.Errorf("changing logo of event %s: %w", eventID, err)
 	}
-	if err := s.EmptyTrash(ctx); err != nil {
-		s.log.WarnContext(ctx, "old logo not removed yet", "event", eventID, "error", err)
+	if err := ev.s.EmptyTrash(ctx); err != nil {
+		ev.s.log.WarnContext(ctx, "old logo not removed yet", "event", eventID, "error", err)
 	}
 	return e, nil
 }

@@ -39,7 +39,7 @@ func TestLogoVersions(t *testing.T) {
 	st := open(t, t.TempDir(), newClock())
 	defer st.Close()
 	e := store.NewEvent("Party")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	if e.LogoName() != "" {
@@ -48,7 +48,7 @@ func TestLogoVersions(t *testing.T) {
 
 	t.Run("a first logo sets the version", func(t *testing.T) {
 		writeMedia(t, st, store.LogoName(e.ID, 100), "first")
-		got, err := st.SetLogo(ctx, e.ID, 100)
+		got, err := st.Events().SetLogo(ctx, e.ID, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestLogoVersions(t *testing.T) {
 	})
 	t.Run("a new logo removes the old file", func(t *testing.T) {
 		writeMedia(t, st, store.LogoName(e.ID, 200), "second")
-		got, err := st.SetLogo(ctx, e.ID, 200)
+		got, err := st.Events().SetLogo(ctx, e.ID, 200)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestLogoVersions(t *testing.T) {
 		}
 	})
 	t.Run("removing the logo clears the version and the file", func(t *testing.T) {
-		got, err := st.RemoveLogo(ctx, e.ID)
+		got, err := st.Events().RemoveLogo(ctx, e.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,12 +85,12 @@ func TestLogoVersions(t *testing.T) {
 		}
 	})
 	t.Run("a version that is not positive is refused", func(t *testing.T) {
-		if _, err := st.SetLogo(ctx, e.ID, 0); err == nil {
+		if _, err := st.Events().SetLogo(ctx, e.ID, 0); err == nil {
 			t.Error("version 0 accepted")
 		}
 	})
 	t.Run("an unknown event is not found", func(t *testing.T) {
-		if _, err := st.SetLogo(ctx, store.NewID(), 5); !errors.Is(err, store.ErrNotFound) {
+		if _, err := st.Events().SetLogo(ctx, store.NewID(), 5); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("got %v, want ErrNotFound", err)
 		}
 	})
@@ -108,24 +108,24 @@ func TestDuplicateEvent(t *testing.T) {
 	src.CaptureFilters.Enabled = []string{"bw"}
 	src.QRStyle = store.QRStyle{Foreground: "#1a235a", Background: "#fffaf0", Dots: "round", Logo: true}
 	src.WallStyle.Layout = "grid"
-	if err := st.CreateEvent(ctx, &src); err != nil {
+	if err := st.Events().Create(ctx, &src); err != nil {
 		t.Fatal(err)
 	}
 	for _, label := range []string{"Bar", "Garden", "Dance floor"} {
 		c.Advance(time.Second)
-		if err := st.CreateSpot(ctx, &store.Spot{EventID: src.ID, Label: label}); err != nil {
+		if err := st.Spots().Create(ctx, &store.Spot{EventID: src.ID, Label: label}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	writeMedia(t, st, store.LogoName(src.ID, 7), "logo bytes")
-	if _, err := st.SetLogo(ctx, src.ID, 7); err != nil {
+	if _, err := st.Events().SetLogo(ctx, src.ID, 7); err != nil {
 		t.Fatal(err)
 	}
 	g := store.Guest{EventID: src.ID}
-	if err := st.CreateGuest(ctx, &g); err != nil {
+	if err := st.Guests().Create(ctx, &g); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.UpdateEvent(ctx, src.ID, func(e *store.Event) error {
+	if _, err := st.Events().Update(ctx, src.ID, func(e *store.Event) error {
 		e.EndedAt = c.Now().UnixMilli()
 		e.UploadsOpen = false
 		e.UploadsCloseAt = 12345
@@ -136,11 +136,11 @@ func TestDuplicateEvent(t *testing.T) {
 	}
 	c.Advance(time.Minute)
 
-	dup, err := st.DuplicateEvent(ctx, src.ID, "Wedding (copy)")
+	dup, err := st.Events().Duplicate(ctx, src.ID, "Wedding (copy)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _ = st.Event(ctx, src.ID)
+	src, _ = st.Events().Get(ctx, src.ID)
 
 	t.Run("the copy is a new event with the given name", func(t *testing.T) {
 		if dup.ID == src.ID || dup.Slug == src.Slug || dup.Name != "Wedding (copy)" {
@@ -149,11 +149,11 @@ func TestDuplicateEvent(t *testing.T) {
 		if dup.CreatedAt != c.Now().UnixMilli() {
 			t.Errorf("createdAt %d", dup.CreatedAt)
 		}
-		bySlug, err := st.EventBySlug(ctx, dup.Slug)
+		bySlug, err := st.Events().BySlug(ctx, dup.Slug)
 		if err != nil || bySlug.ID != dup.ID {
 			t.Errorf("slug lookup: %v %s", err, bySlug.ID)
 		}
-		all, _ := st.Events(ctx)
+		all, _ := st.Events().List(ctx)
 		if len(all) != 2 || all[0].ID != dup.ID {
 			t.Errorf("event list does not start with the copy")
 		}
@@ -173,14 +173,14 @@ func TestDuplicateEvent(t *testing.T) {
 		}
 	})
 	t.Run("places are copied in order with new ids", func(t *testing.T) {
-		spots, err := st.Spots(ctx, dup.ID)
+		spots, err := st.Spots().List(ctx, dup.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var labels []string
 		for _, sp := range spots {
 			labels = append(labels, sp.Label)
-			if _, err := st.Spot(ctx, src.ID, sp.ID); err == nil {
+			if _, err := st.Spots().Get(ctx, src.ID, sp.ID); err == nil {
 				t.Errorf("place %s has the id of a source place", sp.Label)
 			}
 		}
@@ -197,16 +197,16 @@ func TestDuplicateEvent(t *testing.T) {
 		}
 	})
 	t.Run("guests are not copied", func(t *testing.T) {
-		counts, _ := st.Counts(ctx, dup.ID)
+		counts, _ := st.Events().Counts(ctx, dup.ID)
 		if counts.Guests != 0 {
 			t.Errorf("%d guests", counts.Guests)
 		}
-		if _, err := st.Guest(ctx, dup.ID, g.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := st.Guests().Get(ctx, dup.ID, g.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("guest found in the copy: %v", err)
 		}
 	})
 	t.Run("deleting the source keeps the copy's logo", func(t *testing.T) {
-		if err := st.DeleteEvent(ctx, src.ID); err != nil {
+		if err := st.Events().Delete(ctx, src.ID); err != nil {
 			t.Fatal(err)
 		}
 		if !st.Media().Exists(dup.LogoName()) {
@@ -214,7 +214,7 @@ func TestDuplicateEvent(t *testing.T) {
 		}
 	})
 	t.Run("an unknown event is not found", func(t *testing.T) {
-		if _, err := st.DuplicateEvent(ctx, store.NewID(), "x"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := st.Events().Duplicate(ctx, store.NewID(), "x"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("got %v", err)
 		}
 	})

@@ -51,11 +51,18 @@ type MailSettings struct {
 // Ready reports whether mail can be tried at all: a host and a sender.
 func (m MailSettings) Ready() bool { return m.SMTP.Host != "" && m.SMTP.From != "" }
 
-// MailSettings returns the stored mail settings (the zero value when none
+// Mail holds the mail settings. It is a view of the Store it came from, as
+// cheap to copy as a pointer; its methods are safe for concurrent use.
+type Mail struct{ s *Store }
+
+// Mail returns the mail settings.
+func (s *Store) Mail() Mail { return Mail{s} }
+
+// Settings returns the stored mail settings (the zero value when none
 // were saved).
-func (s *Store) MailSettings(ctx context.Context) (MailSettings, error) {
+func (ml Mail) Settings(ctx context.Context) (MailSettings, error) {
 	var m MailSettings
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ml.s.db.View(func(tx *bolt.Tx) error {
 		if err := getJSON(tx.Bucket(bMeta), mailSettingsKey, &m); !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -67,12 +74,12 @@ func (s *Store) MailSettings(ctx context.Context) (MailSettings, error) {
 	return m, nil
 }
 
-// UpdateMailSettings applies fn to the stored mail settings in one
+// UpdateSettings applies fn to the stored mail settings in one
 // transaction and answers the result. An error from fn aborts the update
 // and is returned as is.
-func (s *Store) UpdateMailSettings(ctx context.Context, fn func(*MailSettings) error) (MailSettings, error) {
+func (ml Mail) UpdateSettings(ctx context.Context, fn func(*MailSettings) error) (MailSettings, error) {
 	var m MailSettings
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ml.s.db.Update(func(tx *bolt.Tx) error {
 		m = MailSettings{}
 		if err := getJSON(tx.Bucket(bMeta), mailSettingsKey, &m); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
@@ -91,7 +98,7 @@ func (s *Store) UpdateMailSettings(ctx context.Context, fn func(*MailSettings) e
 // ErrEnded: the event has already ended.
 var ErrEnded = errors.New("event has already ended")
 
-// EndPlan is what ending an event sets in motion besides endedAt (EndEvent).
+// EndPlan is what ending an event sets in motion besides endedAt (Events.End).
 type EndPlan struct {
 	// Share, when not nil, is the gallery link made with the end: ID,
 	// Token and CreatedAt are assigned. Past MaxShares no link is made
@@ -112,7 +119,7 @@ type EndJobs struct {
 	Other []JobSpec
 }
 
-// EndResult is what EndEvent did.
+// EndResult is what Events.End did.
 type EndResult struct {
 	Event Event
 	// Share is the link made, nil without one.
@@ -123,15 +130,15 @@ type EndResult struct {
 	OtherJobs []uint64
 }
 
-// EndEvent ends the event at the store's clock: EndedAt is set, uploads
+// End ends the event at the store's clock: EndedAt is set, uploads
 // close, the plan's gallery link is made (its id kept in EndShareID) and
 // the plan's jobs are enqueued, all in one transaction, so a mail promised
 // by the end is never lost and never queued for an end that did not
 // happen. ErrEnded when it has already ended, ErrNotFound when it does
 // not exist.
-func (s *Store) EndEvent(ctx context.Context, id string, plan EndPlan) (EndResult, error) {
+func (ev Events) End(ctx context.Context, id string, plan EndPlan) (EndResult, error) {
 	var res EndResult
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ev.s.db.Update(func(tx *bolt.Tx) error {
 		res = EndResult{}
 		events := tx.Bucket(bEvents)
 		var e Event
@@ -141,7 +148,7 @@ func (s *Store) EndEvent(ctx context.Context, id string, plan EndPlan) (EndResul
 		if e.EndedAt != 0 {
 			return ErrEnded
 		}
-		now := s.nowMs()
+		now := ev.s.nowMs()
 		e.EndedAt, e.UploadsOpen = now, false
 		if plan.Share != nil && countPrefix(tx.Bucket(bShares), []byte(id), MaxShares) < MaxShares {
 			sh := *plan.Share
@@ -174,7 +181,7 @@ func (s *Store) EndEvent(ctx context.Context, id string, plan EndPlan) (EndResul
 			return err
 		}
 		for guestID, spec := range jobs.Guests {
-			ids, err := s.enqueueJobs(tx, []JobSpec{spec})
+			ids, err := ev.s.Jobs().enqueue(tx, []JobSpec{spec})
 			if err != nil {
 				return err
 			}
@@ -189,7 +196,7 @@ func (s *Store) EndEvent(ctx context.Context, id string, plan EndPlan) (EndResul
 			}
 			res.GuestJobs++
 		}
-		res.OtherJobs, err = s.enqueueJobs(tx, jobs.Other)
+		res.OtherJobs, err = ev.s.Jobs().enqueue(tx, jobs.Other)
 		return err
 	})
 	if err != nil {
@@ -198,11 +205,11 @@ func (s *Store) EndEvent(ctx context.Context, id string, plan EndPlan) (EndResul
 	return res, nil
 }
 
-// ContactGuests returns the guests of an event who left an address,
+// WithContact returns the guests of an event who left an address,
 // oldest first.
-func (s *Store) ContactGuests(ctx context.Context, eventID string) ([]Guest, error) {
+func (gs Guests) WithContact(ctx context.Context, eventID string) ([]Guest, error) {
 	var out []Guest
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := gs.s.db.View(func(tx *bolt.Tx) error {
 		prefix := []byte(eventID)
 		c := tx.Bucket(bContacts).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && len(k) == 2*IDLen && string(k[:IDLen]) == eventID; k, _ = c.Next() {

@@ -58,13 +58,21 @@ func removeMessageIndexes(tx *bolt.Tx, m Message) error {
 	return nil
 }
 
-// AddMessage stores a message (its voice note, if any, already on disk
+// Messages holds the guestbook's messages. It is a view of the Store it
+// came from, as cheap to copy as a pointer; its methods are safe for
+// concurrent use.
+type Messages struct{ s *Store }
+
+// Messages returns the guestbook's messages.
+func (s *Store) Messages() Messages { return Messages{s} }
+
+// Add stores a message (its voice note, if any, already on disk
 // under m.AudioName()), assigning CreatedAt unique within the event's
 // guestbook, and enqueues jobs (its notice) in the same transaction.
 // m.ID must be set (the audio file is named by it).
-func (s *Store) AddMessage(ctx context.Context, m Message, jobs ...JobSpec) (Message, error) {
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		m.CreatedAt = s.nowMs()
+func (ms Messages) Add(ctx context.Context, m Message, jobs ...JobSpec) (Message, error) {
+	err := ms.s.db.Update(func(tx *bolt.Tx) error {
+		m.CreatedAt = ms.s.nowMs()
 		byEvent := tx.Bucket(bMsgByEvent)
 		for byEvent.Get(join([]byte(m.EventID), timeKey(m.CreatedAt))) != nil {
 			m.CreatedAt++
@@ -72,7 +80,7 @@ func (s *Store) AddMessage(ctx context.Context, m Message, jobs ...JobSpec) (Mes
 		if err := putMessage(tx, m); err != nil {
 			return err
 		}
-		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+		if _, err := ms.s.Jobs().enqueue(tx, jobs); err != nil {
 			return err
 		}
 		if err := addHourly(tx, m.EventID, m.CreatedAt, 0, 1); err != nil {
@@ -89,10 +97,10 @@ func (s *Store) AddMessage(ctx context.Context, m Message, jobs ...JobSpec) (Mes
 	return m, nil
 }
 
-// Message returns the message with the id.
-func (s *Store) Message(ctx context.Context, id string) (Message, error) {
+// Get returns the message with the id.
+func (ms Messages) Get(ctx context.Context, id string) (Message, error) {
 	var m Message
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ms.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bMessages), []byte(id), &m)
 	})
 	if err != nil {
@@ -110,8 +118,8 @@ type MessageQuery struct {
 	Limit   int    // page size; <= 0 means 50
 }
 
-// Messages returns one page of messages from the most selective index.
-func (s *Store) Messages(ctx context.Context, q MessageQuery) (Page[Message], error) {
+// List returns one page of messages from the most selective index.
+func (ms Messages) List(ctx context.Context, q MessageQuery) (Page[Message], error) {
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
@@ -124,7 +132,7 @@ func (s *Store) Messages(ctx context.Context, q MessageQuery) (Page[Message], er
 		bucket, prefix = bMsgByStatus, join(ev, statusByte(q.Status))
 	}
 	var out []Message
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ms.s.db.View(func(tx *bolt.Tx) error {
 		msgs := tx.Bucket(bMessages)
 		return walkNewest(tx.Bucket(bucket), prefix, q.Before, func(id []byte) (bool, error) {
 			var m Message
@@ -148,11 +156,11 @@ func (s *Store) Messages(ctx context.Context, q MessageQuery) (Page[Message], er
 	return page, nil
 }
 
-// SetMessageStatus sets the status of the event's messages among ids and
+// SetStatus sets the status of the event's messages among ids and
 // returns the ids it changed; ids of other events are skipped.
-func (s *Store) SetMessageStatus(ctx context.Context, eventID string, ids []string, status string) ([]string, error) {
+func (ms Messages) SetStatus(ctx context.Context, eventID string, ids []string, status string) ([]string, error) {
 	var changed []string
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ms.s.db.Update(func(tx *bolt.Tx) error {
 		for _, id := range ids {
 			var m Message
 			if err := getJSON(tx.Bucket(bMessages), []byte(id), &m); err != nil {
@@ -181,11 +189,11 @@ func (s *Store) SetMessageStatus(ctx context.Context, eventID string, ids []stri
 	return changed, nil
 }
 
-// DeleteMessages removes the event's messages among ids (with guestID set,
+// Delete removes the event's messages among ids (with guestID set,
 // only that guest's) and their voice notes, and returns the ids removed.
-func (s *Store) DeleteMessages(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
+func (ms Messages) Delete(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
 	var removed []string
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ms.s.db.Update(func(tx *bolt.Tx) error {
 		for _, id := range ids {
 			var m Message
 			if err := getJSON(tx.Bucket(bMessages), []byte(id), &m); err != nil {
@@ -225,8 +233,8 @@ func (s *Store) DeleteMessages(ctx context.Context, eventID, guestID string, ids
 		return nil, fmt.Errorf("deleting messages: %w", err)
 	}
 	if len(removed) > 0 {
-		if err := s.EmptyTrash(ctx); err != nil {
-			s.log.WarnContext(ctx, "voice notes not removed yet", "error", err)
+		if err := ms.s.EmptyTrash(ctx); err != nil {
+			ms.s.log.WarnContext(ctx, "voice notes not removed yet", "error", err)
 		}
 	}
 	return removed, nil

@@ -201,7 +201,7 @@ func (s *Store) migrate(ctx context.Context, path string) error {
 	// then rewrites the file so they do not linger in its free pages.
 	// An older binary reads a sealed value as none set, which the hosts
 	// can correct; it is not refused, so a rollback keeps the box up.
-	if _, err := s.sealSecrets(ctx); err != nil {
+	if _, err := s.Secrets().sealStored(ctx); err != nil {
 		return err
 	}
 	return s.compactIfMarked(ctx, path)

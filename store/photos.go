@@ -49,7 +49,7 @@ type Photo struct {
 	Variants    bool   `json:"variants"` // thumb and display are on disk
 	// VariantsFailed: the photo's variant job was set aside, after
 	// VariantAttempts failures or as many attempts that died with the
-	// process; only the original exists. RetryVariants clears it.
+	// process; only the original exists. Photos.RetryVariants clears it.
 	VariantsFailed bool       `json:"variantsFailed,omitempty"`
 	Video          *VideoInfo `json:"video,omitempty"`
 }
@@ -121,7 +121,7 @@ func removePhotoIndexes(tx *bolt.Tx, p Photo) error {
 	return nil
 }
 
-// AddPhotoResult tells what AddPhoto did.
+// AddPhotoResult tells what Photos.Add did.
 type AddPhotoResult struct {
 	Photo Photo
 	// Existing is true when the same guest had already sent the same bytes
@@ -129,19 +129,27 @@ type AddPhotoResult struct {
 	Existing bool
 }
 
-// AddPhoto stores a new photo record with its indexes and counts, and
+// Photos holds the photos of the events: their records, indexes, downloads
+// and variants' state. It is a view of the Store it came from, as cheap to
+// copy as a pointer; its methods are safe for concurrent use.
+type Photos struct{ s *Store }
+
+// Photos returns the photos of the events.
+func (s *Store) Photos() Photos { return Photos{s} }
+
+// Add stores a new photo record with its indexes and counts, and
 // enqueues jobs (its variant job, VariantJobSpec), in one transaction,
 // after its files are on disk. It assigns
 // ID unless set, and CreatedAt: now, moved forward by 1 ms while another
 // photo of the event has it. A guest's repeat of the same bytes (same
 // Fingerprint) returns the existing photo. quota > 0 limits the guest's photos:
 // ErrQuota. A repeat enqueues nothing.
-func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int, jobs ...JobSpec) (AddPhotoResult, error) {
+func (ps Photos) Add(ctx context.Context, p Photo, quota int, jobs ...JobSpec) (AddPhotoResult, error) {
 	if p.ID == "" {
 		p.ID = NewID()
 	}
 	var res AddPhotoResult
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		if p.GuestID != "" && p.Fingerprint != "" {
 			if id := tx.Bucket(bPhotoByHash).Get(hashKey(p)); id != nil {
 				var old Photo
@@ -155,7 +163,7 @@ func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int, jobs ...JobSpe
 		if quota > 0 && p.GuestID != "" && countPrefix(tx.Bucket(bPhotoByGuest), []byte(p.EventID+p.GuestID), quota) >= quota {
 			return ErrQuota
 		}
-		p.CreatedAt = s.nowMs()
+		p.CreatedAt = ps.s.nowMs()
 		byEvent := tx.Bucket(bPhotoByEvent)
 		for byEvent.Get(join([]byte(p.EventID), timeKey(p.CreatedAt))) != nil {
 			p.CreatedAt++
@@ -168,7 +176,7 @@ func (s *Store) AddPhoto(ctx context.Context, p Photo, quota int, jobs ...JobSpe
 				return err
 			}
 		}
-		if _, err := s.enqueueJobs(tx, jobs); err != nil {
+		if _, err := ps.s.Jobs().enqueue(tx, jobs); err != nil {
 			return err
 		}
 		res = AddPhotoResult{Photo: p}
@@ -203,24 +211,24 @@ func countPrefix(b *bolt.Bucket, prefix []byte, max int) int {
 	return n
 }
 
-// GuestPhotoCount returns how many photos a guest has in an event, counting
+// CountByGuest returns how many photos a guest has in an event, counting
 // up to max (max <= 0: no limit).
-func (s *Store) GuestPhotoCount(ctx context.Context, eventID, guestID string, max int) (int, error) {
+func (ps Photos) CountByGuest(ctx context.Context, eventID, guestID string, max int) (int, error) {
 	if max <= 0 {
 		max = int(^uint(0) >> 1)
 	}
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ps.s.db.View(func(tx *bolt.Tx) error {
 		n = countPrefix(tx.Bucket(bPhotoByGuest), []byte(eventID+guestID), max)
 		return nil
 	})
 	return n, err
 }
 
-// Photo returns the photo with the id.
-func (s *Store) Photo(ctx context.Context, id string) (Photo, error) {
+// Get returns the photo with the id.
+func (ps Photos) Get(ctx context.Context, id string) (Photo, error) {
 	var p Photo
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ps.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bPhotos), []byte(id), &p)
 	})
 	if err != nil {
@@ -229,12 +237,12 @@ func (s *Store) Photo(ctx context.Context, id string) (Photo, error) {
 	return p, nil
 }
 
-// UpdatePhotos applies fn to each photo of the event among ids and returns
+// Update applies fn to each photo of the event among ids and returns
 // the ids it changed (fn reports whether it changed the photo). Ids of
 // other events or unknown ids are skipped. Indexes and counts follow.
-func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, fn func(*Photo) bool) ([]string, error) {
+func (ps Photos) Update(ctx context.Context, eventID string, ids []string, fn func(*Photo) bool) ([]string, error) {
 	var changed []string
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		return eachPhoto(tx, ids, func(p Photo) error {
 			if p.EventID != eventID {
 				return nil
@@ -274,8 +282,8 @@ func (s *Store) UpdatePhotos(ctx context.Context, eventID string, ids []string, 
 }
 
 // IncrementDownloads adds n to a photo's download count.
-func (s *Store) IncrementDownloads(ctx context.Context, ids []string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (ps Photos) IncrementDownloads(ctx context.Context, ids []string) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		return eachPhoto(tx, ids, func(p Photo) error {
 			p.Downloads++
 			return putJSON(tx.Bucket(bPhotos), []byte(p.ID), p)
@@ -304,12 +312,12 @@ func eachPhoto(tx *bolt.Tx, ids []string, fn func(Photo) error) error {
 	return nil
 }
 
-// DeletePhotos removes the photos of the event among ids (records, indexes,
+// Delete removes the photos of the event among ids (records, indexes,
 // counts and, after the commit, their files) and returns the ids removed.
 // With guestID set only that guest's photos are removed.
-func (s *Store) DeletePhotos(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
+func (ps Photos) Delete(ctx context.Context, eventID, guestID string, ids []string) ([]string, error) {
 	var removed []string
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		return eachPhoto(tx, ids, func(p Photo) error {
 			if p.EventID != eventID || guestID != "" && p.GuestID != guestID {
 				return nil
@@ -322,8 +330,8 @@ func (s *Store) DeletePhotos(ctx context.Context, eventID, guestID string, ids [
 		return nil, fmt.Errorf("deleting photos: %w", err)
 	}
 	if len(removed) > 0 {
-		if err := s.EmptyTrash(ctx); err != nil {
-			s.log.WarnContext(ctx, "photo files not removed yet", "error", err)
+		if err := ps.s.EmptyTrash(ctx); err != nil {
+			ps.s.log.WarnContext(ctx, "photo files not removed yet", "error", err)
 		}
 	}
 	return removed, nil
@@ -411,10 +419,10 @@ type Page[T any] struct {
 	Next  int64
 }
 
-// Photos returns one page of photos. It walks the most selective index for
+// List returns one page of photos. It walks the most selective index for
 // the query, newest first from Before, and checks the remaining conditions
 // on each entry; it never reads the photos bucket in full.
-func (s *Store) Photos(ctx context.Context, q PhotoQuery) (Page[Photo], error) {
+func (ps Photos) List(ctx context.Context, q PhotoQuery) (Page[Photo], error) {
 	if q.Limit <= 0 {
 		q.Limit = 60
 	}
@@ -426,7 +434,7 @@ func (s *Store) Photos(ctx context.Context, q PhotoQuery) (Page[Photo], error) {
 			(q.SpotID == "" || p.SpotID == q.SpotID)
 	}
 	var out []Photo
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ps.s.db.View(func(tx *bolt.Tx) error {
 		photos := tx.Bucket(bPhotos)
 		walk := func(bucket, prefix []byte, keep func(Photo) bool) ([]Photo, error) {
 			var got []Photo
@@ -515,11 +523,11 @@ func walkNewest(b *bolt.Bucket, prefix []byte, before int64, fn func(v []byte) (
 	return nil
 }
 
-// PhotoByHash finds a guest's photo in an event by the SHA-256 (hex) of
+// ByHash finds a guest's photo in an event by the SHA-256 (hex) of
 // its upload: how a retried upload is recognised.
-func (s *Store) PhotoByHash(ctx context.Context, eventID, guestID, sha string) (Photo, error) {
+func (ps Photos) ByHash(ctx context.Context, eventID, guestID, sha string) (Photo, error) {
 	var p Photo
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ps.s.db.View(func(tx *bolt.Tx) error {
 		id := tx.Bucket(bPhotoByHash).Get(hashKey(Photo{EventID: eventID, GuestID: guestID, Fingerprint: sha}))
 		if id == nil {
 			return ErrNotFound

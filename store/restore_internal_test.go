@@ -23,11 +23,11 @@ func restoreFixture(t *testing.T, commit bool) string {
 			t.Fatal(err)
 		}
 		a := Account{Username: "owner-" + strings.ToLower(name), Role: RoleOwner}
-		if err := st.CreateAccount(ctx, &a); err != nil {
+		if err := st.Accounts().Create(ctx, &a); err != nil {
 			t.Fatal(err)
 		}
 		e := NewEvent(name)
-		if err := st.CreateEvent(ctx, &e); err != nil {
+		if err := st.Events().Create(ctx, &e); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Media().Write(MediaName(e.ID, strings.ToLower(name)+".jpg"), strings.NewReader(name)); err != nil {
@@ -75,7 +75,7 @@ func whole(t *testing.T, dir string) string {
 			t.Errorf("the database after the cut has mode %o; want 600", info.Mode().Perm())
 		}
 	}()
-	events, err := st.Events(ctx)
+	events, err := st.Events().List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

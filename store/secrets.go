@@ -25,15 +25,23 @@ const (
 // sealing key (Options.Unkeyed).
 var ErrNoKey = errors.New("the store was opened without its sealing key")
 
+// Secrets holds the sealing of the secrets records keep and the random keys
+// kept beside the database. It is a view of the Store it came from, as
+// cheap to copy as a pointer; its methods are safe for concurrent use.
+type Secrets struct{ s *Store }
+
+// Secrets returns the sealing of the secrets records keep and the random keys kept beside the database.
+func (s *Store) Secrets() Secrets { return Secrets{s} }
+
 // seal seals plain for label; nil for "".
-func (s *Store) seal(label, plain string) ([]byte, error) {
+func (sc Secrets) seal(label, plain string) ([]byte, error) {
 	if plain == "" {
 		return nil, nil
 	}
-	if s.key == nil {
+	if sc.s.key == nil {
 		return nil, ErrNoKey
 	}
-	b, err := secret.Seal(s.key, label, plain)
+	b, err := secret.Seal(sc.s.key, label, plain)
 	if err != nil {
 		return nil, fmt.Errorf("sealing: %w", err)
 	}
@@ -43,39 +51,39 @@ func (s *Store) seal(label, plain string) ([]byte, error) {
 // open opens what seal made, and reports false when sealed is not empty
 // and does not open with this box's key (a database restored from another
 // box): the value must be entered again.
-func (s *Store) open(label string, sealed []byte) (string, bool) {
+func (sc Secrets) open(label string, sealed []byte) (string, bool) {
 	if len(sealed) == 0 {
 		return "", true
 	}
-	plain, err := secret.Open(s.key, label, sealed)
+	plain, err := secret.Open(sc.s.key, label, sealed)
 	return plain, err == nil
 }
 
-// Secret returns the named random key (for example the key that signs
+// Key returns the named random key (for example the key that signs
 // guest cookies), creating it on first use. It is kept in
 // DATA_DIR/<name>.key (0600), beside secret.key, and not in the database,
 // so a backup does not carry it.
-func (s *Store) Secret(ctx context.Context, name string, size int) ([]byte, error) {
-	key, err := secret.LoadFile(filepath.Join(s.dir, name+".key"), size)
+func (sc Secrets) Key(ctx context.Context, name string, size int) ([]byte, error) {
+	key, err := secret.LoadFile(filepath.Join(sc.s.dir, name+".key"), size)
 	if err != nil {
 		return nil, fmt.Errorf("reading secret %s: %w", name, err)
 	}
 	return key, nil
 }
 
-// sealSecrets runs at every keyed start: it seals the secrets an older
+// sealStored runs at every keyed start: it seals the secrets an older
 // database (or a restored backup of one) holds in clear (the WebDAV
 // password, the webhooks' urls and secrets), and moves the keys an older
 // database kept under meta "secret/<name>" to DATA_DIR/<name>.key (a file
 // there already wins: it is this box's). It answers whether anything
 // changed, in which case the clear values may still sit in the file's
 // free pages until it is compacted.
-func (s *Store) sealSecrets(ctx context.Context) (bool, error) {
-	if s.key == nil {
+func (sc Secrets) sealStored(ctx context.Context) (bool, error) {
+	if sc.s.key == nil {
 		return false, nil
 	}
 	changed := false
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := sc.s.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		// Keys move out first: the file must be written before its
 		// record goes.
@@ -83,7 +91,7 @@ func (s *Store) sealSecrets(ctx context.Context) (bool, error) {
 		var moved [][]byte
 		c := meta.Cursor()
 		for k, v := c.Seek(prefix); k != nil && len(k) > len(prefix) && string(k[:len(prefix)]) == string(prefix); k, v = c.Next() {
-			path := filepath.Join(s.dir, string(k[len(prefix):])+".key")
+			path := filepath.Join(sc.s.dir, string(k[len(prefix):])+".key")
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				if err := secret.WriteFile(path, v); err != nil {
 					return err
@@ -98,7 +106,7 @@ func (s *Store) sealSecrets(ctx context.Context) (bool, error) {
 			changed = true
 		}
 		if raw := meta.Get(cloudKey); raw != nil {
-			out, ok, err := s.sealFields(raw, map[string]string{"password": labelCloudPassword})
+			out, ok, err := sc.sealFields(raw, map[string]string{"password": labelCloudPassword})
 			if err != nil {
 				return fmt.Errorf("sealing the cloud password: %w", err)
 			}
@@ -115,7 +123,7 @@ func (s *Store) sealSecrets(ctx context.Context) (bool, error) {
 		}
 		updated := map[string][]byte{}
 		err := hooks.ForEach(func(k, v []byte) error {
-			out, ok, err := s.sealFields(v, map[string]string{"url": labelWebhookURL, "secret": labelWebhookSecret})
+			out, ok, err := sc.sealFields(v, map[string]string{"url": labelWebhookURL, "secret": labelWebhookSecret})
 			if err != nil {
 				return fmt.Errorf("sealing webhook %s: %w", k, err)
 			}
@@ -142,7 +150,7 @@ func (s *Store) sealSecrets(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("sealing the secrets kept in clear: %w", err)
 	}
 	if changed {
-		s.log.InfoContext(ctx, "secrets kept in clear are sealed")
+		sc.s.log.InfoContext(ctx, "secrets kept in clear are sealed")
 	}
 	return changed, nil
 }
@@ -154,7 +162,7 @@ var compactKey = []byte("secrets/compact")
 // sealFields replaces each clear string field of the JSON record raw named
 // in fields by "<field>Sealed", sealed with its label, and answers whether
 // it changed anything.
-func (s *Store) sealFields(raw []byte, fields map[string]string) ([]byte, bool, error) {
+func (sc Secrets) sealFields(raw []byte, fields map[string]string) ([]byte, bool, error) {
 	var rec map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, false, err
@@ -174,7 +182,7 @@ func (s *Store) sealFields(raw []byte, fields map[string]string) ([]byte, bool, 
 		if plain == "" {
 			continue
 		}
-		sealed, err := s.seal(label, plain)
+		sealed, err := sc.seal(label, plain)
 		if err != nil {
 			return nil, false, err
 		}
@@ -192,7 +200,7 @@ func (s *Store) sealFields(raw []byte, fields map[string]string) ([]byte, bool, 
 }
 
 // compactIfMarked rewrites the database file when compactKey is set, so
-// the clear values sealSecrets replaced no longer sit in its free pages
+// the clear values Secrets.sealStored replaced no longer sit in its free pages
 // (a backup copies the file's pages, free ones included).
 func (s *Store) compactIfMarked(ctx context.Context, path string) error {
 	marked := false

@@ -57,11 +57,11 @@ func TestSecretsKeptInClearAreSealedAtStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _, err := st.CloudSettings(ctx)
+		c, _, err := st.Cloud().Settings(ctx)
 		if err != nil || c.Password != "" {
 			t.Fatalf("unkeyed cloud settings: %+v, %v", c, err)
 		}
-		if err := st.PutCloudSettings(ctx, CloudSettings{URL: "https://x/", Password: "p"}); err == nil {
+		if err := st.Cloud().PutSettings(ctx, CloudSettings{URL: "https://x/", Password: "p"}); err == nil {
 			t.Fatal("an unkeyed store stored a password")
 		}
 		if err := st.Close(); err != nil {
@@ -77,15 +77,15 @@ func TestSecretsKeptInClearAreSealedAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := st.CloudSettings(ctx)
+	c, _, err := st.Cloud().Settings(ctx)
 	if err != nil || c.Password != cloudPass || c.PasswordLost || c.User != "ana" || !c.AutoExport {
 		t.Fatalf("cloud settings after the start: %+v, %v", c, err)
 	}
-	w, err := st.Webhook(ctx, "w1")
+	w, err := st.Webhooks().Get(ctx, "w1")
 	if err != nil || w.URL != hookURL || w.Secret != hookSecret || w.URLLost || w.SecretLost {
 		t.Fatalf("webhook after the start: %+v, %v", w, err)
 	}
-	key, err := st.Secret(ctx, "guest-cookie", 32)
+	key, err := st.Secrets().Key(ctx, "guest-cookie", 32)
 	if err != nil || !bytes.Equal(key, cookieKey) {
 		t.Fatalf("guest cookie key %q, %v; want the one the database held", key, err)
 	}
@@ -112,13 +112,13 @@ func TestSecretsKeptInClearAreSealedAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		c, _, _ := st.CloudSettings(ctx)
-		w, _ := st.Webhook(ctx, "w1")
+		c, _, _ := st.Cloud().Settings(ctx)
+		w, _ := st.Webhooks().Get(ctx, "w1")
 		if c.Password != "" || !c.PasswordLost || w.URL != "" || !w.URLLost || !w.SecretLost {
 			t.Fatalf("on another box: %+v %+v", c, w)
 		}
 		// An update that changes neither keeps them sealed as they were.
-		w2, err := st.UpdateWebhook(ctx, "w1", func(w *Webhook) error { w.Name = "Renamed"; return nil })
+		w2, err := st.Webhooks().Update(ctx, "w1", func(w *Webhook) error { w.Name = "Renamed"; return nil })
 		if err != nil || !bytes.Equal(w2.URLSealed, w.URLSealed) || !bytes.Equal(w2.SecretSealed, w.SecretSealed) {
 			t.Fatalf("an update dropped the sealed values: %+v, %v", w2, err)
 		}

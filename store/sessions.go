@@ -18,13 +18,21 @@ type Session struct {
 	NeedsCode bool `json:"needsCode,omitempty"`
 }
 
-// CreateSession starts a session for the account and returns its token.
-func (s *Store) CreateSession(ctx context.Context, accountID string, needsCode bool) (string, error) {
+// Sessions holds the hosts' sign-in sessions. It is a view of the Store it
+// came from, as cheap to copy as a pointer; its methods are safe for
+// concurrent use.
+type Sessions struct{ s *Store }
+
+// Sessions returns the hosts' sign-in sessions.
+func (s *Store) Sessions() Sessions { return Sessions{s} }
+
+// Create starts a session for the account and returns its token.
+func (ss Sessions) Create(ctx context.Context, accountID string, needsCode bool) (string, error) {
 	token := NewToken()
 	h := []byte(HashToken(token))
-	now := s.nowMs()
+	now := ss.s.nowMs()
 	sess := Session{AccountID: accountID, CreatedAt: now, LastUsedAt: now, NeedsCode: needsCode}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ss.s.db.Update(func(tx *bolt.Tx) error {
 		if err := putJSON(tx.Bucket(bSessions), h, sess); err != nil {
 			return err
 		}
@@ -36,10 +44,10 @@ func (s *Store) CreateSession(ctx context.Context, accountID string, needsCode b
 	return token, nil
 }
 
-// Session returns the session of a token.
-func (s *Store) Session(ctx context.Context, token string) (Session, error) {
+// Get returns the session of a token.
+func (ss Sessions) Get(ctx context.Context, token string) (Session, error) {
 	var sess Session
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := ss.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bSessions), []byte(HashToken(token)), &sess)
 	})
 	if err != nil {
@@ -48,10 +56,10 @@ func (s *Store) Session(ctx context.Context, token string) (Session, error) {
 	return sess, nil
 }
 
-// UpdateSession applies fn to the session of a token.
-func (s *Store) UpdateSession(ctx context.Context, token string, fn func(*Session)) error {
+// Update applies fn to the session of a token.
+func (ss Sessions) Update(ctx context.Context, token string, fn func(*Session)) error {
 	h := []byte(HashToken(token))
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ss.s.db.Update(func(tx *bolt.Tx) error {
 		var sess Session
 		if err := getJSON(tx.Bucket(bSessions), h, &sess); err != nil {
 			return err
@@ -65,10 +73,10 @@ func (s *Store) UpdateSession(ctx context.Context, token string, fn func(*Sessio
 	return nil
 }
 
-// DeleteSession ends the session of a token; a missing one is not an error.
-func (s *Store) DeleteSession(ctx context.Context, token string) error {
+// Delete ends the session of a token; a missing one is not an error.
+func (ss Sessions) Delete(ctx context.Context, token string) error {
 	h := []byte(HashToken(token))
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ss.s.db.Update(func(tx *bolt.Tx) error {
 		var sess Session
 		if err := getJSON(tx.Bucket(bSessions), h, &sess); err != nil {
 			return nil
@@ -84,14 +92,14 @@ func (s *Store) DeleteSession(ctx context.Context, token string) error {
 	return nil
 }
 
-// DeleteAccountSessions ends every session of an account except the one
+// DeleteByAccount ends every session of an account except the one
 // of exceptToken (empty: all of them).
-func (s *Store) DeleteAccountSessions(ctx context.Context, accountID, exceptToken string) error {
+func (ss Sessions) DeleteByAccount(ctx context.Context, accountID, exceptToken string) error {
 	except := ""
 	if exceptToken != "" {
 		except = HashToken(exceptToken)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ss.s.db.Update(func(tx *bolt.Tx) error {
 		return deleteAccountSessions(tx, accountID, except)
 	})
 	if err != nil {
@@ -123,11 +131,11 @@ func deleteAccountSessions(tx *bolt.Tx, accountID, exceptHash string) error {
 	return nil
 }
 
-// DeleteSessionsBefore removes sessions last used before cutoff (epoch ms)
+// DeleteBefore removes sessions last used before cutoff (epoch ms)
 // and returns how many went.
-func (s *Store) DeleteSessionsBefore(ctx context.Context, cutoff int64) (int, error) {
+func (ss Sessions) DeleteBefore(ctx context.Context, cutoff int64) (int, error) {
 	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ss.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bSessions)
 		type old struct{ h, acct []byte }
 		var stale []old

@@ -39,14 +39,22 @@ func (sh Share) ExpiredAt(ms int64) bool { return sh.ExpiresAt != 0 && ms >= sh.
 
 func shareKey(eventID, shareID string) []byte { return []byte(eventID + shareID) }
 
-// CreateShare stores a new gallery link of an event, assigning ID, Token
+// Shares holds the gallery links of the events. It is a view of the Store
+// it came from, as cheap to copy as a pointer; its methods are safe for
+// concurrent use.
+type Shares struct{ s *Store }
+
+// Shares returns the gallery links of the events.
+func (s *Store) Shares() Shares { return Shares{s} }
+
+// Create stores a new gallery link of an event, assigning ID, Token
 // (NewToken) and CreatedAt; ErrTooMany past MaxShares, ErrNotFound when
 // the event does not exist.
-func (s *Store) CreateShare(ctx context.Context, sh *Share) error {
+func (sr Shares) Create(ctx context.Context, sh *Share) error {
 	sh.ID = NewID()
 	sh.Token = NewToken()
-	sh.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	sh.CreatedAt = sr.s.nowMs()
+	err := sr.s.db.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bEvents).Get([]byte(sh.EventID)) == nil {
 			return ErrNotFound
 		}
@@ -66,12 +74,12 @@ func (s *Store) CreateShare(ctx context.Context, sh *Share) error {
 	return nil
 }
 
-// ShareByToken returns the gallery link with the token, expired or not
+// ByToken returns the gallery link with the token, expired or not
 // (the caller decides with ExpiredAt); ErrNotFound for an unknown or
 // revoked token.
-func (s *Store) ShareByToken(ctx context.Context, token string) (Share, error) {
+func (sr Shares) ByToken(ctx context.Context, token string) (Share, error) {
 	var sh Share
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := sr.s.db.View(func(tx *bolt.Tx) error {
 		key := tx.Bucket(bShareByToken).Get([]byte(HashToken(token)))
 		if key == nil {
 			return ErrNotFound
@@ -84,11 +92,11 @@ func (s *Store) ShareByToken(ctx context.Context, token string) (Share, error) {
 	return sh, nil
 }
 
-// Share returns a gallery link of an event; a link of another event is
+// Get returns a gallery link of an event; a link of another event is
 // ErrNotFound.
-func (s *Store) Share(ctx context.Context, eventID, shareID string) (Share, error) {
+func (sr Shares) Get(ctx context.Context, eventID, shareID string) (Share, error) {
 	var sh Share
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := sr.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bShares), shareKey(eventID, shareID), &sh)
 	})
 	if err != nil {
@@ -97,11 +105,11 @@ func (s *Store) Share(ctx context.Context, eventID, shareID string) (Share, erro
 	return sh, nil
 }
 
-// Shares lists an event's gallery links, newest first, expired ones
+// List lists an event's gallery links, newest first, expired ones
 // included.
-func (s *Store) Shares(ctx context.Context, eventID string) ([]Share, error) {
+func (sr Shares) List(ctx context.Context, eventID string) ([]Share, error) {
 	var out []Share
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := sr.s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bShares)
 		prefix := []byte(eventID)
 		c := b.Cursor()
@@ -121,10 +129,10 @@ func (s *Store) Shares(ctx context.Context, eventID string) ([]Share, error) {
 	return out, nil
 }
 
-// DeleteShare revokes a gallery link: the record and its token entry go,
+// Delete revokes a gallery link: the record and its token entry go,
 // so the token answers ErrNotFound from then on.
-func (s *Store) DeleteShare(ctx context.Context, eventID, shareID string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (sr Shares) Delete(ctx context.Context, eventID, shareID string) error {
+	err := sr.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bShares)
 		var sh Share
 		if err := getJSON(b, shareKey(eventID, shareID), &sh); err != nil {

@@ -13,7 +13,7 @@ import (
 func newEvent(t *testing.T, st *store.Store, name string) store.Event {
 	t.Helper()
 	e := store.NewEvent(name)
-	if err := st.CreateEvent(context.Background(), &e); err != nil {
+	if err := st.Events().Create(context.Background(), &e); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -26,41 +26,41 @@ func TestSharesAreFoundByTokenUntilRevoked(t *testing.T) {
 	defer st.Close()
 	e := newEvent(t, st, "Party")
 	first := store.Share{EventID: e.ID, Label: "Family", AllowDownload: true}
-	if err := st.CreateShare(ctx, &first); err != nil {
+	if err := st.Shares().Create(ctx, &first); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(time.Second)
 	second := store.Share{EventID: e.ID, ExpiresAt: c.Now().Add(time.Hour).UnixMilli()}
-	if err := st.CreateShare(ctx, &second); err != nil {
+	if err := st.Shares().Create(ctx, &second); err != nil {
 		t.Fatal(err)
 	}
 	if len(first.Token) < 40 || first.Token == second.Token || !store.ValidID(first.ID) {
 		t.Fatalf("tokens %q %q, id %q", first.Token, second.Token, first.ID)
 	}
-	got, err := st.ShareByToken(ctx, first.Token)
+	got, err := st.Shares().ByToken(ctx, first.Token)
 	if err != nil || got.ID != first.ID || got.Label != "Family" || !got.AllowDownload {
 		t.Fatalf("by token = %+v, %v", got, err)
 	}
-	if _, err := st.ShareByToken(ctx, first.Token+"x"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Shares().ByToken(ctx, first.Token+"x"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a wrong token = %v", err)
 	}
-	list, err := st.Shares(ctx, e.ID)
+	list, err := st.Shares().List(ctx, e.ID)
 	if err != nil || len(list) != 2 || list[0].ID != second.ID || list[1].ID != first.ID {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
 	if !second.ExpiredAt(second.ExpiresAt) || second.ExpiredAt(second.ExpiresAt-1) || first.ExpiredAt(1<<62) {
 		t.Fatal("ExpiredAt is wrong at the edge")
 	}
-	if err := st.DeleteShare(ctx, store.NewID(), first.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := st.Shares().Delete(ctx, store.NewID(), first.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoking through another event = %v", err)
 	}
-	if err := st.DeleteShare(ctx, e.ID, first.ID); err != nil {
+	if err := st.Shares().Delete(ctx, e.ID, first.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ShareByToken(ctx, first.Token); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Shares().ByToken(ctx, first.Token); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a revoked token = %v", err)
 	}
-	if list, _ := st.Shares(ctx, e.ID); len(list) != 1 {
+	if list, _ := st.Shares().List(ctx, e.ID); len(list) != 1 {
 		t.Fatalf("list after revoke = %+v", list)
 	}
 }
@@ -73,20 +73,20 @@ func TestSharesStopAtTheLimitAndGoWithTheEvent(t *testing.T) {
 	var last store.Share
 	for i := 0; i < store.MaxShares; i++ {
 		last = store.Share{EventID: e.ID}
-		if err := st.CreateShare(ctx, &last); err != nil {
+		if err := st.Shares().Create(ctx, &last); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := st.CreateShare(ctx, &store.Share{EventID: e.ID}); !errors.Is(err, store.ErrTooMany) {
+	if err := st.Shares().Create(ctx, &store.Share{EventID: e.ID}); !errors.Is(err, store.ErrTooMany) {
 		t.Fatalf("link %d = %v", store.MaxShares+1, err)
 	}
-	if err := st.CreateShare(ctx, &store.Share{EventID: store.NewID()}); !errors.Is(err, store.ErrNotFound) {
+	if err := st.Shares().Create(ctx, &store.Share{EventID: store.NewID()}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a link of no event = %v", err)
 	}
-	if err := st.DeleteEvent(ctx, e.ID); err != nil {
+	if err := st.Events().Delete(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ShareByToken(ctx, last.Token); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Shares().ByToken(ctx, last.Token); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a link survived its event: %v", err)
 	}
 }
@@ -102,11 +102,11 @@ func TestHourlyCountersFollowPhotosAndMessages(t *testing.T) {
 	c.Advance(2 * time.Second)                                                              // 16:00:01
 	addPhoto(t, st, store.Photo{EventID: e.ID, Status: store.StatusHidden}, 0)
 	addPhoto(t, st, store.Photo{EventID: other.ID, Status: store.StatusVisible}, 0)
-	if _, err := st.AddMessage(ctx, store.Message{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible}); err != nil {
+	if _, err := st.Messages().Add(ctx, store.Message{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible}); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(3 * time.Hour) // 19:00:01
-	m, err := st.AddMessage(ctx, store.Message{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible})
+	m, err := st.Messages().Add(ctx, store.Message{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +133,10 @@ func TestHourlyCountersFollowPhotosAndMessages(t *testing.T) {
 		})
 	}
 	t.Run("deleting takes the count away from its hour", func(t *testing.T) {
-		if _, err := st.DeletePhotos(ctx, e.ID, "", []string{p1.ID}); err != nil {
+		if _, err := st.Photos().Delete(ctx, e.ID, "", []string{p1.ID}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.DeleteMessages(ctx, e.ID, "", []string{m.ID}); err != nil {
+		if _, err := st.Messages().Delete(ctx, e.ID, "", []string{m.ID}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := st.Hourly(ctx, []string{e.ID})
@@ -146,7 +146,7 @@ func TestHourlyCountersFollowPhotosAndMessages(t *testing.T) {
 		}
 	})
 	t.Run("deleting the event clears its hours only", func(t *testing.T) {
-		if err := st.DeleteEvent(ctx, e.ID); err != nil {
+		if err := st.Events().Delete(ctx, e.ID); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := st.Hourly(ctx, []string{e.ID}); len(got) != 0 {
@@ -166,7 +166,7 @@ func TestTopGuestsCountPhotosPerGuest(t *testing.T) {
 	var guests []store.Guest
 	for _, name := range []string{"Ana", "Ben", "Cy"} {
 		g := store.Guest{EventID: e.ID, Name: name}
-		if err := st.CreateGuest(ctx, &g); err != nil {
+		if err := st.Guests().Create(ctx, &g); err != nil {
 			t.Fatal(err)
 		}
 		guests = append(guests, g)

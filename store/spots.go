@@ -26,12 +26,20 @@ var ErrTooMany = errors.New("limit reached")
 
 func spotKey(eventID, spotID string) []byte { return []byte(eventID + spotID) }
 
-// CreateSpot adds a place to an event, assigning ID and CreatedAt;
+// Spots holds the places of an event that photos are tagged with. It is a
+// view of the Store it came from, as cheap to copy as a pointer; its
+// methods are safe for concurrent use.
+type Spots struct{ s *Store }
+
+// Spots returns the places of an event that photos are tagged with.
+func (s *Store) Spots() Spots { return Spots{s} }
+
+// Create adds a place to an event, assigning ID and CreatedAt;
 // ErrTooMany past MaxSpots.
-func (s *Store) CreateSpot(ctx context.Context, sp *Spot) error {
+func (so Spots) Create(ctx context.Context, sp *Spot) error {
 	sp.ID = NewID()
-	sp.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	sp.CreatedAt = so.s.nowMs()
+	err := so.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bSpots)
 		if countPrefix(b, []byte(sp.EventID), MaxSpots) >= MaxSpots {
 			return ErrTooMany
@@ -44,11 +52,11 @@ func (s *Store) CreateSpot(ctx context.Context, sp *Spot) error {
 	return nil
 }
 
-// Spot returns a place of an event; a place of another event is
+// Get returns a place of an event; a place of another event is
 // ErrNotFound.
-func (s *Store) Spot(ctx context.Context, eventID, spotID string) (Spot, error) {
+func (so Spots) Get(ctx context.Context, eventID, spotID string) (Spot, error) {
 	var sp Spot
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := so.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bSpots), spotKey(eventID, spotID), &sp)
 	})
 	if err != nil {
@@ -57,10 +65,10 @@ func (s *Store) Spot(ctx context.Context, eventID, spotID string) (Spot, error) 
 	return sp, nil
 }
 
-// Spots lists an event's places, oldest first.
-func (s *Store) Spots(ctx context.Context, eventID string) ([]Spot, error) {
+// List lists an event's places, oldest first.
+func (so Spots) List(ctx context.Context, eventID string) ([]Spot, error) {
 	var out []Spot
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := so.s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bSpots)
 		c := b.Cursor()
 		for k, _ := c.Seek([]byte(eventID)); k != nil && len(k) == 2*IDLen && string(k[:IDLen]) == eventID; k, _ = c.Next() {
@@ -79,10 +87,10 @@ func (s *Store) Spots(ctx context.Context, eventID string) ([]Spot, error) {
 	return out, nil
 }
 
-// RenameSpot changes a place's label.
-func (s *Store) RenameSpot(ctx context.Context, eventID, spotID, label string) (Spot, error) {
+// Rename changes a place's label.
+func (so Spots) Rename(ctx context.Context, eventID, spotID, label string) (Spot, error) {
 	var sp Spot
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := so.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bSpots)
 		if err := getJSON(b, spotKey(eventID, spotID), &sp); err != nil {
 			return err
@@ -96,20 +104,20 @@ func (s *Store) RenameSpot(ctx context.Context, eventID, spotID, label string) (
 	return sp, nil
 }
 
-// SpotPhotoCount counts the photos tagged with a place.
-func (s *Store) SpotPhotoCount(ctx context.Context, eventID, spotID string) (int, error) {
+// PhotoCount counts the photos tagged with a place.
+func (so Spots) PhotoCount(ctx context.Context, eventID, spotID string) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := so.s.db.View(func(tx *bolt.Tx) error {
 		n = countPrefix(tx.Bucket(bPhotoBySpot), []byte(eventID+spotID), int(^uint(0)>>1))
 		return nil
 	})
 	return n, err
 }
 
-// DeleteSpot removes a place; its photos stay, untagged, in the same
+// Delete removes a place; its photos stay, untagged, in the same
 // transaction.
-func (s *Store) DeleteSpot(ctx context.Context, eventID, spotID string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (so Spots) Delete(ctx context.Context, eventID, spotID string) error {
+	err := so.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bSpots)
 		if b.Get(spotKey(eventID, spotID)) == nil {
 			return ErrNotFound

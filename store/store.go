@@ -132,7 +132,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err := s.EmptyTrash(ctx); err != nil {
 		s.log.WarnContext(ctx, "media trash not emptied", "error", err)
 	}
-	if n, err := s.recoverJobs(ctx); err != nil {
+	if n, err := s.Jobs().recoverRunning(ctx); err != nil {
 		return nil, errors.Join(err, db.Close())
 	} else if n > 0 {
 		s.log.WarnContext(ctx, "jobs were running when the process stopped", "jobs", n)

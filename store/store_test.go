@@ -44,14 +44,14 @@ func TestReopenKeepsRecords(t *testing.T) {
 	dir, c := t.TempDir(), newClock()
 	st := open(t, dir, c)
 	e := store.NewEvent("Party")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	a := store.Account{Username: "Ana", Role: store.RoleOwner}
-	if err := st.CreateAccount(ctx, &a); err != nil {
+	if err := st.Accounts().Create(ctx, &a); err != nil {
 		t.Fatal(err)
 	}
-	token, err := st.CreateSession(ctx, a.ID, false)
+	token, err := st.Sessions().Create(ctx, a.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +63,14 @@ func TestReopenKeepsRecords(t *testing.T) {
 	}
 	st = open(t, dir, c)
 	defer st.Close()
-	got, err := st.EventBySlug(ctx, e.Slug)
+	got, err := st.Events().BySlug(ctx, e.Slug)
 	if err != nil || got.Name != "Party" || got.ID != e.ID {
 		t.Fatalf("event after reopen = %+v, %v", got, err)
 	}
-	if _, err := st.AccountByUsername(ctx, "ana"); err != nil {
+	if _, err := st.Accounts().ByUsername(ctx, "ana"); err != nil {
 		t.Fatalf("account by lower-case name after reopen: %v", err)
 	}
-	if s, err := st.Session(ctx, token); err != nil || s.AccountID != a.ID {
+	if s, err := st.Sessions().Get(ctx, token); err != nil || s.AccountID != a.ID {
 		t.Fatalf("session after reopen = %+v, %v", s, err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, store.DBFile))
@@ -123,21 +123,21 @@ func TestUsernamesAreUniqueWithoutCase(t *testing.T) {
 	st := open(t, t.TempDir(), newClock())
 	defer st.Close()
 	a := store.Account{Username: "Planner", Role: store.RoleOrganizer}
-	if err := st.CreateAccount(ctx, &a); err != nil {
+	if err := st.Accounts().Create(ctx, &a); err != nil {
 		t.Fatal(err)
 	}
 	b := store.Account{Username: "PLANNER", Role: store.RoleOrganizer}
-	if err := st.CreateAccount(ctx, &b); !errors.Is(err, store.ErrConflict) {
+	if err := st.Accounts().Create(ctx, &b); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("duplicate username = %v, want ErrConflict", err)
 	}
-	if err := st.DeleteAccount(ctx, a.ID); err != nil {
+	if err := st.Accounts().Delete(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	owner := store.Account{Username: "boss", Role: store.RoleOwner}
-	if err := st.CreateAccount(ctx, &owner); err != nil {
+	if err := st.Accounts().Create(ctx, &owner); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.DeleteAccount(ctx, owner.ID); !errors.Is(err, store.ErrLastOwner) {
+	if err := st.Accounts().Delete(ctx, owner.ID); !errors.Is(err, store.ErrLastOwner) {
 		t.Fatalf("deleting the last owner = %v", err)
 	}
 }
@@ -191,7 +191,7 @@ func addPhoto(t *testing.T, st *store.Store, p store.Photo, quota int) store.Add
 		}
 		jobs = append(jobs, store.VariantJobSpec(p.ID))
 	}
-	res, err := st.AddPhoto(context.Background(), p, quota, jobs...)
+	res, err := st.Photos().Add(context.Background(), p, quota, jobs...)
 	if err != nil {
 		t.Fatalf("add photo: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestPhotoPagingWithEqualTimes(t *testing.T) {
 				if pages > 10 {
 					t.Fatal("paging does not end")
 				}
-				page, err := st.Photos(ctx, q)
+				page, err := st.Photos().List(ctx, q)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -277,7 +277,7 @@ func TestScopeAllMergesOwnAndOthersVisible(t *testing.T) {
 	addPhoto(t, st, store.Photo{EventID: ev, GuestID: other, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 2)}, 0)
 	c.Advance(time.Second)
 	addPhoto(t, st, store.Photo{EventID: ev, GuestID: other, Status: store.StatusHidden, Fingerprint: fmt.Sprintf("%064x", 3)}, 0)
-	page, err := st.Photos(ctx, store.PhotoQuery{EventID: ev, GuestID: me, AlsoVisible: true})
+	page, err := st.Photos().List(ctx, store.PhotoQuery{EventID: ev, GuestID: me, AlsoVisible: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,11 +298,11 @@ func TestRetryDedupAndQuota(t *testing.T) {
 		t.Fatalf("a retry made a new photo: %+v", again)
 	}
 	addPhoto(t, st, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 43)}, 2)
-	_, err := st.AddPhoto(ctx, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 44)}, 2)
+	_, err := st.Photos().Add(ctx, store.Photo{EventID: ev, GuestID: guest, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 44)}, 2)
 	if !errors.Is(err, store.ErrQuota) {
 		t.Fatalf("third photo over a quota of 2 = %v", err)
 	}
-	counts, _ := st.Counts(ctx, ev)
+	counts, _ := st.Events().Counts(ctx, ev)
 	if counts.Photos != 2 {
 		t.Fatalf("counts = %+v", counts)
 	}
@@ -319,24 +319,24 @@ func TestDeletePhotoRemovesFilesAndIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if removed, _ := st.DeletePhotos(ctx, ev, other, []string{p.ID}); len(removed) != 0 {
+	if removed, _ := st.Photos().Delete(ctx, ev, other, []string{p.ID}); len(removed) != 0 {
 		t.Fatal("another guest deleted the photo")
 	}
-	removed, err := st.DeletePhotos(ctx, ev, guest, []string{p.ID})
+	removed, err := st.Photos().Delete(ctx, ev, guest, []string{p.ID})
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("delete = %v, %v", removed, err)
 	}
 	if st.Media().Exists(p.OriginalName()) || st.Media().Exists(p.VariantName("thumb")) {
 		t.Fatal("files remain after delete")
 	}
-	if _, err := st.Photo(ctx, p.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Photos().Get(ctx, p.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("record remains: %v", err)
 	}
-	page, _ := st.Photos(ctx, store.PhotoQuery{EventID: ev, Status: store.StatusPending})
+	page, _ := st.Photos().List(ctx, store.PhotoQuery{EventID: ev, Status: store.StatusPending})
 	if len(page.Items) != 0 {
 		t.Fatal("index entry remains")
 	}
-	counts, _ := st.Counts(ctx, ev)
+	counts, _ := st.Events().Counts(ctx, ev)
 	if counts.Photos != 0 || counts.Pending != 0 {
 		t.Fatalf("counts = %+v", counts)
 	}
@@ -351,25 +351,25 @@ func TestDeleteEventCascades(t *testing.T) {
 	st := open(t, t.TempDir(), newClock())
 	defer st.Close()
 	e := store.NewEvent("Party")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	g := store.Guest{EventID: e.ID, Name: "Ana"}
-	if err := st.CreateGuest(ctx, &g); err != nil {
+	if err := st.Guests().Create(ctx, &g); err != nil {
 		t.Fatal(err)
 	}
 	p := addPhoto(t, st, store.Photo{EventID: e.ID, GuestID: g.ID, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 1)}, 0).Photo
 	if _, err := st.Media().Write(p.OriginalName(), strings.NewReader("x")); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.DeleteEvent(ctx, e.ID); err != nil {
+	if err := st.Events().Delete(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range []error{
-		func() error { _, err := st.Event(ctx, e.ID); return err }(),
-		func() error { _, err := st.EventBySlug(ctx, e.Slug); return err }(),
-		func() error { _, err := st.Photo(ctx, p.ID); return err }(),
-		func() error { _, err := st.Guest(ctx, e.ID, g.ID); return err }(),
+		func() error { _, err := st.Events().Get(ctx, e.ID); return err }(),
+		func() error { _, err := st.Events().BySlug(ctx, e.Slug); return err }(),
+		func() error { _, err := st.Photos().Get(ctx, p.ID); return err }(),
+		func() error { _, err := st.Guests().Get(ctx, e.ID, g.ID); return err }(),
 	} {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("record survived the event: %v", err)
@@ -390,23 +390,23 @@ func TestVariantJobOfADeletedPhotoIsDropped(t *testing.T) {
 	ev, g := store.NewID(), store.NewID()
 	p := addPhoto(t, st, store.Photo{EventID: ev, GuestID: g, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 1)}, 0).Photo
 	kept := addPhoto(t, st, store.Photo{EventID: ev, GuestID: g, Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", 2)}, 0).Photo
-	if _, err := st.DeletePhotos(ctx, ev, g, []string{p.ID}); err != nil {
+	if _, err := st.Photos().Delete(ctx, ev, g, []string{p.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetVariantsMade(ctx, p.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := st.Photos().SetVariantsMade(ctx, p.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("recording a deleted photo's variants = %v, want ErrNotFound", err)
 	}
 	c := claimVariants(t, st, kept.ID)
 	if !c.Claimed {
 		t.Fatalf("kept photo's job not claimed: %+v", c)
 	}
-	if _, err := st.FinishJob(ctx, c.Job.ID, c.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "corrupt"}, variantLimits); err != nil {
+	if _, err := st.Jobs().Finish(ctx, c.Job.ID, c.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "corrupt"}, variantLimits); err != nil {
 		t.Fatal(err)
 	}
 	if jobs := variantJobs(t, st); len(jobs) != 0 {
 		t.Fatalf("jobs left: %v", jobs)
 	}
-	got, _ := st.Photo(ctx, kept.ID)
+	got, _ := st.Photos().Get(ctx, kept.ID)
 	if got.Variants || !got.VariantsFailed {
 		t.Fatalf("photo after a failed job = %+v", got)
 	}

@@ -16,7 +16,7 @@ import (
 // DefaultMediaGrace is how old a media file no record names must be before
 // SweepMedia removes it, when Options.MediaGrace is zero. A file is renamed
 // into the media area a moment before the transaction that names it
-// commits (TempFile.Commit, then AddPhoto, AddMessage or SetLogo); the
+// commits (TempFile.Commit, then Photos.Add, Messages.Add or Events.SetLogo); the
 // grace keeps such a file, should anything be writing while the sweep
 // runs, and leaves a file alone when the clock is unsure.
 const DefaultMediaGrace = 2 * time.Minute

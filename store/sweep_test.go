@@ -21,11 +21,11 @@ func TestOpenSweepsUnnamedMedia(t *testing.T) {
 	dir, c := t.TempDir(), newClock()
 	st := open(t, dir, c)
 	e := store.NewEvent("Party")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	gone := store.NewEvent("Deleted later")
-	if err := st.CreateEvent(ctx, &gone); err != nil {
+	if err := st.Events().Create(ctx, &gone); err != nil {
 		t.Fatal(err)
 	}
 
@@ -34,17 +34,17 @@ func TestOpenSweepsUnnamedMedia(t *testing.T) {
 	video := store.Photo{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible, Format: "jpeg",
 		Video: &store.VideoInfo{DurationMs: 1000, MIME: "video/mp4", Size: 5}}
 	for _, p := range []store.Photo{photo, video} {
-		if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+		if _, err := st.Photos().Add(ctx, p, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	msg := store.Message{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible, AudioMIME: "audio/ogg", AudioExt: "ogg", Seconds: 1}
-	if _, err := st.AddMessage(ctx, msg); err != nil {
+	if _, err := st.Messages().Add(ctx, msg); err != nil {
 		t.Fatal(err)
 	}
 	logo := store.LogoName(e.ID, 7)
 	writeMedia(t, st, logo, "logo")
-	if _, err := st.SetLogo(ctx, e.ID, 7); err != nil {
+	if _, err := st.Events().SetLogo(ctx, e.ID, 7); err != nil {
 		t.Fatal(err)
 	}
 	named := []string{
@@ -72,7 +72,7 @@ func TestOpenSweepsUnnamedMedia(t *testing.T) {
 	for _, n := range append(slices.Clone(unnamed), fresh) {
 		writeMedia(t, st, n, "unnamed")
 	}
-	if err := st.DeleteEvent(ctx, gone.ID); err != nil {
+	if err := st.Events().Delete(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
 	// The deleted event's folder comes back with a file in it, as when a
@@ -177,12 +177,12 @@ func TestSweepQuarantinesInBulk(t *testing.T) {
 			dir, c := t.TempDir(), newClock()
 			st := open(t, dir, c)
 			e := store.NewEvent("Party")
-			if err := st.CreateEvent(ctx, &e); err != nil {
+			if err := st.Events().Create(ctx, &e); err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < tt.named; i++ {
 				p := store.Photo{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible, Format: "jpeg"}
-				if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+				if _, err := st.Photos().Add(ctx, p, 0); err != nil {
 					t.Fatal(err)
 				}
 				writeMedia(t, st, p.OriginalName(), "named")
@@ -241,7 +241,7 @@ func TestSweepRunningSparesUploadsInFlight(t *testing.T) {
 	st := open(t, dir, c)
 	defer st.Close()
 	e := store.NewEvent("Party")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	inFlight, err := st.Media().CreateTemp()

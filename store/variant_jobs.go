@@ -13,7 +13,7 @@ import (
 
 // VariantJobKind is the job kind that makes a photo's thumb and display
 // (daemon/variants.go); the job's Key is the photo id and it has no
-// payload. AddPhoto enqueues it with the photo, deleting the photo
+// payload. Photos.Add enqueues it with the photo, deleting the photo
 // cancels it, and a job set aside marks its photo VariantsFailed in the
 // same commit (docs/decisions.md, "Variant jobs that keep failing").
 const VariantJobKind = "variants"
@@ -24,7 +24,7 @@ const VariantJobKind = "variants"
 // photo then keeps its original only.
 const VariantAttempts = 3
 
-// VariantJobSpec is the variant job of the photo id, for AddPhoto.
+// VariantJobSpec is the variant job of the photo id, for Photos.Add.
 func VariantJobSpec(id string) JobSpec {
 	return JobSpec{Kind: VariantJobKind, Key: id}
 }
@@ -37,7 +37,7 @@ func variantsSetAside(tx *bolt.Tx, j *Job) error {
 }
 
 // variantsRequeued runs in the transaction that puts a set-aside variant
-// job back in the queue (RequeueJob): its photo is pending again.
+// job back in the queue (Jobs.Requeue): its photo is pending again.
 func variantsRequeued(tx *bolt.Tx, j *Job) error {
 	return editVariantPhoto(tx, j.Key, func(p *Photo) { p.VariantsFailed = false })
 }
@@ -57,8 +57,8 @@ func editVariantPhoto(tx *bolt.Tx, id string, edit func(p *Photo)) error {
 // SetVariantsMade records that the thumb and display of photo id are on
 // disk. It answers ErrNotFound when the photo was deleted meanwhile: the
 // caller removes the files it made.
-func (s *Store) SetVariantsMade(ctx context.Context, id string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (ps Photos) SetVariantsMade(ctx context.Context, id string) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		var p Photo
 		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
 			return err
@@ -73,12 +73,12 @@ func (s *Store) SetVariantsMade(ctx context.Context, id string) error {
 }
 
 // RetryVariants puts the variant job of each set-aside photo of the event
-// among ids back in the queue, with all its attempts (RequeueJob; a
+// among ids back in the queue, with all its attempts (Jobs.Requeue; a
 // fresh job when the failed one was pruned), and answers the ids it
 // queued. Other photos, ids of other events and unknown ids are skipped.
-func (s *Store) RetryVariants(ctx context.Context, eventID string, ids []string) ([]string, error) {
+func (ps Photos) RetryVariants(ctx context.Context, eventID string, ids []string) ([]string, error) {
 	var queued []string
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		queued = nil
 		failed, err := failedVariantJobs(tx)
 		if err != nil {
@@ -95,14 +95,14 @@ func (s *Store) RetryVariants(ctx context.Context, eventID string, ids []string)
 		}
 		for _, id := range retry {
 			if j, ok := failed[id]; ok && tx.Bucket(bJobByKey).Get(uniqueKey(VariantJobKind, id)) == nil {
-				if err := s.requeueJob(tx, j); err != nil {
+				if err := ps.s.Jobs().requeue(tx, j); err != nil {
 					return err
 				}
 			} else {
 				if err := editVariantPhoto(tx, id, func(p *Photo) { p.VariantsFailed = false }); err != nil {
 					return err
 				}
-				if _, err := s.enqueueJobs(tx, []JobSpec{VariantJobSpec(id)}); err != nil {
+				if _, err := ps.s.Jobs().enqueue(tx, []JobSpec{VariantJobSpec(id)}); err != nil {
 					return err
 				}
 			}

@@ -20,7 +20,7 @@ var variantLimits = store.JobLimits{MaxFailures: store.VariantAttempts, MaxDeath
 // variantJobs returns the unfinished (queued or running) variant jobs.
 func variantJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	jobs, err := st.UnfinishedJobs(context.Background(), store.VariantJobKind, 0)
+	jobs, err := st.Jobs().Unfinished(context.Background(), store.VariantJobKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func oneJob(t *testing.T, st *store.Store) store.Job {
 // its thumbnail would.
 func claimVariants(t *testing.T, st *store.Store, id string) store.JobClaim {
 	t.Helper()
-	c, err := st.ClaimJobByKey(context.Background(), store.VariantJobKind, id, variantLimits)
+	c, err := st.Jobs().ClaimByKey(context.Background(), store.VariantJobKind, id, variantLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func claimVariants(t *testing.T, st *store.Store, id string) store.JobClaim {
 
 func failVariants(t *testing.T, st *store.Store, j store.Job, cause string, retryIn time.Duration) store.Job {
 	t.Helper()
-	got, err := st.FinishJob(context.Background(), j.ID, j.Tries,
+	got, err := st.Jobs().Finish(context.Background(), j.ID, j.Tries,
 		store.JobEnd{Outcome: store.OutcomeError, Error: cause, RetryIn: retryIn}, variantLimits)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestVariantAttemptInFlightAtACrashCounts(t *testing.T) {
 	if jobs := variantJobs(t, st); len(jobs) != 0 {
 		t.Fatalf("a set-aside photo keeps its job: %+v", jobs)
 	}
-	if stored, _ := st.Photo(ctx, p.ID); stored.Variants || !stored.VariantsFailed {
+	if stored, _ := st.Photos().Get(ctx, p.ID); stored.Variants || !stored.VariantsFailed {
 		t.Fatalf("the stored photo is not marked: %+v", stored)
 	}
 	if cl := claimVariants(t, st, p.ID); cl.Claimed || cl.Waiting || cl.Busy {
@@ -158,22 +158,22 @@ func TestVariantAttemptOutcomes(t *testing.T) {
 				t.Fatalf("failing attempt %d: set aside %v", i, aside)
 			}
 		}
-		if got, _ := st.Photo(ctx, p.ID); !got.VariantsFailed {
+		if got, _ := st.Photos().Get(ctx, p.ID); !got.VariantsFailed {
 			t.Fatalf("photo = %+v", got)
 		}
 		t.Run("and a retry queues it again with all its attempts", func(t *testing.T) {
-			queued, err := st.RetryVariants(ctx, p.EventID, []string{p.ID, store.NewID()})
+			queued, err := st.Photos().RetryVariants(ctx, p.EventID, []string{p.ID, store.NewID()})
 			if err != nil || len(queued) != 1 {
 				t.Fatalf("retry = %v, %v", queued, err)
 			}
-			if got, _ := st.Photo(ctx, p.ID); got.VariantsFailed {
+			if got, _ := st.Photos().Get(ctx, p.ID); got.VariantsFailed {
 				t.Fatalf("photo still set aside: %+v", got)
 			}
 			cl := claimVariants(t, st, p.ID)
 			if !cl.Claimed || cl.Job.Failures != 0 || cl.Job.Deaths != 0 {
 				t.Fatalf("attempt after a retry: %+v", cl)
 			}
-			if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
+			if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -181,23 +181,23 @@ func TestVariantAttemptOutcomes(t *testing.T) {
 	t.Run("a retry after the failed job was pruned queues a fresh one", func(t *testing.T) {
 		p := newPhotoJob(t, st, 5)
 		cl := claimVariants(t, st, p.ID)
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "corrupt"}, variantLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomePermanent, Error: "corrupt"}, variantLimits); err != nil {
 			t.Fatal(err)
 		}
 		c.Advance(time.Hour)
-		if _, err := st.PruneJobs(ctx, time.Minute, time.Minute); err != nil {
+		if _, err := st.Jobs().Prune(ctx, time.Minute, time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		if queued, err := st.RetryVariants(ctx, p.EventID, []string{p.ID}); err != nil || len(queued) != 1 {
+		if queued, err := st.Photos().RetryVariants(ctx, p.EventID, []string{p.ID}); err != nil || len(queued) != 1 {
 			t.Fatalf("retry = %v, %v", queued, err)
 		}
-		if got, _ := st.Photo(ctx, p.ID); got.VariantsFailed {
+		if got, _ := st.Photos().Get(ctx, p.ID); got.VariantsFailed {
 			t.Fatalf("photo still set aside: %+v", got)
 		}
 		if j := oneJob(t, st); j.Key != p.ID || j.Tries != 0 {
 			t.Fatalf("job after the retry: %+v", j)
 		}
-		if _, err := st.CancelJob(ctx, store.VariantJobKind, p.ID); err != nil {
+		if _, err := st.Jobs().Cancel(ctx, store.VariantJobKind, p.ID); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -208,7 +208,7 @@ func TestVariantAttemptOutcomes(t *testing.T) {
 			if !cl.Claimed {
 				t.Fatalf("claim: %+v", cl)
 			}
-			if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeInterrupted}, variantLimits); err != nil {
+			if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeInterrupted}, variantLimits); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -216,7 +216,7 @@ func TestVariantAttemptOutcomes(t *testing.T) {
 			t.Fatalf("job after cancelled attempts: %+v", job)
 		}
 		cl := claimVariants(t, st, p.ID)
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -233,7 +233,7 @@ func TestVariantAttemptOutcomes(t *testing.T) {
 		if again := claimVariants(t, st, p.ID); again.Claimed || !again.Busy {
 			t.Fatalf("second claim = %+v, want busy", again)
 		}
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -241,15 +241,15 @@ func TestVariantAttemptOutcomes(t *testing.T) {
 		queued, running := newPhotoJob(t, st, 4), newPhotoJob(t, st, 7)
 		cl := claimVariants(t, st, running.ID)
 		for _, p := range []store.Photo{queued, running} {
-			if _, err := st.DeletePhotos(ctx, p.EventID, "", []string{p.ID}); err != nil {
+			if _, err := st.Photos().Delete(ctx, p.EventID, "", []string{p.ID}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// The attempt in flight finds its photo gone and ends.
-		if err := st.SetVariantsMade(ctx, running.ID); err == nil {
+		if err := st.Photos().SetVariantsMade(ctx, running.ID); err == nil {
 			t.Fatal("recording a deleted photo's variants succeeded")
 		}
-		if _, err := st.FinishJob(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
+		if _, err := st.Jobs().Finish(ctx, cl.Job.ID, cl.Job.Tries, store.JobEnd{Outcome: store.OutcomeOK}, variantLimits); err != nil {
 			t.Fatal(err)
 		}
 		if jobs := variantJobs(t, st); len(jobs) != 0 {
@@ -273,7 +273,7 @@ func TestVariantQueueMigratesToJobs(t *testing.T) {
 	for i := range 3 {
 		// Added as a schema-3 binary would: the job goes in the old
 		// bucket below, not in the job queue.
-		res, err := st.AddPhoto(ctx, store.Photo{EventID: store.NewID(), GuestID: store.NewID(),
+		res, err := st.Photos().Add(ctx, store.Photo{EventID: store.NewID(), GuestID: store.NewID(),
 			Status: store.StatusVisible, Fingerprint: fmt.Sprintf("%064x", i)}, 0)
 		if err != nil {
 			t.Fatal(err)

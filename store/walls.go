@@ -52,14 +52,22 @@ func wallBuckets(tx *bolt.Tx) (walls, byToken *bolt.Bucket, err error) {
 
 func wallKey(eventID, wallID string) []byte { return []byte(eventID + wallID) }
 
-// CreateWall stores a new wall link of an event, assigning ID, Token
+// Walls holds the wall links of the events. It is a view of the Store it
+// came from, as cheap to copy as a pointer; its methods are safe for
+// concurrent use.
+type Walls struct{ s *Store }
+
+// Walls returns the wall links of the events.
+func (s *Store) Walls() Walls { return Walls{s} }
+
+// Create stores a new wall link of an event, assigning ID, Token
 // (NewToken) and CreatedAt; ErrTooMany past MaxWalls, ErrNotFound when
 // the event does not exist.
-func (s *Store) CreateWall(ctx context.Context, w *Wall) error {
+func (wl Walls) Create(ctx context.Context, w *Wall) error {
 	w.ID = NewID()
 	w.Token = NewToken()
-	w.CreatedAt = s.nowMs()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	w.CreatedAt = wl.s.nowMs()
+	err := wl.s.db.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bEvents).Get([]byte(w.EventID)) == nil {
 			return ErrNotFound
 		}
@@ -82,11 +90,11 @@ func (s *Store) CreateWall(ctx context.Context, w *Wall) error {
 	return nil
 }
 
-// WallByToken returns the wall link with the token; ErrNotFound for an
+// ByToken returns the wall link with the token; ErrNotFound for an
 // unknown or revoked token.
-func (s *Store) WallByToken(ctx context.Context, token string) (Wall, error) {
+func (wl Walls) ByToken(ctx context.Context, token string) (Wall, error) {
 	var w Wall
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := wl.s.db.View(func(tx *bolt.Tx) error {
 		b, byToken, _ := wallBuckets(tx)
 		if byToken == nil {
 			return ErrNotFound
@@ -103,10 +111,10 @@ func (s *Store) WallByToken(ctx context.Context, token string) (Wall, error) {
 	return w, nil
 }
 
-// Walls lists an event's wall links, newest first.
-func (s *Store) Walls(ctx context.Context, eventID string) ([]Wall, error) {
+// List lists an event's wall links, newest first.
+func (wl Walls) List(ctx context.Context, eventID string) ([]Wall, error) {
 	var out []Wall
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := wl.s.db.View(func(tx *bolt.Tx) error {
 		b, _, _ := wallBuckets(tx)
 		if b == nil {
 			return nil
@@ -129,10 +137,10 @@ func (s *Store) Walls(ctx context.Context, eventID string) ([]Wall, error) {
 	return out, nil
 }
 
-// DeleteWall revokes a wall link: the record and its token entry go, so
+// Delete revokes a wall link: the record and its token entry go, so
 // the token answers ErrNotFound from then on.
-func (s *Store) DeleteWall(ctx context.Context, eventID, wallID string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (wl Walls) Delete(ctx context.Context, eventID, wallID string) error {
+	err := wl.s.db.Update(func(tx *bolt.Tx) error {
 		b, byToken, err := wallBuckets(tx)
 		if err != nil {
 			return err

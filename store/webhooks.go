@@ -65,15 +65,23 @@ func (w Webhook) Wants(kind string) bool {
 	return false
 }
 
-// AddWebhook stores a new webhook, assigning its ID and times.
-func (s *Store) AddWebhook(ctx context.Context, w Webhook) (Webhook, error) {
+// Webhooks holds the webhooks the box's notices go out to. It is a view of
+// the Store it came from, as cheap to copy as a pointer; its methods are
+// safe for concurrent use.
+type Webhooks struct{ s *Store }
+
+// Webhooks returns the webhooks the box's notices go out to.
+func (s *Store) Webhooks() Webhooks { return Webhooks{s} }
+
+// Add stores a new webhook, assigning its ID and times.
+func (wh Webhooks) Add(ctx context.Context, w Webhook) (Webhook, error) {
 	w.ID = NewID()
-	w.CreatedAt = s.nowMs()
+	w.CreatedAt = wh.s.nowMs()
 	w.UpdatedAt = w.CreatedAt
-	if err := s.sealWebhook(&w); err != nil {
+	if err := wh.seal(&w); err != nil {
 		return Webhook{}, fmt.Errorf("adding webhook: %w", err)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := wh.s.db.Update(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bWebhooks), []byte(w.ID), w)
 	})
 	if err != nil {
@@ -82,32 +90,32 @@ func (s *Store) AddWebhook(ctx context.Context, w Webhook) (Webhook, error) {
 	return w, nil
 }
 
-// Webhook returns the webhook with id, or ErrNotFound.
-func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
+// Get returns the webhook with id, or ErrNotFound.
+func (wh Webhooks) Get(ctx context.Context, id string) (Webhook, error) {
 	var w Webhook
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := wh.s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bWebhooks), []byte(id), &w)
 	})
 	if err != nil {
 		return Webhook{}, fmt.Errorf("reading webhook %s: %w", id, err)
 	}
-	s.openWebhook(&w)
+	wh.open(&w)
 	return w, nil
 }
 
-// openWebhook opens w's url and secret.
-func (s *Store) openWebhook(w *Webhook) {
+// open opens w's url and secret.
+func (wh Webhooks) open(w *Webhook) {
 	var ok bool
-	w.URL, ok = s.open(labelWebhookURL, w.URLSealed)
+	w.URL, ok = wh.s.Secrets().open(labelWebhookURL, w.URLSealed)
 	w.URLLost = !ok
-	w.Secret, ok = s.open(labelWebhookSecret, w.SecretSealed)
+	w.Secret, ok = wh.s.Secrets().open(labelWebhookSecret, w.SecretSealed)
 	w.SecretLost = !ok
 }
 
-// sealWebhook seals w's url and secret for storing.
-func (s *Store) sealWebhook(w *Webhook) error {
+// seal seals w's url and secret for storing.
+func (wh Webhooks) seal(w *Webhook) error {
 	if w.URL != "" {
-		sealed, err := s.seal(labelWebhookURL, w.URL)
+		sealed, err := wh.s.Secrets().seal(labelWebhookURL, w.URL)
 		if err != nil {
 			return err
 		}
@@ -115,7 +123,7 @@ func (s *Store) sealWebhook(w *Webhook) error {
 	}
 	switch {
 	case w.Secret != "":
-		sealed, err := s.seal(labelWebhookSecret, w.Secret)
+		sealed, err := wh.s.Secrets().seal(labelWebhookSecret, w.Secret)
 		if err != nil {
 			return err
 		}
@@ -126,16 +134,16 @@ func (s *Store) sealWebhook(w *Webhook) error {
 	return nil
 }
 
-// Webhooks returns every webhook, oldest first.
-func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
+// List returns every webhook, oldest first.
+func (wh Webhooks) List(ctx context.Context) ([]Webhook, error) {
 	out := []Webhook{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := wh.s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bWebhooks).ForEach(func(k, v []byte) error {
 			var w Webhook
 			if err := json.Unmarshal(v, &w); err != nil {
 				return fmt.Errorf("decoding webhook %s: %w", k, err)
 			}
-			s.openWebhook(&w)
+			wh.open(&w)
 			out = append(out, w)
 			return nil
 		})
@@ -147,23 +155,23 @@ func (s *Store) Webhooks(ctx context.Context) ([]Webhook, error) {
 	return out, nil
 }
 
-// UpdateWebhook applies fn to the stored webhook in one transaction; fn
+// Update applies fn to the stored webhook in one transaction; fn
 // must not change ID or CreatedAt (they are restored). An error from fn
 // aborts the update and is returned as is.
-func (s *Store) UpdateWebhook(ctx context.Context, id string, fn func(*Webhook) error) (Webhook, error) {
+func (wh Webhooks) Update(ctx context.Context, id string, fn func(*Webhook) error) (Webhook, error) {
 	var w Webhook
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := wh.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bWebhooks)
 		if err := getJSON(b, []byte(id), &w); err != nil {
 			return err
 		}
 		created := w.CreatedAt
-		s.openWebhook(&w)
+		wh.open(&w)
 		if err := fn(&w); err != nil {
 			return err
 		}
-		w.ID, w.CreatedAt, w.UpdatedAt = id, created, s.nowMs()
-		if err := s.sealWebhook(&w); err != nil {
+		w.ID, w.CreatedAt, w.UpdatedAt = id, created, wh.s.nowMs()
+		if err := wh.seal(&w); err != nil {
 			return err
 		}
 		return putJSON(b, []byte(id), w)
@@ -174,11 +182,11 @@ func (s *Store) UpdateWebhook(ctx context.Context, id string, fn func(*Webhook) 
 	return w, nil
 }
 
-// DeleteWebhook removes the webhook, or answers ErrNotFound. Its queued
+// Delete removes the webhook, or answers ErrNotFound. Its queued
 // deliveries stay queued; their handler finds the webhook gone and sets
 // them aside.
-func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (wh Webhooks) Delete(ctx context.Context, id string) error {
+	err := wh.s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bWebhooks)
 		if b.Get([]byte(id)) == nil {
 			return ErrNotFound
@@ -192,7 +200,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
 }
 
 // FanOutNote is the progress note that marks a job as fanned out
-// (FanOutJob).
+// (Jobs.FanOut).
 const FanOutNote = "fanned out"
 
 // FanOutSpec is one job a fan-out enqueues. When Merge is set and an
@@ -206,17 +214,17 @@ type FanOutSpec struct {
 	AltKey string
 }
 
-// ErrFannedOut: the job had already fanned out (FanOutJob); nothing was
+// ErrFannedOut: the job had already fanned out (Jobs.FanOut); nothing was
 // enqueued again.
 var ErrFannedOut = errors.New("job already fanned out")
 
-// FanOutJob enqueues (or merges) specs for attempt try of job id and
+// FanOut enqueues (or merges) specs for attempt try of job id and
 // marks the job fanned out (its progress note FanOutNote), in one
 // transaction, so that a job retried after a crash never fans out twice:
 // the second call answers ErrFannedOut and changes nothing. It answers
 // ErrJobLost when the attempt no longer holds the job.
-func (s *Store) FanOutJob(ctx context.Context, id uint64, try int, specs []FanOutSpec) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+func (js Jobs) FanOut(ctx context.Context, id uint64, try int, specs []FanOutSpec) error {
+	err := js.s.db.Update(func(tx *bolt.Tx) error {
 		j, err := getJob(tx, id)
 		if errors.Is(err, ErrNotFound) {
 			return ErrJobLost
@@ -230,11 +238,11 @@ func (s *Store) FanOutJob(ctx context.Context, id uint64, try int, specs []FanOu
 			return ErrFannedOut
 		}
 		for _, fs := range specs {
-			if err := s.fanOutOne(tx, fs); err != nil {
+			if err := js.fanOutOne(tx, fs); err != nil {
 				return err
 			}
 		}
-		now := s.nowMs()
+		now := js.s.nowMs()
 		j.Progress = &JobProgress{Done: int64(len(specs)), Total: int64(len(specs)), Note: FanOutNote, At: now}
 		j.UpdatedAt = now
 		return putJSON(tx.Bucket(bJobs), u64(j.ID), j)
@@ -246,7 +254,7 @@ func (s *Store) FanOutJob(ctx context.Context, id uint64, try int, specs []FanOu
 }
 
 // fanOutOne enqueues or merges one spec in tx.
-func (s *Store) fanOutOne(tx *bolt.Tx, fs FanOutSpec) error {
+func (js Jobs) fanOutOne(tx *bolt.Tx, fs FanOutSpec) error {
 	sp := fs.Spec
 	if fs.Merge != nil && sp.Key != "" {
 		if id := tx.Bucket(bJobByKey).Get(uniqueKey(sp.Kind, sp.Key)); id != nil {
@@ -263,12 +271,12 @@ func (s *Store) fanOutOne(tx *bolt.Tx, fs FanOutSpec) error {
 					return fmt.Errorf("merging into job %d: payload is not JSON", j.ID)
 				}
 				j.Payload = bytes.Clone(p)
-				j.UpdatedAt = s.nowMs()
+				j.UpdatedAt = js.s.nowMs()
 				return putJSON(tx.Bucket(bJobs), u64(j.ID), j)
 			}
 			sp.Key = fs.AltKey
 		}
 	}
-	_, err := s.enqueueJobs(tx, []JobSpec{sp})
+	_, err := js.enqueue(tx, []JobSpec{sp})
 	return err
 }

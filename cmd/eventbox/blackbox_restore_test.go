@@ -83,16 +83,16 @@ func TestBlackBoxRestoreRefusesDatabasesWithoutAnOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	owner := store.Account{Username: "admin", Role: store.RoleOwner}
-	if err := st.CreateAccount(ctx, &owner); err != nil {
+	if err := st.Accounts().Create(ctx, &owner); err != nil {
 		t.Fatal(err)
 	}
 	e := store.NewEvent("Party")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
 		p := store.Photo{ID: store.NewID(), EventID: e.ID, Status: store.StatusVisible, Format: "jpeg"}
-		if _, err := st.AddPhoto(ctx, p, 0); err != nil {
+		if _, err := st.Photos().Add(ctx, p, 0); err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range []string{p.OriginalName(), p.VariantName("thumb"), p.VariantName("display")} {
@@ -155,7 +155,7 @@ func TestBlackBoxRestoreRefusesDatabasesWithoutAnOwner(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			if a, err := st.AccountByUsername(ctx, "admin"); err != nil || a.Role != store.RoleOwner {
+			if a, err := st.Accounts().ByUsername(ctx, "admin"); err != nil || a.Role != store.RoleOwner {
 				t.Errorf("the owner after the refusal: %+v %v", a, err)
 			}
 			if u, err := st.Usage(ctx); err != nil || u.Files != 9 {

@@ -34,10 +34,10 @@ func seedAccounts(t *testing.T) (dir string, sessions map[string]string) {
 			t.Fatal(err)
 		}
 		a.PasswordHash = string(hash)
-		if err := st.CreateAccount(ctx, &a); err != nil {
+		if err := st.Accounts().Create(ctx, &a); err != nil {
 			t.Fatal(err)
 		}
-		if sessions[a.Username], err = st.CreateSession(ctx, a.ID, false); err != nil {
+		if sessions[a.Username], err = st.Sessions().Create(ctx, a.ID, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,7 +74,7 @@ func TestResetPassword(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			a, err := st.AccountByUsername(context.Background(), tt.username)
+			a, err := st.Accounts().ByUsername(context.Background(), tt.username)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestResetPassword(t *testing.T) {
 				t.Fatal("the old password still works")
 			}
 			for user, token := range sessions {
-				_, err := st.Session(context.Background(), token)
+				_, err := st.Sessions().Get(context.Background(), token)
 				ended := err != nil
 				if ended != (user == tt.username) {
 					t.Errorf("session of %s ended = %v", user, ended)
@@ -111,7 +111,7 @@ func TestResetPasswordCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a, err := st.AccountByUsername(context.Background(), "admin")
+	a, err := st.Accounts().ByUsername(context.Background(), "admin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestResetPasswordRefusals(t *testing.T) {
 		if took > 3*time.Second {
 			t.Fatalf("took %v to give up", took)
 		}
-		a, err := held.AccountByUsername(context.Background(), "admin")
+		a, err := held.Accounts().ByUsername(context.Background(), "admin")
 		if err != nil {
 			t.Fatal(err)
 		}

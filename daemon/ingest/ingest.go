@@ -15,8 +15,8 @@ import (
 // and the one transaction that adds a photo with its jobs. *store.Store
 // implements it.
 type Records interface {
-	PhotoByHash(ctx context.Context, eventID, guestID, fingerprint string) (store.Photo, error)
-	AddPhoto(ctx context.Context, p store.Photo, quota int, jobs ...store.JobSpec) (store.AddPhotoResult, error)
+	ByHash(ctx context.Context, eventID, guestID, fingerprint string) (store.Photo, error)
+	Add(ctx context.Context, p store.Photo, quota int, jobs ...store.JobSpec) (store.AddPhotoResult, error)
 }
 
 // Config is what an Ingester needs.
@@ -143,7 +143,7 @@ type pending struct {
 // (the commit failed, or a concurrent retry won) are removed.
 func (in *Ingester) store(ctx context.Context, p store.Photo, quota int, files []pending) (Result, error) {
 	if p.GuestID != "" {
-		old, err := in.records.PhotoByHash(ctx, p.EventID, p.GuestID, p.Fingerprint)
+		old, err := in.records.ByHash(ctx, p.EventID, p.GuestID, p.Fingerprint)
 		if err == nil {
 			return Result{Photo: old, Existing: true}, nil
 		}
@@ -167,7 +167,7 @@ func (in *Ingester) store(ctx context.Context, p store.Photo, quota int, files [
 		}
 		names = append(names, name)
 	}
-	res, err := in.records.AddPhoto(ctx, p, quota, in.jobs(p)...)
+	res, err := in.records.Add(ctx, p, quota, in.jobs(p)...)
 	if err != nil || res.Existing {
 		removeFiles()
 	}

@@ -57,7 +57,7 @@ type failingRecords struct {
 	err error
 }
 
-func (f failingRecords) AddPhoto(context.Context, store.Photo, int, ...store.JobSpec) (store.AddPhotoResult, error) {
+func (f failingRecords) Add(context.Context, store.Photo, int, ...store.JobSpec) (store.AddPhotoResult, error) {
 	return store.AddPhotoResult{}, f.err
 }
 
@@ -72,7 +72,7 @@ func newBox(t *testing.T) (*store.Store, store.Event, string) {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := store.NewEvent("Wedding")
-	if err := st.CreateEvent(ctx, &e); err != nil {
+	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
 	return st, e, dir
@@ -80,7 +80,7 @@ func newBox(t *testing.T) (*store.Store, store.Event, string) {
 
 // quietIngester ingests into st with a discarded log.
 func quietIngester(st *store.Store) *ingest.Ingester {
-	return ingest.New(ingest.Config{Records: st, Media: st.Media(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // files lists the files under dir/sub.
@@ -144,9 +144,9 @@ func TestPhoto(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st, e, dir := newBox(t)
-			var records ingest.Records = st
+			var records ingest.Records = st.Photos()
 			if tt.records != nil {
-				records = tt.records(st)
+				records = tt.records(st.Photos())
 			}
 			nudged := 0
 			in := ingest.New(ingest.Config{Records: records, Media: st.Media(),
@@ -183,7 +183,7 @@ func TestPhoto(t *testing.T) {
 			if err != nil || fi.Size() != tt.wantSize || len(media) != 1 {
 				t.Fatalf("media %v; the original is %v (%v), want %d bytes alone", media, fi, err, tt.wantSize)
 			}
-			if _, err := st.Photo(context.Background(), res.Photo.ID); err != nil {
+			if _, err := st.Photos().Get(context.Background(), res.Photo.ID); err != nil {
 				t.Fatalf("the record is not stored: %v", err)
 			}
 		})

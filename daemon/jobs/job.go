@@ -34,7 +34,7 @@ func (j Job) Decode(v any) error {
 // it per file or every few seconds. It fails with store.ErrJobLost when the
 // attempt no longer holds the job.
 func (j Job) Report(ctx context.Context, p store.JobProgress) error {
-	return j.runner.store.SetJobProgress(ctx, j.ID, j.Tries, p)
+	return j.runner.store.Jobs().SetProgress(ctx, j.ID, j.Tries, p)
 }
 
 // SetResult gives the attempt a short status to record with it, whatever

@@ -225,7 +225,7 @@ func (r *Runner) Enqueue(ctx context.Context, specs ...store.JobSpec) ([]uint64,
 			return nil, fmt.Errorf("enqueuing a %s job: kind not registered", sp.Kind)
 		}
 	}
-	ids, err := r.store.EnqueueJobs(ctx, specs...)
+	ids, err := r.store.Jobs().Enqueue(ctx, specs...)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (r *Runner) Wake(ctx context.Context, kinds ...string) (int, error) {
 	if len(kinds) == 0 {
 		kinds = r.order
 	}
-	n, err := r.store.WakeJobs(ctx, kinds...)
+	n, err := r.store.Jobs().Wake(ctx, kinds...)
 	if err != nil {
 		return 0, err
 	}
@@ -353,7 +353,7 @@ func (r *Runner) dispatch(ctx context.Context, k *kind) {
 		g := r.generation()
 		wait, idle := r.poll, false
 		for running < k.Concurrency && !alone && ctx.Err() == nil {
-			c, err := r.store.ClaimJob(ctx, k.Name, k.policy.limits())
+			c, err := r.store.Jobs().Claim(ctx, k.Name, k.policy.limits())
 			if err != nil {
 				r.log.ErrorContext(ctx, "claiming a job", "kind", k.Name, "error", err)
 				wait = errorWait
@@ -435,7 +435,7 @@ func (r *Runner) RunKey(ctx context.Context, kind, key string) (KeyRun, error) {
 	if !ok {
 		return KeyNone, fmt.Errorf("running a %s job: kind not registered", kind)
 	}
-	c, err := r.store.ClaimJobByKey(ctx, kind, key, k.policy.limits())
+	c, err := r.store.Jobs().ClaimByKey(ctx, kind, key, k.policy.limits())
 	if err != nil {
 		return KeyNone, err
 	}
@@ -471,7 +471,7 @@ func (r *Runner) attempt(ctx context.Context, k *kind, sj store.Job) error {
 	end := r.end(ctx, k, sj, err)
 	end.Result = *j.result
 	// The attempt is recorded even when the runner is stopping.
-	fj, ferr := r.store.FinishJob(context.WithoutCancel(ctx), sj.ID, sj.Tries, end, k.policy.limits())
+	fj, ferr := r.store.Jobs().Finish(context.WithoutCancel(ctx), sj.ID, sj.Tries, end, k.policy.limits())
 	switch {
 	case ferr != nil:
 		log.ErrorContext(ctx, "recording a job's attempt", "error", ferr)
@@ -530,7 +530,7 @@ func (r *Runner) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(pruneInterval)
 	defer t.Stop()
 	for {
-		if n, err := r.store.PruneJobs(ctx, r.keep[0], r.keep[1]); err != nil {
+		if n, err := r.store.Jobs().Prune(ctx, r.keep[0], r.keep[1]); err != nil {
 			r.log.WarnContext(ctx, "pruning finished jobs", "error", err)
 		} else if n > 0 {
 			r.log.DebugContext(ctx, "finished jobs pruned", "jobs", n)

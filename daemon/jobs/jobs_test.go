@@ -68,7 +68,7 @@ func waitIdle(t *testing.T, rs ...*jobs.Runner) {
 
 func getJob(t *testing.T, st *store.Store, id uint64) store.Job {
 	t.Helper()
-	j, err := st.Job(context.Background(), id)
+	j, err := st.Jobs().Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestJobRunsAfterARestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		st := openStore(t, dir)
-		ids, err := st.EnqueueJobs(context.Background(), store.JobSpec{Kind: "mail", Payload: []byte(`{"to":"ana@example.org"}`)})
+		ids, err := st.Jobs().Enqueue(context.Background(), store.JobSpec{Kind: "mail", Payload: []byte(`{"to":"ana@example.org"}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestJobDyingWithTheProcessIsSetAside(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		st := openStore(t, dir)
-		ids, err := st.EnqueueJobs(context.Background(), store.JobSpec{Kind: "variants", Key: "p1"}, store.JobSpec{Kind: "variants", Key: "p2"})
+		ids, err := st.Jobs().Enqueue(context.Background(), store.JobSpec{Kind: "variants", Key: "p1"}, store.JobSpec{Kind: "variants", Key: "p2"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +219,7 @@ func TestJobDyingWithTheProcessIsSetAside(t *testing.T) {
 				n = 2
 			}
 			for range n {
-				if _, err := st.ClaimJob(context.Background(), "variants", store.JobLimits{}); err != nil {
+				if _, err := st.Jobs().Claim(context.Background(), "variants", store.JobLimits{}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -277,7 +277,7 @@ func TestTwoRunnersNeverRunTheSameJob(t *testing.T) {
 			t.Fatalf("job %d ran %d times", id, c)
 		}
 	}
-	page, err := st.JobsPage(context.Background(), store.JobFilter{Status: store.JobDone, Limit: 1000})
+	page, err := st.Jobs().List(context.Background(), store.JobFilter{Status: store.JobDone, Limit: 1000})
 	if err != nil || len(page.Jobs) != n {
 		t.Fatalf("%d done jobs, want %d (%v)", len(page.Jobs), n, err)
 	}

@@ -35,7 +35,7 @@ func TestRunKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids, err := st.EnqueueJobs(ctx, store.JobSpec{Kind: "thumbs", Key: "good"},
+		ids, err := st.Jobs().Enqueue(ctx, store.JobSpec{Kind: "thumbs", Key: "good"},
 			store.JobSpec{Kind: "thumbs", Key: "bad"}, store.JobSpec{Kind: "thumbs", Key: "slow"})
 		if err != nil {
 			t.Fatal(err)
@@ -100,12 +100,12 @@ func TestDiedAloneRunsAlone(t *testing.T) {
 			for range 4 {
 				specs = append(specs, store.JobSpec{Kind: "decode"})
 			}
-			if _, err := st.EnqueueJobs(ctx, specs...); err != nil {
+			if _, err := st.Jobs().Enqueue(ctx, specs...); err != nil {
 				t.Fatal(err)
 			}
 			// Two were being decoded when the process died.
 			for range 2 {
-				if c, err := st.ClaimJob(ctx, "decode", store.JobLimits{}); err != nil || !c.Claimed {
+				if c, err := st.Jobs().Claim(ctx, "decode", store.JobLimits{}); err != nil || !c.Claimed {
 					t.Fatalf("claim: %+v, %v", c, err)
 				}
 			}

@@ -41,7 +41,7 @@ func newMailer(t *testing.T, st *store.Store, srv *mailtest.Server, withPassword
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.UpdateMailSettings(context.Background(), func(s *store.MailSettings) error {
+	_, err = st.Mail().UpdateSettings(context.Background(), func(s *store.MailSettings) error {
 		s.SMTP = store.SMTPSettings{Host: srv.Host, Port: srv.Port, From: "Fête box <box@party.example>", Security: srv.Security}
 		if withPassword {
 			s.SMTP.Username = mailtest.Username
@@ -244,7 +244,7 @@ func TestMailJobRetriesUntilTheServerAnswers(t *testing.T) {
 		}
 		time.Sleep(3 * time.Hour)
 		waitIdle(t, r)
-		j, err := st.Job(context.Background(), ids[0])
+		j, err := st.Jobs().Get(context.Background(), ids[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +279,7 @@ func TestRefusedMailIsSetAsideWithTheReply(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitIdle(t, r)
-		j, err := st.Job(context.Background(), ids[0])
+		j, err := st.Jobs().Get(context.Background(), ids[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,12 +307,12 @@ func TestPendingMailsGoOnceAfterARestart(t *testing.T) {
 	var want []string
 	for _, to := range []string{"a@x.example", "b@x.example", "c@x.example", "d@x.example"} {
 		spec := testMail(t, to)
-		if _, err := st.EnqueueJobs(ctx, spec); err != nil {
+		if _, err := st.Jobs().Enqueue(ctx, spec); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, to)
 	}
-	claim, err := st.ClaimJob(ctx, store.MailJobKind, store.JobLimits{MaxAge: 48 * time.Hour})
+	claim, err := st.Jobs().Claim(ctx, store.MailJobKind, store.JobLimits{MaxAge: 48 * time.Hour})
 	if err != nil || !claim.Claimed {
 		t.Fatalf("claim: %v %+v", err, claim)
 	}
@@ -367,7 +367,7 @@ func TestSealedPassword(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("key file: %v %v", info, err)
 	}
-	s, _ := st.MailSettings(context.Background())
+	s, _ := st.Mail().Settings(context.Background())
 	if !m.HasPassword(s.SMTP) {
 		t.Error("the password does not open with the box's key")
 	}
@@ -400,7 +400,7 @@ func TestAlertFanout(t *testing.T) {
 	if err != nil || len(specs) != 0 {
 		t.Fatalf("without an admin address: %v %v", specs, err)
 	}
-	if _, err := st.UpdateMailSettings(ctx, func(s *store.MailSettings) error {
+	if _, err := st.Mail().UpdateSettings(ctx, func(s *store.MailSettings) error {
 		s.AdminEmail, s.Alerts.StorageLow = "admin@party.example", true
 		return nil
 	}); err != nil {
@@ -438,7 +438,7 @@ func TestARefusedSignInIsTriedAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := openStore(t, dir)
 		m := newMailer(t, st, srv, true)
-		if _, err := st.UpdateMailSettings(context.Background(), func(s *store.MailSettings) error {
+		if _, err := st.Mail().UpdateSettings(context.Background(), func(s *store.MailSettings) error {
 			var err error
 			s.SMTP.PasswordSealed, err = m.Seal("a wrong one")
 			return err
@@ -451,7 +451,7 @@ func TestARefusedSignInIsTriedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitIdle(t, r)
-		j, err := st.Job(context.Background(), ids[0])
+		j, err := st.Jobs().Get(context.Background(), ids[0])
 		if err != nil {
 			t.Fatal(err)
 		}

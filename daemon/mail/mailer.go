@@ -136,7 +136,7 @@ func (m *Mailer) Send(ctx context.Context, msg Message) (string, error) {
 // the password opened. It fails when mail is not set up or the password
 // does not open (a database restored on another box).
 func (m *Mailer) Server(ctx context.Context) (store.MailSettings, Server, error) {
-	settings, err := m.store.MailSettings(ctx)
+	settings, err := m.store.Mail().Settings(ctx)
 	if err != nil {
 		return store.MailSettings{}, Server{}, err
 	}
@@ -171,7 +171,7 @@ func (m *Mailer) HasPassword(s store.SMTPSettings) bool {
 
 // Domain is the right side of the Message-IDs of mails queued now.
 func (m *Mailer) Domain(ctx context.Context) string {
-	settings, err := m.store.MailSettings(ctx)
+	settings, err := m.store.Mail().Settings(ctx)
 	if err != nil {
 		return messageDomain("")
 	}
@@ -198,7 +198,7 @@ func alertOn(a store.MailAlerts, kind string) bool {
 // Message-ID follow from the notice, so a notice fanned out twice (its
 // handler retried) queues one mail.
 func (m *Mailer) AlertFanout(ctx context.Context, n store.Notice) ([]store.JobSpec, error) {
-	settings, err := m.store.MailSettings(ctx)
+	settings, err := m.store.Mail().Settings(ctx)
 	if err != nil {
 		return nil, err
 	}

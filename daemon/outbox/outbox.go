@@ -147,7 +147,7 @@ func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
 	if j.Progress != nil && j.Progress.Note == store.FanOutNote {
 		return nil
 	}
-	hooks, err := o.store.Webhooks(ctx)
+	hooks, err := o.store.Webhooks().List(ctx)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
 	if len(specs) == 0 {
 		return nil // nobody listens: nothing to record but the job's end
 	}
-	err = o.store.FanOutJob(ctx, j.ID, j.Tries, specs)
+	err = o.store.Jobs().FanOut(ctx, j.ID, j.Tries, specs)
 	if errors.Is(err, store.ErrFannedOut) {
 		return nil
 	}

@@ -163,7 +163,7 @@ func (b *box) until(limit time.Duration, ok func() bool) {
 
 func addHook(t *testing.T, st *store.Store, typ, secret string, kinds ...string) store.Webhook {
 	t.Helper()
-	w, err := st.AddWebhook(context.Background(), store.Webhook{Name: typ, Type: typ,
+	w, err := st.Webhooks().Add(context.Background(), store.Webhook{Name: typ, Type: typ,
 		URL: "https://hooks.example.com/secret-path", Kinds: kinds, Secret: secret, Enabled: true})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func addHook(t *testing.T, st *store.Store, typ, secret string, kinds ...string)
 func addEvent(t *testing.T, st *store.Store, name string) store.Event {
 	t.Helper()
 	e := store.NewEvent(name)
-	if err := st.CreateEvent(context.Background(), &e); err != nil {
+	if err := st.Events().Create(context.Background(), &e); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -191,7 +191,7 @@ func notice(t *testing.T, kind, eventID string, data any) store.JobSpec {
 
 func webhookJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	page, err := st.JobsPage(context.Background(), store.JobFilter{Kind: outbox.WebhookJobKind, Limit: 1000})
+	page, err := st.Jobs().List(context.Background(), store.JobFilter{Kind: outbox.WebhookJobKind, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestANoticeRetriedAfterACrashDoesNotFanOutTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		if _, err := st.EnqueueJobs(ctx, notice(t, store.NoticeEventEnded, e.ID, nil),
+		if _, err := st.Jobs().Enqueue(ctx, notice(t, store.NoticeEventEnded, e.ID, nil),
 			notice(t, store.NoticePhotoUploaded, e.ID, map[string]string{"photoId": "p1"})); err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +384,7 @@ func TestANoticeRetriedAfterACrashDoesNotFanOutTwice(t *testing.T) {
 		// attempts are recorded.
 		handler := ob.Kinds()[0].Handler
 		for range 2 {
-			c, err := st.ClaimJob(ctx, store.NoticeJobKind, store.JobLimits{MaxFailures: 10})
+			c, err := st.Jobs().Claim(ctx, store.NoticeJobKind, store.JobLimits{MaxFailures: 10})
 			if err != nil || !c.Claimed {
 				t.Fatalf("claim: %+v %v", c, err)
 			}
@@ -413,7 +413,7 @@ func TestANoticeRetriedAfterACrashDoesNotFanOutTwice(t *testing.T) {
 		if mails != 2 {
 			t.Fatalf("the fan-out was asked %d times, want 2 (once per notice)", mails)
 		}
-		page, err := st.JobsPage(ctx, store.JobFilter{Kind: "mail"})
+		page, err := st.Jobs().List(ctx, store.JobFilter{Kind: "mail"})
 		if err != nil || len(page.Jobs) != 2 {
 			t.Fatalf("mail jobs %+v %v, want 2", page.Jobs, err)
 		}
@@ -494,10 +494,10 @@ func TestDeliveriesOfADeletedOrDisabledWebhookAreSetAside(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.idle()
-		if err := st.DeleteWebhook(ctx, gone.ID); err != nil {
+		if err := st.Webhooks().Delete(ctx, gone.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.UpdateWebhook(ctx, off.ID, func(w *store.Webhook) error { w.Enabled = false; return nil }); err != nil {
+		if _, err := st.Webhooks().Update(ctx, off.ID, func(w *store.Webhook) error { w.Enabled = false; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Hour)

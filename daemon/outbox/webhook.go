@@ -74,7 +74,7 @@ func (o *Outbox) handleDelivery(ctx context.Context, j jobs.Job) error {
 	if err := j.Decode(&d); err != nil {
 		return err
 	}
-	w, err := o.store.Webhook(ctx, d.WebhookID)
+	w, err := o.store.Webhooks().Get(ctx, d.WebhookID)
 	if errors.Is(err, store.ErrNotFound) {
 		return jobs.Permanent(errors.New("the webhook was deleted"))
 	}
@@ -130,7 +130,7 @@ func (o *Outbox) send(ctx context.Context, w store.Webhook, id string, d deliver
 	}
 	var ev *eventRef
 	if d.Notice.EventID != "" {
-		e, err := o.store.Event(ctx, d.Notice.EventID)
+		e, err := o.store.Events().Get(ctx, d.Notice.EventID)
 		switch {
 		case err == nil:
 			ev = &eventRef{ID: e.ID, Slug: e.Slug, Name: e.Name}

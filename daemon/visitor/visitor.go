@@ -57,7 +57,7 @@ func (x *Resolver) Session(r *http.Request, allowPending bool) (string, store.Se
 	if err != nil || c.Value == "" {
 		return "", store.Session{}, web.ErrUnauthorized
 	}
-	sess, err := x.store.Session(r.Context(), c.Value)
+	sess, err := x.store.Sessions().Get(r.Context(), c.Value)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", store.Session{}, web.ErrUnauthorized
 	}
@@ -66,7 +66,7 @@ func (x *Resolver) Session(r *http.Request, allowPending bool) (string, store.Se
 	}
 	now := x.now()
 	if now.Sub(time.UnixMilli(sess.LastUsedAt)) > SessionLifetime {
-		_ = x.store.DeleteSession(r.Context(), c.Value)
+		_ = x.store.Sessions().Delete(r.Context(), c.Value)
 		return "", store.Session{}, web.ErrUnauthorized
 	}
 	if sess.NeedsCode && !allowPending {
@@ -83,7 +83,7 @@ func (x *Resolver) Admin(h web.HandlerFunc) web.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		acct, err := x.store.Account(r.Context(), sess.AccountID)
+		acct, err := x.store.Accounts().Get(r.Context(), sess.AccountID)
 		if errors.Is(err, store.ErrNotFound) {
 			return web.ErrUnauthorized
 		}
@@ -91,7 +91,7 @@ func (x *Resolver) Admin(h web.HandlerFunc) web.HandlerFunc {
 			return err
 		}
 		if now := x.now(); now.Sub(time.UnixMilli(sess.LastUsedAt)) > sessionTouchEvery {
-			err := x.store.UpdateSession(r.Context(), token, func(ss *store.Session) { ss.LastUsedAt = now.UnixMilli() })
+			err := x.store.Sessions().Update(r.Context(), token, func(ss *store.Session) { ss.LastUsedAt = now.UnixMilli() })
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ func (x *Resolver) AdminEvent(r *http.Request) (store.Event, error) {
 	if !store.ValidID(id) || !access.Reaches(Scope(r), id) {
 		return store.Event{}, web.ErrNotFound
 	}
-	return x.store.Event(r.Context(), id)
+	return x.store.Events().Get(r.Context(), id)
 }
 
 // ctxKey is the private type of this package's context keys.
@@ -155,7 +155,7 @@ func (x *Resolver) OptionalAccount(r *http.Request) (store.Account, bool) {
 	if err != nil {
 		return store.Account{}, false
 	}
-	a, err := x.store.Account(r.Context(), sess.AccountID)
+	a, err := x.store.Accounts().Get(r.Context(), sess.AccountID)
 	if err != nil {
 		return store.Account{}, false
 	}
@@ -215,7 +215,7 @@ func (x *Resolver) JoinedGuest(r *http.Request, e store.Event) (store.Guest, err
 	if !ok || !store.ValidID(entry.GuestID) {
 		return store.Guest{}, web.ErrForbidden
 	}
-	g, err := x.store.Guest(r.Context(), e.ID, entry.GuestID)
+	g, err := x.store.Guests().Get(r.Context(), e.ID, entry.GuestID)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Guest{ID: entry.GuestID, EventID: e.ID, Name: entry.Name}, nil
 	}
@@ -233,14 +233,14 @@ func (x *Resolver) KeepGuest(ctx context.Context, g store.Guest) (store.Guest, e
 	if g.CreatedAt != 0 {
 		return g, nil
 	}
-	return x.store.KeepGuest(ctx, g)
+	return x.store.Guests().Keep(ctx, g)
 }
 
 // PassGuest makes this browser a guest of the event with a fresh id in
 // its cookie only, counted in the event's guests; the record waits for
 // KeepGuest.
 func (x *Resolver) PassGuest(w http.ResponseWriter, r *http.Request, e store.Event) error {
-	if err := x.store.CountJoin(r.Context(), e.ID); err != nil {
+	if err := x.store.Guests().CountJoin(r.Context(), e.ID); err != nil {
 		return err
 	}
 	pass := x.GuestPass(r)
@@ -252,7 +252,7 @@ func (x *Resolver) PassGuest(w http.ResponseWriter, r *http.Request, e store.Eve
 // device, set up by the hosts) and adds it to the browser's pass.
 func (x *Resolver) AddGuest(w http.ResponseWriter, r *http.Request, e store.Event, g store.Guest) (store.Guest, error) {
 	g.EventID = e.ID
-	if err := x.store.CreateGuest(r.Context(), &g); err != nil {
+	if err := x.store.Guests().Create(r.Context(), &g); err != nil {
 		return store.Guest{}, err
 	}
 	pass := x.GuestPass(r)
@@ -300,7 +300,7 @@ func (x *Resolver) GalleryShares(r *http.Request, eventID string) []access.Link 
 		if entry.EventID != eventID || !store.ValidID(id) {
 			continue
 		}
-		sh, err := x.store.Share(r.Context(), eventID, id)
+		sh, err := x.store.Shares().Get(r.Context(), eventID, id)
 		if err != nil {
 			continue
 		}
@@ -339,7 +339,7 @@ func Scope(r *http.Request) access.Account { return ScopeOf(Account(r)) }
 // AccessEvent loads what the access rules read of an event. An event that
 // is gone shares nothing.
 func (x *Resolver) AccessEvent(ctx context.Context, id string) (access.Event, error) {
-	e, err := x.store.Event(ctx, id)
+	e, err := x.store.Events().Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return access.Event{ID: id}, nil
 	}
