@@ -128,6 +128,7 @@ func SafeName(s string) string {
 	return strings.Trim(b.String(), "-")
 }
 
+// FormatExt is the file extension of a photo format ("jpg" for jpeg).
 func FormatExt(f string) string {
 	if f == "jpeg" {
 		return "jpg"
@@ -135,6 +136,7 @@ func FormatExt(f string) string {
 	return f
 }
 
+// VideoExt is the file extension of a video's MIME type.
 func VideoExt(mimeType string) string {
 	switch mimeType {
 	case "video/quicktime":

@@ -23,6 +23,7 @@ func Problem(p string) string {
 	return ""
 }
 
+// Check reports whether p is the password of hash.
 func Check(hash, p string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(p)) == nil
 }

@@ -42,6 +42,7 @@ const (
 	sessionTouchEvery = time.Minute
 )
 
+// SetSessionCookie gives the browser the console session token.
 func (x *Resolver) SetSessionCookie(w http.ResponseWriter, r *http.Request, token string) {
 	http.SetCookie(w, &http.Cookie{
 		Name: AdminCookie, Value: token, Path: "/",
@@ -201,6 +202,8 @@ func (x *Resolver) GuestPass(r *http.Request) GuestPassCookie {
 	return pass
 }
 
+// WriteGuestPass sets the gr_guest cookie to pass, keeping its newest
+// events only.
 func (x *Resolver) WriteGuestPass(w http.ResponseWriter, r *http.Request, pass GuestPassCookie) error {
 	cookie.Trim(pass, guestCookieEvents, func(e GuestEntry) int64 { return e.JoinedAt })
 	return x.cookies.Write(w, r, guestKind, pass)

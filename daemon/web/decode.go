@@ -120,6 +120,7 @@ func jsonTypeName(t reflect.Type) string {
 // DecodeJSON answers it as the field's message.
 type FieldError struct{ Msg string }
 
+// Error is the field's message.
 func (e *FieldError) Error() string { return e.Msg }
 
 // Optional is a request field that may be absent or hold a value; null is

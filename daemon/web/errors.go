@@ -27,6 +27,7 @@ type Error struct {
 	RetryAfter int
 }
 
+// Error is the code, with the details when there are some.
 func (e *Error) Error() string {
 	if len(e.Details) > 0 {
 		return fmt.Sprintf("%s %v", e.Code, e.Details)
@@ -72,7 +73,7 @@ var (
 	ErrBodyTimeout = &Error{Status: http.StatusRequestTimeout, Code: "timeout"}
 )
 
-// with returns a copy of a declared error that carries details.
+// With returns a copy of a declared error that carries details.
 func (e *Error) With(details map[string]string) *Error {
 	c := *e
 	c.Details = details

@@ -10,6 +10,7 @@ import (
 	"eventbox/store"
 )
 
+// OneOf reports whether v is one of allowed.
 func OneOf(v string, allowed ...string) bool { return slices.Contains(allowed, v) }
 
 // ParseFlag reads a query flag such as favorites=1: absent, "0" or

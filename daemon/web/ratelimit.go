@@ -26,7 +26,7 @@ func NewRateLimiter(limit int, window time.Duration, now func() time.Time) *Rate
 	return &RateLimiter{limit: limit, window: window, now: now, windows: map[string]rateWindow{}}
 }
 
-// allow counts one request for key. When the key is over its limit it
+// Allow counts one request for key. When the key is over its limit it
 // answers false and the whole seconds until its window ends (at least 1).
 func (l *RateLimiter) Allow(key string) (bool, int) {
 	now := l.now()
@@ -91,7 +91,7 @@ func NewGuessGuard(budget int, window time.Duration, now func() time.Time) *Gues
 	return &GuessGuard{budget: budget, window: window, now: now, keys: map[string]*guessWindow{}}
 }
 
-// allow reports whether addr may try the secret of key now. When it may
+// Allow reports whether addr may try the secret of key now. When it may
 // not, it also answers the whole seconds until the key's window ends (at
 // least 1), for Retry-After.
 func (g *GuessGuard) Allow(key, addr string) (bool, int) {
@@ -109,7 +109,7 @@ func (g *GuessGuard) Allow(key, addr string) (bool, int) {
 	return false, max(int((left+time.Second-1)/time.Second), 1)
 }
 
-// fail counts a wrong secret for key from addr.
+// Fail counts a wrong secret for key from addr.
 func (g *GuessGuard) Fail(key, addr string) {
 	now := g.now()
 	g.mu.Lock()

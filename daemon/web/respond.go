@@ -50,9 +50,10 @@ func WriteError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 	}
 }
 
-// ok is the { ok: true } answer.
+// OKBody is the { ok: true } answer.
 type OKBody struct {
 	OK bool `json:"ok"`
 }
 
+// OK is { ok: true }.
 var OK = OKBody{OK: true}
