@@ -162,7 +162,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	} else if plan.Share != nil {
 		result.Notes = append(result.Notes, "The gallery link could not be made (too many links); make one under gallery links.")
 	}
-	result.ExportQueued = s.autoExport(ctx, e.ID)
+	result.ExportQueued = s.cloud.AutoExport(ctx, e.ID)
 	if e.EmailGuestsGallery && res.Share == nil {
 		result.Notes = append(result.Notes, "No gallery mail was queued: there is no gallery link to send.")
 	}

@@ -5,18 +5,19 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"eventbox/daemon/cloudexport"
 )
 
-// The export waits while an upload is being received, and for the quiet
-// period after the last one ended; with no upload since it last looked, it
-// goes on at once.
+// The export waits, over the real upload gate, while an upload is being
+// received, and for the quiet period after the last one ended; with no
+// upload since it last looked, it goes on at once.
 func TestExportPausesWhileUploadsArrive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := newUploadGate(0, 0, 0)
-		s := &Server{uploads: gate, cfg: Config{ExportQuiet: 10 * time.Second}}
-		q := s.newQuiet()
+		q := cloudexport.NewQuiet(gate.activity, 10*time.Second)
 		ctx := context.Background()
-		if err := q.wait(ctx); err != nil {
+		if err := q.Wait(ctx); err != nil {
 			t.Fatal(err)
 		}
 
@@ -26,7 +27,7 @@ func TestExportPausesWhileUploadsArrive(t *testing.T) {
 		}
 		done := make(chan time.Time, 1)
 		go func() {
-			_ = q.wait(ctx)
+			_ = q.Wait(ctx)
 			done <- time.Now()
 		}()
 		time.Sleep(time.Hour)
@@ -49,7 +50,7 @@ func TestExportPausesWhileUploadsArrive(t *testing.T) {
 			t.Fatalf("went on %v after the upload ended, want 10s", got)
 		}
 		start := time.Now()
-		if err := q.wait(ctx); err != nil || time.Since(start) != 0 {
+		if err := q.Wait(ctx); err != nil || time.Since(start) != 0 {
 			t.Fatalf("with no upload since, waited %v (%v)", time.Since(start), err)
 		}
 	})

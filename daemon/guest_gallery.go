@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"eventbox/daemon/outbound"
 	"eventbox/store"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) galleryMailState(ctx context.Context, g store.Guest) (string, e
 	if err != nil {
 		return "", err
 	}
-	return mailStatus(j.Status), nil
+	return outbound.MailStatus(j.Status), nil
 }
 
 // guestGalleryDTO is, on the guest page after the end, the gallery link

@@ -160,25 +160,25 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/wall/:token/qr", s.handleWallQR)
 
 	// Admin: cloud export (WebDAV).
-	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(s.handleEventCloud))
-	h("POST", "/api/admin/events/:id/cloud", s.visitors.Admin(s.handleQueueExport))
-	h("GET", "/api/admin/cloud", s.visitors.Owner(s.handleGetCloud))
-	h("PUT", "/api/admin/cloud", s.visitors.Owner(s.handlePutCloud))
-	h("DELETE", "/api/admin/cloud", s.visitors.Owner(s.handleDeleteCloud))
-	h("POST", "/api/admin/cloud/test", s.visitors.Owner(s.handleTestCloud))
+	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.EventExports))
+	h("POST", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.QueueExport))
+	h("GET", "/api/admin/cloud", s.visitors.Owner(s.cloud.Settings))
+	h("PUT", "/api/admin/cloud", s.visitors.Owner(s.cloud.SaveSettings))
+	h("DELETE", "/api/admin/cloud", s.visitors.Owner(s.cloud.RemoveSettings))
+	h("POST", "/api/admin/cloud/test", s.visitors.Owner(s.cloud.TestSettings))
 
 	// Admin: webhooks (owners).
-	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.handleListWebhooks))
-	h("POST", "/api/admin/webhooks", s.visitors.Owner(s.handleCreateWebhook))
-	h("PATCH", "/api/admin/webhooks/:id", s.visitors.Owner(s.handleUpdateWebhook))
-	h("DELETE", "/api/admin/webhooks/:id", s.visitors.Owner(s.handleDeleteWebhook))
-	h("POST", "/api/admin/webhooks/:id/test", s.visitors.Owner(s.handleTestWebhook))
+	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.outbound.ListWebhooks))
+	h("POST", "/api/admin/webhooks", s.visitors.Owner(s.outbound.CreateWebhook))
+	h("PATCH", "/api/admin/webhooks/:id", s.visitors.Owner(s.outbound.UpdateWebhook))
+	h("DELETE", "/api/admin/webhooks/:id", s.visitors.Owner(s.outbound.DeleteWebhook))
+	h("POST", "/api/admin/webhooks/:id/test", s.visitors.Owner(s.outbound.TestWebhook))
 
 	// Admin: mail (owners).
-	h("GET", "/api/admin/mail", s.visitors.Owner(s.handleGetMail))
-	h("PUT", "/api/admin/mail", s.visitors.Owner(s.handlePutMail))
-	h("POST", "/api/admin/mail/test", s.visitors.Owner(s.handleTestMail))
-	h("POST", "/api/admin/mail/retry", s.visitors.Owner(s.handleRetryMail))
+	h("GET", "/api/admin/mail", s.visitors.Owner(s.outbound.Mail))
+	h("PUT", "/api/admin/mail", s.visitors.Owner(s.outbound.SaveMail))
+	h("POST", "/api/admin/mail/test", s.visitors.Owner(s.outbound.TestMail))
+	h("POST", "/api/admin/mail/retry", s.visitors.Owner(s.outbound.RetryMail))
 
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/cloud"
+	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
@@ -18,6 +20,7 @@ import (
 	"eventbox/daemon/mail"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
+	"eventbox/daemon/outbound"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
@@ -44,6 +47,12 @@ type Server struct {
 	jobs     *jobs.Runner
 	outbox   *outbox.Outbox
 	mailer   *mail.Mailer
+	// exporter is the cloud export's job kind, cloud its routes
+	// (daemon/cloudexport); outbound the mail and webhook settings
+	// (daemon/outbound).
+	exporter *cloudexport.Exporter
+	cloud    *cloudexport.API
+	outbound *outbound.API
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -180,13 +189,26 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up the outbox: %w", err)
 	}
+	// The cloud export (daemon/cloudexport): its job kind and its routes.
+	remote := func(ctx context.Context, set cloud.Settings) (*cloud.Remote, error) {
+		return cloud.New(ctx, set, cloud.Config{Transport: cfg.CloudTransport})
+	}
+	notify := func(kinds ...string) { s.jobs.Notify(kinds...) }
+	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: remote,
+		Notify: notify, JPEGCopy: s.variants.pool.JPEGCopy, Quiet: cfg.ExportQuiet,
+		Uploads:       func() (int, uint64, <-chan struct{}) { return s.uploads.activity() },
+		GuestbookText: guestbookText, UniqueName: uniqueName})
+	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
+		Remote: remote, Notify: notify})
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind(), s.mailer.Kind(), s.backups.kind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.kind(), s.exporter.Kind(), s.updateKind(), s.mailer.Kind(), s.backups.kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
 	s.variants.runner = s.jobs
 	s.outbox.UseRunner(s.jobs)
+	// The mail and webhook settings (daemon/outbound).
+	s.outbound = outbound.New(outbound.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: s.jobs, Webhooks: s.outbox})
 	if err := s.backups.scheduleNightly(ctx); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ var (
 )
 
 // ExportJobKind is the job kind that sends one export to the WebDAV
-// server (daemon/cloud_export.go). Its payload is ExportJob; its key is
+// server (daemon/cloudexport). Its payload is ExportJob; its key is
 // the export's id.
 const ExportJobKind = "export"
 

@@ -51,7 +51,9 @@
 //     what it shows, only with allowDownload, else 403 ([GalleryArchive]).
 //     The console lists and streams everything ([HostList],
 //     [HostGuestbook]); its ZIP holds visible photos, every status with
-//     all=1 ([HostArchive]); the printed album visible ones ([AlbumBook]).
+//     all=1 ([HostArchive]); the printed album visible ones ([AlbumBook]);
+//     a cloud export visible photos, favorites only with its favorites
+//     scope, and visible messages ([CloudPhotos], [CloudGuestbook]).
 //     A wall lists visible photos and messages ([WallPhotos],
 //     [WallMessages]), shows one only when ready (display made, text
 //     written: [WallShows]) and no photo before revealAt ([WallHolds]).

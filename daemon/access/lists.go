@@ -101,6 +101,18 @@ func AlbumBook(favorites bool) Filter {
 	return Filter{VisibleOnly: true, FavoritesOnly: favorites}
 }
 
+// CloudPhotos is what a cloud export sends of the photos and videos:
+// visible ones, favorites only with the favorites scope. An export is
+// the hosts' copy for keeping, like the printed album: what the hosts
+// hid or have not yet approved stays on the box.
+func CloudPhotos(favorites bool) Filter {
+	return Filter{VisibleOnly: true, FavoritesOnly: favorites}
+}
+
+// CloudGuestbook is what a cloud export sends of the guestbook
+// (guestbook.txt and the voice notes): visible messages.
+func CloudGuestbook() Filter { return Filter{VisibleOnly: true} }
+
 // WallHolds reports whether the event's album is still held back at now
 // (epoch ms): before RevealAt a wall shows no photo, by its list, its
 // stream or its files.

@@ -139,6 +139,18 @@ func listings() []listing {
 			want:  func(it listItem) bool { return visible(it) && (!fav || it.favorite) },
 		})
 	}
+	for _, fav := range []bool{false, true} {
+		add(listing{
+			name:  fmt.Sprintf("a cloud export's photos (favorites scope %v)", fav),
+			build: func() (Filter, bool) { return CloudPhotos(fav), true },
+			want:  func(it listItem) bool { return visible(it) && (!fav || it.favorite) },
+		})
+	}
+	add(listing{
+		name:  "a cloud export's guestbook",
+		build: func() (Filter, bool) { return CloudGuestbook(), true },
+		want:  visible,
+	})
 	add(listing{
 		name:  "a wall's guestbook",
 		build: func() (Filter, bool) { return WallMessages(), true },

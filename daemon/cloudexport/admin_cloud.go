@@ -1,8 +1,9 @@
-package daemon
+package cloudexport
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +14,47 @@ import (
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
+
+// APIConfig is what the console's routes of the cloud export need.
+type APIConfig struct {
+	// Store holds the settings and the exports.
+	Store *store.Store
+	// Visitors finds the :id event the signed-in account reaches.
+	Visitors *visitor.Resolver
+	// Logger receives the changes of the settings and the exports
+	// queued.
+	Logger *slog.Logger
+	// Remote opens the WebDAV server for the settings test; nil means
+	// cloud.New with its default transport.
+	Remote RemoteFunc
+	// Notify tells the job runner that jobs of the kinds were queued;
+	// nil tells nobody.
+	Notify func(kinds ...string)
+}
+
+// API is the console's side of the cloud export: its settings
+// (/api/admin/cloud, owners), their test, and an event's exports
+// (/api/admin/events/:id/cloud).
+type API struct {
+	cfg      APIConfig
+	store    *store.Store
+	visitors *visitor.Resolver
+	log      *slog.Logger
+}
+
+// NewAPI returns the routes' handlers over cfg.
+func NewAPI(cfg APIConfig) *API {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Remote == nil {
+		cfg.Remote = dialRemote(nil)
+	}
+	if cfg.Notify == nil {
+		cfg.Notify = func(...string) {}
+	}
+	return &API{cfg: cfg, store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger}
+}
 
 // cloudSettingsDTO is the answer of GET/PUT /api/admin/cloud: the WebDAV
 // settings without the password, which is never returned (hasPassword).
@@ -30,9 +72,9 @@ type cloudSettingsDTO struct {
 
 func toCloudSettingsDTO(c store.CloudSettings, ok bool) cloudSettingsDTO {
 	if !ok {
-		return cloudSettingsDTO{Folder: cloudFolder("")}
+		return cloudSettingsDTO{Folder: Folder("")}
 	}
-	return cloudSettingsDTO{Configured: true, URL: c.URL, User: c.User, Folder: cloudFolder(c.Folder),
+	return cloudSettingsDTO{Configured: true, URL: c.URL, User: c.User, Folder: Folder(c.Folder),
 		AutoExport: c.AutoExport, HasPassword: c.Password != "", PasswordLost: c.PasswordLost && c.Password == ""}
 }
 
@@ -72,14 +114,16 @@ func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.Clou
 		return store.CloudSettings{}, web.BadRequest(details)
 	}
 	c := store.CloudSettings{URL: strings.TrimSpace(req.URL), User: req.User, Password: req.Password,
-		Folder: cloudFolder(req.Folder), AutoExport: req.AutoExport}
+		Folder: Folder(req.Folder), AutoExport: req.AutoExport}
 	if c.Password == "" {
 		c.Password, c.PasswordSealed, c.PasswordLost = stored.Password, stored.PasswordSealed, stored.PasswordLost
 	}
 	return c, nil
 }
 
-func (s *Server) handleGetCloud(w http.ResponseWriter, r *http.Request) error {
+// Settings answers the WebDAV settings, without the password
+// (GET /api/admin/cloud).
+func (s *API) Settings(w http.ResponseWriter, r *http.Request) error {
 	c, ok, err := s.store.Cloud().Settings(r.Context())
 	if err != nil {
 		return err
@@ -87,9 +131,9 @@ func (s *Server) handleGetCloud(w http.ResponseWriter, r *http.Request) error {
 	return web.JSON(w, r, http.StatusOK, toCloudSettingsDTO(c, ok))
 }
 
-// cloudSettingsOf reads the settings a PUT or a test sends, over the
+// settingsOf reads the settings a PUT or a test sends, over the
 // stored ones (the stored password when the body has none).
-func (s *Server) cloudSettingsOf(r *http.Request) (store.CloudSettings, error) {
+func (s *API) settingsOf(r *http.Request) (store.CloudSettings, error) {
 	var req cloudSettingsRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return store.CloudSettings{}, err
@@ -101,8 +145,10 @@ func (s *Server) cloudSettingsOf(r *http.Request) (store.CloudSettings, error) {
 	return req.settings(stored)
 }
 
-func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.cloudSettingsOf(r)
+// SaveSettings stores the settings of the body, the stored password
+// when it has none (PUT /api/admin/cloud).
+func (s *API) SaveSettings(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.settingsOf(r)
 	if err != nil {
 		return err
 	}
@@ -113,7 +159,8 @@ func (s *Server) handlePutCloud(w http.ResponseWriter, r *http.Request) error {
 	return web.JSON(w, r, http.StatusOK, toCloudSettingsDTO(c, true))
 }
 
-func (s *Server) handleDeleteCloud(w http.ResponseWriter, r *http.Request) error {
+// RemoveSettings removes the settings (DELETE /api/admin/cloud).
+func (s *API) RemoveSettings(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.Cloud().DeleteSettings(r.Context()); err != nil {
 		return err
 	}
@@ -131,27 +178,26 @@ type cloudTestBody struct {
 // cloudTestTimeout bounds the whole test.
 const cloudTestTimeout = 30 * time.Second
 
-// handleTestCloud checks the settings of the body (the stored password
+// TestSettings checks the settings of the body (the stored password
 // when it has none): the folder exists or can be made, and a small file
 // can be written there, read back and removed.
-func (s *Server) handleTestCloud(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.cloudSettingsOf(r)
+func (s *API) TestSettings(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.settingsOf(r)
 	if err != nil {
 		return err
 	}
 	if c.PasswordLost && c.Password == "" {
-		return web.JSON(w, r, http.StatusOK, cloudTestBody{Message: errCloudPasswordLost.Error()})
+		return web.JSON(w, r, http.StatusOK, cloudTestBody{Message: errPasswordLost.Error()})
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), cloudTestTimeout)
 	defer cancel()
-	remote, err := cloud.New(ctx, cloud.Settings{URL: c.URL, User: c.User, Password: c.Password},
-		cloud.Config{Transport: s.cfg.CloudTransport})
+	remote, err := s.cfg.Remote(ctx, cloud.Settings{URL: c.URL, User: c.User, Password: c.Password})
 	if err == nil {
 		err = remote.Test(c.Folder)
 	}
 	if err != nil {
 		s.log.InfoContext(r.Context(), "cloud test failed", "error", err)
-		return web.JSON(w, r, http.StatusOK, cloudTestBody{Message: exportWords(err)})
+		return web.JSON(w, r, http.StatusOK, cloudTestBody{Message: Words(err)})
 	}
 	return web.JSON(w, r, http.StatusOK, cloudTestBody{OK: true})
 }
@@ -187,7 +233,9 @@ type eventCloudBody struct {
 	Exports    []exportDTO `json:"exports"`
 }
 
-func (s *Server) handleEventCloud(w http.ResponseWriter, r *http.Request) error {
+// EventExports answers whether the settings exist and the event's
+// exports (GET /api/admin/events/:id/cloud).
+func (s *API) EventExports(w http.ResponseWriter, r *http.Request) error {
 	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
@@ -215,9 +263,9 @@ type exportBody struct {
 	Export exportDTO `json:"export"`
 }
 
-// handleQueueExport queues an export of the event (202); when one of the
+// QueueExport queues an export of the event (202); when one of the
 // same scope is still queued or running, it answers that one.
-func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error {
+func (s *API) QueueExport(w http.ResponseWriter, r *http.Request) error {
 	e, err := s.visitors.AdminEvent(r)
 	if err != nil {
 		return err
@@ -232,7 +280,7 @@ func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error
 	if req.Scope != store.ExportVisible && req.Scope != store.ExportFavorites {
 		return web.Field("scope", "must be visible or favorites")
 	}
-	x, err := s.queueExport(r.Context(), e.ID, req.Scope)
+	x, err := s.queue(r.Context(), e.ID, req.Scope)
 	if err != nil {
 		return err
 	}
@@ -241,16 +289,16 @@ func (s *Server) handleQueueExport(w http.ResponseWriter, r *http.Request) error
 	return web.JSON(w, r, http.StatusAccepted, exportBody{Export: toExportDTO(x)})
 }
 
-// errCloudPasswordLost: the stored password does not open with this box's
+// errPasswordLost: the stored password does not open with this box's
 // key.
-var errCloudPasswordLost = errors.New("the cloud password was sealed by another box (this database comes from its backup): enter it again")
+var errPasswordLost = errors.New("the cloud password was sealed by another box (this database comes from its backup): enter it again")
 
 // errCloudNotSet is the 400 of an export asked for before the settings.
 var errCloudNotSet = web.Field("cloud", "set up the cloud export first")
 
-// queueExport queues an export when the settings exist, and tells the
+// queue queues an export when the settings exist, and tells the
 // runner.
-func (s *Server) queueExport(ctx context.Context, eventID, scope string) (store.Export, error) {
+func (s *API) queue(ctx context.Context, eventID, scope string) (store.Export, error) {
 	_, ok, err := s.store.Cloud().Settings(ctx)
 	if err != nil {
 		return store.Export{}, err
@@ -262,18 +310,18 @@ func (s *Server) queueExport(ctx context.Context, eventID, scope string) (store.
 	if err != nil {
 		return store.Export{}, err
 	}
-	s.jobs.Notify(store.ExportJobKind)
+	s.cfg.Notify(store.ExportJobKind)
 	return x, nil
 }
 
-// autoExport queues the end-of-event export when the settings ask for it,
+// AutoExport queues the end-of-event export when the settings ask for it,
 // and answers whether one is queued.
-func (s *Server) autoExport(ctx context.Context, eventID string) bool {
+func (s *API) AutoExport(ctx context.Context, eventID string) bool {
 	c, ok, err := s.store.Cloud().Settings(ctx)
 	if err != nil || !ok || !c.AutoExport {
 		return false
 	}
-	x, err := s.queueExport(ctx, eventID, store.ExportVisible)
+	x, err := s.queue(ctx, eventID, store.ExportVisible)
 	if err != nil && !errors.Is(err, errCloudNotSet) {
 		s.log.ErrorContext(ctx, "export not queued at the end", "event", eventID, "error", err)
 		return false

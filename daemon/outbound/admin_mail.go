@@ -1,4 +1,4 @@
-package daemon
+package outbound
 
 import (
 	"context"
@@ -66,8 +66,10 @@ type mailBody struct {
 // mailQueueItems is how many mails the queue lists, newest first.
 const mailQueueItems = 50
 
-// mailStatus maps a job's status to the queue's words.
-func mailStatus(st store.JobStatus) string {
+// MailStatus maps a mail job's status to the queue's words: pending
+// (queued or being tried), sent or failed (set aside). The guest page
+// says where a guest's gallery mail is in the same words.
+func MailStatus(st store.JobStatus) string {
 	switch st {
 	case store.JobDone:
 		return "sent"
@@ -81,7 +83,7 @@ func toMailItem(j store.Job) mailItemDTO {
 	var msg mail.Message
 	_ = json.Unmarshal(j.Payload, &msg) // a mail job's payload; an odd one lists empty
 	it := mailItemDTO{ID: j.ID, To: msg.To, Subject: msg.Subject, Purpose: msg.Purpose, EventID: msg.EventID,
-		Status: mailStatus(j.Status), Attempts: j.Tries, Error: j.LastError, CreatedAt: j.CreatedAt}
+		Status: MailStatus(j.Status), Attempts: j.Tries, Error: j.LastError, CreatedAt: j.CreatedAt}
 	if n := len(j.Attempts); n > 0 {
 		it.Reply = j.Attempts[n-1].Result
 	}
@@ -101,7 +103,7 @@ func toMailItem(j store.Job) mailItemDTO {
 // and set aside, reading each job once: counting the queued and the
 // running ones in two reads would miss a mail that starts its attempt
 // between them.
-func (s *Server) mailCounts(ctx context.Context) (pending, failed int, err error) {
+func (s *API) mailCounts(ctx context.Context) (pending, failed int, err error) {
 	f := store.JobFilter{Kind: store.MailJobKind, Limit: 500}
 	for {
 		page, err := s.store.Jobs().List(ctx, f)
@@ -123,7 +125,7 @@ func (s *Server) mailCounts(ctx context.Context) (pending, failed int, err error
 	}
 }
 
-func (s *Server) mailBody(ctx context.Context, m store.MailSettings) (mailBody, error) {
+func (s *API) mailBody(ctx context.Context, m store.MailSettings) (mailBody, error) {
 	b := mailBody{
 		SMTP: smtpDTO{Host: m.SMTP.Host, Port: m.SMTP.Port, Username: m.SMTP.Username,
 			HasPassword: s.mailer.HasPassword(m.SMTP), From: m.SMTP.From, Security: m.SMTP.Security},
@@ -148,7 +150,8 @@ func (s *Server) mailBody(ctx context.Context, m store.MailSettings) (mailBody, 
 	return b, nil
 }
 
-func (s *Server) handleGetMail(w http.ResponseWriter, r *http.Request) error {
+// Mail answers the mail settings and the queue (GET /api/admin/mail).
+func (s *API) Mail(w http.ResponseWriter, r *http.Request) error {
 	m, err := s.store.Mail().Settings(r.Context())
 	if err != nil {
 		return err
@@ -242,10 +245,10 @@ func (req mailRequest) validate() map[string]string {
 	return details
 }
 
-// handlePutMail saves the mail settings and answers them as GET does.
+// SaveMail saves the mail settings and answers them as GET does.
 // Saving wakes the mails waiting for a retry: they may have waited for
 // these very settings.
-func (s *Server) handlePutMail(w http.ResponseWriter, r *http.Request) error {
+func (s *API) SaveMail(w http.ResponseWriter, r *http.Request) error {
 	var req mailRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -313,9 +316,9 @@ func errSMTPFailed(message string) *web.Error {
 	return &web.Error{Status: http.StatusBadGateway, Code: "smtp_failed", Message: message}
 }
 
-// handleTestMail sends a test mail at once, outside the queue, to the
+// TestMail sends a test mail at once, outside the queue, to the
 // address given, else the admin address, else the caller's own.
-func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
+func (s *API) TestMail(w http.ResponseWriter, r *http.Request) error {
 	var req mailTestRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -355,7 +358,7 @@ func (s *Server) handleTestMail(w http.ResponseWriter, r *http.Request) error {
 
 // untried reports whether a job of ids is queued without an attempt
 // started since it was listed (tries).
-func (s *Server) untried(ctx context.Context, ids []uint64, tries map[uint64]int) bool {
+func (s *API) untried(ctx context.Context, ids []uint64, tries map[uint64]int) bool {
 	for _, id := range ids {
 		if j, err := s.store.Jobs().Get(ctx, id); err == nil && j.Status == store.JobQueued && j.Tries <= tries[id] {
 			return true
@@ -374,10 +377,10 @@ type mailRetryBody struct {
 // what is not through by then goes on in the background.
 const mailRetryWait = 60 * time.Second
 
-// handleRetryMail puts the failed mails back in the queue, makes the
+// RetryMail puts the failed mails back in the queue, makes the
 // waiting ones due, works the queue, and answers how many were requeued
 // and, of the mails it tried, how many went and how many failed again.
-func (s *Server) handleRetryMail(w http.ResponseWriter, r *http.Request) error {
+func (s *API) RetryMail(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var ids []uint64
 	seen := map[uint64]bool{} // a requeued job is listed again as queued

@@ -1,4 +1,4 @@
-package daemon
+package cloudexport
 
 import (
 	"context"
@@ -7,16 +7,20 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"path"
 	"slices"
 	"strings"
 	"time"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mediafile"
+	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -33,10 +37,89 @@ var exportPolicy = jobs.Policy{Base: time.Minute, Cap: time.Hour, MaxFailures: e
 // upload ended before it sends the next file.
 const defaultExportQuiet = 10 * time.Second
 
-// exportKind is the "export" job kind: one export at a time over all
-// events, one file at a time.
-func (s *Server) exportKind() jobs.Kind {
-	return jobs.Kind{Name: store.ExportJobKind, Handler: s.runExport, Concurrency: 1, Retry: exportPolicy,
+// pageSize is how many records one listing step of an export reads.
+const pageSize = 200
+
+// RemoteFunc opens the WebDAV server of the settings, bound to ctx.
+type RemoteFunc func(ctx context.Context, s cloud.Settings) (*cloud.Remote, error)
+
+// ActivityFunc answers the guests' upload activity: how many uploads are
+// being received, a generation that changes whenever one starts or ends,
+// and a channel closed at the next change.
+type ActivityFunc func() (busy int, gen uint64, change <-chan struct{})
+
+// Config is what an Exporter needs.
+type Config struct {
+	// Store holds the settings, the exports, the records and the files.
+	Store *store.Store
+	// Logger receives the exports' starts, ends and failures.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Remote opens the WebDAV server; nil means cloud.New with its
+	// default transport.
+	Remote RemoteFunc
+	// Notify tells the job runner that jobs of the kinds were queued
+	// (the export's notice); nil tells nobody.
+	Notify func(kinds ...string)
+	// JPEGCopy writes a JPEG copy of the HEIC read from r (size bytes)
+	// to w, within the image memory budget (imaging.Pool.JPEGCopy).
+	// Required.
+	JPEGCopy func(ctx context.Context, r io.ReaderAt, size int64, w io.Writer) error
+	// Uploads answers the guests' upload activity, which the export
+	// waits out (Quiet); nil means the export never waits.
+	Uploads ActivityFunc
+	// Quiet is how long the export waits after the last guest upload
+	// ended before it sends the next file; zero means 10 s.
+	Quiet time.Duration
+	// GuestbookText makes guestbook.txt of the messages, oldest first,
+	// and answers the file name of each voice note by message id (the
+	// console's guestbook archive makes the same). Required.
+	GuestbookText func(e store.Event, msgs []store.Message) (string, map[string]string)
+	// UniqueName answers name, or name made unique among taken (compared
+	// without case), and records it in taken (the archives name their
+	// files the same way). Required.
+	UniqueName func(taken map[string]bool, name string) string
+}
+
+// Exporter is the "export" job kind: it copies an event's photos, videos
+// and guestbook to the WebDAV server of the settings.
+type Exporter struct {
+	cfg   Config
+	store *store.Store
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New returns an Exporter over cfg; give its Kind to the job runner.
+func New(cfg Config) *Exporter {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Remote == nil {
+		cfg.Remote = dialRemote(nil)
+	}
+	if cfg.Notify == nil {
+		cfg.Notify = func(...string) {}
+	}
+	return &Exporter{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now}
+}
+
+// dialRemote is the RemoteFunc of cloud.New over transport (nil: its
+// default).
+func dialRemote(transport http.RoundTripper) RemoteFunc {
+	return func(ctx context.Context, s cloud.Settings) (*cloud.Remote, error) {
+		return cloud.New(ctx, s, cloud.Config{Transport: transport})
+	}
+}
+
+// Kind is the "export" job kind: one export at a time over all events,
+// one file at a time.
+func (s *Exporter) Kind() jobs.Kind {
+	return jobs.Kind{Name: store.ExportJobKind, Handler: s.run, Concurrency: 1, Retry: exportPolicy,
 		// An export waiting for a retry goes when the network returns.
 		WakeOnSuccess: true}
 }
@@ -62,10 +145,10 @@ type exportItem struct {
 
 func (it exportItem) path() string { return path.Join(it.dir, it.name) }
 
-// runExport is the export job's handler. The export's end (done, or
+// run is the export job's handler. The export's end (done, or
 // failed for good) is written with its notice in one transaction; a
 // failure that may pass is recorded in the export's error and retried.
-func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
+func (s *Exporter) run(ctx context.Context, j jobs.Job) error {
 	var p store.ExportJob
 	if err := j.Decode(&p); err != nil {
 		return err
@@ -80,11 +163,11 @@ func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
 	if x.Finished() {
 		return nil
 	}
-	err = s.sendExport(ctx, j, x)
+	err = s.send(ctx, j, x)
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
-	words := exportWords(err)
+	words := Words(err)
 	j.SetResult(words)
 	last := jobs.IsPermanent(err) || j.Failures+1 >= exportMaxFailures
 	if !last {
@@ -95,7 +178,7 @@ func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
 		}
 		return err
 	}
-	x, ferr := s.endExport(context.WithoutCancel(ctx), x, store.ExportFailed, words)
+	x, ferr := s.end(context.WithoutCancel(ctx), x, store.ExportFailed, words)
 	if ferr != nil {
 		return fmt.Errorf("recording the failure of export %s (%v): %w", x.ID, err, ferr)
 	}
@@ -103,9 +186,9 @@ func (s *Server) runExport(ctx context.Context, j jobs.Job) error {
 	return jobs.Permanent(err)
 }
 
-// endExport writes the export's end and its notice (export.finished or
+// end writes the export's end and its notice (export.finished or
 // export.failed) in one transaction, and tells the notice runner.
-func (s *Server) endExport(ctx context.Context, x store.Export, status, words string) (store.Export, error) {
+func (s *Exporter) end(ctx context.Context, x store.Export, status, words string) (store.Export, error) {
 	kind := store.NoticeExportFinished
 	if status == store.ExportFailed {
 		kind = store.NoticeExportFailed
@@ -123,7 +206,7 @@ func (s *Server) endExport(ctx context.Context, x store.Export, status, words st
 	if err != nil {
 		return x, err
 	}
-	s.jobs.Notify(store.NoticeJobKind)
+	s.cfg.Notify(store.NoticeJobKind)
 	return x, nil
 }
 
@@ -139,8 +222,9 @@ type exportNotice struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// exportWords says why an export failed, for the hosts.
-func exportWords(err error) string {
+// Words says why an export or a settings test failed, for the hosts: the
+// server's own words where it answered.
+func Words(err error) string {
 	var ce *cloud.Error
 	if errors.As(err, &ce) {
 		return ce.Error()
@@ -155,12 +239,12 @@ func exportWords(err error) string {
 // errCloudOff: the export's settings are gone.
 var errCloudOff = errors.New("the cloud export is not set up")
 
-// sendExport runs one attempt: it lists what the export sends, skips what
+// send runs one attempt: it lists what the export sends, skips what
 // the server has already (same size, and the same ETag where an earlier
 // attempt noted one), and sends the rest one file at a time, pausing while
 // guests upload. It reports after each file, so the next attempt resumes
 // there.
-func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) error {
+func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	settings, ok, err := s.store.Cloud().Settings(ctx)
 	if err != nil {
 		return err
@@ -169,7 +253,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 		return jobs.Permanent(errCloudOff)
 	}
 	if settings.PasswordLost && settings.Password == "" {
-		return jobs.Permanent(errCloudPasswordLost)
+		return jobs.Permanent(errPasswordLost)
 	}
 	e, err := s.store.Events().Get(ctx, x.EventID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -184,13 +268,13 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 			state = exportState{Files: map[string]cloud.Entry{}}
 		}
 	}
-	items, err := s.exportItems(ctx, e, x.Scope)
+	items, err := s.items(ctx, e, x.Scope)
 	if err != nil {
 		return err
 	}
 	folder := x.Folder
 	if folder == "" {
-		folder = path.Join(cloudFolder(settings.Folder), eventFolder(e))
+		folder = path.Join(Folder(settings.Folder), eventFolder(e))
 	}
 	x, err = s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
 		ex.Status, ex.Folder, ex.Total, ex.Sent, ex.Bytes, ex.Error = store.ExportRunning, folder, len(items), 0, 0, ""
@@ -201,8 +285,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 	if err != nil {
 		return err
 	}
-	remote, err := cloud.New(ctx, cloud.Settings{URL: settings.URL, User: settings.User, Password: settings.Password},
-		cloud.Config{Transport: s.cfg.CloudTransport})
+	remote, err := s.cfg.Remote(ctx, cloud.Settings{URL: settings.URL, User: settings.User, Password: settings.Password})
 	if err != nil {
 		return jobs.Permanent(err)
 	}
@@ -221,7 +304,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 		listed[it.dir] = have
 	}
 
-	quiet := s.newQuiet()
+	quiet := NewQuiet(s.cfg.Uploads, s.cfg.Quiet)
 	sent, bytes := 0, int64(0)
 	report := func() error {
 		raw, err := json.Marshal(state)
@@ -235,11 +318,11 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 		return err
 	}
 	for i, it := range items {
-		if err := quiet.wait(ctx); err != nil {
+		if err := quiet.Wait(ctx); err != nil {
 			return err
 		}
 		have, there := listed[it.dir][it.name]
-		entry, uploaded, err := s.exportItem(ctx, remote, folder, it, have, there, state.Files[it.path()])
+		entry, uploaded, err := s.item(ctx, remote, folder, it, have, there, state.Files[it.path()])
 		if err != nil {
 			return err
 		}
@@ -260,7 +343,7 @@ func (s *Server) sendExport(ctx context.Context, j jobs.Job, x store.Export) err
 		}
 	}
 	x.Sent, x.Bytes = sent, bytes
-	if _, err := s.endExport(ctx, x, store.ExportDone, ""); err != nil {
+	if _, err := s.end(ctx, x, store.ExportDone, ""); err != nil {
 		return err
 	}
 	s.log.InfoContext(ctx, "export done", "event", x.EventID, "export", x.ID, "files", sent, "bytes", bytes)
@@ -277,11 +360,11 @@ func cloudErr(err error) error {
 	return err
 }
 
-// exportItem puts one file on the server unless it is there already, and
+// item puts one file on the server unless it is there already, and
 // answers it as the server has it and whether it was sent now. have is
 // the server's listing of the name (there: listed), noted what an earlier
 // attempt sent under it.
-func (s *Server) exportItem(ctx context.Context, remote *cloud.Remote, folder string, it exportItem,
+func (s *Exporter) item(ctx context.Context, remote *cloud.Remote, folder string, it exportItem,
 	have cloud.Entry, there bool, noted cloud.Entry) (cloud.Entry, bool, error) {
 	same := func(size int64) bool {
 		return there && have.Size == size && (noted.ETag == "" || have.ETag == "" || noted.ETag == have.ETag)
@@ -302,7 +385,7 @@ func (s *Server) exportItem(ctx context.Context, remote *cloud.Remote, folder st
 		if there && have.Size > 0 && (noted.Size == 0 || same(noted.Size)) {
 			return have, false, nil
 		}
-		return s.exportHEICCopy(ctx, remote, dir, it)
+		return s.heicCopy(ctx, remote, dir, it)
 	}
 	f, err := s.store.Media().Open(it.media)
 	if errors.Is(err, store.ErrNotFound) {
@@ -343,10 +426,10 @@ func newUpload(ctx context.Context, f io.ReaderAt, size int64) upload {
 	return upload{ctx, io.NewSectionReader(f, 0, size)}
 }
 
-// exportHEICCopy makes the JPEG copy of a HEIC in the temp area (the image
+// heicCopy makes the JPEG copy of a HEIC in the temp area (the image
 // memory budget bounds the decoding; the JPEG goes to disk as it is
 // encoded) and sends it.
-func (s *Server) exportHEICCopy(ctx context.Context, remote *cloud.Remote, dir string, it exportItem) (cloud.Entry, bool, error) {
+func (s *Exporter) heicCopy(ctx context.Context, remote *cloud.Remote, dir string, it exportItem) (cloud.Entry, bool, error) {
 	src, err := s.store.Media().Open(it.media)
 	if errors.Is(err, store.ErrNotFound) {
 		return cloud.Entry{}, false, nil
@@ -364,7 +447,7 @@ func (s *Server) exportHEICCopy(ctx context.Context, remote *cloud.Remote, dir s
 		return cloud.Entry{}, false, err
 	}
 	defer tmp.Abort()
-	if err := s.variants.pool.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
+	if err := s.cfg.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
 		if ctx.Err() != nil {
 			return cloud.Entry{}, false, ctx.Err()
 		}
@@ -380,15 +463,17 @@ func (s *Server) exportHEICCopy(ctx context.Context, remote *cloud.Remote, dir s
 	return entry, err == nil, cloudErr(err)
 }
 
-// exportItems lists what an export of the event sends: the originals of
-// its photos and videos (visible ones; favorites scope: visible
-// favorites), a JPEG copy of each HEIC, the guestbook's visible messages
-// (guestbook.txt and voice/…), and index.html. Records are read a page at
-// a time; the list holds names, not files.
-func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) ([]exportItem, error) {
+// items lists what an export of the event sends: the originals of the
+// photos and videos the access rules give the export
+// (access.CloudPhotos: visible ones; favorites scope: visible
+// favorites), a JPEG copy of each HEIC, the guestbook's messages they
+// give it (access.CloudGuestbook: visible ones; guestbook.txt and
+// voice/…), and index.html. Records are read a page at a time; the list
+// holds names, not files.
+func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]exportItem, error) {
 	var photos []store.Photo
-	q := store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: scope == store.ExportFavorites,
-		Limit: archivePageSize}
+	q := visitor.PhotoQuery(e.ID, access.CloudPhotos(scope == store.ExportFavorites))
+	q.Limit = pageSize
 	for {
 		page, err := s.store.Photos().List(ctx, q)
 		if err != nil {
@@ -409,18 +494,19 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 		if p.Video != nil {
 			media, ext = p.VideoName(), mediafile.VideoExt(p.Video.MIME)
 		}
-		name := uniqueName(taken, mediafile.DownloadName(p, "original", ext))
+		name := s.cfg.UniqueName(taken, mediafile.DownloadName(p, "original", ext))
 		items = append(items, exportItem{name: name, media: media})
 		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
 		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
-			jpg := uniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
+			jpg := s.cfg.UniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
 			items = append(items, exportItem{name: jpg, media: p.OriginalName(), heicCopy: true})
 			entry.name, entry.original = jpg, name
 		}
 		shown = append(shown, entry)
 	}
 	var msgs []store.Message
-	mq := store.MessageQuery{EventID: e.ID, Status: store.StatusVisible, Limit: 500}
+	mq := visitor.MessageQuery(e.ID, access.CloudGuestbook())
+	mq.Limit = 500
 	for {
 		page, err := s.store.Messages().List(ctx, mq)
 		if err != nil {
@@ -434,7 +520,7 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 	}
 	if len(msgs) > 0 {
 		slices.Reverse(msgs)
-		txt, audio := guestbookText(e, msgs)
+		txt, audio := s.cfg.GuestbookText(e, msgs)
 		items = append(items, exportItem{name: "guestbook.txt", content: []byte(txt)})
 		for _, m := range msgs {
 			if file, ok := audio[m.ID]; ok {
@@ -498,9 +584,9 @@ func indexHTML(e store.Event, shown []indexEntry, guestbook bool) []byte {
 	return []byte(b.String())
 }
 
-// cloudFolder is the settings' folder as a clean relative path; empty
-// means "eventbox".
-func cloudFolder(folder string) string {
+// Folder is the settings' folder as a clean relative path; empty means
+// "eventbox".
+func Folder(folder string) string {
 	f := strings.Trim(path.Clean("/"+strings.TrimSpace(folder)), "/")
 	if f == "" {
 		return "eventbox"
@@ -524,29 +610,33 @@ func eventFolder(e store.Event) string {
 	return date + " " + name
 }
 
-// quiet makes the export wait while guests upload: before each file, if
+// Quiet makes the export wait while guests upload: before each file, if
 // an upload is being received, or one started or ended since the export
 // last looked, it waits until none has for the quiet period.
-type quiet struct {
-	gate   *uploadGate
-	period time.Duration
-	seen   uint64
+type Quiet struct {
+	activity ActivityFunc
+	period   time.Duration
+	seen     uint64
 }
 
-func (s *Server) newQuiet() *quiet {
-	_, gen, _ := s.uploads.activity()
-	period := s.cfg.ExportQuiet
+// NewQuiet waits out the uploads activity answers, period after the last
+// one (zero: defaultExportQuiet); a nil activity never waits.
+func NewQuiet(activity ActivityFunc, period time.Duration) *Quiet {
+	if activity == nil {
+		activity = func() (int, uint64, <-chan struct{}) { return 0, 0, nil }
+	}
 	if period <= 0 {
 		period = defaultExportQuiet
 	}
-	return &quiet{gate: s.uploads, period: period, seen: gen}
+	_, gen, _ := activity()
+	return &Quiet{activity: activity, period: period, seen: gen}
 }
 
-// wait returns once no upload has started or ended for the quiet period,
+// Wait returns once no upload has started or ended for the quiet period,
 // at once when none did since the last call.
-func (q *quiet) wait(ctx context.Context) error {
+func (q *Quiet) Wait(ctx context.Context) error {
 	for {
-		busy, gen, change := q.gate.activity()
+		busy, gen, change := q.activity()
 		if busy == 0 && gen == q.seen {
 			return nil
 		}

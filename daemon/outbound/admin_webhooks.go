@@ -1,4 +1,4 @@
-package daemon
+package outbound
 
 import (
 	"errors"
@@ -206,9 +206,9 @@ type webhookBody struct {
 	Webhook webhookDTO `json:"webhook"`
 }
 
-// handleListWebhooks answers the webhooks and the latest deliveries,
+// ListWebhooks answers the webhooks and the latest deliveries,
 // newest first.
-func (s *Server) handleListWebhooks(w http.ResponseWriter, r *http.Request) error {
+func (s *API) ListWebhooks(w http.ResponseWriter, r *http.Request) error {
 	hooks, err := s.store.Webhooks().List(r.Context())
 	if err != nil {
 		return err
@@ -227,8 +227,8 @@ func (s *Server) handleListWebhooks(w http.ResponseWriter, r *http.Request) erro
 	return web.JSON(w, r, http.StatusOK, body)
 }
 
-// handleCreateWebhook adds a webhook; enabled defaults to true.
-func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request) error {
+// CreateWebhook adds a webhook; enabled defaults to true.
+func (s *API) CreateWebhook(w http.ResponseWriter, r *http.Request) error {
 	var in webhookInput
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
@@ -256,9 +256,9 @@ func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request) err
 	return web.JSON(w, r, http.StatusCreated, webhookBody{Webhook: toWebhookDTO(hook)})
 }
 
-// handleUpdateWebhook changes the fields given; an empty url keeps the
+// UpdateWebhook changes the fields given; an empty url keeps the
 // stored one.
-func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s *API) UpdateWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
@@ -283,9 +283,9 @@ func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request) err
 	return web.JSON(w, r, http.StatusOK, webhookBody{Webhook: toWebhookDTO(hook)})
 }
 
-// handleDeleteWebhook removes a webhook; its pending deliveries are set
+// DeleteWebhook removes a webhook; its pending deliveries are set
 // aside when they come up.
-func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s *API) DeleteWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
@@ -297,10 +297,10 @@ func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request) err
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-// handleTestWebhook sends a test message at once, whether or not the
+// TestWebhook sends a test message at once, whether or not the
 // webhook is enabled, and answers 502 webhook_failed with the receiver's
 // answer when it did not take it.
-func (s *Server) handleTestWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s *API) TestWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
@@ -309,7 +309,7 @@ func (s *Server) handleTestWebhook(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if err := s.outbox.Test(r.Context(), hook); err != nil {
+	if err := s.webhooks.Test(r.Context(), hook); err != nil {
 		var se *outbox.SendError
 		if !errors.As(err, &se) {
 			return err

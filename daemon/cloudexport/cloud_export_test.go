@@ -1,0 +1,332 @@
+package cloudexport_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/net/webdav"
+
+	"eventbox/daemon/cloudexport"
+	"eventbox/daemon/imaging"
+	"eventbox/daemon/jobs"
+	"eventbox/store"
+)
+
+const (
+	davUser     = "ana"
+	davPassword = "webdav-secret"
+)
+
+// newDAV is a real WebDAV server (golang.org/x/net/webdav) over a temp
+// dir, behind basic auth; it answers the dir.
+func newDAV(t *testing.T) (url, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	dav := &webdav.Handler{Prefix: "/dav", FileSystem: webdav.Dir(dir), LockSystem: webdav.NewMemLS()}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != davUser || p != davPassword {
+			w.Header().Set("WWW-Authenticate", `Basic realm="dav"`)
+			http.Error(w, "Username or password was incorrect", http.StatusUnauthorized)
+			return
+		}
+		dav.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/dav/", dir
+}
+
+// davFiles answers every file under dir by its slash path.
+func davFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// box is a store with one event, an Exporter and a job runner that runs
+// only the export kind.
+type box struct {
+	st       *store.Store
+	event    store.Event
+	runner   *jobs.Runner
+	guestbox *guestbookSpy
+	notified chan []string
+}
+
+// guestbookSpy makes guestbook.txt as one line per message id, the voice
+// notes as voice/<id>.ogg, and keeps the messages it was given.
+type guestbookSpy struct {
+	mu   sync.Mutex
+	msgs []store.Message
+}
+
+func (g *guestbookSpy) text(e store.Event, msgs []store.Message) (string, map[string]string) {
+	g.mu.Lock()
+	g.msgs = append(g.msgs, msgs...)
+	g.mu.Unlock()
+	var b strings.Builder
+	audio := map[string]string{}
+	for _, m := range msgs {
+		b.WriteString(m.ID + " " + m.Text + "\n")
+		if m.HasAudio() {
+			audio[m.ID] = "voice/" + m.ID + "." + m.AudioExt
+		}
+	}
+	return b.String(), audio
+}
+
+func newBox(t *testing.T) *box {
+	t.Helper()
+	ctx := t.Context()
+	now := func() time.Time { return time.Date(2026, 6, 20, 18, 0, 0, 0, time.UTC) }
+	st, err := store.Open(ctx, t.TempDir(), store.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := store.Event{Name: "Anna & Ben", EventDate: "2026-06-20"}
+	if err := st.Events().Create(ctx, &e); err != nil {
+		t.Fatal(err)
+	}
+	b := &box{st: st, event: e, guestbox: &guestbookSpy{}, notified: make(chan []string, 16)}
+	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
+	x := cloudexport.New(cloudexport.Config{Store: st, Now: now, JPEGCopy: pool.JPEGCopy,
+		Notify:        func(kinds ...string) { b.notified <- kinds },
+		GuestbookText: b.guestbox.text,
+		UniqueName: func(taken map[string]bool, name string) string {
+			for taken[strings.ToLower(name)] {
+				name = "x" + name
+			}
+			taken[strings.ToLower(name)] = true
+			return name
+		}})
+	if b.runner, err = jobs.New(jobs.Config{Store: st, Kinds: []jobs.Kind{x.Kind()}}); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = b.runner.Run(runCtx)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return b
+}
+
+// photo stores a photo of status (favorite or not) whose original holds
+// its own name.
+func (b *box) photo(t *testing.T, name, status string, favorite bool) {
+	t.Helper()
+	p := store.Photo{ID: store.NewID(), EventID: b.event.ID, GuestID: "g-" + name, GuestName: name,
+		Status: status, Favorite: favorite, Format: "jpeg"}
+	if _, err := b.st.Media().Write(p.OriginalName(), strings.NewReader("photo "+name)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.Photos().Add(t.Context(), p, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// message stores a guestbook message of status with a voice note that
+// holds its text.
+func (b *box) message(t *testing.T, text, status string) store.Message {
+	t.Helper()
+	m := store.Message{ID: store.NewID(), EventID: b.event.ID, GuestID: "g-" + text, Text: text, Status: status,
+		AudioMIME: "audio/ogg", AudioExt: "ogg"}
+	n, err := b.st.Media().Write(m.AudioName(), strings.NewReader("voice "+text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.AudioSize = n
+	if m, err = b.st.Messages().Add(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// export queues an export of scope and runs it to its end.
+func (b *box) export(t *testing.T, scope string) store.Export {
+	t.Helper()
+	ctx := t.Context()
+	x, _, err := b.st.Cloud().QueueExport(ctx, b.event.ID, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.runner.Notify(store.ExportJobKind)
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := b.runner.WaitIdle(wctx); err != nil {
+		t.Fatal(err)
+	}
+	if x, err = b.st.Cloud().Export(ctx, b.event.ID, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// notices answers the kinds of the notices queued.
+func (b *box) notices(t *testing.T) []string {
+	t.Helper()
+	page, err := b.st.Jobs().List(t.Context(), store.JobFilter{Kind: store.NoticeJobKind, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, j := range page.Jobs {
+		var n store.Notice
+		if err := json.Unmarshal(j.Payload, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n.EventID != b.event.ID {
+			t.Errorf("notice %s of event %q", n.Kind, n.EventID)
+		}
+		kinds = append(kinds, n.Kind)
+	}
+	return kinds
+}
+
+// An export sends what the access rules give it, and nothing else: the
+// visible photos (the visible favorites with the favorites scope), the
+// visible messages and their voice notes, and index.html, into the
+// event's folder under the settings' folder; its end is recorded with its
+// notice, and the notice runner is told.
+func TestExportSendsWhatAccessGives(t *testing.T) {
+	for _, tt := range []struct {
+		scope  string
+		photos []string
+	}{
+		{store.ExportVisible, []string{"visible", "visible-favorite"}},
+		{store.ExportFavorites, []string{"visible-favorite"}},
+	} {
+		t.Run(tt.scope, func(t *testing.T) {
+			b := newBox(t)
+			url, dir := newDAV(t)
+			b.photo(t, "visible", store.StatusVisible, false)
+			b.photo(t, "visible-favorite", store.StatusVisible, true)
+			b.photo(t, "pending", store.StatusPending, false)
+			b.photo(t, "pending-favorite", store.StatusPending, true)
+			b.photo(t, "hidden", store.StatusHidden, false)
+			b.photo(t, "hidden-favorite", store.StatusHidden, true)
+			shown := b.message(t, "shown", store.StatusVisible)
+			b.message(t, "waiting", store.StatusPending)
+			b.message(t, "hid", store.StatusHidden)
+			if err := b.st.Cloud().PutSettings(t.Context(), store.CloudSettings{URL: url, User: davUser,
+				Password: davPassword, Folder: "Photos/eventbox"}); err != nil {
+				t.Fatal(err)
+			}
+
+			x := b.export(t, tt.scope)
+			if x.Status != store.ExportDone || x.Error != "" {
+				t.Fatalf("export %s (%q), want done", x.Status, x.Error)
+			}
+			folder := "Photos/eventbox/2026-06-20 Anna-Ben"
+			if x.Folder != folder {
+				t.Fatalf("folder %q, want %q", x.Folder, folder)
+			}
+			files := davFiles(t, dir)
+			var photos []string
+			for p, data := range files {
+				if !strings.HasPrefix(p, folder+"/") {
+					t.Errorf("%s is outside the event's folder", p)
+				}
+				if name, ok := strings.CutPrefix(string(data), "photo "); ok {
+					photos = append(photos, name)
+				}
+			}
+			slices.Sort(photos)
+			if !slices.Equal(photos, tt.photos) {
+				t.Errorf("photos sent %v, want %v", photos, tt.photos)
+			}
+			if got := files[folder+"/voice/"+shown.ID+".ogg"]; string(got) != "voice shown" {
+				t.Errorf("voice note of the visible message: %q", got)
+			}
+			txt := string(files[folder+"/guestbook.txt"])
+			if txt != shown.ID+" shown\n" {
+				t.Errorf("guestbook.txt %q, want the visible message only", txt)
+			}
+			if len(b.guestbox.msgs) != 1 || b.guestbox.msgs[0].ID != shown.ID {
+				t.Errorf("the guestbook was made of %v, want the visible message only", b.guestbox.msgs)
+			}
+			index := files[folder+"/index.html"]
+			if !bytes.Contains(index, []byte("<h1>Anna &amp; Ben</h1>")) || !bytes.Contains(index, []byte(`href="guestbook.txt"`)) {
+				t.Errorf("index.html: %s", index)
+			}
+			want := len(tt.photos) + 3 // guestbook.txt, one voice note, index.html
+			if len(files) != want || x.Total != want || x.Sent != want {
+				t.Errorf("%d files on the server, export total %d sent %d, want %d", len(files), x.Total, x.Sent, want)
+			}
+			if got := b.notices(t); !slices.Equal(got, []string{store.NoticeExportFinished}) {
+				t.Errorf("notices %v, want one export.finished", got)
+			}
+			select {
+			case kinds := <-b.notified:
+				if !slices.Equal(kinds, []string{store.NoticeJobKind}) {
+					t.Errorf("told the runner of %v", kinds)
+				}
+			default:
+				t.Error("the notice runner was not told")
+			}
+		})
+	}
+}
+
+// An export that cannot succeed by trying again fails at once, for good,
+// with the reason in the hosts' words and its export.failed notice.
+func TestExportFailsForGood(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		settings func(url string) *store.CloudSettings
+		words    string
+	}{
+		{"no settings", func(string) *store.CloudSettings { return nil }, "the cloud export is not set up"},
+		{"a wrong password", func(url string) *store.CloudSettings {
+			return &store.CloudSettings{URL: url, User: davUser, Password: "wrong", Folder: "eventbox"}
+		}, "401"},
+		{"an address that is not http", func(string) *store.CloudSettings {
+			return &store.CloudSettings{URL: "ftp://dav.example.com/", User: davUser, Password: davPassword}
+		}, "the address must start with https:// or http://"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBox(t)
+			url, dir := newDAV(t)
+			b.photo(t, "visible", store.StatusVisible, false)
+			if s := tt.settings(url); s != nil {
+				if err := b.st.Cloud().PutSettings(t.Context(), *s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x := b.export(t, store.ExportVisible)
+			if x.Status != store.ExportFailed || !strings.Contains(x.Error, tt.words) || x.FinishedAt == 0 {
+				t.Fatalf("export %s, error %q, finished %d; want failed, saying %q", x.Status, x.Error, x.FinishedAt, tt.words)
+			}
+			if got := b.notices(t); !slices.Equal(got, []string{store.NoticeExportFailed}) {
+				t.Errorf("notices %v, want one export.failed", got)
+			}
+			if files := davFiles(t, dir); len(files) != 0 {
+				t.Errorf("files sent: %v", files)
+			}
+		})
+	}
+}
