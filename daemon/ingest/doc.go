@@ -30,7 +30,8 @@
 // HTTP status: daemon's toAPIError maps them all to the spec's codes in
 // one place.
 //
-// What stays in daemon, and why: the gates that decide whether a request
+// What stays in front of ingest (daemon and daemon/guests), and why: the
+// gates that decide whether a request
 // may upload at all (a joined guest, uploads open, quota, rate limits,
 // the per-guest and per-address caps on uploads at once) are about the
 // request and who sends it: cookies, the event, the limiters the server
