@@ -50,7 +50,7 @@ func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
 	}
 	body := contactsBody{Contacts: make([]contactDTO, 0, len(guests))}
 	for _, g := range guests {
-		state, err := s.galleryMailState(r.Context(), g)
+		state, err := s.guests.GalleryMailState(r.Context(), g)
 		if err != nil {
 			return err
 		}

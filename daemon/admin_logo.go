@@ -111,7 +111,7 @@ func (s *Server) handleDeleteLogo(w http.ResponseWriter, r *http.Request) error 
 // good when v names the current version, briefly otherwise; 404 without a
 // logo.
 func (s *Server) handleLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
+	e, err := s.guests.EventBySlug(r)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/guests"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -27,7 +28,7 @@ func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) err
 		return web.Field("status", "must be visible, pending or hidden")
 	}
 	q := visitor.MessageQuery(e.ID, access.HostList())
-	q.Status, q.Before, q.Limit = status, before, messagePageSize
+	q.Status, q.Before, q.Limit = status, before, guests.MessagePageSize
 	page, err := s.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/guests"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -24,7 +25,7 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	q := visitor.PhotoQuery(e.ID, access.HostList())
-	q.Limit = photoPageSize
+	q.Limit = guests.PhotoPageSize
 	details := map[string]string{}
 	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !web.OneOf(q.Status, photoStatuses...) {
 		details["status"] = "must be visible, pending or hidden"
@@ -145,5 +146,5 @@ func (s *Server) handleAdminImport(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	p := store.Photo{EventID: e.ID, Status: store.StatusVisible}
-	return s.receivePhoto(w, r, e, p, 0, "credit")
+	return s.guests.ReceivePhoto(w, r, e, p, 0, "credit")
 }

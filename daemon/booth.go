@@ -135,7 +135,7 @@ func boothKeyMatches(e store.Event, key string) bool {
 // key, or a booth that is off, gets 403. A device that is already the
 // booth with the current key stays the same guest.
 func (s *Server) handleBoothJoin(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
+	e, err := s.guests.EventBySlug(r)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func isBooth(g store.Guest, e store.Event) bool {
 // the event's booth device as Server-Sent Events (docs/design.md, "Booth
 // push"). Anyone else, or a device whose key was replaced, gets 403.
 func (s *Server) handleBoothEvents(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestOf(r)
+	e, g, err := s.guests.GuestOf(r)
 	if err != nil {
 		return err
 	}

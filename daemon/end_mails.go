@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"eventbox/daemon/guests"
 	"eventbox/daemon/mail"
 	"eventbox/store"
 )
@@ -93,7 +94,7 @@ func (m *endMails) jobs(e store.Event, sh *store.Share, contacts map[string]stri
 			if err != nil {
 				return store.EndJobs{}, err
 			}
-			spec, err := mail.Spec(msg, galleryMailKey(e.ID, guestID))
+			spec, err := mail.Spec(msg, guests.GalleryMailKey(e.ID, guestID))
 			if err != nil {
 				return store.EndJobs{}, err
 			}

@@ -5,6 +5,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/guests"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -178,13 +179,13 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	taken, err := parseOrder(r)
+	taken, err := guests.ParseOrder(r)
 	if err != nil {
 		return err
 	}
 	q := visitor.PhotoQuery(e.ID, access.GalleryPhotos(visitor.ShareLink(sh), r.URL.Query().Get("favorites") == "1"))
-	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, photoPageSize
-	page, err := s.listPhotos(r.Context(), q, taken)
+	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, guests.PhotoPageSize
+	page, err := guests.ListPhotos(r.Context(), s.store.Photos(), q, taken)
 	if err != nil {
 		return err
 	}
@@ -207,7 +208,7 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	q := visitor.MessageQuery(e.ID, f)
-	q.Before, q.Limit = before, messagePageSize
+	q.Before, q.Limit = before, guests.MessagePageSize
 	page, err := s.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err

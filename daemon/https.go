@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"eventbox/daemon/guests"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/web"
 )
@@ -18,19 +19,12 @@ import (
 // offers the CA for a booth tablet to trust and tells the pages where
 // HTTPS is.
 
-// httpsDTO is where the box serves HTTPS, for the booth page: port, and
-// caURL, the CA to trust first (null with the host's own certificate).
-type httpsDTO struct {
-	Port  int     `json:"port"`
-	CAURL *string `json:"caURL"`
-}
-
 // httpsInfo is the public event's https field, or nil without HTTPS.
-func (s *Server) httpsInfo() *httpsDTO {
+func (s *Server) httpsInfo() *guests.HTTPS {
 	if s.cfg.HTTPSPort == 0 {
 		return nil
 	}
-	d := &httpsDTO{Port: s.cfg.HTTPSPort}
+	d := &guests.HTTPS{Port: s.cfg.HTTPSPort}
 	if len(s.cfg.BoxCA) > 0 {
 		u := "/ca.crt"
 		d.CAURL = &u

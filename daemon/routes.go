@@ -47,31 +47,31 @@ func (s *Server) routes() http.Handler {
 
 	// The front page (added, not in the spec: docs/decisions.md, "A join
 	// that never dead-ends"): the events open now, and a typed code.
-	h("GET", "/api/events", s.handleFrontEvents)
-	h("POST", "/api/join", s.rate(s.limits.unlock, s.handleFrontJoin))
+	h("GET", "/api/events", s.guests.ListOpenEvents)
+	h("POST", "/api/join", s.rate(s.limits.unlock, s.guests.JoinByCode))
 	// The box's CA, for the booth tablet to trust (added: "HTTPS on the
 	// box"). Outside /api/ so that the link reads as a file to save.
 	h("GET", "/ca.crt", s.handleCACert)
 	h("GET", "/ca.mobileconfig", s.handleCAProfile)
 
 	// Guest routes (cookie gr_guest).
-	h("GET", "/api/e/:slug", s.handlePublicEvent)
-	h("POST", "/api/e/:slug/join", s.rate(s.guards.join, s.handleJoin))
-	h("POST", "/api/e/:slug/unlock", s.rate(s.limits.unlock, s.handleUnlock))
-	h("POST", "/api/e/:slug/guest", s.handleGuestName)
+	h("GET", "/api/e/:slug", s.guests.PublicEvent)
+	h("POST", "/api/e/:slug/join", s.rate(s.guards.join, s.guests.Join))
+	h("POST", "/api/e/:slug/unlock", s.rate(s.limits.unlock, s.guests.Unlock))
+	h("POST", "/api/e/:slug/guest", s.guests.SetName)
 	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.handleBoothJoin))
 	h("GET", "/api/e/:slug/booth/events", s.handleBoothEvents)
-	h("POST", "/api/e/:slug/photos", guestUpload(s.handleGuestUpload))
-	h("DELETE", "/api/e/:slug/photos/:id", s.handleGuestDeletePhoto)
-	h("GET", "/api/e/:slug/photos", s.handleGuestPhotos)
+	h("POST", "/api/e/:slug/photos", guestUpload(s.guests.Upload))
+	h("DELETE", "/api/e/:slug/photos/:id", s.guests.DeletePhoto)
+	h("GET", "/api/e/:slug/photos", s.guests.Photos)
 	h("GET", "/api/e/:slug/logo", s.handleLogo)
-	h("GET", "/api/media/:id", s.handleMedia)
-	h("POST", "/api/e/:slug/contact", s.handleSetContact)
-	h("DELETE", "/api/e/:slug/contact", s.handleDeleteContact)
-	h("GET", "/api/e/:slug/messages", s.handleGuestMessages)
-	h("POST", "/api/e/:slug/messages", guestUpload(s.handlePostMessage))
-	h("DELETE", "/api/e/:slug/messages/:id", s.handleGuestDeleteMessage)
-	h("GET", "/api/messages/:id/audio", s.handleMessageAudio)
+	h("GET", "/api/media/:id", s.guests.Media)
+	h("POST", "/api/e/:slug/contact", s.guests.SetContact)
+	h("DELETE", "/api/e/:slug/contact", s.guests.DeleteContact)
+	h("GET", "/api/e/:slug/messages", s.guests.Messages)
+	h("POST", "/api/e/:slug/messages", guestUpload(s.guests.PostMessage))
+	h("DELETE", "/api/e/:slug/messages/:id", s.guests.DeleteMessage)
+	h("GET", "/api/messages/:id/audio", s.guests.MessageAudio)
 
 	// Gallery link routes (cookie gr_share).
 	h("GET", "/api/g/:token", s.handleGallery)

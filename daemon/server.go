@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/guests"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
@@ -105,6 +107,10 @@ type Server struct {
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
 	placeholder []byte
+
+	// guests answers the front page, the guest page and the media
+	// (daemon/guests).
+	guests *guests.API
 
 	// routeTable is every route routes() registered, in its order
 	// (Routes).
@@ -225,6 +231,25 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
 	}
+	// The guests' routes, over what the daemon keeps: limits, notices, live updates, variants.
+	s.guests = guests.New(guests.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
+		Ingest: s.ingest, Files: s.files, EventCode: s.guards.eventCode, AllowUpload: s.allowUpload,
+		Origin: s.origin, HTTPS: s.httpsInfo, MailStatus: outbound.MailStatus, Receiving: s.variants.receive,
+		EnsureVariants: func(ctx context.Context, id string) (bool, error) {
+			err := s.variants.ensure(ctx, id)
+			if errors.Is(err, errNoVariants) {
+				return false, nil
+			}
+			return err == nil, err
+		},
+		Placeholder: s.servePlaceholder, BoothCaptured: func() { s.booth.captured() }, Uploaded: s.metrics.Upload,
+		MessageNotice: func(m store.Message) []store.JobSpec {
+			return s.notice(store.NoticeMessageCreated, m.EventID,
+				messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
+		},
+		NoticesQueued: s.outbox.Notify, PhotosOnWall: s.photosOnWall, MessagesOnWall: s.messagesOnWall,
+		PhotosRemoved: s.photosRemoved, MessagesRemoved: s.messagesRemoved, MessagesChanged: s.messagesChanged})
 	ui, err := i18n.Web(cfg.UI)
 	if err != nil {
 		return nil, err

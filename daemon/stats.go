@@ -5,6 +5,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/guests"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -94,7 +95,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 	for _, g := range top {
 		name := g.Guest.Name
 		if g.Guest.Booth {
-			name = boothName
+			name = guests.BoothName
 		}
 		out.TopGuests = append(out.TopGuests, topGuestDTO{Name: dto.NullString(name), Photos: g.Photos})
 	}

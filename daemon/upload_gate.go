@@ -278,7 +278,7 @@ func isTimeout(err error) bool {
 // guestUploader is who(r) for guest upload routes: the guest id of the
 // browser's pass for the :slug event.
 func (s *Server) guestUploader(r *http.Request) string {
-	e, err := s.eventBySlug(r)
+	e, err := s.guests.EventBySlug(r)
 	if err != nil {
 		return ""
 	}

@@ -30,14 +30,15 @@
 // HTTP status: daemon's toAPIError maps them all to the spec's codes in
 // one place.
 //
-// What stays in daemon, and why: the gates that decide whether a request
-// may upload at all (a joined guest, uploads open, quota, rate limits,
-// the per-guest and per-address caps on uploads at once) are about the
-// request and who sends it: cookies, the event, the limiters the server
-// owns. They answer before a byte of the body is read, so they sit in
-// front of this package rather than inside it, and ingest starts where
-// the body starts. The body's pace (a minimum of bytes per window, a
-// connection read deadline) also stays in daemon: it is a property of the
+// What stays in front of ingest (daemon and daemon/guests), and why:
+// the gates that decide whether a request may upload at all (a joined
+// guest, uploads open, quota, rate limits, the per-guest and
+// per-address caps on uploads at once) are about the request and who
+// sends it: cookies, the event, the limiters the server owns. They
+// answer before a byte of the body is read, so they sit in front of
+// this package rather than inside it, and ingest starts where the body
+// starts. The body's pace (a minimum of bytes per window, a connection
+// read deadline) also stays in daemon: it is a property of the
 // connection, set by a middleware on every request body, not only
 // uploads. Here it shows as a read that fails (a FieldError, the temp
 // file removed); daemon's upload wrapper sees the deadline passed and

@@ -1,4 +1,4 @@
-package daemon
+package guests
 
 import (
 	"crypto/subtle"
@@ -32,13 +32,13 @@ type frontEventsBody struct {
 }
 
 // openEvents are the events whose uploads are open now, by name: the
-// ones the captive portal forwards to (portalTarget) when there is one.
-func (s *Server) openEvents(r *http.Request) ([]store.Event, error) {
-	events, err := s.store.Events().List(r.Context())
+// ones the daemon's captive portal forwards to when there is one.
+func (a *API) openEvents(r *http.Request) ([]store.Event, error) {
+	events, err := a.store.Events().List(r.Context())
 	if err != nil {
 		return nil, err
 	}
-	now := s.now().UnixMilli()
+	now := a.now().UnixMilli()
 	var out []store.Event
 	for _, e := range events {
 		if access.UploadsOpen(visitor.EventRules(e), now) {
@@ -49,10 +49,10 @@ func (s *Server) openEvents(r *http.Request) ([]store.Event, error) {
 	return out, nil
 }
 
-// handleFrontEvents (GET /api/events, added) lists the events open now
+// ListOpenEvents (GET /api/events, added) lists the events open now
 // by name and logo, for the front page; never an access code.
-func (s *Server) handleFrontEvents(w http.ResponseWriter, r *http.Request) error {
-	events, err := s.openEvents(r)
+func (a *API) ListOpenEvents(w http.ResponseWriter, r *http.Request) error {
+	events, err := a.openEvents(r)
 	if err != nil {
 		return err
 	}
@@ -72,13 +72,13 @@ type frontJoinBody struct {
 	Slug string `json:"slug"`
 }
 
-// handleFrontJoin (POST /api/join, added) opens the event of a code typed
+// JoinByCode (POST /api/join, added) opens the event of a code typed
 // on the front page: an event's slug or a pasted link to it answers its
 // slug; an event's access code (case and surrounding spaces aside, as on
 // unlock) joins this browser to it too, as unlock does, so its page opens
 // straight in. Anything else is 401 invalid_code, which the page shows
 // beside the box. The route is limited per address like unlock.
-func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
+func (a *API) JoinByCode(w http.ResponseWriter, r *http.Request) error {
 	var req frontJoinRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -88,7 +88,7 @@ func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 		return web.Field("code", "must be an event code")
 	}
 	if slug := slugOf(given); slug != "" && len(slug) <= 32 {
-		e, err := s.store.Events().BySlug(r.Context(), slug)
+		e, err := a.store.Events().BySlug(r.Context(), slug)
 		if err == nil {
 			return web.JSON(w, r, http.StatusOK, frontJoinBody{Slug: e.Slug})
 		}
@@ -96,13 +96,13 @@ func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	events, err := s.openEvents(r)
+	events, err := a.openEvents(r)
 	if err != nil {
 		return err
 	}
 	// Open events first, then the others: a code stays good after the
 	// party, for the album.
-	all, err := s.store.Events().List(r.Context())
+	all, err := a.store.Events().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -111,8 +111,8 @@ func (s *Server) handleFrontJoin(w http.ResponseWriter, r *http.Request) error {
 		if e.AccessCode == "" || subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
 			continue
 		}
-		if _, err := s.visitors.JoinedGuest(r, e); err != nil {
-			if err := s.visitors.PassGuest(w, r, e); err != nil {
+		if _, err := a.visitors.JoinedGuest(r, e); err != nil {
+			if err := a.visitors.PassGuest(w, r, e); err != nil {
 				return err
 			}
 		}

@@ -1,30 +1,29 @@
-package daemon
+package guests
 
 import (
 	"context"
 	"errors"
 
-	"eventbox/daemon/outbound"
 	"eventbox/store"
 )
 
-// galleryMailKey keeps one unfinished gallery mail per guest of an event.
-func galleryMailKey(eventID, guestID string) string { return "gallery/" + eventID + "/" + guestID }
+// GalleryMailKey keeps one unfinished gallery mail per guest of an event.
+func GalleryMailKey(eventID, guestID string) string { return "gallery/" + eventID + "/" + guestID }
 
-// galleryMailState is where a guest's gallery mail is: none (no mail was
+// GalleryMailState is where a guest's gallery mail is: none (no mail was
 // queued, or its record is gone), pending, sent or failed.
-func (s *Server) galleryMailState(ctx context.Context, g store.Guest) (string, error) {
+func (a *API) GalleryMailState(ctx context.Context, g store.Guest) (string, error) {
 	if g.GalleryMailJob == 0 {
 		return "none", nil
 	}
-	j, err := s.store.Jobs().Get(ctx, g.GalleryMailJob)
+	j, err := a.store.Jobs().Get(ctx, g.GalleryMailJob)
 	if errors.Is(err, store.ErrNotFound) {
 		return "none", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	return outbound.MailStatus(j.Status), nil
+	return a.cfg.MailStatus(j.Status), nil
 }
 
 // guestGalleryDTO is, on the guest page after the end, the gallery link
@@ -38,21 +37,21 @@ type guestGalleryDTO struct {
 
 // guestGallery answers the end's gallery link for guest g of e, nil when
 // the event has not ended, made no link, or the link is gone or expired.
-func (s *Server) guestGallery(ctx context.Context, origin string, e store.Event, g store.Guest) (*guestGalleryDTO, error) {
+func (a *API) guestGallery(ctx context.Context, origin string, e store.Event, g store.Guest) (*guestGalleryDTO, error) {
 	if e.EndedAt == 0 || e.EndShareID == "" {
 		return nil, nil
 	}
-	sh, err := s.store.Shares().Get(ctx, e.ID, e.EndShareID)
+	sh, err := a.store.Shares().Get(ctx, e.ID, e.EndShareID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if sh.ExpiredAt(s.now().UnixMilli()) {
+	if sh.ExpiredAt(a.now().UnixMilli()) {
 		return nil, nil
 	}
-	state, err := s.galleryMailState(ctx, g)
+	state, err := a.GalleryMailState(ctx, g)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package daemon
+package guests
 
 import (
 	"crypto/subtle"
@@ -13,23 +13,25 @@ import (
 	"eventbox/store"
 )
 
-// eventBySlug loads the event of the :slug parameter.
-func (s *Server) eventBySlug(r *http.Request) (store.Event, error) {
+// EventBySlug loads the event of the :slug parameter (404 when there is
+// none); the booth's routes and the event's logo use it too.
+func (a *API) EventBySlug(r *http.Request) (store.Event, error) {
 	slug := web.Param(r, "slug")
 	if slug == "" || len(slug) > 32 {
 		return store.Event{}, web.ErrNotFound
 	}
-	return s.store.Events().BySlug(r.Context(), strings.ToLower(slug))
+	return a.store.Events().BySlug(r.Context(), strings.ToLower(slug))
 }
 
-// guestOf resolves the event of the :slug parameter and the guest this
+// GuestOf resolves the event of the :slug parameter and the guest this
 // browser is in it; a browser that has not joined gets 403 forbidden.
-func (s *Server) guestOf(r *http.Request) (store.Event, store.Guest, error) {
-	e, err := s.eventBySlug(r)
+// The booth's stream uses it too.
+func (a *API) GuestOf(r *http.Request) (store.Event, store.Guest, error) {
+	e, err := a.EventBySlug(r)
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
-	g, err := s.visitors.JoinedGuest(r, e)
+	g, err := a.visitors.JoinedGuest(r, e)
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
@@ -38,15 +40,21 @@ func (s *Server) guestOf(r *http.Request) (store.Event, store.Guest, error) {
 
 // joinOnce makes this browser a guest of the event unless it is one
 // already, and answers { ok }. The new guest lives in the cookie only
-// until it does something (keepGuest).
-func (s *Server) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event) error {
-	if _, err := s.visitors.JoinedGuest(r, e); err == nil {
+// until it does something (visitor.Resolver.KeepGuest).
+func (a *API) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	if _, err := a.visitors.JoinedGuest(r, e); err == nil {
 		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	if err := s.visitors.PassGuest(w, r, e); err != nil {
+	if err := a.visitors.PassGuest(w, r, e); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
+}
+
+// spotDTO is a place of the event, for the shared album's place filter.
+type spotDTO struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
 }
 
 type publicEventDTO struct {
@@ -73,7 +81,7 @@ type publicEventDTO struct {
 	Challenges []dto.Challenge `json:"challenges"`
 	// Spots (added) are the event's places, for the shared album's place
 	// filter, as in the gallery.
-	Spots          []gallerySpotDTO   `json:"spots"`
+	Spots          []spotDTO          `json:"spots"`
 	Frame          string             `json:"frame"`
 	CaptureFilters dto.CaptureFilters `json:"captureFilters"`
 	LogoVersion    *int64             `json:"logoVersion"`
@@ -83,7 +91,7 @@ type publicEventDTO struct {
 	// limits in the public event").
 	Limits guestLimitsDTO `json:"limits"`
 	// HTTPS (added) is where the box also serves HTTPS, or null.
-	HTTPS *httpsDTO `json:"https"`
+	HTTPS *HTTPS `json:"https"`
 }
 
 // guestLimitsDTO is the public event's limits: MAX_UPLOAD_MB,
@@ -118,46 +126,46 @@ type publicEventBody struct {
 	Guest publicGuestDTO `json:"guest"`
 }
 
-// handlePublicEvent is what the guest page loads first: the event as a
+// PublicEvent is what the guest page loads first: the event as a
 // guest may see it (never the access code) and this browser's standing.
-func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
+func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.EventBySlug(r)
 	if err != nil {
 		return err
 	}
 	full := dto.EventOf(e)
-	spots, err := s.store.Spots().List(r.Context(), e.ID)
+	spots, err := a.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
-	places := make([]gallerySpotDTO, 0, len(spots))
+	places := make([]spotDTO, 0, len(spots))
 	for _, sp := range spots {
-		places = append(places, gallerySpotDTO{ID: sp.ID, Label: sp.Label})
+		places = append(places, spotDTO{ID: sp.ID, Label: sp.Label})
 	}
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
-		UploadsOpen: access.UploadsOpen(visitor.EventRules(e), s.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
+		UploadsOpen: access.UploadsOpen(visitor.EventRules(e), a.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
 		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,
 		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: dto.NullTime(e.RevealAt), Challenges: full.Challenges,
 		Spots: places, Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
-		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
-		HTTPS:  s.httpsInfo(),
+		Limits: guestLimitsDTO{ImageBytes: int64(a.cfg.MaxUploadMB) << 20},
+		HTTPS:  a.cfg.HTTPS(),
 	}}
 	if e.AllowVideos {
-		body.Event.Limits.VideoBytes = int64(s.cfg.MaxVideoMB) << 20
-		body.Event.Limits.VideoSeconds = s.cfg.MaxVideoSeconds
+		body.Event.Limits.VideoBytes = int64(a.cfg.MaxVideoMB) << 20
+		body.Event.Limits.VideoSeconds = a.cfg.MaxVideoSeconds
 	}
 	quota, used := e.MaxPhotosPerGuest, 0
-	if g, err := s.visitors.JoinedGuest(r, e); err == nil {
-		n, err := s.store.Photos().CountByGuest(r.Context(), e.ID, g.ID, 0)
+	if g, err := a.visitors.JoinedGuest(r, e); err == nil {
+		n, err := a.store.Photos().CountByGuest(r.Context(), e.ID, g.ID, 0)
 		if err != nil {
 			return err
 		}
-		gal, err := s.guestGallery(r.Context(), s.origin(r), e, g)
+		gal, err := a.guestGallery(r.Context(), a.cfg.Origin(r), e, g)
 		if err != nil {
 			return err
 		}
@@ -174,29 +182,29 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 	return web.JSON(w, r, http.StatusOK, body)
 }
 
-// handleJoin joins an event without an access code. Joining again keeps
+// Join joins an event without an access code. Joining again keeps
 // the guest this browser already is.
-func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
+func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.EventBySlug(r)
 	if err != nil {
 		return err
 	}
 	if e.AccessCode != "" {
 		return web.ErrForbidden
 	}
-	return s.joinOnce(w, r, e)
+	return a.joinOnce(w, r, e)
 }
 
 type unlockRequest struct {
 	Code string `json:"code"`
 }
 
-// handleUnlock enters an event with its access code (case and surrounding
+// Unlock enters an event with its access code (case and surrounding
 // spaces do not matter: the code is read off a card). Besides the
 // per-address limit of the route, the event's failure budget holds the
 // addresses that guessed wrong once it is spent (web.GuessGuard).
-func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
+func (a *API) Unlock(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.EventBySlug(r)
 	if err != nil {
 		return err
 	}
@@ -204,21 +212,21 @@ func (s *Server) handleUnlock(w http.ResponseWriter, r *http.Request) error {
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if _, err := s.visitors.JoinedGuest(r, e); err == nil {
+	if _, err := a.visitors.JoinedGuest(r, e); err == nil {
 		// Already in: a guest with a valid cookie never guesses again.
 		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
 	addr := web.ClientIP(r)
-	if ok, retry := s.guards.eventCode.Allow(e.ID, addr); !ok {
+	if ok, retry := a.cfg.EventCode.Allow(e.ID, addr); !ok {
 		return web.RateLimited(retry)
 	}
 	given := strings.ToLower(strings.TrimSpace(req.Code))
 	want := strings.ToLower(e.AccessCode)
 	if e.AccessCode != "" && subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
-		s.guards.eventCode.Fail(e.ID, addr)
+		a.cfg.EventCode.Fail(e.ID, addr)
 		return web.ErrInvalidCode
 	}
-	return s.joinOnce(w, r, e)
+	return a.joinOnce(w, r, e)
 }
 
 type guestNameRequest struct {
@@ -231,10 +239,10 @@ type guestNameBody struct {
 
 const maxGuestName = 60
 
-// handleGuestName sets the guest's name, kept in the record (for captions)
+// SetName sets the guest's name, kept in the record (for captions)
 // and in the cookie.
-func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestOf(r)
+func (a *API) SetName(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.GuestOf(r)
 	if err != nil {
 		return err
 	}
@@ -252,17 +260,17 @@ func (s *Server) handleGuestName(w http.ResponseWriter, r *http.Request) error {
 	if g.Booth {
 		return web.ErrForbidden
 	}
-	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
+	if g, err = a.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
-	if _, err := s.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
+	if _, err := a.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Name = name }); err != nil {
 		return err
 	}
-	pass := s.visitors.GuestPass(r)
+	pass := a.visitors.GuestPass(r)
 	entry := pass[e.ID]
 	entry.Name = name
 	pass[e.ID] = entry
-	if err := s.visitors.WriteGuestPass(w, r, pass); err != nil {
+	if err := a.visitors.WriteGuestPass(w, r, pass); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, guestNameBody{Name: name})
@@ -276,10 +284,10 @@ type contactBody struct {
 	Email string `json:"email"`
 }
 
-// handleSetContact keeps the address the gallery mail goes to, on events
+// SetContact keeps the address the gallery mail goes to, on events
 // that collect them.
-func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestOf(r)
+func (a *API) SetContact(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.GuestOf(r)
 	if err != nil {
 		return err
 	}
@@ -294,18 +302,18 @@ func (s *Server) handleSetContact(w http.ResponseWriter, r *http.Request) error 
 	if !web.ValidEmail(email) {
 		return web.Field("email", "must be an email address")
 	}
-	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
+	if g, err = a.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
-	if _, err := s.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
+	if _, err := a.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, contactBody{Email: email})
 }
 
-// handleDeleteContact forgets the guest's address.
-func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestOf(r)
+// DeleteContact forgets the guest's address.
+func (a *API) DeleteContact(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.GuestOf(r)
 	if err != nil {
 		return err
 	}
@@ -313,7 +321,7 @@ func (s *Server) handleDeleteContact(w http.ResponseWriter, r *http.Request) err
 		// Not stored yet, so no address to forget.
 		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	if _, err := s.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
+	if _, err := a.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = "" }); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)

@@ -1,7 +1,6 @@
-package daemon
+package guests
 
 import (
-	"errors"
 	"net/http"
 
 	"eventbox/daemon/access"
@@ -17,12 +16,12 @@ var mediaVariants = []string{"thumb", "display", "original", "play"}
 // photoViewer answers whether this request may have the variant of the
 // photo (access.Media): nil, web.ErrNotFound as if the photo did not exist, or
 // web.ErrForbidden.
-func (s *Server) photoViewer(r *http.Request, p store.Photo, v string) error {
-	e, err := s.visitors.AccessEvent(r.Context(), p.EventID)
+func (a *API) photoViewer(r *http.Request, p store.Photo, v string) error {
+	e, err := a.visitors.AccessEvent(r.Context(), p.EventID)
 	if err != nil {
 		return err
 	}
-	switch access.Media(s.visitors.Viewer(r, p.EventID), e, visitor.PhotoItem(p), access.Variant(v)) {
+	switch access.Media(a.visitors.Viewer(r, p.EventID), e, visitor.PhotoItem(p), access.Variant(v)) {
 	case access.Allowed:
 		return nil
 	case access.Forbidden:
@@ -32,12 +31,12 @@ func (s *Server) photoViewer(r *http.Request, p store.Photo, v string) error {
 	}
 }
 
-// handleMedia serves a photo's variant, original or video to a viewer who
+// Media serves a photo's variant, original or video to a viewer who
 // may see it. Variants are immutable per id: long-lived private caching
 // with an ETag. A variant that cannot be served now (set aside, or
 // waiting for a retry) answers the placeholder tile, briefly cached.
 // Originals and videos honour Range.
-func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
+func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
@@ -49,11 +48,11 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 	if !containsString(mediaVariants, v) {
 		return web.Field("v", "must be thumb, display, original or play")
 	}
-	p, err := s.store.Photos().Get(r.Context(), id)
+	p, err := a.store.Photos().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	if err := s.photoViewer(r, p, v); err != nil {
+	if err := a.photoViewer(r, p, v); err != nil {
 		return err
 	}
 	download := r.URL.Query().Get("download") == "1"
@@ -62,33 +61,35 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 		if p.VariantsFailed {
 			// Set aside: never tried again on a request
 			// (docs/decisions.md, "Variant jobs that keep failing").
-			return s.servePlaceholder(w, r)
+			return a.cfg.Placeholder(w, r)
 		}
 		if !p.Variants {
-			if err := s.variants.ensure(r.Context(), p.ID); errors.Is(err, errNoVariants) {
-				return s.servePlaceholder(w, r)
-			} else if err != nil {
+			ok, err := a.cfg.EnsureVariants(r.Context(), p.ID)
+			if err != nil {
 				return err
+			}
+			if !ok {
+				return a.cfg.Placeholder(w, r)
 			}
 		}
 		etag := `"` + p.ID + "-" + v + `"`
 		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
-		return s.files.Serve(w, r, p.VariantName(v), "image/jpeg", etag, download, mediafile.DownloadName(p, v, ".jpg"))
+		return a.cfg.Files.Serve(w, r, p.VariantName(v), "image/jpeg", etag, download, mediafile.DownloadName(p, v, ".jpg"))
 	case "play":
 		if p.Video == nil {
 			return web.ErrNotFound
 		}
-		return s.files.ServeContent(w, r, p.VideoName(), p.Video.MIME, "", download, mediafile.DownloadName(p, v, mediafile.VideoExt(p.Video.MIME)), s.files.StripFor(r, p))
+		return a.cfg.Files.ServeContent(w, r, p.VideoName(), p.Video.MIME, "", download, mediafile.DownloadName(p, v, mediafile.VideoExt(p.Video.MIME)), a.cfg.Files.StripFor(r, p))
 	default: // original
 		if download {
-			if err := s.store.Photos().IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
+			if err := a.store.Photos().IncrementDownloads(r.Context(), []string{p.ID}); err != nil {
 				return err
 			}
 		}
 		if p.Video != nil {
-			return s.files.ServeContent(w, r, p.VideoName(), p.Video.MIME, "", download, mediafile.DownloadName(p, v, mediafile.VideoExt(p.Video.MIME)), s.files.StripFor(r, p))
+			return a.cfg.Files.ServeContent(w, r, p.VideoName(), p.Video.MIME, "", download, mediafile.DownloadName(p, v, mediafile.VideoExt(p.Video.MIME)), a.cfg.Files.StripFor(r, p))
 		}
 		ct := "image/" + p.Format
-		return s.files.ServeContent(w, r, p.OriginalName(), ct, "", download, mediafile.DownloadName(p, v, "."+mediafile.FormatExt(p.Format)), s.files.StripFor(r, p))
+		return a.cfg.Files.ServeContent(w, r, p.OriginalName(), ct, "", download, mediafile.DownloadName(p, v, "."+mediafile.FormatExt(p.Format)), a.cfg.Files.StripFor(r, p))
 	}
 }

@@ -1,4 +1,4 @@
-package daemon
+package guests
 
 import (
 	"net/http"
@@ -17,14 +17,14 @@ const (
 
 // receiveVideo has ingest stream a video upload (the poster JPEG, then
 // the video) to disk, check and store it.
-func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, p store.Photo, quota int) error {
-	defer s.variants.receive()()
-	res, err := s.ingest.Video(w, r, p, quota, ingest.VideoLimits{
-		MaxBytes:    int64(s.cfg.MaxVideoMB) << 20,
-		MaxDuration: time.Duration(s.cfg.MaxVideoSeconds) * time.Second,
+func (a *API) receiveVideo(w http.ResponseWriter, r *http.Request, p store.Photo, quota int) error {
+	defer a.cfg.Receiving()()
+	res, err := a.cfg.Ingest.Video(w, r, p, quota, ingest.VideoLimits{
+		MaxBytes:    int64(a.cfg.MaxVideoMB) << 20,
+		MaxDuration: time.Duration(a.cfg.MaxVideoSeconds) * time.Second,
 	})
 	if err != nil {
 		return err
 	}
-	return s.writeStored(w, r, p, res)
+	return a.writeStored(w, r, p, res)
 }

@@ -1,4 +1,4 @@
-package daemon
+package guests
 
 import (
 	"context"
@@ -20,10 +20,12 @@ import (
 const (
 	// maxTextPart caps a text field of an upload form.
 	maxTextPart = 1 << 10
-	// photoPageSize and messagePageSize are the list page sizes
-	// (docs/decisions.md).
-	photoPageSize = 60
-	boothName     = "Photo booth"
+	// PhotoPageSize is the page size of photo lists (docs/decisions.md);
+	// MessagePageSize is the guestbook's.
+	PhotoPageSize = 60
+	// BoothName is the name the booth's photos, messages and place in
+	// the statistics go by.
+	BoothName = "Photo booth"
 )
 
 // statusForNew is the status of a guest upload under the event's
@@ -39,18 +41,18 @@ func statusForNew(e store.Event) string {
 // the order a guest finds fair: joined, then the rules of access
 // (MayUpload: the booth's key, uploads open; WithinQuota), then the rate.
 // It returns the quota to enforce (0: none).
-func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, error) {
-	g, err := s.visitors.JoinedGuest(r, e)
+func (a *API) uploader(r *http.Request, e store.Event) (store.Guest, int, error) {
+	g, err := a.visitors.JoinedGuest(r, e)
 	if err != nil {
 		return store.Guest{}, 0, err
 	}
 	ev, u := visitor.EventRules(e), visitor.UploaderRules(e, g)
-	if err := visitor.Refusal(access.MayUpload(u, ev, s.now().UnixMilli())); err != nil {
+	if err := visitor.Refusal(access.MayUpload(u, ev, a.now().UnixMilli())); err != nil {
 		return store.Guest{}, 0, err
 	}
 	quota := access.UploadQuota(u, ev)
 	if quota > 0 {
-		n, err := s.store.Photos().CountByGuest(r.Context(), e.ID, g.ID, quota)
+		n, err := a.store.Photos().CountByGuest(r.Context(), e.ID, g.ID, quota)
 		if err != nil {
 			return store.Guest{}, 0, err
 		}
@@ -58,52 +60,52 @@ func (s *Server) uploader(r *http.Request, e store.Event) (store.Guest, int, err
 			return store.Guest{}, 0, err
 		}
 	}
-	if err := s.allowUpload(r, g); err != nil {
+	if err := a.cfg.AllowUpload(r, g); err != nil {
 		return store.Guest{}, 0, err
 	}
-	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
+	if g, err = a.visitors.KeepGuest(r.Context(), g); err != nil {
 		return store.Guest{}, 0, err
 	}
 	return g, quota, nil
 }
 
-// handleGuestUpload takes a photo (multipart) or a video (the video
+// Upload takes a photo (multipart) or a video (the video
 // content type) from a guest or the booth.
-func (s *Server) handleGuestUpload(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.eventBySlug(r)
+func (a *API) Upload(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.EventBySlug(r)
 	if err != nil {
 		return err
 	}
-	g, quota, err := s.uploader(r, e)
+	g, quota, err := a.uploader(r, e)
 	if err != nil {
 		return err
 	}
 	name := g.Name
 	if g.Booth {
-		name = boothName
+		name = BoothName
 		// The booth's photo is in: the LED leaves busy.
-		defer s.booth.captured()
+		defer a.cfg.BoothCaptured()
 	}
 	p := store.Photo{EventID: e.ID, GuestID: g.ID, GuestName: name, Status: statusForNew(e)}
-	p.SpotID = s.spotOf(r, e, r.URL.Query().Get("at"))
+	p.SpotID = a.spotOf(r, e, r.URL.Query().Get("at"))
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == videoContentType {
 		if err := visitor.Refusal(access.MayUploadVideo(visitor.EventRules(e))); err != nil {
 			return err
 		}
 		p.ChallengeID = challengeOf(e, r.URL.Query().Get("challenge"))
-		return s.receiveVideo(w, r, p, quota)
+		return a.receiveVideo(w, r, p, quota)
 	}
-	return s.receivePhoto(w, r, e, p, quota, "")
+	return a.ReceivePhoto(w, r, e, p, quota, "")
 }
 
 // spotOf returns the spot id when it names a place of this event, else
 // "" (a spot of another event, or a made-up one, is ignored).
-func (s *Server) spotOf(r *http.Request, e store.Event, at string) string {
+func (a *API) spotOf(r *http.Request, e store.Event, at string) string {
 	if !store.ValidID(at) {
 		return ""
 	}
-	if _, err := s.store.Spots().Get(r.Context(), e.ID, at); err != nil {
+	if _, err := a.store.Spots().Get(r.Context(), e.ID, at); err != nil {
 		return ""
 	}
 	return at
@@ -119,14 +121,15 @@ func challengeOf(e store.Event, id string) string {
 	return ""
 }
 
-// receivePhoto reads the multipart form of a photo upload into a temp
+// ReceivePhoto reads the multipart form of a photo upload into a temp
 // file, then has ingest check the image and store the original, the
 // record and its variant job. creditField names the text field that sets
-// the guest name (the admin import's "credit"); guests have none.
-func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
-	defer s.variants.receive()()
-	limit := int64(s.cfg.MaxUploadMB) << 20
-	fields, file, err := s.ingest.ReadForm(w, r, ingest.Form{Limit: limit, FileField: "photo",
+// the guest name (the admin import's "credit", which takes its photos
+// through here too); guests have none.
+func (a *API) ReceivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
+	defer a.cfg.Receiving()()
+	limit := int64(a.cfg.MaxUploadMB) << 20
+	fields, file, err := a.cfg.Ingest.ReadForm(w, r, ingest.Form{Limit: limit, FileField: "photo",
 		TextFields: []string{"challenge", creditField}, MaxText: maxTextPart, FileRequired: true})
 	if err != nil {
 		return err
@@ -147,21 +150,21 @@ func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Ev
 			p.GuestName = credit
 		}
 	}
-	res, err := s.ingest.Photo(r.Context(), file, p, quota)
+	res, err := a.cfg.Ingest.Photo(r.Context(), file, p, quota)
 	if err != nil {
 		return err
 	}
-	return s.writeStored(w, r, p, res)
+	return a.writeStored(w, r, p, res)
 }
 
 // writeStored answers a stored upload: 201 with the new photo (with the
 // admin fields for an import, which has no guest), or 200 with the photo
 // a retry found.
-func (s *Server) writeStored(w http.ResponseWriter, r *http.Request, p store.Photo, res ingest.Result) error {
+func (a *API) writeStored(w http.ResponseWriter, r *http.Request, p store.Photo, res ingest.Result) error {
 	if res.Existing {
 		return web.JSON(w, r, http.StatusOK, dto.PhotoBody{Photo: dto.PhotoOf(res.Photo, p.GuestID, false)})
 	}
-	s.metrics.Upload(uploadKind(res.Photo))
+	a.cfg.Uploaded(uploadKind(res.Photo))
 	return web.JSON(w, r, http.StatusCreated, dto.PhotoBody{Photo: dto.PhotoOf(res.Photo, p.GuestID, p.GuestID == "")})
 }
 
@@ -185,11 +188,11 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// handleGuestPhotos lists the guest's own photos, newest first; with
+// Photos lists the guest's own photos, newest first; with
 // scope=all on a shared album, others' visible photos too; with
 // favorites=1 as well, the album's favourites only.
-func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestOf(r)
+func (a *API) Photos(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.GuestOf(r)
 	if err != nil {
 		return err
 	}
@@ -201,7 +204,7 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if scope != "" && scope != "all" && scope != "mine" {
 		return web.Field("scope", "must be all or mine")
 	}
-	taken, err := parseOrder(r)
+	taken, err := ParseOrder(r)
 	if err != nil {
 		return err
 	}
@@ -212,23 +215,23 @@ func (s *Server) handleGuestPhotos(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	f := access.GuestPhotos(g.ID, visitor.EventRules(e), s.now().UnixMilli(), scope == "all", favorites)
+	f := access.GuestPhotos(g.ID, visitor.EventRules(e), a.now().UnixMilli(), scope == "all", favorites)
 	if f.None {
 		return web.JSON(w, r, http.StatusOK, dto.PhotoPageBody{Photos: []dto.Photo{}})
 	}
 	q := visitor.PhotoQuery(e.ID, f)
-	q.Before, q.Limit = before, photoPageSize
-	page, err := s.listPhotos(r.Context(), q, taken)
+	q.Before, q.Limit = before, PhotoPageSize
+	page, err := ListPhotos(r.Context(), a.store.Photos(), q, taken)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, g.ID, false))
 }
 
-// handleGuestDeletePhoto removes one of the guest's own photos with its
+// DeletePhoto removes one of the guest's own photos with its
 // files; anyone else's answers 404.
-func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestOf(r)
+func (a *API) DeletePhoto(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.GuestOf(r)
 	if err != nil {
 		return err
 	}
@@ -236,15 +239,15 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	before := s.photosOnWall(r.Context(), []string{id})
-	removed, err := s.store.Photos().Delete(r.Context(), e.ID, g.ID, []string{id})
+	before := a.cfg.PhotosOnWall(r.Context(), []string{id})
+	removed, err := a.store.Photos().Delete(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
 	}
 	if len(removed) == 0 {
 		return web.ErrNotFound
 	}
-	s.photosRemoved(e.ID, removed, before)
+	a.cfg.PhotosRemoved(e.ID, removed, before)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
@@ -252,9 +255,9 @@ func (s *Server) handleGuestDeletePhoto(w http.ResponseWriter, r *http.Request) 
 // whole (docs/decisions.md, "Photos in the order taken").
 const maxTakenList = 10000
 
-// parseOrder reads order=: "" or new (newest upload first, paged) or
+// ParseOrder reads order=: "" or new (newest upload first, paged) or
 // taken (oldest capture first, whole).
-func parseOrder(r *http.Request) (taken bool, err error) {
+func ParseOrder(r *http.Request) (taken bool, err error) {
 	switch r.URL.Query().Get("order") {
 	case "", "new":
 		return false, nil
@@ -264,18 +267,18 @@ func parseOrder(r *http.Request) (taken bool, err error) {
 	return false, web.Field("order", "must be new or taken")
 }
 
-// listPhotos answers a page of q, or with taken the whole list (up to
+// ListPhotos answers a page of q, or with taken the whole list (up to
 // maxTakenList, newest uploads kept) in the order the photos were taken:
 // by takenAt, a photo without one at its upload time, ties by upload.
 // before is ignored then and nextCursor is null.
-func (s *Server) listPhotos(ctx context.Context, q store.PhotoQuery, taken bool) (store.Page[store.Photo], error) {
+func ListPhotos(ctx context.Context, photos store.Photos, q store.PhotoQuery, taken bool) (store.Page[store.Photo], error) {
 	if !taken {
-		return s.store.Photos().List(ctx, q)
+		return photos.List(ctx, q)
 	}
 	q.Before, q.Limit = 0, 500
 	var all []store.Photo
 	for len(all) < maxTakenList {
-		page, err := s.store.Photos().List(ctx, q)
+		page, err := photos.List(ctx, q)
 		if err != nil {
 			return store.Page[store.Photo]{}, err
 		}

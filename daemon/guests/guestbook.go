@@ -1,4 +1,4 @@
-package daemon
+package guests
 
 import (
 	"errors"
@@ -22,18 +22,19 @@ import (
 
 // Guestbook limits (docs/design.md, "Voice notes").
 const (
-	maxMessageText  = 2000
-	maxVoiceBytes   = 20 << 20
-	maxVoiceLength  = 5 * time.Minute
-	messagePageSize = 50
+	maxMessageText = 2000
+	maxVoiceBytes  = 20 << 20
+	maxVoiceLength = 5 * time.Minute
+	// MessagePageSize is the page size of guestbook lists.
+	MessagePageSize = 50
 	// guestMessagesCap bounds the guest's own list, which has no cursor.
 	guestMessagesCap = 500
 )
 
 // guestbookGuest resolves the guest of a guestbook route: joined, and the
 // event's guestbook on (403 otherwise).
-func (s *Server) guestbookGuest(r *http.Request) (store.Event, store.Guest, error) {
-	e, g, err := s.guestOf(r)
+func (a *API) guestbookGuest(r *http.Request) (store.Event, store.Guest, error) {
+	e, g, err := a.GuestOf(r)
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
@@ -43,38 +44,38 @@ func (s *Server) guestbookGuest(r *http.Request) (store.Event, store.Guest, erro
 	return e, g, nil
 }
 
-// handleGuestMessages lists the guest's own messages, newest first.
-func (s *Server) handleGuestMessages(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestbookGuest(r)
+// Messages lists the guest's own messages, newest first.
+func (a *API) Messages(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.guestbookGuest(r)
 	if err != nil {
 		return err
 	}
 	q := visitor.MessageQuery(e.ID, access.GuestMessages(g.ID))
 	q.Limit = guestMessagesCap
-	page, err := s.store.Messages().List(r.Context(), q)
+	page, err := a.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, dto.MessageListBody{Messages: dto.MessagePage(page, g.ID).Messages})
 }
 
-// handlePostMessage takes a guestbook message: multipart text and/or a
+// PostMessage takes a guestbook message: multipart text and/or a
 // voice note (audio) with its length (seconds).
-func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestbookGuest(r)
+func (a *API) PostMessage(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.guestbookGuest(r)
 	if err != nil {
 		return err
 	}
 	if err := visitor.Refusal(access.MayWriteGuestbook(visitor.EventRules(e))); err != nil {
 		return err
 	}
-	if err := s.allowUpload(r, g); err != nil {
+	if err := a.cfg.AllowUpload(r, g); err != nil {
 		return err
 	}
-	if g, err = s.visitors.KeepGuest(r.Context(), g); err != nil {
+	if g, err = a.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
-	fields, audio, err := s.readMessageForm(w, r)
+	fields, audio, err := a.readMessageForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 	}
 	m := store.Message{ID: store.NewID(), EventID: e.ID, GuestID: g.ID, GuestName: g.Name, Text: text, Status: statusForNew(e)}
 	if g.Booth {
-		m.GuestName = boothName
+		m.GuestName = BoothName
 	}
 	if audio.Tmp != nil {
 		if !e.GuestbookVoice {
@@ -125,30 +126,29 @@ func (s *Server) handlePostMessage(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 	}
-	m, err = s.store.Messages().Add(r.Context(), m, s.notice(store.NoticeMessageCreated, m.EventID,
-		messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})...)
+	m, err = a.store.Messages().Add(r.Context(), m, a.cfg.MessageNotice(m)...)
 	if err != nil {
 		if m.HasAudio() {
-			_ = s.store.Media().Remove(m.AudioName())
+			_ = a.store.Media().Remove(m.AudioName())
 		}
 		return err
 	}
-	s.outbox.Notify()
+	a.cfg.NoticesQueued()
 	if m.HasAudio() {
-		s.metrics.Upload("voice")
+		a.cfg.Uploaded("voice")
 	}
-	s.messagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
+	a.cfg.MessagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
 	return web.JSON(w, r, http.StatusCreated, dto.MessageBody{Message: dto.MessageOf(m, g.ID)})
 }
 
 // readMessageForm streams the guestbook form: the audio part to a temp
 // file (capped at maxVoiceBytes), text and seconds small.
-func (s *Server) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, ingest.File, error) {
+func (a *API) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, ingest.File, error) {
 	mt := r.Header.Get("Content-Type")
 	if !strings.HasPrefix(mt, "multipart/") {
 		return nil, ingest.File{}, web.Field("body", "send text and/or audio as multipart/form-data")
 	}
-	return s.ingest.ReadForm(w, r, ingest.Form{Limit: maxVoiceBytes, FileField: "audio",
+	return a.cfg.Ingest.ReadForm(w, r, ingest.Form{Limit: maxVoiceBytes, FileField: "audio",
 		TextFields: []string{"text", "seconds"}, MaxText: maxMessageText * 4})
 }
 
@@ -165,9 +165,9 @@ func audioExt(container string) string {
 	}
 }
 
-// handleGuestDeleteMessage removes one of the guest's own messages.
-func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guestbookGuest(r)
+// DeleteMessage removes one of the guest's own messages.
+func (a *API) DeleteMessage(w http.ResponseWriter, r *http.Request) error {
+	e, g, err := a.guestbookGuest(r)
 	if err != nil {
 		return err
 	}
@@ -175,45 +175,45 @@ func (s *Server) handleGuestDeleteMessage(w http.ResponseWriter, r *http.Request
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	before := s.messagesOnWall(r.Context(), []string{id})
-	removed, err := s.store.Messages().Delete(r.Context(), e.ID, g.ID, []string{id})
+	before := a.cfg.MessagesOnWall(r.Context(), []string{id})
+	removed, err := a.store.Messages().Delete(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
 	}
 	if len(removed) == 0 {
 		return web.ErrNotFound
 	}
-	s.messagesRemoved(e.ID, removed, before)
+	a.cfg.MessagesRemoved(e.ID, removed, before)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-// handleMessageAudio serves a voice note to who may hear it: its author,
+// MessageAudio serves a voice note to who may hear it: its author,
 // admins in scope, and viewers of the event's gallery links when the
 // hosts share the guestbook there.
-func (s *Server) handleMessageAudio(w http.ResponseWriter, r *http.Request) error {
+func (a *API) MessageAudio(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	m, err := s.store.Messages().Get(r.Context(), id)
+	m, err := a.store.Messages().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	if !m.HasAudio() || !s.mayHear(r, m) {
+	if !m.HasAudio() || !a.mayHear(r, m) {
 		return web.ErrNotFound
 	}
 	name := mediafile.DownloadName(store.Photo{CreatedAt: m.CreatedAt, GuestName: m.GuestName, ID: m.ID}, "", "."+m.AudioExt)
-	return s.files.Serve(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
+	return a.cfg.Files.Serve(w, r, m.AudioName(), m.AudioMIME, "", r.URL.Query().Get("download") == "1", name)
 }
 
 // mayHear reports whether this request may hear the voice note
 // (access.Hear). An event that cannot be read shares nothing, as before:
 // the note is then for its author and the hosts only.
-func (s *Server) mayHear(r *http.Request, m store.Message) bool {
-	e, err := s.visitors.AccessEvent(r.Context(), m.EventID)
+func (a *API) mayHear(r *http.Request, m store.Message) bool {
+	e, err := a.visitors.AccessEvent(r.Context(), m.EventID)
 	if err != nil {
-		s.log.WarnContext(r.Context(), "reading the event of a voice note", "event", m.EventID, "error", err)
+		a.log.WarnContext(r.Context(), "reading the event of a voice note", "event", m.EventID, "error", err)
 		e = access.Event{ID: m.EventID}
 	}
-	return access.Hear(s.visitors.Viewer(r, m.EventID), e, visitor.MessageItem(m))
+	return access.Hear(a.visitors.Viewer(r, m.EventID), e, visitor.MessageItem(m))
 }

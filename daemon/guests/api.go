@@ -1,0 +1,113 @@
+// Package guests is the guests' side of the HTTP interface: the front
+// page's open events and typed code (GET /api/events, POST /api/join), the
+// guest page's routes under /api/e/:slug (the event, joining and unlocking,
+// the name and contact, photo and video uploads, the own and shared photo
+// lists, the guestbook), and the media a viewer may have
+// (GET /api/media/:id, GET /api/messages/:id/audio). The booth's routes
+// under /api/e/:slug/booth and the event's logo stay with their areas.
+//
+// Who asks is read by visitor.Resolver; what they may see or do is
+// decided by daemon/access; the upload body goes through daemon/ingest.
+// What the daemon keeps to itself (the limits per guest and address, the
+// live updates of walls and consoles, the notices, the variants, the
+// placeholder tile) comes in through Config.
+package guests
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"eventbox/daemon/ingest"
+	"eventbox/daemon/mediafile"
+	"eventbox/daemon/visitor"
+	"eventbox/daemon/web"
+	"eventbox/store"
+)
+
+// HTTPS is where the box also serves HTTPS, for the booth page: its port,
+// and CAURL, the CA to trust first (nil with the host's own certificate).
+type HTTPS struct {
+	Port  int     `json:"port"`
+	CAURL *string `json:"caURL"`
+}
+
+// Config is what the guests' routes need. Every field is required unless
+// it says otherwise.
+type Config struct {
+	Store    *store.Store
+	Visitors *visitor.Resolver
+	Logger   *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+
+	// MaxUploadMB, MaxVideoMB and MaxVideoSeconds are the box's upload
+	// limits (daemon.Config's fields of the same names).
+	MaxUploadMB     int
+	MaxVideoMB      int
+	MaxVideoSeconds int
+
+	// Ingest stores uploads; Files sends stored media files.
+	Ingest *ingest.Ingester
+	Files  *mediafile.Sender
+	// EventCode is the failure budget of wrong access codes, per event.
+	EventCode *web.GuessGuard
+	// AllowUpload applies the upload limits per guest and per address to
+	// an upload or a guestbook post of g.
+	AllowUpload func(r *http.Request, g store.Guest) error
+	// Origin is the absolute origin of links the box hands out.
+	Origin func(r *http.Request) string
+	// HTTPS is where the box also serves HTTPS, or nil.
+	HTTPS func() *HTTPS
+	// MailStatus is a mail job's status in the mail queue's words
+	// (pending, sent, failed).
+	MailStatus func(store.JobStatus) string
+
+	// Receiving marks an upload body as being received until the
+	// returned function is called (background image work yields to it).
+	Receiving func() (done func())
+	// EnsureVariants makes a photo's thumb and display unless they
+	// exist; ok is false, with a nil error, when they cannot be served
+	// now (set aside, waiting for a retry, or the attempt failed).
+	EnsureVariants func(ctx context.Context, photoID string) (ok bool, err error)
+	// Placeholder answers a thumb or display that cannot be served now.
+	Placeholder web.HandlerFunc
+	// BoothCaptured tells the booth that its photo is in.
+	BoothCaptured func()
+	// Uploaded counts a stored upload of a kind (photo, video, voice)
+	// in the metrics.
+	Uploaded func(kind string)
+
+	// MessageNotice is the message.created notice of m, stored with it;
+	// NoticesQueued wakes the outbox once it is.
+	MessageNotice func(m store.Message) []store.JobSpec
+	NoticesQueued func()
+
+	// PhotosOnWall and MessagesOnWall are which of ids are on the event's
+	// walls now, taken before a removal; PhotosRemoved, MessagesRemoved
+	// and MessagesChanged tell the walls and consoles what changed.
+	PhotosOnWall    func(ctx context.Context, ids []string) map[string]bool
+	MessagesOnWall  func(ctx context.Context, ids []string) map[string]bool
+	PhotosRemoved   func(eventID string, ids []string, before map[string]bool)
+	MessagesRemoved func(eventID string, ids []string, before map[string]bool)
+	MessagesChanged func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+}
+
+// API holds the guests' handlers (web.HandlerFunc methods) and what
+// other areas share of them. It is safe for concurrent use.
+type API struct {
+	cfg      Config
+	store    *store.Store
+	visitors *visitor.Resolver
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New builds the guests' API over cfg.
+func New(cfg Config) *API {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &API{cfg: cfg, store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, now: cfg.Now}
+}

@@ -1,0 +1,130 @@
+// Package shape holds tests of the code's own shape: the bounds that keep
+// the daemon split by area (docs/architecture.md).
+package shape
+
+import (
+	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// maxMethods is the most methods any type of the module may have: past it
+// a type holds more than one area's work.
+const maxMethods = 40
+
+// maxDaemonLines is the most non-test lines the daemon package itself may
+// have: the wiring (New, the route table, the middleware), not the areas.
+const maxDaemonLines = 4000
+
+// root is the module's root, two levels up from this package.
+const root = "../.."
+
+// goFiles calls fn for every non-test Go file of the module (generated
+// trees and testdata left out).
+func goFiles(t *testing.T, fn func(path string)) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || name == "node_modules" || (strings.HasPrefix(name, ".") && path != root) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			fn(path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoTypeHasMoreThan40Methods counts the methods declared on each
+// named type, package by package.
+func TestNoTypeHasMoreThan40Methods(t *testing.T) {
+	counts := map[string]int{}
+	fset := token.NewFileSet()
+	goFiles(t, func(path string) {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
+				continue
+			}
+			typ := fd.Recv.List[0].Type
+			if s, ok := typ.(*ast.StarExpr); ok {
+				typ = s.X
+			}
+			if ix, ok := typ.(*ast.IndexExpr); ok {
+				typ = ix.X
+			}
+			if ix, ok := typ.(*ast.IndexListExpr); ok {
+				typ = ix.X
+			}
+			if id, ok := typ.(*ast.Ident); ok {
+				counts[filepath.Dir(path)+"."+id.Name]++
+			}
+		}
+	})
+	type entry struct {
+		name string
+		n    int
+	}
+	var all []entry
+	for name, n := range counts {
+		all = append(all, entry{name, n})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].n > all[j].n })
+	for _, e := range all {
+		if e.n > maxMethods {
+			t.Errorf("%s has %d methods, more than %d", strings.TrimPrefix(e.name, root+"/"), e.n, maxMethods)
+		}
+	}
+	if len(all) > 0 {
+		t.Logf("largest type: %s, %d methods", strings.TrimPrefix(all[0].name, root+"/"), all[0].n)
+	}
+}
+
+// TestDaemonPackageStaysSmall counts the daemon package's own non-test
+// lines (its sub-packages are the areas and are not counted).
+func TestDaemonPackageStaysSmall(t *testing.T) {
+	dir := filepath.Join(root, "daemon")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			lines++
+		}
+		f.Close()
+	}
+	if lines > maxDaemonLines {
+		t.Errorf("package daemon has %d non-test lines, more than %d", lines, maxDaemonLines)
+	}
+	t.Logf("package daemon: %d non-test lines", lines)
+}
