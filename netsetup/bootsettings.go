@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -33,6 +35,11 @@ const (
 	// time it did; a file holding it is not applied again.
 	KeyApplied = "applied"
 )
+
+// OwnerHandoffFile is the name, in DATA_DIR, of the file that hands the
+// first owner from the root step that applies the settings file to the
+// daemon.
+const OwnerHandoffFile = "first-owner"
 
 // OpenNetwork is the value of hotspot_password that makes an open hotspot.
 const OpenNetwork = "open"
@@ -307,6 +314,12 @@ type BootApplier struct {
 	// cannot create the account (the command line): the daemon takes them at
 	// its next start.
 	KeepOwner bool
+	// TakeOwner, when set, is given the owner before the file is rewritten
+	// without its password: an error leaves the file as it was (the next
+	// start applies it again), so the password is never lost on the way.
+	// The command line, run as root before the daemon, writes it to a
+	// hand-off file with it (WriteOwnerHandoff).
+	TakeOwner func(ctx context.Context, o Owner) error
 	// Now stamps the applied line; nil uses time.Now.
 	Now func() time.Time
 }
@@ -397,6 +410,11 @@ func ApplyBootSettings(ctx context.Context, ba BootApplier, path string) (BootRe
 	takeOwner := s.OwnerPassword != "" && !ba.KeepOwner
 	if takeOwner {
 		res.Owner = &Owner{Name: s.OwnerName, Password: s.OwnerPassword}
+		if ba.TakeOwner != nil {
+			if err := ba.TakeOwner(ctx, *res.Owner); err != nil {
+				return res, fmt.Errorf("handing the first owner over: %w", err)
+			}
+		}
 	}
 	if !s.Applied.IsZero() && !takeOwner {
 		log.DebugContext(ctx, "boot settings applied already", "file", path, "applied", s.Applied)
@@ -455,4 +473,42 @@ func (f bootFile) render(now time.Time, problems []Problem, applied, dropOwner b
 		nl = "\r\n"
 	}
 	return []byte(strings.Join(out, nl) + nl)
+}
+
+// WriteOwnerHandoff writes the first owner to path for the daemon, which
+// runs as another user: the name and the password on two lines, in a file
+// of mode 0600 owned by the owner of its directory (DATA_DIR, the
+// daemon's), written atomically.
+func WriteOwnerHandoff(path string, o Owner) error {
+	if strings.ContainsAny(o.Name+o.Password, "\r\n") {
+		return errors.New("writing the first owner: a line break in the name or password")
+	}
+	if err := writeFileAtomic(path, []byte(o.Name+"\n"+o.Password+"\n"), 0o600); err != nil {
+		return fmt.Errorf("writing the first owner: %w", err)
+	}
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("writing the first owner: %w", err)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+		if err := os.Chown(path, int(st.Uid), int(st.Gid)); err != nil {
+			return fmt.Errorf("writing the first owner: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadOwnerHandoff reads what WriteOwnerHandoff wrote. The caller removes
+// the file once the account exists.
+func ReadOwnerHandoff(path string) (Owner, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Owner{}, fmt.Errorf("reading the first owner: %w", err)
+	}
+	name, rest, ok := strings.Cut(string(data), "\n")
+	password, _, ok2 := strings.Cut(rest, "\n")
+	if !ok || !ok2 || name == "" || password == "" {
+		return Owner{}, fmt.Errorf("reading the first owner: %s is not two lines", path)
+	}
+	return Owner{Name: name, Password: password}, nil
 }

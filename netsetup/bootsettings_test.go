@@ -2,6 +2,7 @@ package netsetup_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -214,6 +215,36 @@ func TestApplyBootSettingsThatFailsKeepsTheFileForTheNextStart(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); string(after) != hostsFile {
 		t.Errorf("file changed after a failure:\n%s", after)
+	}
+}
+
+func TestApplyBootSettingsHandsTheOwnerOverBeforeRemovingThePassword(t *testing.T) {
+	nm := newFakeNM(t.TempDir())
+	var logs lockedBuffer
+	ba := bootApplier(t, nm, &logs)
+	handoff := filepath.Join(t.TempDir(), netsetup.OwnerHandoffFile)
+	ba.TakeOwner = func(context.Context, netsetup.Owner) error { return errors.New("disk full") }
+	path := writeBootFile(t, hostsFile)
+	if _, err := netsetup.ApplyBootSettings(context.Background(), ba, path); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("error = %v, want the hand-off's", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != hostsFile {
+		t.Errorf("file changed although the owner was not handed over:\n%s", after)
+	}
+
+	ba.TakeOwner = func(_ context.Context, o netsetup.Owner) error { return netsetup.WriteOwnerHandoff(handoff, o) }
+	if _, err := netsetup.ApplyBootSettings(context.Background(), ba, path); err != nil {
+		t.Fatal(err)
+	}
+	o, err := netsetup.ReadOwnerHandoff(handoff)
+	if err != nil || o != (netsetup.Owner{Name: "anna", Password: "  spaces # kept  "}) {
+		t.Errorf("hand-off = %+v, %v", o, err)
+	}
+	if fi, _ := os.Stat(handoff); fi.Mode().Perm() != 0o600 {
+		t.Errorf("hand-off mode %v, want 0600", fi.Mode().Perm())
+	}
+	if after, _ := os.ReadFile(path); strings.Contains(string(after), "spaces # kept") {
+		t.Errorf("the owner's password stayed in the file:\n%s", after)
 	}
 }
 

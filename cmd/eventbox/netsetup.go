@@ -355,11 +355,13 @@ func (c netsetupCommand) wifiStatus(ctx context.Context, w netsetup.WiFi) int {
 }
 
 // bootSettings checks the boot settings file, or applies it with --apply.
-// The command line cannot create accounts while the daemon holds the
-// database, so it leaves the owner's lines for the daemon's next start.
+// The command line does not create accounts: with --owner-to it hands the
+// first owner to the daemon in a file, else it leaves the owner's lines in
+// the settings file.
 func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
 	fs := c.flags("boot-settings")
 	apply := fs.Bool("apply", false, "apply the file once (as root), then remove the hotspot's password from it")
+	ownerTo := fs.String("owner-to", "", "with --apply: hand the first owner to the daemon in this file (DATA_DIR/"+netsetup.OwnerHandoffFile+"), then remove the owner's password too")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -402,8 +404,11 @@ func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
 	ba := netsetup.BootApplier{
 		Applier:   netsetup.Applier{Runner: c.runner, Root: c.root, Logger: c.logger()},
 		Facts:     netsetup.DetectFacts(c.lookPath),
-		KeepOwner: true,
+		KeepOwner: *ownerTo == "",
 		Now:       c.now,
+	}
+	if *ownerTo != "" {
+		ba.TakeOwner = func(_ context.Context, o netsetup.Owner) error { return netsetup.WriteOwnerHandoff(*ownerTo, o) }
 	}
 	res, err := netsetup.ApplyBootSettings(ctx, ba, path)
 	switch {
@@ -432,8 +437,11 @@ func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
 	if res.TimeZone {
 		fmt.Fprintf(c.stdout, "time zone: %s\n", res.Settings.TimeZone)
 	}
-	if res.Settings.OwnerPassword != "" {
-		fmt.Fprintf(c.stdout, "owner %q: left in the file; eventbox creates the account at its next start and then removes the password\n", res.Settings.OwnerName)
+	switch {
+	case res.Owner != nil:
+		fmt.Fprintf(c.stdout, "owner %q: handed to eventbox in %s\n", res.Owner.Name, *ownerTo)
+	case res.Settings.OwnerPassword != "":
+		fmt.Fprintf(c.stdout, "owner %q: left in the file (give --owner-to to hand it to eventbox)\n", res.Settings.OwnerName)
 	}
 	return 0
 }

@@ -252,6 +252,10 @@ func TestNetsetupBootSettings(t *testing.T) {
 		{name: "apply as root keeps the owner for the daemon", euid: 0, args: []string{"--apply"}, content: file, wantCalls: true,
 			wantOut:  []string{`hotspot "Party" is up`, "time zone: UTC", `owner "anna": left in the file`},
 			wantFile: []string{"# hotspot_password: applied on 2025-06-01T10:00:00Z", "owner_password = long enough pass", "applied = 2025-06-01T10:00:00Z"}},
+		{name: "apply with --owner-to hands the owner over and removes both passwords", euid: 0, args: []string{"--apply", "--owner-to", "OWNER"},
+			content: file, wantCalls: true,
+			wantOut:  []string{`owner "anna": handed to eventbox in`},
+			wantFile: []string{"# hotspot_password: applied on", "# owner_password: applied on", "owner_name = anna"}},
 		{name: "apply refuses without root", euid: 1000, args: []string{"--apply"}, content: file, wantCode: 1, wantErr: "needs root",
 			wantFile: []string{"hotspot_password = confetti2025"}},
 		{name: "apply with a bad value applies nothing", euid: 0, args: []string{"--apply"}, content: strings.Replace(file, "UTC", "Mars/Olympus", 1),
@@ -271,7 +275,14 @@ func TestNetsetupBootSettings(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if code := cmd.run(context.Background(), append([]string{"boot-settings"}, tc.args...)); code != tc.wantCode {
+			ownerFile := filepath.Join(t.TempDir(), "first-owner")
+			args := append([]string{"boot-settings"}, tc.args...)
+			for i := range args {
+				if args[i] == "OWNER" {
+					args[i] = ownerFile
+				}
+			}
+			if code := cmd.run(context.Background(), args); code != tc.wantCode {
 				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
 			}
 			for _, want := range tc.wantOut {
@@ -290,6 +301,10 @@ func TestNetsetupBootSettings(t *testing.T) {
 				if !strings.Contains(string(after), want) {
 					t.Errorf("file lacks %q:\n%s", want, after)
 				}
+			}
+			if o, err := netsetup.ReadOwnerHandoff(ownerFile); slices.Contains(tc.args, "--owner-to") &&
+				(err != nil || o != (netsetup.Owner{Name: "anna", Password: "long enough pass"})) {
+				t.Errorf("hand-off = %+v, %v; want anna with her password", o, err)
 			}
 			if (len(runner.calls) > 0) != tc.wantCalls {
 				t.Errorf("commands run: %q", runner.calls)
