@@ -85,7 +85,7 @@ func TestFallbackBringsTheHotspotBack(t *testing.T) {
 				fb.Joined("Home")
 				_ = w.Join(ctx, "Home", tc.password) // a failure is the watcher's to handle
 				for _, s := range tc.steps {
-					time.Sleep(start.Add(s.at).Sub(time.Now()))
+					time.Sleep(time.Until(start.Add(s.at)))
 					synctest.Wait()
 					if s.do != nil {
 						s.do(nm)
