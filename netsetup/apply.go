@@ -106,6 +106,9 @@ func rooted(root, p string) string {
 
 // writeFileAtomic writes data to a temporary file beside path, syncs it and
 // renames it over path, so that a power cut leaves the old or the new file.
+// A zero mode leaves the permissions as the file system gives them (a FAT
+// boot partition refuses a chmod that changes them); the directory is
+// synced after the rename, as far as the file system allows.
 func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -123,8 +126,10 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	if _, err := f.Write(data); err != nil {
 		return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
 	}
-	if err := f.Chmod(mode); err != nil {
-		return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
+	if mode != 0 {
+		if err := f.Chmod(mode); err != nil {
+			return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
@@ -134,6 +139,11 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		// Best effort: some file systems cannot sync a directory.
+		_ = d.Sync()
+		_ = d.Close()
 	}
 	return nil
 }

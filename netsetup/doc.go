@@ -8,6 +8,19 @@
 // Applier carries it out through a Runner, which tests replace with a fake.
 // PlanOff undoes it, and ReadStatus reports what is in place.
 //
+// Boot settings: ReadBootSettings reads eventbox.txt from the card's boot
+// partition strictly (every bad value a Problem naming its key), and
+// ApplyBootSettings applies it once (hotspot or country, time zone, the
+// first owner handed back) and rewrites it without its password lines
+// (docs/decisions.md, "The settings file on the boot partition").
+//
+// Going online: WiFi scans, joins a home network as its own connection
+// (a keyfile, so the password is never on a command line), and reads
+// Ethernet's state, the internet's reachability and what the radio can do
+// at once (iw's interface combinations). Fallback, a service, brings the
+// hotspot back when the home network is not joined, or is lost, for two
+// minutes. SetupSSID names the setup hotspot so boxes tell apart.
+//
 // mDNS: an Advertiser announces the web interface as the DNS-SD service
 // "eventbox" (_http._tcp, with grandcat/zeroconf) and answers address
 // queries for <name>.local (with pion/mdns, because zeroconf answers no

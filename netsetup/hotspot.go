@@ -232,19 +232,7 @@ func PlanHotspot(opts HotspotOptions, facts Facts) (Plan, error) {
 		return Plan{}, fmt.Errorf("invalid hotspot options: %w", err)
 	}
 	p := Plan{Title: "hotspot " + strconv.Quote(o.SSID) + " on " + o.Interface}
-	if o.Country != "" {
-		switch {
-		case facts.RaspiConfig:
-			p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "set the Wi-Fi country to " + o.Country + " (saved; also unblocks Wi-Fi)",
-				Argv: []string{"raspi-config", "nonint", "do_wifi_country", o.Country}})
-		case facts.IW:
-			p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "set the Wi-Fi country to " + o.Country + " (until the next boot)",
-				Argv: []string{"iw", "reg", "set", o.Country}})
-		default:
-			p.Steps = append(p.Steps, Step{Kind: StepNote,
-				Why: "cannot set the Wi-Fi country to " + o.Country + ": neither raspi-config nor iw is installed"})
-		}
-	}
+	p.Steps = append(p.Steps, countrySteps(o.Country, facts)...)
 	if facts.RFKill {
 		p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "unblock Wi-Fi", Argv: []string{"rfkill", "unblock", "wifi"}, IgnoreFailure: true})
 	}
@@ -259,6 +247,39 @@ func PlanHotspot(opts HotspotOptions, facts Facts) (Plan, error) {
 			Argv: []string{"nmcli", "connection", "down", o.Connection}, IgnoreFailure: true},
 		Step{Kind: StepRun, Why: "bring the hotspot up", Argv: []string{"nmcli", "connection", "up", o.Connection}},
 	)
+	return p, nil
+}
+
+// countrySteps sets the Wi-Fi country (already validated, upper case; none
+// when empty) with the tools in facts.
+func countrySteps(country string, facts Facts) []Step {
+	switch {
+	case country == "":
+		return nil
+	case facts.RaspiConfig:
+		return []Step{{Kind: StepRun, Why: "set the Wi-Fi country to " + country + " (saved; also unblocks Wi-Fi)",
+			Argv: []string{"raspi-config", "nonint", "do_wifi_country", country}}}
+	case facts.IW:
+		return []Step{{Kind: StepRun, Why: "set the Wi-Fi country to " + country + " (until the next boot)",
+			Argv: []string{"iw", "reg", "set", country}}}
+	default:
+		return []Step{{Kind: StepNote,
+			Why: "cannot set the Wi-Fi country to " + country + ": neither raspi-config nor iw is installed"}}
+	}
+}
+
+// PlanCountry computes the steps that set the Wi-Fi country alone (for a
+// box that is given a country but no hotspot) and switch the radio on.
+func PlanCountry(country string, facts Facts) (Plan, error) {
+	country = strings.ToUpper(country)
+	if !countryPattern.MatchString(country) {
+		return Plan{}, fmt.Errorf("country %q: want a two-letter ISO 3166 code such as FR", country)
+	}
+	p := Plan{Title: "Wi-Fi country " + country, Steps: countrySteps(country, facts)}
+	if facts.RFKill {
+		p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "unblock Wi-Fi", Argv: []string{"rfkill", "unblock", "wifi"}, IgnoreFailure: true})
+	}
+	p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "switch the Wi-Fi radio on", Argv: []string{"nmcli", "radio", "wifi", "on"}})
 	return p, nil
 }
 

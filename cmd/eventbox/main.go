@@ -28,7 +28,7 @@ Usage:
   eventbox reset-password [username]  set a new password for a console account
   eventbox backup [--out FILE]        write a backup ZIP (daemon stopped)
   eventbox restore FILE               replace the data with a backup ZIP (daemon stopped)
-  eventbox netsetup hotspot|status|off  configure the Wi-Fi hotspot
+  eventbox netsetup hotspot|status|off|wifi|boot-settings  the Wi-Fi: hotspot, going online, the settings file
   eventbox service install|uninstall|start|stop|status
   eventbox release-sign ...           sign a release manifest (eventbox release-sign -h)
   eventbox version                    print the version

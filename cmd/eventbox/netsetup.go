@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +11,8 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"text/tabwriter"
+	"time"
 
 	"eventbox/netsetup"
 )
@@ -19,12 +22,22 @@ const netsetupUsage = `Usage:
       make wlan0 a Wi-Fi hotspot whose DNS sends every name to the box
   eventbox netsetup status    show the hotspot's state
   eventbox netsetup off       remove the hotspot and its DNS drop-in
+  eventbox netsetup wifi scan
+      list the Wi-Fi networks in range, strongest first
+  eventbox netsetup wifi join --ssid NAME [--password PASS]
+      go online through a Wi-Fi network; the hotspot comes back if it fails
+  eventbox netsetup wifi status
+      the radio's capability, Ethernet, the internet, the setup hotspot's name
+  eventbox netsetup boot-settings [--apply] [PATH]
+      check (or apply once) the settings file on the card's boot partition
+      (default ` + netsetup.DefaultBootSettingsPath + `)
 Each of hotspot and off takes --dry-run to print what it would change.
 `
 
 // runNetsetup is `eventbox netsetup …`: args follow the word netsetup.
 func runNetsetup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd := netsetupCommand{
+		now:      time.Now,
 		runner:   netsetup.ExecRunner{},
 		lookPath: exec.LookPath,
 		euid:     os.Geteuid,
@@ -43,6 +56,8 @@ type netsetupCommand struct {
 	// root prefixes the files written; empty for the real system.
 	root           string
 	stdout, stderr io.Writer
+	// now is the clock (time.Now when nil).
+	now func() time.Time
 }
 
 func (c netsetupCommand) run(ctx context.Context, args []string) int {
@@ -57,6 +72,10 @@ func (c netsetupCommand) run(ctx context.Context, args []string) int {
 		return c.status(ctx, args[1:])
 	case "off":
 		return c.off(ctx, args[1:])
+	case "wifi":
+		return c.wifi(ctx, args[1:])
+	case "boot-settings":
+		return c.bootSettings(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, netsetupUsage)
 		return 0
@@ -190,4 +209,268 @@ func (c netsetupCommand) status(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// logger writes netsetup's log lines to stderr.
+func (c netsetupCommand) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(c.stderr, nil)).With("component", "netsetup")
+}
+
+// needRoot reports whether a change can be made (root, nmcli present),
+// saying why not on stderr.
+func (c netsetupCommand) needRoot(name string) bool {
+	if c.euid() != 0 {
+		fmt.Fprintf(c.stderr, "eventbox netsetup %s: changing the network needs root: run it with sudo\n", name)
+		return false
+	}
+	if _, err := c.lookPath("nmcli"); err != nil {
+		fmt.Fprintln(c.stderr, "eventbox netsetup: nmcli not found: the box's Wi-Fi needs NetworkManager (apt install network-manager)")
+		return false
+	}
+	return true
+}
+
+func (c netsetupCommand) wifi(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintf(c.stderr, "eventbox netsetup wifi: want scan, join or status\n\n%s", netsetupUsage)
+		return 2
+	}
+	fs := c.flags("wifi " + args[0])
+	ifname := fs.String("ifname", netsetup.DefaultInterface, "Wi-Fi interface")
+	w := netsetup.WiFi{Runner: c.runner, Root: c.root, Logger: c.logger()}
+	switch args[0] {
+	case "scan":
+		if code := parse(fs, args[1:]); code >= 0 {
+			return code
+		}
+		w.Interface = *ifname
+		nets, err := w.Scan(ctx)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "eventbox netsetup wifi scan: %v\n", err)
+			return 1
+		}
+		if len(nets) == 0 {
+			fmt.Fprintln(c.stdout, "no Wi-Fi network in range")
+			return 0
+		}
+		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "\tSIGNAL\tSECURITY\tNAME")
+		for _, n := range nets {
+			mark, sec := "", n.Security
+			if n.InUse {
+				mark = "*"
+			}
+			if n.Open() {
+				sec = "open"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", mark, n.Signal, sec, n.SSID)
+		}
+		if err := tw.Flush(); err != nil {
+			fmt.Fprintf(c.stderr, "eventbox netsetup wifi scan: %v\n", err)
+			return 1
+		}
+		return 0
+	case "join":
+		ssid := fs.String("ssid", "", "the network's name (required)")
+		password := fs.String("password", "", "its password; empty for an open network")
+		fallback := fs.Bool("fallback", true, "bring the hotspot back if the network cannot be joined")
+		if code := parse(fs, args[1:]); code >= 0 {
+			return code
+		}
+		if *ssid == "" {
+			fmt.Fprintln(c.stderr, "eventbox netsetup wifi join: --ssid is required")
+			return 2
+		}
+		if !c.needRoot("wifi join") {
+			return 1
+		}
+		w.Interface = *ifname
+		if err := w.Join(ctx, *ssid, *password); err != nil {
+			fmt.Fprintf(c.stderr, "eventbox netsetup wifi join: %v\n", err)
+			if *fallback {
+				if err := w.HotspotUp(ctx); err != nil {
+					fmt.Fprintf(c.stderr, "eventbox netsetup wifi join: bringing the hotspot back: %v\n", err)
+				} else {
+					fmt.Fprintln(c.stderr, "the hotspot is back up")
+				}
+			}
+			return 1
+		}
+		fmt.Fprintf(c.stdout, "joined %q\n", *ssid)
+		return 0
+	case "status":
+		if code := parse(fs, args[1:]); code >= 0 {
+			return code
+		}
+		w.Interface = *ifname
+		return c.wifiStatus(ctx, w)
+	default:
+		fmt.Fprintf(c.stderr, "eventbox netsetup wifi: unknown command %q\n\n%s", args[0], netsetupUsage)
+		return 2
+	}
+}
+
+// wifiStatus prints what the Network screen will show, as lines.
+func (c netsetupCommand) wifiStatus(ctx context.Context, w netsetup.WiFi) int {
+	bw := bufio.NewWriter(c.stdout)
+	if cp, err := w.Capability(ctx); err != nil {
+		fmt.Fprintf(bw, "radio: unknown (%v)\n", err)
+	} else {
+		switch {
+		case !cp.Known:
+			fmt.Fprintln(bw, "radio: unknown; the hotspot may stop while the box is online")
+		case cp.APAndClient && cp.SameChannel:
+			fmt.Fprintln(bw, "radio: keeps the hotspot while online, on the home network's channel")
+		case cp.APAndClient:
+			fmt.Fprintln(bw, "radio: keeps the hotspot while online")
+		default:
+			fmt.Fprintln(bw, "radio: gives the hotspot up while online")
+		}
+	}
+	if home, err := w.HomeConnected(ctx); err != nil {
+		fmt.Fprintf(bw, "home wifi: unknown (%v)\n", err)
+	} else {
+		fmt.Fprintf(bw, "home wifi: %s\n", map[bool]string{true: "connected", false: "not connected"}[home])
+	}
+	if eth, err := w.Ethernet(ctx); err != nil {
+		fmt.Fprintf(bw, "ethernet: unknown (%v)\n", err)
+	} else if eth.Device == "" {
+		fmt.Fprintln(bw, "ethernet: none")
+	} else {
+		fmt.Fprintf(bw, "ethernet: %s %s\n", eth.Device, eth.State)
+	}
+	if conn, err := w.Connectivity(ctx); err != nil {
+		fmt.Fprintf(bw, "internet: unknown (%v)\n", err)
+	} else {
+		fmt.Fprintf(bw, "internet: %s\n", conn)
+	}
+	if name, err := netsetup.MachineSetupSSID(c.root, w.Interface); err == nil {
+		fmt.Fprintf(bw, "setup hotspot name: %s\n", name)
+	}
+	if err := bw.Flush(); err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup wifi status: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// bootSettings checks the boot settings file, or applies it with --apply.
+// The command line does not create accounts: with --owner-to it hands the
+// first owner to the daemon in a file, else it leaves the owner's lines in
+// the settings file.
+func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
+	fs := c.flags("boot-settings")
+	apply := fs.Bool("apply", false, "apply the file once (as root), then remove the hotspot's password from it")
+	ownerTo := fs.String("owner-to", "", "with --apply: hand the first owner to the daemon in this file (DATA_DIR/"+netsetup.OwnerHandoffFile+"), then remove the owner's password too")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: unexpected argument %q\n", fs.Arg(1))
+		return 2
+	}
+	path := fs.Arg(0)
+	if path == "" {
+		path = netsetup.DefaultBootSettingsPath
+		if _, err := os.Stat(c.root + path); errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(c.root + netsetup.LegacyBootSettingsPath); err == nil {
+				path = netsetup.LegacyBootSettingsPath
+			}
+		}
+		path = c.root + path
+	}
+	if !*apply {
+		s, problems, err := netsetup.ReadBootSettings(path, nil)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: %v\n", err)
+			return 1
+		}
+		printBootSettings(c.stdout, path, s)
+		for _, p := range problems {
+			fmt.Fprintf(c.stderr, "refused: %s\n", p)
+		}
+		if len(problems) > 0 {
+			fmt.Fprintln(c.stderr, "nothing would be applied: fix these lines")
+			return 1
+		}
+		return 0
+	}
+	if !c.needRoot("boot-settings --apply") {
+		return 1
+	}
+	ba := netsetup.BootApplier{
+		Applier:   netsetup.Applier{Runner: c.runner, Root: c.root, Logger: c.logger()},
+		Facts:     netsetup.DetectFacts(c.lookPath),
+		KeepOwner: *ownerTo == "",
+		Now:       c.now,
+	}
+	if *ownerTo != "" {
+		ba.TakeOwner = func(_ context.Context, o netsetup.Owner) error { return netsetup.WriteOwnerHandoff(*ownerTo, o) }
+	}
+	res, err := netsetup.ApplyBootSettings(ctx, ba, path)
+	switch {
+	case err != nil:
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: %v\n", err)
+		return 1
+	case !res.Found:
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: no file at %s\n", path)
+		return 1
+	case len(res.Problems) > 0:
+		for _, p := range res.Problems {
+			fmt.Fprintf(c.stderr, "refused: %s\n", p)
+		}
+		fmt.Fprintln(c.stderr, "nothing applied: fix these lines (they are noted at the top of the file too)")
+		return 1
+	}
+	if !res.Hotspot && !res.Country && !res.TimeZone {
+		fmt.Fprintf(c.stdout, "%s was applied already (on %s): nothing to do\n", path, res.Settings.Applied.Format(time.RFC3339))
+	}
+	if res.Hotspot {
+		fmt.Fprintf(c.stdout, "hotspot %q is up\n", res.Settings.HotspotName)
+	}
+	if res.Country {
+		fmt.Fprintf(c.stdout, "Wi-Fi country: %s\n", res.Settings.Country)
+	}
+	if res.TimeZone {
+		fmt.Fprintf(c.stdout, "time zone: %s\n", res.Settings.TimeZone)
+	}
+	switch {
+	case res.Owner != nil:
+		fmt.Fprintf(c.stdout, "owner %q: handed to eventbox in %s\n", res.Owner.Name, *ownerTo)
+	case res.Settings.OwnerPassword != "":
+		fmt.Fprintf(c.stdout, "owner %q: left in the file (give --owner-to to hand it to eventbox)\n", res.Settings.OwnerName)
+	}
+	return 0
+}
+
+// printBootSettings shows the settings read, passwords masked.
+func printBootSettings(w io.Writer, path string, s netsetup.BootSettings) {
+	mask := func(v string) string {
+		if v == "" {
+			return "(not given)"
+		}
+		return "********"
+	}
+	or := func(v string) string {
+		if v == "" {
+			return "(not given)"
+		}
+		return v
+	}
+	fmt.Fprintf(w, "file: %s\n", path)
+	fmt.Fprintf(w, "hotspot name: %s\n", or(s.HotspotName))
+	if s.HotspotOpen {
+		fmt.Fprintln(w, "hotspot password: none (open network)")
+	} else {
+		fmt.Fprintf(w, "hotspot password: %s\n", mask(s.HotspotPassword))
+	}
+	fmt.Fprintf(w, "country: %s\n", or(s.Country))
+	fmt.Fprintf(w, "time zone: %s\n", or(s.TimeZone))
+	fmt.Fprintf(w, "owner: %s, password %s\n", or(s.OwnerName), mask(s.OwnerPassword))
+	if !s.Applied.IsZero() {
+		fmt.Fprintf(w, "applied: %s\n", s.Applied.Format(time.RFC3339))
+	}
 }

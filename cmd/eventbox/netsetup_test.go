@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"eventbox/netsetup"
 )
@@ -140,6 +142,172 @@ func TestNetsetupRefusesOrRejects(t *testing.T) {
 			}
 			if len(runner.calls) != 0 {
 				t.Errorf("ran %q", runner.calls)
+			}
+		})
+	}
+}
+
+// scriptedRunner answers the commands it knows with nmcli's terse output
+// (or an error), records every command, and answers nothing to the rest.
+type scriptedRunner struct {
+	answers map[string]string
+	fails   map[string]string
+	calls   []string
+}
+
+func (r *scriptedRunner) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	cmd := strings.Join(append([]string{name}, args...), " ")
+	r.calls = append(r.calls, cmd)
+	if msg, ok := r.fails[cmd]; ok {
+		return []byte(msg), errors.New("exit status 1")
+	}
+	return []byte(r.answers[cmd]), nil
+}
+
+func TestNetsetupWiFi(t *testing.T) {
+	const scan = "nmcli -t -f IN-USE,SSID,SIGNAL,SECURITY device wifi list ifname wlan0 --rescan yes"
+	const up = "nmcli --wait 60 connection up eventbox-home"
+	tests := []struct {
+		name       string
+		euid       int
+		args       []string
+		answers    map[string]string
+		fails      map[string]string
+		wantCode   int
+		wantOut    []string
+		wantErr    string
+		wantCalled []string
+	}{
+		{name: "scan lists networks strongest first", args: []string{"wifi", "scan"},
+			answers:  map[string]string{scan: " :Neighbours:40:WPA2\n*:Home\\:5G:81:WPA2\n :Café:60:--\n :Home\\:5G:30:WPA2\n"},
+			wantOut:  []string{"*  81      WPA2      Home:5G\n   60      open      Café\n   40      WPA2      Neighbours\n"},
+			wantCode: 0},
+		{name: "scan with nothing in range", args: []string{"wifi", "scan"}, wantOut: []string{"no Wi-Fi network in range"}},
+		{name: "join with the right password", euid: 0, args: []string{"wifi", "join", "--ssid", "Home", "--password", "letmein123"},
+			wantOut: []string{`joined "Home"`}, wantCalled: []string{"nmcli connection reload", up}},
+		{name: "join with a wrong password brings the hotspot back", euid: 0, args: []string{"wifi", "join", "--ssid", "Home", "--password", "wrongpass1"},
+			fails:    map[string]string{up: "Error: Connection activation failed: Secrets were required, but not provided."},
+			wantCode: 1, wantErr: "the hotspot is back up", wantCalled: []string{up, "nmcli connection up eventbox-hotspot"}},
+		{name: "join without root", euid: 1000, args: []string{"wifi", "join", "--ssid", "Home"}, wantCode: 1, wantErr: "needs root"},
+		{name: "join without a name", args: []string{"wifi", "join"}, wantCode: 2, wantErr: "--ssid is required"},
+		{name: "status says what the radio can do", args: []string{"wifi", "status"},
+			answers: map[string]string{
+				"iw dev wlan0 info":                                      "Interface wlan0\n\twiphy 0\n",
+				"iw phy phy0 info":                                       "Wiphy phy0\n\tvalid interface combinations:\n\t\t * #{ managed } <= 1, #{ AP } <= 1,\n\t\t   total <= 2, #channels <= 1\n",
+				"nmcli networking connectivity check":                    "limited\n",
+				"nmcli -t -f DEVICE,TYPE,STATE,CONNECTION device status": "eth0:ethernet:unavailable:--\nwlan0:wifi:connected:eventbox-hotspot\n",
+			},
+			wantOut: []string{"radio: keeps the hotspot while online, on the home network's channel", "home wifi: not connected",
+				"ethernet: eth0 unavailable", "internet: limited"}},
+		{name: "an unknown wifi command", args: []string{"wifi", "forget"}, wantCode: 2, wantErr: "unknown command"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, _, stdout, stderr := newNetsetupCommand(t, tc.euid, "nmcli")
+			runner := &scriptedRunner{answers: tc.answers, fails: tc.fails}
+			cmd.runner = runner
+			if code := cmd.run(context.Background(), tc.args); code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+			}
+			for _, want := range tc.wantOut {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want %q", stderr, tc.wantErr)
+			}
+			for _, want := range tc.wantCalled {
+				if !slices.Contains(runner.calls, want) {
+					t.Errorf("commands %q lack %q", runner.calls, want)
+				}
+			}
+			for _, c := range runner.calls {
+				if strings.Contains(c, "letmein123") || strings.Contains(c, "wrongpass1") {
+					t.Errorf("a password is on a command line: %q", c)
+				}
+			}
+		})
+	}
+}
+
+func TestNetsetupBootSettings(t *testing.T) {
+	const file = "hotspot_name = Party\nhotspot_password = confetti2025\ncountry = FR\ntime_zone = UTC\nowner_name = anna\nowner_password = long enough pass\n"
+	tests := []struct {
+		name      string
+		euid      int
+		args      []string
+		content   string
+		wantCode  int
+		wantOut   []string
+		wantErr   string
+		wantFile  []string
+		wantCalls bool
+	}{
+		{name: "a check masks the passwords and changes nothing", euid: 1000, content: file,
+			wantOut:  []string{"hotspot name: Party", "hotspot password: ********", "owner: anna, password ********"},
+			wantFile: []string{"hotspot_password = confetti2025"}},
+		{name: "a check names each bad value", euid: 1000, content: strings.Replace(file, "country = FR", "country = France", 1),
+			wantCode: 1, wantErr: "refused: line 3, country: want a two-letter"},
+		{name: "apply as root keeps the owner for the daemon", euid: 0, args: []string{"--apply"}, content: file, wantCalls: true,
+			wantOut:  []string{`hotspot "Party" is up`, "time zone: UTC", `owner "anna": left in the file`},
+			wantFile: []string{"# hotspot_password: applied on 2025-06-01T10:00:00Z", "owner_password = long enough pass", "applied = 2025-06-01T10:00:00Z"}},
+		{name: "apply with --owner-to hands the owner over and removes both passwords", euid: 0, args: []string{"--apply", "--owner-to", "OWNER"},
+			content: file, wantCalls: true,
+			wantOut:  []string{`owner "anna": handed to eventbox in`},
+			wantFile: []string{"# hotspot_password: applied on", "# owner_password: applied on", "owner_name = anna"}},
+		{name: "apply refuses without root", euid: 1000, args: []string{"--apply"}, content: file, wantCode: 1, wantErr: "needs root",
+			wantFile: []string{"hotspot_password = confetti2025"}},
+		{name: "apply with a bad value applies nothing", euid: 0, args: []string{"--apply"}, content: strings.Replace(file, "UTC", "Mars/Olympus", 1),
+			wantCode: 1, wantErr: "refused: line 4, time_zone", wantFile: []string{"#! eventbox did not apply this file", "hotspot_password = confetti2025"}},
+		{name: "no file", euid: 0, args: []string{"--apply"}, wantCode: 1, wantErr: "no file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, runner, stdout, stderr := newNetsetupCommand(t, tc.euid, "nmcli", "raspi-config")
+			cmd.now = func() time.Time { return time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC) }
+			path := filepath.Join(cmd.root, netsetup.DefaultBootSettingsPath)
+			if tc.content != "" {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ownerFile := filepath.Join(t.TempDir(), "first-owner")
+			args := append([]string{"boot-settings"}, tc.args...)
+			for i := range args {
+				if args[i] == "OWNER" {
+					args[i] = ownerFile
+				}
+			}
+			if code := cmd.run(context.Background(), args); code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+			}
+			for _, want := range tc.wantOut {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want %q", stderr, tc.wantErr)
+			}
+			if strings.Contains(stdout.String()+stderr.String(), "confetti2025") || strings.Contains(stdout.String()+stderr.String(), "long enough pass") {
+				t.Errorf("a password was printed:\n%s\n%s", stdout, stderr)
+			}
+			after, _ := os.ReadFile(path)
+			for _, want := range tc.wantFile {
+				if !strings.Contains(string(after), want) {
+					t.Errorf("file lacks %q:\n%s", want, after)
+				}
+			}
+			if o, err := netsetup.ReadOwnerHandoff(ownerFile); slices.Contains(tc.args, "--owner-to") &&
+				(err != nil || o != (netsetup.Owner{Name: "anna", Password: "long enough pass"})) {
+				t.Errorf("hand-off = %+v, %v; want anna with her password", o, err)
+			}
+			if (len(runner.calls) > 0) != tc.wantCalls {
+				t.Errorf("commands run: %q", runner.calls)
 			}
 		})
 	}
