@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"eventbox/daemon/access"
+	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -79,6 +81,20 @@ type liveChange struct {
 // message).
 func (c liveChange) photoChange() bool {
 	return c.Photo != nil || c.Kind == livePhotoAdded || c.Kind == livePhotoChanged || c.Kind == livePhotoRemoved
+}
+
+// item is the photo or message after the change as the access rules
+// read it, nil for a removal.
+func (c liveChange) item() *access.Item {
+	switch {
+	case c.Photo != nil:
+		it := visitor.PhotoItem(*c.Photo)
+		return &it
+	case c.Message != nil:
+		it := visitor.MessageItem(*c.Message)
+		return &it
+	}
+	return nil
 }
 
 // nowOnWall reports whether the change leaves the photo or text on the

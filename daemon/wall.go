@@ -194,13 +194,6 @@ func onWall(p store.Photo) bool { return access.WallShows(visitor.PhotoItem(p)) 
 // (access.WallShows).
 func wallMessage(m store.Message) bool { return access.WallShows(visitor.MessageItem(m)) }
 
-// wallHolds reports whether the event's album is still held back
-// (revealAt in the future): a wall shows no photo before it
-// (access.WallHolds).
-func (s *Server) wallHolds(e store.Event) bool {
-	return access.WallHolds(visitor.EventRules(e), s.now().UnixMilli())
-}
-
 // handleWall answers what a wall starts with: its event, the newest
 // visible photos (none while revealAt holds the album back) and approved
 // guestbook texts.
@@ -260,39 +253,32 @@ func (s *Server) handleWallLive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	frame := wallLiveFrame
-	if e.RevealAt != 0 {
-		// Until revealAt no photo reaches the wall, not even by the
-		// stream; the page reloads itself at that time.
-		frame = func(c liveChange) (string, any, bool) {
-			if c.photoChange() && s.wallHolds(e) {
-				return "", nil, false
-			}
-			return wallLiveFrame(c)
-		}
+	rules := visitor.EventRules(e)
+	frame := func(c liveChange) (string, any, bool) {
+		return wallLiveFrame(c, access.WallChange(rules, s.now().UnixMilli(), c.photoChange(), c.item(), c.Shown))
 	}
 	return s.serveLive(w, r, e.ID, wl.ID, frame, nil)
 }
 
-// wallLiveFrame is a change as a wall sees it: only what is visible, and
-// only the fields a wall shows. A photo or text that leaves the wall (or
-// is changed off it) is named only when the wall may have been shown it
-// (liveChange.Shown): a pending upload that is favourited, hidden,
-// rejected or deleted, or a hidden text deleted, is never named.
-func wallLiveFrame(c liveChange) (string, any, bool) {
+// wallLiveFrame is a change as a wall sees it, as access.WallChange
+// decided: only what it shows, and only the fields a wall shows; a photo
+// or text that leaves the wall named only when the wall may have been
+// shown it (a pending upload that is favourited, hidden, rejected or
+// deleted, or a hidden text deleted, is never named); no photo before
+// revealAt (the page reloads itself at that time).
+func wallLiveFrame(c liveChange, news access.WallNews) (string, any, bool) {
 	switch {
-	case c.Photo != nil && onWall(*c.Photo):
+	case news == access.WallSilent:
+		return "", nil, false
+	case news == access.WallShow && c.Photo != nil:
 		name := livePhotoChanged
 		if c.Kind == livePhotoAdded {
 			name = livePhotoAdded
 		}
 		return name, toWallPhotoDTO(*c.Photo), true
-	case c.Message != nil && wallMessage(*c.Message):
+	case news == access.WallShow && c.Message != nil:
 		m := c.Message
 		return liveMessageChanged, wallMessageDTO{ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
-	case !c.Shown:
-		// Never on the wall: not even its id.
-		return "", nil, false
 	case c.photoChange():
 		return livePhotoRemoved, liveRemovedDTO{ID: c.ID}, true
 	default:
@@ -322,7 +308,7 @@ func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if p.EventID != e.ID || !onWall(p) || s.wallHolds(e) {
+	if !access.WallFile(visitor.EventRules(e), visitor.PhotoItem(p), s.now().UnixMilli()) {
 		return web.ErrNotFound
 	}
 	// Hidden later: the screen must not keep it in its cache for long.
