@@ -82,7 +82,7 @@ func (s *Server) handleGuestUpload(w http.ResponseWriter, r *http.Request) error
 	if g.Booth {
 		name = boothName
 		// The booth's photo is in: the LED leaves busy.
-		defer s.booth.captured()
+		defer s.booth.Captured()
 	}
 	p := store.Photo{EventID: e.ID, GuestID: g.ID, GuestName: name, Status: statusForNew(e)}
 	p.SpotID = s.spotOf(r, e, r.URL.Query().Get("at"))
