@@ -388,8 +388,8 @@ func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error
 	if err := s.store.Events().Delete(r.Context(), e.ID); err != nil {
 		return err
 	}
-	s.booth.drop(e.ID)
-	s.live.forget(e.ID)
+	s.booth.Drop(e.ID)
+	s.live.Forget(e.ID)
 	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }

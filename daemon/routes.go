@@ -59,8 +59,8 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/join", s.rate(s.guards.join, s.guests.Join))
 	h("POST", "/api/e/:slug/unlock", s.rate(s.limits.unlock, s.guests.Unlock))
 	h("POST", "/api/e/:slug/guest", s.guests.SetName)
-	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.handleBoothJoin))
-	h("GET", "/api/e/:slug/booth/events", s.handleBoothEvents)
+	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.boothAPI.Join))
+	h("GET", "/api/e/:slug/booth/events", s.boothAPI.Events)
 	h("POST", "/api/e/:slug/photos", guestUpload(s.guests.Upload))
 	h("DELETE", "/api/e/:slug/photos/:id", s.guests.DeletePhoto)
 	h("GET", "/api/e/:slug/photos", s.guests.Photos)
@@ -118,8 +118,8 @@ func (s *Server) routes() http.Handler {
 	// Not in the spec: the printable signage kit (admin_signage.go).
 	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(s.handleSignage))
 	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(s.handleEndEvent))
-	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(s.handleEnableBooth))
-	h("DELETE", "/api/admin/events/:id/booth", s.visitors.Admin(s.handleDisableBooth))
+	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(s.boothAPI.Enable))
+	h("DELETE", "/api/admin/events/:id/booth", s.visitors.Admin(s.boothAPI.Disable))
 
 	// Admin: places (spots).
 	h("GET", "/api/admin/events/:id/spots", s.visitors.Admin(s.handleListSpots))
@@ -133,8 +133,8 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/events/:id/photos/import", s.visitors.Admin(consoleUpload(s.handleAdminImport)))
 	h("GET", "/api/admin/events/:id/archive", s.visitors.Admin(s.handleAdminArchive))
 	h("GET", "/api/admin/events/:id/album", s.visitors.Admin(s.handleAlbum))
-	// Not in the spec: the console's live stream (admin_live.go).
-	h("GET", "/api/admin/events/:id/live", s.visitors.Admin(s.handleAdminLive))
+	// Not in the spec: the console's live stream (daemon/live).
+	h("GET", "/api/admin/events/:id/live", s.visitors.Admin(s.liveAPI.Stream))
 
 	// Admin: guestbook messages.
 	h("GET", "/api/admin/events/:id/messages", s.visitors.Admin(s.handleAdminMessages))
@@ -148,16 +148,16 @@ func (s *Server) routes() http.Handler {
 	// Added route: the guests' addresses, as JSON or ?format=csv.
 	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(s.handleContacts))
 
-	// Not in the spec: wall links (wall.go, docs/decisions.md, "Wall
+	// Not in the spec: wall links (daemon/wall, docs/decisions.md, "Wall
 	// links"); the hosts make and revoke them, a venue screen opens one
 	// by its token without signing in.
-	h("GET", "/api/admin/events/:id/walls", s.visitors.Admin(s.handleListWalls))
-	h("POST", "/api/admin/events/:id/walls", s.visitors.Admin(s.handleCreateWall))
-	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.visitors.Admin(s.handleDeleteWall))
-	h("GET", "/api/wall/:token", s.handleWall)
-	h("GET", "/api/wall/:token/live", s.handleWallLive)
-	h("GET", "/api/wall/:token/media/:id", s.handleWallMedia)
-	h("GET", "/api/wall/:token/qr", s.handleWallQR)
+	h("GET", "/api/admin/events/:id/walls", s.visitors.Admin(s.walls.List))
+	h("POST", "/api/admin/events/:id/walls", s.visitors.Admin(s.walls.Create))
+	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.visitors.Admin(s.walls.Delete))
+	h("GET", "/api/wall/:token", s.walls.Show)
+	h("GET", "/api/wall/:token/live", s.walls.Stream)
+	h("GET", "/api/wall/:token/media/:id", s.walls.Media)
+	h("GET", "/api/wall/:token/qr", s.walls.QR)
 
 	// Admin: cloud export (WebDAV).
 	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.EventExports))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/boothapi"
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
@@ -19,6 +20,7 @@ import (
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
+	"eventbox/daemon/live"
 	"eventbox/daemon/mail"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
@@ -30,6 +32,7 @@ import (
 	"eventbox/daemon/signage"
 	"eventbox/daemon/update"
 	"eventbox/daemon/visitor"
+	"eventbox/daemon/wall"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -58,8 +61,8 @@ type Server struct {
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
-	booth    *boothRelay
-	live     *liveHub
+	booth    *boothapi.Relay
+	live     *live.Hub
 	names    *ownNames
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
@@ -111,6 +114,13 @@ type Server struct {
 	// guests answers the front page, the guest page and the media
 	// (daemon/guests).
 	guests *guests.API
+	// The live streams, wall links and the booth (daemon/live,
+	// daemon/wall, daemon/boothapi): changes publishes what changes of
+	// photos and messages to the live hub.
+	changes  *live.Publisher
+	liveAPI  *live.API
+	walls    *wall.API
+	boothAPI *boothapi.API
 
 	// routeTable is every route routes() registered, in its order
 	// (Routes).
@@ -218,7 +228,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.backups.scheduleNightly(ctx); err != nil {
 		return nil, err
 	}
-	s.live = newLiveHub()
+	s.live = live.NewHub(live.Config{})
+	s.changes = live.NewPublisher(s.live, st)
 	s.variants.made = func(ctx context.Context, p store.Photo) {
 		// Its display was not made until now: it was not on the wall.
 		s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
@@ -243,7 +254,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			}
 			return err == nil, err
 		},
-		Placeholder: s.servePlaceholder, BoothCaptured: func() { s.booth.captured() }, Uploaded: s.metrics.Upload,
+		Placeholder: s.servePlaceholder, BoothCaptured: func() { s.booth.Captured() }, Uploaded: s.metrics.Upload,
 		MessageNotice: func(m store.Message) []store.JobSpec {
 			return s.notice(store.NoticeMessageCreated, m.EventID,
 				messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
@@ -260,9 +271,16 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
 		return nil, fmt.Errorf("loading qr fonts: %w", err)
 	}
-	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
+	s.booth = boothapi.NewRelay(boothapi.RelayConfig{Device: cfg.Booth, Logger: s.log.With("component", "booth"),
+		Now: cfg.Now, Countdown: cfg.BoothCountdown})
 	s.names = newOwnNames(cfg)
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
+	// Live streams, wall links and the booth's routes.
+	s.liveAPI = live.NewAPI(live.APIConfig{Hub: s.live, Store: st, Visitors: s.visitors, Logger: s.log})
+	s.walls = wall.New(wall.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Hub: s.live,
+		Files: s.files, QR: s.qr, Origin: s.origin, QRStyle: s.qrStyle})
+	s.boothAPI = boothapi.New(boothapi.Config{Store: st, Visitors: s.visitors, Logger: s.log, Relay: s.booth,
+		QR: s.qr, Origin: s.origin, EventBySlug: s.guests.EventBySlug})
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -318,10 +336,7 @@ func (s *Server) Run(ctx context.Context) error {
 			Settle: s.cfg.NetSettle, Logger: s.log.With("component", "network"),
 			Wake: s.wakeOutbox}},
 		// The booth's button and LED.
-		service.Member{Name: "booth", Service: service.Func(func(ctx context.Context) error {
-			s.booth.run(ctx)
-			return nil
-		})},
+		service.Member{Name: "booth", Service: s.booth},
 		// The storage guard's watch of the free space.
 		service.Member{Name: "storage", Service: service.Func(func(ctx context.Context) error {
 			s.storage.watch(ctx)
@@ -361,8 +376,8 @@ func (s *Server) wakeOutbox(ctx context.Context) {
 // and a stream only ends when its page goes. The pages' EventSource
 // reconnects to the next server by itself.
 func (s *Server) EndStreams() {
-	s.booth.close()
-	s.live.close()
+	s.booth.Close()
+	s.live.Close()
 }
 
 // mediaSweepEvery is how often the running daemon sweeps the media area.

@@ -56,7 +56,11 @@
 //     scope, and visible messages ([CloudPhotos], [CloudGuestbook]).
 //     A wall lists visible photos and messages ([WallPhotos],
 //     [WallMessages]), shows one only when ready (display made, text
-//     written: [WallShows]) and no photo before revealAt ([WallHolds]).
+//     written: [WallShows]) and no photo before revealAt ([WallHolds]);
+//     its files are those of its event it shows, none before revealAt
+//     ([WallFile]). Its live stream shows what it shows now, names an item
+//     that leaves it (or is deleted) only when it may have been shown it,
+//     and says nothing of photos before revealAt ([WallChange]).
 //   - Uploads, in the order a guest meets them: a booth only with the
 //     event's current key (forbidden), uploads switched on, not ended and
 //     before their closing time (uploads_closed) ([MayUpload],

@@ -135,3 +135,59 @@ func WallMessages() Filter { return Filter{VisibleOnly: true} }
 // live stream: visible and ready (a photo's display image made, a
 // message with text). Whether the album is held back is [WallHolds].
 func WallShows(it Item) bool { return it.Visible && it.Ready }
+
+// WallFile reports whether a wall may have a photo's or video's file
+// (thumb, display, play) at now: one of the wall's event that it shows
+// ([WallShows]), and none while the album is held back ([WallHolds]).
+// Anything else is 404, as if it did not exist.
+func WallFile(e Event, it Item, now int64) bool {
+	return it.EventID == e.ID && WallShows(it) && !WallHolds(e, now)
+}
+
+// WallNews is what a wall's live stream says of one change.
+type WallNews int
+
+// The answers of [WallChange].
+const (
+	// WallSilent: nothing, not even the item's id (the stream only moves
+	// its reader's position on).
+	WallSilent WallNews = iota
+	// WallShow: the item as the wall shows it, added or changed.
+	WallShow
+	// WallRemove: the item's id, as removed from the wall.
+	WallRemove
+)
+
+// String names an answer, for test output.
+func (n WallNews) String() string {
+	switch n {
+	case WallShow:
+		return "show"
+	case WallRemove:
+		return "remove"
+	default:
+		return "silent"
+	}
+}
+
+// WallChange decides what a wall's live stream says at now of a change
+// of one of its event's photos (photo) or guestbook messages. after is
+// the item after the change, nil when it was deleted; shown says the
+// wall may have been shown it before the change (it was on the wall then,
+// or an earlier change put it there). While the album is held back
+// ([WallHolds]) a wall hears of no photo at all. An item the wall shows
+// now ([WallShows]) is shown; one that leaves the wall, or was deleted,
+// is named only when the wall may have been shown it: a wall never learns
+// the id of anything it was never shown.
+func WallChange(e Event, now int64, photo bool, after *Item, shown bool) WallNews {
+	switch {
+	case photo && WallHolds(e, now):
+		return WallSilent
+	case after != nil && WallShows(*after):
+		return WallShow
+	case shown:
+		return WallRemove
+	default:
+		return WallSilent
+	}
+}

@@ -202,3 +202,77 @@ func TestWallRules(t *testing.T) {
 		}
 	}
 }
+
+// A wall's files: an item of the wall's event that it shows, never while
+// the album is held back, stated in the product's terms for every item and
+// every event setting.
+func TestWallFile(t *testing.T) {
+	n := 0
+	for _, ec := range eventCases() {
+		e := ec.event()
+		for _, it := range listItems() {
+			for _, other := range []bool{false, true} {
+				item := it.item()
+				if other {
+					item.EventID = "E2"
+				}
+				want := !other && it.status == "visible" && it.ready && ec.reveal != revealFuture
+				if got := WallFile(e, item, now); got != want {
+					t.Errorf("WallFile(%+v, %v, of another event %v) = %v, want %v", ec, it, other, got, want)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d combinations", n)
+}
+
+// A wall's live stream: what it says of each change, for every item after
+// the change (or its deletion), whether the wall may have been shown it,
+// photos and messages, and every event setting.
+func TestWallChange(t *testing.T) {
+	type after struct {
+		name string
+		item *listItem
+	}
+	afters := []after{{name: "deleted"}}
+	for _, it := range listItems() {
+		afters = append(afters, after{name: it.String(), item: &it})
+	}
+	n := 0
+	for _, ec := range eventCases() {
+		e := ec.event()
+		for _, photo := range []bool{false, true} {
+			for _, a := range afters {
+				for _, shown := range []bool{false, true} {
+					var item *Item
+					onWall := false
+					if a.item != nil {
+						it := a.item.item()
+						item = &it
+						onWall = a.item.status == "visible" && a.item.ready
+					}
+					var want WallNews
+					switch {
+					case photo && ec.reveal == revealFuture:
+						// Before revealAt a wall hears of no photo.
+						want = WallSilent
+					case onWall:
+						want = WallShow
+					case shown:
+						// It leaves the wall the wall showed it on.
+						want = WallRemove
+					default:
+						// Never on this wall: not even its id.
+						want = WallSilent
+					}
+					if got := WallChange(e, now, photo, item, shown); got != want {
+						t.Errorf("WallChange(%+v, photo %v, %s, shown %v) = %v, want %v", ec, photo, a.name, shown, got, want)
+					}
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d combinations", n)
+}

@@ -1,4 +1,4 @@
-package daemon
+package boothapi
 
 import (
 	"context"
@@ -13,19 +13,15 @@ import (
 
 // Booth timings (docs/decisions.md, "Logo, QR codes, duplicate, end, booth").
 const (
-	// defaultBoothCountdown is the LED's countdown after a press; the booth
+	// DefaultCountdown is the LED's countdown after a press; the booth
 	// page counts down as long before it takes the photo.
-	defaultBoothCountdown = 3 * time.Second
+	DefaultCountdown = 3 * time.Second
 	// boothBusyMax bounds the busy light after the countdown; the booth's
 	// upload ends it sooner.
 	boothBusyMax = 10 * time.Second
 )
 
-// errBoothUnavailable answers a booth stream opened while the server shuts
-// down; the page's EventSource tries again.
-var errBoothUnavailable = web.ErrUnavailable
-
-// boothRelay connects the box's booth hardware to the booth pages. A button
+// Relay connects the box's booth hardware to the booth pages. A button
 // press becomes a trigger message for every connected booth page (the box
 // has one button, whichever event it serves). The LED shows ready while at
 // least one booth page is connected, countdown then busy after a press,
@@ -34,7 +30,7 @@ var errBoothUnavailable = web.ErrUnavailable
 //
 // A press while no page is connected, or during a countdown or busy
 // period, is ignored: a guest hammering the button does not queue photos.
-type boothRelay struct {
+type Relay struct {
 	dev       booth.Device
 	hub       *booth.Hub
 	log       *slog.Logger
@@ -56,30 +52,53 @@ type boothStream struct {
 	cancel context.CancelFunc
 }
 
-func newBoothRelay(dev booth.Device, log *slog.Logger, now func() time.Time, countdown time.Duration) *boothRelay {
+// RelayConfig sets up a Relay.
+type RelayConfig struct {
+	// Device is the box's booth button and LED; nil: none
+	// (booth.NoOp).
+	Device booth.Device
+	// Logger logs presses and the hardware's faults; nil: discarded.
+	Logger *slog.Logger
+	// Now stamps the messages; nil: time.Now.
+	Now func() time.Time
+	// Countdown is how long the LED shows the countdown after a press,
+	// matching the booth page's countdown; 0: DefaultCountdown.
+	Countdown time.Duration
+}
+
+// NewRelay makes the relay of cfg's device. Run runs it.
+func NewRelay(cfg RelayConfig) *Relay {
+	dev, countdown, now := cfg.Device, cfg.Countdown, cfg.Now
 	if dev == nil {
 		dev = booth.NoOp()
 	}
 	if countdown <= 0 {
-		countdown = defaultBoothCountdown
+		countdown = DefaultCountdown
 	}
-	return &boothRelay{
+	if now == nil {
+		now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Relay{
 		dev: dev, hub: booth.NewHub(), log: log, now: now, countdown: countdown,
 		streams: make(map[string]map[*boothStream]struct{}),
 		epochs:  make(map[string]int),
 	}
 }
 
-// serve streams the event's booth messages to one booth page (the caller
+// Serve streams the event's booth messages to one booth page (the caller
 // has checked that it is the event's booth device) until the page goes,
-// the event's booth is turned off or its key replaced (drop), or the
-// server shuts down (close).
+// the event's booth is turned off or its key replaced (Drop), or the
+// server shuts down (Close).
 //
 // It subscribes first, then counts the page as connected (LED ready, the
 // current status published to it), and only then writes the headers and
 // streams: whatever is published from the subscription on, a press while
 // the headers go out included, reaches the page.
-func (b *boothRelay) serve(w http.ResponseWriter, r *http.Request, eventID string) error {
+func (b *Relay) Serve(w http.ResponseWriter, r *http.Request, eventID string) error {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	st := &boothStream{cancel: cancel}
@@ -87,7 +106,8 @@ func (b *boothRelay) serve(w http.ResponseWriter, r *http.Request, eventID strin
 	closed, epoch := b.closed, b.epochs[eventID]
 	b.mu.Unlock()
 	if closed {
-		return errBoothUnavailable
+		// The page's EventSource tries again.
+		return web.ErrUnavailable
 	}
 	msgs, unsubscribe := b.hub.Subscribe(eventID)
 	defer unsubscribe()
@@ -101,8 +121,8 @@ func (b *boothRelay) serve(w http.ResponseWriter, r *http.Request, eventID strin
 }
 
 // add counts a subscribed stream as a connected page, unless the event's
-// booth changed (drop) since the stream was authorised.
-func (b *boothRelay) add(eventID string, epoch int, st *boothStream) {
+// booth changed (Drop) since the stream was authorised.
+func (b *Relay) add(eventID string, epoch int, st *boothStream) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed || b.epochs[eventID] != epoch {
@@ -121,7 +141,7 @@ func (b *boothRelay) add(eventID string, epoch int, st *boothStream) {
 }
 
 // remove forgets a stream; it does nothing for one that never counted.
-func (b *boothRelay) remove(eventID string, st *boothStream) {
+func (b *Relay) remove(eventID string, st *boothStream) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	set := b.streams[eventID]
@@ -140,10 +160,10 @@ func (b *boothRelay) remove(eventID string, st *boothStream) {
 	b.update()
 }
 
-// drop ends the event's booth streams: its booth was turned off, its key
+// Drop ends the event's booth streams: its booth was turned off, its key
 // replaced, or the event deleted. A stream being set up for the event at
 // this moment ends too.
-func (b *boothRelay) drop(eventID string) {
+func (b *Relay) Drop(eventID string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.epochs[eventID]++
@@ -152,9 +172,9 @@ func (b *boothRelay) drop(eventID string) {
 	}
 }
 
-// close ends every booth stream and refuses new ones: the server is
+// Close ends every booth stream and refuses new ones: the server is
 // shutting down.
-func (b *boothRelay) close() {
+func (b *Relay) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
@@ -166,7 +186,7 @@ func (b *boothRelay) close() {
 }
 
 // connected is the number of connected booth pages. The caller holds mu.
-func (b *boothRelay) connected() int {
+func (b *Relay) connected() int {
 	n := 0
 	for _, set := range b.streams {
 		n += len(set)
@@ -176,7 +196,7 @@ func (b *boothRelay) connected() int {
 
 // update shows the state the LED should show now, and tells the pages if
 // it changed; it reports whether it did. The caller holds mu.
-func (b *boothRelay) update() bool {
+func (b *Relay) update() bool {
 	want := b.phase
 	if want == booth.Off && b.connected() > 0 {
 		want = booth.Ready
@@ -192,7 +212,7 @@ func (b *boothRelay) update() bool {
 
 // setPhase starts a capture phase (Countdown, Busy) lasting d, or ends the
 // capture (Off). The caller holds mu.
-func (b *boothRelay) setPhase(p booth.State, d time.Duration) {
+func (b *Relay) setPhase(p booth.State, d time.Duration) {
 	b.phase = p
 	b.gen++
 	if b.timer != nil {
@@ -208,7 +228,7 @@ func (b *boothRelay) setPhase(p booth.State, d time.Duration) {
 
 // phaseOver moves a capture on when its phase gen has run its time:
 // countdown to busy, busy to the end.
-func (b *boothRelay) phaseOver(gen int) {
+func (b *Relay) phaseOver(gen int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if gen != b.gen {
@@ -222,7 +242,7 @@ func (b *boothRelay) phaseOver(gen int) {
 }
 
 // press relays one button press.
-func (b *boothRelay) press(ctx context.Context, p booth.Press) {
+func (b *Relay) press(ctx context.Context, p booth.Press) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -238,8 +258,8 @@ func (b *boothRelay) press(ctx context.Context, p booth.Press) {
 	b.setPhase(booth.Countdown, b.countdown)
 }
 
-// captured ends the busy light: a booth device has sent its photo.
-func (b *boothRelay) captured() {
+// Captured ends the busy light: a booth device has sent its photo.
+func (b *Relay) Captured() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.phase == booth.Busy {
@@ -247,10 +267,11 @@ func (b *boothRelay) captured() {
 	}
 }
 
-// run runs the device and relays its presses until ctx ends, then closes
-// the device (LED off) and ends the streams. A device that stops early is
-// closed at once; the booth pages keep working without the button.
-func (b *boothRelay) run(ctx context.Context) {
+// Run runs the device and relays its presses until ctx ends, then closes
+// the device (LED off) and ends the streams; it returns nil then. A device
+// that stops early is closed at once; the booth pages keep working without
+// the button. Call it once: it is the relay's service.Service.
+func (b *Relay) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := b.dev.Run(ctx); err != nil {
@@ -275,11 +296,12 @@ loop:
 		b.log.WarnContext(ctx, "closing booth hardware", "error", err)
 	}
 	<-ctx.Done()
-	b.close()
+	b.Close()
 	b.mu.Lock()
 	b.gen++
 	if b.timer != nil {
 		b.timer.Stop()
 	}
 	b.mu.Unlock()
+	return nil
 }

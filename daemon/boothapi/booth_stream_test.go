@@ -1,4 +1,4 @@
-package daemon
+package boothapi
 
 import (
 	"bufio"
@@ -81,7 +81,7 @@ func (w *pipeWriter) Flush() {}
 // subscribed afterwards lost such a press.
 func TestBoothStreamSubscribesBeforeItWrites(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBoothRelay(nil, slog.New(slog.DiscardHandler), time.Now, 0)
+		b := NewRelay(RelayConfig{Logger: slog.New(slog.DiscardHandler)})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/api/e/x/booth/events", nil)
@@ -92,7 +92,7 @@ func TestBoothStreamSubscribesBeforeItWrites(t *testing.T) {
 		}}
 		served := make(chan error, 1)
 		go func() {
-			err := b.serve(w, req, "ev1")
+			err := b.Serve(w, req, "ev1")
 			pw.Close()
 			served <- err
 		}()

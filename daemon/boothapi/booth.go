@@ -1,10 +1,17 @@
-package daemon
+// Package boothapi is the photo booth's side of the daemon: the console's
+// routes that turn an event's booth on and off (/api/admin/events/:id/booth),
+// the booth device's set-up and its stream of button presses and LED
+// status (/api/e/:slug/booth, /api/e/:slug/booth/events), and the [Relay],
+// the service that runs the box's booth hardware (package booth, the GPIO)
+// and relays its presses to the booth pages.
+package boothapi
 
 import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,6 +30,41 @@ const (
 	minBoothKey = 16
 	maxBoothKey = 128
 )
+
+// Config sets up the booth routes.
+type Config struct {
+	Store    *store.Store
+	Visitors *visitor.Resolver
+	Logger   *slog.Logger
+	// Relay is the box's booth relay: the device's stream, and the
+	// streams ended when the booth's key changes.
+	Relay *Relay
+	// QR draws the booth link's QR code.
+	QR *qr.Renderer
+	// Origin is the box's address as the request reached it, for the
+	// booth link.
+	Origin func(r *http.Request) string
+	// EventBySlug loads the event of the :slug parameter (404 when there
+	// is none).
+	EventBySlug func(r *http.Request) (store.Event, error)
+}
+
+// API is the booth routes. Build it with New.
+type API struct {
+	store       *store.Store
+	visitors    *visitor.Resolver
+	log         *slog.Logger
+	relay       *Relay
+	qr          *qr.Renderer
+	origin      func(r *http.Request) string
+	eventBySlug func(r *http.Request) (store.Event, error)
+}
+
+// New makes the booth routes.
+func New(cfg Config) *API {
+	return &API{store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, relay: cfg.Relay, qr: cfg.QR,
+		origin: cfg.Origin, eventBySlug: cfg.EventBySlug}
+}
 
 type boothRequest struct {
 	BoothKey web.Nullable[string] `json:"boothKey"`
@@ -53,15 +95,15 @@ func boothKeyProblem(key string) string {
 
 // boothURL opens the booth page of the event on a device, carrying the key
 // (the guest page turns into the booth with ?booth=).
-func (s *Server) boothURL(r *http.Request, e store.Event, key string) string {
-	return s.origin(r) + "/e/" + url.PathEscape(e.Slug) + "?booth=" + url.QueryEscape(key)
+func (a *API) boothURL(r *http.Request, e store.Event, key string) string {
+	return a.origin(r) + "/e/" + url.PathEscape(e.Slug) + "?booth=" + url.QueryEscape(key)
 }
 
-// handleEnableBooth turns the event's booth on, or gives it a new key: the
+// Enable turns the event's booth on, or gives it a new key: the
 // device holding the old key stops working at once (its stream ends, its
 // uploads get 403). The key is answered once; only its hash is kept.
-func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) Enable(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -77,7 +119,7 @@ func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error
 	}
 	hash := store.HashToken(key)
 	old := e.BoothKeyHash
-	e, err = s.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
+	e, err = a.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
 		e.BoothKeyHash = hash
 		return nil
 	})
@@ -85,35 +127,35 @@ func (s *Server) handleEnableBooth(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if old != hash {
-		s.booth.drop(e.ID)
+		a.relay.Drop(e.ID)
 	}
-	s.log.InfoContext(r.Context(), "booth turned on", "event", e.ID, "replaced", old != "" && old != hash, "by", visitor.Account(r).Username)
-	link := s.boothURL(r, e, key)
+	a.log.InfoContext(r.Context(), "booth turned on", "event", e.ID, "replaced", old != "" && old != hash, "by", visitor.Account(r).Username)
+	link := a.boothURL(r, e, key)
 	var svg bytes.Buffer
 	// Plain black on white: the code holds a long link, and the tablet's
 	// camera must read it at once.
-	if err := s.qr.SVG(&svg, link, qr.MinSize, qr.DefaultStyle(), ""); err != nil {
+	if err := a.qr.SVG(&svg, link, qr.MinSize, qr.DefaultStyle(), ""); err != nil {
 		return fmt.Errorf("drawing the booth link's qr code: %w", err)
 	}
 	return web.JSON(w, r, http.StatusOK, boothBody{Event: dto.EventOf(e), BoothKey: key, URL: link,
 		QR: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg.Bytes())})
 }
 
-// handleDisableBooth turns the event's booth off: its device is refused
+// Disable turns the event's booth off: its device is refused
 // from now on.
-func (s *Server) handleDisableBooth(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) Disable(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
+	if _, err := a.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
 		e.BoothKeyHash = ""
 		return nil
 	}); err != nil {
 		return err
 	}
-	s.booth.drop(e.ID)
-	s.log.InfoContext(r.Context(), "booth turned off", "event", e.ID, "by", visitor.Account(r).Username)
+	a.relay.Drop(e.ID)
+	a.log.InfoContext(r.Context(), "booth turned off", "event", e.ID, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
@@ -130,12 +172,12 @@ func boothKeyMatches(e store.Event, key string) bool {
 	return subtle.ConstantTimeCompare([]byte(store.HashToken(key)), []byte(e.BoothKeyHash)) == 1
 }
 
-// handleBoothJoin makes this device the event's booth: a guest that
+// Join makes this device the event's booth: a guest that
 // uploads as "Photo booth" without the per-guest quota. A wrong or replaced
 // key, or a booth that is off, gets 403. A device that is already the
 // booth with the current key stays the same guest.
-func (s *Server) handleBoothJoin(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.guests.EventBySlug(r)
+func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.eventBySlug(r)
 	if err != nil {
 		return err
 	}
@@ -146,13 +188,13 @@ func (s *Server) handleBoothJoin(w http.ResponseWriter, r *http.Request) error {
 	if !boothKeyMatches(e, req.Key) {
 		return web.ErrForbidden
 	}
-	if g, err := s.visitors.JoinedGuest(r, e); err == nil && isBooth(g, e) {
+	if g, err := a.visitors.JoinedGuest(r, e); err == nil && isBooth(g, e) {
 		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
-	if _, err := s.visitors.AddGuest(w, r, e, store.Guest{Booth: true, BoothKeyHash: e.BoothKeyHash}); err != nil {
+	if _, err := a.visitors.AddGuest(w, r, e, store.Guest{Booth: true, BoothKeyHash: e.BoothKeyHash}); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "booth device set up", "event", e.ID)
+	a.log.InfoContext(r.Context(), "booth device set up", "event", e.ID)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
@@ -163,16 +205,20 @@ func isBooth(g store.Guest, e store.Event) bool {
 		subtle.ConstantTimeCompare([]byte(g.BoothKeyHash), []byte(e.BoothKeyHash)) == 1
 }
 
-// handleBoothEvents streams the button's triggers and the LED's status to
+// Events streams the button's triggers and the LED's status to
 // the event's booth device as Server-Sent Events (docs/design.md, "Booth
 // push"). Anyone else, or a device whose key was replaced, gets 403.
-func (s *Server) handleBoothEvents(w http.ResponseWriter, r *http.Request) error {
-	e, g, err := s.guests.GuestOf(r)
+func (a *API) Events(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.eventBySlug(r)
+	if err != nil {
+		return err
+	}
+	g, err := a.visitors.JoinedGuest(r, e)
 	if err != nil {
 		return err
 	}
 	if !isBooth(g, e) {
 		return web.ErrForbidden
 	}
-	return s.booth.serve(w, r, e.ID)
+	return a.relay.Serve(w, r, e.ID)
 }

@@ -1,26 +1,39 @@
-package daemon
+// Package wall holds the wall links (docs/decisions.md, "Wall links"): the
+// console's routes that make, list and revoke them
+// (/api/admin/events/:id/walls), and what a venue screen that opens
+// /wall/<token> reads without signing in (/api/wall/:token: the event, its
+// visible photos and approved guestbook texts, their live stream, their
+// files and the join QR code). What a wall may see is decided in
+// daemon/access (WallPhotos, WallMessages, WallShows, WallFile,
+// WallChange); its stream is the live hub's (daemon/live).
+package wall
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/live"
+	"eventbox/daemon/mediafile"
+	"eventbox/daemon/qr"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
-// Wall links (docs/decisions.md, "Wall links"): a venue screen opens
-// /wall/<token> without signing in and sees the event's visible photos and
-// approved guestbook texts, pushed as they come.
-
 const (
+	// maxTokenLen refuses absurd path tokens before they are hashed (the
+	// gallery links' bound).
+	maxTokenLen = 128
 	// maxWallLabel bounds a wall link's label, in characters.
 	maxWallLabel = 80
 	// wallFirstPhotos and wallFirstMessages are how many of the newest
@@ -30,6 +43,45 @@ const (
 	// wallQRSize is the side of the wall's QR code.
 	wallQRSize = 512
 )
+
+// Config sets up the wall routes.
+type Config struct {
+	Store    *store.Store
+	Visitors *visitor.Resolver
+	Logger   *slog.Logger
+	Now      func() time.Time
+	// Hub is the box's live hub: the walls' streams, and the position a
+	// wall starts its stream from.
+	Hub *live.Hub
+	// Files sends the wall's photo and video files.
+	Files *mediafile.Sender
+	// QR draws the wall's join code.
+	QR *qr.Renderer
+	// Origin is the box's address as the request reached it, for the
+	// links a wall shows.
+	Origin func(r *http.Request) string
+	// QRStyle is the event's QR code style (its qrStyle).
+	QRStyle func(ctx context.Context, e store.Event) qr.Style
+}
+
+// API is the wall routes. Build it with New.
+type API struct {
+	store    *store.Store
+	visitors *visitor.Resolver
+	log      *slog.Logger
+	now      func() time.Time
+	hub      *live.Hub
+	files    *mediafile.Sender
+	qr       *qr.Renderer
+	origin   func(r *http.Request) string
+	qrStyle  func(ctx context.Context, e store.Event) qr.Style
+}
+
+// New makes the wall routes.
+func New(cfg Config) *API {
+	return &API{store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, now: cfg.Now, hub: cfg.Hub,
+		files: cfg.Files, qr: cfg.QR, origin: cfg.Origin, qrStyle: cfg.QRStyle}
+}
 
 type wallDTO struct {
 	ID        string  `json:"id"`
@@ -54,27 +106,27 @@ type wallRequest struct {
 	Label web.Nullable[string] `json:"label"`
 }
 
-// handleListWalls lists the event's wall links, newest first.
-func (s *Server) handleListWalls(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// List lists the event's wall links, newest first.
+func (a *API) List(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	walls, err := s.store.Walls().List(r.Context(), e.ID)
+	walls, err := a.store.Walls().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
 	out := wallListBody{Walls: make([]wallDTO, 0, len(walls))}
 	for _, wl := range walls {
-		out.Walls = append(out.Walls, toWallDTO(s.origin(r), wl))
+		out.Walls = append(out.Walls, toWallDTO(a.origin(r), wl))
 	}
 	return web.JSON(w, r, http.StatusOK, out)
 }
 
-// handleCreateWall makes a wall link of the event: 201 {wall}, its url
+// Create makes a wall link of the event: 201 {wall}, its url
 // holding the token.
-func (s *Server) handleCreateWall(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) Create(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -87,21 +139,21 @@ func (s *Server) handleCreateWall(w http.ResponseWriter, r *http.Request) error 
 		return web.Field("label", fmt.Sprintf("must be at most %d characters", maxWallLabel))
 	}
 	wl := store.Wall{EventID: e.ID, Label: label}
-	err = s.store.Walls().Create(r.Context(), &wl)
+	err = a.store.Walls().Create(r.Context(), &wl)
 	if errors.Is(err, store.ErrTooMany) {
 		return web.Field("walls", fmt.Sprintf("an event has at most %d wall links; revoke one first", store.MaxWalls))
 	}
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "wall link made", "event", e.ID, "wall", wl.ID, "by", visitor.Account(r).Username)
-	return web.JSON(w, r, http.StatusCreated, wallBody{Wall: toWallDTO(s.origin(r), wl)})
+	a.log.InfoContext(r.Context(), "wall link made", "event", e.ID, "wall", wl.ID, "by", visitor.Account(r).Username)
+	return web.JSON(w, r, http.StatusCreated, wallBody{Wall: toWallDTO(a.origin(r), wl)})
 }
 
-// handleDeleteWall revokes a wall link: its url answers 404 from now on
+// Delete revokes a wall link: its url answers 404 from now on
 // and the screens showing it lose their stream.
-func (s *Server) handleDeleteWall(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) Delete(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -109,26 +161,26 @@ func (s *Server) handleDeleteWall(w http.ResponseWriter, r *http.Request) error 
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.Walls().Delete(r.Context(), e.ID, id); err != nil {
+	if err := a.store.Walls().Delete(r.Context(), e.ID, id); err != nil {
 		return err
 	}
-	s.live.dropTag(e.ID, id)
-	s.log.InfoContext(r.Context(), "wall link revoked", "event", e.ID, "wall", id, "by", visitor.Account(r).Username)
+	a.hub.DropTag(e.ID, id)
+	a.log.InfoContext(r.Context(), "wall link revoked", "event", e.ID, "wall", id, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
 // wallOf resolves the token of a wall route to its link and event; an
 // unknown or revoked token, or a token of absurd length, is 404.
-func (s *Server) wallOf(r *http.Request) (store.Wall, store.Event, error) {
+func (a *API) wallOf(r *http.Request) (store.Wall, store.Event, error) {
 	token := web.Param(r, "token")
 	if token == "" || len(token) > maxTokenLen {
 		return store.Wall{}, store.Event{}, web.ErrNotFound
 	}
-	wl, err := s.store.Walls().ByToken(r.Context(), token)
+	wl, err := a.store.Walls().ByToken(r.Context(), token)
 	if err != nil {
 		return store.Wall{}, store.Event{}, err
 	}
-	e, err := s.store.Events().Get(r.Context(), wl.EventID)
+	e, err := a.store.Events().Get(r.Context(), wl.EventID)
 	if err != nil {
 		return store.Wall{}, store.Event{}, err
 	}
@@ -186,44 +238,29 @@ type wallShowBody struct {
 	LiveID string `json:"liveId"`
 }
 
-// onWall reports whether a wall shows the photo: visible, with its
-// display image made (access.WallShows).
-func onWall(p store.Photo) bool { return access.WallShows(visitor.PhotoItem(p)) }
-
-// wallMessage reports whether a wall shows the message: approved text
-// (access.WallShows).
-func wallMessage(m store.Message) bool { return access.WallShows(visitor.MessageItem(m)) }
-
-// wallHolds reports whether the event's album is still held back
-// (revealAt in the future): a wall shows no photo before it
-// (access.WallHolds).
-func (s *Server) wallHolds(e store.Event) bool {
-	return access.WallHolds(visitor.EventRules(e), s.now().UnixMilli())
-}
-
-// handleWall answers what a wall starts with: its event, the newest
+// Show answers what a wall starts with: its event, the newest
 // visible photos (none while revealAt holds the album back) and approved
 // guestbook texts.
-func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.wallOf(r)
+func (a *API) Show(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := a.wallOf(r)
 	if err != nil {
 		return err
 	}
 	// Read first: a change published from here on is either in the lists
 	// or replayed to the stream that starts from it (or both: the wall
 	// takes a photo it has once).
-	pos := s.live.position()
+	pos := a.hub.Position()
 	var photos store.Page[store.Photo]
-	if f := access.WallPhotos(visitor.EventRules(e), s.now().UnixMilli()); !f.None {
+	if f := access.WallPhotos(visitor.EventRules(e), a.now().UnixMilli()); !f.None {
 		q := visitor.PhotoQuery(e.ID, f)
 		q.Limit = wallFirstPhotos
-		if photos, err = s.store.Photos().List(r.Context(), q); err != nil {
+		if photos, err = a.store.Photos().List(r.Context(), q); err != nil {
 			return err
 		}
 	}
 	mq := visitor.MessageQuery(e.ID, access.WallMessages())
 	mq.Limit = wallFirstMessages
-	msgs, err := s.store.Messages().List(r.Context(), mq)
+	msgs, err := a.store.Messages().List(r.Context(), mq)
 	if err != nil {
 		return err
 	}
@@ -231,7 +268,7 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 		Event: wallEventDTO{
 			Name: e.Name, Slug: e.Slug, AccentColor: dto.NullString(e.AccentColor), LogoVersion: dto.NullTime(e.LogoVersion),
 			AccessCode: dto.NullString(e.AccessCode), DefaultLocale: dto.NullString(e.DefaultLocale),
-			WallStyle: dto.WallStyleOf(e.WallStyle), JoinURL: s.origin(r) + "/e/" + e.Slug,
+			WallStyle: dto.WallStyleOf(e.WallStyle), JoinURL: a.origin(r) + "/e/" + e.Slug,
 			RevealAt: dto.NullTime(e.RevealAt),
 		},
 		Photos:   make([]wallPhotoDTO, 0, len(photos.Items)),
@@ -239,71 +276,64 @@ func (s *Server) handleWall(w http.ResponseWriter, r *http.Request) error {
 		LiveID:   pos,
 	}
 	for _, p := range photos.Items {
-		if onWall(p) {
+		if live.PhotoOnWall(p) {
 			out.Photos = append(out.Photos, toWallPhotoDTO(p))
 		}
 	}
 	for _, m := range msgs.Items {
-		if wallMessage(m) {
+		if live.MessageOnWall(m) {
 			out.Messages = append(out.Messages, wallMessageDTO{ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt})
 		}
 	}
 	return web.JSON(w, r, http.StatusOK, out)
 }
 
-// handleWallLive streams what changes on the wall: photo.added or
+// Stream streams what changes on the wall: photo.added or
 // photo.changed (a wall photo) when a photo becomes or stays visible,
 // photo.removed when it no longer is, and the same for approved texts;
 // resumable with Last-Event-ID like the console's stream.
-func (s *Server) handleWallLive(w http.ResponseWriter, r *http.Request) error {
-	wl, e, err := s.wallOf(r)
+func (a *API) Stream(w http.ResponseWriter, r *http.Request) error {
+	wl, e, err := a.wallOf(r)
 	if err != nil {
 		return err
 	}
-	frame := wallLiveFrame
-	if e.RevealAt != 0 {
-		// Until revealAt no photo reaches the wall, not even by the
-		// stream; the page reloads itself at that time.
-		frame = func(c liveChange) (string, any, bool) {
-			if c.photoChange() && s.wallHolds(e) {
-				return "", nil, false
-			}
-			return wallLiveFrame(c)
-		}
+	rules := visitor.EventRules(e)
+	frame := func(c live.Change) (string, any, bool) {
+		return wallLiveFrame(c, access.WallChange(rules, a.now().UnixMilli(), c.PhotoChange(), c.Item(), c.Shown))
 	}
-	return s.serveLive(w, r, e.ID, wl.ID, frame, nil)
+	return live.Serve(w, r, a.hub, a.log, live.Stream{EventID: e.ID, Tag: wl.ID, Frame: frame})
 }
 
-// wallLiveFrame is a change as a wall sees it: only what is visible, and
-// only the fields a wall shows. A photo or text that leaves the wall (or
-// is changed off it) is named only when the wall may have been shown it
-// (liveChange.Shown): a pending upload that is favourited, hidden,
-// rejected or deleted, or a hidden text deleted, is never named.
-func wallLiveFrame(c liveChange) (string, any, bool) {
+// wallLiveFrame is a change as a wall sees it, as access.WallChange
+// decided: only what it shows, and only the fields a wall shows; a photo
+// or text that leaves the wall named only when the wall may have been
+// shown it (a pending upload that is favourited, hidden, rejected or
+// deleted, or a hidden text deleted, is never named); no photo before
+// revealAt (the page reloads itself at that time).
+func wallLiveFrame(c live.Change, news access.WallNews) (string, any, bool) {
 	switch {
-	case c.Photo != nil && onWall(*c.Photo):
-		name := livePhotoChanged
-		if c.Kind == livePhotoAdded {
-			name = livePhotoAdded
+	case news == access.WallSilent:
+		return "", nil, false
+	case news == access.WallShow && c.Photo != nil:
+		name := live.PhotoChanged
+		if c.Kind == live.PhotoAdded {
+			name = live.PhotoAdded
 		}
 		return name, toWallPhotoDTO(*c.Photo), true
-	case c.Message != nil && wallMessage(*c.Message):
+	case news == access.WallShow && c.Message != nil:
 		m := c.Message
-		return liveMessageChanged, wallMessageDTO{ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
-	case !c.Shown:
-		// Never on the wall: not even its id.
-		return "", nil, false
-	case c.photoChange():
-		return livePhotoRemoved, liveRemovedDTO{ID: c.ID}, true
+		return live.MessageChanged, wallMessageDTO{ID: m.ID, GuestName: dto.NullString(m.GuestName), Text: m.Text, CreatedAt: m.CreatedAt}, true
+	case c.PhotoChange():
+		return live.PhotoRemoved, live.Removed{ID: c.ID}, true
 	default:
-		return liveMessageRemoved, liveRemovedDTO{ID: c.ID}, true
+		return live.MessageRemoved, live.Removed{ID: c.ID}, true
 	}
 }
 
-// handleWallMedia serves a visible photo of the wall's event: thumb,
+// Media serves a visible photo of the wall's event: thumb,
 // display (default) or, for a video, play.
-func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.wallOf(r)
+func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := a.wallOf(r)
 	if err != nil {
 		return err
 	}
@@ -318,11 +348,11 @@ func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
 	if v != "thumb" && v != "display" && v != "play" {
 		return web.Field("v", "must be thumb, display or play")
 	}
-	p, err := s.store.Photos().Get(r.Context(), id)
+	p, err := a.store.Photos().Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	if p.EventID != e.ID || !onWall(p) || s.wallHolds(e) {
+	if !access.WallFile(visitor.EventRules(e), visitor.PhotoItem(p), a.now().UnixMilli()) {
 		return web.ErrNotFound
 	}
 	// Hidden later: the screen must not keep it in its cache for long.
@@ -331,20 +361,20 @@ func (s *Server) handleWallMedia(w http.ResponseWriter, r *http.Request) error {
 		if p.Video == nil {
 			return web.ErrNotFound
 		}
-		return s.files.Serve(w, r, p.VideoName(), p.Video.MIME, "", false, "")
+		return a.files.Serve(w, r, p.VideoName(), p.Video.MIME, "", false, "")
 	}
-	return s.files.Serve(w, r, p.VariantName(v), "image/jpeg", `"`+p.ID+"-"+v+`"`, false, "")
+	return a.files.Serve(w, r, p.VariantName(v), "image/jpeg", `"`+p.ID+"-"+v+`"`, false, "")
 }
 
-// handleWallQR draws the event's join code (its qrStyle) as SVG for the
+// QR draws the event's join code (its qrStyle) as SVG for the
 // wall's "scan to share" card.
-func (s *Server) handleWallQR(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.wallOf(r)
+func (a *API) QR(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := a.wallOf(r)
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := s.qr.SVG(&buf, s.origin(r)+"/e/"+e.Slug, wallQRSize, s.qrStyle(r.Context(), e), ""); err != nil {
+	if err := a.qr.SVG(&buf, a.origin(r)+"/e/"+e.Slug, wallQRSize, a.qrStyle(r.Context(), e), ""); err != nil {
 		return fmt.Errorf("drawing wall qr code of event %s: %w", e.ID, err)
 	}
 	h := w.Header()
@@ -358,7 +388,7 @@ func (s *Server) handleWallQR(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
-		s.log.DebugContext(r.Context(), "sending wall qr code", "error", err)
+		a.log.DebugContext(r.Context(), "sending wall qr code", "error", err)
 	}
 	return nil
 }
