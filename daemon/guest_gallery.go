@@ -7,9 +7,6 @@ import (
 	"eventbox/store"
 )
 
-// galleryMailKey keeps one unfinished gallery mail per guest of an event.
-func galleryMailKey(eventID, guestID string) string { return "gallery/" + eventID + "/" + guestID }
-
 // galleryMailState is where a guest's gallery mail is: none (no mail was
 // queued, or its record is gone), pending, sent or failed.
 func (s *Server) galleryMailState(ctx context.Context, g store.Guest) (string, error) {

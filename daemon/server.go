@@ -12,6 +12,7 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/events"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
@@ -22,7 +23,6 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
-	"eventbox/daemon/signage"
 	"eventbox/daemon/update"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -58,15 +58,8 @@ type Server struct {
 	updateBackups Backups
 	metrics       *metrics.Metrics
 
-	// signage draws the printed signs; opened at the first request
-	// (signageRenderer).
-	signageOnce sync.Once
-	signage     *signage.Renderer
-	signageErr  error
-
-	// logoMu serialises logo changes and the copies of logos, which
-	// also bounds the memory that decoding logos takes to one at a time.
-	logoMu sync.Mutex
+	// events answers the hosts' event routes (daemon/events).
+	events *events.API
 
 	// cookies signs the gr_guest, gr_share and gr_device cookies;
 	// visitors reads them, and the console session, into who asks.
@@ -214,6 +207,20 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("loading qr fonts: %w", err)
 	}
 	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
+	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
+	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.eventBySlug,
+		GalleryEvent: func(r *http.Request) (store.Event, error) {
+			_, e, err := s.liveShare(r)
+			return e, err
+		},
+		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
+		MailDomain: s.mailer.Domain, MailState: s.galleryMailState, Notice: s.notice,
+		Queued: func() {
+			s.jobs.Notify(store.MailJobKind)
+			s.outbox.Notify()
+		},
+		AutoExport: s.autoExport, DropBooth: s.booth.drop, ForgetLive: s.live.forget})
 	s.names = newOwnNames(cfg)
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	s.handler = s.middleware(s.routes())

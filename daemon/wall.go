@@ -344,7 +344,7 @@ func (s *Server) handleWallQR(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := s.qr.SVG(&buf, s.origin(r)+"/e/"+e.Slug, wallQRSize, s.qrStyle(r.Context(), e), ""); err != nil {
+	if err := s.qr.SVG(&buf, s.origin(r)+"/e/"+e.Slug, wallQRSize, s.events.QRStyle(r.Context(), e), ""); err != nil {
 		return fmt.Errorf("drawing wall qr code of event %s: %w", e.ID, err)
 	}
 	h := w.Header()
