@@ -25,28 +25,10 @@ const (
 	maxShareExpiresDays = 3650
 )
 
-type shareDTO struct {
-	ID            string  `json:"id"`
-	Token         string  `json:"token"`
-	URL           string  `json:"url"`
-	Label         *string `json:"label"`
-	HasPassword   bool    `json:"hasPassword"`
-	AllowDownload bool    `json:"allowDownload"`
-	FavoritesOnly bool    `json:"favoritesOnly"`
-	ExpiresAt     *int64  `json:"expiresAt"`
-	Expired       bool    `json:"expired"`
-	CreatedAt     int64   `json:"createdAt"`
-}
-
 // toShareDTO builds the hosts' view of a gallery link; origin is the
-// scheme and host its url starts with (baseURL). Never the password hash.
-func (s *Server) toShareDTO(origin string, sh store.Share) shareDTO {
-	return shareDTO{
-		ID: sh.ID, Token: sh.Token, URL: origin + "/g/" + sh.Token, Label: dto.NullString(sh.Label),
-		HasPassword: sh.PasswordHash != "", AllowDownload: sh.AllowDownload,
-		FavoritesOnly: sh.FavoritesOnly, ExpiresAt: dto.NullTime(sh.ExpiresAt),
-		Expired: sh.ExpiredAt(s.now().UnixMilli()), CreatedAt: sh.CreatedAt,
-	}
+// scheme and host its url starts with (baseURL).
+func (s *Server) toShareDTO(origin string, sh store.Share) dto.Share {
+	return dto.ShareOf(origin, sh, s.now().UnixMilli())
 }
 
 // passwordChoice is the password field of a new link: a string (that
@@ -82,12 +64,12 @@ type shareRequest struct {
 }
 
 type shareBody struct {
-	Share    shareDTO `json:"share"`
-	Password *string  `json:"password"`
+	Share    dto.Share `json:"share"`
+	Password *string   `json:"password"`
 }
 
 type shareListBody struct {
-	Shares []shareDTO `json:"shares"`
+	Shares []dto.Share `json:"shares"`
 }
 
 // newShareOptions are what a new gallery link is made with.
@@ -183,7 +165,7 @@ func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	origin := s.origin(r)
-	out := shareListBody{Shares: make([]shareDTO, 0, len(shares))}
+	out := shareListBody{Shares: make([]dto.Share, 0, len(shares))}
 	for _, sh := range shares {
 		out.Shares = append(out.Shares, s.toShareDTO(origin, sh))
 	}

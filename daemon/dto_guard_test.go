@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,9 @@ const storePath = "eventbox/store"
 // TestNoStoreRecordInAnAnswer is the structural guard of docs/decisions.md
 // ("No answer holds a store record"): no answer carries a store record, so a field added
 // to one (a hash, a token, a password) cannot reach a client unless a DTO
-// names it. It type-checks the daemon's own files and fails on
+// names it. It type-checks the daemon's own files, and those of every
+// package below it that writes answers (that imports daemon/web), and
+// fails on
 //
 //   - a field of a JSON shape (a struct with a json tag) whose type is,
 //     holds or embeds a type of package store (directly, through
@@ -30,28 +33,61 @@ const storePath = "eventbox/store"
 //     answer puts one into an interface value (map[string]any{"x": rec}),
 //   - a store type assigned into a map of interface values (m["x"] = rec).
 func TestNoStoreRecordInAnAnswer(t *testing.T) {
-	fset := token.NewFileSet()
-	files := daemonFiles(t, fset, ".")
-	conf := types.Config{Importer: exportImporter(t, fset)}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
-	if _, err := conf.Check("eventbox/daemon", fset, files, info); err != nil {
-		t.Fatalf("type-checking the daemon: %v", err)
-	}
-	for _, p := range storeInAnswers(fset, files, info) {
-		t.Error(p)
+	for _, pkg := range answerPackages(t) {
+		t.Run(pkg.path, func(t *testing.T) {
+			fset := token.NewFileSet()
+			files := daemonFiles(t, fset, pkg.dir)
+			conf := types.Config{Importer: exportImporter(t, fset, pkg.dir)}
+			info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+			if _, err := conf.Check(pkg.path, fset, files, info); err != nil {
+				t.Fatalf("type-checking %s: %v", pkg.path, err)
+			}
+			for _, p := range storeInAnswers(fset, files, info) {
+				t.Error(p)
+			}
+		})
 	}
 }
 
-// exportImporter imports the daemon's dependencies from the compiler's
-// export data, which `go list -export` finds in (or adds to) the build
-// cache: much faster than type-checking them from source. `go test`
-// puts its own go command first on PATH.
-func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
+// answerPackage is a package the guard checks.
+type answerPackage struct{ path, dir string }
+
+// answerPackages lists the daemon and the packages below it that import
+// daemon/web (the areas that answer routes).
+func answerPackages(t *testing.T) []answerPackage {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}={{.Export}}", ".").Output()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}={{.Dir}}={{join .Imports " "}}`, "./...").Output()
 	if err != nil {
-		t.Fatalf("listing the daemon's dependencies: %v", err)
+		t.Fatalf("listing the daemon's packages: %v", err)
+	}
+	var pkgs []answerPackage
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "=", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "eventbox/daemon" || slices.Contains(strings.Fields(parts[2]), "eventbox/daemon/web") {
+			pkgs = append(pkgs, answerPackage{path: parts[0], dir: parts[1]})
+		}
+	}
+	if len(pkgs) < 2 {
+		t.Fatalf("found only %v to check", pkgs)
+	}
+	return pkgs
+}
+
+// exportImporter imports the dependencies of the package in dir from the
+// compiler's export data, which `go list -export` finds in (or adds to)
+// the build cache: much faster than type-checking them from source. `go
+// test` puts its own go command first on PATH.
+func exportImporter(t *testing.T, fset *token.FileSet, dir string) types.Importer {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-export", "-deps",
+		"-f", "{{.ImportPath}}={{.Export}}", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("listing the dependencies of %s: %v", dir, err)
 	}
 	exports := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

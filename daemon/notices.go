@@ -22,11 +22,6 @@ type messageNotice struct {
 	Voice     bool   `json:"voice"`
 }
 
-// endNotice is the data of event.ended.
-type endNotice struct {
-	EndedAt int64 `json:"endedAt"`
-}
-
 // notice is the job of a notice, or none when it cannot be made (it is
 // logged: a notice is never worth failing the change that causes it).
 func (s *Server) notice(kind, eventID string, data any) []store.JobSpec {

@@ -64,7 +64,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/photos", guestUpload(s.guests.Upload))
 	h("DELETE", "/api/e/:slug/photos/:id", s.guests.DeletePhoto)
 	h("GET", "/api/e/:slug/photos", s.guests.Photos)
-	h("GET", "/api/e/:slug/logo", s.handleLogo)
+	h("GET", "/api/e/:slug/logo", s.events.Logo)
 	h("GET", "/api/media/:id", s.guests.Media)
 	h("POST", "/api/e/:slug/contact", s.guests.SetContact)
 	h("DELETE", "/api/e/:slug/contact", s.guests.DeleteContact)
@@ -79,7 +79,7 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/g/:token/photos", s.handleGalleryPhotos)
 	h("GET", "/api/g/:token/messages", s.handleGalleryMessages)
 	h("GET", "/api/g/:token/archive", s.handleGalleryArchive)
-	h("GET", "/api/g/:token/logo", s.handleGalleryLogo) // added: the event's logo on the gallery page
+	h("GET", "/api/g/:token/logo", s.events.GalleryLogo) // added: the event's logo on the gallery page
 
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate
@@ -104,28 +104,28 @@ func (s *Server) routes() http.Handler {
 
 	// Admin: events. event-model is not in the spec: the defaults and rules
 	// of the event fields, for the console's form (docs/decisions.md).
-	h("GET", "/api/admin/events", s.visitors.Admin(s.handleListEvents))
-	h("GET", "/api/admin/event-model", s.visitors.Admin(s.handleEventModel))
-	h("POST", "/api/admin/events", s.visitors.Owner(s.handleCreateEvent))
-	h("GET", "/api/admin/events/:id", s.visitors.Admin(s.handleGetEvent))
-	h("PATCH", "/api/admin/events/:id", s.visitors.Admin(s.handleUpdateEvent))
-	h("DELETE", "/api/admin/events/:id", s.visitors.Owner(s.handleDeleteEvent))
-	h("POST", "/api/admin/events/:id/rotate", s.visitors.Admin(s.handleRotateEvent))
-	h("POST", "/api/admin/events/:id/logo", s.visitors.Admin(consoleUpload(s.handleUploadLogo)))
-	h("DELETE", "/api/admin/events/:id/logo", s.visitors.Admin(s.handleDeleteLogo))
-	h("GET", "/api/admin/events/:id/qr", s.visitors.Admin(s.handleQR))
-	h("POST", "/api/admin/events/:id/duplicate", s.visitors.Owner(s.handleDuplicateEvent))
-	// Not in the spec: the printable signage kit (admin_signage.go).
-	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(s.handleSignage))
-	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(s.handleEndEvent))
+	h("GET", "/api/admin/events", s.visitors.Admin(s.events.ListEvents))
+	h("GET", "/api/admin/event-model", s.visitors.Admin(s.events.EventModel))
+	h("POST", "/api/admin/events", s.visitors.Owner(s.events.CreateEvent))
+	h("GET", "/api/admin/events/:id", s.visitors.Admin(s.events.GetEvent))
+	h("PATCH", "/api/admin/events/:id", s.visitors.Admin(s.events.UpdateEvent))
+	h("DELETE", "/api/admin/events/:id", s.visitors.Owner(s.events.DeleteEvent))
+	h("POST", "/api/admin/events/:id/rotate", s.visitors.Admin(s.events.RotateEvent))
+	h("POST", "/api/admin/events/:id/logo", s.visitors.Admin(consoleUpload(s.events.UploadLogo)))
+	h("DELETE", "/api/admin/events/:id/logo", s.visitors.Admin(s.events.DeleteLogo))
+	h("GET", "/api/admin/events/:id/qr", s.visitors.Admin(s.events.QR))
+	h("POST", "/api/admin/events/:id/duplicate", s.visitors.Owner(s.events.DuplicateEvent))
+	// Not in the spec: the printable signage kit (daemon/events/admin_signage.go).
+	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(s.events.Signage))
+	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(s.events.EndEvent))
 	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(s.boothAPI.Enable))
 	h("DELETE", "/api/admin/events/:id/booth", s.visitors.Admin(s.boothAPI.Disable))
 
 	// Admin: places (spots).
-	h("GET", "/api/admin/events/:id/spots", s.visitors.Admin(s.handleListSpots))
-	h("POST", "/api/admin/events/:id/spots", s.visitors.Admin(s.handleCreateSpot))
-	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.handleRenameSpot))
-	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.handleDeleteSpot))
+	h("GET", "/api/admin/events/:id/spots", s.visitors.Admin(s.events.ListSpots))
+	h("POST", "/api/admin/events/:id/spots", s.visitors.Admin(s.events.CreateSpot))
+	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.events.RenameSpot))
+	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.events.DeleteSpot))
 
 	// Admin: photos.
 	h("GET", "/api/admin/events/:id/photos", s.visitors.Admin(s.handleAdminPhotos))
@@ -146,7 +146,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/events/:id/shares", s.visitors.Admin(s.handleCreateShare))
 	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.visitors.Admin(s.handleDeleteShare))
 	// Added route: the guests' addresses, as JSON or ?format=csv.
-	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(s.handleContacts))
+	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(s.events.Contacts))
 
 	// Not in the spec: wall links (daemon/wall, docs/decisions.md, "Wall
 	// links"); the hosts make and revoke them, a venue screen opens one

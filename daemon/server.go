@@ -16,6 +16,7 @@ import (
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/events"
 	"eventbox/daemon/guests"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
@@ -29,7 +30,6 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
-	"eventbox/daemon/signage"
 	"eventbox/daemon/update"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/wall"
@@ -72,15 +72,8 @@ type Server struct {
 	updateBackups Backups
 	metrics       *metrics.Metrics
 
-	// signage draws the printed signs; opened at the first request
-	// (signageRenderer).
-	signageOnce sync.Once
-	signage     *signage.Renderer
-	signageErr  error
-
-	// logoMu serialises logo changes and the copies of logos, which
-	// also bounds the memory that decoding logos takes to one at a time.
-	logoMu sync.Mutex
+	// events answers the hosts' event routes (daemon/events).
+	events *events.API
 
 	// cookies signs the gr_guest, gr_share and gr_device cookies;
 	// visitors reads them, and the console session, into who asks.
@@ -273,12 +266,26 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.booth = boothapi.NewRelay(boothapi.RelayConfig{Device: cfg.Booth, Logger: s.log.With("component", "booth"),
 		Now: cfg.Now, Countdown: cfg.BoothCountdown})
+	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
+	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
+		GalleryEvent: func(r *http.Request) (store.Event, error) {
+			_, e, err := s.liveShare(r)
+			return e, err
+		},
+		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
+		MailDomain: s.mailer.Domain, MailState: s.guests.GalleryMailState, Notice: s.notice,
+		Queued: func() {
+			s.jobs.Notify(store.MailJobKind)
+			s.outbox.Notify()
+		},
+		AutoExport: s.cloud.AutoExport, DropBooth: s.booth.Drop, ForgetLive: s.live.Forget})
 	s.names = newOwnNames(cfg)
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	// Live streams, wall links and the booth's routes.
 	s.liveAPI = live.NewAPI(live.APIConfig{Hub: s.live, Store: st, Visitors: s.visitors, Logger: s.log})
 	s.walls = wall.New(wall.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Hub: s.live,
-		Files: s.files, QR: s.qr, Origin: s.origin, QRStyle: s.qrStyle})
+		Files: s.files, QR: s.qr, Origin: s.origin, QRStyle: s.events.QRStyle})
 	s.boothAPI = boothapi.New(boothapi.Config{Store: st, Visitors: s.visitors, Logger: s.log, Relay: s.booth,
 		QR: s.qr, Origin: s.origin, EventBySlug: s.guests.EventBySlug})
 	s.handler = s.middleware(s.routes())

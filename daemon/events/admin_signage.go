@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"bytes"
@@ -30,14 +30,14 @@ var signageKinds = map[string]string{
 	"place":  signage.Place, "places": signage.Place,
 }
 
-// handleSignage makes the event's printable signs as a PDF
+// Signage makes the event's printable signs as a PDF
 // (docs/decisions.md, "Signage kit"): kind=table (size=a6, default, or
 // a5), poster (size=a4, default, or a3) or place (A6 cards, one per
 // place). Step 1 names the box's hotspot when it runs one; ssid= and
 // wifiPassword= name another network, wifi=0 leaves the step out. The
 // fixed texts are in lang=, else the event's language, else English.
-func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) Signage(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -78,14 +78,14 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	if ssid == "" && q.Get("wifi") != "0" && s.cfg.HotspotWiFi != nil {
-		ssid, password, _ = s.cfg.HotspotWiFi(r.Context())
+	if ssid == "" && q.Get("wifi") != "0" && a.cfg.HotspotWiFi != nil {
+		ssid, password, _ = a.cfg.HotspotWiFi(r.Context())
 	}
-	sheet, err := s.signageSheet(r, e, kind, size, lang, ssid, password)
+	sheet, err := a.signageSheet(r, e, kind, size, lang, ssid, password)
 	if err != nil {
 		return err
 	}
-	rd, err := s.signageRenderer()
+	rd, err := a.signageRenderer()
 	if err != nil {
 		return err
 	}
@@ -109,24 +109,24 @@ func (s *Server) handleSignage(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
-		s.log.DebugContext(r.Context(), "sending signage", "error", err)
+		a.log.DebugContext(r.Context(), "sending signage", "error", err)
 	}
 	return nil
 }
 
 // signageSheet gathers what the signs of the event show.
-func (s *Server) signageSheet(r *http.Request, e store.Event, kind, size, lang, ssid, password string) (signage.Sheet, error) {
+func (a *API) signageSheet(r *http.Request, e store.Event, kind, size, lang, ssid, password string) (signage.Sheet, error) {
 	ctx := r.Context()
-	join := s.origin(r) + "/e/" + e.Slug
-	style := s.qrStyle(ctx, e)
+	join := a.origin(r) + "/e/" + e.Slug
+	style := a.QRStyle(ctx, e)
 	code := func(content string, st qr.Style) ([]byte, error) {
 		var b bytes.Buffer
-		if err := s.qr.PNG(&b, content, signageQRSize, st, ""); err != nil {
+		if err := a.cfg.QR.PNG(&b, content, signageQRSize, st, ""); err != nil {
 			return nil, fmt.Errorf("drawing a signage qr code: %w", err)
 		}
 		return b.Bytes(), nil
 	}
-	sheet := signage.Sheet{Kind: kind, Size: size, Lang: lang, Event: e.Name, URL: join, AccessCode: e.AccessCode, Date: s.now()}
+	sheet := signage.Sheet{Kind: kind, Size: size, Lang: lang, Event: e.Name, URL: join, AccessCode: e.AccessCode, Date: a.now()}
 	if c, err := qr.ParseColor(e.AccentColor); err == nil {
 		sheet.Accent = c
 	}
@@ -135,8 +135,8 @@ func (s *Server) signageSheet(r *http.Request, e store.Event, kind, size, lang, 
 		return sheet, err
 	}
 	if e.LogoVersion != 0 {
-		if b, err := s.readMedia(e.LogoName()); err != nil {
-			s.log.WarnContext(ctx, "signage made without the logo", "event", e.ID, "error", err)
+		if b, err := a.readMedia(e.LogoName()); err != nil {
+			a.log.WarnContext(ctx, "signage made without the logo", "event", e.ID, "error", err)
 		} else {
 			sheet.Logo = b
 		}
@@ -149,7 +149,7 @@ func (s *Server) signageSheet(r *http.Request, e store.Event, kind, size, lang, 
 		sheet.WiFi = &signage.WiFi{SSID: ssid, Password: password, QR: png}
 	}
 	if kind == signage.Place {
-		spots, err := s.store.Spots().List(ctx, e.ID)
+		spots, err := a.store.Spots().List(ctx, e.ID)
 		if err != nil {
 			return sheet, err
 		}
@@ -166,8 +166,8 @@ func (s *Server) signageSheet(r *http.Request, e store.Event, kind, size, lang, 
 }
 
 // readMedia reads a small media file (a logo) whole.
-func (s *Server) readMedia(name string) ([]byte, error) {
-	f, err := s.store.Media().Open(name)
+func (a *API) readMedia(name string) ([]byte, error) {
+	f, err := a.store.Media().Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +181,12 @@ func (s *Server) readMedia(name string) ([]byte, error) {
 
 // signageRenderer opens the signage fonts the first time they are needed
 // and keeps them.
-func (s *Server) signageRenderer() (*signage.Renderer, error) {
-	s.signageOnce.Do(func() {
-		s.signage, s.signageErr = signage.NewRenderer(assets.Fonts(), assets.CaptionFonts()...)
+func (a *API) signageRenderer() (*signage.Renderer, error) {
+	a.signageOnce.Do(func() {
+		a.signage, a.signageErr = signage.NewRenderer(assets.Fonts(), assets.CaptionFonts()...)
 	})
-	if s.signageErr != nil {
-		return nil, fmt.Errorf("loading signage fonts: %w", s.signageErr)
+	if a.signageErr != nil {
+		return nil, fmt.Errorf("loading signage fonts: %w", a.signageErr)
 	}
-	return s.signage, nil
+	return a.signage, nil
 }

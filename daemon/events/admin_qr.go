@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ import (
 // defaultQRSize is the side of a QR code when the request names none.
 const defaultQRSize = 1024
 
-// handleQR draws the event's QR code, or with spot= a place's code
+// QR draws the event's QR code, or with spot= a place's code
 // captioned with its name, styled by the event's qrStyle: PNG (default) or
 // SVG, size×size (512 to 4096, default 1024); download=1 makes it an
 // attachment. The code holds <origin>/e/<slug>, or …?at=<spot id>.
-func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) QR(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	content := s.origin(r) + "/e/" + e.Slug
+	content := a.origin(r) + "/e/" + e.Slug
 	caption, fileName := "", mediafile.SafeName(e.Name)
 	if fileName == "" {
 		fileName = e.Slug
@@ -57,7 +57,7 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 		if !store.ValidID(id) {
 			return web.ErrNotFound
 		}
-		sp, err := s.store.Spots().Get(r.Context(), e.ID, id)
+		sp, err := a.store.Spots().Get(r.Context(), e.ID, id)
 		if err != nil {
 			return err
 		}
@@ -67,17 +67,17 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 			fileName += "-" + n
 		}
 	}
-	st := s.qrStyle(r.Context(), e)
+	st := a.QRStyle(r.Context(), e)
 	var buf bytes.Buffer
 	h := w.Header()
 	if format == "svg" {
-		err = s.qr.SVG(&buf, content, size, st, caption)
+		err = a.cfg.QR.SVG(&buf, content, size, st, caption)
 		h.Set("Content-Type", "image/svg+xml; charset=utf-8")
 		// The SVG is ours, but it is served from the site's own origin:
 		// nothing in it may run or load.
 		h.Set("Content-Security-Policy", "default-src 'none'; img-src data:; style-src 'unsafe-inline'")
 	} else {
-		err = s.qr.PNG(&buf, content, size, st, caption)
+		err = a.cfg.QR.PNG(&buf, content, size, st, caption)
 		h.Set("Content-Type", "image/png")
 	}
 	if err != nil {
@@ -96,29 +96,29 @@ func (s *Server) handleQR(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
-		s.log.DebugContext(r.Context(), "sending qr code", "error", err)
+		a.log.DebugContext(r.Context(), "sending qr code", "error", err)
 	}
 	return nil
 }
 
-// qrStyle turns the event's qrStyle into the renderer's. Stored colours
+// QRStyle turns the event's qrStyle into the renderer's. Stored colours
 // passed the same rule when they were saved; should they not parse or
 // pass now, the code falls back to black on white rather than fail. The
 // logo is used when qrStyle.logo is on and the event has one.
-func (s *Server) qrStyle(ctx context.Context, e store.Event) qr.Style {
+func (a *API) QRStyle(ctx context.Context, e store.Event) qr.Style {
 	st := qr.DefaultStyle()
 	fg, err1 := qr.ParseColor(e.QRStyle.Foreground)
 	bg, err2 := qr.ParseColor(e.QRStyle.Background)
 	if err1 == nil && err2 == nil && qr.ValidateColors(fg, bg) == nil {
 		st.Foreground, st.Background = fg, bg
 	} else {
-		s.log.WarnContext(ctx, "qr colours unusable, drawing black on white", "event", e.ID,
+		a.log.WarnContext(ctx, "qr colours unusable, drawing black on white", "event", e.ID,
 			"foreground", e.QRStyle.Foreground, "background", e.QRStyle.Background)
 	}
 	st.Round = strings.EqualFold(e.QRStyle.Dots, "round")
 	if e.QRStyle.Logo && e.LogoVersion != 0 {
-		if logo, err := s.loadLogo(e); err != nil {
-			s.log.WarnContext(ctx, "qr code drawn without its logo", "event", e.ID, "error", err)
+		if logo, err := a.loadLogo(e); err != nil {
+			a.log.WarnContext(ctx, "qr code drawn without its logo", "event", e.ID, "error", err)
 		} else {
 			st.Logo = logo
 		}
@@ -127,8 +127,8 @@ func (s *Server) qrStyle(ctx context.Context, e store.Event) qr.Style {
 }
 
 // loadLogo decodes the event's stored logo.
-func (s *Server) loadLogo(e store.Event) (image.Image, error) {
-	f, err := s.store.Media().Open(e.LogoName())
+func (a *API) loadLogo(e store.Event) (image.Image, error) {
+	f, err := a.store.Media().Open(e.LogoName())
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"encoding/json"
@@ -330,7 +330,9 @@ type eventBody struct {
 	Event dto.Event `json:"event"`
 }
 
-func (s *Server) handleCreateEvent(w http.ResponseWriter, r *http.Request) error {
+// CreateEvent makes an event from the body (name required) over the
+// event model's defaults.
+func (a *API) CreateEvent(w http.ResponseWriter, r *http.Request) error {
 	var in eventInput
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
@@ -344,29 +346,31 @@ func (s *Server) handleCreateEvent(w http.ResponseWriter, r *http.Request) error
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	if err := s.store.Events().Create(r.Context(), &e); err != nil {
+	if err := a.store.Events().Create(r.Context(), &e); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusCreated, eventBody{Event: dto.EventOf(e)})
 }
 
-func (s *Server) handleGetEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// GetEvent answers the :id event.
+func (a *API) GetEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
-func (s *Server) handleUpdateEvent(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.visitors.AdminEvent(r); err != nil {
+// UpdateEvent writes the body's fields over the :id event, all or none.
+func (a *API) UpdateEvent(w http.ResponseWriter, r *http.Request) error {
+	if _, err := a.visitors.AdminEvent(r); err != nil {
 		return err
 	}
 	var in eventInput
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
 	}
-	e, err := s.store.Events().Update(r.Context(), web.Param(r, "id"), func(e *store.Event) error {
+	e, err := a.store.Events().Update(r.Context(), web.Param(r, "id"), func(e *store.Event) error {
 		details := map[string]string{}
 		in.apply(e, details)
 		if len(details) > 0 {
@@ -380,26 +384,30 @@ func (s *Server) handleUpdateEvent(w http.ResponseWriter, r *http.Request) error
 	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
-func (s *Server) handleDeleteEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// DeleteEvent deletes the :id event with everything in it, and ends its
+// booth and live streams.
+func (a *API) DeleteEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	if err := s.store.Events().Delete(r.Context(), e.ID); err != nil {
+	if err := a.store.Events().Delete(r.Context(), e.ID); err != nil {
 		return err
 	}
-	s.booth.Drop(e.ID)
-	s.live.Forget(e.ID)
-	s.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", visitor.Account(r).Username)
+	a.cfg.DropBooth(e.ID)
+	a.cfg.ForgetLive(e.ID)
+	a.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-func (s *Server) handleRotateEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// RotateEvent gives the :id event a new slug: the old guest link stops
+// working.
+func (a *API) RotateEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	e, err = s.store.Events().RotateSlug(r.Context(), e.ID)
+	e, err = a.store.Events().RotateSlug(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
@@ -417,9 +425,9 @@ type eventPageBody struct {
 	PageCount int                `json:"pageCount"`
 }
 
-// handleListEvents lists the events the account may see, newest first:
+// ListEvents lists the events the account may see, newest first:
 // all of them, or one page when page, perPage or q is given.
-func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error {
+func (a *API) ListEvents(w http.ResponseWriter, r *http.Request) error {
 	query := r.URL.Query()
 	details := map[string]string{}
 	page, perPage := 1, 20
@@ -445,7 +453,7 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	events, err := s.store.Events().List(r.Context())
+	events, err := a.store.Events().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -466,7 +474,7 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 			start = min((page-1)*perPage, total)
 		}
 		end := min(start+perPage, total)
-		rows, err := s.summaries(r, visible[start:end])
+		rows, err := a.summaries(r, visible[start:end])
 		if err != nil {
 			return err
 		}
@@ -474,17 +482,17 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 			Events: rows, Total: total, Page: page, PageCount: pageCount,
 		})
 	}
-	rows, err := s.summaries(r, visible)
+	rows, err := a.summaries(r, visible)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, eventListBody{Events: rows})
 }
 
-func (s *Server) summaries(r *http.Request, events []store.Event) ([]dto.EventSummary, error) {
+func (a *API) summaries(r *http.Request, events []store.Event) ([]dto.EventSummary, error) {
 	rows := make([]dto.EventSummary, 0, len(events))
 	for _, e := range events {
-		c, err := s.store.Events().Counts(r.Context(), e.ID)
+		c, err := a.store.Events().Counts(r.Context(), e.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 // counts, places), since nothing else may be read inside that
 // transaction. password is the generated password of the link, if any.
 type endMails struct {
-	s        *Server
 	origin   string
 	domain   string
 	password string
@@ -26,10 +25,10 @@ type endMails struct {
 
 // prepareEnd reads what the end's mails need. summaryTo is where the
 // hosts' summary goes ("" = none).
-func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, password string) (*endMails, error) {
-	m := &endMails{s: s, origin: origin, domain: s.mailer.Domain(ctx), password: password, names: map[string]string{}}
+func (a *API) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, password string) (*endMails, error) {
+	m := &endMails{origin: origin, domain: a.cfg.MailDomain(ctx), password: password, names: map[string]string{}}
 	if e.EmailGuestsGallery {
-		guests, err := s.store.Guests().WithContact(ctx, e.ID)
+		guests, err := a.store.Guests().WithContact(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -38,15 +37,15 @@ func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryT
 		}
 	}
 	if e.NotifyAdminSummary && summaryTo != "" {
-		counts, err := s.store.Events().Counts(ctx, e.ID)
+		counts, err := a.store.Events().Counts(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
-		top, err := s.store.TopGuests(ctx, []string{e.ID}, 5)
+		top, err := a.store.TopGuests(ctx, []string{e.ID}, 5)
 		if err != nil {
 			return nil, err
 		}
-		spots, err := s.store.Spots().List(ctx, e.ID)
+		spots, err := a.store.Spots().List(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +58,7 @@ func (s *Server) prepareEnd(ctx context.Context, e store.Event, origin, summaryT
 			sum.Top = append(sum.Top, mail.Tally{Label: name, Photos: g.Photos})
 		}
 		for _, sp := range spots {
-			n, err := s.store.Spots().PhotoCount(ctx, e.ID, sp.ID)
+			n, err := a.store.Spots().PhotoCount(ctx, e.ID, sp.ID)
 			if err != nil {
 				return nil, err
 			}

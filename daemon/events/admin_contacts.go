@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"encoding/csv"
@@ -32,11 +32,11 @@ type contactsBody struct {
 	Mails    contactMailsDTO `json:"mails"`
 }
 
-// handleContacts lists the addresses the event's guests left, with the
+// Contacts lists the addresses the event's guests left, with the
 // state of each one's gallery mail; ?format=csv answers them as a CSV
 // file (name, email, left at, mail).
-func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) Contacts(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -44,13 +44,13 @@ func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
 	if format != "" && format != "csv" && format != "json" {
 		return web.Field("format", "must be csv or json")
 	}
-	guests, err := s.store.Guests().WithContact(r.Context(), e.ID)
+	guests, err := a.store.Guests().WithContact(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
 	body := contactsBody{Contacts: make([]contactDTO, 0, len(guests))}
 	for _, g := range guests {
-		state, err := s.guests.GalleryMailState(r.Context(), g)
+		state, err := a.cfg.MailState(r.Context(), g)
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (s *Server) handleContacts(w http.ResponseWriter, r *http.Request) error {
 	}
 	// After the header, a failure can only cut the answer short.
 	if err := cw.WriteAll(rows); err != nil {
-		s.log.WarnContext(r.Context(), "contacts csv cut short", "error", err)
+		a.log.WarnContext(r.Context(), "contacts csv cut short", "error", err)
 	}
 	return nil
 }

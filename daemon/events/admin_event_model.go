@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"net/http"
@@ -53,9 +53,9 @@ type eventLimitsDTO struct {
 
 func toRangeDTO(r store.Range) rangeDTO { return rangeDTO{Min: r.Min, Max: r.Max} }
 
-// handleEventModel answers the defaults and rules of the event fields to
+// EventModel answers the defaults and rules of the event fields to
 // any signed-in account: owners create events, organizers edit theirs.
-func (s *Server) handleEventModel(w http.ResponseWriter, r *http.Request) error {
+func (a *API) EventModel(w http.ResponseWriter, r *http.Request) error {
 	rules := store.Rules()
 	return web.JSON(w, r, http.StatusOK, eventModelBody{
 		Defaults: dto.EventFieldsOf(store.NewEvent("")),

@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"errors"
@@ -32,11 +32,11 @@ func copyName(name string) string {
 	return name + copySuffix
 }
 
-// handleDuplicateEvent makes a new event with the settings, challenges,
+// DuplicateEvent makes a new event with the settings, challenges,
 // places, logo and styles of this one, and none of its photos, messages,
 // guests, gallery links or booth key (store.DuplicateEvent).
-func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) DuplicateEvent(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -55,13 +55,13 @@ func (s *Server) handleDuplicateEvent(w http.ResponseWriter, r *http.Request) er
 		}
 	}
 	// The logo file must not change while it is copied.
-	s.logoMu.Lock()
-	d, err := s.store.Events().Duplicate(r.Context(), e.ID, name)
-	s.logoMu.Unlock()
+	a.logoMu.Lock()
+	d, err := a.store.Events().Duplicate(r.Context(), e.ID, name)
+	a.logoMu.Unlock()
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "event duplicated", "event", e.ID, "copy", d.ID, "by", visitor.Account(r).Username)
+	a.log.InfoContext(r.Context(), "event duplicated", "event", e.ID, "copy", d.ID, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusCreated, eventBody{Event: dto.EventOf(d)})
 }
 
@@ -73,13 +73,18 @@ const endShareLabel = "Made when the event ended"
 // added field: the hosts see it once, here and in their summary), null
 // for an open link. Notes say, in plain words, what the box could not do.
 type endResultDTO struct {
-	Share         *shareDTO `json:"share"`
-	ShareURL      *string   `json:"shareUrl"`
-	SharePassword *string   `json:"sharePassword"`
-	GuestEmails   int       `json:"guestEmails"`
-	SummaryQueued bool      `json:"summaryQueued"`
-	ExportQueued  bool      `json:"exportQueued"`
-	Notes         []string  `json:"notes"`
+	Share         *dto.Share `json:"share"`
+	ShareURL      *string    `json:"shareUrl"`
+	SharePassword *string    `json:"sharePassword"`
+	GuestEmails   int        `json:"guestEmails"`
+	SummaryQueued bool       `json:"summaryQueued"`
+	ExportQueued  bool       `json:"exportQueued"`
+	Notes         []string   `json:"notes"`
+}
+
+// endNotice is the data of the event.ended notice.
+type endNotice struct {
+	EndedAt int64 `json:"endedAt"`
 }
 
 type endBody struct {
@@ -87,7 +92,7 @@ type endBody struct {
 	Result endResultDTO `json:"result"`
 }
 
-// handleEndEvent ends the event: endedAt is set and uploads close (guests
+// EndEvent ends the event: endedAt is set and uploads close (guests
 // then get uploads_closed, the booth too). When galleryLinkDays > 0 it
 // makes a gallery link with the event's galleryLink* settings, expiring
 // after that many days; the link of an event that had an access code gets
@@ -95,16 +100,16 @@ type endBody struct {
 // and the hosts' summary (notifyAdminSummary) are queued in the same
 // transaction (store.EndEvent), and result counts what was queued.
 // Ending an ended event is a 400.
-func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
+func (a *API) EndEvent(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	e, err := s.visitors.AdminEvent(r)
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	if e.EndedAt != 0 {
 		return web.Field("event", "has already ended")
 	}
-	settings, err := s.store.Mail().Settings(ctx)
+	settings, err := a.store.Mail().Settings(ctx)
 	if err != nil {
 		return err
 	}
@@ -112,12 +117,12 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	password := ""
 	if e.GalleryLinkDays > 0 {
 		sh := store.Share{Label: endShareLabel, AllowDownload: e.GalleryLinkDownload, FavoritesOnly: e.GalleryLinkFavorites,
-			ExpiresAt: s.now().Add(time.Duration(e.GalleryLinkDays) * 24 * time.Hour).UnixMilli()}
+			ExpiresAt: a.now().Add(time.Duration(e.GalleryLinkDays) * 24 * time.Hour).UnixMilli()}
 		if e.AccessCode != "" {
 			// The guests entered with a code: the link that outlives the
 			// party is not open to whoever finds it.
 			password = passwords.Generate()
-			if sh.PasswordHash, err = passwords.Hash(password, s.cfg.PasswordCost); err != nil {
+			if sh.PasswordHash, err = passwords.Hash(password, a.cfg.PasswordCost); err != nil {
 				return err
 			}
 		}
@@ -127,7 +132,7 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	if summaryTo == "" {
 		summaryTo = visitor.Account(r).Email
 	}
-	mails, err := s.prepareEnd(ctx, e, s.origin(r), summaryTo, password)
+	mails, err := a.prepareEnd(ctx, e, a.origin(r), summaryTo, password)
 	if err != nil {
 		return err
 	}
@@ -138,31 +143,30 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return jobs, err
 		}
-		jobs.Other = append(jobs.Other, s.notice(store.NoticeEventEnded, ev.ID, endNotice{EndedAt: ev.EndedAt})...)
+		jobs.Other = append(jobs.Other, a.cfg.Notice(store.NoticeEventEnded, ev.ID, endNotice{EndedAt: ev.EndedAt})...)
 		return jobs, nil
 	}
-	res, err := s.store.Events().End(ctx, e.ID, plan)
+	res, err := a.store.Events().End(ctx, e.ID, plan)
 	if errors.Is(err, store.ErrEnded) {
 		return web.Field("event", "has already ended")
 	}
 	if err != nil {
 		return err
 	}
-	s.jobs.Notify(store.MailJobKind)
-	s.outbox.Notify()
+	a.cfg.Queued()
 	e = res.Event
-	s.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", visitor.Account(r).Username)
+	a.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", visitor.Account(r).Username)
 	result := endResultDTO{Notes: []string{}, GuestEmails: res.GuestJobs, SummaryQueued: mails.summary != nil}
 	if res.Share != nil {
-		dto := s.toShareDTO(s.origin(r), *res.Share)
-		result.Share, result.ShareURL = &dto, &dto.URL
+		sh := dto.ShareOf(a.origin(r), *res.Share, a.now().UnixMilli())
+		result.Share, result.ShareURL = &sh, &sh.URL
 		if password != "" {
 			result.SharePassword = &password
 		}
 	} else if plan.Share != nil {
 		result.Notes = append(result.Notes, "The gallery link could not be made (too many links); make one under gallery links.")
 	}
-	result.ExportQueued = s.cloud.AutoExport(ctx, e.ID)
+	result.ExportQueued = a.cfg.AutoExport(ctx, e.ID)
 	if e.EmailGuestsGallery && res.Share == nil {
 		result.Notes = append(result.Notes, "No gallery mail was queued: there is no gallery link to send.")
 	}

@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"bytes"
@@ -44,22 +44,22 @@ func logoError(msg string) error {
 	return web.ErrInvalidImage.With(map[string]string{"logo": msg})
 }
 
-// handleUploadLogo takes the event's logo (multipart field logo: PNG,
+// UploadLogo takes the event's logo (multipart field logo: PNG,
 // JPEG or WebP), stores it as a PNG no larger than 1024 px under a new
 // version, and removes the previous one.
-func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) UploadLogo(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	_, file, err := s.ingest.ReadForm(w, r, ingest.Form{Limit: maxLogoBytes, FileField: "logo", FileRequired: true})
+	_, file, err := a.cfg.Forms.ReadForm(w, r, ingest.Form{Limit: maxLogoBytes, FileField: "logo", FileRequired: true})
 	if err != nil {
 		return err
 	}
 	defer file.Tmp.Abort()
 
-	s.logoMu.Lock()
-	defer s.logoMu.Unlock()
+	a.logoMu.Lock()
+	defer a.logoMu.Unlock()
 	img, err := decodeLogo(file.Tmp.File, file.Size)
 	if err != nil {
 		return err
@@ -73,64 +73,64 @@ func (s *Server) handleUploadLogo(w http.ResponseWriter, r *http.Request) error 
 	}
 	// Re-read under the lock: the version must grow past the current one
 	// even when two uploads land in the same millisecond.
-	if e, err = s.store.Events().Get(r.Context(), e.ID); err != nil {
+	if e, err = a.store.Events().Get(r.Context(), e.ID); err != nil {
 		return err
 	}
-	v := max(s.now().UnixMilli(), e.LogoVersion+1)
+	v := max(a.now().UnixMilli(), e.LogoVersion+1)
 	name := store.LogoName(e.ID, v)
 	size := buf.Len() // Write drains buf
-	if _, err := s.store.Media().Write(name, &buf); err != nil {
+	if _, err := a.store.Media().Write(name, &buf); err != nil {
 		return err
 	}
-	if e, err = s.store.Events().SetLogo(r.Context(), e.ID, v); err != nil {
-		if rmErr := s.store.Media().Remove(name); rmErr != nil {
-			s.log.WarnContext(r.Context(), "removing an unused logo", "error", rmErr)
+	if e, err = a.store.Events().SetLogo(r.Context(), e.ID, v); err != nil {
+		if rmErr := a.store.Media().Remove(name); rmErr != nil {
+			a.log.WarnContext(r.Context(), "removing an unused logo", "error", rmErr)
 		}
 		return err
 	}
-	s.log.InfoContext(r.Context(), "logo set", "event", e.ID, "version", v, "bytes", size)
+	a.log.InfoContext(r.Context(), "logo set", "event", e.ID, "version", v, "bytes", size)
 	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
-// handleDeleteLogo removes the event's logo; without one it answers the
+// DeleteLogo removes the event's logo; without one it answers the
 // event as it is.
-func (s *Server) handleDeleteLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) DeleteLogo(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	s.logoMu.Lock()
-	defer s.logoMu.Unlock()
-	if e, err = s.store.Events().RemoveLogo(r.Context(), e.ID); err != nil {
+	a.logoMu.Lock()
+	defer a.logoMu.Unlock()
+	if e, err = a.store.Events().RemoveLogo(r.Context(), e.ID); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
-// handleLogo serves the event's logo to anyone with the slug: cached for
+// Logo serves the event's logo to anyone with the slug: cached for
 // good when v names the current version, briefly otherwise; 404 without a
 // logo.
-func (s *Server) handleLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.guests.EventBySlug(r)
+func (a *API) Logo(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.cfg.EventBySlug(r)
 	if err != nil {
 		return err
 	}
-	return s.serveLogo(w, r, e)
+	return a.serveLogo(w, r, e)
 }
 
-// handleGalleryLogo is the event's logo through a live gallery link, for
+// GalleryLogo is the event's logo through a live gallery link, for
 // the gallery page's header (the link does not carry the slug).
-func (s *Server) handleGalleryLogo(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.liveShare(r)
+func (a *API) GalleryLogo(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.cfg.GalleryEvent(r)
 	if err != nil {
 		return err
 	}
-	return s.serveLogo(w, r, e)
+	return a.serveLogo(w, r, e)
 }
 
 // serveLogo answers the event's logo PNG, 404 when it has none; ?v= equal
 // to its version makes it cacheable for good.
-func (s *Server) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
+func (a *API) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	if e.LogoVersion == 0 {
 		return web.ErrNotFound
 	}
@@ -140,7 +140,7 @@ func (s *Server) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event
 	}
 	w.Header().Set("Cache-Control", cache)
 	etag := `"logo-` + strconv.FormatInt(e.LogoVersion, 10) + `"`
-	return s.files.Serve(w, r, e.LogoName(), "image/png", etag, false, "")
+	return a.cfg.Files.Serve(w, r, e.LogoName(), "image/png", etag, false, "")
 }
 
 // decodeLogo checks the file like a photo (imaging.Check: sniffed type,

@@ -1,4 +1,4 @@
-package daemon
+package events
 
 import (
 	"errors"
@@ -44,28 +44,28 @@ func (req spotRequest) label() (string, error) {
 	return label, nil
 }
 
-func (s *Server) spotDTO(r *http.Request, sp store.Spot) (spotDTO, error) {
-	n, err := s.store.Spots().PhotoCount(r.Context(), sp.EventID, sp.ID)
+func (a *API) spotDTO(r *http.Request, sp store.Spot) (spotDTO, error) {
+	n, err := a.store.Spots().PhotoCount(r.Context(), sp.EventID, sp.ID)
 	if err != nil {
 		return spotDTO{}, err
 	}
 	return spotDTO{ID: sp.ID, Label: sp.Label, Photos: n}, nil
 }
 
-// handleListSpots lists an event's places, oldest first, with the number
+// ListSpots lists an event's places, oldest first, with the number
 // of photos tagged with each.
-func (s *Server) handleListSpots(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (a *API) ListSpots(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	spots, err := s.store.Spots().List(r.Context(), e.ID)
+	spots, err := a.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
 	out := spotListBody{Spots: make([]spotDTO, 0, len(spots))}
 	for _, sp := range spots {
-		d, err := s.spotDTO(r, sp)
+		d, err := a.spotDTO(r, sp)
 		if err != nil {
 			return err
 		}
@@ -74,9 +74,9 @@ func (s *Server) handleListSpots(w http.ResponseWriter, r *http.Request) error {
 	return web.JSON(w, r, http.StatusOK, out)
 }
 
-// handleCreateSpot adds a place; the 101st answers 400 naming label.
-func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// CreateSpot adds a place; the 101st answers 400 naming label.
+func (a *API) CreateSpot(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	sp := store.Spot{EventID: e.ID, Label: label}
-	if err := s.store.Spots().Create(r.Context(), &sp); err != nil {
+	if err := a.store.Spots().Create(r.Context(), &sp); err != nil {
 		if errors.Is(err, store.ErrTooMany) {
 			return web.Field("label", fmt.Sprintf("an event has at most %d places", store.MaxSpots))
 		}
@@ -98,9 +98,9 @@ func (s *Server) handleCreateSpot(w http.ResponseWriter, r *http.Request) error 
 	return web.JSON(w, r, http.StatusCreated, spotBody{Spot: spotDTO{ID: sp.ID, Label: sp.Label}})
 }
 
-// handleRenameSpot changes a place's label; its photos and QR code stay.
-func (s *Server) handleRenameSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// RenameSpot changes a place's label; its photos and QR code stay.
+func (a *API) RenameSpot(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -116,20 +116,20 @@ func (s *Server) handleRenameSpot(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	sp, err := s.store.Spots().Rename(r.Context(), e.ID, spotID, label)
+	sp, err := a.store.Spots().Rename(r.Context(), e.ID, spotID, label)
 	if err != nil {
 		return err
 	}
-	d, err := s.spotDTO(r, sp)
+	d, err := a.spotDTO(r, sp)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, spotBody{Spot: d})
 }
 
-// handleDeleteSpot removes a place; its photos stay, untagged.
-func (s *Server) handleDeleteSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// DeleteSpot removes a place; its photos stay, untagged.
+func (a *API) DeleteSpot(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Server) handleDeleteSpot(w http.ResponseWriter, r *http.Request) error 
 	if !store.ValidID(spotID) {
 		return web.ErrNotFound
 	}
-	if err := s.store.Spots().Delete(r.Context(), e.ID, spotID); err != nil {
+	if err := a.store.Spots().Delete(r.Context(), e.ID, spotID); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
