@@ -364,7 +364,7 @@ func (s *Server) exportHEICCopy(ctx context.Context, remote *cloud.Remote, dir s
 		return cloud.Entry{}, false, err
 	}
 	defer tmp.Abort()
-	if err := s.variants.pool.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
+	if err := s.variants.Pool().JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
 		if ctx.Err() != nil {
 			return cloud.Entry{}, false, ctx.Err()
 		}

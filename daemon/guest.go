@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/box"
 	"eventbox/daemon/dto"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -83,7 +84,7 @@ type publicEventDTO struct {
 	// limits in the public event").
 	Limits guestLimitsDTO `json:"limits"`
 	// HTTPS (added) is where the box also serves HTTPS, or null.
-	HTTPS *httpsDTO `json:"https"`
+	HTTPS *box.HTTPSInfo `json:"https"`
 }
 
 // guestLimitsDTO is the public event's limits: MAX_UPLOAD_MB,
@@ -145,7 +146,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 		Spots: places, Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
 		Limits: guestLimitsDTO{ImageBytes: int64(s.cfg.MaxUploadMB) << 20},
-		HTTPS:  s.httpsInfo(),
+		HTTPS:  box.HTTPS(s.cfg.HTTPSPort, s.cfg.BoxCA),
 	}}
 	if e.AllowVideos {
 		body.Event.Limits.VideoBytes = int64(s.cfg.MaxVideoMB) << 20

@@ -124,7 +124,7 @@ func challengeOf(e store.Event, id string) string {
 // record and its variant job. creditField names the text field that sets
 // the guest name (the admin import's "credit"); guests have none.
 func (s *Server) receivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
-	defer s.variants.receive()()
+	defer s.variants.Receive()()
 	limit := int64(s.cfg.MaxUploadMB) << 20
 	fields, file, err := s.ingest.ReadForm(w, r, ingest.Form{Limit: limit, FileField: "photo",
 		TextFields: []string{"challenge", creditField}, MaxText: maxTextPart, FileRequired: true})

@@ -18,7 +18,7 @@ const (
 // receiveVideo has ingest stream a video upload (the poster JPEG, then
 // the video) to disk, check and store it.
 func (s *Server) receiveVideo(w http.ResponseWriter, r *http.Request, p store.Photo, quota int) error {
-	defer s.variants.receive()()
+	defer s.variants.Receive()()
 	res, err := s.ingest.Video(w, r, p, quota, ingest.VideoLimits{
 		MaxBytes:    int64(s.cfg.MaxVideoMB) << 20,
 		MaxDuration: time.Duration(s.cfg.MaxVideoSeconds) * time.Second,

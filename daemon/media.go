@@ -6,6 +6,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/mediafile"
+	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -65,7 +66,7 @@ func (s *Server) handleMedia(w http.ResponseWriter, r *http.Request) error {
 			return s.servePlaceholder(w, r)
 		}
 		if !p.Variants {
-			if err := s.variants.ensure(r.Context(), p.ID); errors.Is(err, errNoVariants) {
+			if err := s.variants.Ensure(r.Context(), p.ID); errors.Is(err, variants.ErrNoVariants) {
 				return s.servePlaceholder(w, r)
 			} else if err != nil {
 				return err

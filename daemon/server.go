@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/backup"
+	"eventbox/daemon/backups"
+	"eventbox/daemon/box"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
@@ -23,7 +25,9 @@ import (
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/daemon/signage"
+	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
+	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -40,7 +44,7 @@ type Server struct {
 
 	handler  http.Handler
 	ui       *uiFiles
-	variants *variantMaker
+	variants *variants.Maker
 	jobs     *jobs.Runner
 	outbox   *outbox.Outbox
 	mailer   *mail.Mailer
@@ -82,16 +86,12 @@ type Server struct {
 	// time (docs/decisions.md, "Printable album").
 	albumSlot chan struct{}
 
-	// storage is the storage guard (storage_guard.go); backups makes
-	// the box's own backups (backups.go).
-	storage *storageGuard
-	backups *backupService
-	// restoreMu lets one restore run at a time; restoring is set once a
-	// restore is decided, and restart is closed then (Restarts).
-	restoreMu   sync.Mutex
-	restoring   atomic.Bool
-	restart     chan struct{}
-	restartOnce sync.Once
+	// storage is the storage guard (daemon/storage); backups makes the
+	// box's own backups (daemon/backups); box is the box's own routes
+	// (backup, restore, updates, stats, health, …: daemon/box).
+	storage *storage.Guard
+	backups *backups.Service
+	box     *box.API
 
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
@@ -121,7 +121,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
-		albumSlot: make(chan struct{}, 1), restart: make(chan struct{})}
+		albumSlot: make(chan struct{}, 1)}
 	s.limits = limiters{
 		login:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   web.NewRateLimiter(10, time.Minute, cfg.Now),
@@ -154,8 +154,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.storage = newStorageGuard(cfg, s.log.With("component", "storage"), s.storageLowNotice)
-	if s.backups, err = newBackupService(s); err != nil {
+	s.storage = storage.New(storage.Config{Dir: cfg.DataDir, Margin: StorageMargin(cfg), Free: cfg.Statfs,
+		Logger: s.log.With("component", "storage"), Now: cfg.Now, Store: st,
+		Nudge: func(kind string) { s.jobs.Notify(kind) }})
+	s.backups, err = backups.New(ctx, backups.Config{Store: st, Logger: s.log.With("component", "backup"), Now: cfg.Now,
+		App: cfg.Version, Margin: s.storage.Margin(), Free: s.storage.FreeSpace,
+		Target: backup.TargetConfig{DataDir: cfg.DataDir, Mounts: cfg.Mounts, USBRoots: cfg.USBRoots}})
+	if err != nil {
 		return nil, err
 	}
 	// The backup before an update, and the backup age of the metrics:
@@ -166,7 +171,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.metrics, err = s.newMetrics(); err != nil {
 		return nil, err
 	}
-	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
+	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, Logger: s.log.With("component", "variants"),
+		Processed: s.metrics.Processing, Made: func(ctx context.Context, p store.Photo) {
+			// Its display was not made until now: it was not on the wall.
+			s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
+		}})
 	mailKey, err := mail.LoadKey(st.Dir())
 	if err != nil {
 		return nil, fmt.Errorf("loading the mail key: %w", err)
@@ -174,27 +183,24 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now}); err != nil {
 		return nil, fmt.Errorf("setting up mail: %w", err)
 	}
-	s.variants.processed = s.metrics.Processing
 	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
 		Window: cfg.NoticeWindow, Fanouts: []outbox.Fanout{s.mailer.AlertFanout}})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the outbox: %w", err)
 	}
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind(), s.exportKind(), s.updateKind(), s.mailer.Kind(), s.backups.kind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.Kind(), s.exportKind(), update.NewWorker(update.WorkerConfig{Updater: s.updater,
+			Version: cfg.Version, Restart: cfg.Restart, Logger: s.log}).Kind(), s.mailer.Kind(), s.backups.Kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
-	s.variants.runner = s.jobs
+	s.variants.UseRunner(s.jobs)
 	s.outbox.UseRunner(s.jobs)
-	if err := s.backups.scheduleNightly(ctx); err != nil {
+	s.backups.UseRunner(s.jobs)
+	if err := s.backups.ScheduleNightly(ctx); err != nil {
 		return nil, err
 	}
 	s.live = newLiveHub()
-	s.variants.made = func(ctx context.Context, p store.Photo) {
-		// Its display was not made until now: it was not on the wall.
-		s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
-	}
 	s.ingest = ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: s.log,
 		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
 			s.photoStored()
@@ -215,6 +221,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
 	s.names = newOwnNames(cfg)
+	// The box's own routes: backups and restore, updates, stats,
+	// storage, About, metrics, health, the API reference, the CA.
+	s.box = box.New(box.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
+		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
+		Updater: s.updater, Restart: cfg.Restart, Jobs: s.jobs, Metrics: s.metrics.Handler(),
+		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: boothName,
+		AbortStream: s.abortStream, WriteError: s.writeError})
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	s.handler = s.middleware(s.routes())
 	return s, nil
@@ -261,7 +274,7 @@ func (s *Server) HTTPServer() *http.Server {
 // Call it once.
 func (s *Server) Run(ctx context.Context) error {
 	return service.NewGroup(service.GroupConfig{Logger: s.log},
-		// The job runner: photo variants (variants.go), mail
+		// The job runner: photo variants (daemon/variants), mail
 		// (daemon/mail) and, as they come, every other kind of
 		// background job.
 		service.Member{Name: "jobs", Service: s.jobs},
@@ -276,10 +289,7 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		})},
 		// The storage guard's watch of the free space.
-		service.Member{Name: "storage", Service: service.Func(func(ctx context.Context) error {
-			s.storage.watch(ctx)
-			return nil
-		})},
+		service.Member{Name: "storage", Service: s.storage},
 		// Media files no record names, and stale temp files, while
 		// the box runs (the same sweep as at start, with its bulk rule).
 		service.Member{Name: "media sweep", Service: service.Func(func(ctx context.Context) error {
@@ -293,6 +303,13 @@ func (s *Server) Run(ctx context.Context) error {
 		})},
 	).Run(ctx)
 }
+
+// Restarts is closed when the server asks to be replaced by a fresh one
+// over a freshly opened store: after a restore was decided, the next
+// store.Open swaps the restored data in. cmd/eventbox shuts this server
+// down in order, opens the store again and starts a new Server on the same
+// listener.
+func (s *Server) Restarts() <-chan struct{} { return s.box.Restarts() }
 
 // wakeOutbox makes the jobs of the kinds that talk to the network and
 // wait for a retry due now.
