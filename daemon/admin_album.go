@@ -20,6 +20,7 @@ import (
 	"eventbox/daemon/album"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
+	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -193,7 +194,7 @@ func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string,
 		return false, nil
 	}
 	if !p.Variants {
-		if err := s.variants.ensure(ctx, id); errors.Is(err, errNoVariants) {
+		if err := s.variants.Ensure(ctx, id); errors.Is(err, variants.ErrNoVariants) {
 			return false, nil
 		} else if err != nil {
 			return false, err

@@ -77,7 +77,7 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 		// Set-aside photos get their variant job back in the queue
 		// (docs/decisions.md, "Variant jobs that keep failing").
 		changed, err = s.store.Photos().RetryVariants(r.Context(), e.ID, ids)
-		s.variants.nudge()
+		s.variants.Nudge()
 	default:
 		changed, err = s.store.Photos().Update(r.Context(), e.ID, ids, photoAction(req.Action))
 	}

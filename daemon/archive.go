@@ -194,7 +194,7 @@ func (s *Server) addJPEGCopy(ctx context.Context, zw *zip.Writer, p store.Photo,
 	jpg := strings.TrimSuffix(mediafile.DownloadName(p, "original", ".heic"), ".heic") + ".jpg"
 	hdr.Name = jpg
 	entry := &lazyEntry{zw: zw, hdr: &hdr, names: names}
-	err = s.variants.pool.JPEGCopy(ctx, f, size, entry)
+	err = s.variants.Pool().JPEGCopy(ctx, f, size, entry)
 	switch {
 	case err == nil && entry.w == nil:
 		return 0, false, nil // nothing came out: send the original

@@ -16,9 +16,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"eventbox/daemon"
 	"eventbox/daemon/backup"
+	"eventbox/daemon/backups"
 	"eventbox/store"
 )
 
@@ -457,5 +459,21 @@ func TestBackupRetentionRoute(t *testing.T) {
 				t.Errorf("GET after PUT: %s", g.Body)
 			}
 		})
+	}
+}
+
+// TestServerSchedulesTheNightlyBackup: a new server queues the next
+// nightly backup at 03:00 of the box's clock (daemon/backups).
+func TestServerSchedulesTheNightlyBackup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	now := h.clock.Now()
+	jobs, err := h.st.Jobs().Unfinished(context.Background(), backups.JobKind, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(now.Year(), now.Month(), now.Day()+1, 3, 0, 0, 0, now.Location())
+	if len(jobs) != 1 || jobs[0].DueAt != want.UnixMilli() || jobs[0].Key != "nightly-"+want.Format("2006-01-02") {
+		t.Errorf("backup jobs %+v; want one due %v", jobs, want)
 	}
 }

@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"eventbox/booth"
+	"eventbox/daemon/box"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
+	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
 )
 
@@ -62,7 +64,7 @@ type Config struct {
 	// not block. Nil: the new version runs at the next start ("none").
 	Restart func()
 	// Backups is the backup service (a backup before an update, the
-	// backup-age metric); nil: none.
+	// backup-age metric); nil: the box's own (daemon/backups).
 	Backups Backups
 	// SysRoot is where the metrics find /sys; empty means "/". Tests
 	// point it at fake files.
@@ -119,7 +121,7 @@ type Config struct {
 	// certificate with it.
 	MailTLS *tls.Config
 	// StorageMargin is the free space, in bytes, below which the storage
-	// guard refuses uploads; 0 means defaultMargin (storage_guard.go).
+	// guard refuses uploads; 0 means the default (StorageMargin).
 	StorageMargin int64
 	// Statfs answers the free bytes of the file system holding a path;
 	// nil means statfs(2). Tests fake a filling card with it.
@@ -203,4 +205,18 @@ func (c *Config) Validate() error {
 		c.Now = time.Now
 	}
 	return errors.Join(errs...)
+}
+
+// Backups is what the updates and the metrics need of a backup service
+// (box.Backups): a backup now, and when the last good one was made.
+type Backups = box.Backups
+
+// StorageMargin is the free space the storage guard keeps on the card
+// with cfg, in bytes: cfg.StorageMargin, or the default figure
+// (storage.DefaultMargin). The command line's restore keeps the same room.
+func StorageMargin(cfg Config) int64 {
+	if cfg.StorageMargin > 0 {
+		return cfg.StorageMargin
+	}
+	return storage.DefaultMargin(cfg.MaxUploadMB, cfg.MaxVideoMB)
 }

@@ -2,14 +2,10 @@ package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
-	"strings"
 	"time"
 
 	"eventbox/daemon/metrics"
-	"eventbox/daemon/web"
 )
 
 // newMetrics builds the daemon's registry (daemon/metrics): the outbox
@@ -37,24 +33,6 @@ func (s *Server) pendingJobs(ctx context.Context) (map[string]int, error) {
 		out[kind] = len(js)
 	}
 	return out, nil
-}
-
-// handleMetrics serves the metrics to a scraper that sends the
-// METRICS_TOKEN as a bearer token; anyone else, or everyone when no token
-// is set, gets 404 as if the route did not exist. The token is compared
-// in constant time (both sides hashed first, so its length does not
-// show either).
-func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if s.cfg.MetricsToken == "" || !ok || token == "" {
-		return web.ErrNotFound
-	}
-	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(s.cfg.MetricsToken))
-	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return web.ErrNotFound
-	}
-	s.metrics.Handler().ServeHTTP(w, r)
-	return nil
 }
 
 // routed names the route pattern a request matched, for the request

@@ -17,7 +17,7 @@ import (
 // box's own names → body pacing → same-origin rule → captive-portal
 // probes.
 func (s *Server) middleware(next http.Handler) http.Handler {
-	return s.recoverPanics(s.logRequests(s.restoreGate(s.ownHost(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next)))))))
+	return s.recoverPanics(s.logRequests(s.box.RestoreGate(s.ownHost(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next)))))))
 }
 
 // ownHost serves only requests whose Host names the box (ownNames). Any

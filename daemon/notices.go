@@ -40,12 +40,12 @@ func (s *Server) photoJobs(p store.Photo) []store.JobSpec {
 	if p.Status == store.StatusPending {
 		kind = store.NoticePhotoPending
 	}
-	return append(s.variants.jobs(p),
+	return append(s.variants.Jobs(p),
 		s.notice(kind, p.EventID, photoNotice{PhotoID: p.ID, GuestName: p.GuestName, Video: p.Video != nil})...)
 }
 
 // photoStored tells the runner about a new photo's jobs.
 func (s *Server) photoStored() {
-	s.variants.nudge()
+	s.variants.Nudge()
 	s.outbox.Notify()
 }

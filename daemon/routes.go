@@ -39,11 +39,11 @@ func (s *Server) routes() http.Handler {
 	}
 	// Upload bodies are counted and paced (s.upload, upload_gate.go).
 	// Inside that, the storage guard refuses them while the card is
-	// nearly full (storage_guard.go), before the body is read; like every
+	// nearly full (daemon/storage), before the body is read; like every
 	// refusal of an upload, its answer is one a client that keeps sending
 	// can read (refuseUpload).
-	guestUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.guestUploader, s.guardStorage(fn)) }
-	consoleUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.accountUploader, s.guardStorage(fn)) }
+	guestUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.guestUploader, s.storage.Uploads(fn)) }
+	consoleUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.accountUploader, s.storage.Uploads(fn)) }
 
 	// The front page (added, not in the spec: docs/decisions.md, "A join
 	// that never dead-ends"): the events open now, and a typed code.
@@ -51,8 +51,8 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/join", s.rate(s.limits.unlock, s.guests.JoinByCode))
 	// The box's CA, for the booth tablet to trust (added: "HTTPS on the
 	// box"). Outside /api/ so that the link reads as a file to save.
-	h("GET", "/ca.crt", s.handleCACert)
-	h("GET", "/ca.mobileconfig", s.handleCAProfile)
+	h("GET", "/ca.crt", s.box.CACert)
+	h("GET", "/ca.mobileconfig", s.box.CAProfile)
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.guests.PublicEvent)
@@ -182,25 +182,25 @@ func (s *Server) routes() http.Handler {
 
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free
-	// space, and it checks its own room (admin_backup.go).
-	h("GET", "/api/admin/backup", s.visitors.Owner(s.handleBackup))
-	h("POST", "/api/admin/backup/restore", s.visitors.Owner(s.upload(s.accountUploader, s.handleRestore)))
-	h("PUT", "/api/admin/backup/retention", s.visitors.Owner(s.handleBackupRetention))
-	h("GET", "/api/admin/updates", s.visitors.Owner(s.handleUpdates))
-	h("POST", "/api/admin/updates/check", s.visitors.Owner(s.handleUpdatesCheck))
-	h("POST", "/api/admin/updates/apply", s.visitors.Owner(s.handleUpdatesApply))
+	// space, and it checks its own room (daemon/box).
+	h("GET", "/api/admin/backup", s.visitors.Owner(s.box.Backup))
+	h("POST", "/api/admin/backup/restore", s.visitors.Owner(s.upload(s.accountUploader, s.box.Restore)))
+	h("PUT", "/api/admin/backup/retention", s.visitors.Owner(s.box.BackupRetention))
+	h("GET", "/api/admin/updates", s.visitors.Owner(s.box.Updates))
+	h("POST", "/api/admin/updates/check", s.visitors.Owner(s.box.UpdatesCheck))
+	h("POST", "/api/admin/updates/apply", s.visitors.Owner(s.box.UpdatesApply))
 
 	// Statistics, metrics, health.
-	h("GET", "/api/admin/stats", s.visitors.Admin(s.handleStats))
+	h("GET", "/api/admin/stats", s.visitors.Admin(s.box.Stats))
 	// Added route: the storage guard's state, for the console's banner.
-	h("GET", "/api/admin/storage", s.visitors.Admin(s.handleStorage))
+	h("GET", "/api/admin/storage", s.visitors.Admin(s.box.Storage))
 	// Added route: the About screen (version, licence, third-party notice).
-	h("GET", "/api/admin/about", s.visitors.Admin(s.handleAbout))
-	h("GET", "/api/metrics", s.handleMetrics)
-	h("GET", "/api/health", s.handleHealth)
+	h("GET", "/api/admin/about", s.visitors.Admin(s.box.About))
+	h("GET", "/api/metrics", s.box.Metrics)
+	h("GET", "/api/health", s.box.Health)
 	// Added route: this interface's reference, the OpenAPI document of
-	// every route above (api/openapi.yaml, openapi.go).
-	h("GET", "/api/openapi.yaml", s.handleOpenAPI)
+	// every route above (api/openapi.yaml, daemon/box).
+	h("GET", "/api/openapi.yaml", s.box.OpenAPI)
 
 	return rt
 }

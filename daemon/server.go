@@ -7,15 +7,17 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/backup"
+	"eventbox/daemon/backups"
 	"eventbox/daemon/boothapi"
+	"eventbox/daemon/box"
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/events"
 	"eventbox/daemon/guests"
 	"eventbox/daemon/i18n"
@@ -30,7 +32,9 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
+	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
+	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/wall"
 	"eventbox/daemon/web"
@@ -48,7 +52,7 @@ type Server struct {
 
 	handler  http.Handler
 	ui       *uiFiles
-	variants *variantMaker
+	variants *variants.Maker
 	jobs     *jobs.Runner
 	outbox   *outbox.Outbox
 	mailer   *mail.Mailer
@@ -89,16 +93,12 @@ type Server struct {
 	// time (docs/decisions.md, "Printable album").
 	albumSlot chan struct{}
 
-	// storage is the storage guard (storage_guard.go); backups makes
-	// the box's own backups (backups.go).
-	storage *storageGuard
-	backups *backupService
-	// restoreMu lets one restore run at a time; restoring is set once a
-	// restore is decided, and restart is closed then (Restarts).
-	restoreMu   sync.Mutex
-	restoring   atomic.Bool
-	restart     chan struct{}
-	restartOnce sync.Once
+	// storage is the storage guard (daemon/storage); backups makes the
+	// box's own backups (daemon/backups); box is the box's own routes
+	// (backup, restore, updates, stats, health, …: daemon/box).
+	storage *storage.Guard
+	backups *backups.Service
+	box     *box.API
 
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
@@ -139,7 +139,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
-		albumSlot: make(chan struct{}, 1), restart: make(chan struct{})}
+		albumSlot: make(chan struct{}, 1)}
 	s.limits = limiters{
 		login:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   web.NewRateLimiter(10, time.Minute, cfg.Now),
@@ -172,8 +172,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.storage = newStorageGuard(cfg, s.log.With("component", "storage"), s.storageLowNotice)
-	if s.backups, err = newBackupService(s); err != nil {
+	s.storage = storage.New(storage.Config{Dir: cfg.DataDir, Margin: StorageMargin(cfg), Free: cfg.Statfs,
+		Logger: s.log.With("component", "storage"), Now: cfg.Now, Store: st,
+		Nudge: func(kind string) { s.jobs.Notify(kind) }})
+	s.backups, err = backups.New(ctx, backups.Config{Store: st, Logger: s.log.With("component", "backup"), Now: cfg.Now,
+		App: cfg.Version, Margin: s.storage.Margin(), Free: s.storage.FreeSpace,
+		Target: backup.TargetConfig{DataDir: cfg.DataDir, Mounts: cfg.Mounts, USBRoots: cfg.USBRoots}})
+	if err != nil {
 		return nil, err
 	}
 	// The backup before an update, and the backup age of the metrics:
@@ -184,7 +189,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.metrics, err = s.newMetrics(); err != nil {
 		return nil, err
 	}
-	s.variants = newVariantMaker(st, cfg.ImageWorkers, s.log.With("component", "variants"))
+	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, Logger: s.log.With("component", "variants"),
+		Processed: s.metrics.Processing, Made: func(ctx context.Context, p store.Photo) {
+			// Its display was not made until now: it was not on the wall.
+			s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
+		}})
 	mailKey, err := mail.LoadKey(st.Dir())
 	if err != nil {
 		return nil, fmt.Errorf("loading the mail key: %w", err)
@@ -192,7 +201,6 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now}); err != nil {
 		return nil, fmt.Errorf("setting up mail: %w", err)
 	}
-	s.variants.processed = s.metrics.Processing
 	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
 		Window: cfg.NoticeWindow, Fanouts: []outbox.Fanout{s.mailer.AlertFanout}})
 	if err != nil {
@@ -204,29 +212,27 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	notify := func(kinds ...string) { s.jobs.Notify(kinds...) }
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: remote,
-		Notify: notify, JPEGCopy: s.variants.pool.JPEGCopy, Quiet: cfg.ExportQuiet,
+		Notify: notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
 		Uploads:       func() (int, uint64, <-chan struct{}) { return s.uploads.activity() },
 		GuestbookText: guestbookText, UniqueName: uniqueName})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
 		Remote: remote, Notify: notify})
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.kind(), s.exporter.Kind(), s.updateKind(), s.mailer.Kind(), s.backups.kind()}, s.outbox.Kinds()...)})
+		Kinds: append([]jobs.Kind{s.variants.Kind(), s.exporter.Kind(), update.NewWorker(update.WorkerConfig{Updater: s.updater,
+			Version: cfg.Version, Restart: cfg.Restart, Logger: s.log}).Kind(), s.mailer.Kind(), s.backups.Kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
-	s.variants.runner = s.jobs
+	s.variants.UseRunner(s.jobs)
 	s.outbox.UseRunner(s.jobs)
 	// The mail and webhook settings (daemon/outbound).
 	s.outbound = outbound.New(outbound.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: s.jobs, Webhooks: s.outbox})
-	if err := s.backups.scheduleNightly(ctx); err != nil {
+	s.backups.UseRunner(s.jobs)
+	if err := s.backups.ScheduleNightly(ctx); err != nil {
 		return nil, err
 	}
 	s.live = live.NewHub(live.Config{})
 	s.changes = live.NewPublisher(s.live, st)
-	s.variants.made = func(ctx context.Context, p store.Photo) {
-		// Its display was not made until now: it was not on the wall.
-		s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
-	}
 	s.ingest = ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: s.log,
 		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
 			s.photoStored()
@@ -239,10 +245,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.guests = guests.New(guests.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
 		Ingest: s.ingest, Files: s.files, EventCode: s.guards.eventCode, AllowUpload: s.allowUpload,
-		Origin: s.origin, HTTPS: s.httpsInfo, MailStatus: outbound.MailStatus, Receiving: s.variants.receive,
+		Origin: s.origin, HTTPS: func() *dto.HTTPS { return box.HTTPS(cfg.HTTPSPort, cfg.BoxCA) },
+		MailStatus: outbound.MailStatus, Receiving: s.variants.Receive,
 		EnsureVariants: func(ctx context.Context, id string) (bool, error) {
-			err := s.variants.ensure(ctx, id)
-			if errors.Is(err, errNoVariants) {
+			err := s.variants.Ensure(ctx, id)
+			if errors.Is(err, variants.ErrNoVariants) {
 				return false, nil
 			}
 			return err == nil, err
@@ -281,6 +288,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		},
 		AutoExport: s.cloud.AutoExport, DropBooth: s.booth.Drop, ForgetLive: s.live.Forget})
 	s.names = newOwnNames(cfg)
+	// The box's own routes: backups and restore, updates, stats,
+	// storage, About, metrics, health, the API reference, the CA.
+	s.box = box.New(box.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
+		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
+		Updater: s.updater, Restart: cfg.Restart, Jobs: s.jobs, Metrics: s.metrics.Handler(),
+		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: guests.BoothName,
+		AbortStream: s.abortStream, WriteError: s.writeError})
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	// Live streams, wall links and the booth's routes.
 	s.liveAPI = live.NewAPI(live.APIConfig{Hub: s.live, Store: st, Visitors: s.visitors, Logger: s.log})
@@ -333,7 +347,7 @@ func (s *Server) HTTPServer() *http.Server {
 // Call it once.
 func (s *Server) Run(ctx context.Context) error {
 	return service.NewGroup(service.GroupConfig{Logger: s.log},
-		// The job runner: photo variants (variants.go), mail
+		// The job runner: photo variants (daemon/variants), mail
 		// (daemon/mail) and, as they come, every other kind of
 		// background job.
 		service.Member{Name: "jobs", Service: s.jobs},
@@ -345,10 +359,7 @@ func (s *Server) Run(ctx context.Context) error {
 		// The booth's button and LED.
 		service.Member{Name: "booth", Service: s.booth},
 		// The storage guard's watch of the free space.
-		service.Member{Name: "storage", Service: service.Func(func(ctx context.Context) error {
-			s.storage.watch(ctx)
-			return nil
-		})},
+		service.Member{Name: "storage", Service: s.storage},
 		// Media files no record names, and stale temp files, while
 		// the box runs (the same sweep as at start, with its bulk rule).
 		service.Member{Name: "media sweep", Service: service.Func(func(ctx context.Context) error {
@@ -362,6 +373,13 @@ func (s *Server) Run(ctx context.Context) error {
 		})},
 	).Run(ctx)
 }
+
+// Restarts is closed when the server asks to be replaced by a fresh one
+// over a freshly opened store: after a restore was decided, the next
+// store.Open swaps the restored data in. cmd/eventbox shuts this server
+// down in order, opens the store again and starts a new Server on the same
+// listener.
+func (s *Server) Restarts() <-chan struct{} { return s.box.Restarts() }
 
 // wakeOutbox makes the jobs of the kinds that talk to the network and
 // wait for a retry due now.

@@ -12,7 +12,7 @@ import (
 )
 
 // VariantJobKind is the job kind that makes a photo's thumb and display
-// (daemon/variants.go); the job's Key is the photo id and it has no
+// (daemon/variants); the job's Key is the photo id and it has no
 // payload. Photos.Add enqueues it with the photo, deleting the photo
 // cancels it, and a job set aside marks its photo VariantsFailed in the
 // same commit (docs/decisions.md, "Variant jobs that keep failing").

@@ -12,6 +12,8 @@ import (
 
 	"eventbox/daemon"
 	"eventbox/daemon/backup"
+	"eventbox/daemon/backups"
+	"eventbox/daemon/storage"
 	"eventbox/store"
 )
 
@@ -71,7 +73,7 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 		dir, name = filepath.Dir(*out), filepath.Base(*out)
 	} else {
 		target := backup.ChooseTarget(backup.TargetConfig{DataDir: cf.cfg.DataDir})
-		dir, name = target.Dir, backup.FileName(time.Now(), daemon.ReasonManual)
+		dir, name = target.Dir, backup.FileName(time.Now(), backups.ReasonManual)
 	}
 	m, size, err := backup.WriteFile(ctx, st, dir, name, opts)
 	if err != nil {
@@ -126,7 +128,7 @@ func runRestore(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintf(stderr, "eventbox: %s is not a backup ZIP: %v\n", file, err)
 		return 1
 	}
-	free, err := daemon.FreeSpace(cf.cfg.DataDir)
+	free, err := storage.Statfs(cf.cfg.DataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "eventbox: %v\n", err)
 		return 1

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// crashMarker and crashExit are daemon/crashtest_on.go's marker and exit
+// crashMarker and crashExit are daemon/variants/crashtest_on.go's marker and exit
 // status: a binary built with the eventbox_crashtest tag exits with
 // crashExit when it starts decoding an original that holds crashMarker,
 // the way a decoder that runs a Pi out of memory takes the process down.

@@ -227,3 +227,10 @@ type BoothMessage struct {
 	At    int64  `json:"at"`
 	State string `json:"state,omitempty"`
 }
+
+// HTTPS is where the box also serves HTTPS, for the booth page: its port,
+// and CAURL, the CA to trust first (nil with the host's own certificate).
+type HTTPS struct {
+	Port  int     `json:"port"`
+	CAURL *string `json:"caURL"`
+}

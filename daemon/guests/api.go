@@ -19,19 +19,13 @@ import (
 	"net/http"
 	"time"
 
+	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
-
-// HTTPS is where the box also serves HTTPS, for the booth page: its port,
-// and CAURL, the CA to trust first (nil with the host's own certificate).
-type HTTPS struct {
-	Port  int     `json:"port"`
-	CAURL *string `json:"caURL"`
-}
 
 // Config is what the guests' routes need. Every field is required unless
 // it says otherwise.
@@ -59,7 +53,7 @@ type Config struct {
 	// Origin is the absolute origin of links the box hands out.
 	Origin func(r *http.Request) string
 	// HTTPS is where the box also serves HTTPS, or nil.
-	HTTPS func() *HTTPS
+	HTTPS func() *dto.HTTPS
 	// MailStatus is a mail job's status in the mail queue's words
 	// (pending, sent, failed).
 	MailStatus func(store.JobStatus) string

@@ -91,7 +91,7 @@ type publicEventDTO struct {
 	// limits in the public event").
 	Limits guestLimitsDTO `json:"limits"`
 	// HTTPS (added) is where the box also serves HTTPS, or null.
-	HTTPS *HTTPS `json:"https"`
+	HTTPS *dto.HTTPS `json:"https"`
 }
 
 // guestLimitsDTO is the public event's limits: MAX_UPLOAD_MB,

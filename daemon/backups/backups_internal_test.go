@@ -1,4 +1,4 @@
-package daemon
+package backups
 
 import (
 	"context"
@@ -14,41 +14,37 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"eventbox/daemon/backup"
 	"eventbox/store"
 )
 
-// backupServer is a Server over a fresh store whose card has free bytes
-// of space and whose USB drives are the mounts under usbRoot.
-func backupServer(t *testing.T, free *atomic.Int64, mounts []string, usbRoot string) (*Server, *store.Store, *time.Time) {
+// backupService is a Service over a fresh store whose card has free
+// bytes of space and whose USB drives are the mounts under usbRoot, with
+// its nightly backup scheduled as the daemon does at start. It answers the
+// data directory too.
+func backupService(t *testing.T, free *atomic.Int64, mounts []string, usbRoot string) (*Service, *store.Store, *time.Time, string) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC)
-	cfg := DefaultConfig()
-	cfg.DataDir = t.TempDir()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.PasswordCost = bcrypt.MinCost
-	cfg.AdminPassword = "correct-horse-battery"
-	cfg.Now = func() time.Time { return now }
-	cfg.StorageMargin = 100 << 20
-	cfg.Statfs = func(string) (int64, error) { return free.Load(), nil }
-	cfg.Mounts = func() ([]string, error) { return mounts, nil }
-	cfg.USBRoots = []string{usbRoot}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, cfg.DataDir, store.Options{Now: cfg.Now})
+	dir := t.TempDir()
+	clock := func() time.Time { return now }
+	st, err := store.Open(ctx, dir, store.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s, err := New(ctx, cfg, st)
+	b, err := New(ctx, Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock,
+		App: "test", Margin: 100 << 20,
+		Target: backup.TargetConfig{DataDir: dir, USBRoots: []string{usbRoot},
+			Mounts: func() ([]string, error) { return mounts, nil }},
+		Free: func(string) (int64, error) { return free.Load(), nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, st, &now
+	if err := b.ScheduleNightly(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return b, st, &now, dir
 }
 
 // TestBackupNow writes backups to the card, skips one that would leave
@@ -61,13 +57,12 @@ func TestBackupNow(t *testing.T) {
 	var free atomic.Int64
 	free.Store(10 << 30)
 	usb := t.TempDir()
-	s, st, now := backupServer(t, &free, nil, usb)
-	b := s.backups
+	b, st, now, dataDir := backupService(t, &free, nil, usb)
 	if _, ok := b.LastBackup(); ok {
 		t.Fatal("a fresh box reports a backup")
 	}
 
-	card := filepath.Join(s.cfg.DataDir, "backups")
+	card := filepath.Join(dataDir, "backups")
 	if err := os.MkdirAll(card, 0o750); err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +103,8 @@ func TestBackupNow(t *testing.T) {
 
 	t.Run("a backup that would leave less than the margin is skipped with backup.failed", func(t *testing.T) {
 		free.Store(100<<20 + 1000)
-		if _, err := b.BackupNow(ctx, ReasonNightly); !errors.Is(err, errNoRoom) {
-			t.Fatalf("BackupNow with no room: %v; want errNoRoom", err)
+		if _, err := b.BackupNow(ctx, ReasonNightly); !errors.Is(err, ErrNoRoom) {
+			t.Fatalf("BackupNow with no room: %v; want ErrNoRoom", err)
 		}
 		state, err := st.Backups().State(ctx)
 		if err != nil {
@@ -147,7 +142,7 @@ func TestBackupNow(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(drive, backup.USBFolder), 0o750); err != nil {
 			t.Fatal(err)
 		}
-		b.target.Mounts = func() ([]string, error) { return []string{"/", drive}, nil }
+		b.cfg.Target.Mounts = func() ([]string, error) { return []string{"/", drive}, nil }
 		name, err := b.BackupNow(ctx, ReasonManual)
 		if err != nil {
 			t.Fatal(err)
@@ -162,13 +157,13 @@ func TestBackupNow(t *testing.T) {
 	})
 }
 
-// TestNightlyBackupIsScheduled: a new server queues the next nightly
+// TestNightlyBackupIsScheduled: a new service queues the next nightly
 // backup at 03:00; with retention 0 none is queued.
 func TestNightlyBackupIsScheduled(t *testing.T) {
 	var free atomic.Int64
 	free.Store(10 << 30)
-	_, st, now := backupServer(t, &free, nil, t.TempDir())
-	jobs, err := st.Jobs().Unfinished(context.Background(), BackupJobKind, 0)
+	_, st, now, _ := backupService(t, &free, nil, t.TempDir())
+	jobs, err := st.Jobs().Unfinished(context.Background(), JobKind, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

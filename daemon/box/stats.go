@@ -1,11 +1,10 @@
-package daemon
+package box
 
 import (
 	"net/http"
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/guests"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -45,22 +44,22 @@ type statsBody struct {
 	TopGuests []topGuestDTO   `json:"topGuests"`
 }
 
-// handleStats answers totals, the hourly series and the top guests of
+// Stats answers totals, the hourly series and the top guests of
 // one event (eventId=) or of every event the account may see. An event
 // outside an organizer's scope answers 404.
-func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
+func (a *API) Stats(w http.ResponseWriter, r *http.Request) error {
 	acct := visitor.Scope(r)
 	var ids []string
 	if id := r.URL.Query().Get("eventId"); id != "" {
 		if !store.ValidID(id) || !access.Reaches(acct, id) {
 			return web.ErrNotFound
 		}
-		if _, err := s.store.Events().Get(r.Context(), id); err != nil {
+		if _, err := a.cfg.Store.Events().Get(r.Context(), id); err != nil {
 			return err
 		}
 		ids = []string{id}
 	} else {
-		events, err := s.store.Events().List(r.Context())
+		events, err := a.cfg.Store.Events().List(r.Context())
 		if err != nil {
 			return err
 		}
@@ -72,7 +71,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := statsBody{Totals: statsTotalsDTO{Events: len(ids)}}
 	for _, id := range ids {
-		c, err := s.store.Events().Counts(r.Context(), id)
+		c, err := a.cfg.Store.Events().Counts(r.Context(), id)
 		if err != nil {
 			return err
 		}
@@ -82,12 +81,12 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 		out.Totals.Guests += c.Guests
 		out.Totals.Bytes += c.Bytes
 	}
-	hours, err := s.store.Hourly(r.Context(), ids)
+	hours, err := a.cfg.Store.Hourly(r.Context(), ids)
 	if err != nil {
 		return err
 	}
 	out.Series = hourlySeries(hours)
-	top, err := s.store.TopGuests(r.Context(), ids, statsTopGuests)
+	top, err := a.cfg.Store.TopGuests(r.Context(), ids, statsTopGuests)
 	if err != nil {
 		return err
 	}
@@ -95,7 +94,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 	for _, g := range top {
 		name := g.Guest.Name
 		if g.Guest.Booth {
-			name = guests.BoothName
+			name = a.cfg.BoothName
 		}
 		out.TopGuests = append(out.TopGuests, topGuestDTO{Name: dto.NullString(name), Photos: g.Photos})
 	}

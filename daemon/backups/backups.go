@@ -1,4 +1,8 @@
-package daemon
+// Package backups makes the box's own backups: the nightly one as a job
+// of the `backup` kind, one before an update when asked (BackupNow), one
+// at a time, into the chosen storage (backup.ChooseTarget), pruned to the
+// retention, never filling the card. The ZIP itself is daemon/backup's.
+package backups
 
 import (
 	"context"
@@ -15,9 +19,9 @@ import (
 	"eventbox/store"
 )
 
-// BackupJobKind is the job kind of scheduled backups: the nightly one
-// (Key "nightly-<date>") and any other a part of the daemon queues.
-const BackupJobKind = "backup"
+// JobKind is the job kind of scheduled backups: the nightly one (Key
+// "nightly-<date>") and any other a part of the daemon queues.
+const JobKind = "backup"
 
 // nightlyHour is the local hour of the nightly backup: the party is over
 // and nobody uploads.
@@ -32,34 +36,52 @@ const (
 
 var validReason = regexp.MustCompile(`^[a-z]{1,20}$`)
 
-// errNoRoom is a backup skipped because it would leave less than the
+// ErrNoRoom is a backup skipped because it would leave less than the
 // storage guard's margin on the card (or would not fit on the drive).
-var errNoRoom = errors.New("not enough free space for a backup")
+var ErrNoRoom = errors.New("not enough free space for a backup")
 
-// backupService makes the box's own backups: nightly as jobs, before an
-// update when asked (BackupNow), one at a time, into the chosen storage
-// (backup.ChooseTarget), pruned to the retention, never filling the card.
-type backupService struct {
-	st      *store.Store
-	log     *slog.Logger
-	now     func() time.Time
-	app     string
-	target  backup.TargetConfig
-	storage *storageGuard
-	free    func(path string) (int64, error)
-	runner  func() *jobs.Runner
+// Config is what a Service needs.
+type Config struct {
+	// Store is the box's store, backed up.
+	Store *store.Store
+	// Logger, Now: the service's log and clock (nil: time.Now).
+	Logger *slog.Logger
+	Now    func() time.Time
+	// App is the running version, written into each manifest.
+	App string
+	// Target is where backups may go (the card or a USB drive).
+	Target backup.TargetConfig
+	// Margin is the free space, in bytes, a backup must leave on the
+	// card (the storage guard's).
+	Margin int64
+	// Free answers the free bytes of the file system holding a path.
+	Free func(path string) (int64, error)
+}
+
+// Service makes the box's backups. Build it with New, give its Kind to the
+// job runner, then UseRunner. Its methods are safe for concurrent use.
+type Service struct {
+	cfg    Config
+	log    *slog.Logger
+	runner *jobs.Runner
 
 	mu     sync.Mutex // one backup at a time
 	lastOK atomic.Int64
 }
 
-func newBackupService(s *Server) (*backupService, error) {
-	b := &backupService{st: s.store, log: s.log.With("component", "backup"), now: s.now, app: s.cfg.Version,
-		target:  backup.TargetConfig{DataDir: s.cfg.DataDir, Mounts: s.cfg.Mounts, USBRoots: s.cfg.USBRoots},
-		storage: s.storage, free: s.storage.free, runner: func() *jobs.Runner { return s.jobs }}
-	state, err := s.store.Backups().State(context.Background())
+// New returns the service over cfg.Store, with the last good backup as
+// the store records it.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Service{cfg: cfg, log: cfg.Logger}
+	state, err := cfg.Store.Backups().State(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the backup state: %w", err)
 	}
 	if state.LastOK != nil {
 		b.lastOK.Store(state.LastOK.At)
@@ -67,9 +89,17 @@ func newBackupService(s *Server) (*backupService, error) {
 	return b, nil
 }
 
+// UseRunner gives the service the job runner that works its Kind: it
+// nudges the notice kind through it and queues its nightly job with it.
+// Call it once, before the runner runs; until then jobs go to the store.
+func (b *Service) UseRunner(r *jobs.Runner) { b.runner = r }
+
+// Target answers where a backup would go now.
+func (b *Service) Target() backup.Target { return backup.ChooseTarget(b.cfg.Target) }
+
 // LastBackup answers when the latest successful backup ended, and false
 // before the first.
-func (b *backupService) LastBackup() (time.Time, bool) {
+func (b *Service) LastBackup() (time.Time, bool) {
 	ms := b.lastOK.Load()
 	if ms == 0 {
 		return time.Time{}, false
@@ -83,16 +113,16 @@ func (b *backupService) LastBackup() (time.Time, bool) {
 // backup would leave less than the storage guard's margin on the card.
 // Kept backups older than the retention are removed afterwards, oldest
 // first.
-func (b *backupService) BackupNow(ctx context.Context, reason string) (name string, err error) {
+func (b *Service) BackupNow(ctx context.Context, reason string) (name string, err error) {
 	if !validReason.MatchString(reason) {
 		return "", fmt.Errorf("backup reason %q: want a-z only", reason)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	target := backup.ChooseTarget(b.target)
+	target := b.Target()
 	res := store.BackupResult{Reason: reason, Storage: target.Kind}
 	defer func() {
-		res.At = b.now().UnixMilli()
+		res.At = b.cfg.Now().UnixMilli()
 		res.OK = err == nil
 		if err != nil {
 			res.Error = short(err)
@@ -105,18 +135,18 @@ func (b *backupService) BackupNow(ctx context.Context, reason string) (name stri
 		return "", err
 	}
 	backup.ClearPartial(target.Dir)
-	name = backup.FileName(b.now(), reason)
-	_, size, err := backup.WriteFile(ctx, b.st, target.Dir, name, backup.WriteOptions{App: b.app, Now: b.now})
+	name = backup.FileName(b.cfg.Now(), reason)
+	_, size, err := backup.WriteFile(ctx, b.cfg.Store, target.Dir, name, backup.WriteOptions{App: b.cfg.App, Now: b.cfg.Now})
 	if err != nil {
 		return "", fmt.Errorf("writing backup to %s: %w", target.Dir, err)
 	}
 	res.Name, res.Bytes = name, size
 	b.log.InfoContext(ctx, "backup written", "file", name, "storage", target.Kind, "bytes", size)
-	state, err := b.st.Backups().State(ctx)
+	state, err := b.cfg.Store.Backups().State(ctx)
 	if err != nil {
-		return name, err
+		return name, fmt.Errorf("reading the retention: %w", err)
 	}
-	removed, err := backup.Prune(target.Dir, state.RetentionDays, b.now())
+	removed, err := backup.Prune(target.Dir, state.RetentionDays, b.cfg.Now())
 	if len(removed) > 0 {
 		b.log.InfoContext(ctx, "old backups removed", "files", removed)
 	}
@@ -129,35 +159,35 @@ func (b *backupService) BackupNow(ctx context.Context, reason string) (name stri
 // fits checks that a backup (at most the size of the database and the
 // media) leaves the storage guard's margin on the card, or fits on the
 // drive.
-func (b *backupService) fits(ctx context.Context, target backup.Target) error {
-	usage, err := b.st.Usage(ctx)
+func (b *Service) fits(ctx context.Context, target backup.Target) error {
+	usage, err := b.cfg.Store.Usage(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("measuring the data to back up: %w", err)
 	}
 	// The ZIP's own headers: well under 200 bytes per file.
 	need := usage.Bytes + int64(usage.Files+2)*200
 	probe := target.Dir
 	if target.Kind == backup.OnCard {
-		probe = b.target.DataDir
+		probe = b.cfg.Target.DataDir
 	}
-	free, err := b.free(probe)
+	free, err := b.cfg.Free(probe)
 	if err != nil {
 		return err
 	}
 	keep := int64(0)
 	if target.Kind == backup.OnCard {
-		keep = b.storage.margin
+		keep = b.cfg.Margin
 	}
 	if free-need < keep {
 		return fmt.Errorf("%w: it needs %d MB and would leave %d MB, below the %d MB kept free",
-			errNoRoom, need>>20, (free-need)>>20, keep>>20)
+			ErrNoRoom, need>>20, (free-need)>>20, keep>>20)
 	}
 	return nil
 }
 
 // record stores the result and, for a failure, enqueues the
 // backup.failed notice in the same transaction.
-func (b *backupService) record(ctx context.Context, res store.BackupResult) error {
+func (b *Service) record(ctx context.Context, res store.BackupResult) error {
 	var specs []store.JobSpec
 	if !res.OK {
 		spec, err := store.NoticeJobSpec(store.Notice{Kind: store.NoticeBackupFailed, At: res.At},
@@ -168,15 +198,15 @@ func (b *backupService) record(ctx context.Context, res store.BackupResult) erro
 		specs = append(specs, spec)
 	}
 	// The result is recorded even when the request's context ended.
-	if err := b.st.Backups().Record(context.WithoutCancel(ctx), res, specs...); err != nil {
-		return err
+	if err := b.cfg.Store.Backups().Record(context.WithoutCancel(ctx), res, specs...); err != nil {
+		return fmt.Errorf("recording the backup's result: %w", err)
 	}
 	if res.OK {
 		b.lastOK.Store(res.At)
 	} else {
 		b.log.WarnContext(ctx, "backup failed", "reason", res.Reason, "error", res.Error)
-		if r := b.runner(); r != nil {
-			r.Notify(store.NoticeJobKind)
+		if b.runner != nil {
+			b.runner.Notify(store.NoticeJobKind)
 		}
 	}
 	return nil
@@ -191,33 +221,33 @@ func short(err error) string {
 	return msg
 }
 
-// kind is the backup job kind. A scheduled backup that fails is not
+// Kind is the backup job kind. A scheduled backup that fails is not
 // retried (the next night tries again); the failure is recorded and
 // announced.
-func (b *backupService) kind() jobs.Kind {
-	return jobs.Kind{Name: BackupJobKind, Handler: b.handle,
+func (b *Service) Kind() jobs.Kind {
+	return jobs.Kind{Name: JobKind, Handler: b.handle,
 		Retry: jobs.Policy{MaxFailures: 1, Timeout: 6 * time.Hour}}
 }
 
-// backupPayload is a backup job's input.
-type backupPayload struct {
+// payload is a backup job's input.
+type payload struct {
 	Reason string `json:"reason"`
 }
 
-func (b *backupService) handle(ctx context.Context, j jobs.Job) error {
-	var p backupPayload
+func (b *Service) handle(ctx context.Context, j jobs.Job) error {
+	var p payload
 	if err := j.Decode(&p); err != nil {
 		return err
 	}
 	if p.Reason == ReasonNightly {
 		defer func() {
-			if err := b.scheduleNightly(context.WithoutCancel(ctx)); err != nil {
+			if err := b.ScheduleNightly(context.WithoutCancel(ctx)); err != nil {
 				b.log.WarnContext(ctx, "next nightly backup not scheduled", "error", err)
 			}
 		}()
-		state, err := b.st.Backups().State(ctx)
+		state, err := b.cfg.Store.Backups().State(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("reading the retention: %w", err)
 		}
 		if state.RetentionDays == 0 {
 			return nil // scheduled backups are off
@@ -240,20 +270,23 @@ func nextNightly(now time.Time) time.Time {
 	return t
 }
 
-// scheduleNightly queues the next nightly backup unless scheduled backups
+// ScheduleNightly queues the next nightly backup unless scheduled backups
 // are off; queuing it twice adds nothing (its Key is its date).
-func (b *backupService) scheduleNightly(ctx context.Context) error {
-	state, err := b.st.Backups().State(ctx)
-	if err != nil || state.RetentionDays == 0 {
-		return err
+func (b *Service) ScheduleNightly(ctx context.Context) error {
+	state, err := b.cfg.Store.Backups().State(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the retention: %w", err)
 	}
-	at := nextNightly(b.now())
+	if state.RetentionDays == 0 {
+		return nil
+	}
+	at := nextNightly(b.cfg.Now())
 	payload := []byte(`{"reason":"` + ReasonNightly + `"}`)
-	spec := store.JobSpec{Kind: BackupJobKind, Key: "nightly-" + at.Format("2006-01-02"), Payload: payload, RunAt: at}
-	if r := b.runner(); r != nil {
-		_, err = r.Enqueue(ctx, spec)
+	spec := store.JobSpec{Kind: JobKind, Key: "nightly-" + at.Format("2006-01-02"), Payload: payload, RunAt: at}
+	if b.runner != nil {
+		_, err = b.runner.Enqueue(ctx, spec)
 	} else {
-		_, err = b.st.Jobs().Enqueue(ctx, spec)
+		_, err = b.cfg.Store.Jobs().Enqueue(ctx, spec)
 	}
 	if err != nil {
 		return fmt.Errorf("scheduling the nightly backup: %w", err)

@@ -1,4 +1,4 @@
-package daemon
+package box
 
 import (
 	"context"
@@ -68,25 +68,28 @@ func newManifestDTO(m backup.Manifest) manifestDTO {
 		DB: dbDTO{Bytes: m.DB.Bytes, SHA256: m.DB.SHA256, Schema: m.DB.Schema}}
 }
 
-func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
+// Backup is GET /api/admin/backup: what a backup would hold, where it
+// would go, the kept backups, the latest result and the card's space; with
+// download=1, a backup ZIP streamed to the owner.
+func (a *API) Backup(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Get("download") == "1" {
-		return s.downloadBackup(w, r)
+		return a.downloadBackup(w, r)
 	}
 	ctx := r.Context()
-	usage, err := s.store.Usage(ctx)
+	usage, err := a.cfg.Store.Usage(ctx)
 	if err != nil {
 		return err
 	}
-	state, err := s.store.Backups().State(ctx)
+	state, err := a.cfg.Store.Backups().State(ctx)
 	if err != nil {
 		return err
 	}
-	target := backup.ChooseTarget(s.backups.target)
+	target := a.cfg.Backups.Target()
 	kept, err := backup.List(target.Dir)
 	if err != nil {
 		return err
 	}
-	space := s.storage.check(ctx)
+	space := a.cfg.Storage.Check(ctx)
 	body := backupAnswer{Files: usage.Files, Bytes: usage.Bytes, Storage: target.Kind, StorageDir: target.Dir,
 		RetentionDays: state.RetentionDays, Backups: []keptDTO{},
 		Space: storageDTO{Low: space.Low, FreeBytes: space.Free, MarginBytes: space.Margin}}
@@ -114,18 +117,18 @@ type backupAnswer struct {
 // downloadBackup streams a backup ZIP to the owner: nothing is staged on
 // the card but hard links (backup.Write). After the first byte a failure
 // cuts the connection.
-func (s *Server) downloadBackup(w http.ResponseWriter, r *http.Request) error {
+func (a *API) downloadBackup(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", mediafile.ContentDisposition(backup.FileName(s.now(), "download")))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(backup.FileName(a.cfg.Now(), "download")))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	m, err := backup.Write(r.Context(), s.store, w, backup.WriteOptions{App: s.cfg.Version, Now: s.now})
+	m, err := backup.Write(r.Context(), a.cfg.Store, w, backup.WriteOptions{App: a.cfg.Version, Now: a.cfg.Now})
 	if err != nil {
-		return s.abortStream(r, err)
+		return a.cfg.AbortStream(r, err)
 	}
-	s.log.InfoContext(r.Context(), "backup downloaded", "files", len(m.Files), "bytes", m.Bytes)
+	a.log.InfoContext(r.Context(), "backup downloaded", "files", len(m.Files), "bytes", m.Bytes)
 	return nil
 }
 
@@ -144,7 +147,9 @@ const (
 	maxRetentionDays = 3650
 )
 
-func (s *Server) handleBackupRetention(w http.ResponseWriter, r *http.Request) error {
+// BackupRetention is PUT /api/admin/backup/retention: the days kept
+// backups are kept, 0 turning scheduled backups off.
+func (a *API) BackupRetention(w http.ResponseWriter, r *http.Request) error {
 	var req retentionRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -156,10 +161,10 @@ func (s *Server) handleBackupRetention(w http.ResponseWriter, r *http.Request) e
 	if days != 0 && (days < minRetentionDays || days > maxRetentionDays) {
 		return web.Field("days", fmt.Sprintf("must be 0 (scheduled backups off) or %d to %d", minRetentionDays, maxRetentionDays))
 	}
-	if err := s.store.Backups().SetRetention(r.Context(), days); err != nil {
+	if err := a.cfg.Store.Backups().SetRetention(r.Context(), days); err != nil {
 		return err
 	}
-	if err := s.backups.scheduleNightly(r.Context()); err != nil {
+	if err := a.cfg.Backups.ScheduleNightly(r.Context()); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, retentionBody{RetentionDays: days})
@@ -178,7 +183,7 @@ func errRefused(re *backup.RefusedError) *web.Error {
 	return e
 }
 
-// handleRestore restores a backup sent as the body. The ZIP is streamed
+// Restore restores a backup sent as the body. The ZIP is streamed
 // to the temp area, checked and staged (backup.Stage: nothing live
 // changes until every file checked out), then the swap is decided
 // (store.CommitRestore) and the answer sent. From then on the API answers
@@ -186,20 +191,20 @@ func errRefused(re *backup.RefusedError) *web.Error {
 // store.Open has swapped the new data in. Sessions follow docs/design.md, "Restore and sessions": the
 // restoring owner gets a session in the restored data when it has an
 // owner of that username, else the cookie is cleared.
-func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
-	if !s.restoreMu.TryLock() {
+func (a *API) Restore(w http.ResponseWriter, r *http.Request) error {
+	if !a.restoreMu.TryLock() {
 		busy := *web.ErrUnavailable // another restore is under way
 		busy.RetryAfter = 30
 		return &busy
 	}
-	defer s.restoreMu.Unlock()
+	defer a.restoreMu.Unlock()
 	ctx := r.Context()
 	tooLarge := errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "is larger than the free space on the card"})
-	room := s.storage.room(ctx)
+	room := a.cfg.Storage.Room(ctx)
 	if r.ContentLength > room {
 		return tooLarge
 	}
-	tf, err := s.store.Media().CreateTemp()
+	tf, err := a.cfg.Store.Media().CreateTemp()
 	if err != nil {
 		return err
 	}
@@ -221,7 +226,7 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	}
 	zr, err := backup.OpenZip(tf.File, n)
 	if re, ok := backup.IsRefused(err); ok {
-		s.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
+		a.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
 		return errRefused(re)
 	}
 	if err != nil {
@@ -229,8 +234,8 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 	}
 	username := visitor.Account(r).Username
 	var token string
-	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: s.cfg.DataDir, Room: s.storage.room(ctx),
-		Logger: s.log.With("component", "restore"),
+	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: a.cfg.DataDir, Room: a.cfg.Storage.Room(ctx),
+		Logger: a.log.With("component", "restore"),
 		Inspect: func(ctx context.Context, st *store.Store) error {
 			a, err := st.Accounts().ByUsername(ctx, username)
 			if errors.Is(err, store.ErrNotFound) || (err == nil && a.Role != store.RoleOwner) {
@@ -243,36 +248,36 @@ func (s *Server) handleRestore(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}})
 	if re, ok := backup.IsRefused(err); ok {
-		s.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
+		a.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
 		return errRefused(re)
 	}
 	if err != nil {
 		return err
 	}
 	tf.Abort()
-	s.restoring.Store(true)
-	if err := store.CommitRestore(s.cfg.DataDir); err != nil {
-		s.restoring.Store(false)
-		return errors.Join(err, store.AbandonStaging(s.cfg.DataDir))
+	a.restoring.Store(true)
+	if err := store.CommitRestore(a.cfg.DataDir); err != nil {
+		a.restoring.Store(false)
+		return errors.Join(err, store.AbandonStaging(a.cfg.DataDir))
 	}
-	s.log.InfoContext(ctx, "restore decided: restarting to swap the data in", "files", len(m.Files), "bytes", m.Bytes)
+	a.log.InfoContext(ctx, "restore decided: restarting to swap the data in", "files", len(m.Files), "bytes", m.Bytes)
 	if token != "" {
-		s.visitors.SetSessionCookie(w, r, token)
+		a.cfg.Visitors.SetSessionCookie(w, r, token)
 	} else {
 		cookie.Clear(w, r, visitor.AdminCookie)
 	}
 	err = web.JSON(w, r, http.StatusOK, restoreBody{OK: true, Manifest: newManifestDTO(m)})
-	s.requestRestart()
+	a.requestRestart()
 	return err
 }
 
-// restoreGate answers 503 unavailable to every API request once a restore
+// RestoreGate answers 503 unavailable to every API request once a restore
 // is decided: what they would change is about to be replaced. Pages stay.
-func (s *Server) restoreGate(next http.Handler) http.Handler {
+func (a *API) RestoreGate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.restoring.Load() && web.IsAPIPath(r.URL.Path) {
+		if a.restoring.Load() && web.IsAPIPath(r.URL.Path) {
 			w.Header().Set("Retry-After", "5")
-			s.writeError(w, r, web.ErrUnavailable)
+			a.cfg.WriteError(w, r, web.ErrUnavailable)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -281,9 +286,7 @@ func (s *Server) restoreGate(next http.Handler) http.Handler {
 
 // Restarts is closed when the server asks to be replaced by a fresh one
 // over a freshly opened store: after a restore was decided, the next
-// store.Open swaps the restored data in. cmd/eventbox shuts this server
-// down in order, opens the store again and starts a new Server on the same
-// listener.
-func (s *Server) Restarts() <-chan struct{} { return s.restart }
+// store.Open swaps the restored data in (daemon.Server.Restarts).
+func (a *API) Restarts() <-chan struct{} { return a.restart }
 
-func (s *Server) requestRestart() { s.restartOnce.Do(func() { close(s.restart) }) }
+func (a *API) requestRestart() { a.restartOnce.Do(func() { close(a.restart) }) }

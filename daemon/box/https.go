@@ -1,4 +1,4 @@
-package daemon
+package box
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"eventbox/daemon/guests"
+	"eventbox/daemon/dto"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/web"
 )
@@ -19,45 +19,47 @@ import (
 // offers the CA for a booth tablet to trust and tells the pages where
 // HTTPS is.
 
-// httpsInfo is the public event's https field, or nil without HTTPS.
-func (s *Server) httpsInfo() *guests.HTTPS {
-	if s.cfg.HTTPSPort == 0 {
+// HTTPS is the public event's https field for a box serving HTTPS on
+// port (0: none) with the CA ca (empty: the host's own certificate), or
+// nil without HTTPS.
+func HTTPS(port int, ca []byte) *dto.HTTPS {
+	if port == 0 {
 		return nil
 	}
-	d := &guests.HTTPS{Port: s.cfg.HTTPSPort}
-	if len(s.cfg.BoxCA) > 0 {
+	d := &dto.HTTPS{Port: port}
+	if len(ca) > 0 {
 		u := "/ca.crt"
 		d.CAURL = &u
 	}
 	return d
 }
 
-// handleCACert serves the box's CA certificate (DER) for Android, desktop
+// CACert serves the box's CA certificate (DER) for Android, desktop
 // browsers and the booth tablet to install; 404 when there is none.
-func (s *Server) handleCACert(w http.ResponseWriter, r *http.Request) error {
-	if len(s.cfg.BoxCA) == 0 {
+func (a *API) CACert(w http.ResponseWriter, r *http.Request) error {
+	if len(a.cfg.BoxCA) == 0 {
 		return web.ErrNotFound
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/x-x509-ca-cert")
 	h.Set("Content-Disposition", mediafile.ContentDisposition("eventbox-ca.crt"))
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(s.cfg.BoxCA)))
+	h.Set("Content-Length", strconv.Itoa(len(a.cfg.BoxCA)))
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	_, err := w.Write(s.cfg.BoxCA)
+	_, err := w.Write(a.cfg.BoxCA)
 	return err
 }
 
-// handleCAProfile serves the CA as an iOS/iPadOS configuration profile:
+// CAProfile serves the CA as an iOS/iPadOS configuration profile:
 // one tap downloads it; Settings installs it, and Settings > General >
 // About > Certificate Trust Settings turns full trust on.
-func (s *Server) handleCAProfile(w http.ResponseWriter, r *http.Request) error {
-	if len(s.cfg.BoxCA) == 0 {
+func (a *API) CAProfile(w http.ResponseWriter, r *http.Request) error {
+	if len(a.cfg.BoxCA) == 0 {
 		return web.ErrNotFound
 	}
-	sum := sha256.Sum256(s.cfg.BoxCA)
+	sum := sha256.Sum256(a.cfg.BoxCA)
 	uuid := func(b []byte) string {
 		x := hex.EncodeToString(b[:16])
 		return fmt.Sprintf("%s-%s-%s-%s-%s", x[:8], x[8:12], x[12:16], x[16:20], x[20:32])
@@ -71,7 +73,7 @@ func (s *Server) handleCAProfile(w http.ResponseWriter, r *http.Request) error {
 	<array>
 		<dict>
 			<key>PayloadCertificateFileName</key><string>eventbox-ca.crt</string>
-			<key>PayloadContent</key><data>` + base64.StdEncoding.EncodeToString(s.cfg.BoxCA) + `</data>
+			<key>PayloadContent</key><data>` + base64.StdEncoding.EncodeToString(a.cfg.BoxCA) + `</data>
 			<key>PayloadDisplayName</key><string>eventbox</string>
 			<key>PayloadIdentifier</key><string>local.eventbox.ca.` + hex.EncodeToString(sum[:6]) + `</string>
 			<key>PayloadType</key><string>com.apple.security.root</string>

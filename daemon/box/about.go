@@ -1,4 +1,4 @@
-package daemon
+package box
 
 import (
 	"net/http"
@@ -17,12 +17,12 @@ type aboutDTO struct {
 	Notice      string `json:"notice"`
 }
 
-// handleAbout answers the running version, eventbox's licence (its SPDX
+// About answers the running version, eventbox's licence (its SPDX
 // name and text) and THIRD_PARTY_NOTICES.md, for any signed-in account
 // (added route: GET /api/admin/about).
-func (s *Server) handleAbout(w http.ResponseWriter, r *http.Request) error {
+func (a *API) About(w http.ResponseWriter, r *http.Request) error {
 	return web.JSON(w, r, http.StatusOK, aboutDTO{
-		Version:     s.cfg.Version,
+		Version:     a.cfg.Version,
 		License:     eventbox.License,
 		LicenseText: eventbox.LicenseText(),
 		Notice:      eventbox.ThirdPartyNotices(),

@@ -1,6 +1,6 @@
 //go:build eventbox_crashtest
 
-package daemon
+package variants
 
 import (
 	"bytes"

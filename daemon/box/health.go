@@ -1,4 +1,4 @@
-package daemon
+package box
 
 import (
 	"net/http"
@@ -14,15 +14,15 @@ type healthBody struct {
 	Storage string `json:"storage"`
 }
 
-// handleHealth answers 200 { status: ok, storage } while the database can
+// Health answers 200 { status: ok, storage } while the database can
 // be read, 503 otherwise.
-func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
-	if err := s.store.Ping(r.Context()); err != nil {
-		s.log.WarnContext(r.Context(), "health check failed", "error", err)
+func (a *API) Health(w http.ResponseWriter, r *http.Request) error {
+	if err := a.cfg.Store.Ping(r.Context()); err != nil {
+		a.log.WarnContext(r.Context(), "health check failed", "error", err)
 		return web.ErrUnavailable
 	}
 	storage := "ok"
-	if s.storage.check(r.Context()).Low {
+	if a.cfg.Storage.Check(r.Context()).Low {
 		storage = "low"
 	}
 	return web.JSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage})

@@ -1,4 +1,6 @@
-package daemon
+// Package variants makes the thumb and display of stored photos: the
+// `variants` kind of the job runner, and the variants a request needs now.
+package variants
 
 import (
 	"bytes"
@@ -18,7 +20,7 @@ import (
 	"eventbox/store"
 )
 
-// variantMaker makes the thumb and display of stored photos, as the
+// Maker makes the thumb and display of stored photos, as the
 // "variants" kind of the job runner (daemon/jobs): uploads enqueue a job
 // keyed by the photo id in the transaction that stores the photo and
 // nudge the runner; a request for a variant that is not ready runs the
@@ -33,15 +35,15 @@ import (
 // failures, or as many deaths, the job is set aside and the store marks
 // the photo, which keeps its original only (docs/decisions.md, "Variant
 // jobs that keep failing").
-type variantMaker struct {
+type Maker struct {
 	store   *store.Store
 	pool    *imaging.Pool
 	log     *slog.Logger
 	workers int
-	// runner works the kind; set once, before any use (Server.New).
+	// runner works the kind; set once, before any use (UseRunner).
 	runner *jobs.Runner
-	// made is told of a photo whose variants were just made; set once,
-	// before any use (Server.New); it must not block.
+	// made is told of a photo whose variants were just made
+	// (Config.Made); it must not block.
 	made func(context.Context, store.Photo)
 	// group joins the requests asking for one photo at the same time.
 	group singleflight.Group
@@ -55,8 +57,25 @@ type variantMaker struct {
 	// original is opened: tests hold an attempt in flight with it.
 	beforeOpen func(ctx context.Context, id string)
 	// processed, when not nil, is told how long each photo's variants
-	// took (the media processing metric); set once, in Server.New.
+	// took (Config.Processed).
 	processed func(time.Duration)
+}
+
+// Config is what a Maker needs.
+type Config struct {
+	// Store holds the photos and their files.
+	Store *store.Store
+	// Workers is the size of the image worker pool; 0 picks
+	// DefaultWorkers.
+	Workers int
+	// Logger logs the attempts.
+	Logger *slog.Logger
+	// Made, when not nil, is told of a photo whose variants were just
+	// made; it must not block.
+	Made func(context.Context, store.Photo)
+	// Processed, when not nil, is told how long each photo's variants
+	// took (the media processing metric).
+	Processed func(time.Duration)
 }
 
 // variantRetry is the variant kind's retry policy: waits doubling from
@@ -76,17 +95,17 @@ var variantRetry = jobs.Policy{
 // burst.
 const maxYield = 2 * time.Second
 
-// receive marks an upload body as being received until the returned
+// Receive marks an upload body as being received until the returned
 // function is called. While any is, background variant jobs wait (up to
 // maxYield each): the CPU goes first to guests waiting for an answer.
 // Variants asked for by a request are made at once regardless.
-func (v *variantMaker) receive() func() {
+func (v *Maker) Receive() func() {
 	v.receiving.Add(1)
 	return func() { v.receiving.Add(-1) }
 }
 
 // yieldToUploads waits while uploads are being received, at most maxYield.
-func (v *variantMaker) yieldToUploads(ctx context.Context) {
+func (v *Maker) yieldToUploads(ctx context.Context) {
 	deadline := time.Now().Add(maxYield)
 	for v.receiving.Load() > 0 && time.Now().Before(deadline) {
 		select {
@@ -97,50 +116,63 @@ func (v *variantMaker) yieldToUploads(ctx context.Context) {
 	}
 }
 
-// defaultImageWorkers leaves a core for HTTP, the hotspot and the booth:
+// DefaultWorkers leaves a core for HTTP, the hotspot and the booth:
 // min(CPUs-1, 3), at least 1 (docs/decisions.md, "Memory").
-func defaultImageWorkers() int {
+func DefaultWorkers() int {
 	return max(1, min(runtime.NumCPU()-1, 3))
 }
 
-// newVariantMaker returns a maker over st; give its kind to the job
-// runner and set runner before use.
-func newVariantMaker(st *store.Store, workers int, log *slog.Logger) *variantMaker {
+// New returns a maker with cfg; give its Kind to the job runner and the
+// runner to UseRunner before use.
+func New(cfg Config) *Maker {
+	workers := cfg.Workers
 	if workers <= 0 {
-		workers = defaultImageWorkers()
+		workers = DefaultWorkers()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	pool := imaging.NewPool(imaging.PoolConfig{Workers: workers, Logger: log})
-	return &variantMaker{store: st, pool: pool, log: log, workers: workers,
-		making: map[string]chan struct{}{}}
+	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
+		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{}}
 }
 
-// kind is the job kind the maker works, as the runner registers it. A job
+// UseRunner gives the maker the job runner that works its Kind. Call it
+// once, before any use.
+func (v *Maker) UseRunner(r *jobs.Runner) { v.runner = r }
+
+// Pool is the image pool every image work of the daemon goes through
+// (variants, and the JPEG copies of archives and exports).
+func (v *Maker) Pool() *imaging.Pool { return v.pool }
+
+// Kind is the job kind the maker works, as the runner registers it. A job
 // whose attempt died with the process runs alone (jobs.Kind.DiedAlone):
 // several photos are decoded at once, and if one of them crashed the
 // process the others were counted with it.
-func (v *variantMaker) kind() jobs.Kind {
+func (v *Maker) Kind() jobs.Kind {
 	return jobs.Kind{Name: store.VariantJobKind, Handler: v.handle, Concurrency: v.workers,
 		Retry: variantRetry, DiedAlone: true}
 }
 
-// jobs are the jobs to enqueue with a new photo: its variant job, unless
+// Jobs are the jobs to enqueue with a new photo: its variant job, unless
 // it has its variants already.
-func (v *variantMaker) jobs(p store.Photo) []store.JobSpec {
+func (v *Maker) Jobs(p store.Photo) []store.JobSpec {
 	if p.Variants {
 		return nil
 	}
 	return []store.JobSpec{store.VariantJobSpec(p.ID)}
 }
 
-// nudge tells the runner new variant jobs are queued. It never blocks.
-func (v *variantMaker) nudge() { v.runner.Notify(store.VariantJobKind) }
+// Nudge tells the runner new variant jobs are queued. It never blocks.
+func (v *Maker) Nudge() { v.runner.Notify(store.VariantJobKind) }
 
 // askedKey marks the context of an attempt a request asked for: it does
 // not yield to uploads.
 type askedKey struct{}
 
 // handle is one attempt at the variants of the photo j.Key.
-func (v *variantMaker) handle(ctx context.Context, j jobs.Job) error {
+func (v *Maker) handle(ctx context.Context, j jobs.Job) error {
 	defer v.begin(j.Key)() // first: a request for the photo waits for this attempt
 	if ctx.Value(askedKey{}) == nil {
 		v.yieldToUploads(ctx)
@@ -167,7 +199,7 @@ func (v *variantMaker) handle(ctx context.Context, j jobs.Job) error {
 
 // begin records that an attempt is making the photo id's variants, until
 // the returned function is called.
-func (v *variantMaker) begin(id string) func() {
+func (v *Maker) begin(id string) func() {
 	ch := make(chan struct{})
 	v.mu.Lock()
 	v.making[id] = ch
@@ -180,19 +212,19 @@ func (v *variantMaker) begin(id string) func() {
 	}
 }
 
-// errNoVariants: the photo has no thumb or display to serve now: it is
+// ErrNoVariants: the photo has no thumb or display to serve now: it is
 // set aside, waits for a retry, or its attempt just failed. The original
 // is kept.
-var errNoVariants = errors.New("photo has no variants")
+var ErrNoVariants = errors.New("photo has no variants")
 
-// ensure makes the variants of a photo unless they exist, for a request
+// Ensure makes the variants of a photo unless they exist, for a request
 // that needs them: it runs the photo's job now when it is due (an
 // attempt counted like any other), or waits for the attempt running it.
-// It answers errNoVariants, without any image work, for a photo set
+// It answers ErrNoVariants, without any image work, for a photo set
 // aside or waiting for its retry, and (wrapping the cause) when the
 // attempt fails. Cancelling ctx takes the attempt back: a request that
 // went away is not the photo's fault.
-func (v *variantMaker) ensure(ctx context.Context, id string) error {
+func (v *Maker) Ensure(ctx context.Context, id string) error {
 	_, err, _ := v.group.Do(id, func() (any, error) {
 		return nil, v.demand(ctx, id)
 	})
@@ -203,13 +235,13 @@ func (v *variantMaker) ensure(ctx context.Context, id string) error {
 // caller has claimed to show up in making (it does at once).
 const busyWait = 2 * time.Second
 
-func (v *variantMaker) demand(ctx context.Context, id string) error {
+func (v *Maker) demand(ctx context.Context, id string) error {
 	asked := context.WithValue(ctx, askedKey{}, true)
 	for deadline := time.Now().Add(busyWait); ; {
 		ran, err := v.runner.RunKey(asked, store.VariantJobKind, id)
 		switch {
 		case ran == jobs.KeyRan && err != nil:
-			return fmt.Errorf("%w: %w", errNoVariants, err)
+			return fmt.Errorf("%w: %w", ErrNoVariants, err)
 		case ran == jobs.KeyRan:
 			return nil
 		case err != nil:
@@ -229,7 +261,7 @@ func (v *variantMaker) demand(ctx context.Context, id string) error {
 	case err != nil:
 		return err
 	case !p.Variants:
-		return errNoVariants
+		return ErrNoVariants
 	}
 	return nil
 }
@@ -237,7 +269,7 @@ func (v *variantMaker) demand(ctx context.Context, id string) error {
 // waitMaking waits for the attempt making the photo id's variants to
 // end, and answers false then (or when ctx ends); when none is making
 // them yet, it waits a moment and answers true: look again.
-func (v *variantMaker) waitMaking(ctx context.Context, id string) bool {
+func (v *Maker) waitMaking(ctx context.Context, id string) bool {
 	v.mu.Lock()
 	ch := v.making[id]
 	v.mu.Unlock()
@@ -256,7 +288,7 @@ func (v *variantMaker) waitMaking(ctx context.Context, id string) bool {
 	return false
 }
 
-func (v *variantMaker) make(ctx context.Context, p store.Photo) error {
+func (v *Maker) make(ctx context.Context, p store.Photo) error {
 	if v.beforeOpen != nil {
 		v.beforeOpen(ctx, p.ID)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package variants
 
 import (
 	"bytes"
@@ -16,15 +16,15 @@ import (
 
 // newTestMaker returns a variant maker over st with its runner, not
 // running.
-func newTestMaker(t *testing.T, st *store.Store, workers int) (*variantMaker, *jobs.Runner) {
+func newTestMaker(t *testing.T, st *store.Store, workers int) (*Maker, *jobs.Runner) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	v := newVariantMaker(st, workers, log)
-	r, err := jobs.New(jobs.Config{Store: st, Logger: log, Kinds: []jobs.Kind{v.kind()}})
+	v := New(Config{Store: st, Workers: workers, Logger: log})
+	r, err := jobs.New(jobs.Config{Store: st, Logger: log, Kinds: []jobs.Kind{v.Kind()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.runner = r
+	v.UseRunner(r)
 	return v, r
 }
 
@@ -81,13 +81,13 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := newTestMaker(t, st, 1)
-	if _, err := st.Photos().Add(ctx, p, 0, v.jobs(p)...); err != nil {
+	if _, err := st.Photos().Add(ctx, p, 0, v.Jobs(p)...); err != nil {
 		t.Fatal(err)
 	}
 	stopped, cancel := context.WithCancel(ctx)
 	cancel()
 	for range store.VariantAttempts + 1 {
-		if err := v.ensure(stopped, p.ID); err == nil {
+		if err := v.Ensure(stopped, p.ID); err == nil {
 			t.Fatal("an attempt with a cancelled context succeeded")
 		}
 	}
@@ -100,7 +100,7 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 			t.Fatalf("a cancelled attempt is recorded as %s: %+v", a.Outcome, jobs[0].Attempts)
 		}
 	}
-	if err := v.ensure(ctx, p.ID); err != nil {
+	if err := v.Ensure(ctx, p.ID); err != nil {
 		t.Fatalf("an attempt after the cancelled ones: %v", err)
 	}
 	if got, _ := st.Photos().Get(ctx, p.ID); !got.Variants {
