@@ -123,7 +123,7 @@ func (s *Server) downloadBackup(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	m, err := backup.Write(r.Context(), s.store, w, backup.WriteOptions{App: s.cfg.Version, Now: s.now})
 	if err != nil {
-		return s.abortStream(r, err)
+		return web.AbortStream(s.log, r, err)
 	}
 	s.log.InfoContext(r.Context(), "backup downloaded", "files", len(m.Files), "bytes", m.Bytes)
 	return nil

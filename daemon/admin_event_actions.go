@@ -73,13 +73,13 @@ const endShareLabel = "Made when the event ended"
 // added field: the hosts see it once, here and in their summary), null
 // for an open link. Notes say, in plain words, what the box could not do.
 type endResultDTO struct {
-	Share         *shareDTO `json:"share"`
-	ShareURL      *string   `json:"shareUrl"`
-	SharePassword *string   `json:"sharePassword"`
-	GuestEmails   int       `json:"guestEmails"`
-	SummaryQueued bool      `json:"summaryQueued"`
-	ExportQueued  bool      `json:"exportQueued"`
-	Notes         []string  `json:"notes"`
+	Share         *dto.Share `json:"share"`
+	ShareURL      *string    `json:"shareUrl"`
+	SharePassword *string    `json:"sharePassword"`
+	GuestEmails   int        `json:"guestEmails"`
+	SummaryQueued bool       `json:"summaryQueued"`
+	ExportQueued  bool       `json:"exportQueued"`
+	Notes         []string   `json:"notes"`
 }
 
 type endBody struct {
@@ -154,8 +154,8 @@ func (s *Server) handleEndEvent(w http.ResponseWriter, r *http.Request) error {
 	s.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", visitor.Account(r).Username)
 	result := endResultDTO{Notes: []string{}, GuestEmails: res.GuestJobs, SummaryQueued: mails.summary != nil}
 	if res.Share != nil {
-		dto := s.toShareDTO(s.origin(r), *res.Share)
-		result.Share, result.ShareURL = &dto, &dto.URL
+		link := dto.ShareOf(s.origin(r), *res.Share, s.now().UnixMilli())
+		result.Share, result.ShareURL = &link, &link.URL
 		if password != "" {
 			result.SharePassword = &password
 		}

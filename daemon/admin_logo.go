@@ -121,7 +121,7 @@ func (s *Server) handleLogo(w http.ResponseWriter, r *http.Request) error {
 // handleGalleryLogo is the event's logo through a live gallery link, for
 // the gallery page's header (the link does not carry the slug).
 func (s *Server) handleGalleryLogo(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.liveShare(r)
+	_, e, err := s.gallery.LiveShare(r)
 	if err != nil {
 		return err
 	}

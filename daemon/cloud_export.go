@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"eventbox/daemon/archive"
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
@@ -388,7 +389,7 @@ func (s *Server) exportHEICCopy(ctx context.Context, remote *cloud.Remote, dir s
 func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) ([]exportItem, error) {
 	var photos []store.Photo
 	q := store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Favorites: scope == store.ExportFavorites,
-		Limit: archivePageSize}
+		Limit: archive.PageSize}
 	for {
 		page, err := s.store.Photos().List(ctx, q)
 		if err != nil {
@@ -409,11 +410,11 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 		if p.Video != nil {
 			media, ext = p.VideoName(), mediafile.VideoExt(p.Video.MIME)
 		}
-		name := uniqueName(taken, mediafile.DownloadName(p, "original", ext))
+		name := archive.UniqueName(taken, mediafile.DownloadName(p, "original", ext))
 		items = append(items, exportItem{name: name, media: media})
 		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
 		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
-			jpg := uniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
+			jpg := archive.UniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
 			items = append(items, exportItem{name: jpg, media: p.OriginalName(), heicCopy: true})
 			entry.name, entry.original = jpg, name
 		}
@@ -434,7 +435,7 @@ func (s *Server) exportItems(ctx context.Context, e store.Event, scope string) (
 	}
 	if len(msgs) > 0 {
 		slices.Reverse(msgs)
-		txt, audio := guestbookText(e, msgs)
+		txt, audio := archive.GuestbookText(e, msgs)
 		items = append(items, exportItem{name: "guestbook.txt", content: []byte(txt)})
 		for _, m := range msgs {
 			if file, ok := audio[m.ID]; ok {

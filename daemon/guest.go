@@ -73,7 +73,7 @@ type publicEventDTO struct {
 	Challenges []dto.Challenge `json:"challenges"`
 	// Spots (added) are the event's places, for the shared album's place
 	// filter, as in the gallery.
-	Spots          []gallerySpotDTO   `json:"spots"`
+	Spots          []dto.Spot         `json:"spots"`
 	Frame          string             `json:"frame"`
 	CaptureFilters dto.CaptureFilters `json:"captureFilters"`
 	LogoVersion    *int64             `json:"logoVersion"`
@@ -130,10 +130,7 @@ func (s *Server) handlePublicEvent(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	places := make([]gallerySpotDTO, 0, len(spots))
-	for _, sp := range spots {
-		places = append(places, gallerySpotDTO{ID: sp.ID, Label: sp.Label})
-	}
+	places := dto.SpotsOf(spots)
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",

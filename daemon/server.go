@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,13 +12,17 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/archive"
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/gallery"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mail"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
+	"eventbox/daemon/moderation"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
@@ -78,9 +83,10 @@ type Server struct {
 	// that a wrong username costs the same time as a wrong password.
 	dummyHash string
 
-	// albumSlot holds a token while an album is being made: one at a
-	// time (docs/decisions.md, "Printable album").
-	albumSlot chan struct{}
+	// moderation is the hosts' photos, album, guestbook and archives;
+	// gallery the gallery links, for the hosts and their visitors.
+	moderation *moderation.API
+	gallery    *gallery.API
 
 	// storage is the storage guard (storage_guard.go); backups makes
 	// the box's own backups (backups.go).
@@ -121,7 +127,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
-		albumSlot: make(chan struct{}, 1), restart: make(chan struct{})}
+		restart: make(chan struct{})}
 	s.limits = limiters{
 		login:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   web.NewRateLimiter(10, time.Minute, cfg.Now),
@@ -213,6 +219,35 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
 		return nil, fmt.Errorf("loading qr fonts: %w", err)
 	}
+	// The hosts' moderation and the gallery links, sharing the ZIP streamer.
+	zips := archive.New(archive.Config{Store: st, JPEG: s.variants.pool, Logger: s.log})
+	s.moderation = moderation.New(moderation.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		PhotoPage: photoPageSize, MessagePage: messagePageSize, Archive: zips,
+		Album: albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
+			Display: func(ctx context.Context, id string) (bool, error) {
+				err := s.variants.ensure(ctx, id)
+				if errors.Is(err, errNoVariants) {
+					return false, nil
+				}
+				return err == nil, err
+			}}),
+		PhotosOnWall: s.photosOnWall, MessagesOnWall: s.messagesOnWall,
+		PhotosChanged: s.photosChanged, PhotosRemoved: s.photosRemoved,
+		MessagesChanged: s.messagesChanged, MessagesRemoved: s.messagesRemoved,
+		RetryVariants: s.variants.nudge,
+		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
+			return s.receivePhoto(w, r, e, p, 0, "credit")
+		}})
+	s.gallery = gallery.New(gallery.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		PasswordCost: cfg.PasswordCost, PhotoPage: photoPageSize, MessagePage: messagePageSize,
+		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: zips,
+		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
+			taken, err := parseOrder(r)
+			if err != nil {
+				return store.Page[store.Photo]{}, err
+			}
+			return s.listPhotos(r.Context(), q, taken)
+		}})
 	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
 	s.names = newOwnNames(cfg)
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)

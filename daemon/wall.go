@@ -29,6 +29,8 @@ const (
 	wallFirstMessages = 30
 	// wallQRSize is the side of the wall's QR code.
 	wallQRSize = 512
+	// maxTokenLen refuses absurd path tokens before they are hashed.
+	maxTokenLen = 128
 )
 
 type wallDTO struct {
