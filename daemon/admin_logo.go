@@ -118,16 +118,6 @@ func (s *Server) handleLogo(w http.ResponseWriter, r *http.Request) error {
 	return s.serveLogo(w, r, e)
 }
 
-// handleGalleryLogo is the event's logo through a live gallery link, for
-// the gallery page's header (the link does not carry the slug).
-func (s *Server) handleGalleryLogo(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.gallery.LiveShare(r)
-	if err != nil {
-		return err
-	}
-	return s.serveLogo(w, r, e)
-}
-
 // serveLogo answers the event's logo PNG, 404 when it has none; ?v= equal
 // to its version makes it cacheable for good.
 func (s *Server) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {

@@ -79,7 +79,7 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/g/:token/photos", s.gallery.Photos)
 	h("GET", "/api/g/:token/messages", s.gallery.Messages)
 	h("GET", "/api/g/:token/archive", s.gallery.Archive)
-	h("GET", "/api/g/:token/logo", s.handleGalleryLogo) // added: the event's logo on the gallery page
+	h("GET", "/api/g/:token/logo", s.gallery.Logo) // added: the event's logo on the gallery page
 
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate

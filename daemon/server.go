@@ -240,7 +240,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}})
 	s.gallery = gallery.New(gallery.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, PhotoPage: photoPageSize, MessagePage: messagePageSize,
-		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: zips,
+		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: zips, ServeLogo: s.serveLogo,
 		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
 			taken, err := parseOrder(r)
 			if err != nil {

@@ -1,8 +1,8 @@
 // Package gallery is the gallery links: the hosts make, list and revoke
 // them (/api/admin/events/:id/shares), and whoever has one sees the
-// event's photos, its guestbook when the hosts share it, and downloads
-// the archive when the link allows (/api/g/:token/...), after its
-// password when it has one.
+// event's photos and logo, its guestbook when the hosts share it, and
+// downloads the archive when the link allows (/api/g/:token/...), after
+// its password when it has one.
 package gallery
 
 import (
@@ -44,6 +44,8 @@ type Config struct {
 	// asks (as the guests' list does): newest upload first, paged, or
 	// the order taken, whole; a bad order= is a field error.
 	ListPhotos func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error)
+	// ServeLogo answers the event's logo (404 when it has none).
+	ServeLogo func(w http.ResponseWriter, r *http.Request, e store.Event) error
 }
 
 // API holds the gallery routes' handlers.
@@ -60,10 +62,9 @@ func New(cfg Config) *API {
 	return &API{cfg: cfg, store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, now: cfg.Now}
 }
 
-// LiveShare resolves the :token parameter to a link that is neither
-// revoked nor expired, with its event; anything else is 404. The
-// gallery's logo route uses it too.
-func (g *API) LiveShare(r *http.Request) (store.Share, store.Event, error) {
+// liveShare resolves the :token parameter to a link that is neither
+// revoked nor expired, with its event; anything else is 404.
+func (g *API) liveShare(r *http.Request) (store.Share, store.Event, error) {
 	token := web.Param(r, "token")
 	if token == "" || len(token) > maxTokenLen {
 		return store.Share{}, store.Event{}, web.ErrNotFound
@@ -82,12 +83,12 @@ func (g *API) LiveShare(r *http.Request) (store.Share, store.Event, error) {
 	return sh, e, nil
 }
 
-// unlockedShare is LiveShare for the routes that show content: a link
+// unlockedShare is liveShare for the routes that show content: a link
 // with a password answers 403 forbidden until this browser unlocked it; a
 // link without one is remembered in gr_share on the way, so the media
 // and archive requests of this browser are allowed.
 func (g *API) unlockedShare(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error) {
-	sh, e, err := g.LiveShare(r)
+	sh, e, err := g.liveShare(r)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
@@ -129,7 +130,7 @@ type galleryBody struct {
 // whether this browser may see it yet, and the event as a gallery shows
 // it. Visiting a link without a password remembers it in gr_share.
 func (g *API) Gallery(w http.ResponseWriter, r *http.Request) error {
-	sh, e, err := g.LiveShare(r)
+	sh, e, err := g.liveShare(r)
 	if err != nil {
 		return err
 	}
@@ -168,7 +169,7 @@ type galleryUnlockRequest struct {
 // link's failure budget holds the addresses that guessed wrong once it
 // is spent (web.GuessGuard).
 func (g *API) Unlock(w http.ResponseWriter, r *http.Request) error {
-	sh, _, err := g.LiveShare(r)
+	sh, _, err := g.liveShare(r)
 	if err != nil {
 		return err
 	}
@@ -266,4 +267,14 @@ func (g *API) Archive(w http.ResponseWriter, r *http.Request) error {
 		what = "favourites"
 	}
 	return g.cfg.Archive.Photos(w, r, e, visitor.PhotoQuery(e.ID, f), archive.Options{Name: archive.Name(e, what), ForGuests: true})
+}
+
+// Logo is the event's logo through a live gallery link, for the gallery
+// page's header (the link does not carry the slug).
+func (g *API) Logo(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := g.liveShare(r)
+	if err != nil {
+		return err
+	}
+	return g.cfg.ServeLogo(w, r, e)
 }
