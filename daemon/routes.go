@@ -24,7 +24,7 @@ func (s *Server) routes() http.Handler {
 	rt.NotFound = http.HandlerFunc(s.serveUI)
 	rt.PanicHandler = func(w http.ResponseWriter, r *http.Request, v any) {
 		if v == http.ErrAbortHandler {
-			// A streamed answer cut on purpose (abortStream): let the
+			// A streamed answer cut on purpose (web.AbortStream): let the
 			// server drop the connection instead of appending an error.
 			panic(v)
 		}
@@ -74,12 +74,12 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/messages/:id/audio", s.guests.MessageAudio)
 
 	// Gallery link routes (cookie gr_share).
-	h("GET", "/api/g/:token", s.handleGallery)
-	h("POST", "/api/g/:token/unlock", s.rate(s.limits.shareUnlock, s.handleGalleryUnlock))
-	h("GET", "/api/g/:token/photos", s.handleGalleryPhotos)
-	h("GET", "/api/g/:token/messages", s.handleGalleryMessages)
-	h("GET", "/api/g/:token/archive", s.handleGalleryArchive)
-	h("GET", "/api/g/:token/logo", s.events.GalleryLogo) // added: the event's logo on the gallery page
+	h("GET", "/api/g/:token", s.gallery.Gallery)
+	h("POST", "/api/g/:token/unlock", s.rate(s.limits.shareUnlock, s.gallery.Unlock))
+	h("GET", "/api/g/:token/photos", s.gallery.Photos)
+	h("GET", "/api/g/:token/messages", s.gallery.Messages)
+	h("GET", "/api/g/:token/archive", s.gallery.Archive)
+	h("GET", "/api/g/:token/logo", s.gallery.Logo) // added: the event's logo on the gallery page
 
 	// Admin: sign-in and account.
 	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate
@@ -128,23 +128,23 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.events.DeleteSpot))
 
 	// Admin: photos.
-	h("GET", "/api/admin/events/:id/photos", s.visitors.Admin(s.handleAdminPhotos))
-	h("POST", "/api/admin/events/:id/photos", s.visitors.Admin(s.handleAdminPhotoAction))
-	h("POST", "/api/admin/events/:id/photos/import", s.visitors.Admin(consoleUpload(s.handleAdminImport)))
-	h("GET", "/api/admin/events/:id/archive", s.visitors.Admin(s.handleAdminArchive))
-	h("GET", "/api/admin/events/:id/album", s.visitors.Admin(s.handleAlbum))
+	h("GET", "/api/admin/events/:id/photos", s.visitors.Admin(s.moderation.Photos))
+	h("POST", "/api/admin/events/:id/photos", s.visitors.Admin(s.moderation.PhotoAction))
+	h("POST", "/api/admin/events/:id/photos/import", s.visitors.Admin(consoleUpload(s.moderation.Import)))
+	h("GET", "/api/admin/events/:id/archive", s.visitors.Admin(s.moderation.Archive))
+	h("GET", "/api/admin/events/:id/album", s.visitors.Admin(s.moderation.Album))
 	// Not in the spec: the console's live stream (daemon/live).
 	h("GET", "/api/admin/events/:id/live", s.visitors.Admin(s.liveAPI.Stream))
 
 	// Admin: guestbook messages.
-	h("GET", "/api/admin/events/:id/messages", s.visitors.Admin(s.handleAdminMessages))
-	h("POST", "/api/admin/events/:id/messages", s.visitors.Admin(s.handleModerateMessages))
-	h("GET", "/api/admin/events/:id/messages/archive", s.visitors.Admin(s.handleMessageArchive))
+	h("GET", "/api/admin/events/:id/messages", s.visitors.Admin(s.moderation.Messages))
+	h("POST", "/api/admin/events/:id/messages", s.visitors.Admin(s.moderation.ModerateMessages))
+	h("GET", "/api/admin/events/:id/messages/archive", s.visitors.Admin(s.moderation.MessageArchive))
 
 	// Admin: gallery links (shares).
-	h("GET", "/api/admin/events/:id/shares", s.visitors.Admin(s.handleListShares))
-	h("POST", "/api/admin/events/:id/shares", s.visitors.Admin(s.handleCreateShare))
-	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.visitors.Admin(s.handleDeleteShare))
+	h("GET", "/api/admin/events/:id/shares", s.visitors.Admin(s.gallery.ListShares))
+	h("POST", "/api/admin/events/:id/shares", s.visitors.Admin(s.gallery.CreateShare))
+	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.visitors.Admin(s.gallery.DeleteShare))
 	// Added route: the guests' addresses, as JSON or ?format=csv.
 	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(s.events.Contacts))
 

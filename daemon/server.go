@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/archive"
 	"eventbox/daemon/backup"
 	"eventbox/daemon/backups"
 	"eventbox/daemon/boothapi"
@@ -19,6 +21,7 @@ import (
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/dto"
 	"eventbox/daemon/events"
+	"eventbox/daemon/gallery"
 	"eventbox/daemon/guests"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
@@ -27,6 +30,7 @@ import (
 	"eventbox/daemon/mail"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
+	"eventbox/daemon/moderation"
 	"eventbox/daemon/outbound"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
@@ -89,9 +93,10 @@ type Server struct {
 	// that a wrong username costs the same time as a wrong password.
 	dummyHash string
 
-	// albumSlot holds a token while an album is being made: one at a
-	// time (docs/decisions.md, "Printable album").
-	albumSlot chan struct{}
+	// moderation is the hosts' photos, album, guestbook and archives;
+	// gallery the gallery links, for the hosts and their visitors.
+	moderation *moderation.API
+	gallery    *gallery.API
 
 	// storage is the storage guard (daemon/storage); backups makes the
 	// box's own backups (daemon/backups); box is the box's own routes
@@ -138,8 +143,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now,
-		albumSlot: make(chan struct{}, 1)}
+	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now}
 	s.limits = limiters{
 		login:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   web.NewRateLimiter(10, time.Minute, cfg.Now),
@@ -214,7 +218,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: remote,
 		Notify: notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
 		Uploads:       func() (int, uint64, <-chan struct{}) { return s.uploads.activity() },
-		GuestbookText: guestbookText, UniqueName: uniqueName})
+		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
 		Remote: remote, Notify: notify})
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
@@ -276,10 +280,6 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
-		GalleryEvent: func(r *http.Request) (store.Event, error) {
-			_, e, err := s.liveShare(r)
-			return e, err
-		},
 		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
 		MailDomain: s.mailer.Domain, MailState: s.guests.GalleryMailState, Notice: s.notice,
 		Queued: func() {
@@ -287,6 +287,35 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			s.outbox.Notify()
 		},
 		AutoExport: s.cloud.AutoExport, DropBooth: s.booth.Drop, ForgetLive: s.live.Forget})
+	// The hosts' moderation and the gallery links, sharing the ZIP streamer.
+	zips := archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
+	s.moderation = moderation.New(moderation.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize, Archive: zips,
+		Album: albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
+			Display: func(ctx context.Context, id string) (bool, error) {
+				err := s.variants.Ensure(ctx, id)
+				if errors.Is(err, variants.ErrNoVariants) {
+					return false, nil
+				}
+				return err == nil, err
+			}}),
+		PhotosOnWall: s.photosOnWall, MessagesOnWall: s.messagesOnWall,
+		PhotosChanged: s.photosChanged, PhotosRemoved: s.photosRemoved,
+		MessagesChanged: s.messagesChanged, MessagesRemoved: s.messagesRemoved,
+		RetryVariants: s.variants.Nudge,
+		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
+			return s.guests.ReceivePhoto(w, r, e, p, 0, "credit")
+		}})
+	s.gallery = gallery.New(gallery.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		PasswordCost: cfg.PasswordCost, PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize,
+		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: zips, ServeLogo: s.events.ServeLogo,
+		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
+			taken, err := guests.ParseOrder(r)
+			if err != nil {
+				return store.Page[store.Photo]{}, err
+			}
+			return guests.ListPhotos(r.Context(), st.Photos(), q, taken)
+		}})
 	s.names = newOwnNames(cfg)
 	// The box's own routes: backups and restore, updates, stats,
 	// storage, About, metrics, health, the API reference, the CA.
@@ -294,7 +323,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
 		Updater: s.updater, Restart: cfg.Restart, Jobs: s.jobs, Metrics: s.metrics.Handler(),
 		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: guests.BoothName,
-		AbortStream: s.abortStream, WriteError: s.writeError})
+		AbortStream: func(r *http.Request, err error) error { return web.AbortStream(s.log, r, err) }, WriteError: s.writeError})
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	// Live streams, wall links and the booth's routes.
 	s.liveAPI = live.NewAPI(live.APIConfig{Hub: s.live, Store: st, Visitors: s.visitors, Logger: s.log})

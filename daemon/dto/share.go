@@ -28,3 +28,20 @@ func ShareOf(origin string, sh store.Share, now int64) Share {
 		Expired: sh.ExpiredAt(now), CreatedAt: sh.CreatedAt,
 	}
 }
+
+// Spot is a place of the event as the gallery and the guest page show it,
+// for their place filter.
+type Spot struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// SpotsOf lists the places as the gallery and the guest page show them,
+// never nil.
+func SpotsOf(spots []store.Spot) []Spot {
+	out := make([]Spot, 0, len(spots))
+	for _, sp := range spots {
+		out = append(out, Spot{ID: sp.ID, Label: sp.Label})
+	}
+	return out
+}

@@ -115,22 +115,12 @@ func (a *API) Logo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.serveLogo(w, r, e)
+	return a.ServeLogo(w, r, e)
 }
 
-// GalleryLogo is the event's logo through a live gallery link, for
-// the gallery page's header (the link does not carry the slug).
-func (a *API) GalleryLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.GalleryEvent(r)
-	if err != nil {
-		return err
-	}
-	return a.serveLogo(w, r, e)
-}
-
-// serveLogo answers the event's logo PNG, 404 when it has none; ?v= equal
+// ServeLogo answers the event's logo PNG, 404 when it has none; ?v= equal
 // to its version makes it cacheable for good.
-func (a *API) serveLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
+func (a *API) ServeLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	if e.LogoVersion == 0 {
 		return web.ErrNotFound
 	}

@@ -55,9 +55,6 @@ type Config struct {
 	Origin func(r *http.Request) string
 	// EventBySlug is the event of the :slug parameter (the guests' routes).
 	EventBySlug func(r *http.Request) (store.Event, error)
-	// GalleryEvent is the event of the live gallery link of the :token
-	// parameter; a missing or expired link is a not-found error.
-	GalleryEvent func(r *http.Request) (store.Event, error)
 	// Forms reads the logo's upload.
 	Forms FormReader
 	// Files sends the logo.

@@ -81,7 +81,7 @@ type publicEventDTO struct {
 	Challenges []dto.Challenge `json:"challenges"`
 	// Spots (added) are the event's places, for the shared album's place
 	// filter, as in the gallery.
-	Spots          []spotDTO          `json:"spots"`
+	Spots          []dto.Spot         `json:"spots"`
 	Frame          string             `json:"frame"`
 	CaptureFilters dto.CaptureFilters `json:"captureFilters"`
 	LogoVersion    *int64             `json:"logoVersion"`
@@ -138,10 +138,7 @@ func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	places := make([]spotDTO, 0, len(spots))
-	for _, sp := range spots {
-		places = append(places, spotDTO{ID: sp.ID, Label: sp.Label})
-	}
+	places := dto.SpotsOf(spots)
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",

@@ -1,4 +1,9 @@
-package daemon
+// Package albumwriter makes an event's printable album: it lists the
+// photos that go in it, writes the PDF (daemon/album) with the cover,
+// the logo and each photo by its display variant, and lets one album be
+// made at a time (docs/decisions.md, "Printable album"). It knows
+// nothing of HTTP; the route is daemon/moderation's.
+package albumwriter
 
 import (
 	"bytes"
@@ -11,7 +16,7 @@ import (
 	"image/jpeg"
 	_ "image/png" // event logos are PNG
 	"io"
-	"net/http"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -20,110 +25,68 @@ import (
 	"eventbox/daemon/album"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
-	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
-	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
 // Album limits (docs/decisions.md, "Printable album").
 const (
-	// albumRetryAfter is the Retry-After, in seconds, of an album refused
-	// while another is being made.
-	albumRetryAfter = 30
-	// albumListPage is how many photo records are read per transaction
-	// while listing the album's photos.
-	albumListPage = 200
+	// listPage is how many photo records are read per transaction while
+	// listing the album's photos.
+	listPage = 200
 	// maxLogoSide bounds the logo decoded for the cover.
 	maxLogoSide = 4096
 )
 
-// handleAlbum streams the printable album of an event as a PDF: a cover,
-// then the visible photos (or the visible favorites), oldest first, at
-// their display size. One album is made at a time; the next request gets
-// 429 until it is done. After the first byte a failure can only cut the
-// connection (abortStream), so the client never keeps a truncated file
-// that looks whole.
-func (s *Server) handleAlbum(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
-	perPage, favorites, err := albumParams(r)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	ids, err := s.albumPhotoIDs(ctx, e.ID, favorites)
-	if err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return web.ErrNotFound
-	}
+// Config is what a Maker needs. Every field is required.
+type Config struct {
+	// Store holds the photos, their display variants and the logo.
+	Store *store.Store
+	// Fonts is the text stack the cover and captions are set in.
+	Fonts *text.Fonts
+	// Display makes a photo's variants now when they are missing; ok
+	// is false, with no error, for a photo that has none to give (set
+	// aside, or its attempt failed), which the album leaves out.
+	Display func(ctx context.Context, id string) (ok bool, err error)
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Maker makes printable albums, one at a time (TryStart). It is safe for
+// concurrent use.
+type Maker struct {
+	cfg Config
+	// slot holds a token while an album is being made.
+	slot chan struct{}
+}
+
+// New returns a Maker over cfg.
+func New(cfg Config) *Maker {
+	return &Maker{cfg: cfg, slot: make(chan struct{}, 1)}
+}
+
+// TryStart takes the one album slot: ok is false while another album is
+// being made; otherwise done gives the slot back and must be called once
+// the album is written.
+func (m *Maker) TryStart() (done func(), ok bool) {
 	select {
-	case s.albumSlot <- struct{}{}:
-		defer func() { <-s.albumSlot }()
+	case m.slot <- struct{}{}:
+		return func() { <-m.slot }, true
 	default:
-		return web.RateLimited(albumRetryAfter)
+		return nil, false
 	}
-
-	h := w.Header()
-	h.Set("Content-Type", "application/pdf")
-	h.Set("Content-Disposition", mediafile.ContentDisposition(albumFileName(e)))
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	start := time.Now()
-	photos, pages, err := s.writeAlbum(ctx, w, e, ids, perPage, favorites)
-	if err != nil {
-		s.log.InfoContext(ctx, "album stopped", "event", e.ID, "photos", photos, "pages", pages,
-			"clientGone", ctx.Err() != nil)
-		return s.abortStream(r, err)
-	}
-	s.log.InfoContext(ctx, "album made", "event", e.ID, "photos", photos, "pages", pages,
-		"ms", time.Since(start).Milliseconds())
-	return nil
 }
 
-// albumParams reads layout (photos per page: 1, 2 or 4; default 2) and
-// scope (visible or favorites; default visible).
-func albumParams(r *http.Request) (perPage int, favorites bool, err error) {
-	q := r.URL.Query()
-	perPage = 2
-	if q.Has("layout") {
-		switch q.Get("layout") {
-		case "1":
-			perPage = 1
-		case "2":
-			perPage = 2
-		case "4":
-			perPage = 4
-		default:
-			return 0, false, web.Field("layout", "must be 1, 2 or 4")
-		}
-	}
-	switch q.Get("scope") {
-	case "visible":
-	case "favorites":
-		favorites = true
-	default:
-		if q.Has("scope") {
-			return 0, false, web.Field("scope", "must be visible or favorites")
-		}
-	}
-	return perPage, favorites, nil
-}
-
-// albumPhotoIDs lists the ids of the photos that go in the album, oldest
+// PhotoIDs lists the ids of the photos that go in the album, oldest
 // first: visible ones (favorites only, if asked), videos left out, and
 // photos whose image could not be decoded left out. Only the ids are
 // kept, so the list stays small however large the event.
-func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bool) ([]string, error) {
+func (m *Maker) PhotoIDs(ctx context.Context, eventID string, favorites bool) ([]string, error) {
 	var ids []string
 	q := visitor.PhotoQuery(eventID, access.AlbumBook(favorites))
-	q.Limit = albumListPage
+	q.Limit = listPage
 	for {
-		page, err := s.store.Photos().List(ctx, q)
+		page, err := m.cfg.Store.Photos().List(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -141,20 +104,20 @@ func (s *Server) albumPhotoIDs(ctx context.Context, eventID string, favorites bo
 	return ids, nil
 }
 
-// writeAlbum writes the PDF of the album to w: the cover, then each photo
+// Write writes the PDF of the album to w: the cover, then each photo
 // still in the album's scope when its turn comes (deleted, hidden or
 // unfavoured meanwhile: left out). It checks ctx between photos, so a
 // client that goes away stops the work. It returns the photos and pages
 // written.
-func (s *Server) writeAlbum(ctx context.Context, w io.Writer, e store.Event, ids []string, perPage int, favorites bool) (int, int, error) {
+func (m *Maker) Write(ctx context.Context, w io.Writer, e store.Event, ids []string, perPage int, favorites bool) (int, int, error) {
 	aw, err := album.New(w, album.Options{
-		PerPage: perPage, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts(), Text: s.qr.Fonts(), Created: s.now(),
+		PerPage: perPage, Fonts: assets.Fonts(), FontNames: assets.CaptionFonts(), Text: m.cfg.Fonts, Created: m.cfg.Now(),
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	cover := album.Cover{Title: e.Name, Date: albumDate(e.EventDate, e.DefaultLocale)}
-	if logo := s.albumLogo(ctx, e); logo != nil {
+	cover := album.Cover{Title: e.Name, Date: CoverDate(e.EventDate, e.DefaultLocale)}
+	if logo := m.logo(ctx, e); logo != nil {
 		cover.Logo = &album.Image{R: bytes.NewReader(logo), Size: int64(len(logo))}
 	}
 	if err := aw.Cover(ctx, cover); err != nil {
@@ -165,7 +128,7 @@ func (s *Server) writeAlbum(ctx context.Context, w io.Writer, e store.Event, ids
 		if err := ctx.Err(); err != nil {
 			return photos, aw.Pages(), err
 		}
-		added, err := s.addAlbumPhoto(ctx, aw, id, favorites)
+		added, err := m.addPhoto(ctx, aw, id, favorites)
 		if err != nil {
 			return photos, aw.Pages(), err
 		}
@@ -179,11 +142,11 @@ func (s *Server) writeAlbum(ctx context.Context, w io.Writer, e store.Event, ids
 	return photos, aw.Pages(), nil
 }
 
-// addAlbumPhoto adds one photo by its display variant, made now if it is
+// addPhoto adds one photo by its display variant, made now if it is
 // missing. It reports false for a photo that left the album's scope or
 // has no usable image.
-func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string, favorites bool) (bool, error) {
-	p, err := s.store.Photos().Get(ctx, id)
+func (m *Maker) addPhoto(ctx context.Context, aw *album.Writer, id string, favorites bool) (bool, error) {
+	p, err := m.cfg.Store.Photos().Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -194,13 +157,11 @@ func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string,
 		return false, nil
 	}
 	if !p.Variants {
-		if err := s.variants.Ensure(ctx, id); errors.Is(err, variants.ErrNoVariants) {
-			return false, nil
-		} else if err != nil {
+		if ok, err := m.cfg.Display(ctx, id); err != nil || !ok {
 			return false, err
 		}
 	}
-	f, err := s.store.Media().Open(p.VariantName("display"))
+	f, err := m.cfg.Store.Media().Open(p.VariantName("display"))
 	if errors.Is(err, store.ErrNotFound) {
 		// Deleted since it was read.
 		return false, nil
@@ -215,28 +176,28 @@ func (s *Server) addAlbumPhoto(ctx context.Context, aw *album.Writer, id string,
 	}
 	err = aw.AddPhoto(ctx, album.Image{R: f, Size: st.Size()}, p.GuestName)
 	if errors.Is(err, album.ErrImage) {
-		s.log.WarnContext(ctx, "photo left out of the album", "photo", id, "error", err)
+		m.cfg.Logger.WarnContext(ctx, "photo left out of the album", "photo", id, "error", err)
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// albumLogo returns the event's logo as a JPEG on a white ground, ready
+// logo returns the event's logo as a JPEG on a white ground, ready
 // for the cover, or nil when the event has none or it cannot be read (the
 // album is still made, without it).
-func (s *Server) albumLogo(ctx context.Context, e store.Event) []byte {
+func (m *Maker) logo(ctx context.Context, e store.Event) []byte {
 	if e.LogoVersion == 0 {
 		return nil
 	}
-	f, err := s.store.Media().Open(e.LogoName())
+	f, err := m.cfg.Store.Media().Open(e.LogoName())
 	if err != nil {
-		s.log.WarnContext(ctx, "album without logo", "event", e.ID, "error", err)
+		m.cfg.Logger.WarnContext(ctx, "album without logo", "event", e.ID, "error", err)
 		return nil
 	}
 	defer f.Close()
 	logo, err := flattenLogo(f)
 	if err != nil {
-		s.log.WarnContext(ctx, "album without logo", "event", e.ID, "error", err)
+		m.cfg.Logger.WarnContext(ctx, "album without logo", "event", e.ID, "error", err)
 		return nil
 	}
 	return logo
@@ -270,19 +231,19 @@ func flattenLogo(rs io.ReadSeeker) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// albumFileName is the download name: album-<event name>.pdf.
-func albumFileName(e store.Event) string {
+// FileName is the download name: album-<event name>.pdf.
+func FileName(e store.Event) string {
 	if n := mediafile.SafeName(e.Name); n != "" {
 		return "album-" + n + ".pdf"
 	}
 	return "album.pdf"
 }
 
-// albumDate writes an event date (YYYY-MM-DD) for the cover in the
+// CoverDate writes an event date (YYYY-MM-DD) for the cover in the
 // event's language (English when it has none), as [text.Date] does: "20
 // June 2026", "1er juin 2026", "20 de junio de 2026". An empty or
 // unreadable date gives "".
-func albumDate(date, locale string) string {
+func CoverDate(date, locale string) string {
 	d, err := time.Parse(time.DateOnly, date)
 	if err != nil {
 		return ""

@@ -1,4 +1,4 @@
-package daemon
+package moderation
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/guests"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -16,16 +15,16 @@ import (
 // photoStatuses are the status= values of the admin photo list.
 var photoStatuses = []string{store.StatusVisible, store.StatusPending, store.StatusHidden}
 
-// handleAdminPhotos lists an event's photos for moderation, newest first:
+// Photos lists an event's photos for moderation, newest first:
 // any status unless status= says, favorites=1, challenge= and spot=
 // narrow it; before= pages.
-func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (m *API) Photos(w http.ResponseWriter, r *http.Request) error {
+	e, err := m.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	q := visitor.PhotoQuery(e.ID, access.HostList())
-	q.Limit = guests.PhotoPageSize
+	q.Limit = m.cfg.PhotoPage
 	details := map[string]string{}
 	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !web.OneOf(q.Status, photoStatuses...) {
 		details["status"] = "must be visible, pending or hidden"
@@ -44,19 +43,19 @@ func (s *Server) handleAdminPhotos(w http.ResponseWriter, r *http.Request) error
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	page, err := s.store.Photos().List(r.Context(), q)
+	page, err := m.store.Photos().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, "", true))
 }
 
-// handleAdminPhotoAction applies approve, hide, favorite, unfavorite,
+// PhotoAction applies approve, hide, favorite, unfavorite,
 // delete or retry (the variants of set-aside photos) to the listed photos of the event and answers how many changed.
 // Ids of other events, unknown ids and photos already in the asked state
 // are not counted and not touched.
-func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (m *API) PhotoAction(w http.ResponseWriter, r *http.Request) error {
+	e, err := m.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -68,29 +67,29 @@ func (s *Server) handleAdminPhotoAction(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	ids := dedupe(req.IDs)
-	before := s.photosOnWall(r.Context(), ids)
+	before := m.cfg.PhotosOnWall(r.Context(), ids)
 	var changed []string
 	switch req.Action {
 	case "delete":
-		changed, err = s.store.Photos().Delete(r.Context(), e.ID, "", ids)
+		changed, err = m.store.Photos().Delete(r.Context(), e.ID, "", ids)
 	case "retry":
 		// Set-aside photos get their variant job back in the queue
 		// (docs/decisions.md, "Variant jobs that keep failing").
-		changed, err = s.store.Photos().RetryVariants(r.Context(), e.ID, ids)
-		s.variants.Nudge()
+		changed, err = m.store.Photos().RetryVariants(r.Context(), e.ID, ids)
+		m.cfg.RetryVariants()
 	default:
-		changed, err = s.store.Photos().Update(r.Context(), e.ID, ids, photoAction(req.Action))
+		changed, err = m.store.Photos().Update(r.Context(), e.ID, ids, photoAction(req.Action))
 	}
 	if err != nil {
 		return err
 	}
 	if req.Action == "delete" {
-		s.photosRemoved(e.ID, changed, before)
+		m.cfg.PhotosRemoved(e.ID, changed, before)
 	} else {
-		s.photosChanged(r.Context(), e.ID, changed, false, before)
+		m.cfg.PhotosChanged(r.Context(), e.ID, changed, false, before)
 	}
 	if len(changed) > 0 {
-		s.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,
+		m.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,
 			"count", len(changed), "by", visitor.Account(r).Username)
 	}
 	return web.JSON(w, r, http.StatusOK, dto.ChangedBody{Changed: len(changed)})
@@ -136,15 +135,15 @@ func dedupe(ids []string) []string {
 	return out
 }
 
-// handleAdminImport adds a photo from the hosts (a photographer's shot,
+// Import adds a photo from the hosts (a photographer's shot,
 // a scan): the same checks, limits and variants as a guest upload, no
 // guest, visible at once, with the optional credit shown as its guest
 // name. Imports are neither closed with uploads nor counted in a quota.
-func (s *Server) handleAdminImport(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (m *API) Import(w http.ResponseWriter, r *http.Request) error {
+	e, err := m.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
 	p := store.Photo{EventID: e.ID, Status: store.StatusVisible}
-	return s.guests.ReceivePhoto(w, r, e, p, 0, "credit")
+	return m.cfg.Import(w, r, e, p)
 }

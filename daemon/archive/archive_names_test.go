@@ -1,4 +1,4 @@
-package daemon
+package archive
 
 import "testing"
 
@@ -15,8 +15,8 @@ func TestUniqueNameAddsACounterOnClashes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := uniqueName(taken, tt.in); got != tt.want {
-				t.Fatalf("uniqueName(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := UniqueName(taken, tt.in); got != tt.want {
+				t.Fatalf("UniqueName(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package daemon
+package gallery
 
 import (
 	"context"
@@ -24,12 +24,6 @@ const (
 	maxSharePassword    = 72 // bytes: bcrypt's limit
 	maxShareExpiresDays = 3650
 )
-
-// toShareDTO builds the hosts' view of a gallery link; origin is the
-// scheme and host its url starts with (baseURL).
-func (s *Server) toShareDTO(origin string, sh store.Share) dto.Share {
-	return dto.ShareOf(origin, sh, s.now().UnixMilli())
-}
 
 // passwordChoice is the password field of a new link: a string (that
 // password) or true (the server makes one); false counts as none.
@@ -86,12 +80,11 @@ type newShareOptions struct {
 }
 
 // createShare stores a new gallery link of the event and returns it with
-// the generated password ("" unless GeneratePassword). Callers: the
-// shares route and the end of an event.
-func (s *Server) createShare(ctx context.Context, e store.Event, o newShareOptions) (store.Share, string, error) {
+// the generated password ("" unless GeneratePassword).
+func (g *API) createShare(ctx context.Context, e store.Event, o newShareOptions) (store.Share, string, error) {
 	sh := store.Share{EventID: e.ID, Label: o.Label, AllowDownload: o.AllowDownload, FavoritesOnly: o.FavoritesOnly}
 	if o.ExpiresInDays > 0 {
-		sh.ExpiresAt = s.now().Add(time.Duration(o.ExpiresInDays) * 24 * time.Hour).UnixMilli()
+		sh.ExpiresAt = g.now().Add(time.Duration(o.ExpiresInDays) * 24 * time.Hour).UnixMilli()
 	}
 	password, generated := o.Password, ""
 	if o.GeneratePassword {
@@ -99,16 +92,16 @@ func (s *Server) createShare(ctx context.Context, e store.Event, o newShareOptio
 		generated = password
 	}
 	if password != "" {
-		hash, err := passwords.Hash(password, s.cfg.PasswordCost)
+		hash, err := passwords.Hash(password, g.cfg.PasswordCost)
 		if err != nil {
 			return store.Share{}, "", err
 		}
 		sh.PasswordHash = hash
 	}
-	if err := s.store.Shares().Create(ctx, &sh); err != nil {
+	if err := g.store.Shares().Create(ctx, &sh); err != nil {
 		return store.Share{}, "", err
 	}
-	s.log.InfoContext(ctx, "gallery link created", "event", e.ID, "share", sh.ID, "password", sh.PasswordHash != "")
+	g.log.InfoContext(ctx, "gallery link created", "event", e.ID, "share", sh.ID, "password", sh.PasswordHash != "")
 	return sh, generated, nil
 }
 
@@ -153,29 +146,29 @@ func (req shareRequest) options(e store.Event) (newShareOptions, error) {
 	return o, nil
 }
 
-// handleListShares lists an event's gallery links, newest first, expired
+// ListShares lists an event's gallery links, newest first, expired
 // ones included (revoked ones are gone).
-func (s *Server) handleListShares(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (g *API) ListShares(w http.ResponseWriter, r *http.Request) error {
+	e, err := g.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
-	shares, err := s.store.Shares().List(r.Context(), e.ID)
+	shares, err := g.store.Shares().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
-	origin := s.origin(r)
+	origin, now := g.cfg.Origin(r), g.now().UnixMilli()
 	out := shareListBody{Shares: make([]dto.Share, 0, len(shares))}
 	for _, sh := range shares {
-		out.Shares = append(out.Shares, s.toShareDTO(origin, sh))
+		out.Shares = append(out.Shares, dto.ShareOf(origin, sh, now))
 	}
 	return web.JSON(w, r, http.StatusOK, out)
 }
 
-// handleCreateShare makes a gallery link. A generated password is in this
+// CreateShare makes a gallery link. A generated password is in this
 // answer only; it is stored hashed.
-func (s *Server) handleCreateShare(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (g *API) CreateShare(w http.ResponseWriter, r *http.Request) error {
+	e, err := g.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -187,20 +180,20 @@ func (s *Server) handleCreateShare(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	sh, generated, err := s.createShare(r.Context(), e, o)
+	sh, generated, err := g.createShare(r.Context(), e, o)
 	if errors.Is(err, store.ErrTooMany) {
 		return web.Field("shares", fmt.Sprintf("an event has at most %d gallery links; revoke one first", store.MaxShares))
 	}
 	if err != nil {
 		return err
 	}
-	return web.JSON(w, r, http.StatusCreated, shareBody{Share: s.toShareDTO(s.origin(r), sh), Password: dto.NullString(generated)})
+	return web.JSON(w, r, http.StatusCreated, shareBody{Share: dto.ShareOf(g.cfg.Origin(r), sh, g.now().UnixMilli()), Password: dto.NullString(generated)})
 }
 
-// handleDeleteShare revokes a gallery link: its url answers 404 from now
+// DeleteShare revokes a gallery link: its url answers 404 from now
 // on, and browsers that unlocked it lose access to its photos.
-func (s *Server) handleDeleteShare(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+func (g *API) DeleteShare(w http.ResponseWriter, r *http.Request) error {
+	e, err := g.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -208,9 +201,9 @@ func (s *Server) handleDeleteShare(w http.ResponseWriter, r *http.Request) error
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.Shares().Delete(r.Context(), e.ID, id); err != nil {
+	if err := g.store.Shares().Delete(r.Context(), e.ID, id); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "gallery link revoked", "event", e.ID, "share", id, "by", visitor.Account(r).Username)
+	g.log.InfoContext(r.Context(), "gallery link revoked", "event", e.ID, "share", id, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }

@@ -1,4 +1,4 @@
-package daemon
+package moderation
 
 import (
 	"fmt"
@@ -7,15 +7,14 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/guests"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
-// handleAdminMessages lists an event's messages for the hosts.
-func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// Messages lists an event's messages for the hosts.
+func (m *API) Messages(w http.ResponseWriter, r *http.Request) error {
+	e, err := m.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -28,8 +27,8 @@ func (s *Server) handleAdminMessages(w http.ResponseWriter, r *http.Request) err
 		return web.Field("status", "must be visible, pending or hidden")
 	}
 	q := visitor.MessageQuery(e.ID, access.HostList())
-	q.Status, q.Before, q.Limit = status, before, guests.MessagePageSize
-	page, err := s.store.Messages().List(r.Context(), q)
+	q.Status, q.Before, q.Limit = status, before, m.cfg.MessagePage
+	page, err := m.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
@@ -58,9 +57,9 @@ func (req moderateRequest) validate(actions ...string) error {
 	return nil
 }
 
-// handleModerateMessages approves, hides or deletes messages of the event.
-func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
+// ModerateMessages approves, hides or deletes messages of the event.
+func (m *API) ModerateMessages(w http.ResponseWriter, r *http.Request) error {
+	e, err := m.visitors.AdminEvent(r)
 	if err != nil {
 		return err
 	}
@@ -71,23 +70,23 @@ func (s *Server) handleModerateMessages(w http.ResponseWriter, r *http.Request) 
 	if err := req.validate("approve", "hide", "delete"); err != nil {
 		return err
 	}
-	before := s.messagesOnWall(r.Context(), req.IDs)
+	before := m.cfg.MessagesOnWall(r.Context(), req.IDs)
 	var changed []string
 	switch req.Action {
 	case "approve":
-		changed, err = s.store.Messages().SetStatus(r.Context(), e.ID, req.IDs, store.StatusVisible)
+		changed, err = m.store.Messages().SetStatus(r.Context(), e.ID, req.IDs, store.StatusVisible)
 	case "hide":
-		changed, err = s.store.Messages().SetStatus(r.Context(), e.ID, req.IDs, store.StatusHidden)
+		changed, err = m.store.Messages().SetStatus(r.Context(), e.ID, req.IDs, store.StatusHidden)
 	default:
-		changed, err = s.store.Messages().Delete(r.Context(), e.ID, "", req.IDs)
+		changed, err = m.store.Messages().Delete(r.Context(), e.ID, "", req.IDs)
 	}
 	if err != nil {
 		return err
 	}
 	if req.Action == "delete" {
-		s.messagesRemoved(e.ID, changed, before)
+		m.cfg.MessagesRemoved(e.ID, changed, before)
 	} else {
-		s.messagesChanged(r.Context(), e.ID, changed, false, before)
+		m.cfg.MessagesChanged(r.Context(), e.ID, changed, false, before)
 	}
 	return web.JSON(w, r, http.StatusOK, dto.ChangedBody{Changed: len(changed)})
 }

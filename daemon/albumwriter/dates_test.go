@@ -1,9 +1,12 @@
-package daemon
+package albumwriter_test
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/archive"
 )
 
 // The album's cover and guestbook.txt write a day the same way in every
@@ -15,14 +18,14 @@ func TestTheAlbumAndTheGuestbookWriteDaysAlike(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cover := albumDate(day, locale)
-			book := formatLocalTime(d.Add(15*time.Hour+4*time.Minute), locale)
+			cover := albumwriter.CoverDate(day, locale)
+			book := archive.LocalTime(d.Add(15*time.Hour+4*time.Minute), locale)
 			if cover == "" || book != cover+", 15:04" {
 				t.Errorf("%s in %q: the album says %q, the guestbook %q", day, locale, cover, book)
 			}
 		}
 	}
-	if got := albumDate("2026-06-20", "es"); !strings.Contains(got, "junio") {
+	if got := albumwriter.CoverDate("2026-06-20", "es"); !strings.Contains(got, "junio") {
 		t.Errorf("a Spanish cover reads %q", got)
 	}
 }

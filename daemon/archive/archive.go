@@ -1,4 +1,8 @@
-package daemon
+// Package archive writes the box's ZIP downloads as streams: the photos
+// of a query (the hosts' archive, a gallery link's) and the guestbook
+// (guestbook.txt and the voice notes), with constant memory however large
+// the event; and the names their files get, which the cloud export shares.
+package archive
 
 import (
 	"archive/zip"
@@ -6,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path"
@@ -15,74 +20,79 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"eventbox/daemon/access"
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
 const (
-	// archivePageSize is how many photo records one listing step of an
-	// archive reads; the files are opened after the step's transaction.
-	archivePageSize = 200
-	// archiveCopyBuffer is the one buffer an archive copies through.
-	archiveCopyBuffer = 64 << 10
+	// PageSize is how many photo records one listing step of an archive
+	// (or of the cloud export's list) reads; the files are opened after
+	// the step's transaction.
+	PageSize = 200
+	// copyBuffer is the one buffer an archive copies through.
+	copyBuffer = 64 << 10
 )
 
-// handleAdminArchive streams a ZIP of the event's photos: the visible
-// ones; all=1 adds pending and hidden; favorites=1 keeps the favorites.
-func (s *Server) handleAdminArchive(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
-	all, err := web.ParseFlag(r, "all")
-	if err != nil {
-		return err
-	}
-	favorites, err := web.ParseFlag(r, "favorites")
-	if err != nil {
-		return err
-	}
-	what := "all photos"
-	if favorites {
-		what = "favourites"
-	}
-	if all {
-		what += " incl. hidden and pending"
-	}
-	return s.streamArchive(w, r, e, visitor.PhotoQuery(e.ID, access.HostArchive(all, favorites)), archiveOptions{name: archiveName(e, what)})
+// JPEGCopier makes the full-size JPEG copy of a HEIC within the image
+// memory budget, writing it as it is encoded (imaging.Pool).
+type JPEGCopier interface {
+	JPEGCopy(ctx context.Context, r io.ReaderAt, size int64, w io.Writer) error
 }
 
-// archiveOptions is what differs between the archives: the file name,
-// and for guests and gallery visitors (forGuests) photos without their
-// position (mediafile.WithoutLocation) and each HEIC as its JPEG copy.
-type archiveOptions struct {
-	name      string
-	forGuests bool
+// Config is what a Streamer needs.
+type Config struct {
+	// Store holds the records listed and the media files copied.
+	Store *store.Store
+	// JPEG makes the JPEG copies of HEIC photos in guests' archives.
+	JPEG JPEGCopier
+	// Logger receives what was sent or why it stopped.
+	Logger *slog.Logger
 }
 
-// streamArchive writes the photos of the query as a ZIP, newest first,
+// Streamer writes ZIP archives to HTTP answers. It is safe for
+// concurrent use.
+type Streamer struct {
+	store *store.Store
+	jpeg  JPEGCopier
+	log   *slog.Logger
+}
+
+// New returns a Streamer over cfg.
+func New(cfg Config) *Streamer {
+	return &Streamer{store: cfg.Store, jpeg: cfg.JPEG, log: cfg.Logger}
+}
+
+// Options is what differs between the archives: the file name, and for
+// guests and gallery visitors (ForGuests) photos without their position
+// (mediafile.WithoutLocation) and each HEIC as its JPEG copy.
+type Options struct {
+	// Name is the download's file name (Name).
+	Name string
+	// ForGuests sends photos without their position and HEICs as JPEG.
+	ForGuests bool
+}
+
+// Photos writes the photos of the query as a ZIP, newest first,
 // with constant memory: records are listed a page at a time (each page in
 // its own short transaction) and each file is copied through one buffer
 // with the Store method (media are compressed already). A photo deleted
 // meanwhile is left out. It stops when the request's context ends; after
-// the first byte a failure cuts the connection (abortStream). When the
+// the first byte a failure cuts the connection (web.AbortStream). When the
 // whole archive was sent, each photo's download count goes up by one, in
 // one transaction. No matching photo gives a valid empty ZIP. opt names
-// the file and says whether it is for guests (addToArchive).
-func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery, opt archiveOptions) error {
+// the file and says whether it is for guests (add).
+func (s *Streamer) Photos(w http.ResponseWriter, r *http.Request, e store.Event, q store.PhotoQuery, opt Options) error {
 	ctx := r.Context()
-	q.Limit = archivePageSize
+	q.Limit = PageSize
 	page, err := s.store.Photos().List(ctx, q)
 	if err != nil {
 		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", mediafile.ContentDisposition(opt.name))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(opt.Name))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
@@ -90,20 +100,20 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 	start := time.Now()
 	zw := zip.NewWriter(w)
 	names := map[string]bool{}
-	buf := make([]byte, archiveCopyBuffer)
+	buf := make([]byte, copyBuffer)
 	var sent []string
 	var bytes int64
 	stop := func(err error) error {
 		s.log.InfoContext(ctx, "archive stopped", "event", e.ID, "files", len(sent), "bytes", bytes,
 			"clientGone", ctx.Err() != nil)
-		return s.abortStream(r, err)
+		return web.AbortStream(s.log, r, err)
 	}
 	for {
 		for _, p := range page.Items {
 			if err := ctx.Err(); err != nil {
 				return stop(err)
 			}
-			n, err := s.addToArchive(ctx, zw, p, names, buf, opt.forGuests)
+			n, err := s.add(ctx, zw, p, names, buf, opt.ForGuests)
 			if errors.Is(err, store.ErrNotFound) {
 				continue // deleted since it was listed
 			}
@@ -137,13 +147,13 @@ func (s *Server) streamArchive(w http.ResponseWriter, r *http.Request, e store.E
 	return nil
 }
 
-// addToArchive copies a photo's original (a video's video) into the
+// add copies a photo's original (a video's video) into the
 // archive under a readable, unique name and returns the bytes copied. A
 // file that is gone answers store.ErrNotFound before anything is written.
 // forGuests (guests' and gallery visitors' archives): a photo goes
 // without its position (mediafile.WithoutLocation), and a HEIC as its full-size
 // JPEG copy (addJPEGCopy), which computers without a HEIC viewer open.
-func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte, forGuests bool) (int64, error) {
+func (s *Streamer) add(ctx context.Context, zw *zip.Writer, p store.Photo, names map[string]bool, buf []byte, forGuests bool) (int64, error) {
 	media, ext := p.OriginalName(), "."+mediafile.FormatExt(p.Format)
 	if p.Video != nil {
 		media, ext = p.VideoName(), mediafile.VideoExt(p.Video.MIME)
@@ -171,7 +181,7 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 			return 0, err
 		}
 	}
-	hdr.Name = uniqueName(names, mediafile.DownloadName(p, "original", ext))
+	hdr.Name = UniqueName(names, mediafile.DownloadName(p, "original", ext))
 	dst, err := zw.CreateHeader(hdr)
 	if err != nil {
 		return 0, fmt.Errorf("adding %s to the archive: %w", hdr.Name, err)
@@ -190,11 +200,11 @@ func (s *Server) addToArchive(ctx context.Context, zw *zip.Writer, p store.Photo
 // when no copy could be made (a HEIC too large for the budget, or one
 // the decoder refuses) and nothing was written: the caller then adds the
 // original instead. A failure after the entry was begun is an error.
-func (s *Server) addJPEGCopy(ctx context.Context, zw *zip.Writer, p store.Photo, f *os.File, size int64, names map[string]bool, hdr zip.FileHeader) (n int64, done bool, err error) {
+func (s *Streamer) addJPEGCopy(ctx context.Context, zw *zip.Writer, p store.Photo, f *os.File, size int64, names map[string]bool, hdr zip.FileHeader) (n int64, done bool, err error) {
 	jpg := strings.TrimSuffix(mediafile.DownloadName(p, "original", ".heic"), ".heic") + ".jpg"
 	hdr.Name = jpg
 	entry := &lazyEntry{zw: zw, hdr: &hdr, names: names}
-	err = s.variants.Pool().JPEGCopy(ctx, f, size, entry)
+	err = s.jpeg.JPEGCopy(ctx, f, size, entry)
 	switch {
 	case err == nil && entry.w == nil:
 		return 0, false, nil // nothing came out: send the original
@@ -220,7 +230,7 @@ type lazyEntry struct {
 
 func (l *lazyEntry) Write(b []byte) (int, error) {
 	if l.w == nil {
-		l.hdr.Name = uniqueName(l.names, l.hdr.Name)
+		l.hdr.Name = UniqueName(l.names, l.hdr.Name)
 		w, err := l.zw.CreateHeader(l.hdr)
 		if err != nil {
 			return 0, fmt.Errorf("adding %s to the archive: %w", l.hdr.Name, err)
@@ -232,10 +242,10 @@ func (l *lazyEntry) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// uniqueName returns name, or name with -2, -3… before its extension when
+// UniqueName returns name, or name with -2, -3… before its extension when
 // an earlier entry took it, and records the result. Names are compared
 // without case: Windows and macOS file systems do.
-func uniqueName(taken map[string]bool, name string) string {
+func UniqueName(taken map[string]bool, name string) string {
 	ext := path.Ext(name)
 	base := strings.TrimSuffix(name, ext)
 	out := name
@@ -246,11 +256,11 @@ func uniqueName(taken map[string]bool, name string) string {
 	return out
 }
 
-// archiveName is a ZIP's file name, which says what it holds:
+// Name is a ZIP's file name, which says what it holds:
 // "<event name> - <event date> - <what>.zip" (the date left out when the
 // event has none), the event name made safe for any file system
 // (fileTitle).
-func archiveName(e store.Event, what string) string {
+func Name(e store.Event, what string) string {
 	parts := []string{fileTitle(e.Name)}
 	if parts[0] == "" {
 		parts[0] = "Photos"
@@ -261,7 +271,7 @@ func archiveName(e store.Event, what string) string {
 	return strings.Join(append(parts, what), " - ") + ".zip"
 }
 
-// maxTitleBytes bounds a title in a file name: with what archiveName adds
+// maxTitleBytes bounds a title in a file name: with what Name adds
 // the name stays under the 255 bytes every file system takes.
 const maxTitleBytes = 150
 

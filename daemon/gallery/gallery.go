@@ -1,11 +1,18 @@
-package daemon
+// Package gallery is the gallery links: the hosts make, list and revoke
+// them (/api/admin/events/:id/shares), and whoever has one sees the
+// event's photos and logo, its guestbook when the hosts share it, and
+// downloads the archive when the link allows (/api/g/:token/...), after
+// its password when it has one.
+package gallery
 
 import (
+	"log/slog"
 	"net/http"
+	"time"
 
 	"eventbox/daemon/access"
+	"eventbox/daemon/archive"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/guests"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -15,21 +22,61 @@ import (
 // maxTokenLen refuses absurd path tokens before they are hashed.
 const maxTokenLen = 128
 
+// Config is what the gallery routes use. Every field is required.
+type Config struct {
+	Store    *store.Store
+	Visitors *visitor.Resolver
+	Logger   *slog.Logger
+	Now      func() time.Time
+	// PasswordCost is the bcrypt cost of a link's password.
+	PasswordCost int
+	// PhotoPage and MessagePage are how many items a page of the photo
+	// and message lists holds (docs/decisions.md).
+	PhotoPage, MessagePage int
+	// Origin is the scheme and host the links' urls start with
+	// (BASE_URL, or the request's own).
+	Origin func(r *http.Request) string
+	// LinkPass is the failure budget of wrong link passwords, per link.
+	LinkPass *web.GuessGuard
+	// Archive streams a link's photos as a ZIP.
+	Archive *archive.Streamer
+	// ListPhotos answers a page of q in the order the request's order=
+	// asks (as the guests' list does): newest upload first, paged, or
+	// the order taken, whole; a bad order= is a field error.
+	ListPhotos func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error)
+	// ServeLogo answers the event's logo (404 when it has none).
+	ServeLogo func(w http.ResponseWriter, r *http.Request, e store.Event) error
+}
+
+// API holds the gallery routes' handlers.
+type API struct {
+	cfg      Config
+	store    *store.Store
+	visitors *visitor.Resolver
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New returns the gallery routes over cfg.
+func New(cfg Config) *API {
+	return &API{cfg: cfg, store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, now: cfg.Now}
+}
+
 // liveShare resolves the :token parameter to a link that is neither
 // revoked nor expired, with its event; anything else is 404.
-func (s *Server) liveShare(r *http.Request) (store.Share, store.Event, error) {
+func (g *API) liveShare(r *http.Request) (store.Share, store.Event, error) {
 	token := web.Param(r, "token")
 	if token == "" || len(token) > maxTokenLen {
 		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
-	sh, err := s.store.Shares().ByToken(r.Context(), token)
+	sh, err := g.store.Shares().ByToken(r.Context(), token)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
-	if !access.Live(visitor.ShareLink(sh), s.now().UnixMilli()) {
+	if !access.Live(visitor.ShareLink(sh), g.now().UnixMilli()) {
 		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
-	e, err := s.store.Events().Get(r.Context(), sh.EventID)
+	e, err := g.store.Events().Get(r.Context(), sh.EventID)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
@@ -40,18 +87,18 @@ func (s *Server) liveShare(r *http.Request) (store.Share, store.Event, error) {
 // with a password answers 403 forbidden until this browser unlocked it; a
 // link without one is remembered in gr_share on the way, so the media
 // and archive requests of this browser are allowed.
-func (s *Server) unlockedShare(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error) {
-	sh, e, err := s.liveShare(r)
+func (g *API) unlockedShare(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error) {
+	sh, e, err := g.liveShare(r)
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
-	if _, ok := s.visitors.SharePass(r)[sh.ID]; ok {
+	if _, ok := g.visitors.SharePass(r)[sh.ID]; ok {
 		return sh, e, nil
 	}
 	if sh.PasswordHash != "" {
 		return store.Share{}, store.Event{}, web.ErrForbidden
 	}
-	return sh, e, s.visitors.RememberShare(w, r, sh)
+	return sh, e, g.visitors.RememberShare(w, r, sh)
 }
 
 type galleryShareDTO struct {
@@ -71,12 +118,7 @@ type galleryEventDTO struct {
 	Guestbook   bool            `json:"guestbook"`
 	Challenges  []dto.Challenge `json:"challenges"`
 	// Spots are the event's places, for the gallery's place filter.
-	Spots []gallerySpotDTO `json:"spots"`
-}
-
-type gallerySpotDTO struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
+	Spots []dto.Spot `json:"spots"`
 }
 
 type galleryBody struct {
@@ -84,29 +126,26 @@ type galleryBody struct {
 	Event galleryEventDTO `json:"event"`
 }
 
-// handleGallery is what the gallery page loads first: the link's settings,
+// Gallery is what the gallery page loads first: the link's settings,
 // whether this browser may see it yet, and the event as a gallery shows
 // it. Visiting a link without a password remembers it in gr_share.
-func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) error {
-	sh, e, err := s.liveShare(r)
+func (g *API) Gallery(w http.ResponseWriter, r *http.Request) error {
+	sh, e, err := g.liveShare(r)
 	if err != nil {
 		return err
 	}
-	_, unlocked := s.visitors.SharePass(r)[sh.ID]
+	_, unlocked := g.visitors.SharePass(r)[sh.ID]
 	if !unlocked && sh.PasswordHash == "" {
-		if err := s.visitors.RememberShare(w, r, sh); err != nil {
+		if err := g.visitors.RememberShare(w, r, sh); err != nil {
 			return err
 		}
 		unlocked = true
 	}
-	spots, err := s.store.Spots().List(r.Context(), e.ID)
+	spots, err := g.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
 	}
-	places := make([]gallerySpotDTO, 0, len(spots))
-	for _, sp := range spots {
-		places = append(places, gallerySpotDTO{ID: sp.ID, Label: sp.Label})
-	}
+	places := dto.SpotsOf(spots)
 	return web.JSON(w, r, http.StatusOK, galleryBody{
 		Share: galleryShareDTO{
 			Label: dto.NullString(sh.Label), AllowDownload: sh.AllowDownload, FavoritesOnly: sh.FavoritesOnly,
@@ -124,13 +163,13 @@ type galleryUnlockRequest struct {
 	Password string `json:"password"`
 }
 
-// handleGalleryUnlock opens a link with its password (401 invalid_code
+// Unlock opens a link with its password (401 invalid_code
 // when wrong) and remembers it in gr_share. A link without a password
 // opens with any body. Besides the per-address limit of the route, the
 // link's failure budget holds the addresses that guessed wrong once it
 // is spent (web.GuessGuard).
-func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) error {
-	sh, _, err := s.liveShare(r)
+func (g *API) Unlock(w http.ResponseWriter, r *http.Request) error {
+	sh, _, err := g.liveShare(r)
 	if err != nil {
 		return err
 	}
@@ -138,32 +177,32 @@ func (s *Server) handleGalleryUnlock(w http.ResponseWriter, r *http.Request) err
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if _, ok := s.visitors.SharePass(r)[sh.ID]; ok {
+	if _, ok := g.visitors.SharePass(r)[sh.ID]; ok {
 		// Already unlocked: this browser never guesses again.
 		return web.JSON(w, r, http.StatusOK, web.OK)
 	}
 	if sh.PasswordHash != "" {
 		addr := web.ClientIP(r)
-		if ok, retry := s.guards.linkPass.Allow(sh.ID, addr); !ok {
+		if ok, retry := g.cfg.LinkPass.Allow(sh.ID, addr); !ok {
 			return web.RateLimited(retry)
 		}
 		if !passwords.Check(sh.PasswordHash, req.Password) {
-			s.guards.linkPass.Fail(sh.ID, addr)
+			g.cfg.LinkPass.Fail(sh.ID, addr)
 			return web.ErrInvalidCode
 		}
 	}
-	if err := s.visitors.RememberShare(w, r, sh); err != nil {
+	if err := g.visitors.RememberShare(w, r, sh); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-// handleGalleryPhotos lists the link's photos, newest first: visible
+// Photos lists the link's photos, newest first: visible
 // ones, favorites only when the link says so, challenge= and (added) spot=
 // (a place) narrow, (added) favorites=1 keeps the hosts' favorites only,
 // before= pages.
-func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) error {
-	sh, e, err := s.unlockedShare(w, r)
+func (g *API) Photos(w http.ResponseWriter, r *http.Request) error {
+	sh, e, err := g.unlockedShare(w, r)
 	if err != nil {
 		return err
 	}
@@ -179,23 +218,19 @@ func (s *Server) handleGalleryPhotos(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	taken, err := guests.ParseOrder(r)
-	if err != nil {
-		return err
-	}
 	q := visitor.PhotoQuery(e.ID, access.GalleryPhotos(visitor.ShareLink(sh), r.URL.Query().Get("favorites") == "1"))
-	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, guests.PhotoPageSize
-	page, err := guests.ListPhotos(r.Context(), s.store.Photos(), q, taken)
+	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, g.cfg.PhotoPage
+	page, err := g.cfg.ListPhotos(r, q)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, "", false))
 }
 
-// handleGalleryMessages lists the guestbook's visible messages through a
+// Messages lists the guestbook's visible messages through a
 // link, newest first, when the hosts share it (403 forbidden otherwise).
-func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) error {
-	_, e, err := s.unlockedShare(w, r)
+func (g *API) Messages(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := g.unlockedShare(w, r)
 	if err != nil {
 		return err
 	}
@@ -208,18 +243,18 @@ func (s *Server) handleGalleryMessages(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	q := visitor.MessageQuery(e.ID, f)
-	q.Before, q.Limit = before, guests.MessagePageSize
-	page, err := s.store.Messages().List(r.Context(), q)
+	q.Before, q.Limit = before, g.cfg.MessagePage
+	page, err := g.store.Messages().List(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, dto.MessagePage(page, ""))
 }
 
-// handleGalleryArchive streams the link's photos as a ZIP when the link
+// Archive streams the link's photos as a ZIP when the link
 // allows downloads (403 forbidden otherwise).
-func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) error {
-	sh, e, err := s.unlockedShare(w, r)
+func (g *API) Archive(w http.ResponseWriter, r *http.Request) error {
+	sh, e, err := g.unlockedShare(w, r)
 	if err != nil {
 		return err
 	}
@@ -231,5 +266,15 @@ func (s *Server) handleGalleryArchive(w http.ResponseWriter, r *http.Request) er
 	if f.FavoritesOnly {
 		what = "favourites"
 	}
-	return s.streamArchive(w, r, e, visitor.PhotoQuery(e.ID, f), archiveOptions{name: archiveName(e, what), forGuests: true})
+	return g.cfg.Archive.Photos(w, r, e, visitor.PhotoQuery(e.ID, f), archive.Options{Name: archive.Name(e, what), ForGuests: true})
+}
+
+// Logo is the event's logo through a live gallery link, for the gallery
+// page's header (the link does not carry the slug).
+func (g *API) Logo(w http.ResponseWriter, r *http.Request) error {
+	_, e, err := g.liveShare(r)
+	if err != nil {
+		return err
+	}
+	return g.cfg.ServeLogo(w, r, e)
 }

@@ -1,0 +1,76 @@
+// Package moderation is the hosts' side of an event's content: the photo
+// list and its actions (approve, hide, favourite, delete, retry), the
+// hosts' import, the photo archive, the printable album, and the
+// guestbook's list, moderation and archive (the routes under
+// /api/admin/events/:id/ photos, archive, album and messages).
+//
+// What stays in package daemon reaches it through Config: the live
+// notifications of the console and the walls, the variant jobs' nudge,
+// and the upload path of an import.
+package moderation
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/archive"
+	"eventbox/daemon/visitor"
+	"eventbox/store"
+)
+
+// Config is what the moderation routes use. Every field is required.
+type Config struct {
+	Store    *store.Store
+	Visitors *visitor.Resolver
+	Logger   *slog.Logger
+	Now      func() time.Time
+
+	// PhotoPage and MessagePage are how many items a page of the photo
+	// and message lists holds (docs/decisions.md).
+	PhotoPage, MessagePage int
+
+	// Archive streams the photo and guestbook ZIPs.
+	Archive *archive.Streamer
+	// Album makes the printable album, one at a time.
+	Album *albumwriter.Maker
+
+	// PhotosOnWall and MessagesOnWall say which of the ids are on the
+	// wall now; called before a change, their answer is the before of
+	// the calls below.
+	PhotosOnWall   func(ctx context.Context, ids []string) map[string]bool
+	MessagesOnWall func(ctx context.Context, ids []string) map[string]bool
+	// PhotosChanged and MessagesChanged publish the items' state after a
+	// change to the console's live stream and the walls; PhotosRemoved
+	// and MessagesRemoved their removal.
+	PhotosChanged   func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+	PhotosRemoved   func(eventID string, ids []string, before map[string]bool)
+	MessagesChanged func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+	MessagesRemoved func(eventID string, ids []string, before map[string]bool)
+	// RetryVariants nudges the variant jobs once photos were given
+	// theirs back.
+	RetryVariants func()
+	// Import stores the photo of an import request p describes (the
+	// upload path the guests' uploads take: checks, limits, variants,
+	// and the optional credit as its guest name) and writes the answer.
+	Import func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error
+}
+
+// API holds the moderation routes' handlers.
+type API struct {
+	cfg      Config
+	store    *store.Store
+	visitors *visitor.Resolver
+	log      *slog.Logger
+	now      func() time.Time
+	archive  *archive.Streamer
+	album    *albumwriter.Maker
+}
+
+// New returns the moderation routes over cfg.
+func New(cfg Config) *API {
+	return &API{cfg: cfg, store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, now: cfg.Now,
+		archive: cfg.Archive, album: cfg.Album}
+}
