@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,29 +30,41 @@ const storePath = "eventbox/store"
 //   - a web.JSON call whose answer's type holds a store type, or whose
 //     answer puts one into an interface value (map[string]any{"x": rec}),
 //   - a store type assigned into a map of interface values (m["x"] = rec).
+//
+// The area packages whose handlers write answers are checked the same way.
 func TestNoStoreRecordInAnAnswer(t *testing.T) {
-	fset := token.NewFileSet()
-	files := daemonFiles(t, fset, ".")
-	conf := types.Config{Importer: exportImporter(t, fset)}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
-	if _, err := conf.Check("eventbox/daemon", fset, files, info); err != nil {
-		t.Fatalf("type-checking the daemon: %v", err)
-	}
-	for _, p := range storeInAnswers(fset, files, info) {
-		t.Error(p)
+	for _, dir := range answerPackages {
+		t.Run(dir, func(t *testing.T) {
+			fset := token.NewFileSet()
+			files := daemonFiles(t, fset, dir)
+			conf := types.Config{Importer: exportImporter(t, fset, dir)}
+			info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+			if _, err := conf.Check(path.Join("eventbox/daemon", dir), fset, files, info); err != nil {
+				t.Fatalf("type-checking %s: %v", dir, err)
+			}
+			for _, p := range storeInAnswers(fset, files, info) {
+				t.Error(p)
+			}
+		})
 	}
 }
 
-// exportImporter imports the daemon's dependencies from the compiler's
-// export data, which `go list -export` finds in (or adds to) the build
-// cache: much faster than type-checking them from source. `go test`
-// puts its own go command first on PATH.
-func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
+// answerPackages are the directories, under daemon, of the packages whose
+// handlers write answers: the daemon's own and the areas moved out of it.
+var answerPackages = []string{".", "accounts"}
+
+// exportImporter imports the dependencies of the package in dir from the
+// compiler's export data, which `go list -export` finds in (or adds to)
+// the build cache: much faster than type-checking them from source. `go
+// test` puts its own go command first on PATH.
+func exportImporter(t *testing.T, fset *token.FileSet, dir string) types.Importer {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}={{.Export}}", ".").Output()
+	cmd := exec.Command("go", "list", "-export", "-deps",
+		"-f", "{{.ImportPath}}={{.Export}}", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("listing the daemon's dependencies: %v", err)
+		t.Fatalf("listing the dependencies of %s: %v", dir, err)
 	}
 	exports := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
