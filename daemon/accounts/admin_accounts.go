@@ -358,9 +358,10 @@ type invitationsBody struct {
 	Invitations []invitationDTO `json:"invitations"`
 }
 
-// CreateInvitation makes an invitation link valid for 7 days. The
-// box has no mail outbox yet, so emailed is false and the owner passes the
-// link on (docs/decisions.md).
+// CreateInvitation makes an invitation link valid for 7 days. It is
+// mailed to the invitee when mail is set up (emailed); otherwise emailed
+// is false and the owner passes the link on (docs/decisions.md,
+// "Accounts, invitations and two-factor sign-in").
 func (api *API) CreateInvitation(w http.ResponseWriter, r *http.Request) error {
 	var req invitationRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
