@@ -32,6 +32,8 @@ const storePath = "eventbox/store"
 //   - a web.JSON call whose answer's type holds a store type, or whose
 //     answer puts one into an interface value (map[string]any{"x": rec}),
 //   - a store type assigned into a map of interface values (m["x"] = rec).
+//
+// The area packages whose handlers write answers are checked the same way.
 func TestNoStoreRecordInAnAnswer(t *testing.T) {
 	for _, pkg := range answerPackages(t) {
 		t.Run(pkg.path, func(t *testing.T) {

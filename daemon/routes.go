@@ -82,25 +82,25 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/g/:token/logo", s.gallery.Logo) // added: the event's logo on the gallery page
 
 	// Admin: sign-in and account.
-	h("POST", "/api/admin/login", s.handleLogin)          // limits: signInGate
-	h("POST", "/api/admin/login/code", s.handleLoginCode) // limits: signInGate
-	h("GET", "/api/admin/me/two-factor", s.visitors.Admin(s.handleTwoFactorStatus))
-	h("POST", "/api/admin/me/two-factor", s.visitors.Admin(s.handleTwoFactor))
-	h("DELETE", "/api/admin/me/two-factor", s.visitors.Admin(s.handleTwoFactorOff))
-	h("POST", "/api/admin/logout", s.visitors.Admin(s.handleLogout))
-	h("POST", "/api/admin/password", s.visitors.Admin(s.handlePassword))
-	h("GET", "/api/admin/me", s.visitors.Admin(s.handleMe))
-	h("PATCH", "/api/admin/me", s.visitors.Admin(s.handleUpdateMe))
+	h("POST", "/api/admin/login", s.signIn.Login)          // limits: signInGate
+	h("POST", "/api/admin/login/code", s.signIn.LoginCode) // limits: signInGate
+	h("GET", "/api/admin/me/two-factor", s.visitors.Admin(s.signIn.TwoFactorStatus))
+	h("POST", "/api/admin/me/two-factor", s.visitors.Admin(s.signIn.TwoFactor))
+	h("DELETE", "/api/admin/me/two-factor", s.visitors.Admin(s.signIn.TwoFactorOff))
+	h("POST", "/api/admin/logout", s.visitors.Admin(s.signIn.Logout))
+	h("POST", "/api/admin/password", s.visitors.Admin(s.signIn.Password))
+	h("GET", "/api/admin/me", s.visitors.Admin(s.signIn.Me))
+	h("PATCH", "/api/admin/me", s.visitors.Admin(s.signIn.UpdateMe))
 
 	// Admin: accounts and invitations (owners).
-	h("GET", "/api/admin/accounts", s.visitors.Owner(s.handleListAccounts))
-	h("POST", "/api/admin/accounts", s.visitors.Owner(s.handleCreateAccount))
-	h("PATCH", "/api/admin/accounts/:id", s.visitors.Owner(s.handleUpdateAccount))
-	h("DELETE", "/api/admin/accounts/:id", s.visitors.Owner(s.handleDeleteAccount))
-	h("GET", "/api/admin/invitations", s.visitors.Owner(s.handleListInvitations))
-	h("POST", "/api/admin/invitations", s.visitors.Owner(s.handleCreateInvitation))
-	h("DELETE", "/api/admin/invitations/:id", s.visitors.Owner(s.handleDeleteInvitation))
-	h("POST", "/api/admin/invite/:token", s.rate(s.limits.invite, s.handleAcceptInvitation))
+	h("GET", "/api/admin/accounts", s.visitors.Owner(s.accounts.ListAccounts))
+	h("POST", "/api/admin/accounts", s.visitors.Owner(s.accounts.CreateAccount))
+	h("PATCH", "/api/admin/accounts/:id", s.visitors.Owner(s.accounts.UpdateAccount))
+	h("DELETE", "/api/admin/accounts/:id", s.visitors.Owner(s.accounts.DeleteAccount))
+	h("GET", "/api/admin/invitations", s.visitors.Owner(s.accounts.ListInvitations))
+	h("POST", "/api/admin/invitations", s.visitors.Owner(s.accounts.CreateInvitation))
+	h("DELETE", "/api/admin/invitations/:id", s.visitors.Owner(s.accounts.DeleteInvitation))
+	h("POST", "/api/admin/invite/:token", s.rate(s.limits.invite, s.accounts.AcceptInvitation))
 
 	// Admin: events. event-model is not in the spec: the defaults and rules
 	// of the event fields, for the console's form (docs/decisions.md).

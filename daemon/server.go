@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/accounts"
 	"eventbox/daemon/albumwriter"
 	"eventbox/daemon/archive"
 	"eventbox/daemon/backup"
@@ -89,9 +90,10 @@ type Server struct {
 	visitors *visitor.Resolver
 	// files sends media files (Range, download names, no position).
 	files *mediafile.Sender
-	// dummyHash is compared against when a username does not exist, so
-	// that a wrong username costs the same time as a wrong password.
-	dummyHash string
+	// signIn and accounts are the console's sign-in and the owners'
+	// accounts and invitations (daemon/accounts).
+	signIn   *accounts.SignIn
+	accounts *accounts.API
 
 	// moderation is the hosts' photos, album, guestbook and archives;
 	// gallery the gallery links, for the hosts and their visitors.
@@ -163,10 +165,19 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.visitors = visitor.New(st, cfg.Now, s.cookies)
 	s.files = mediafile.New(st.Media(), s.visitors)
-	if s.dummyHash, err = passwords.Hash(passwords.Generate(), s.cfg.PasswordCost); err != nil {
+	// Accounts and sign-in (the mailer and runner are read only when an invitation is made).
+	dummyHash, err := passwords.Hash(passwords.Generate(), s.cfg.PasswordCost)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.ensureFirstOwner(ctx); err != nil {
+	acctCfg := accounts.Config{Store: st, Visitors: s.visitors, Cookies: s.cookies, Logger: s.log, Now: cfg.Now,
+		DataDir: cfg.DataDir, AdminUsername: cfg.AdminUsername, AdminPassword: cfg.AdminPassword,
+		PasswordCost: cfg.PasswordCost, DummyHash: dummyHash,
+		Limits: accounts.Limits{Address: s.limits.login, Username: s.limits.loginUser, Guesses: s.guards.signIn, Device: s.guards.device},
+		Origin: s.origin, MailDomain: func(ctx context.Context) string { return s.mailer.Domain(ctx) },
+		MailQueued: func() { s.jobs.Notify(store.MailJobKind) }}
+	s.signIn, s.accounts = accounts.NewSignIn(acctCfg), accounts.NewAPI(acctCfg)
+	if err := s.signIn.EnsureFirstOwner(ctx); err != nil {
 		return nil, err
 	}
 	if s.updater = cfg.Updater; s.updater == nil {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 
-	"eventbox/daemon"
+	"eventbox/daemon/accounts"
 	"eventbox/store"
 )
 
@@ -48,7 +48,7 @@ func resetPassword(ctx context.Context, args []string, getenv func(string) strin
 		return 1
 	}
 	defer st.Close()
-	password, err := daemon.ResetPassword(ctx, st, username, cost)
+	password, err := accounts.ResetPassword(ctx, st, username, cost)
 	if err != nil {
 		fmt.Fprintf(stderr, "eventbox: resetting the password of %q: %v\n", username, err)
 		return 1

@@ -1,4 +1,4 @@
-package daemon
+package accounts
 
 import (
 	"context"
@@ -133,9 +133,9 @@ func eventIDList(ids []string) ([]string, string) {
 
 // checkEventIDs adds a message to details unless every id names an
 // existing event.
-func (s *Server) checkEventIDs(ctx context.Context, ids []string, details map[string]string) error {
+func (api *API) checkEventIDs(ctx context.Context, ids []string, details map[string]string) error {
 	for _, id := range ids {
-		_, err := s.store.Events().Get(ctx, id)
+		_, err := api.store.Events().Get(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
 			details["eventIds"] = fmt.Sprintf("no event has the id %s", id)
 			return nil
@@ -172,8 +172,9 @@ type accountsBody struct {
 	Accounts []dto.Account `json:"accounts"`
 }
 
-func (s *Server) handleListAccounts(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.Accounts().List(r.Context())
+// ListAccounts answers every account, oldest first (owners only).
+func (api *API) ListAccounts(w http.ResponseWriter, r *http.Request) error {
+	list, err := api.store.Accounts().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -184,9 +185,9 @@ func (s *Server) handleListAccounts(w http.ResponseWriter, r *http.Request) erro
 	return web.JSON(w, r, http.StatusOK, accountsBody{Accounts: out})
 }
 
-// handleCreateAccount makes an account; without a password one is
+// CreateAccount makes an account; without a password one is
 // generated and answered once.
-func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) error {
+func (api *API) CreateAccount(w http.ResponseWriter, r *http.Request) error {
 	var in accountInput
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
@@ -205,7 +206,7 @@ func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) err
 	if in.ResetTwoFactor.Set {
 		details["resetTwoFactor"] = "only on update"
 	}
-	if err := s.checkEventIDs(r.Context(), in.EventIDs.Value, details); err != nil {
+	if err := api.checkEventIDs(r.Context(), in.EventIDs.Value, details); err != nil {
 		return err
 	}
 	if len(details) > 0 {
@@ -217,24 +218,24 @@ func (s *Server) handleCreateAccount(w http.ResponseWriter, r *http.Request) err
 		password = passwords.Generate()
 		generated = &password
 	}
-	hash, err := passwords.Hash(password, s.cfg.PasswordCost)
+	hash, err := passwords.Hash(password, api.cost)
 	if err != nil {
 		return err
 	}
 	a := store.Account{PasswordHash: hash}
 	in.apply(&a)
-	if err := s.store.Accounts().Create(r.Context(), &a); err != nil {
+	if err := api.store.Accounts().Create(r.Context(), &a); err != nil {
 		return accountStoreError(err)
 	}
-	s.log.InfoContext(r.Context(), "account created", "account", a.ID, "username", a.Username,
+	api.log.InfoContext(r.Context(), "account created", "account", a.ID, "username", a.Username,
 		"role", a.Role, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusCreated, accountPasswordBody{Account: dto.AccountOf(a), Password: generated})
 }
 
-// handleUpdateAccount changes an account. A new password (given or reset)
+// UpdateAccount changes an account. A new password (given or reset)
 // and a reset second factor end the account's sessions, except the one
 // making the change.
-func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) error {
+func (api *API) UpdateAccount(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
@@ -250,13 +251,13 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 	if resetPassword && in.Password.Set {
 		details["resetPassword"] = "cannot be combined with password"
 	}
-	if err := s.checkEventIDs(r.Context(), in.EventIDs.Value, details); err != nil {
+	if err := api.checkEventIDs(r.Context(), in.EventIDs.Value, details); err != nil {
 		return err
 	}
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	if _, err := s.store.Accounts().Get(r.Context(), id); err != nil {
+	if _, err := api.store.Accounts().Get(r.Context(), id); err != nil {
 		return err
 	}
 	var generated *string
@@ -268,11 +269,11 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 	hash := ""
 	if password != "" {
 		var err error
-		if hash, err = passwords.Hash(password, s.cfg.PasswordCost); err != nil {
+		if hash, err = passwords.Hash(password, api.cost); err != nil {
 			return err
 		}
 	}
-	a, err := s.store.Accounts().Update(r.Context(), id, func(a *store.Account) error {
+	a, err := api.store.Accounts().Update(r.Context(), id, func(a *store.Account) error {
 		in.apply(a)
 		if hash != "" {
 			a.PasswordHash = hash
@@ -290,23 +291,23 @@ func (s *Server) handleUpdateAccount(w http.ResponseWriter, r *http.Request) err
 		if id == visitor.Account(r).ID {
 			except = visitor.SessionToken(r)
 		}
-		if err := s.store.Sessions().DeleteByAccount(r.Context(), id, except); err != nil {
+		if err := api.store.Sessions().DeleteByAccount(r.Context(), id, except); err != nil {
 			return err
 		}
 	}
-	s.log.InfoContext(r.Context(), "account updated", "account", a.ID, "username", a.Username,
+	api.log.InfoContext(r.Context(), "account updated", "account", a.ID, "username", a.Username,
 		"role", a.Role, "passwordChanged", hash != "", "twoFactorReset", resetTwoFactor, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, accountPasswordBody{Account: dto.AccountOf(a), Password: generated})
 }
 
-// handleDeleteAccount removes an account and ends its sessions at once;
+// DeleteAccount removes an account and ends its sessions at once;
 // the last owner stays.
-func (s *Server) handleDeleteAccount(w http.ResponseWriter, r *http.Request) error {
+func (api *API) DeleteAccount(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	err := s.store.Accounts().Delete(r.Context(), id)
+	err := api.store.Accounts().Delete(r.Context(), id)
 	if errors.Is(err, store.ErrLastOwner) {
 		return web.Field("id", "the last owner cannot be deleted")
 	}
@@ -316,7 +317,7 @@ func (s *Server) handleDeleteAccount(w http.ResponseWriter, r *http.Request) err
 	if id == visitor.Account(r).ID {
 		cookie.Clear(w, r, visitor.AdminCookie)
 	}
-	s.log.InfoContext(r.Context(), "account deleted", "account", id, "by", visitor.Account(r).Username)
+	api.log.InfoContext(r.Context(), "account deleted", "account", id, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
@@ -357,10 +358,11 @@ type invitationsBody struct {
 	Invitations []invitationDTO `json:"invitations"`
 }
 
-// handleCreateInvitation makes an invitation link valid for 7 days. The
-// box has no mail outbox yet, so emailed is false and the owner passes the
-// link on (docs/decisions.md).
-func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) error {
+// CreateInvitation makes an invitation link valid for 7 days. It is
+// mailed to the invitee when mail is set up (emailed); otherwise emailed
+// is false and the owner passes the link on (docs/decisions.md,
+// "Accounts, invitations and two-factor sign-in").
+func (api *API) CreateInvitation(w http.ResponseWriter, r *http.Request) error {
 	var req invitationRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -380,15 +382,15 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 	ids, msg := eventIDList(req.EventIDs)
 	if msg != "" {
 		details["eventIds"] = msg
-	} else if err := s.checkEventIDs(r.Context(), ids, details); err != nil {
+	} else if err := api.checkEventIDs(r.Context(), ids, details); err != nil {
 		return err
 	}
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
 	inv := store.Invitation{Email: email, Role: req.Role, EventIDs: ids, CreatedBy: visitor.Account(r).ID}
-	origin := s.origin(r)
-	settings, err := s.store.Mail().Settings(r.Context())
+	origin := api.origin(r)
+	settings, err := api.store.Mail().Settings(r.Context())
 	if err != nil {
 		return err
 	}
@@ -397,7 +399,7 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 	// "emailed" when it is not.
 	var mailJobs []func(string) (store.JobSpec, error)
 	if settings.Ready() {
-		domain := s.mailer.Domain(r.Context())
+		domain := api.mailDomain(r.Context())
 		mailJobs = append(mailJobs, func(token string) (store.JobSpec, error) {
 			msg, err := mail.InvitationMessage(email, origin+"/invite/"+token, inv.Role, domain, inv.ExpiresAt)
 			if err != nil {
@@ -406,14 +408,14 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 			return mail.Spec(msg, "")
 		})
 	}
-	token, err := s.store.Invitations().Create(r.Context(), &inv, mailJobs...)
+	token, err := api.store.Invitations().Create(r.Context(), &inv, mailJobs...)
 	if err != nil {
 		return accountStoreError(err)
 	}
 	if len(mailJobs) > 0 {
-		s.jobs.Notify(store.MailJobKind)
+		api.mailQueued()
 	}
-	s.log.InfoContext(r.Context(), "invitation created", "invitation", inv.ID, "role", inv.Role, "by", visitor.Account(r).Username)
+	api.log.InfoContext(r.Context(), "invitation created", "invitation", inv.ID, "role", inv.Role, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusCreated, invitationCreatedBody{
 		Invitation: toInvitationDTO(inv),
 		URL:        origin + "/invite/" + token,
@@ -421,8 +423,10 @@ func (s *Server) handleCreateInvitation(w http.ResponseWriter, r *http.Request) 
 	})
 }
 
-func (s *Server) handleListInvitations(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.Invitations().List(r.Context())
+// ListInvitations answers the invitations that can still be used,
+// newest first, without their tokens (owners only).
+func (api *API) ListInvitations(w http.ResponseWriter, r *http.Request) error {
+	list, err := api.store.Invitations().List(r.Context())
 	if err != nil {
 		return err
 	}
@@ -433,15 +437,17 @@ func (s *Server) handleListInvitations(w http.ResponseWriter, r *http.Request) e
 	return web.JSON(w, r, http.StatusOK, invitationsBody{Invitations: out})
 }
 
-func (s *Server) handleDeleteInvitation(w http.ResponseWriter, r *http.Request) error {
+// DeleteInvitation revokes an invitation: its link answers 404 from
+// now on.
+func (api *API) DeleteInvitation(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "id")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if err := s.store.Invitations().Delete(r.Context(), id); err != nil {
+	if err := api.store.Invitations().Delete(r.Context(), id); err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "invitation revoked", "invitation", id, "by", visitor.Account(r).Username)
+	api.log.InfoContext(r.Context(), "invitation revoked", "invitation", id, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
@@ -451,16 +457,16 @@ type acceptInvitationRequest struct {
 	Password string `json:"password"`
 }
 
-// handleAcceptInvitation is the invitee's public route: the token is the
+// AcceptInvitation is the invitee's public route: the token is the
 // credential. It creates the account with the invitation's role and
 // events and signs the caller in. A spent, expired or revoked link is 404,
 // checked before the body so that the page can say so at once.
-func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) error {
+func (api *API) AcceptInvitation(w http.ResponseWriter, r *http.Request) error {
 	token := web.Param(r, "token")
 	if token == "" || len(token) > maxInviteToken {
 		return web.ErrNotFound
 	}
-	if _, err := s.store.Invitations().ByToken(r.Context(), token); err != nil {
+	if _, err := api.store.Invitations().ByToken(r.Context(), token); err != nil {
 		return err
 	}
 	var req acceptInvitationRequest
@@ -484,19 +490,19 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request) 
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	hash, err := passwords.Hash(req.Password, s.cfg.PasswordCost)
+	hash, err := passwords.Hash(req.Password, api.cost)
 	if err != nil {
 		return err
 	}
-	a := store.Account{Username: username, Name: name, PasswordHash: hash, LastLoginAt: s.now().UnixMilli()}
-	if err := s.store.Invitations().Accept(r.Context(), token, &a); err != nil {
+	a := store.Account{Username: username, Name: name, PasswordHash: hash, LastLoginAt: api.now().UnixMilli()}
+	if err := api.store.Invitations().Accept(r.Context(), token, &a); err != nil {
 		return accountStoreError(err)
 	}
-	session, err := s.store.Sessions().Create(r.Context(), a.ID, false)
+	session, err := api.store.Sessions().Create(r.Context(), a.ID, false)
 	if err != nil {
 		return err
 	}
-	s.visitors.SetSessionCookie(w, r, session)
-	s.log.InfoContext(r.Context(), "invitation accepted", "account", a.ID, "username", a.Username, "role", a.Role)
+	api.visitors.SetSessionCookie(w, r, session)
+	api.log.InfoContext(r.Context(), "invitation accepted", "account", a.ID, "username", a.Username, "role", a.Role)
 	return web.JSON(w, r, http.StatusCreated, web.OK)
 }

@@ -1,4 +1,4 @@
-package daemon
+package accounts
 
 import (
 	"net/http"
@@ -34,9 +34,9 @@ type deviceEntry struct {
 // devicePass is the decoded gr_device cookie, by account id.
 type devicePass map[string]deviceEntry
 
-func (s *Server) readDevicePass(r *http.Request) devicePass {
+func (si *SignIn) readDevicePass(r *http.Request) devicePass {
 	pass := devicePass{}
-	if !s.cookies.Read(r, deviceKind, &pass) {
+	if !si.cookies.Read(r, deviceKind, &pass) {
 		return devicePass{}
 	}
 	return pass
@@ -44,12 +44,12 @@ func (s *Server) readDevicePass(r *http.Request) devicePass {
 
 // knownDevice returns the device id this browser holds for the account,
 // or "" when it never signed in to it (or the mark is over a year old).
-func (s *Server) knownDevice(r *http.Request, accountID string) string {
+func (si *SignIn) knownDevice(r *http.Request, accountID string) string {
 	if accountID == "" {
 		return ""
 	}
-	e, ok := s.readDevicePass(r)[accountID]
-	if !ok || !store.ValidID(e.Device) || s.now().Sub(time.UnixMilli(e.At)) > deviceAge {
+	e, ok := si.readDevicePass(r)[accountID]
+	if !ok || !store.ValidID(e.Device) || si.now().Sub(time.UnixMilli(e.At)) > deviceAge {
 		return ""
 	}
 	return e.Device
@@ -57,16 +57,16 @@ func (s *Server) knownDevice(r *http.Request, accountID string) string {
 
 // rememberDevice marks this browser as one that signed in to the account,
 // keeping its device id if it had one.
-func (s *Server) rememberDevice(w http.ResponseWriter, r *http.Request, accountID string) error {
-	pass := s.readDevicePass(r)
+func (si *SignIn) rememberDevice(w http.ResponseWriter, r *http.Request, accountID string) error {
+	pass := si.readDevicePass(r)
 	e := pass[accountID]
 	if !store.ValidID(e.Device) {
 		e.Device = store.NewID()
 	}
-	e.At = s.now().UnixMilli()
+	e.At = si.now().UnixMilli()
 	pass[accountID] = e
 	cookie.Trim(pass, deviceAccounts, func(e deviceEntry) int64 { return e.At })
-	return s.cookies.Write(w, r, deviceKind, pass)
+	return si.cookies.Write(w, r, deviceKind, pass)
 }
 
 // signInGate applies the sign-in limits to one attempt on an account
@@ -75,18 +75,18 @@ func (s *Server) rememberDevice(w http.ResponseWriter, r *http.Request, accountI
 // request against its address (10 a minute) and the username's failure
 // budget, which holds only addresses that already failed. It returns the
 // device id ("" for an unknown browser), to pass to signInFailed.
-func (s *Server) signInGate(r *http.Request, accountID, username string) (string, error) {
-	if dev := s.knownDevice(r, accountID); dev != "" {
-		if ok, retry := s.guards.device.Allow(dev); !ok {
+func (si *SignIn) signInGate(r *http.Request, accountID, username string) (string, error) {
+	if dev := si.knownDevice(r, accountID); dev != "" {
+		if ok, retry := si.limits.Device.Allow(dev); !ok {
 			return dev, web.RateLimited(retry)
 		}
 		return dev, nil
 	}
 	addr := web.ClientIP(r)
-	if ok, retry := s.limits.login.Allow(addr); !ok {
+	if ok, retry := si.limits.Address.Allow(addr); !ok {
 		return "", web.RateLimited(retry)
 	}
-	if ok, retry := s.guards.signIn.Allow(username, addr); !ok {
+	if ok, retry := si.limits.Guesses.Allow(username, addr); !ok {
 		return "", web.RateLimited(retry)
 	}
 	return "", nil
@@ -94,8 +94,8 @@ func (s *Server) signInGate(r *http.Request, accountID, username string) (string
 
 // signInFailed counts a wrong password or code against the username,
 // unless it came from a known device (held by its own budget only).
-func (s *Server) signInFailed(r *http.Request, device, username string) {
+func (si *SignIn) signInFailed(r *http.Request, device, username string) {
 	if device == "" {
-		s.guards.signIn.Fail(username, web.ClientIP(r))
+		si.limits.Guesses.Fail(username, web.ClientIP(r))
 	}
 }

@@ -1,4 +1,4 @@
-package daemon
+package accounts
 
 import (
 	"crypto/subtle"
@@ -123,7 +123,9 @@ type twoFactorStatusBody struct {
 	RecoveryCodesLeft int  `json:"recoveryCodesLeft"`
 }
 
-func (s *Server) handleTwoFactorStatus(w http.ResponseWriter, r *http.Request) error {
+// TwoFactorStatus says whether the signed-in account has two-factor on
+// and how many recovery codes it has left.
+func (si *SignIn) TwoFactorStatus(w http.ResponseWriter, r *http.Request) error {
 	a := visitor.Account(r)
 	left := 0
 	if a.TwoFactor {
@@ -137,26 +139,26 @@ type twoFactorRequest struct {
 	Code   string `json:"code"`
 }
 
-// handleTwoFactor runs the enrolment steps: start (a new secret, pending
+// TwoFactor runs the enrolment steps: start (a new secret, pending
 // until confirmed), confirm (with a code from the app: two-factor is on,
 // recovery codes are shown once) and recovery (a new set of recovery codes,
 // with a current code).
-func (s *Server) handleTwoFactor(w http.ResponseWriter, r *http.Request) error {
+func (si *SignIn) TwoFactor(w http.ResponseWriter, r *http.Request) error {
 	var req twoFactorRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	switch req.Action {
 	case "start":
-		return s.twoFactorStart(w, r)
+		return si.twoFactorStart(w, r)
 	case "confirm", "recovery":
 		if strings.TrimSpace(req.Code) == "" {
 			return web.Field("code", "required")
 		}
 		if req.Action == "confirm" {
-			return s.twoFactorConfirm(w, r, req.Code)
+			return si.twoFactorConfirm(w, r, req.Code)
 		}
-		return s.twoFactorRecovery(w, r, req.Code)
+		return si.twoFactorRecovery(w, r, req.Code)
 	case "":
 		return web.Field("action", "required")
 	default:
@@ -170,7 +172,7 @@ type twoFactorStartBody struct {
 	QR     string `json:"qr"`
 }
 
-func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
+func (si *SignIn) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
 	a := visitor.Account(r)
 	key, err := totp.Generate(totp.GenerateOpts{
 		Issuer: totpIssuer, AccountName: a.Username, Period: totpPeriod,
@@ -183,7 +185,7 @@ func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("drawing the two-factor QR code: %w", err)
 	}
-	_, err = s.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
+	_, err = si.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
 		if a.TwoFactor {
 			return web.Field("action", "two-factor is already on; turn it off first")
 		}
@@ -194,7 +196,7 @@ func (s *Server) twoFactorStart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "two-factor enrolment started", "account", a.ID)
+	si.log.InfoContext(r.Context(), "two-factor enrolment started", "account", a.ID)
 	return web.JSON(w, r, http.StatusOK, twoFactorStartBody{
 		Secret: key.Secret(),
 		URI:    key.URL(),
@@ -207,10 +209,10 @@ type twoFactorConfirmBody struct {
 	RecoveryCodes []string `json:"recoveryCodes"`
 }
 
-func (s *Server) twoFactorConfirm(w http.ResponseWriter, r *http.Request, code string) error {
+func (si *SignIn) twoFactorConfirm(w http.ResponseWriter, r *http.Request, code string) error {
 	codes, hashes := newRecoveryCodes()
-	now := s.now()
-	_, err := s.store.Accounts().Update(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
+	now := si.now()
+	_, err := si.store.Accounts().Update(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
 		switch {
 		case a.TwoFactor:
 			return web.Field("action", "two-factor is already on")
@@ -229,7 +231,7 @@ func (s *Server) twoFactorConfirm(w http.ResponseWriter, r *http.Request, code s
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "two-factor enabled", "account", visitor.Account(r).ID)
+	si.log.InfoContext(r.Context(), "two-factor enabled", "account", visitor.Account(r).ID)
 	return web.JSON(w, r, http.StatusOK, twoFactorConfirmBody{Enabled: true, RecoveryCodes: codes})
 }
 
@@ -237,14 +239,14 @@ type recoveryCodesBody struct {
 	RecoveryCodes []string `json:"recoveryCodes"`
 }
 
-func (s *Server) twoFactorRecovery(w http.ResponseWriter, r *http.Request, code string) error {
+func (si *SignIn) twoFactorRecovery(w http.ResponseWriter, r *http.Request, code string) error {
 	a := visitor.Account(r)
-	if ok, retry := s.limits.loginUser.Allow(strings.ToLower(a.Username)); !ok {
+	if ok, retry := si.limits.Username.Allow(strings.ToLower(a.Username)); !ok {
 		return web.RateLimited(retry)
 	}
 	codes, hashes := newRecoveryCodes()
-	now := s.now()
-	_, err := s.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
+	now := si.now()
+	_, err := si.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
 		if !a.TwoFactor {
 			return web.Field("action", "two-factor is off")
 		}
@@ -257,7 +259,7 @@ func (s *Server) twoFactorRecovery(w http.ResponseWriter, r *http.Request, code 
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "recovery codes replaced", "account", a.ID)
+	si.log.InfoContext(r.Context(), "recovery codes replaced", "account", a.ID)
 	return web.JSON(w, r, http.StatusOK, recoveryCodesBody{RecoveryCodes: codes})
 }
 
@@ -270,16 +272,16 @@ type twoFactorOffBody struct {
 	Enabled bool `json:"enabled"`
 }
 
-// handleTwoFactorOff removes the second factor with the password and a
+// TwoFactorOff removes the second factor with the password and a
 // current or recovery code. A wrong password is a 400 naming the field,
 // like a wrong code: the console stays signed in.
-func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) error {
+func (si *SignIn) TwoFactorOff(w http.ResponseWriter, r *http.Request) error {
 	var req twoFactorOffRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
 	}
 	a := visitor.Account(r)
-	if ok, retry := s.limits.loginUser.Allow(strings.ToLower(a.Username)); !ok {
+	if ok, retry := si.limits.Username.Allow(strings.ToLower(a.Username)); !ok {
 		return web.RateLimited(retry)
 	}
 	if req.Password == "" {
@@ -288,8 +290,8 @@ func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) erro
 	if !passwords.Check(a.PasswordHash, req.Password) {
 		return web.Field("password", "is not right")
 	}
-	now := s.now()
-	_, err := s.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
+	now := si.now()
+	_, err := si.store.Accounts().Update(r.Context(), a.ID, func(a *store.Account) error {
 		if a.TwoFactor {
 			if strings.TrimSpace(req.Code) == "" {
 				return web.Field("code", "required")
@@ -304,7 +306,7 @@ func (s *Server) handleTwoFactorOff(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(r.Context(), "two-factor disabled", "account", a.ID)
+	si.log.InfoContext(r.Context(), "two-factor disabled", "account", a.ID)
 	return web.JSON(w, r, http.StatusOK, twoFactorOffBody{Enabled: false})
 }
 
@@ -315,12 +317,12 @@ type loginCodeRequest struct {
 // errWrongCode aborts the account update of a failed second factor.
 var errWrongCode = errors.New("second factor does not match")
 
-// handleLoginCode completes a sign-in that answered codeRequired: an
+// LoginCode completes a sign-in that answered codeRequired: an
 // authenticator code not used before, or a recovery code (then spent). On
 // success the pending session is replaced by a new full one. A wrong code
 // is 401 and the pending session stays for another try, within the rate
 // limits and pendingSignInLifetime.
-func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
+func (si *SignIn) LoginCode(w http.ResponseWriter, r *http.Request) error {
 	var req loginCodeRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -328,7 +330,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(req.Code) == "" {
 		return web.Field("code", "required")
 	}
-	token, sess, err := s.visitors.Session(r, true)
+	token, sess, err := si.visitors.Session(r, true)
 	if err != nil {
 		return err
 	}
@@ -337,15 +339,15 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	}
 	end := func() error {
 		cookie.Clear(w, r, visitor.AdminCookie)
-		if err := s.store.Sessions().Delete(r.Context(), token); err != nil {
+		if err := si.store.Sessions().Delete(r.Context(), token); err != nil {
 			return err
 		}
 		return web.ErrUnauthorized
 	}
-	if s.now().Sub(time.UnixMilli(sess.CreatedAt)) > pendingSignInLifetime {
+	if si.now().Sub(time.UnixMilli(sess.CreatedAt)) > pendingSignInLifetime {
 		return end()
 	}
-	acct, err := s.store.Accounts().Get(r.Context(), sess.AccountID)
+	acct, err := si.store.Accounts().Get(r.Context(), sess.AccountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return end()
 	}
@@ -353,7 +355,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	key := strings.ToLower(acct.Username)
-	device, err := s.signInGate(r, acct.ID, key)
+	device, err := si.signInGate(r, acct.ID, key)
 	if err != nil {
 		return err
 	}
@@ -361,8 +363,8 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 		// The second factor was reset meanwhile: sign in again.
 		return end()
 	}
-	now := s.now()
-	_, err = s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
+	now := si.now()
+	_, err = si.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
 		if !a.TwoFactor || !spendCode(a, req.Code, now, true) {
 			return errWrongCode
 		}
@@ -370,22 +372,22 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	})
 	if errors.Is(err, errWrongCode) {
-		s.log.InfoContext(r.Context(), "wrong second factor", "account", acct.ID)
-		s.signInFailed(r, device, key)
+		si.log.InfoContext(r.Context(), "wrong second factor", "account", acct.ID)
+		si.signInFailed(r, device, key)
 		return web.ErrUnauthorized
 	}
 	if err != nil {
 		return err
 	}
-	if err := s.store.Sessions().Delete(r.Context(), token); err != nil {
+	if err := si.store.Sessions().Delete(r.Context(), token); err != nil {
 		return err
 	}
-	full, err := s.store.Sessions().Create(r.Context(), acct.ID, false)
+	full, err := si.store.Sessions().Create(r.Context(), acct.ID, false)
 	if err != nil {
 		return err
 	}
-	s.visitors.SetSessionCookie(w, r, full)
-	if err := s.rememberDevice(w, r, acct.ID); err != nil {
+	si.visitors.SetSessionCookie(w, r, full)
+	if err := si.rememberDevice(w, r, acct.ID); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)

@@ -1,4 +1,4 @@
-package daemon
+package accounts
 
 import (
 	"context"
@@ -25,43 +25,43 @@ import (
 // password was generated.
 const initialPasswordFile = "initial-password"
 
-// ensureFirstOwner creates the first owner on a database without accounts:
+// EnsureFirstOwner creates the first owner on a database without accounts:
 // ADMIN_USERNAME with ADMIN_PASSWORD, or a generated password that is
 // logged once and written to DATA_DIR/initial-password (mode 0600).
-func (s *Server) ensureFirstOwner(ctx context.Context) error {
-	n, err := s.store.Accounts().Count(ctx)
+func (si *SignIn) EnsureFirstOwner(ctx context.Context) error {
+	n, err := si.store.Accounts().Count(ctx)
 	if err != nil {
 		return fmt.Errorf("counting accounts: %w", err)
 	}
 	if n > 0 {
 		return nil
 	}
-	password, generated := s.cfg.AdminPassword, false
+	password, generated := si.adminPassword, false
 	if password == "" {
 		password, generated = passwords.Generate(), true
 	}
-	hash, err := passwords.Hash(password, s.cfg.PasswordCost)
+	hash, err := passwords.Hash(password, si.cost)
 	if err != nil {
 		return err
 	}
-	a := store.Account{Username: s.cfg.AdminUsername, Role: store.RoleOwner, EventIDs: []string{}, PasswordHash: hash,
+	a := store.Account{Username: si.adminUsername, Role: store.RoleOwner, EventIDs: []string{}, PasswordHash: hash,
 		MustChangePassword: generated}
 	if generated {
-		path := filepath.Join(s.cfg.DataDir, initialPasswordFile)
+		path := filepath.Join(si.dataDir, initialPasswordFile)
 		if err := os.WriteFile(path, []byte(password+"\n"), 0o600); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
-	if err := s.store.Accounts().Create(ctx, &a); err != nil {
+	if err := si.store.Accounts().Create(ctx, &a); err != nil {
 		return fmt.Errorf("creating first owner: %w", err)
 	}
 	if generated {
 		// The one secret ever logged: the host needs it to sign in.
-		s.log.InfoContext(ctx, "first owner created with a generated password",
+		si.log.InfoContext(ctx, "first owner created with a generated password",
 			"username", a.Username, "password", password,
-			"file", filepath.Join(s.cfg.DataDir, initialPasswordFile))
+			"file", filepath.Join(si.dataDir, initialPasswordFile))
 	} else {
-		s.log.InfoContext(ctx, "first owner created", "username", a.Username)
+		si.log.InfoContext(ctx, "first owner created", "username", a.Username)
 	}
 	return nil
 }
@@ -75,7 +75,10 @@ type codeRequiredBody struct {
 	CodeRequired bool `json:"codeRequired"`
 }
 
-func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
+// Login checks a username and password within the sign-in limits and
+// starts a session: a full one, or one waiting for the second factor
+// (answered codeRequired) when the account has two-factor on.
+func (si *SignIn) Login(w http.ResponseWriter, r *http.Request) error {
 	var req loginRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -85,48 +88,49 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	}
 	username := strings.TrimSpace(req.Username)
 	if username == "" {
-		username = s.cfg.AdminUsername
+		username = si.adminUsername
 	}
 	key := strings.ToLower(username)
-	acct, err := s.store.Accounts().ByUsername(r.Context(), username)
+	acct, err := si.store.Accounts().ByUsername(r.Context(), username)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	device, err := s.signInGate(r, acct.ID, key)
+	device, err := si.signInGate(r, acct.ID, key)
 	if err != nil {
 		return err
 	}
 	if acct.ID == "" {
-		passwords.Check(s.dummyHash, req.Password)
-		s.signInFailed(r, device, key)
+		passwords.Check(si.dummyHash, req.Password)
+		si.signInFailed(r, device, key)
 		return web.ErrUnauthorized
 	}
 	if !passwords.Check(acct.PasswordHash, req.Password) {
-		s.signInFailed(r, device, key)
+		si.signInFailed(r, device, key)
 		return web.ErrUnauthorized
 	}
-	token, err := s.store.Sessions().Create(r.Context(), acct.ID, acct.TwoFactor)
+	token, err := si.store.Sessions().Create(r.Context(), acct.ID, acct.TwoFactor)
 	if err != nil {
 		return err
 	}
-	s.visitors.SetSessionCookie(w, r, token)
+	si.visitors.SetSessionCookie(w, r, token)
 	if acct.TwoFactor {
 		return web.JSON(w, r, http.StatusOK, codeRequiredBody{CodeRequired: true})
 	}
-	if _, err := s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
-		a.LastLoginAt = s.now().UnixMilli()
+	if _, err := si.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
+		a.LastLoginAt = si.now().UnixMilli()
 		return nil
 	}); err != nil {
 		return err
 	}
-	if err := s.rememberDevice(w, r, acct.ID); err != nil {
+	if err := si.rememberDevice(w, r, acct.ID); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	if err := s.store.Sessions().Delete(r.Context(), visitor.SessionToken(r)); err != nil {
+// Logout ends this browser's session and clears its cookie.
+func (si *SignIn) Logout(w http.ResponseWriter, r *http.Request) error {
+	if err := si.store.Sessions().Delete(r.Context(), visitor.SessionToken(r)); err != nil {
 		return err
 	}
 	cookie.Clear(w, r, visitor.AdminCookie)
@@ -137,7 +141,8 @@ type accountBody struct {
 	Account dto.Account `json:"account"`
 }
 
-func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
+// Me answers the signed-in account.
+func (si *SignIn) Me(w http.ResponseWriter, r *http.Request) error {
 	return web.JSON(w, r, http.StatusOK, accountBody{Account: dto.AccountOf(visitor.Account(r))})
 }
 
@@ -146,7 +151,8 @@ type meRequest struct {
 	Email web.Optional[string] `json:"email"`
 }
 
-func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
+// UpdateMe changes the signed-in account's name and email.
+func (si *SignIn) UpdateMe(w http.ResponseWriter, r *http.Request) error {
 	var req meRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -165,7 +171,7 @@ func (s *Server) handleUpdateMe(w http.ResponseWriter, r *http.Request) error {
 	if len(details) > 0 {
 		return web.BadRequest(details)
 	}
-	acct, err := s.store.Accounts().Update(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
+	acct, err := si.store.Accounts().Update(r.Context(), visitor.Account(r).ID, func(a *store.Account) error {
 		if req.Name.Set {
 			a.Name = name
 		}
@@ -185,9 +191,9 @@ type passwordRequest struct {
 	Next    string `json:"next"`
 }
 
-// handlePassword changes the signed-in account's password and ends its
+// Password changes the signed-in account's password and ends its
 // other sessions; this browser stays signed in.
-func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
+func (si *SignIn) Password(w http.ResponseWriter, r *http.Request) error {
 	var req passwordRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -202,25 +208,25 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request) error {
 	if !passwords.Check(acct.PasswordHash, req.Current) {
 		return web.ErrUnauthorized
 	}
-	hash, err := passwords.Hash(req.Next, s.cfg.PasswordCost)
+	hash, err := passwords.Hash(req.Next, si.cost)
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
+	if _, err := si.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
 		a.PasswordHash = hash
 		a.MustChangePassword = false
 		return nil
 	}); err != nil {
 		return err
 	}
-	if err := s.store.Sessions().DeleteByAccount(r.Context(), acct.ID, visitor.SessionToken(r)); err != nil {
+	if err := si.store.Sessions().DeleteByAccount(r.Context(), acct.ID, visitor.SessionToken(r)); err != nil {
 		return err
 	}
 	if acct.MustChangePassword {
 		// The generated password is no longer anyone's: its copy goes.
-		path := filepath.Join(s.cfg.DataDir, initialPasswordFile)
+		path := filepath.Join(si.dataDir, initialPasswordFile)
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.log.WarnContext(r.Context(), "removing the initial password file", "file", path, "error", err)
+			si.log.WarnContext(r.Context(), "removing the initial password file", "file", path, "error", err)
 		}
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
