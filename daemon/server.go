@@ -207,7 +207,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, Logger: s.log.With("component", "variants"),
 		Processed: s.metrics.Processing, Made: func(ctx context.Context, p store.Photo) {
 			// Its display was not made until now: it was not on the wall.
-			s.photosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
+			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
 		}})
 	mailKey, err := mail.LoadKey(st.Dir())
 	if err != nil {
@@ -251,7 +251,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.ingest = ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: s.log,
 		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
 			s.photoStored()
-			s.photosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
+			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
 		}})
 	if s.placeholder, err = makePlaceholder(); err != nil {
 		return nil, err
@@ -274,8 +274,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			return s.notice(store.NoticeMessageCreated, m.EventID,
 				messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
 		},
-		NoticesQueued: s.outbox.Notify, PhotosOnWall: s.photosOnWall, MessagesOnWall: s.messagesOnWall,
-		PhotosRemoved: s.photosRemoved, MessagesRemoved: s.messagesRemoved, MessagesChanged: s.messagesChanged})
+		NoticesQueued: s.outbox.Notify, PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
+		PhotosRemoved: s.changes.PhotosRemoved, MessagesRemoved: s.changes.MessagesRemoved, MessagesChanged: s.changes.MessagesChanged})
 	ui, err := i18n.Web(cfg.UI)
 	if err != nil {
 		return nil, err
@@ -310,9 +310,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 				}
 				return err == nil, err
 			}}),
-		PhotosOnWall: s.photosOnWall, MessagesOnWall: s.messagesOnWall,
-		PhotosChanged: s.photosChanged, PhotosRemoved: s.photosRemoved,
-		MessagesChanged: s.messagesChanged, MessagesRemoved: s.messagesRemoved,
+		PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
+		PhotosChanged: s.changes.PhotosChanged, PhotosRemoved: s.changes.PhotosRemoved,
+		MessagesChanged: s.changes.MessagesChanged, MessagesRemoved: s.changes.MessagesRemoved,
 		RetryVariants: s.variants.Nudge,
 		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
 			return s.guests.ReceivePhoto(w, r, e, p, 0, "credit")
