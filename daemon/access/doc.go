@@ -14,7 +14,7 @@
 // rules read ([Account], [Event], [Link], [Item], [Uploader]) and the daemon
 // fills them from store records. What a list may hold comes back as a
 // [Filter] of plain values, which the daemon turns field by field into the
-// store's query (daemon/viewer.go). Two reasons. The rules then say exactly which fields
+// store's query (daemon/visitor/visitor.go). Two reasons. The rules then say exactly which fields
 // decide access (a photo's status matters only as visible or not, an account
 // only as owner or its event ids), so a table test can generate every
 // combination of them. And the store's records carry password hashes, tokens

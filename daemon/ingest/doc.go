@@ -27,7 +27,7 @@
 // *InvalidVideoError, *VideoTooLongError); a full card or a failing disk
 // comes back as the wrapped file-system error, with ENOSPC or EIO inside,
 // and store errors (store.ErrQuota) wrapped too. The package knows no
-// HTTP status: daemon's toAPIError maps them all to the spec's codes in
+// HTTP status: daemon's web.ToError maps them all to the spec's codes in
 // one place.
 //
 // What stays in front of ingest (daemon and daemon/guests), and why:
