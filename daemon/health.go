@@ -12,6 +12,8 @@ import (
 type healthBody struct {
 	Status  string `json:"status"`
 	Storage string `json:"storage"`
+	// Clock is "synced", "set" or "unsure" (clock_routes.go).
+	Clock string `json:"clock"`
 }
 
 // handleHealth answers 200 { status: ok, storage } while the database can
@@ -25,5 +27,5 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if s.storage.check(r.Context()).Low {
 		storage = "low"
 	}
-	return web.JSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage})
+	return web.JSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage, Clock: string(s.clock.State(r.Context()))})
 }

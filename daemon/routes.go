@@ -186,6 +186,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/backup", s.visitors.Owner(s.handleBackup))
 	h("POST", "/api/admin/backup/restore", s.visitors.Owner(s.upload(s.accountUploader, s.handleRestore)))
 	h("PUT", "/api/admin/backup/retention", s.visitors.Owner(s.handleBackupRetention))
+	// Added route: set the box's clock from an owner's browser while it is unsure (clock_routes.go).
+	h("POST", "/api/admin/clock", s.visitors.Owner(s.handleSetClock))
 	h("GET", "/api/admin/updates", s.visitors.Owner(s.handleUpdates))
 	h("POST", "/api/admin/updates/check", s.visitors.Owner(s.handleUpdatesCheck))
 	h("POST", "/api/admin/updates/apply", s.visitors.Owner(s.handleUpdatesApply))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"eventbox/assets"
+	"eventbox/daemon/clock"
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
@@ -97,6 +98,8 @@ type Server struct {
 	// the box's own backups (backups.go).
 	storage *storageGuard
 	backups *backupService
+	// clock knows whether the box's time is right (clock_routes.go).
+	clock *clock.Service
 	// restoreMu lets one restore run at a time; restoring is set once a
 	// restore is decided, and restart is closed then (Restarts).
 	restoreMu   sync.Mutex
@@ -215,6 +218,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.outbox.UseRunner(s.jobs)
 	// The mail and webhook settings (daemon/outbound).
 	s.outbound = outbound.New(outbound.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: s.jobs, Webhooks: s.outbox})
+	s.clock = s.newClock() // the box's clock (clock_routes.go)
 	if err := s.backups.scheduleNightly(ctx); err != nil {
 		return nil, err
 	}

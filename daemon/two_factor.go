@@ -362,8 +362,9 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 		return end()
 	}
 	now := s.now()
+	var told signInClock // a pair of codes tells the time while the clock is unsure (clock_routes.go)
 	_, err = s.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
-		if !a.TwoFactor || !spendCode(a, req.Code, now, true) {
+		if !a.TwoFactor || !s.spendSignInCode(r.Context(), a, req.Code, now, &told) {
 			return errWrongCode
 		}
 		a.LastLoginAt = now.UnixMilli()
@@ -377,6 +378,7 @@ func (s *Server) handleLoginCode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.setClockFromSignIn(r.Context(), now, told) // (clock_routes.go)
 	if err := s.store.Sessions().Delete(r.Context(), token); err != nil {
 		return err
 	}
