@@ -63,6 +63,7 @@ func TestServiceStates(t *testing.T) {
 	}{
 		{name: "unsure, three days behind, set by a host", off: -72 * time.Hour, set: real.Add(2 * time.Hour), before: clock.Unsure, after: clock.Set, changed: true, redateOff: 72 * time.Hour},
 		{name: "unsure, an hour ahead, set by a host", off: time.Hour, set: real.Add(2 * time.Hour), before: clock.Unsure, after: clock.Set, changed: true, redateOff: -time.Hour},
+		{name: "unsure but right: trusted, nothing moved", off: -time.Second, set: real.Add(2 * time.Hour), before: clock.Unsure, after: clock.Set, changed: true},
 		{name: "synced: a host's time is not taken", synced: true, set: real.Add(time.Hour), before: clock.Synced, after: clock.Synced},
 		{name: "a browser in 1970 is refused", off: -72 * time.Hour, set: time.Unix(0, 0), wantErr: clock.ErrOutOfRange, before: clock.Unsure, after: clock.Unsure},
 		{name: "a browser in 2200 is refused", off: -72 * time.Hour, set: time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), wantErr: clock.ErrOutOfRange, before: clock.Unsure, after: clock.Unsure},
@@ -86,7 +87,7 @@ func TestServiceStates(t *testing.T) {
 			if res.Changed != tt.changed {
 				t.Fatalf("Changed = %v", res.Changed)
 			}
-			if !tt.changed {
+			if !tt.changed || tt.redateOff == 0 {
 				if len(b.redate) != 0 || b.off != tt.off {
 					t.Fatalf("a clock not changed moved (%v) or re-dated %v", b.off, b.redate)
 				}
