@@ -156,6 +156,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Clock reaches the system's clock (clock_wiring.go); zero: the real one.
+	Clock ClockHooks
 }
 
 // DefaultConfig returns the configuration of a fresh machine with nothing

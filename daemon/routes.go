@@ -186,6 +186,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/backup", s.visitors.Owner(s.box.Backup))
 	h("POST", "/api/admin/backup/restore", s.visitors.Owner(s.upload(s.accountUploader, s.box.Restore)))
 	h("PUT", "/api/admin/backup/retention", s.visitors.Owner(s.box.BackupRetention))
+	// Added route: set the box's clock from an owner's browser while it is unsure (daemon/box).
+	h("POST", "/api/admin/clock", s.visitors.Owner(s.box.SetClock))
 	h("GET", "/api/admin/updates", s.visitors.Owner(s.box.Updates))
 	h("POST", "/api/admin/updates/check", s.visitors.Owner(s.box.UpdatesCheck))
 	h("POST", "/api/admin/updates/apply", s.visitors.Owner(s.box.UpdatesApply))

@@ -160,6 +160,7 @@ func scopeRows() []scopeRow {
 		{name: "backup download", method: "GET", path: "/api/admin/backup?download=1", want: ownerOnly},
 		{name: "restore", method: "POST", path: "/api/admin/backup/restore", body: "PK", want: ownerOnly},
 		{name: "backup retention", method: "PUT", path: "/api/admin/backup/retention", body: map[string]any{"days": 0}, want: ownerOnly},
+		{name: "set the clock", method: "POST", path: "/api/admin/clock", body: map[string]any{"now": 1781967600000}, want: ownerOnly},
 		{name: "update status", method: "GET", path: "/api/admin/updates", want: ownerOnly},
 		{name: "update check", method: "POST", path: "/api/admin/updates/check", want: ownerOnly},
 		{name: "update apply", method: "POST", path: "/api/admin/updates/apply", body: map[string]any{"version": "9.9.9"}, want: ownerOnly},

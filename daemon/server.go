@@ -17,6 +17,7 @@ import (
 	"eventbox/daemon/backups"
 	"eventbox/daemon/boothapi"
 	"eventbox/daemon/box"
+	"eventbox/daemon/clock"
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
@@ -106,6 +107,8 @@ type Server struct {
 	storage *storage.Guard
 	backups *backups.Service
 	box     *box.API
+	// clock knows whether the box's time is right (daemon/clock).
+	clock *clock.Service
 
 	// placeholder is the JPEG served for a thumb or display that is not
 	// there (placeholder.go).
@@ -170,7 +173,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	acctCfg := accounts.Config{Store: st, Visitors: s.visitors, Cookies: s.cookies, Logger: s.log, Now: cfg.Now,
+	// The box's clock: synced, set by a host, or unsure; once set, what the
+	// wrong clock dated is re-dated (clock_wiring.go).
+	s.clock = newClock(cfg, s.log, func(ctx context.Context, from, to time.Time, offset time.Duration) error {
+		return redater(st, s.backups, func() *jobs.Runner { return s.jobs }, s.log)(ctx, from, to, offset)
+	})
+	acctCfg := accounts.Config{Store: st, Visitors: s.visitors, Cookies: s.cookies, Logger: s.log, Now: cfg.Now, Clock: s.clock,
 		DataDir: cfg.DataDir, AdminUsername: cfg.AdminUsername, AdminPassword: cfg.AdminPassword,
 		PasswordCost: cfg.PasswordCost, DummyHash: dummyHash,
 		Limits: accounts.Limits{Address: s.limits.login, Username: s.limits.loginUser, Guesses: s.guards.signIn, Device: s.guards.device},
@@ -330,7 +338,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.names = newOwnNames(cfg)
 	// The box's own routes: backups and restore, updates, stats,
 	// storage, About, metrics, health, the API reference, the CA.
-	s.box = box.New(box.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
+	s.box = box.New(box.Config{Store: st, Clock: s.clock, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
 		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
 		Updater: s.updater, Restart: cfg.Restart, Jobs: s.jobs, Metrics: s.metrics.Handler(),
 		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: guests.BoothName,

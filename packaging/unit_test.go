@@ -31,6 +31,8 @@ func TestUnitHasTheSettingsTheProductNeeds(t *testing.T) {
 		"Environment=DATA_DIR=/var/lib/eventbox",
 		"EnvironmentFile=-/etc/default/eventbox",
 		"AmbientCapabilities=CAP_NET_BIND_SERVICE",
+		"AmbientCapabilities=CAP_SYS_TIME",
+		"CapabilityBoundingSet=CAP_SYS_TIME",
 		"StateDirectory=eventbox",
 		"Restart=always",
 		"RestartSec=2",

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"time"
 
+	"eventbox/daemon/clock"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -61,6 +62,11 @@ type Config struct {
 	// MailQueued nudges the mail job kind after an invitation's mail was
 	// queued.
 	MailQueued func()
+	// Clock is the box's clock: while it is unsure, the second step of
+	// sign-in takes a pair of authenticator codes, which also set it
+	// (docs/decisions/trust.md, "A clock the box can trust"). Nil: the
+	// clock is trusted.
+	Clock *clock.Service
 }
 
 // Limits are the sign-in limits (docs/decisions.md, "Guessing and
@@ -94,6 +100,7 @@ type SignIn struct {
 	cost          int
 	dummyHash     string
 	limits        Limits
+	clock         *clock.Service
 }
 
 // NewSignIn builds the sign-in routes over cfg.
@@ -103,7 +110,7 @@ func NewSignIn(cfg Config) *SignIn {
 	}
 	return &SignIn{store: cfg.Store, visitors: cfg.Visitors, cookies: cfg.Cookies, log: cfg.Logger, now: cfg.Now,
 		dataDir: cfg.DataDir, adminUsername: cfg.AdminUsername, adminPassword: cfg.AdminPassword,
-		cost: cfg.PasswordCost, dummyHash: cfg.DummyHash, limits: cfg.Limits}
+		cost: cfg.PasswordCost, dummyHash: cfg.DummyHash, limits: cfg.Limits, clock: cfg.Clock}
 }
 
 // API is the owners' side: accounts, invitations, and the invitee's

@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/pquerna/otp/totp"
 	qrcode "github.com/skip2/go-qrcode"
 
+	"eventbox/daemon/clock"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
@@ -364,8 +366,9 @@ func (si *SignIn) LoginCode(w http.ResponseWriter, r *http.Request) error {
 		return end()
 	}
 	now := si.now()
+	var told signInClock // a pair of codes tells the time while the clock is unsure
 	_, err = si.store.Accounts().Update(r.Context(), acct.ID, func(a *store.Account) error {
-		if !a.TwoFactor || !spendCode(a, req.Code, now, true) {
+		if !a.TwoFactor || !si.spendSignInCode(r.Context(), a, req.Code, now, &told) {
 			return errWrongCode
 		}
 		a.LastLoginAt = now.UnixMilli()
@@ -379,6 +382,7 @@ func (si *SignIn) LoginCode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	si.setClockFromSignIn(r.Context(), now, told)
 	if err := si.store.Sessions().Delete(r.Context(), token); err != nil {
 		return err
 	}
@@ -391,4 +395,41 @@ func (si *SignIn) LoginCode(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
+}
+
+// signInClock is what a sign-in's pair of authenticator codes told of the
+// time.
+type signInClock struct {
+	offset time.Duration
+	told   bool
+}
+
+// spendSignInCode is spendCode for the second sign-in step. While the
+// clock is unsure one authenticator code proves nothing (its time is not
+// known), so it takes two consecutive codes matched within three days
+// (clock.MatchTOTPPair), which also tell the time, or a recovery code.
+func (si *SignIn) spendSignInCode(ctx context.Context, a *store.Account, code string, now time.Time, c *signInClock) bool {
+	if si.clock == nil || si.clock.State(ctx) != clock.Unsure {
+		return spendCode(a, code, now, true)
+	}
+	if m, ok := clock.MatchTOTPPair(a.TOTPSecret, normalizeCode(code), now, a.LastTOTPStep); ok {
+		a.LastTOTPStep = m.Step
+		*c = signInClock{offset: m.Offset, told: true}
+		return true
+	}
+	if len(normalizeCode(code)) == 6 {
+		return false // one authenticator code against an unknown time
+	}
+	return spendCode(a, code, now, true)
+}
+
+// setClockFromSignIn sets the clock from what the sign-in's codes told.
+// A failure is logged: the host is in, and the console can still set it.
+func (si *SignIn) setClockFromSignIn(ctx context.Context, now time.Time, c signInClock) {
+	if !c.told {
+		return
+	}
+	if _, err := si.clock.Set(ctx, now.Add(c.offset)); err != nil {
+		si.log.ErrorContext(ctx, "setting the clock from a sign-in's codes", "error", err)
+	}
 }

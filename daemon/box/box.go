@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"eventbox/daemon/backups"
+	"eventbox/daemon/clock"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
@@ -38,6 +39,9 @@ type Backups interface {
 type Config struct {
 	// Store is the box's store.
 	Store *store.Store
+	// Clock is the box's clock: its state in the health answer, set by an
+	// owner's browser while it is unsure.
+	Clock *clock.Service
 	// Visitors sets the restoring owner's session in the restored data.
 	Visitors *visitor.Resolver
 	// Logger and Now: the routes' log and clock.

@@ -12,6 +12,8 @@ import (
 type healthBody struct {
 	Status  string `json:"status"`
 	Storage string `json:"storage"`
+	// Clock is "synced", "set" or "unsure" (daemon/clock).
+	Clock string `json:"clock"`
 }
 
 // Health answers 200 { status: ok, storage } while the database can
@@ -25,5 +27,5 @@ func (a *API) Health(w http.ResponseWriter, r *http.Request) error {
 	if a.cfg.Storage.Check(r.Context()).Low {
 		storage = "low"
 	}
-	return web.JSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage})
+	return web.JSON(w, r, http.StatusOK, healthBody{Status: "ok", Storage: storage, Clock: string(a.cfg.Clock.State(r.Context()))})
 }

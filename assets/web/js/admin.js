@@ -4,6 +4,7 @@
 import { api, h, $, clear, toast, fmtDate } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
 import { storageBanner } from './admin-backup.js';
+import { clockBanner, clockUnsure, codeHint } from './admin-clock.js'; // the box's clock
 import { t, loadConsoleLang, langMenu } from './admin-i18n.js';
 
 const app = $('#app');
@@ -91,10 +92,12 @@ async function route() {
 // banner warns the hosts on every page while the card is nearly full
 // (made at the first signed-in page).
 let banner = null;
+let clockNote = null; // the box's clock, set by the first owner while unsure
 
 /** shell is the page frame: top bar with navigation, then the content. */
 function shell(me, ...content) {
   if (me && !banner) banner = storageBanner();
+  if (me && !clockNote) clockNote = clockBanner(me); // the box's clock (admin-clock.js)
   const here = location.pathname;
   const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
   const nav = me ? h('nav', { class: 'tabs', 'aria-label': t('Console') },
@@ -109,7 +112,7 @@ function shell(me, ...content) {
       me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
         h('button', { class: 'small', onclick: signOut }, t('Sign out'))) : langMenu(h)),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
-    h('main', { class: 'wrap' }, me ? banner : null, content),
+    h('main', { class: 'wrap' }, me ? banner : null, me ? clockNote : null, content),
   ];
 }
 
@@ -151,8 +154,11 @@ function signInPage() {
 
 function codePage() {
   const code = h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', autocapitalize: 'none' });
+  const clockHint = h('p', { class: 'banner', hidden: true }, codeHint());
+  clockUnsure().then((unsure) => { clockHint.hidden = !unsure; });
   const form = h('form', { class: 'card stack', id: 'sign-in-code', novalidate: true },
     field('code', t('Code'), code, t('The six digits from your authenticator app, or one of your recovery codes.')),
+    clockHint, // while the box's clock is unsure (admin-clock.js)
     h('button', { class: 'primary block', type: 'submit' }, t('Continue')),
     h('button', { class: 'linkish', type: 'button', onclick: signInPage }, t('Start again')));
   form.addEventListener('submit', async (e) => {

@@ -1,0 +1,114 @@
+package clock
+
+import (
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/subtle"
+	"encoding/base32"
+	"encoding/binary"
+	"hash"
+	"strings"
+	"time"
+)
+
+// The authenticator codes eventbox uses (RFC 6238 as apps know it): SHA-1,
+// six digits, 30-second steps.
+const (
+	totpPeriod = 30 // seconds
+	totpDigits = 6
+	// PairWindow is how far the box's clock may be off for a pair of codes
+	// to sign a host in (MatchTOTPPair).
+	PairWindow = 3 * 24 * time.Hour
+)
+
+// hotpCodes makes the codes of one secret (RFC 4226), with the key
+// decoded once: a pair is looked for among 17,282 steps.
+type hotpCodes struct {
+	mac hash.Hash
+	msg [8]byte
+	out []byte
+}
+
+// newHOTP decodes secret as authenticator apps and pquerna/otp do
+// (base32, any case, padding optional).
+func newHOTP(secret string) (*hotpCodes, bool) {
+	secret = strings.ToUpper(strings.TrimSpace(secret))
+	if n := len(secret) % 8; n != 0 {
+		secret += strings.Repeat("=", 8-n)
+	}
+	key, err := base32.StdEncoding.DecodeString(secret)
+	if err != nil || len(key) == 0 {
+		return nil, false
+	}
+	return &hotpCodes{mac: hmac.New(sha1.New, key), out: make([]byte, totpDigits)}, true
+}
+
+// code answers the six digits of step, in a buffer reused by the next call.
+func (h *hotpCodes) code(step int64) []byte {
+	binary.BigEndian.PutUint64(h.msg[:], uint64(step))
+	h.mac.Reset()
+	h.mac.Write(h.msg[:])
+	sum := h.mac.Sum(nil)
+	off := sum[len(sum)-1] & 0xf
+	v := binary.BigEndian.Uint32(sum[off:off+4]) & 0x7fffffff
+	for i := totpDigits - 1; i >= 0; i-- {
+		h.out[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return h.out
+}
+
+// PairMatch is where a pair of authenticator codes matched.
+type PairMatch struct {
+	// Step is the 30-second step of the second code, in the phone's time:
+	// the step the account's replay guard (LastTOTPStep) moves to.
+	Step int64
+	// Offset is how far the box's clock is behind the phone's (negative:
+	// ahead), taking the phone's time as the middle of Step: right within
+	// about 15 s and the time the host took to type.
+	Offset time.Duration
+}
+
+// MatchTOTPPair looks for two consecutive authenticator codes, code (12
+// digits: the code the app shows, then the next one) at steps s and s+1
+// for some s within PairWindow of now, both after last (the step accepted
+// before). It is how a host with two-step sign-in gets in while the box's
+// clock is unsure, and it tells the box the time: one code alone matches
+// one of the ±8640 steps by chance one time in 58, two consecutive codes
+// one time in 58 million, no weaker than one code against a right clock
+// (three steps, one in 333,000) under the same rate limits. Of several
+// matches (there are none in practice) the nearest to now wins.
+func MatchTOTPPair(secret, code string, now time.Time, last int64) (PairMatch, bool) {
+	if secret == "" || len(code) != 2*totpDigits {
+		return PairMatch{}, false
+	}
+	h, ok := newHOTP(secret)
+	if !ok {
+		return PairMatch{}, false
+	}
+	first, second := []byte(code[:totpDigits]), []byte(code[totpDigits:])
+	cur := now.Unix() / totpPeriod
+	span := int64(PairWindow / (totpPeriod * time.Second))
+	best, found := int64(0), false
+	// prevOK: the code of step-1 was the first code.
+	prevOK := subtle.ConstantTimeCompare(h.code(max(cur-span, 0)), first)
+	for step := max(cur-span, 0) + 1; step <= cur+span+1; step++ {
+		c := h.code(step)
+		if prevOK&subtle.ConstantTimeCompare(c, second) == 1 && step-1 > last && (!found || abs(step-cur) < abs(best-cur)) {
+			best, found = step, true
+		}
+		prevOK = subtle.ConstantTimeCompare(c, first)
+	}
+	if !found {
+		return PairMatch{}, false
+	}
+	phone := time.Unix(best*totpPeriod+totpPeriod/2, 0)
+	return PairMatch{Step: best, Offset: phone.Sub(now)}, true
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
