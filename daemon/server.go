@@ -22,6 +22,7 @@ import (
 	"eventbox/daemon/mail"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
+	"eventbox/daemon/network"
 	"eventbox/daemon/outbound"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
@@ -31,6 +32,7 @@ import (
 	"eventbox/daemon/update"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/netsetup"
 	"eventbox/store"
 )
 
@@ -55,6 +57,7 @@ type Server struct {
 	exporter *cloudexport.Exporter
 	cloud    *cloudexport.API
 	outbound *outbound.API
+	network  *network.API // the Network screen (daemon/network), added
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -260,6 +263,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
 		return nil, fmt.Errorf("loading qr fonts: %w", err)
 	}
+	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
+	netCfg := network.Config{Jobs: st.Jobs(), QR: s.qr, Logger: s.log.With("component", "network")}
+	if cfg.NetworkRunner != nil {
+		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Logger: netCfg.Logger}}
+	}
+	s.network = network.New(netCfg)
 	s.booth = newBoothRelay(cfg.Booth, s.log.With("component", "booth"), cfg.Now, cfg.BoothCountdown)
 	s.names = newOwnNames(cfg)
 	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
@@ -334,6 +343,8 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		})},
 		// Expired sessions and invitations.
+		// The hotspot's fall-back after a home Wi-Fi join (daemon/network), added.
+		service.Member{Name: "wifi fall-back", Service: s.network.Fallback()},
 		service.Member{Name: "sessions", Service: service.Func(func(ctx context.Context) error {
 			s.sweepSessions(ctx)
 			return nil
