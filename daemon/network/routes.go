@@ -192,7 +192,7 @@ func (a *API) QRCode(w http.ResponseWriter, r *http.Request) error {
 		return web.ErrNotFound
 	}
 	var buf bytes.Buffer
-	if err := a.qr.SVG(&buf, signage.QRText(hs.SSID, hs.Password), 320, qr.DefaultStyle(), hs.SSID); err != nil {
+	if err := a.qr.SVG(&buf, signage.QRText(hs.SSID, hs.Password), qr.MinSize, qr.DefaultStyle(), hs.SSID); err != nil {
 		return err
 	}
 	h := w.Header()
@@ -346,7 +346,7 @@ func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
 	a.mu.Lock()
 	if a.joining {
 		a.mu.Unlock()
-		return &web.Error{Status: http.StatusConflict, Code: "busy", Details: map[string]string{"ssid": "a join is already under way"}}
+		return &web.Error{Status: http.StatusConflict, Code: "network_busy", Details: map[string]string{"ssid": "a join is already under way"}}
 	}
 	a.joining, a.joinErr = true, ""
 	a.mu.Unlock()

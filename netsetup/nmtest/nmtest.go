@@ -62,11 +62,25 @@ type NM struct {
 // New returns a box on its hotspot "Party" (password "letmein123",
 // channel 6), up.
 func New() *NM {
-	return &NM{
-		Hotspot: &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true},
-		Active:  map[string]string{netsetup.DefaultConnection: "activated"},
-		Fail:    map[string]string{},
-	}
+	nm := &NM{}
+	nm.reset()
+	return nm
+}
+
+// Reset puts the model back as New made it, and forgets the calls.
+func (nm *NM) Reset() {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	nm.reset()
+}
+
+func (nm *NM) reset() {
+	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
+	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
+	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
+	nm.Fail = map[string]string{}
+	nm.homeSSID, nm.homePSK, nm.hasHome = "", "", false
+	nm.calls = nil
 }
 
 var _ netsetup.Runner = (*NM)(nil)
