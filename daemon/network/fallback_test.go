@@ -73,7 +73,9 @@ func TestJoinFallsBackToTheHotspot(t *testing.T) {
 		{
 			name: "the home Wi-Fi lost for two minutes: the hotspot is back", password: "homepass99",
 			steps: []step{
-				{at: 5 * time.Minute, do: func(nm *nmtest.NM, _ *network.API) { nm.Lose() }},
+				// Between two looks (every 5 s), so that the last look
+				// that saw it up is at 5:00 whatever runs first.
+				{at: 5*time.Minute + 2*time.Second, do: func(nm *nmtest.NM, _ *network.API) { nm.Lose() }},
 				{at: 6*time.Minute + 55*time.Second, wantSpot: false},
 				{at: 7*time.Minute + 5*time.Second, wantSpot: true},
 			},
