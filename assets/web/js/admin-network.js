@@ -53,8 +53,8 @@ function hotspotCard(box, hs) {
       networkPart(box);
     }
   });
-  const state = hs.active ? h('span', { class: 'pill good', id: 'hotspot-state' }, t('On')) : h('span', { class: 'pill', id: 'hotspot-state' }, t('Off'));
-  const qr = hs.ssid ? h('figure', { class: 'center', style: 'margin:0' },
+  const state = hs.active ? h('span', { class: 'pill good', id: 'hotspot-state' }, t('Broadcasting')) : h('span', { class: 'pill', id: 'hotspot-state' }, t('Off'));
+  const qr = hs.ssid ? h('figure', { class: 'center', style: 'margin:0 0 12px;display:flex;flex-direction:column;align-items:center;gap:4px' },
     h('img', { src: '/api/admin/network/qr?v=' + encodeURIComponent(hs.qrText), alt: t('Wi-Fi QR code of {name}', { name: hs.ssid }), id: 'hotspot-qr', width: 220, height: 220, style: 'max-width:100%;height:auto' }),
     h('figcaption', { class: 'small muted' }, t('Guests scan this to join the Wi-Fi.'))) : null;
   return h('div', { class: 'card' },
