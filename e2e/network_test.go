@@ -59,7 +59,7 @@ func TestNetworkScreen(t *testing.T) {
 	b.do(t, "joining the home network", click(`#wifi-list [data-ssid="Maison"]`), chromedp.WaitVisible(chromedp.CSS(`#join-form [name=password]`)),
 		fill(`#join-form [name=password]`, "homepass99"), click(`#join-form [type=submit]`), chromedp.WaitVisible(chromedp.CSS(`#join-sent`)))
 	b.waitText(t, "#join-sent", "The box is joining Maison")
-	b.waitJS(t, "the box on the home Wi-Fi", fmt.Sprintf(`fetch('/api/admin/network').then(r => r.json()).then(s => s.home && s.home.connected && !s.home.joining)`))
+	b.waitJS(t, "the box on the home Wi-Fi", `fetch('/api/admin/network').then(r => r.json()).then(s => s.home && s.home.connected && !s.home.joining)`)
 	if home, psk, _ := nm.Home(); home != "Maison" || psk != "homepass99" {
 		t.Errorf("NetworkManager holds %q / %q for the home Wi-Fi", home, psk)
 	}

@@ -22,7 +22,9 @@ import (
 // noJobs is a job store with no jobs.
 type noJobs struct{}
 
-func (noJobs) List(context.Context, store.JobFilter) (store.JobPage, error) { return store.JobPage{}, nil }
+func (noJobs) List(context.Context, store.JobFilter) (store.JobPage, error) {
+	return store.JobPage{}, nil
+}
 
 // serve calls one of the API's handlers as the router would.
 func serve(t *testing.T, h web.HandlerFunc, method, body string) (int, map[string]any) {
