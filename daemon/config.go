@@ -20,6 +20,7 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
+	"eventbox/netsetup"
 )
 
 // Config is everything the daemon needs, and only that, validated once by
@@ -80,6 +81,11 @@ type Config struct {
 	// box runs none. cmd/eventbox reads netsetup's hotspot profile. It
 	// must be safe for concurrent use.
 	HotspotWiFi func(ctx context.Context) (ssid, password string, ok bool)
+	// NetworkRunner runs nmcli and iw for the Network screen
+	// (daemon/network); nil: no NetworkManager on this machine, and the
+	// screen says so. cmd/eventbox gives netsetup.ExecRunner when nmcli
+	// is installed; tests give netsetup/nmtest's stand-in.
+	NetworkRunner netsetup.Runner
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration

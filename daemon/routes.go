@@ -180,6 +180,14 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/mail/test", s.visitors.Owner(s.outbound.TestMail))
 	h("POST", "/api/admin/mail/retry", s.visitors.Owner(s.outbound.RetryMail))
 
+	// Added routes: the Network screen (owners; daemon/network).
+	h("GET", "/api/admin/network", s.visitors.Owner(s.network.State))
+	h("GET", "/api/admin/network/qr", s.visitors.Owner(s.network.QRCode))
+	h("PUT", "/api/admin/network/hotspot", s.visitors.Owner(s.network.SetHotspot))
+	h("POST", "/api/admin/network/hotspot/back", s.visitors.Owner(s.network.Back))
+	h("GET", "/api/admin/network/wifi", s.visitors.Owner(s.network.Scan))
+	h("POST", "/api/admin/network/wifi/join", s.visitors.Owner(s.network.Join))
+
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free
 	// space, and it checks its own room (daemon/box).

@@ -154,6 +154,13 @@ func scopeRows() []scopeRow {
 		{name: "mail settings update", method: "PUT", path: "/api/admin/mail", body: map[string]any{}, want: ownerOnly},
 		{name: "mail test", method: "POST", path: "/api/admin/mail/test", body: map[string]any{}, want: ownerOnly},
 		{name: "mail retry", method: "POST", path: "/api/admin/mail/retry", want: ownerOnly},
+		// Added: the Network screen (daemon/network).
+		{name: "network state", method: "GET", path: "/api/admin/network", want: ownerOnly},
+		{name: "network qr", method: "GET", path: "/api/admin/network/qr", want: ownerOnly},
+		{name: "network hotspot", method: "PUT", path: "/api/admin/network/hotspot", body: map[string]any{}, want: ownerOnly},
+		{name: "network back to hotspot", method: "POST", path: "/api/admin/network/hotspot/back", want: ownerOnly},
+		{name: "network scan", method: "GET", path: "/api/admin/network/wifi", want: ownerOnly},
+		{name: "network join", method: "POST", path: "/api/admin/network/wifi/join", body: map[string]any{"ssid": "Home", "password": "letmein123"}, want: ownerOnly},
 
 		// Backup and updates.
 		{name: "backup", method: "GET", path: "/api/admin/backup", want: ownerOnly},

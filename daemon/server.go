@@ -33,6 +33,7 @@ import (
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
 	"eventbox/daemon/moderation"
+	"eventbox/daemon/network"
 	"eventbox/daemon/outbound"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
@@ -44,6 +45,7 @@ import (
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/wall"
 	"eventbox/daemon/web"
+	"eventbox/netsetup"
 	"eventbox/store"
 )
 
@@ -68,6 +70,7 @@ type Server struct {
 	exporter *cloudexport.Exporter
 	cloud    *cloudexport.API
 	outbound *outbound.API
+	network  *network.API // the Network screen (daemon/network), added
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -335,6 +338,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			}
 			return guests.ListPhotos(r.Context(), st.Photos(), q, taken)
 		}})
+	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
+	netCfg := network.Config{Jobs: st.Jobs(), QR: s.qr, Logger: s.log.With("component", "network")}
+	if cfg.NetworkRunner != nil {
+		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Logger: netCfg.Logger}}
+	}
+	s.network = network.New(netCfg)
 	s.names = newOwnNames(cfg)
 	// The box's own routes: backups and restore, updates, stats,
 	// storage, About, metrics, health, the API reference, the CA.
@@ -415,6 +424,8 @@ func (s *Server) Run(ctx context.Context) error {
 			return nil
 		})},
 		// Expired sessions and invitations.
+		// The hotspot's fall-back after a home Wi-Fi join (daemon/network), added.
+		service.Member{Name: "wifi fall-back", Service: s.network.Fallback()},
 		service.Member{Name: "sessions", Service: service.Func(func(ctx context.Context) error {
 			s.sweepSessions(ctx)
 			return nil

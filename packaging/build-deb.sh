@@ -35,6 +35,11 @@ if grep -q '{{' "$root/lib/systemd/system/eventbox.service"; then
 	echo "build-deb.sh: the unit still holds a template expression" >&2
 	exit 1
 fi
+# The Network screen: polkit lets the eventbox user change NetworkManager's
+# connections and start the unit that sets the Wi-Fi country (and no other).
+install -d "$root/usr/share/polkit-1/rules.d"
+install -m 0644 "$here/eventbox-network.rules" "$root/usr/share/polkit-1/rules.d/50-eventbox-network.rules"
+install -m 0644 "$here/eventbox-wifi-country@.service" "$root/lib/systemd/system/eventbox-wifi-country@.service"
 # Settings may hold secrets (ADMIN_PASSWORD): readable by root only; systemd
 # reads it before it drops to the eventbox user.
 install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"

@@ -28,6 +28,9 @@ const netsetupUsage = `Usage:
       go online through a Wi-Fi network; the hotspot comes back if it fails
   eventbox netsetup wifi status
       the radio's capability, Ethernet, the internet, the setup hotspot's name
+  eventbox netsetup country CC
+      set the Wi-Fi country (root; the Network screen starts it through
+      the unit eventbox-wifi-country@CC.service)
   eventbox netsetup boot-settings [--apply] [PATH]
       check (or apply once) the settings file on the card's boot partition
       (default ` + netsetup.DefaultBootSettingsPath + `)
@@ -76,6 +79,8 @@ func (c netsetupCommand) run(ctx context.Context, args []string) int {
 		return c.wifi(ctx, args[1:])
 	case "boot-settings":
 		return c.bootSettings(ctx, args[1:])
+	case "country":
+		return c.country(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, netsetupUsage)
 		return 0
@@ -206,6 +211,28 @@ func (c netsetupCommand) status(ctx context.Context, args []string) int {
 	st := netsetup.ReadStatus(ctx, c.runner, c.root, *connection)
 	if err := st.Print(c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "eventbox netsetup status: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// country is `eventbox netsetup country CC`: the Wi-Fi country alone
+// (netsetup.PlanCountry), as root.
+func (c netsetupCommand) country(ctx context.Context, args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(c.stderr, "eventbox netsetup country: want one two-letter country code, such as FR\n")
+		return 2
+	}
+	plan, err := netsetup.PlanCountry(args[0], netsetup.DetectFacts(c.lookPath))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup country: %v\n", err)
+		return 2
+	}
+	if !c.needRoot("country") {
+		return 1
+	}
+	if err := (netsetup.Applier{Runner: c.runner, Root: c.root, Logger: c.logger()}).Apply(ctx, plan); err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup country: %v\n", err)
 		return 1
 	}
 	return 0

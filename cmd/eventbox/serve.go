@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -208,6 +209,11 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 	// (eventbox netsetup hotspot).
 	cfg.HotspotWiFi = func(context.Context) (string, string, bool) {
 		return netsetup.ReadHotspotWiFi("", "")
+	}
+	// The Network screen drives NetworkManager with nmcli where it is
+	// installed; elsewhere (make run) it says it is not available.
+	if _, err := exec.LookPath("nmcli"); err == nil {
+		cfg.NetworkRunner = netsetup.ExecRunner{}
 	}
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {

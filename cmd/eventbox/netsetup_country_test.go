@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNetsetupCountry: `eventbox netsetup country CC`, which the unit
+// eventbox-wifi-country@CC.service runs as root for the Network screen,
+// sets the country with the tools at hand and nothing else, and refuses
+// anything but two letters before it runs a command.
+func TestNetsetupCountry(t *testing.T) {
+	tests := []struct {
+		name      string
+		euid      int
+		tools     []string
+		args      []string
+		wantCode  int
+		wantCalls []string
+		wantErr   string
+	}{
+		{name: "Raspberry Pi OS", tools: []string{"nmcli", "raspi-config", "rfkill"}, args: []string{"country", "it"},
+			wantCalls: []string{"raspi-config nonint do_wifi_country IT", "rfkill unblock wifi", "nmcli radio wifi on"}},
+		{name: "Debian with iw", tools: []string{"nmcli", "iw"}, args: []string{"country", "FR"},
+			wantCalls: []string{"iw reg set FR", "nmcli radio wifi on"}},
+		{name: "not a country", tools: []string{"nmcli", "iw"}, args: []string{"country", "FR;reboot"}, wantCode: 2, wantErr: "two-letter"},
+		{name: "no country", tools: []string{"nmcli", "iw"}, args: []string{"country"}, wantCode: 2, wantErr: "two-letter"},
+		{name: "not root", euid: 1000, tools: []string{"nmcli", "iw"}, args: []string{"country", "FR"}, wantCode: 1, wantErr: "needs root"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, runner, _, stderr := newNetsetupCommand(t, tc.euid, tc.tools...)
+			if code := cmd.run(context.Background(), tc.args); code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if !slices.Equal(runner.calls, tc.wantCalls) {
+				t.Errorf("ran %q, want %q", runner.calls, tc.wantCalls)
+			}
+			if !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,313 @@
+// Package nmtest is a NetworkManager stand-in for tests: NM answers the
+// nmcli and iw commands that netsetup runs for the daemon (ReadHotspot,
+// PlanHotspotNM, WiFi.JoinNM, Scan, Ethernet, Connectivity, Capability,
+// HomeConnected, HotspotUp) with the terse output nmcli prints, from a
+// small model of a box with one radio.
+package nmtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"eventbox/netsetup"
+)
+
+// AP is one access point in range.
+type AP struct {
+	SSID, Security, Password string
+	Signal                   int
+}
+
+// Hotspot is the hotspot connection as NM holds it.
+type Hotspot struct {
+	SSID, Password string
+	Channel        int
+	Autoconnect    bool
+}
+
+// NM is the stand-in. Set its fields before use, or under Lock.
+type NM struct {
+	mu sync.Mutex
+	// Stopped makes every nmcli command fail as with NetworkManager not
+	// running.
+	Stopped bool
+	// InRange lists the access points.
+	InRange []AP
+	// Hotspot is the hotspot connection; nil when there is none.
+	Hotspot *Hotspot
+	// Active maps a connection id to "activated".
+	Active map[string]string
+	// home is the SSID, key management and password of the home connection.
+	homeSSID, homePSK string
+	hasHome           bool
+	// Ethernet is eth0's state; "" for no Ethernet device.
+	Ethernet string
+	// Connectivity answers the connectivity check ("none" when empty).
+	Connectivity string
+	// Country answers `iw reg get` ("00" when empty).
+	Country string
+	// IWPhy is the output of `iw phy phy0 info`.
+	IWPhy string
+	// Fail maps a command line (or its prefix ending in "*") to the error
+	// text it answers.
+	Fail  map[string]string
+	calls []string
+}
+
+// New returns a box on its hotspot "Party" (password "letmein123",
+// channel 6), up.
+func New() *NM {
+	nm := &NM{}
+	nm.reset()
+	return nm
+}
+
+// Reset puts the model back as New made it, and forgets the calls.
+func (nm *NM) Reset() {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	nm.reset()
+}
+
+func (nm *NM) reset() {
+	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
+	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
+	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
+	nm.Fail = map[string]string{}
+	nm.homeSSID, nm.homePSK, nm.hasHome = "", "", false
+	nm.calls = nil
+}
+
+var _ netsetup.Runner = (*NM)(nil)
+
+// Lock runs f with the model locked, to change it while it is in use.
+func (nm *NM) Lock(f func(nm *NM)) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	f(nm)
+}
+
+// IsActive reports whether connection id is up.
+func (nm *NM) IsActive(id string) bool {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	return nm.Active[id] == "activated"
+}
+
+// Calls reports the commands run so far.
+func (nm *NM) Calls() []string {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	return append([]string(nil), nm.calls...)
+}
+
+// Home reports the SSID and password NM keeps for the home connection.
+func (nm *NM) Home() (ssid, password string, ok bool) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	return nm.homeSSID, nm.homePSK, nm.hasHome
+}
+
+func escape(s string) string { return strings.NewReplacer(`\`, `\\`, `:`, `\:`).Replace(s) }
+
+func fail(msg string) ([]byte, error) { return []byte(msg + "\n"), errors.New("exit status 1") }
+
+// Run implements netsetup.Runner.
+func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	cmd := strings.Join(append([]string{name}, args...), " ")
+	nm.calls = append(nm.calls, cmd)
+	for k, msg := range nm.Fail {
+		if k == cmd || strings.HasSuffix(k, "*") && strings.HasPrefix(cmd, strings.TrimSuffix(k, "*")) {
+			return fail(msg)
+		}
+	}
+	if name == "nmcli" && nm.Stopped {
+		return []byte("Error: NetworkManager is not running.\n"), errors.New("exit status 8")
+	}
+	switch {
+	case cmd == "nmcli -t -f RUNNING general":
+		return []byte("running\n"), nil
+	case strings.HasPrefix(cmd, "nmcli -t -f IN-USE,SSID,SIGNAL,SECURITY device wifi list"):
+		var b strings.Builder
+		for _, ap := range nm.InRange {
+			inUse := " "
+			if nm.Active[netsetup.DefaultHomeConnection] == "activated" && nm.homeSSID == ap.SSID {
+				inUse = "*"
+			}
+			fmt.Fprintf(&b, "%s:%s:%d:%s\n", inUse, escape(ap.SSID), ap.Signal, or(ap.Security, "--"))
+		}
+		return []byte(b.String()), nil
+	case strings.HasPrefix(cmd, "nmcli -t -f SSID,SECURITY device wifi list"):
+		var b strings.Builder
+		for _, ap := range nm.InRange {
+			fmt.Fprintf(&b, "%s:%s\n", escape(ap.SSID), ap.Security)
+		}
+		return []byte(b.String()), nil
+	case cmd == "nmcli -t -f NAME,STATE connection show --active":
+		var names []string
+		for n := range nm.Active {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "%s:%s\n", escape(n), nm.Active[n])
+		}
+		return []byte(b.String()), nil
+	case cmd == "nmcli -t -f DEVICE,TYPE,STATE,CONNECTION device status":
+		var b strings.Builder
+		b.WriteString("wlan0:wifi:connected:eventbox-hotspot\n")
+		if nm.Ethernet != "" {
+			conn := "--"
+			if nm.Ethernet == "connected" {
+				conn = "Wired connection 1"
+			}
+			fmt.Fprintf(&b, "eth0:ethernet:%s:%s\n", nm.Ethernet, conn)
+		}
+		return []byte(b.String()), nil
+	case cmd == "nmcli networking connectivity check":
+		return []byte(or(nm.Connectivity, "none") + "\n"), nil
+	case strings.HasPrefix(cmd, "nmcli -s -t -f ") && strings.HasSuffix(cmd, " connection show "+netsetup.DefaultConnection):
+		if nm.Hotspot == nil {
+			return []byte("Error: " + netsetup.DefaultConnection + " - no such connection profile.\n"), errors.New("exit status 10")
+		}
+		h := nm.Hotspot
+		auto := "no"
+		if h.Autoconnect {
+			auto = "yes"
+		}
+		out := fmt.Sprintf("connection.autoconnect:%s\n802-11-wireless.ssid:%s\n802-11-wireless.channel:%d\n802-11-wireless-security.psk:%s\n",
+			auto, escape(h.SSID), h.Channel, escape(h.Password))
+		if nm.Active[netsetup.DefaultConnection] == "activated" {
+			out += "GENERAL.STATE:activated\n"
+		}
+		return []byte(out), nil
+	case strings.HasPrefix(cmd, "nmcli connection modify "+netsetup.DefaultConnection+" remove 802-11-wireless-security"):
+		if nm.Hotspot != nil {
+			nm.Hotspot.Password = ""
+		}
+		return nil, nil
+	case len(args) > 3 && args[0] == "connection" && (args[1] == "modify" && args[2] == netsetup.DefaultConnection ||
+		args[1] == "add" && hasPair(args, "con-name", netsetup.DefaultConnection)):
+		if args[1] == "add" {
+			nm.Hotspot = &Hotspot{}
+		} else if nm.Hotspot == nil {
+			return fail("Error: unknown connection '" + netsetup.DefaultConnection + "'.")
+		}
+		h := nm.Hotspot
+		for i := 2; i+1 < len(args); i++ {
+			switch v := args[i+1]; args[i] {
+			case "802-11-wireless.ssid":
+				h.SSID = v
+			case "802-11-wireless.channel":
+				fmt.Sscan(v, &h.Channel)
+			case "802-11-wireless-security.psk":
+				h.Password = v
+			case "connection.autoconnect":
+				h.Autoconnect = v == "yes"
+			}
+		}
+		return nil, nil
+	case cmd == "nmcli connection delete "+netsetup.DefaultHomeConnection:
+		if !nm.hasHome {
+			return fail("Error: unknown connection '" + netsetup.DefaultHomeConnection + "'.")
+		}
+		nm.hasHome, nm.homeSSID, nm.homePSK = false, "", ""
+		delete(nm.Active, netsetup.DefaultHomeConnection)
+		return nil, nil
+	case len(args) > 3 && args[0] == "connection" && args[1] == "add" && hasPair(args, "con-name", netsetup.DefaultHomeConnection):
+		nm.hasHome, nm.homeSSID, nm.homePSK = true, value(args, "802-11-wireless.ssid"), ""
+		return nil, nil
+	case strings.HasPrefix(cmd, "nmcli --wait 60 connection up "+netsetup.DefaultHomeConnection):
+		if !nm.hasHome {
+			return fail("Error: unknown connection '" + netsetup.DefaultHomeConnection + "'.")
+		}
+		if f := value(args, "passwd-file"); f != "" {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return fail("Error: failed to read passwd-file: " + err.Error())
+			}
+			nm.homePSK = strings.TrimSuffix(strings.TrimPrefix(string(data), "802-11-wireless-security.psk:"), "\n")
+		}
+		// One radio, one mode: the attempt takes it from the hotspot.
+		delete(nm.Active, netsetup.DefaultConnection)
+		for _, ap := range nm.InRange {
+			if ap.SSID != nm.homeSSID {
+				continue
+			}
+			if ap.Password != nm.homePSK {
+				return []byte("Error: Connection activation failed: Secrets were required, but not provided.\n"), errors.New("exit status 4")
+			}
+			nm.Active[netsetup.DefaultHomeConnection] = "activated"
+			return []byte("Connection successfully activated\n"), nil
+		}
+		return []byte("Error: Connection activation failed: No network with SSID '" + nm.homeSSID + "' found.\n"), errors.New("exit status 4")
+	case strings.HasPrefix(cmd, "nmcli connection up "):
+		id := strings.TrimPrefix(cmd, "nmcli connection up ")
+		if id == netsetup.DefaultConnection {
+			if nm.Hotspot == nil {
+				return fail("Error: unknown connection '" + id + "'.")
+			}
+			delete(nm.Active, netsetup.DefaultHomeConnection)
+		}
+		nm.Active[id] = "activated"
+		return nil, nil
+	case strings.HasPrefix(cmd, "nmcli connection down "):
+		id := strings.TrimPrefix(cmd, "nmcli connection down ")
+		if _, ok := nm.Active[id]; !ok {
+			return []byte("Error: '" + id + "' is not an active connection.\n"), errors.New("exit status 10")
+		}
+		delete(nm.Active, id)
+		return nil, nil
+	case strings.HasPrefix(cmd, "systemctl start "+netsetup.CountryUnit):
+		nm.Country = strings.TrimSuffix(strings.TrimPrefix(cmd, "systemctl start "+netsetup.CountryUnit), ".service")
+		return nil, nil
+	case cmd == "iw reg get":
+		return []byte("global\ncountry " + or(nm.Country, "00") + ": DFS-ETSI\n"), nil
+	case cmd == "iw dev wlan0 info":
+		return []byte("Interface wlan0\n\tifindex 3\n\ttype AP\n\twiphy 0\n"), nil
+	case cmd == "iw phy phy0 info":
+		return []byte(nm.IWPhy), nil
+	}
+	return fail("nmtest: command not modelled: " + cmd)
+}
+
+// Lose takes the home Wi-Fi down, as a router switched off would.
+func (nm *NM) Lose() {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	delete(nm.Active, netsetup.DefaultHomeConnection)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func hasPair(args []string, k, v string) bool { return value(args, k) == v }
+
+func value(args []string, k string) string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == k {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// APAndClient is `iw phy` output of a radio that can be the hotspot and a
+// client at once on one channel (a Raspberry Pi's).
+const APAndClient = `Wiphy phy0
+	valid interface combinations:
+		 * #{ managed } <= 1, #{ AP } <= 1, #{ P2P-device } <= 1,
+		   total <= 3, #channels <= 1
+`
