@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -585,15 +586,29 @@ func syncDir(dir string) error {
 	return errors.Join(err, d.Close())
 }
 
-// probe runs `path version` and returns what it printed.
+// probe runs `path version` and returns what it printed. A binary just
+// written can be "text file busy" for a moment: a child another goroutine
+// of this process forked while the file was open for writing holds it
+// until that child execs. The run is tried again then, for up to a second.
 func probe(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, "version")
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("running %s version: %w", filepath.Base(path), err)
+	for wait := 10 * time.Millisecond; ; wait *= 2 {
+		out.Reset()
+		cmd := exec.CommandContext(ctx, path, "version")
+		cmd.Stdout = &out
+		err := cmd.Run()
+		if err == nil {
+			return out.String(), nil
+		}
+		if !errors.Is(err, syscall.ETXTBSY) || wait > time.Second {
+			return out.String(), fmt.Errorf("running %s version: %w", filepath.Base(path), err)
+		}
+		select {
+		case <-ctx.Done():
+			return out.String(), fmt.Errorf("running %s version: %w", filepath.Base(path), ctx.Err())
+		case <-time.After(wait):
+		}
 	}
-	return out.String(), nil
 }
