@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/daemon"
 	"eventbox/internal/testtool"
 	"eventbox/store"
 )
@@ -131,5 +132,32 @@ func TestConsoleSettingsInFrench(t *testing.T) {
 			`[...document.querySelectorAll('main h2, main h3')].some((e) => e.textContent.trim() === `+jsString(s.heading)+`)`)
 		b.waitText(t, "main", s.text)
 		b.shot(t, "console-fr-settings-"+s.part)
+	}
+}
+
+// TestConsoleDatesInItsLanguage: the console writes its dates and times in
+// the language it speaks, not in the browser's own locale (an English
+// browser with the console in French reads "26 nov. 2026", not "Nov 26,
+// 2026, 2:20 AM"). The clock banner of a box whose time was unsure shows
+// one: the time it was set to, this browser's.
+func TestConsoleDatesInItsLanguage(t *testing.T) {
+	english := time.Now().Format("Jan") // the month as an English date writes it
+	for _, lang := range []string{"fr", "it", "es", "en"} {
+		t.Run(lang, func(t *testing.T) {
+			// A box of its own: the first owner's console sets its clock.
+			bx := startBox(t, func(c *daemon.Config) {
+				c.Clock.Synced = func() (bool, error) { return false, nil }
+				c.Clock.SetTime = func(time.Time) error { return nil } // within the tolerance: never called
+			})
+			b := newBrowserAt(t, "en", 1366, 768)
+			b.do(t, "opening the console", chromedp.Navigate(bx.URL+"/admin"))
+			b.eval(t, `(localStorage.setItem('eventbox.lang', '`+lang+`'), true)`, nil)
+			b.signIn(t, bx.URL)
+			b.do(t, "waiting for the clock banner", chromedp.WaitVisible(chromedp.CSS(`#clock-banner`)))
+			got := b.text(t, `#clock-banner`)
+			if has := strings.Contains(got, english); has != (lang == "en") {
+				t.Fatalf("the clock banner of the console in %s reads %q: its date is in the browser's English", lang, got)
+			}
+		})
 	}
 }

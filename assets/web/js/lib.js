@@ -108,17 +108,21 @@ export function fmtBytes(n) {
   return (i ? n.toFixed(n < 10 ? 1 : 0) : n) + ' ' + u[i];
 }
 
-/** fmtTime writes an epoch-ms time in the reader's locale, or '' for null. */
+// pageLang is the language the page speaks (i18n.js sets it on <html>),
+// so that dates read in it rather than in the browser's own locale.
+const pageLang = () => (typeof document !== 'undefined' && document.documentElement.lang) || undefined;
+
+/** fmtTime writes an epoch-ms time in lang (else the page's language), or '' for null. */
 export function fmtTime(ms, lang) {
   if (!ms) return '';
-  return new Date(ms).toLocaleString(lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(ms).toLocaleString(lang || pageLang(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** fmtDate writes a YYYY-MM-DD date in the reader's locale. */
+/** fmtDate writes a YYYY-MM-DD date in lang (else the page's language). */
 export function fmtDate(ymd, lang) {
   if (!ymd) return '';
   const [y, m, d] = ymd.split('-').map(Number);
-  return new Date(y, m - 1, d).toLocaleDateString(lang || undefined, { dateStyle: 'long' });
+  return new Date(y, m - 1, d).toLocaleDateString(lang || pageLang(), { dateStyle: 'long' });
 }
 
 /** sleep resolves after ms milliseconds. */
