@@ -18,6 +18,7 @@ import (
 	"eventbox/daemon/box"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
+	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
 )
@@ -80,6 +81,14 @@ type Config struct {
 	// box runs none. cmd/eventbox reads netsetup's hotspot profile. It
 	// must be safe for concurrent use.
 	HotspotWiFi func(ctx context.Context) (ssid, password string, ok bool)
+	// First-run setup (daemon/setup): SetupNetwork applies the setup
+	// page's Wi-Fi, country and time zone (nil: no setup page, as under
+	// make run); SetClock sets the box's clock from the phone's time
+	// (nil: left as it is); SetupWindow is how long after the start the
+	// page of an unset box is open (0: setup.DefaultWindow).
+	SetupNetwork setup.Network
+	SetClock     func(t time.Time) error
+	SetupWindow  time.Duration
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration

@@ -16,3 +16,8 @@ func IsSetupSSID(ssid string) bool {
 	_, err := hex.DecodeString(rest)
 	return err == nil
 }
+
+// TimeZoneProblem says what is wrong with an IANA time zone name such as
+// Europe/Paris, or "" when the box knows it: the settings file's rule,
+// for the setup page.
+func TimeZoneProblem(zone string) string { return timeZoneProblem(zone) }
