@@ -28,7 +28,7 @@ function fmtClock(ms) {
 }
 
 function langPicker() {
-  const sel = h('select', { id: 'setup-lang', 'aria-label': t('language') },
+  const sel = h('select', { id: 'setup-lang', 'aria-label': t('language'), style: 'width:auto;min-width:9em' },
     Object.entries(LANGS).map(([code, name]) => h('option', { value: code, selected: code === lang }, name)));
   sel.addEventListener('change', () => { saveLang(sel.value); start(); });
   return h('div', { class: 'row end' }, sel);
@@ -47,7 +47,7 @@ function closedView(reason) {
 
 function doneView(res, owner) {
   page(h('div', { class: 'card stack', role: 'status' },
-    h('h2', null, t('doneTitle')),
+    h('h2', { style: 'margin-top:0' }, t('doneTitle')),
     h('p', null, t(res.open ? 'doneJoinOpen' : 'doneJoin', { wifi: res.wifiName })),
     h('p', null, t('doneConsole', { owner })),
     res.clockSet ? h('p', { class: 'muted small' }, t('doneClock')) : null),
