@@ -18,6 +18,7 @@ import (
 	"eventbox/daemon/box"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
+	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
 	"eventbox/netsetup"
@@ -86,6 +87,13 @@ type Config struct {
 	// screen says so. cmd/eventbox gives netsetup.ExecRunner when nmcli
 	// is installed; tests give netsetup/nmtest's stand-in.
 	NetworkRunner netsetup.Runner
+	// First-run setup (daemon/setup): SetupNetwork applies the setup
+	// page's Wi-Fi, country and time zone (nil: no setup page, as under
+	// make run); SetupWindow is how long after the start the page of an
+	// unset box is open (0: setup.DefaultWindow). The page sets the box's
+	// clock from the phone's through daemon/clock while it is unsure.
+	SetupNetwork setup.Network
+	SetupWindow  time.Duration
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration

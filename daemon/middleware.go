@@ -40,10 +40,13 @@ func (s *Server) ownHost(next http.Handler) http.Handler {
 	})
 }
 
-// portalTarget is where a phone's captive-portal sheet opens: the guest
-// page of the one event that is open, else the start page (which offers a
-// choice).
+// portalTarget is where a phone's captive-portal sheet opens: the
+// first-run setup page while it is open, else the guest page of the one
+// event that is open, else the start page (which offers a choice).
 func (s *Server) portalTarget(r *http.Request) string {
+	if s.setup.Open(r.Context()) {
+		return "/setup" // a box nobody set up: its first-run page (daemon/setup)
+	}
 	events, err := s.store.Events().List(r.Context())
 	if err != nil {
 		s.log.WarnContext(r.Context(), "listing events for the portal", "error", err)

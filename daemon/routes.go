@@ -53,6 +53,11 @@ func (s *Server) routes() http.Handler {
 	// box"). Outside /api/ so that the link reads as a file to save.
 	h("GET", "/ca.crt", s.box.CACert)
 	h("GET", "/ca.mobileconfig", s.box.CAProfile)
+	// First-run setup (added: docs/decisions/trust.md, "The first-run
+	// setup page"): open on a box nobody set up, for a while after its
+	// start, to the first visitor only (daemon/setup).
+	h("GET", "/api/setup", s.setup.State)
+	h("POST", "/api/setup", s.rate(s.limits.login, s.setup.Submit))
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.guests.PublicEvent)
@@ -220,6 +225,10 @@ func (s *Server) routes() http.Handler {
 func (s *Server) serveUI(w http.ResponseWriter, r *http.Request) {
 	if web.IsAPIPath(r.URL.Path) {
 		s.writeError(w, r, web.ErrNotFound)
+		return
+	}
+	if r.URL.Path == "/" && s.setup.Open(r.Context()) {
+		http.Redirect(w, r, "/setup", http.StatusFound) // first-run setup (daemon/setup)
 		return
 	}
 	s.ui.ServeHTTP(w, r)

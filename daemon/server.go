@@ -39,6 +39,7 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
+	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
 	"eventbox/daemon/variants"
@@ -128,6 +129,9 @@ type Server struct {
 	walls    *wall.API
 	boothAPI *boothapi.API
 
+	// setup is the first-run setup page's routes (daemon/setup).
+	setup *setup.API
+
 	// routeTable is every route routes() registered, in its order
 	// (Routes).
 	routeTable []Route
@@ -191,6 +195,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err := s.signIn.EnsureFirstOwner(ctx); err != nil {
 		return nil, err
 	}
+	// The first-run setup page of a box nobody set up yet (daemon/setup).
+	s.setup = setup.New(setup.Config{Store: st, Logger: s.log.With("component", "setup"), Now: cfg.Now,
+		DataDir: cfg.DataDir, PasswordCost: cfg.PasswordCost, Window: cfg.SetupWindow,
+		HotspotWiFi: cfg.HotspotWiFi, Network: cfg.SetupNetwork,
+		SetClock: func(ctx context.Context, t time.Time) error {
+			_, err := s.clock.Set(ctx, t)
+			return err
+		}})
 	if s.updater = cfg.Updater; s.updater == nil {
 		s.updater, err = update.New(update.Config{Dir: filepath.Join(cfg.DataDir, "update"), URL: cfg.UpdateURL,
 			Key: cfg.UpdateKey, Version: cfg.Version, Now: cfg.Now, Logger: s.log.With("component", "update")})
@@ -423,6 +435,8 @@ func (s *Server) Run(ctx context.Context) error {
 			s.sweepMedia(ctx)
 			return nil
 		})},
+		// The first-run setup: marks the box set up once it is.
+		service.Member{Name: "setup", Service: s.setup},
 		// Expired sessions and invitations.
 		// The hotspot's fall-back after a home Wi-Fi join (daemon/network), added.
 		service.Member{Name: "wifi fall-back", Service: s.network.Fallback()},

@@ -74,6 +74,8 @@ func page(p string) string {
 		return "admin.html"
 	case p == "/admin" || strings.HasPrefix(p, "/admin/"):
 		return "admin.html"
+	case p == "/setup":
+		return "setup.html"
 	}
 	return ""
 }

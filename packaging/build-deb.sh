@@ -29,7 +29,7 @@ umask 022
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/default" "$root/etc/eventbox" "$root/usr/share/doc/eventbox"
 install -m 0755 "$binary" "$root/usr/bin/eventbox"
 # The one unit text, with the path kardianos/service would fill in.
-sed 's#{{Path | cmdEscape}}#/usr/bin/eventbox#' "$here/eventbox.service" > "$root/lib/systemd/system/eventbox.service"
+sed 's#{{Path | cmdEscape}}#/usr/bin/eventbox#g' "$here/eventbox.service" > "$root/lib/systemd/system/eventbox.service"
 chmod 0644 "$root/lib/systemd/system/eventbox.service"
 if grep -q '{{' "$root/lib/systemd/system/eventbox.service"; then
 	echo "build-deb.sh: the unit still holds a template expression" >&2

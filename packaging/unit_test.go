@@ -12,9 +12,9 @@ import (
 
 func TestUnitTemplateHasOnlyThePathKey(t *testing.T) {
 	// build-deb.sh fills the template with sed, so the path must be the one
-	// and only template expression.
-	if n := strings.Count(packaging.UnitTemplate, "{{"); n != 1 {
-		t.Fatalf("template has %d expressions, want 1", n)
+	// and only template expression (ExecStartPre and ExecStart both name it).
+	if n, paths := strings.Count(packaging.UnitTemplate, "{{"), strings.Count(packaging.UnitTemplate, packaging.PathPlaceholder); n != paths {
+		t.Fatalf("template has %d expressions, %d of them the path: want only the path", n, paths)
 	}
 	if !strings.Contains(packaging.UnitTemplate, packaging.PathPlaceholder) {
 		t.Fatalf("template lacks %s", packaging.PathPlaceholder)
@@ -52,6 +52,27 @@ func TestUnitEscapesSpacesInThePathAsKardianosDoes(t *testing.T) {
 	unit := packaging.Unit("/opt/my apps/eventbox")
 	if !hasLine(unit, `ExecStart=/opt/my\x20apps/eventbox serve`) {
 		t.Errorf("unit does not escape the space:\n%s", unit)
+	}
+}
+
+// TestUnitAppliesTheSettingsFileAsRootBeforeTheDaemon: the first start
+// needs no command line. As root and before the daemon, the unit applies
+// the host's choices of the setup page and the boot partition's settings
+// file, hands the owner over in DATA_DIR and brings up the setup hotspot
+// on a box not set up yet; neither step can keep the daemon from starting.
+func TestUnitAppliesTheSettingsFileAsRootBeforeTheDaemon(t *testing.T) {
+	unit := packaging.Unit("/usr/bin/eventbox")
+	for _, line := range []string{
+		"ExecStartPre=-+/usr/bin/eventbox netsetup boot-settings --apply --if-present ${DATA_DIR}/setup.txt",
+		"ExecStartPre=-+/usr/bin/eventbox netsetup boot-settings --apply --if-present --owner-to ${DATA_DIR}/first-owner --setup-hotspot-unless ${DATA_DIR}/setup-done",
+	} {
+		if !hasLine(unit, line) {
+			t.Errorf("unit lacks the line %q", line)
+		}
+	}
+	pre, start := strings.Index(unit, "ExecStartPre="), strings.Index(unit, "ExecStart=")
+	if pre < 0 || start < pre {
+		t.Error("the settings are not applied before the daemon starts")
 	}
 }
 

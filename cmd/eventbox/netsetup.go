@@ -31,9 +31,12 @@ const netsetupUsage = `Usage:
   eventbox netsetup country CC
       set the Wi-Fi country (root; the Network screen starts it through
       the unit eventbox-wifi-country@CC.service)
-  eventbox netsetup boot-settings [--apply] [PATH]
+  eventbox netsetup boot-settings [--apply [--if-present] [--owner-to FILE]
+                                  [--setup-hotspot-unless FILE]] [PATH]
       check (or apply once) the settings file on the card's boot partition
-      (default ` + netsetup.DefaultBootSettingsPath + `)
+      (default ` + netsetup.DefaultBootSettingsPath + `); the service runs it
+      before each start, and brings up the open setup hotspot on a box
+      not set up yet
 Each of hotspot and off takes --dry-run to print what it would change.
 `
 
@@ -389,6 +392,8 @@ func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
 	fs := c.flags("boot-settings")
 	apply := fs.Bool("apply", false, "apply the file once (as root), then remove the hotspot's password from it")
 	ownerTo := fs.String("owner-to", "", "with --apply: hand the first owner to the daemon in this file (DATA_DIR/"+netsetup.OwnerHandoffFile+"), then remove the owner's password too")
+	ifPresent := fs.Bool("if-present", false, "with --apply: no file is not an error (exit 0, nothing printed)")
+	setupUnless := fs.String("setup-hotspot-unless", "", "with --apply: when no hotspot of the host's is configured and this file does not exist, bring up the open setup hotspot (eventbox-setup-XXXX)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -438,19 +443,20 @@ func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
 		ba.TakeOwner = func(_ context.Context, o netsetup.Owner) error { return netsetup.WriteOwnerHandoff(*ownerTo, o) }
 	}
 	res, err := netsetup.ApplyBootSettings(ctx, ba, path)
-	switch {
-	case err != nil:
-		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: %v\n", err)
-		return 1
-	case !res.Found:
-		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: no file at %s\n", path)
-		return 1
-	case len(res.Problems) > 0:
-		for _, p := range res.Problems {
-			fmt.Fprintf(c.stderr, "refused: %s\n", p)
+	// Whatever became of the file, a box not set up yet comes up on its
+	// setup hotspot (docs/decisions/trust.md, "The first-run setup page").
+	code := c.bootOutcome(path, res, err, *ifPresent)
+	if *setupUnless != "" {
+		country := res.Settings.Country
+		if len(res.Problems) > 0 {
+			country = "" // maybe the value refused
 		}
-		fmt.Fprintln(c.stderr, "nothing applied: fix these lines (they are noted at the top of the file too)")
-		return 1
+		if hc := c.setupHotspot(ctx, ba.Applier, ba.Facts, *setupUnless, country); hc != 0 {
+			code = hc
+		}
+	}
+	if code >= 0 {
+		return code
 	}
 	if !res.Hotspot && !res.Country && !res.TimeZone {
 		fmt.Fprintf(c.stdout, "%s was applied already (on %s): nothing to do\n", path, res.Settings.Applied.Format(time.RFC3339))
@@ -470,6 +476,58 @@ func (c netsetupCommand) bootSettings(ctx context.Context, args []string) int {
 	case res.Settings.OwnerPassword != "":
 		fmt.Fprintf(c.stdout, "owner %q: left in the file (give --owner-to to hand it to eventbox)\n", res.Settings.OwnerName)
 	}
+	return 0
+}
+
+// bootOutcome says what became of the file when it was not applied now
+// (an exit code), or -1 when it was and the rest is to print.
+func (c netsetupCommand) bootOutcome(path string, res netsetup.BootResult, err error, ifPresent bool) int {
+	switch {
+	case err != nil:
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: %v\n", err)
+		return 1
+	case !res.Found && ifPresent:
+		return 0
+	case !res.Found:
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: no file at %s\n", path)
+		return 1
+	case len(res.Problems) > 0:
+		for _, p := range res.Problems {
+			fmt.Fprintf(c.stderr, "refused: %s\n", p)
+		}
+		fmt.Fprintln(c.stderr, "nothing applied: fix these lines (they are noted at the top of the file too)")
+		return 1
+	}
+	return -1
+}
+
+// setupHotspot brings up the open setup hotspot, named by the machine's
+// id, when no hotspot of the host's is configured and the daemon has not
+// written done (DATA_DIR/setup-done: the box was set up). country is the
+// settings file's, if it gave one; without, Wi-Fi is only unblocked, and
+// the default channel is allowed everywhere. It answers a non-zero exit
+// code when it failed.
+func (c netsetupCommand) setupHotspot(ctx context.Context, a netsetup.Applier, facts netsetup.Facts, done, country string) int {
+	if _, err := os.Stat(done); err == nil {
+		return 0
+	}
+	if ssid, _, ok := netsetup.ReadHotspotWiFi(c.root, ""); ok && !netsetup.IsSetupSSID(ssid) {
+		return 0
+	}
+	name, err := netsetup.MachineSetupSSID(c.root, "")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: %v\n", err)
+		return 1
+	}
+	plan, err := netsetup.PlanHotspot(netsetup.HotspotOptions{SSID: name, Country: country}, facts)
+	if err == nil {
+		err = a.Apply(ctx, plan)
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup boot-settings: bringing up the setup hotspot: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "setup hotspot %q is up: join it and follow the page it opens\n", name)
 	return 0
 }
 

@@ -312,3 +312,84 @@ func TestNetsetupBootSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestNetsetupBootSettingsAtFirstStart is the service's step before each
+// start: no file is no error, and a box not set up yet (no hotspot of the
+// host's, no DATA_DIR/setup-done) comes up on its open setup hotspot,
+// also when the file was refused.
+func TestNetsetupBootSettingsAtFirstStart(t *testing.T) {
+	const file = "hotspot_name = Party\nhotspot_password = confetti2025\ncountry = FR\n"
+	tests := []struct {
+		name      string
+		content   string
+		done      bool
+		hostSpot  bool
+		noSetup   bool
+		wantCode  int
+		wantSSID  string // in the hotspot's keyfile afterwards; "" none
+		wantOut   string
+		wantErr   string
+		wantCalls bool
+	}{
+		{name: "no file, no setup hotspot asked: quiet success", noSetup: true},
+		{name: "no file on a blank box: the setup hotspot", wantSSID: "eventbox-setup-", wantOut: "setup hotspot", wantCalls: true},
+		{name: "a refused file: logged, and the setup hotspot", content: strings.Replace(file, "FR", "France", 1),
+			wantCode: 1, wantErr: "refused: line 3, country", wantSSID: "eventbox-setup-", wantOut: "setup hotspot", wantCalls: true},
+		{name: "the file's hotspot, no setup hotspot", content: file, wantSSID: "ssid=Party", wantOut: `hotspot "Party" is up`, wantCalls: true},
+		{name: "a box set up already: nothing", done: true},
+		{name: "a hotspot of the host's: nothing", hostSpot: true, wantSSID: "ssid=Ours"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, runner, stdout, stderr := newNetsetupCommand(t, 0, "nmcli", "rfkill")
+			cmd.now = func() time.Time { return time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC) }
+			write := func(p, content string) {
+				t.Helper()
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(filepath.Join(cmd.root, "etc/machine-id"), "0123456789abcdef0123456789abcdef\n")
+			keyfile := filepath.Join(cmd.root, netsetup.ConnectionDir, netsetup.DefaultConnection+".nmconnection")
+			if tc.hostSpot {
+				write(keyfile, "[wifi]\nssid=Ours\n")
+			}
+			if tc.content != "" {
+				write(filepath.Join(cmd.root, netsetup.DefaultBootSettingsPath), tc.content)
+			}
+			dataDir := t.TempDir()
+			if tc.done {
+				write(filepath.Join(dataDir, "setup-done"), "")
+			}
+			args := []string{"boot-settings", "--apply", "--if-present", "--owner-to", filepath.Join(dataDir, "first-owner")}
+			if !tc.noSetup {
+				args = append(args, "--setup-hotspot-unless", filepath.Join(dataDir, "setup-done"))
+			}
+			if code := cmd.run(context.Background(), args); code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+			}
+			if tc.wantOut == "" && stdout.Len() > 0 || !strings.Contains(stdout.String(), tc.wantOut) {
+				t.Errorf("stdout = %q, want %q", stdout, tc.wantOut)
+			}
+			if !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want %q", stderr, tc.wantErr)
+			}
+			got, _ := os.ReadFile(keyfile)
+			switch {
+			case tc.wantSSID == "" && len(got) > 0:
+				t.Errorf("a hotspot was written:\n%s", got)
+			case tc.wantSSID != "" && !strings.Contains(string(got), tc.wantSSID):
+				t.Errorf("hotspot keyfile lacks %q:\n%s", tc.wantSSID, got)
+			}
+			if strings.HasPrefix(tc.wantSSID, "eventbox-setup-") && strings.Contains(string(got), "psk=") {
+				t.Errorf("the setup hotspot has a password:\n%s", got)
+			}
+			if (len(runner.calls) > 0) != tc.wantCalls {
+				t.Errorf("commands run: %q", runner.calls)
+			}
+		})
+	}
+}

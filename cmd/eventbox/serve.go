@@ -215,6 +215,12 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 	if _, err := exec.LookPath("nmcli"); err == nil {
 		cfg.NetworkRunner = netsetup.ExecRunner{}
 	}
+	// The first-run setup page (daemon/setup): under the service, its
+	// network choices go to the root step through DATA_DIR/setup.txt and
+	// a restart; the clock is set from the phone's when it may be.
+	if cfg.Restart != nil {
+		cfg.SetupNetwork = setupHandoff{dir: cfg.DataDir, restart: cfg.Restart}
+	}
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
 		return false, errors.Join(err, dev.Close(), closeSecure())
@@ -283,7 +289,7 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 	case <-ctx.Done():
 		log.Info("shutting down")
 	case <-updateRestart:
-		log.Info("restarting into the installed update")
+		log.Info("restarting: into the installed update, or to apply the setup page's network")
 	case stopErr = <-unhealthy:
 		log.Error("the update is not healthy: exiting, the previous version comes back at the next start", "error", stopErr)
 	case <-srv.Restarts():

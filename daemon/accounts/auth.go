@@ -18,6 +18,7 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/netsetup"
 	"eventbox/store"
 )
 
@@ -26,6 +27,9 @@ import (
 const initialPasswordFile = "initial-password"
 
 // EnsureFirstOwner creates the first owner on a database without accounts:
+// the one the boot partition's settings file named, handed over in
+// DATA_DIR/first-owner by the service's root step (the file is removed once
+// the account exists, and at any start that finds accounts already); else
 // ADMIN_USERNAME with ADMIN_PASSWORD, or a generated password that is
 // logged once and written to DATA_DIR/initial-password (mode 0600).
 func (si *SignIn) EnsureFirstOwner(ctx context.Context) error {
@@ -33,8 +37,17 @@ func (si *SignIn) EnsureFirstOwner(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("counting accounts: %w", err)
 	}
+	handoff := filepath.Join(si.dataDir, netsetup.OwnerHandoffFile)
 	if n > 0 {
+		if err := os.Remove(handoff); err == nil {
+			si.log.WarnContext(ctx, "first owner of the settings file not created: the box has accounts already", "file", handoff)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", handoff, err)
+		}
 		return nil
+	}
+	if done, err := si.ownerFromHandoff(ctx, handoff); done || err != nil {
+		return err
 	}
 	password, generated := si.adminPassword, false
 	if password == "" {
@@ -64,6 +77,41 @@ func (si *SignIn) EnsureFirstOwner(ctx context.Context) error {
 		si.log.InfoContext(ctx, "first owner created", "username", a.Username)
 	}
 	return nil
+}
+
+// ownerFromHandoff creates the first owner the settings file named, and
+// removes the hand-off file once the account exists, so the password stays
+// on disk no longer than that. No file answers false; a file that cannot be
+// read is logged and removed, and the owner is made as without one.
+func (si *SignIn) ownerFromHandoff(ctx context.Context, path string) (bool, error) {
+	o, err := netsetup.ReadOwnerHandoff(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	name := strings.TrimSpace(o.Name)
+	if err == nil && (name == "" || utf8.RuneCountInString(name) > 60) {
+		err = fmt.Errorf("reading the first owner: a user name of %d characters", utf8.RuneCountInString(name))
+	}
+	if err != nil {
+		si.log.WarnContext(ctx, "first owner of the settings file refused", "file", path, "error", err)
+		if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+			return false, fmt.Errorf("removing %s: %w", path, rmErr)
+		}
+		return false, nil
+	}
+	hash, err := passwords.Hash(o.Password, si.cost)
+	if err != nil {
+		return false, err
+	}
+	a := store.Account{Username: name, Role: store.RoleOwner, EventIDs: []string{}, PasswordHash: hash}
+	if err := si.store.Accounts().Create(ctx, &a); err != nil {
+		return false, fmt.Errorf("creating the first owner of the settings file: %w", err)
+	}
+	if err := os.Remove(path); err != nil {
+		return true, fmt.Errorf("removing %s: %w", path, err)
+	}
+	si.log.InfoContext(ctx, "first owner created from the settings file", "username", a.Username)
+	return true, nil
 }
 
 type loginRequest struct {

@@ -125,6 +125,7 @@ var sectionFiles = map[string][]string{
 	"guest":     {"[^aw]*.js", "album-*.js"},
 	"console":   {"admin*.js"},
 	"wall":      {"wall.js"},
+	"setup":     {"setup.js"},
 	"mail":      {"go"},
 	"signs":     {"go"},
 	"guestbook": {"go"},
