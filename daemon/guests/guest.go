@@ -51,12 +51,6 @@ func (a *API) joinOnce(w http.ResponseWriter, r *http.Request, e store.Event) er
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 
-// spotDTO is a place of the event, for the shared album's place filter.
-type spotDTO struct {
-	ID    string `json:"id"`
-	Label string `json:"label"`
-}
-
 type publicEventDTO struct {
 	Slug               string  `json:"slug"`
 	Name               string  `json:"name"`
