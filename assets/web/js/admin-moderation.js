@@ -298,14 +298,13 @@ export function guestbookTab(env, body) {
       h('div', { class: 'grow' },
         h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || t('A guest')),
           h('span', { class: 'small muted' }, fmtTime(m.createdAt), ' ',
-            m.status !== 'visible' ? h('span', { class: 'pill warn' }, statusName[m.status] || m.status) : null)),
+            m.status !== 'visible' ? h('span', { class: 'pill warn' }, m.status) : null)),
         m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
         m.hasAudio ? voiceNote(m, t('Play the voice message')) : null,
         h('div', { class: 'row msg-actions' },
           m.status !== 'visible' ? h('button', { type: 'button', class: 'small', 'data-action': 'approve', onclick: (e) => actOne(m, 'approve', e.currentTarget) }, t('Approve')) : null,
           m.status !== 'hidden' ? h('button', { type: 'button', class: 'small', 'data-action': 'hide', onclick: (e) => actOne(m, 'hide', e.currentTarget) }, t('Hide')) : null)));
   };
-  const statusName = { pending: t('Waiting for review'), hidden: t('Hidden'), visible: t('Visible') };
   // actOne approves or hides one message from its own buttons.
   const actOne = async (m, action, button) => {
     const res = await busy(button, call(`/api/admin/events/${ev.id}/messages`, { method: 'POST', body: { action, ids: [m.id] } }));
