@@ -130,7 +130,52 @@ func TestUpdateStatusWithoutAnUpdateURL(t *testing.T) {
 		t.Errorf("history = %v, want []", r.JSON["history"])
 	}
 	c.do("POST", "/api/admin/updates/check", nil).expect(t, 502, "update_unreachable")
-	c.do("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0"}).expect(t, 502, "update_unreachable")
+	if r := c.do("POST", "/api/admin/updates/apply", map[string]any{"version": "1.1.0"}).expect(t, 400, "bad_request"); r.details()["version"] == nil {
+		t.Errorf("details %v do not name version", r.details())
+	}
+}
+
+// TestApplyingWithNothingAvailableNamesVersion: only the available
+// version is accepted, so with nothing available (no UPDATE_URL, or a
+// release host that never answered) apply is a 400 naming version; the
+// 502 is for a version a check found available whose host is now down.
+func TestApplyingWithNothingAvailableNamesVersion(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		checkFirst bool // a check finds 1.1.0 before the host goes down
+		url        bool // an UPDATE_URL is set
+		version    string
+		wantStatus int
+		wantCode   string
+	}{
+		{name: "no UPDATE_URL", version: "1.1.0", wantStatus: 400, wantCode: "bad_request"},
+		{name: "a host that never answered", url: true, version: "1.1.0", wantStatus: 400, wantCode: "bad_request"},
+		{name: "another version than the one found, host down", url: true, checkFirst: true, version: "1.2.0", wantStatus: 400, wantCode: "bad_request"},
+		{name: "the version found, host down", url: true, checkFirst: true, version: "1.1.0", wantStatus: 502, wantCode: "update_unreachable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rh := newReleaseHost(t)
+			rh.publish(t, "1.1.0", update.Arch(), fakeBinary("1.1.0"))
+			h := newHarness(t, func(c *daemon.Config) {
+				if tc.url {
+					c.UpdateURL = rh.srv.URL + "/release.json"
+					c.UpdateKey = rh.key.Public().(ed25519.PublicKey)
+				}
+				c.Version = "1.0.0"
+			})
+			c := h.owner()
+			if tc.checkFirst {
+				c.do("POST", "/api/admin/updates/check", nil).expect(t, 200, "")
+			}
+			rh.srv.Close()
+			r := c.do("POST", "/api/admin/updates/apply", map[string]any{"version": tc.version, "skipBackup": true}).expect(t, tc.wantStatus, tc.wantCode)
+			if tc.wantStatus == 400 && r.details()["version"] == nil {
+				t.Errorf("details %v do not name version", r.details())
+			}
+		})
+	}
 }
 
 func TestUpdateCheck(t *testing.T) {

@@ -166,6 +166,29 @@ func (a *API) fetchRelease(ctx context.Context) (update.Manifest, error) {
 	}
 }
 
+// unavailable is the answer to applying version when the release could
+// not be fetched (fetchErr): 400 naming version unless version is the
+// one the last check found available (only that one is accepted; with no
+// UPDATE_URL, or no check that found one, nothing is), else fetchErr.
+func (a *API) unavailable(version string, fetchErr error) error {
+	var we *web.Error
+	if !errors.As(fetchErr, &we) {
+		return fetchErr
+	}
+	st, err := a.cfg.Updater.State()
+	if err != nil {
+		return err
+	}
+	if update.Newer(st.Available, a.cfg.Version) && st.Available == version {
+		return fetchErr
+	}
+	msg := "no update is available"
+	if we.Message != "" {
+		msg += ": " + we.Message
+	}
+	return web.Field("version", msg)
+}
+
 type applyRequest struct {
 	Version    string `json:"version"`
 	SkipBackup bool   `json:"skipBackup"`
@@ -189,7 +212,7 @@ func (a *API) UpdatesApply(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	m, err := a.fetchRelease(ctx)
 	if err != nil {
-		return err
+		return a.unavailable(req.Version, err)
 	}
 	bin, ok := a.cfg.Updater.Available(m)
 	switch {

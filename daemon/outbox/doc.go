@@ -16,11 +16,14 @@
 // # Bursts
 //
 // photo.uploaded, photo.pending and message.created come in bursts (a
-// party makes thousands of photos). Their deliveries are coalesced: one
-// delivery per webhook, event and kind per window of Config.Window
-// (10 minutes), sent at the end of the window and carrying the count and
-// the data of the first few notices. docs/decisions.md, "Webhooks and the
-// outbox", says why.
+// party makes thousands of photos). The first notice of a quiet spell (no
+// notice of the same webhook, event and kind in the window before it) is
+// delivered at once; the ones that follow are coalesced: one delivery per
+// webhook, event and kind per window of Config.Window (10 minutes),
+// counted from that first notice, sent at the end of the window and
+// carrying the count and the data of the first few notices.
+// docs/decisions/background.md, "Webhooks: the first notice at once",
+// says why.
 //
 // # Deliveries
 //

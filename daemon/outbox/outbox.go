@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"eventbox/daemon/jobs"
@@ -68,7 +69,17 @@ type Outbox struct {
 	fanouts []Fanout
 	window  time.Duration
 	runner  *jobs.Runner
+
+	// mu guards bursts: per webhook, event and kind of a bursty notice,
+	// when its burst began and its latest notice (see deliverySpec).
+	mu     sync.Mutex
+	bursts map[string]burst
 }
+
+// burst is a run of bursty notices of one webhook, event and kind with no
+// quiet window between them: lead is the At of its first notice, the one
+// sent at once, last the At of its latest.
+type burst struct{ lead, last int64 }
 
 // New returns an outbox over cfg.
 func New(cfg Config) (*Outbox, error) {
@@ -76,7 +87,7 @@ func New(cfg Config) (*Outbox, error) {
 		return nil, errors.New("outbox: nil store")
 	}
 	o := &Outbox{store: cfg.Store, log: cfg.Logger, client: cfg.Client, now: cfg.Now,
-		fanouts: cfg.Fanouts, window: cfg.Window}
+		fanouts: cfg.Fanouts, window: cfg.Window, bursts: map[string]burst{}}
 	if o.log == nil {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -152,11 +163,12 @@ func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
 		return err
 	}
 	var specs []store.FanOutSpec
+	seen := map[string]burst{}
 	for _, w := range hooks {
 		if !w.Wants(n.Kind) {
 			continue
 		}
-		fs, err := o.deliverySpec(j.ID, w.ID, n)
+		fs, err := o.deliverySpec(j.ID, w.ID, n, seen)
 		if err != nil {
 			return jobs.Permanent(err)
 		}
@@ -181,6 +193,7 @@ func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
 	if err != nil {
 		return err
 	}
+	o.noteBursts(n.At, seen)
 	if o.runner != nil {
 		for _, fs := range specs {
 			o.runner.Notify(fs.Spec.Kind)
@@ -190,9 +203,13 @@ func (o *Outbox) handleNotice(ctx context.Context, j jobs.Job) error {
 }
 
 // deliverySpec is the delivery of n to webhook id, for notice job
-// noticeID: its own job, or for a bursty kind a share of the window's
-// job.
-func (o *Outbox) deliverySpec(noticeID uint64, id string, n store.Notice) (store.FanOutSpec, error) {
+// noticeID: its own job; or for a bursty kind, the first notice of a
+// quiet spell (no notice of the webhook, event and kind in the window
+// before it) in a delivery of its own sent at once, and a later one a
+// share of the summary of its window, counted from that first notice and
+// sent at the window's end. What the burst becomes is put in seen, for
+// noteBursts once the fan-out is recorded.
+func (o *Outbox) deliverySpec(noticeID uint64, id string, n store.Notice, seen map[string]burst) (store.FanOutSpec, error) {
 	own := "n" + strconv.FormatUint(noticeID, 10) + ":" + id
 	if !coalesced(n.Kind) {
 		p, err := json.Marshal(delivery{WebhookID: id, Notice: n})
@@ -202,7 +219,6 @@ func (o *Outbox) deliverySpec(noticeID uint64, id string, n store.Notice) (store
 		return store.FanOutSpec{Spec: store.JobSpec{Kind: WebhookJobKind, Key: own, Payload: p}}, nil
 	}
 	w := o.window.Milliseconds()
-	slot := n.At / w
 	d := delivery{WebhookID: id, Notice: n, Count: 1}
 	if n.Data != nil {
 		d.Items = []json.RawMessage{n.Data}
@@ -211,9 +227,19 @@ func (o *Outbox) deliverySpec(noticeID uint64, id string, n store.Notice) (store
 	if err != nil {
 		return store.FanOutSpec{}, fmt.Errorf("encoding a delivery: %w", err)
 	}
+	k := id + ":" + n.EventID + ":" + n.Kind
+	o.mu.Lock()
+	b, ok := o.bursts[k]
+	o.mu.Unlock()
+	if !ok || n.At-b.last >= w || n.At < b.lead {
+		seen[k] = burst{lead: n.At, last: n.At}
+		return store.FanOutSpec{Spec: store.JobSpec{Kind: WebhookJobKind, Key: own, Payload: p}}, nil
+	}
+	seen[k] = burst{lead: b.lead, last: max(b.last, n.At)}
+	slot := (n.At - b.lead) / w
 	return store.FanOutSpec{
-		Spec: store.JobSpec{Kind: WebhookJobKind, Payload: p, RunAt: time.UnixMilli((slot + 1) * w),
-			Key: fmt.Sprintf("burst:%s:%s:%s:%d", id, n.EventID, n.Kind, slot)},
+		Spec: store.JobSpec{Kind: WebhookJobKind, Payload: p, RunAt: time.UnixMilli(b.lead + (slot+1)*w),
+			Key: fmt.Sprintf("burst:%s:%d:%d", k, b.lead, slot)},
 		AltKey: own,
 		Merge: func(old json.RawMessage) (json.RawMessage, error) {
 			var prev delivery
@@ -230,4 +256,19 @@ func (o *Outbox) deliverySpec(noticeID uint64, id string, n store.Notice) (store
 			return json.Marshal(prev)
 		},
 	}, nil
+}
+
+// noteBursts records the bursts a notice at `at` fanned out into, and
+// forgets those quiet for a window.
+func (o *Outbox) noteBursts(at int64, seen map[string]burst) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k, b := range o.bursts {
+		if at-b.last >= o.window.Milliseconds() {
+			delete(o.bursts, k)
+		}
+	}
+	for k, b := range seen {
+		o.bursts[k] = b
+	}
 }

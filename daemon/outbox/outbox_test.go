@@ -536,3 +536,67 @@ func TestSignIsHMACOfTimestampDotBody(t *testing.T) {
 		t.Fatalf("Sign = %s, want %s", got, want)
 	}
 }
+
+// TestTheFirstPhotoOfAQuietSpellGoesOutAtOnce: a host listening on ntfy
+// hears of the first photo at once; the photos that follow it within the
+// window fold into one summary at the window's end; after a quiet window
+// the next photo goes out at once again.
+func TestTheFirstPhotoOfAQuietSpellGoesOutAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := openStore(t, t.TempDir())
+		defer st.Close()
+		rc := &receiver{t: t}
+		b := startBox(t, st, rc)
+		party := addEvent(t, st, "Party")
+		addHook(t, st, store.WebhookJSON, "", store.NoticePhotoUploaded)
+		ctx := context.Background()
+		// Start off the window's clock alignment, as a party does.
+		time.Sleep(7*time.Minute + 13*time.Second)
+		photo := func(i int) {
+			t.Helper()
+			if _, err := b.runner.Enqueue(ctx, notice(t, store.NoticePhotoUploaded, party.ID,
+				map[string]string{"photoId": fmt.Sprint("p", i)})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		counts := func() []int {
+			t.Helper()
+			var out []int
+			for _, g := range rc.delivered() {
+				var body struct{ Data struct{ Count int } }
+				if err := json.Unmarshal(g.body, &body); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, body.Data.Count)
+			}
+			return out
+		}
+		type step struct {
+			wait time.Duration // before the photo (none: no photo)
+			take bool
+			want string // the deliveries' counts so far
+		}
+		for i, s := range []step{
+			{0, true, "[1]"},                                 // the first photo, at once
+			{time.Second, false, "[1]"},                      // nothing else yet
+			{30 * time.Second, true, "[1]"},                  // folded
+			{2 * time.Minute, true, "[1]"},                   // folded
+			{3 * time.Minute, false, "[1]"},                  // still within the window
+			{5 * time.Minute, false, "[1 2]"},                // the window's summary
+			{9 * time.Minute, false, "[1 2]"},                // nothing more
+			{15 * time.Minute, true, "[1 2 1]"},              // after a quiet window: at once
+			{10*time.Minute + time.Second, false, "[1 2 1]"}, // its window held nothing
+		} {
+			time.Sleep(s.wait)
+			if s.take {
+				photo(i)
+			}
+			// What goes at once goes within a second of fake time.
+			time.Sleep(time.Second)
+			b.idle()
+			if got := fmt.Sprint(counts()); got != s.want {
+				t.Fatalf("step %d: deliveries %s, want %s", i, got, s.want)
+			}
+		}
+	})
+}

@@ -1,6 +1,6 @@
 // Moderation in the console: the photo grid (filters, selections, actions,
 // infinite scroll, import) and the guestbook.
-import { h, clear, toast, fmtTime, infinite, mediaURL } from './lib.js';
+import { h, clear, toast, fmtTime, infinite, mediaURL, voiceNote } from './lib.js';
 import { call, errText, select, busy, notYet, unavailable, confirmDo } from './admin-ui.js';
 import { openLightbox } from './lightbox.js';
 import { t } from './admin-i18n.js';
@@ -300,7 +300,15 @@ export function guestbookTab(env, body) {
           h('span', { class: 'small muted' }, fmtTime(m.createdAt), ' ',
             m.status !== 'visible' ? h('span', { class: 'pill warn' }, m.status) : null)),
         m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
-        m.hasAudio ? h('audio', { controls: true, preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` }) : null));
+        m.hasAudio ? voiceNote(m, t('Play the voice message')) : null,
+        h('div', { class: 'row msg-actions' },
+          m.status !== 'visible' ? h('button', { type: 'button', class: 'small', 'data-action': 'approve', onclick: (e) => actOne(m, 'approve', e.currentTarget) }, t('Approve')) : null,
+          m.status !== 'hidden' ? h('button', { type: 'button', class: 'small', 'data-action': 'hide', onclick: (e) => actOne(m, 'hide', e.currentTarget) }, t('Hide')) : null)));
+  };
+  // actOne approves or hides one message from its own buttons.
+  const actOne = async (m, action, button) => {
+    const res = await busy(button, call(`/api/admin/events/${ev.id}/messages`, { method: 'POST', body: { action, ids: [m.id] } }));
+    if (res) { toast(t(action === 'approve' ? 'Approved' : 'Hidden')); restart(); }
   };
   const act = async (action, button) => {
     if (action === 'delete' && !confirmDo(t('Delete {n} message(s)?', { n: selected.size }))) return;

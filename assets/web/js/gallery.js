@@ -4,7 +4,7 @@
 // it was taken with filters by guest, place and challenge, the viewer and
 // a full-screen slideshow, the ZIP download and, when the hosts share it,
 // the guestbook.
-import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink } from './lib.js';
+import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink, voiceNote } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
 import { when, filterBar, filtered } from './album-filters.js';
@@ -202,7 +202,7 @@ function messages(panel) {
       box.append(...res.messages.map((m) => h('div', { class: 'msg' },
         h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || t('aGuest')), h('span', { class: 'small muted' }, fmtTime(m.createdAt, lang))),
         m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
-        m.hasAudio ? h('audio', { controls: true, preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` }) : null)));
+        m.hasAudio ? voiceNote(m, t('voicePlay')) : null)));
       cursor = res.nextCursor;
       return cursor !== null;
     } catch (e) {

@@ -3,7 +3,7 @@
 // see my photos and, when the album is shared, everyone's; the guestbook
 // with text and voice notes; a contact address for the gallery mail.
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
-import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink } from './lib.js';
+import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink, voiceNote } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
@@ -745,7 +745,7 @@ async function guestbook(panel) {
         },
       }, t('delete'))),
       m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
-      m.hasAudio ? h('audio', { controls: true, preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` }) : null)));
+      m.hasAudio ? voiceNote(m, t('voicePlay')) : null)));
   };
   drawVoice();
   // After the end the box takes no message: say so instead of a form

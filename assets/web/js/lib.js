@@ -171,6 +171,7 @@ const ICONS = {
   image: 'M3 5h18v14H3zM3 16l5-5l4 4l3-3l6 6M15 8.5a1.5 1.5 0 1 0 0 .01',
   mic: 'M9 4a3 3 0 0 1 6 0v7a3 3 0 0 1-6 0zM5 11a7 7 0 0 0 14 0M12 18v3M8 21h8',
   play: 'M8 5v14l11-7z',
+  pause: 'M6 5h4v14H6zM14 5h4v14h-4z',
   star: 'M12 3l2.8 5.7l6.2.9l-4.5 4.4l1.1 6.2L12 17.3L6.4 20.2l1.1-6.2L3 9.6l6.2-.9z',
 };
 
@@ -295,4 +296,39 @@ export function downloadLink(p, label) {
     }).catch(() => { /* offline: the original it is */ });
   }
   return a;
+}
+
+/** fmtClock writes a length in seconds as m:ss. */
+export function fmtClock(s) {
+  const n = Math.max(0, Math.floor(s || 0));
+  return `${Math.floor(n / 60)}:${String(n % 60).padStart(2, '0')}`;
+}
+
+/**
+ * voiceNote is the player of a guestbook message's voice note. Its length
+ * is the one the box measured on upload (seconds): a note recorded in a
+ * browser (WebM from MediaRecorder) carries none, and the browser's own
+ * player would read it as Infinity and show 0:00.
+ */
+export function voiceNote(m, label) {
+  const total = Number.isFinite(m.seconds) && m.seconds > 0 ? m.seconds : 0;
+  const audio = h('audio', { preload: 'none', src: `/api/messages/${encodeURIComponent(m.id)}/audio` });
+  const time = h('span', { class: 'small muted voice-time' }, fmtClock(total));
+  const bar = h('progress', { class: 'grow', max: total || 1, value: 0, 'aria-hidden': 'true' });
+  const btn = h('button', { type: 'button', class: 'small voice-play', 'aria-label': label, 'aria-pressed': 'false' }, icon('play'));
+  const show = (playing) => {
+    btn.setAttribute('aria-pressed', String(playing));
+    clear(btn, icon(playing ? 'pause' : 'play'));
+  };
+  btn.addEventListener('click', () => {
+    if (audio.paused) audio.play().catch(() => show(false)); else audio.pause();
+  });
+  audio.addEventListener('play', () => show(true));
+  audio.addEventListener('pause', () => show(false));
+  audio.addEventListener('timeupdate', () => {
+    bar.value = Math.min(audio.currentTime, total || 1);
+    time.textContent = `${fmtClock(audio.currentTime)} / ${fmtClock(total)}`;
+  });
+  audio.addEventListener('ended', () => { bar.value = 0; time.textContent = fmtClock(total); show(false); });
+  return h('div', { class: 'row voice' }, btn, bar, time, audio);
 }
