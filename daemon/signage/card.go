@@ -157,7 +157,7 @@ func (d *doc) twoSteps(x, top, w, bottom, u float64, ac color.RGBA, wifi, join c
 		col = w / (2 + qs)
 	}
 	cl, cr := x+col/2, x+w-col/2 // the columns' centres
-	tw := w/2 - 0.5*u              // the width of their texts
+	tw := w/2 - 0.5*u            // the width of their texts
 	head := max(d.step(1, d.words.Text("signs.step1"), cl-tw/2, top, tw, u, ac),
 		d.step(2, d.words.Text("signs.step2"), cr-tw/2, top, tw, u, ac))
 	below := func(y float64) float64 {
