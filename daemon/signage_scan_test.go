@@ -193,19 +193,21 @@ func TestSignCodesScanFromAcrossATable(t *testing.T) {
 		owner.do("POST", "/api/admin/events/"+id+"/spots", map[string]any{"label": l}).expect(t, 201, "")
 	}
 	tests := []struct {
-		kind, size string
-		codes      int // on the whole document
+		kind, size, more string
+		codes            int // on the whole document
 	}{
-		{"table", "a6", 8},
-		{"table", "a5", 4},
-		{"poster", "a4", 2},
-		{"poster", "a3", 2},
-		{"place", "", 4},
+		{"table", "a6", "", 8},
+		{"table", "a5", "", 4},
+		{"poster", "a4", "", 2},
+		{"poster", "a3", "", 2},
+		{"place", "", "", 4},
+		{"table", "a6", "&wifi=0", 4},
+		{"poster", "a4", "&wifi=0", 1},
 	}
 	for _, tt := range tests {
 		for _, lang := range []string{"en", "fr"} {
-			t.Run(tt.kind+"-"+tt.size+"-"+lang, func(t *testing.T) {
-				r := owner.do("GET", "/api/admin/events/"+id+"/signage?kind="+tt.kind+"&size="+tt.size+"&lang="+lang, nil).expect(t, 200, "")
+			t.Run(tt.kind+"-"+tt.size+strings.ReplaceAll(tt.more, "&", "-")+"-"+lang, func(t *testing.T) {
+				r := owner.do("GET", "/api/admin/events/"+id+"/signage?kind="+tt.kind+"&size="+tt.size+"&lang="+lang+tt.more, nil).expect(t, 200, "")
 				dir := t.TempDir()
 				if d := os.Getenv("SIGNAGE_DIR"); d != "" {
 					// Keep the pages to look at them.

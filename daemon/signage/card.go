@@ -148,12 +148,12 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 // twoSteps draws step 1 (the Wi-Fi's code, its name and password) and
 // step 2 (the event's code, its address and access code) side by side in
 // the w mm from x, from top down to at most bottom, and returns the y
-// under them. The two symbols share the width but for a gap as wide as a
-// quiet zone; their outer quiet zones lie in the card's margin.
+// under them. The two symbols share the width but for a gap of 1 cm on an
+// A6 card (at least a quiet zone, so that each scans alone); their outer quiet zones lie in the card's margin.
 func (d *doc) twoSteps(x, top, w, bottom, u float64, ac color.RGBA, wifi, join code) float64 {
 	qs := max(wifi.quietShare(), join.quietShare())
-	col := (w - 6*u) / 2
-	if col*qs > 6*u {
+	col := (w - 10*u) / 2
+	if col*qs > 10*u {
 		col = w / (2 + qs)
 	}
 	cl, cr := x+col/2, x+w-col/2 // the columns' centres

@@ -58,7 +58,8 @@ func QRText(ssid, password string) string {
 type Spot struct {
 	// Label is the place's name, printed large.
 	Label string
-	// URL is the place's join link, printed under its code.
+	// URL is the place's join link, which its code encodes; the card
+	// prints the event's short address (Sheet.URL) instead.
 	URL string
 	// QR is the PNG of the place's join code.
 	QR []byte
@@ -400,10 +401,4 @@ func (d *doc) image(name string, png []byte) (float64, float64) {
 		return 0, 0
 	}
 	return info.Width(), info.Height()
-}
-
-// imageName registers a PNG once under name and returns the name.
-func (d *doc) imageName(name string, png []byte) string {
-	d.image(name, png)
-	return name
 }
