@@ -58,7 +58,8 @@ func QRText(ssid, password string) string {
 type Spot struct {
 	// Label is the place's name, printed large.
 	Label string
-	// URL is the place's join link, printed under its code.
+	// URL is the place's join link, which its code encodes; the card
+	// prints the event's short address (Sheet.URL) instead.
 	URL string
 	// QR is the PNG of the place's join code.
 	QR []byte
@@ -128,7 +129,7 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 
 // write draws s as a PDF to w, shaping its texts with sh.
 func (r *Renderer) write(w io.Writer, s Sheet, sh *text.Shaper) error {
-	d := &doc{r: r, s: s, shaper: sh, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}}
+	d := &doc{r: r, s: s, shaper: sh, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}, codes: map[string]code{}}
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: 210, Ht: 297}})
 	d.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
@@ -172,6 +173,8 @@ type doc struct {
 	pdf    *fpdf.Fpdf
 	loaded map[int]bool // fonts added, by index
 	images map[string]bool
+	codes  map[string]code // the QR codes' symbols, by image name
+	dry    bool            // measuring: nothing is drawn
 	fail   error
 }
 
@@ -231,140 +234,31 @@ func (d *doc) cutMarks(pw, ph, w, h float64, cols, rows int) {
 	}
 }
 
-// card draws one sign in the w×h mm box at x, y, laid out for an A6 card
-// (105 mm wide) and scaled to the box; spot, when not nil, makes it that
-// place's card.
-func (d *doc) card(x, y, w, h float64, spot *Spot) {
-	p := d.pdf
-	u := w / 105 // scale: 1 on A6
-	s := d.s
-	ac := s.Accent
-	if ac.A == 0 {
-		ac = color.RGBA{0x8a, 0x4f, 0xff, 0xff}
-	}
-	// Keep clear of the cut and of the printer's margin.
-	m := 9 * u
-	cx := x + w/2
-	// The band on top, in the event's colour.
-	p.SetFillColor(int(ac.R), int(ac.G), int(ac.B))
-	p.Rect(x+m, y+m, w-2*m, 3*u, "F")
-	top := y + m + 7*u
-	if len(s.Logo) > 0 {
-		lh := 14 * u
-		if iw, ih := d.image("logo", s.Logo); iw > 0 {
-			lw := lh * iw / ih
-			if lw > w-2*m {
-				lw, lh = w-2*m, (w-2*m)*ih/iw
-			}
-			p.ImageOptions("logo", cx-lw/2, top, lw, lh, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-			top += lh + 3*u
-		}
-	}
-	// The event's name, large, on at most two lines.
-	top = d.lines(s.Event, cx, top, w-2*m, 17*u, 2, [3]int{20, 20, 20})
-	line := s.Line
-	if line == "" {
-		line = d.words.Text("signs.line")
-	}
-	top = d.lines(line, cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
-	if spot != nil {
-		top = d.lines(spot.Label, cx, top+2*u, w-2*m, 15*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
-	}
-	bottom := y + h - m
-	top += 3 * u
-	qr, url := s.QR, s.URL
-	if spot != nil {
-		qr, url = spot.QR, spot.URL
-	}
-	if s.WiFi != nil {
-		// Step 1 on the left: the Wi-Fi code with its name and password.
-		top = d.step(1, d.words.Text("signs.step1"), x+m, top, w-2*m, u, ac)
-		q := 28 * u
-		d.pdf.ImageOptions(d.imageName("wifi", s.WiFi.QR), x+m, top, q, q, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-		tx := x + m + q + 4*u
-		tw := w - 2*m - q - 4*u
-		ty := top + 4*u
-		ty = d.label(d.words.Text("signs.network"), tx, ty, tw, u)
-		ty = d.value(s.WiFi.SSID, tx, ty, tw, u)
-		ty += 1.5 * u
-		if s.WiFi.Password == "" {
-			d.label(d.words.Text("signs.openNetwork"), tx, ty, tw, u)
-		} else {
-			ty = d.label(d.words.Text("signs.password"), tx, ty, tw, u)
-			d.value(s.WiFi.Password, tx, ty, tw, u)
-		}
-		top += q + 4*u
-	}
-	// Step 2: the event's (or the place's) code, as large as fits.
-	number := 2
-	if s.WiFi == nil {
-		number = 0
-	}
-	top = d.step(number, d.words.Text("signs.step2"), x+m, top, w-2*m, u, ac)
-	below := 5 * u
-	if s.AccessCode != "" {
-		below += 10 * u
-	}
-	q := min(bottom-top-below, w-2*m, 60*u)
-	if q > 10*u {
-		p.ImageOptions(d.imageName("qr-"+url, qr), cx-q/2, top, q, q, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
-		top += q + 1.5*u
-	}
-	short := strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
-	top = d.lines(d.words.Text("signs.scan")+" "+short, cx, top, w-2*m, 7*u, 2, [3]int{70, 70, 70})
-	if s.AccessCode != "" {
-		d.lines(d.words.Text("signs.code")+": "+s.AccessCode, cx, top+1*u, w-2*m, 12*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
-	}
-}
-
-// step draws a step's heading (a number in a disc when n > 0) and returns
-// the y under it.
-func (d *doc) step(n int, title string, x, y, w, u float64, ac color.RGBA) float64 {
-	p := d.pdf
-	tx := x
-	if n > 0 {
-		r := 3.2 * u
-		p.SetFillColor(int(ac.R), int(ac.G), int(ac.B))
-		p.Circle(x+r, y+r, r, "F")
-		p.SetTextColor(255, 255, 255)
-		d.write(fmt.Sprint(n), x+r, y+r+1.3*u, 9.5*u)
-		tx = x + 2*r + 2.5*u
-	}
-	p.SetTextColor(30, 30, 30)
-	d.writeLeft(d.fit(title, 10.5*u, w-(tx-x)), tx, y+4.4*u, 10.5*u)
-	return y + 9*u
-}
-
-func (d *doc) label(s string, x, y, w, u float64) float64 {
-	d.pdf.SetTextColor(100, 100, 100)
-	d.writeLeft(d.fit(s, 7*u, w), x, y, 7*u)
-	return y + 4.5*u
-}
-
-func (d *doc) value(s string, x, y, w, u float64) float64 {
-	d.pdf.SetTextColor(20, 20, 20)
-	size := 10 * u
-	for size > 6*u && d.width(s, size) > w {
-		size -= 0.5 * u
-	}
-	d.writeLeft(d.fit(s, size, w), x, y+1*u, size)
-	return y + size*0.3528 + 2*u
-}
-
 // lines draws s centred at cx from y down, wrapped to width w in at most
 // max lines of size pt (the last cut with an ellipsis), and returns the y
 // under it.
 func (d *doc) lines(s string, cx, y, w, size float64, max int, rgb [3]int) float64 {
-	s = text.OneLine(s)
-	if s == "" {
+	out := d.wrap(s, size, w, max)
+	if len(out) == 0 {
 		return y
 	}
 	d.pdf.SetTextColor(rgb[0], rgb[1], rgb[2])
 	lineH := size * 0.3528 * 1.25 // pt to mm, with leading
-	words := strings.Fields(s)
+	for _, l := range out {
+		y += lineH
+		d.write(l, cx, y-lineH*0.22, size)
+	}
+	return y + lineH*0.2
+}
+
+// wrap breaks s into lines at most w mm wide at size pt, between words, in
+// at most max lines, the last cut with an ellipsis when the rest does not
+// fit.
+func (d *doc) wrap(s string, size, w float64, max int) []string {
+	s = text.OneLine(s)
 	var out []string
 	cur := ""
-	for _, wd := range words {
+	for _, wd := range strings.Fields(s) {
 		try := strings.TrimSpace(cur + " " + wd)
 		if cur != "" && d.width(try, size) > w {
 			out = append(out, cur)
@@ -379,11 +273,10 @@ func (d *doc) lines(s string, cx, y, w, size float64, max int, rgb [3]int) float
 	if len(out) > max {
 		out = append(out[:max-1], strings.Join(out[max-1:], " "))
 	}
-	for _, l := range out {
-		y += lineH
-		d.write(d.fit(l, size, w), cx, y-lineH*0.22, size)
+	for i, l := range out {
+		out[i] = d.fit(l, size, w)
 	}
-	return y + lineH*0.2
+	return out
 }
 
 // fit cuts s with an ellipsis until it is at most w mm wide at size.
@@ -461,6 +354,9 @@ func (d *doc) write(s string, cx, y, size float64) {
 // characters as invisible text, so that the PDF can still be searched and
 // copied from.
 func (d *doc) writeLeft(s string, x, y, size float64) {
+	if d.dry {
+		return
+	}
 	line := d.shaped(s, size)
 	fr, fg, fb := d.pdf.GetFillColor()
 	d.pdf.SetFillColor(d.pdf.GetTextColor())
@@ -505,10 +401,4 @@ func (d *doc) image(name string, png []byte) (float64, float64) {
 		return 0, 0
 	}
 	return info.Width(), info.Height()
-}
-
-// imageName registers a PNG once under name and returns the name.
-func (d *doc) imageName(name string, png []byte) string {
-	d.image(name, png)
-	return name
 }
