@@ -113,6 +113,9 @@ install -m 0644 "$here/eventbox-grow-data.service" "$root/etc/systemd/system/eve
 install -d "$root/etc/systemd/system/local-fs-pre.target.wants"
 ln -sfn ../eventbox-grow-data.service "$root/etc/systemd/system/local-fs-pre.target.wants/eventbox-grow-data.service"
 printf '%s\n' "$(part 3)" >"$root/etc/eventbox/data-partition"
+# The settings file on the boot partition, applied before the service starts.
+install -m 0644 "$here/eventbox-boot-settings.service" "$root/etc/systemd/system/eventbox-boot-settings.service"
+ln -sfn ../eventbox-boot-settings.service "$root/etc/systemd/system/multi-user.target.wants/eventbox-boot-settings.service"
 # Each card makes its own machine id at its first boot (DHCP client ids and
 # NetworkManager's stable addresses derive from it).
 : >"$root/etc/machine-id"

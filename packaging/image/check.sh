@@ -82,6 +82,7 @@ check "resolv.conf in /run" test "$(readlink "$r/etc/resolv.conf")" = /run/Netwo
 check "eventbox unit installed" test -f "$r/lib/systemd/system/eventbox.service"
 check "eventbox unit enabled" test -L "$r/etc/systemd/system/multi-user.target.wants/eventbox.service"
 check "grow unit enabled" test -L "$r/etc/systemd/system/local-fs-pre.target.wants/eventbox-grow-data.service"
+check "boot-settings unit enabled" test -L "$r/etc/systemd/system/multi-user.target.wants/eventbox-boot-settings.service"
 check "grow unit names partition 3" grep -qx "PARTUUID=$diskid-03" "$r/etc/eventbox/data-partition"
 check "NetworkManager installed" test -x "$r/usr/sbin/NetworkManager"
 check "NetworkManager enabled" test -L "$r/etc/systemd/system/multi-user.target.wants/NetworkManager.service"
