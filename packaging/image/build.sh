@@ -131,8 +131,12 @@ chroot "$root" passwd --lock root >/dev/null
 # switched off).
 sed -i "s|^#\?ROOTPART=.*|ROOTPART=$(part 2)|" "$root/etc/default/raspi-firmware"
 grep -q "^ROOTPART=$(part 2)\$" "$root/etc/default/raspi-firmware" || die "ROOTPART not set in /etc/default/raspi-firmware"
-echo "ro fsck.repair=yes net.ifnames=0" >"$root/etc/default/raspi-extra-cmdline"
-chroot "$root" update-initramfs -u -k all
+# No cma= for all models: one image serves the Pi 4 too, where Debian's
+# cma=64M can keep it from booting, and the box drives no screen.
+sed -i "s|^#\\?CMA=.*|CMA=0|" "$root/etc/default/raspi-firmware"
+# raspi-firmware writes rw; the last of ro and rw counts.
+echo ro >"$root/etc/default/raspi-extra-cmdline"
+chroot "$root" env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
 for f in cmdline.txt config.txt; do
 	[ -s "$root/boot/firmware/$f" ] || die "raspi-firmware wrote no /boot/firmware/$f"
 done
