@@ -147,3 +147,16 @@ clean:
 	rm -rf bin dist
 
 -include packaging/dist.mk
+
+## image: a card image for Raspberry Pi 3, 4, 5 and Zero 2 W (arm64) in
+## $(IMAGE_OUT), from Debian's packages and the arm64 .deb; as root, with
+## mmdebstrap, qemu-user-static, binfmt-support, fdisk, dosfstools, mtools
+## (packaging/image/README.md)
+IMAGE_SUITE ?= trixie
+IMAGE_MIRROR ?= http://deb.debian.org/debian
+IMAGE_OUT ?= dist/eventbox-$(VERSION)-arm64.img
+.PHONY: image
+image: dist/eventbox-linux-arm64
+	rm -rf dist/image-deb && sh packaging/build-deb.sh $(DEB_VERSION) arm64 dist/eventbox-linux-arm64 dist/image-deb
+	IMAGE_SUITE=$(IMAGE_SUITE) IMAGE_MIRROR=$(IMAGE_MIRROR) \
+		nice -n 19 ionice -c3 bash packaging/image/build.sh dist/image-deb/eventbox_*_arm64.deb $(IMAGE_OUT)

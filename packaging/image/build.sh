@@ -1,0 +1,186 @@
+#!/bin/bash
+# build.sh DEB OUT: a flashable card image for Raspberry Pi 3, 4, 5 and Zero 2 W
+# (arm64), made from Debian's packages the way Debian's own Raspberry Pi
+# images are (an msdos partition table, a FAT partition that the Pi's
+# firmware reads, raspi-firmware laying out config.txt, cmdline.txt, the
+# kernel, initrd and device trees on it), with the eventbox package DEB
+# installed, written to OUT.
+#
+# Runs as root (mmdebstrap, chroot through qemu-user's binfmt handler). No
+# loop device is needed: each filesystem is made from a directory
+# (mkfs.ext4 -d, mcopy) and copied into the image at its offset.
+#
+# The card (docs/decisions/backups-updates.md, "The card image"):
+#   p1 FAT   "bootfs"        /boot/firmware  firmware, kernel, eventbox.txt
+#   p2 ext4  "rootfs"        /               read-only
+#   p3 ext4  "eventbox-data" /data           grown to fill the card at first boot;
+#                                            /data/eventbox is DATA_DIR (/var/lib/eventbox),
+#                                            /data/system/etc the changes made to /etc
+#
+# Settings (environment): IMAGE_SUITE (trixie), IMAGE_MIRROR, IMAGE_WORK (a
+# scratch directory, removed at the end unless IMAGE_KEEP=1), IMAGE_BOOT_MB
+# (256), IMAGE_DATA_MB (64, the data partition before it is grown).
+set -euo pipefail
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 EVENTBOX-ARM64.deb OUT.img" >&2
+	exit 2
+fi
+deb=$(realpath "$1")
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+suite=${IMAGE_SUITE:-trixie}
+mirror=${IMAGE_MIRROR:-http://deb.debian.org/debian}
+boot_mb=${IMAGE_BOOT_MB:-256}
+data_mb=${IMAGE_DATA_MB:-64}
+
+die() { echo "build.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "run as root (mmdebstrap, chroot and file ownership need it)"
+for tool in mmdebstrap sfdisk mkfs.vfat mkfs.ext4 mcopy dpkg-deb; do
+	command -v "$tool" >/dev/null || die "$tool not found (apt-get install mmdebstrap fdisk dosfstools e2fsprogs mtools)"
+done
+[ "$(dpkg-deb -f "$deb" Architecture)" = arm64 ] || die "$deb is not an arm64 package"
+# chroot into an arm64 tree needs qemu-user's binfmt handler (qemu-user-static
+# and binfmt-support register it; in a container binfmt_misc may need mounting).
+if [ "$(uname -m)" != aarch64 ] && ! grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64; then
+	die "no binfmt handler for arm64: apt-get install qemu-user-static binfmt-support (and mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc)"
+fi
+
+work=${IMAGE_WORK:-$(mktemp -d /var/tmp/eventbox-image.XXXXXX)}
+mkdir -p "$work"
+cleanup() {
+	if [ "${IMAGE_KEEP:-0}" != 1 ]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+root=$work/root
+rm -rf "${root:?}" "${work:?}/boot" "${work:?}/data"
+
+# The disk's identifier names its partitions (PARTUUID=<id>-01, -02, -03) in
+# cmdline.txt and /etc/fstab: a label such as "rootfs" would also match a USB
+# stick with Raspberry Pi OS on it.
+diskid=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+part() { printf 'PARTUUID=%s-%02d' "$diskid" "$1"; }
+
+echo "build.sh: debian $suite arm64 from $mirror into $root"
+# minbase plus what the box runs. raspi-firmware and firmware-brcm80211 are
+# in non-free-firmware. The eventbox package is installed by apt from its
+# file, so its dependencies come from the archive.
+packages=(
+	systemd-sysv udev kmod initramfs-tools linux-image-arm64
+	raspi-firmware firmware-brcm80211 wireless-regdb
+	network-manager wpasupplicant dnsmasq-base iw rfkill avahi-daemon libnss-mdns
+	polkitd adduser systemd-timesyncd ca-certificates tzdata
+	e2fsprogs dosfstools fdisk util-linux
+)
+include=$(IFS=,; echo "${packages[*]}")
+mmdebstrap --architectures=arm64 --variant=minbase \
+	--components="main non-free-firmware" \
+	--include="$include" \
+	--customize-hook="copy-in '$deb' /tmp" \
+	--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends /tmp/$(basename "$deb")" \
+	--customize-hook="rm -f \"\$1\"/tmp/*.deb" \
+	"$suite" "$root" "$mirror"
+
+install -d "$root/boot/firmware" "$root/data"
+
+# The box's name, and sources that name the components it was built from.
+echo eventbox >"$root/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\teventbox\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
+cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: $mirror
+Suites: $suite $suite-updates
+Components: main non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://security.debian.org/debian-security
+Suites: $suite-security
+Components: main non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+rm -f "$root/etc/apt/sources.list"
+
+# Filesystems: the root read-only, DATA_DIR and the changes to /etc on the
+# data partition, what the system writes in normal running in memory.
+sed "s/@BOOT@/$(part 1)/; s/@ROOT@/$(part 2)/; s/@DATA@/$(part 3)/" "$here/fstab.in" >"$root/etc/fstab"
+# NetworkManager writes resolv.conf at every change of network: in /run.
+ln -sfn /run/NetworkManager/resolv.conf "$root/etc/resolv.conf"
+install -d "$root/etc/systemd/journald.conf.d"
+install -m 0644 "$here/journald.conf" "$root/etc/systemd/journald.conf.d/eventbox.conf"
+install -m 0755 "$here/grow-data" "$root/usr/local/sbin/eventbox-grow-data"
+install -m 0644 "$here/eventbox-grow-data.service" "$root/etc/systemd/system/eventbox-grow-data.service"
+install -d "$root/etc/systemd/system/local-fs-pre.target.wants"
+ln -sfn ../eventbox-grow-data.service "$root/etc/systemd/system/local-fs-pre.target.wants/eventbox-grow-data.service"
+printf '%s\n' "$(part 3)" >"$root/etc/eventbox/data-partition"
+# The settings file on the boot partition is applied by the package's own
+# unit, as root before the daemon (its ExecStartPre lines).
+# Each card makes its own machine id at its first boot (DHCP client ids and
+# NetworkManager's stable addresses derive from it).
+: >"$root/etc/machine-id"
+rm -f "$root/var/lib/dbus/machine-id"
+# No password login: the box is driven from its console in a browser, and
+# whoever holds the card can read and change it anyway.
+chroot "$root" passwd --lock root >/dev/null
+
+# raspi-firmware writes cmdline.txt and config.txt and copies the kernel,
+# initrd and device trees to /boot/firmware from its settings here, when a
+# kernel or initrd is installed. Root by PARTUUID, read-only, and the
+# filesystems checked and repaired at boot (a power cut is how a box is
+# switched off).
+sed -i "s|^#\?ROOTPART=.*|ROOTPART=$(part 2)|" "$root/etc/default/raspi-firmware"
+grep -q "^ROOTPART=$(part 2)\$" "$root/etc/default/raspi-firmware" || die "ROOTPART not set in /etc/default/raspi-firmware"
+# No cma= for all models: one image serves the Pi 4 too, where Debian's
+# cma=64M can keep it from booting, and the box drives no screen.
+sed -i "s|^#\\?CMA=.*|CMA=0|" "$root/etc/default/raspi-firmware"
+# raspi-firmware writes rw; the last of ro and rw counts.
+echo ro >"$root/etc/default/raspi-extra-cmdline"
+chroot "$root" env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
+for f in cmdline.txt config.txt; do
+	[ -s "$root/boot/firmware/$f" ] || die "raspi-firmware wrote no /boot/firmware/$f"
+done
+install -m 0644 "$here/../eventbox.txt.example" "$root/boot/firmware/eventbox.txt.example"
+
+chroot "$root" apt-get clean
+rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/log/*.log "$root"/var/log/apt/*
+
+# The data partition's first contents: DATA_DIR, owned by the service's
+# user (the package made it), and the upper and work directories of /etc.
+ebuid=$(chroot "$root" id -u eventbox)
+ebgid=$(chroot "$root" id -g eventbox)
+install -d -m 0750 -o "$ebuid" -g "$ebgid" "$work/data/eventbox"
+install -d -m 0755 "$work/data/system/etc" "$work/data/system/etc.work"
+rm -rf "${root:?}/var/lib/eventbox" && install -d -m 0755 "$root/var/lib/eventbox"
+
+# The boot partition's contents leave the root, whose /boot/firmware stays
+# as the empty mount point.
+mv "$root/boot/firmware" "$work/boot" && install -d "$root/boot/firmware"
+
+# Sizes in MiB: the root with a quarter free (package upgrades, made with
+# the root remounted read-write), rounded up to 64 MiB.
+used=$(du -sm --apparent-size "$root" | cut -f1)
+root_mb=$(( (used * 5 / 4 + 128 + 63) / 64 * 64 ))
+total_mb=$(( 4 + boot_mb + root_mb + data_mb ))
+echo "build.sh: root uses ${used} MiB: partitions boot ${boot_mb} MiB, root ${root_mb} MiB, data ${data_mb} MiB, image ${total_mb} MiB"
+
+mkfs.vfat -F 32 -n bootfs -C "$work/boot.img" $((boot_mb * 1024)) >/dev/null
+mcopy -s -p -m -i "$work/boot.img" "$work/boot"/* ::/
+# ext4 defaults for a small card; the data partition gets its inode ratio
+# for photos and is grown later (resize_inode leaves room for that).
+mkfs.ext4 -q -L rootfs -d "$root" "$work/root.img" "${root_mb}M"
+mkfs.ext4 -q -L eventbox-data -i 65536 -d "$work/data" "$work/data.img" "${data_mb}M"
+
+rm -f "$out"
+truncate -s "${total_mb}M" "$out"
+sfdisk --quiet "$out" <<EOF
+label: dos
+label-id: 0x$diskid
+unit: sectors
+start=$((4 * 2048)), size=$((boot_mb * 2048)), type=c, bootable
+start=$(((4 + boot_mb) * 2048)), size=$((root_mb * 2048)), type=83
+start=$(((4 + boot_mb + root_mb) * 2048)), size=$((data_mb * 2048)), type=83
+EOF
+dd if="$work/boot.img" of="$out" bs=1M seek=4 conv=notrunc,sparse status=none
+dd if="$work/root.img" of="$out" bs=1M seek=$((4 + boot_mb)) conv=notrunc,sparse status=none
+dd if="$work/data.img" of="$out" bs=1M seek=$((4 + boot_mb + root_mb)) conv=notrunc,sparse status=none
+echo "build.sh: $out ($total_mb MiB, disk id $diskid)"
