@@ -26,30 +26,30 @@ function page(...kids) {
 }
 
 /** copyText puts text on the clipboard, with a fallback for plain http. */
-async function copyText(text, input) {
+async function copyText(text, el) {
   try {
     await navigator.clipboard.writeText(text);
     return true;
   } catch {
-    input.focus();
-    input.select();
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
     try { return document.execCommand('copy'); } catch { return false; }
   }
 }
 
-/** addressBox is the event's address, selectable, with its copy button. */
+/** addressBox is the event's address, whole and selectable, with its copy button. */
 function addressBox(address) {
-  const input = h('input', { id: 'portal-address', type: 'text', readonly: true, value: address,
-    autocapitalize: 'none', spellcheck: 'false', 'aria-label': t('address') });
+  const url = h('p', { id: 'portal-address', class: 'portal-url', 'aria-labelledby': 'portal-address-label' }, address);
   const said = h('p', { class: 'muted small', id: 'portal-copied', role: 'status' });
-  const copy = h('button', { type: 'button', id: 'portal-copy' }, t('copy'));
+  const copy = h('button', { type: 'button', id: 'portal-copy', class: 'block' }, t('copy'));
   copy.addEventListener('click', async () => {
-    said.textContent = (await copyText(address, input)) ? t('copied') : t('copyByHand');
+    said.textContent = (await copyText(address, url)) ? t('copied') : t('copyByHand');
   });
-  input.addEventListener('focus', () => input.select());
   return h('div', { class: 'stack' },
-    h('label', { for: input.id }, t('address')),
-    h('div', { class: 'portal-address' }, input, copy), said);
+    h('p', { id: 'portal-address-label', class: 'portal-label' }, t('address')), url, copy, said);
 }
 
 function askView(state) {
