@@ -13,11 +13,13 @@ import (
 	"eventbox/daemon/web"
 )
 
-// middleware is the global chain, outermost first: recover → log → the
-// box's own names → body pacing → same-origin rule → captive-portal
-// probes.
+// middleware is the global chain, outermost first: recover → log →
+// restore gate → "connected" to the probes of a phone that went through
+// the portal page → the box's own names → body pacing → same-origin rule
+// → captive-portal probes.
 func (s *Server) middleware(next http.Handler) http.Handler {
-	return s.recoverPanics(s.logRequests(s.box.RestoreGate(s.ownHost(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next)))))))
+	return s.recoverPanics(s.logRequests(s.box.RestoreGate(portal.Connected(s.portal.Passes(),
+		s.ownHost(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next))))))))
 }
 
 // ownHost serves only requests whose Host names the box (ownNames). Any
@@ -41,12 +43,22 @@ func (s *Server) ownHost(next http.Handler) http.Handler {
 }
 
 // portalTarget is where a phone's captive-portal sheet opens: the
-// first-run setup page while it is open, else the guest page of the one
-// event that is open, else the start page (which offers a choice).
+// first-run setup page while it is open, else the portal page in a
+// captive mini-browser (which says how to open the event in the phone's
+// own browser), else the event (eventTarget).
 func (s *Server) portalTarget(r *http.Request) string {
 	if s.setup.Open(r.Context()) {
 		return "/setup" // a box nobody set up: its first-run page (daemon/setup)
 	}
+	if portal.InMiniBrowser(r) {
+		return portal.PagePath
+	}
+	return s.eventTarget(r)
+}
+
+// eventTarget is the guest page of the one event that is open, else the
+// start page (which offers a choice).
+func (s *Server) eventTarget(r *http.Request) string {
 	events, err := s.store.Events().List(r.Context())
 	if err != nil {
 		s.log.WarnContext(r.Context(), "listing events for the portal", "error", err)

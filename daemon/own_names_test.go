@@ -139,9 +139,13 @@ func TestOnlyTheBoxsOwnNamesAreServed(t *testing.T) {
 			{"connectivitycheck.gstatic.com", "/generate_204"},
 			{"www.msftconnecttest.com", "/connecttest.txt"},
 		} {
+			// The sheet opens the portal page, which names the event.
 			r := g.do("GET", p.path, nil, "Host", p.host)
-			if r.Status != http.StatusFound || !strings.HasSuffix(r.Header.Get("Location"), "/e/"+slug) {
+			if r.Status != http.StatusFound || !strings.HasSuffix(r.Header.Get("Location"), "/portal") {
 				t.Fatalf("%s%s: %d %q", p.host, p.path, r.Status, r.Header.Get("Location"))
+			}
+			if a := g.do("GET", "/api/portal", nil).expect(t, 200, "").JSON["address"].(string); !strings.HasSuffix(a, "/e/"+slug) {
+				t.Fatalf("the portal page names %q, want the event", a)
 			}
 		}
 	})

@@ -15,7 +15,7 @@ import (
 func TestPagesCarryAContentSecurityPolicy(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
-	for _, path := range []string{"/", "/e/some-event", "/e/some-event?booth=key", "/g/token", "/admin", "/admin/events/x", "/admin/wall/x", "/invite/token", "/index.html", "/setup"} {
+	for _, path := range []string{"/", "/e/some-event", "/e/some-event?booth=key", "/g/token", "/admin", "/admin/events/x", "/admin/wall/x", "/invite/token", "/index.html", "/setup", "/portal"} {
 		t.Run(path+" has the policy", func(t *testing.T) {
 			r := c.do("GET", path, nil)
 			if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {

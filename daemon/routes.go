@@ -58,6 +58,10 @@ func (s *Server) routes() http.Handler {
 	// start, to the first visitor only (daemon/setup).
 	h("GET", "/api/setup", s.setup.State)
 	h("POST", "/api/setup", s.rate(s.limits.login, s.setup.Submit))
+	// The captive portal page (added: docs/decisions/guests.md, "Through
+	// the captive sheet"): the event's address, and "continue" (daemon/portal).
+	h("GET", "/api/portal", s.portal.State)
+	h("POST", "/api/portal/continue", s.portal.Continue)
 
 	// Guest routes (cookie gr_guest).
 	h("GET", "/api/e/:slug", s.guests.PublicEvent)

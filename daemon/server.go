@@ -37,6 +37,7 @@ import (
 	"eventbox/daemon/outbound"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
+	"eventbox/daemon/portal"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/service"
 	"eventbox/daemon/setup"
@@ -131,6 +132,9 @@ type Server struct {
 
 	// setup is the first-run setup page's routes (daemon/setup).
 	setup *setup.API
+	// portal is the captive portal page's routes and the memory of the
+	// devices that went through it (daemon/portal).
+	portal *portal.API
 
 	// routeTable is every route routes() registered, in its order
 	// (Routes).
@@ -357,6 +361,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.network = network.New(netCfg)
 	s.names = newOwnNames(cfg)
+	s.portal = portal.New(portal.Config{Passes: portal.NewPasses(cfg.Now, cfg.PortalLease, 0),
+		Event: s.eventTarget, Origin: s.origin})
 	// The box's own routes: backups and restore, updates, stats,
 	// storage, About, metrics, health, the API reference, the CA.
 	s.box = box.New(box.Config{Store: st, Clock: s.clock, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,

@@ -76,6 +76,8 @@ func page(p string) string {
 		return "admin.html"
 	case p == "/setup":
 		return "setup.html"
+	case p == "/portal":
+		return "portal.html"
 	}
 	return ""
 }

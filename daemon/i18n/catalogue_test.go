@@ -126,6 +126,7 @@ var sectionFiles = map[string][]string{
 	"console":   {"admin*.js"},
 	"wall":      {"wall.js"},
 	"setup":     {"setup.js"},
+	"portal":    {"portal.js"},
 	"mail":      {"go"},
 	"signs":     {"go"},
 	"guestbook": {"go"},

@@ -5,7 +5,8 @@
 //
 // The catalogue is one JSON file per language in assets/web/locales,
 // named by its code (fr.json). A file is an object of sections ("meta",
-// "guest", "wall", "console", "mail", "signs", "guestbook", "dates"),
+// "guest", "wall", "console", "mail", "signs", "guestbook", "dates",
+// "setup", "portal"),
 // each an object of flat keys to texts; "meta" holds the language's own
 // name ("name": "Français") and its place in the lists of languages
 // ("order": "20", a whole number; lower first). The languages are the files present: adding

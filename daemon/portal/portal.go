@@ -55,11 +55,7 @@ func IsProbe(r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	host := strings.ToLower(r.Host)
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(host, ".")
+	host := probeHost(r)
 	for _, p := range probes {
 		if p.host != "" && p.host != host {
 			continue

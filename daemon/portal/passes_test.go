@@ -1,0 +1,134 @@
+package portal_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"eventbox/daemon/portal"
+)
+
+// clock is the injected clock of these tests.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestPassesLastOneLeasePerAddress(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 20, 20, 0, 0, 0, time.UTC)}
+	p := portal.NewPasses(c.now, time.Hour, 8)
+	a := netip.MustParseAddr("10.42.0.17")
+	if p.Has(a) {
+		t.Fatal("an address nobody marked has a pass")
+	}
+	if until := p.Mark(a); !until.Equal(c.now().Add(time.Hour)) {
+		t.Errorf("until = %v, want an hour from now", until)
+	}
+	tests := []struct {
+		name  string
+		after time.Duration
+		addr  string
+		want  bool
+	}{
+		{"the same address", 0, "10.42.0.17", true},
+		{"the same address, IPv4-mapped", 0, "::ffff:10.42.0.17", true},
+		{"another address", 0, "10.42.0.18", false},
+		{"just before the lease ends", 59*time.Minute + 59*time.Second, "10.42.0.17", true},
+		{"when the lease ends", time.Second, "10.42.0.17", false},
+	}
+	for _, tc := range tests {
+		c.add(tc.after)
+		if got := p.Has(netip.MustParseAddr(tc.addr)); got != tc.want {
+			t.Errorf("%s: Has = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPassesStayWithinTheirBound(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 20, 20, 0, 0, 0, time.UTC)}
+	p := portal.NewPasses(c.now, time.Hour, 4)
+	addr := func(i int) netip.Addr { return netip.MustParseAddr("10.42.0." + strconv.Itoa(i)) }
+	for i := 1; i <= 50; i++ {
+		p.Mark(addr(i))
+		c.add(time.Second)
+		if p.Len() > 4 {
+			t.Fatalf("after %d marks, %d addresses are kept, want at most 4", i, p.Len())
+		}
+	}
+	for i := 47; i <= 50; i++ {
+		if !p.Has(addr(i)) {
+			t.Errorf("the newest pass %s was dropped", addr(i))
+		}
+	}
+	if p.Has(addr(1)) {
+		t.Error("the oldest pass is still kept past the bound")
+	}
+}
+
+func TestInMiniBrowser(t *testing.T) {
+	tests := []struct {
+		name, url, ua string
+		want          bool
+	}{
+		{"Apple's probe", "http://captive.apple.com/hotspot-detect.html", "CaptiveNetworkSupport-481.40.1 wispr", true},
+		{"the iOS web sheet on another site", "http://example.com/", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148", true},
+		{"the macOS Captive Network Assistant", "http://example.com/", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko)", true},
+		{"Android's captive portal login", "http://example.com/", "Mozilla/5.0 (Linux; Android 14; Pixel 8; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/126.0 Mobile Safari/537.36", true},
+		{"Windows NCSI", "http://example.com/", "Microsoft NCSI", true},
+		{"any probe path", "http://example.com/generate_204", "Mozilla/5.0", true},
+		{"Safari on an iPhone", "http://example.com/", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1", false},
+		{"Chrome on Android", "http://example.com/", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36", false},
+		{"Firefox on a laptop", "http://example.com/", "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0", false},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest(http.MethodGet, tc.url, nil)
+		r.Header.Set("User-Agent", tc.ua)
+		if got := portal.InMiniBrowser(r); got != tc.want {
+			t.Errorf("%s: InMiniBrowser = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestConnectedAnswersEachProbeAsTheInternetWould(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 20, 20, 0, 0, 0, time.UTC)}
+	p := portal.NewPasses(c.now, time.Hour, 0)
+	p.Mark(netip.MustParseAddr("10.42.0.17"))
+	apple := "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
+	tests := []struct {
+		name, method, url, remote string
+		status                    int
+		body                      string
+	}{
+		{"iOS", "GET", "http://captive.apple.com/hotspot-detect.html", "10.42.0.17:5000", 200, apple},
+		{"Android", "GET", "http://connectivitycheck.gstatic.com/generate_204", "10.42.0.17:5000", 204, ""},
+		{"Android gen_204", "GET", "http://www.google.com/gen_204", "10.42.0.17:5000", 204, ""},
+		{"Windows", "GET", "http://www.msftconnecttest.com/connecttest.txt", "10.42.0.17:5000", 200, "Microsoft Connect Test"},
+		{"Windows HEAD", "HEAD", "http://www.msftconnecttest.com/connecttest.txt", "10.42.0.17:5000", 200, ""},
+		{"older Windows", "GET", "http://www.msftncsi.com/ncsi.txt", "10.42.0.17:5000", 200, "Microsoft NCSI"},
+		{"Firefox", "GET", "http://detectportal.firefox.com/success.txt", "10.42.0.17:5000", 200, "success\n"},
+		{"GNOME", "GET", "http://nmcheck.gnome.org/check_network_status.txt", "10.42.0.17:5000", 200, "NetworkManager is online\n"},
+		{"another address", "GET", "http://captive.apple.com/hotspot-detect.html", "10.42.0.18:5000", 299, ""},
+		{"not a probe", "GET", "http://10.42.0.1/e/abc", "10.42.0.17:5000", 299, ""},
+	}
+	h := portal.Connected(p, passThrough)
+	for _, tc := range tests {
+		r := httptest.NewRequest(tc.method, tc.url, nil)
+		r.RemoteAddr = tc.remote
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.status || w.Body.String() != tc.body {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, w.Code, w.Body.String(), tc.status, tc.body)
+		}
+	}
+}
