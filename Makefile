@@ -17,10 +17,11 @@ FUZZTIME ?= 100x
 # unless it is added here, and a name here that no longer exists fails.
 NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./e2e
 # Tests of the daemon whose time is pixels (drawing 4096 px QR codes,
+# rendering and scanning printed signs,
 # turning HEIC into JPEG, scaling logos: 24 s under -race, 5 s without)
 # run without -race beside the unraced packages; the rest of the daemon is
 # raced.
-NORACE_TESTS := ^(TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload)$$
+NORACE_TESTS := ^(TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
