@@ -21,15 +21,19 @@ NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./
 # turning HEIC into JPEG, scaling logos: 24 s under -race, 5 s without)
 # run without -race beside the unraced packages; the rest of the daemon is
 # raced.
-NORACE_TESTS := ^(TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable)$$
+# The tests that measure only a real binary's peak RSS (restore ZIPs,
+# hostile outbound servers) run here too: another process's CPU does not
+# change a child's peak memory. So does the join-limit walk, hundreds of
+# requests one after another (15 s under -race, its logic sequential).
+NORACE_TESTS := ^(TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget|TestJoinsAreLimitedAndStoreNothing)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
 FIRST_PKGS := ./netsetup
-# Tests that time other requests (250 ms while a daemon decodes an image
-# bomb) or measure the real binary's peak RSS run alone after the others,
-# not beside the rest of the suite.
-ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget)$$
+# The test that times other requests (250 ms while a daemon decodes an
+# image bomb) runs alone after the others, not beside the rest of the
+# suite.
+ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
