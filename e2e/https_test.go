@@ -72,6 +72,18 @@ func TestBoothCameraOverHTTPS(t *testing.T) {
 		chromedp.Navigate(plain),
 		chromedp.WaitVisible(chromedp.CSS(`#booth-https-link`)))
 	b.waitText(t, "#booth-https", "no camera")
+	// The help is readable: its text against its card's background is at
+	// least WCAG AA's 4.5:1 (it was white on white inside the dark booth).
+	var ratio float64
+	b.eval(t, `(() => {
+		const lum = (c) => { const v = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; }); return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+		const el = document.querySelector('#booth-https'), p = el.querySelector('p, li') || el;
+		const a = lum(getComputedStyle(p).color), bg = lum(getComputedStyle(el).backgroundColor);
+		return (Math.max(a, bg) + 0.05) / (Math.min(a, bg) + 0.05);
+	})()`, &ratio)
+	if ratio < 4.5 {
+		t.Fatalf("the booth's https help has a contrast of %.2f:1, under 4.5:1", ratio)
+	}
 	var link string
 	b.eval(t, `document.querySelector('#booth-https-link').href`, &link)
 	want := fmt.Sprintf("https://eventbox.local:%d/e/%s?booth=%s", tlsLn.Addr().(*net.TCPAddr).Port, ev.Slug, on.BoothKey)

@@ -134,7 +134,7 @@ export async function boothPage({ app, slug, key, data, t }) {
  * the same page over https. https is the public event's https field.
  */
 function httpsHelp(https, t) {
-  const box = h('div', { class: 'card', id: 'booth-https', style: 'text-align:left;max-width:34em;margin:24px auto' },
+  const box = h('div', { class: 'card', id: 'booth-https', style: 'text-align:left;max-width:min(34em, calc(100% - 24px));margin:24px auto' },
     h('p', null, t('boothHttpsWhy')));
   if (!https) {
     box.append(h('p', null, t('boothHttpsOff')));
