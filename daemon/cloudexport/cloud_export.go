@@ -544,16 +544,22 @@ type indexEntry struct {
 }
 
 // indexHTML is a page that shows the exported photos from their folder,
-// offline: no script, no outside file.
+// offline: no script, no outside file. It says its language (the event's,
+// else English) and names every link, for screen readers: a photo's or
+// video's link by its file name, which holds its date and its guest.
 func indexHTML(e store.Event, shown []indexEntry, guestbook bool) []byte {
 	var b strings.Builder
 	title := html.EscapeString(e.Name)
-	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\">"+
+	lang := e.DefaultLocale
+	if lang == "" {
+		lang = "en"
+	}
+	fmt.Fprintf(&b, "<!doctype html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">"+
 		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>%s</title>\n"+
 		"<style>body{font-family:system-ui,sans-serif;margin:1rem;background:#fafafa}"+
 		"main{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.75rem}"+
 		"figure{margin:0}img,video{width:100%%;height:220px;object-fit:cover;border-radius:4px;background:#ddd}"+
-		"figcaption{font-size:.8rem;color:#555}</style></head>\n<body>\n<h1>%s</h1>\n", title, title)
+		"figcaption{font-size:.8rem;color:#555}</style></head>\n<body>\n<h1>%s</h1>\n", html.EscapeString(lang), title, title)
 	if e.EventDate != "" {
 		fmt.Fprintf(&b, "<p>%s</p>\n", html.EscapeString(e.EventDate))
 	}
@@ -563,7 +569,7 @@ func indexHTML(e store.Event, shown []indexEntry, guestbook bool) []byte {
 	b.WriteString("<main>\n")
 	for _, s := range shown {
 		src := html.EscapeString(url.PathEscape(s.name))
-		fmt.Fprintf(&b, "<figure><a href=\"%s\">", src)
+		fmt.Fprintf(&b, "<figure><a href=\"%s\" aria-label=\"%s\">", src, html.EscapeString(s.name))
 		if s.video {
 			fmt.Fprintf(&b, "<video src=\"%s\" preload=\"metadata\" controls></video>", src)
 		} else {
@@ -576,7 +582,7 @@ func indexHTML(e store.Event, shown []indexEntry, guestbook bool) []byte {
 		}
 		if s.original != "" {
 			o := html.EscapeString(url.PathEscape(s.original))
-			fmt.Fprintf(&b, " · <a href=\"%s\">HEIC</a>", o)
+			fmt.Fprintf(&b, " · <a href=\"%s\" aria-label=\"%s\">HEIC</a>", o, html.EscapeString(s.original))
 		}
 		b.WriteString("</figcaption></figure>\n")
 	}
