@@ -23,9 +23,6 @@ import (
 const (
 	maxUsername    = 60
 	maxAccountName = 100
-	// maxInviteToken bounds the token read from an invitation path; real
-	// tokens are 43 characters.
-	maxInviteToken = 128
 )
 
 // usernameProblem says what is wrong with a username, or "".
@@ -462,9 +459,9 @@ type acceptInvitationRequest struct {
 // events and signs the caller in. A spent, expired or revoked link is 404,
 // checked before the body so that the page can say so at once.
 func (api *API) AcceptInvitation(w http.ResponseWriter, r *http.Request) error {
-	token := web.Param(r, "token")
-	if token == "" || len(token) > maxInviteToken {
-		return web.ErrNotFound
+	token, err := web.Token(r)
+	if err != nil {
+		return err
 	}
 	if _, err := api.store.Invitations().ByToken(r.Context(), token); err != nil {
 		return err

@@ -19,9 +19,6 @@ import (
 	"eventbox/store"
 )
 
-// maxTokenLen refuses absurd path tokens before they are hashed.
-const maxTokenLen = 128
-
 // Config is what the gallery routes use. Every field is required.
 type Config struct {
 	Store    *store.Store
@@ -65,9 +62,9 @@ func New(cfg Config) *API {
 // liveShare resolves the :token parameter to a link that is neither
 // revoked nor expired, with its event; anything else is 404.
 func (g *API) liveShare(r *http.Request) (store.Share, store.Event, error) {
-	token := web.Param(r, "token")
-	if token == "" || len(token) > maxTokenLen {
-		return store.Share{}, store.Event{}, web.ErrNotFound
+	token, err := web.Token(r)
+	if err != nil {
+		return store.Share{}, store.Event{}, err
 	}
 	sh, err := g.store.Shares().ByToken(r.Context(), token)
 	if err != nil {

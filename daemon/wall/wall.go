@@ -31,9 +31,6 @@ import (
 )
 
 const (
-	// maxTokenLen refuses absurd path tokens before they are hashed (the
-	// gallery links' bound).
-	maxTokenLen = 128
 	// maxWallLabel bounds a wall link's label, in characters.
 	maxWallLabel = 80
 	// wallFirstPhotos and wallFirstMessages are how many of the newest
@@ -172,9 +169,9 @@ func (a *API) Delete(w http.ResponseWriter, r *http.Request) error {
 // wallOf resolves the token of a wall route to its link and event; an
 // unknown or revoked token, or a token of absurd length, is 404.
 func (a *API) wallOf(r *http.Request) (store.Wall, store.Event, error) {
-	token := web.Param(r, "token")
-	if token == "" || len(token) > maxTokenLen {
-		return store.Wall{}, store.Event{}, web.ErrNotFound
+	token, err := web.Token(r)
+	if err != nil {
+		return store.Wall{}, store.Event{}, err
 	}
 	wl, err := a.store.Walls().ByToken(r.Context(), token)
 	if err != nil {

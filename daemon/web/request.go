@@ -17,6 +17,21 @@ func Param(r *http.Request, name string) string {
 	return httprouter.ParamsFromContext(r.Context()).ByName(name)
 }
 
+// MaxTokenLen bounds the :token of a link's path (gallery links, wall
+// links, invitations): the box's own tokens are 43 characters, and an
+// absurd one is refused before it is hashed.
+const MaxTokenLen = 128
+
+// Token is the route's :token parameter, or ErrNotFound, as for an unknown
+// link, when it is empty or longer than MaxTokenLen.
+func Token(r *http.Request) (string, error) {
+	t := Param(r, "token")
+	if t == "" || len(t) > MaxTokenLen {
+		return "", ErrNotFound
+	}
+	return t, nil
+}
+
 // ClientIP is the address of the request's peer: RemoteAddr only, as
 // X-Forwarded-For is the client's to invent.
 func ClientIP(r *http.Request) string {
