@@ -44,34 +44,33 @@ func newClock(cfg Config, log *slog.Logger, redate func(ctx context.Context, fro
 		Redate: redate, Logger: log.With("component", "clock")})
 }
 
-// redater moves the records the wrong clock dated, plans the nightly
+// redate moves the records the wrong clock dated, plans the nightly
 // backup again from the right time, and tells the job runner that what
-// was waiting may now be due.
-func redater(st *store.Store, bk *backups.Service, runner func() *jobs.Runner, log *slog.Logger) func(ctx context.Context, from, to time.Time, offset time.Duration) error {
-	return func(ctx context.Context, from, to time.Time, offset time.Duration) error {
-		n, err := st.Redate(ctx, from, to, offset)
-		if err != nil {
-			return err
-		}
-		log.InfoContext(ctx, "records re-dated after the clock was set", "photos", n.Photos, "messages", n.Messages,
-			"guests", n.Guests, "events", n.Events, "jobs", n.Jobs, "sessions", n.Sessions, "invitations", n.Invitations)
-		queued, err := st.Jobs().Unfinished(ctx, backups.JobKind, 100)
-		if err != nil {
-			return fmt.Errorf("listing the scheduled backups: %w", err)
-		}
-		for _, j := range queued {
-			if j.Status == store.JobQueued && strings.HasPrefix(j.Key, "nightly-") {
-				if _, err := st.Jobs().Cancel(ctx, backups.JobKind, j.Key); err != nil {
-					return err
-				}
+// was waiting may now be due. It is called once the clock is set, when
+// the backups and the runner exist.
+func redate(ctx context.Context, st *store.Store, bk *backups.Service, runner *jobs.Runner, log *slog.Logger, from, to time.Time, offset time.Duration) error {
+	n, err := st.Redate(ctx, from, to, offset)
+	if err != nil {
+		return err
+	}
+	log.InfoContext(ctx, "records re-dated after the clock was set", "photos", n.Photos, "messages", n.Messages,
+		"guests", n.Guests, "events", n.Events, "jobs", n.Jobs, "sessions", n.Sessions, "invitations", n.Invitations)
+	queued, err := st.Jobs().Unfinished(ctx, backups.JobKind, 100)
+	if err != nil {
+		return fmt.Errorf("listing the scheduled backups: %w", err)
+	}
+	for _, j := range queued {
+		if j.Status == store.JobQueued && strings.HasPrefix(j.Key, "nightly-") {
+			if _, err := st.Jobs().Cancel(ctx, backups.JobKind, j.Key); err != nil {
+				return err
 			}
 		}
-		if err := bk.ScheduleNightly(ctx); err != nil {
-			return err
-		}
-		if r := runner(); r != nil {
-			r.Notify()
-		}
-		return nil
 	}
+	if err := bk.ScheduleNightly(ctx); err != nil {
+		return err
+	}
+	if runner != nil {
+		runner.Notify()
+	}
+	return nil
 }

@@ -187,7 +187,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// The box's clock: synced, set by a host, or unsure; once set, what the
 	// wrong clock dated is re-dated (clock_wiring.go).
 	s.clock = newClock(cfg, s.log, func(ctx context.Context, from, to time.Time, offset time.Duration) error {
-		return redater(st, s.backups, func() *jobs.Runner { return s.jobs }, s.log)(ctx, from, to, offset)
+		return redate(ctx, st, s.backups, s.jobs, s.log, from, to, offset)
 	})
 	acctCfg := accounts.Config{Store: st, Visitors: s.visitors, Cookies: s.cookies, Logger: s.log, Now: cfg.Now, Clock: s.clock,
 		DataDir: cfg.DataDir, AdminUsername: cfg.AdminUsername, AdminPassword: cfg.AdminPassword,
