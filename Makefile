@@ -165,3 +165,15 @@ image: dist/eventbox-linux-arm64
 	rm -rf dist/image-deb && sh packaging/build-deb.sh $(DEB_VERSION) arm64 dist/eventbox-linux-arm64 dist/image-deb
 	IMAGE_SUITE=$(IMAGE_SUITE) IMAGE_MIRROR=$(IMAGE_MIRROR) \
 		nice -n 19 ionice -c3 bash packaging/image/build.sh dist/image-deb/eventbox_*_arm64.deb $(IMAGE_OUT)
+
+## boxtest: the card image ($(BOXTEST_IMAGE), made by make image when it
+## is missing) booted in qemu-system-aarch64 as the box: its hotspot on a
+## virtual radio, a guest's phone and the hosts' home Wi-Fi on two more,
+## and power cuts that lose unflushed writes (packaging/boxtest); as root,
+## with qemu-system-arm, qemu-utils, e2fsprogs, mtools
+BOXTEST_IMAGE ?= $(IMAGE_OUT)
+BOXTEST_RUN ?= .
+.PHONY: boxtest
+boxtest:
+	test -f $(BOXTEST_IMAGE) || $(MAKE) image IMAGE_OUT=$(BOXTEST_IMAGE)
+	EVENTBOX_IMAGE=$(abspath $(BOXTEST_IMAGE)) go test -count=1 -v -timeout 90m -run '$(BOXTEST_RUN)' ./packaging/boxtest/

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// radioNamespaces says which virtual radio goes where: wlan0 stays the
+// box's own (the Pi's built-in radio), the others play a guest's phone and
+// the hosts' home access point, each in a network namespace of its own.
+var radioNamespaces = map[string]string{"wlan1": "phone", "wlan2": "home"}
+
+// radios moves the virtual radios of mac80211_hwsim (loaded with three
+// radios by the test's modprobe options) into their namespaces. It runs
+// before NetworkManager, which then manages only wlan0.
+func radios() error {
+	for iface, ns := range radioNamespaces {
+		if err := addNetns(ns); err != nil {
+			return err
+		}
+		phy, err := phyOf(iface)
+		if err != nil {
+			return err
+		}
+		if out, err := exec.Command("iw", "phy", phy, "set", "netns", "name", ns).CombinedOutput(); err != nil {
+			return fmt.Errorf("moving %s (%s) to %s: %v: %s", phy, iface, ns, err, out)
+		}
+		fmt.Printf("boxagent: %s (%s) is in namespace %s\n", iface, phy, ns)
+	}
+	return nil
+}
+
+// addNetns makes a named network namespace as `ip netns add` does: a new
+// namespace kept alive by a bind mount at /run/netns/NAME.
+func addNetns(name string) error {
+	path := filepath.Join("/run/netns", name)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, nil, 0o444); err != nil {
+		return err
+	}
+	if out, err := exec.Command("unshare", "--net="+path, "true").CombinedOutput(); err != nil {
+		return fmt.Errorf("making namespace %s: %v: %s", name, err, out)
+	}
+	return nil
+}
+
+// phyOf names the wiphy of a network interface.
+func phyOf(iface string) (string, error) {
+	b, err := os.ReadFile(filepath.Join("/sys/class/net", iface, "phy80211/name"))
+	if err != nil {
+		return "", fmt.Errorf("no radio %s (is mac80211_hwsim loaded with radios=3?): %w", iface, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}

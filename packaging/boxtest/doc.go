@@ -1,0 +1,15 @@
+// Package boxtest boots the card image of `make image` in
+// qemu-system-aarch64 (the virt machine, full emulation) and tries it as
+// the box it is: its hotspot on a virtual radio, a guest's phone on a
+// second radio in a network namespace of its own, the hosts' home Wi-Fi on
+// a third, and power cuts that lose what the disk was not told to flush.
+//
+// The tests run only when EVENTBOX_IMAGE names a built image (`make
+// boxtest` does that); they need root (debugfs on the card's copy, qemu).
+// The command in boxagent is the test's hands inside the machine: it is
+// written into the test's own copy of the card, never into the image.
+//
+// What this cannot show is the Pi's own firmware boot (config.txt, the
+// device trees, the SD controller): the virt machine boots the card's
+// kernel and initrd directly, with the card's cmdline.txt.
+package boxtest

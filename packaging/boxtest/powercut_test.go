@@ -1,0 +1,269 @@
+package boxtest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"math/rand/v2"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// powerCuts is how many times TestPowerCuts pulls the plug
+// (BOXTEST_CUTS, default 6).
+func powerCuts(t *testing.T) int {
+	if v := os.Getenv("BOXTEST_CUTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("BOXTEST_CUTS=%q: want a positive number", v)
+		}
+		return n
+	}
+	return 6
+}
+
+// TestPowerCuts cuts the box's power again and again while guests upload,
+// on a disk that loses the writes it was not told to flush (all of them,
+// or a random part in a random order, as a card's controller may), and
+// boots it again each time. After every cut the card mounts, the box
+// boots and its daemon answers, and every upload it had acknowledged is
+// listed and byte for byte what was sent. At the end no media file is left
+// that no record names, no temp file remains, and bbolt's own check finds
+// the database whole.
+func TestPowerCuts(t *testing.T) {
+	image := cardImage(t)
+	dir := t.TempDir()
+	c := newCard(t, image, dir, partySettings)
+	disk, err := OpenLossyDisk(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	sock := filepath.Join(dir, "disk.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() { _ = disk.Serve(l) }()
+	drive := "file=nbd+unix:///?socket=" + sock + ",format=raw,cache=writeback"
+
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("BOXTEST_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	rng := rand.New(rand.NewPCG(seed, 26))
+	t.Logf("seed %d (BOXTEST_SEED to repeat)", seed)
+
+	m := bootMachine(t, c, drive)
+	h := m.signIn("anna", "a-long-party-password")
+	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
+	slug, eventID := ev["slug"].(string), ev["id"].(string)
+	guests := []*host{m.guest(slug), m.guest(slug)}
+
+	var mu sync.Mutex
+	acked := map[string]string{} // photo id -> sha256 of what was sent
+	sent, unanswered := 0, 0
+	cuts := powerCuts(t)
+	for round := 1; round <= cuts; round++ {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for gi, g := range guests {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; ; n++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					photo := noisyJPEG(uint64(round*1000 + gi*100 + n))
+					mu.Lock()
+					sent++
+					mu.Unlock()
+					id, err := g.upload(slug, photo)
+					mu.Lock()
+					if err == nil && id != "" {
+						sum := sha256.Sum256(photo)
+						acked[id] = hex.EncodeToString(sum[:])
+					} else {
+						unanswered++
+					}
+					mu.Unlock()
+					if err != nil {
+						return // the power is out
+					}
+				}
+			}()
+		}
+		wait := time.Duration(3+rng.IntN(18)) * time.Second
+		time.Sleep(wait)
+		m.powerOff()
+		close(stop)
+		wg.Wait()
+		mode, name := LoseAll, "all lost"
+		if round%2 == 0 {
+			mode, name = KeepSome, "some kept, in any order"
+		}
+		pending, err := disk.Cut(mode, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("cut %d after %s of uploads: %d writes were not flushed (%s); %d uploads acknowledged so far", round, wait, pending, name, len(acked))
+		m = bootMachine(t, c, drive)
+		h.base = m.http
+		for _, g := range guests {
+			g.base = m.http
+		}
+		lost := m.checkAcked(h, eventID, acked)
+		if lost > 0 {
+			t.Fatalf("after cut %d, %d acknowledged uploads are lost", round, lost)
+		}
+	}
+
+	// The start-up sweep removes files no record names once they are out
+	// of its grace period (an upload in flight may own them): date them
+	// back, start the daemon once more, and look at the disk.
+	m.sh("", "systemctl", "stop", "eventbox")
+	m.sh("", "sh", "-c", "find /var/lib/eventbox/media -type f -exec touch -d '-1 hour' {} +")
+	m.sh("", "systemctl", "start", "eventbox")
+	listed := m.checkAcked(h, eventID, acked)
+	if listed > 0 {
+		t.Fatalf("%d acknowledged uploads are lost", listed)
+	}
+	ids := map[string]bool{eventID: true}
+	for _, id := range h.photoIDs(eventID) {
+		ids[id] = true
+	}
+	files := strings.Fields(m.sh("", "find", "/var/lib/eventbox/media", "-type", "f", "-printf", "%f\n"))
+	var unnamed []string
+	for _, f := range files {
+		id, _, _ := strings.Cut(f, ".")
+		if !ids[id] {
+			unnamed = append(unnamed, f)
+		}
+	}
+	if len(unnamed) > 0 {
+		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
+	}
+	if tmp := strings.Fields(m.sh("", "find", "/var/lib/eventbox/tmp", "-mindepth", "1")); len(tmp) > 0 {
+		t.Errorf("temp files remain: %v", tmp)
+	}
+	m.sh("", "systemctl", "stop", "eventbox")
+	t.Log(strings.TrimSpace(m.sh("", "/usr/local/lib/boxtest/boxagent", "dbcheck", "/var/lib/eventbox/eventbox.db")))
+	s := disk.Stats()
+	t.Logf("%d power cuts: %d uploads sent, %d acknowledged, 0 of them lost, %d unanswered (cut on the wire); "+
+		"%d photos listed, %d media files, %d named by no record; the disk saw %d writes and %d flushes, the cuts lost %d writes and kept %d",
+		cuts, sent, len(acked), unanswered, len(ids)-1, len(files), len(unnamed), s.Writes, s.Flushes, s.Lost, s.Kept)
+}
+
+// guest is a phone joined to the event through the forwarded port.
+func (m *machine) guest(slug string) *host {
+	m.t.Helper()
+	g := m.signInless()
+	g.json("POST", "/api/e/"+slug+"/join", map[string]any{}, http.StatusOK)
+	return g
+}
+
+// upload sends one photo: its id when the box answered 201.
+func (h *host) upload(slug string, photo []byte) (string, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("photo", "IMG.jpg")
+	fw.Write(photo)
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, h.base+"/api/e/"+slug+"/photos", &body)
+	req.Header.Set("Origin", h.base)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := h.c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return "", nil
+	}
+	var v struct {
+		Photo struct {
+			ID string `json:"id"`
+		} `json:"photo"`
+	}
+	if err := jsonDecode(resp.Body, &v); err != nil {
+		return "", err
+	}
+	return v.Photo.ID, nil
+}
+
+// photoIDs lists the event's photos in the console, every page.
+func (h *host) photoIDs(eventID string) []string {
+	h.t.Helper()
+	var ids []string
+	path := "/api/admin/events/" + eventID + "/photos"
+	for {
+		page := h.json("GET", path, nil, http.StatusOK)
+		for _, p := range page["photos"].([]any) {
+			ids = append(ids, p.(map[string]any)["id"].(string))
+		}
+		next, ok := page["nextCursor"].(float64)
+		if !ok {
+			sort.Strings(ids)
+			return ids
+		}
+		path = "/api/admin/events/" + eventID + "/photos?before=" + strconv.FormatInt(int64(next), 10)
+	}
+}
+
+// checkAcked counts the acknowledged uploads that are not listed or not
+// byte for byte what was sent.
+func (m *machine) checkAcked(h *host, eventID string, acked map[string]string) int {
+	m.t.Helper()
+	listed := map[string]bool{}
+	for _, id := range h.photoIDs(eventID) {
+		listed[id] = true
+	}
+	lost := 0
+	for id, want := range acked {
+		if !listed[id] {
+			m.t.Errorf("photo %s was acknowledged but is not listed", id)
+			lost++
+			continue
+		}
+		st, b := h.do("GET", "/api/media/"+id+"?v=original", nil, "")
+		sum := sha256.Sum256(b)
+		if st != http.StatusOK || hex.EncodeToString(sum[:]) != want {
+			m.t.Errorf("photo %s: the original answers %d with %d bytes that are not what was sent", id, st, len(b))
+			lost++
+		}
+	}
+	return lost
+}
+
+// noisyJPEG is a photo of noise, a few hundred KiB as a phone's are, so a
+// cut can land while one is on the wire or on its way to the disk.
+func noisyJPEG(seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 7))
+	img := image.NewRGBA(image.Rect(0, 0, 640, 480))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(r.IntN(256))
+	}
+	img.Set(0, 0, color.RGBA{uint8(seed), uint8(seed >> 8), uint8(seed >> 16), 255})
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+		panic(fmt.Sprintf("encoding a test photo: %v", err))
+	}
+	return b.Bytes()
+}
