@@ -46,6 +46,29 @@ func TestWallBeforeTheReveal(t *testing.T) {
 			t.Run(fmt.Sprintf("%s-%dx%d", lang, sz.w, sz.h), func(t *testing.T) {
 				b := newBrowserAt(t, lang, sz.w, sz.h)
 				b.do(t, "opening the wall", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`.wall.v2 .scan`)))
+				b.waitJS(t, "the QR code loads", `(() => { const i = document.querySelector('.wall.v2 .scan img'); return i.complete && i.naturalWidth > 0; })()`)
+				var outside []string
+				b.eval(t, `(() => {
+					const card = document.querySelector('.wall.v2 .scan');
+					const c = card.getBoundingClientRect();
+					const s = getComputedStyle(card);
+					// The words keep at least 16 px from every edge of the card.
+					const inner = { left: c.left + 16, right: c.right - 16, top: c.top + parseFloat(s.borderTopWidth) + 16, bottom: c.bottom - 16 };
+					const out = [];
+					if (c.right > innerWidth + 1 || c.bottom > innerHeight + 1 || c.left < -1) out.push('the card leaves the screen');
+					if (card.querySelector('img').getBoundingClientRect().right > c.right) out.push('the QR code leaves the card');
+					for (const e of card.querySelectorAll('.scan-words, .scan-words > *')) {
+						const r = e.getBoundingClientRect();
+						if (r.left < inner.left || r.right > inner.right || r.top < inner.top || r.bottom > inner.bottom) {
+							out.push((e.className || e.tagName) + ' ' + [r.left, r.top, r.right, r.bottom].map(Math.round) + ' outside ' + [inner.left, inner.top, inner.right, inner.bottom].map(Math.round));
+						}
+						if (e.scrollWidth > e.clientWidth + 1 && e.tagName !== 'IMG') out.push((e.className || e.tagName) + ' overflows its box');
+					}
+					return out;
+				})()`, &outside)
+				if len(outside) > 0 {
+					t.Errorf("the scan card's words leave the card at %dx%d: %v", sz.w, sz.h, outside)
+				}
 				b.waitJS(t, "the countdown", `!!document.querySelector('.slide.on .countdown') && /\d\d:\d\d:\d\d/.test(document.querySelector('.slide.on .countdown').textContent)`)
 				// Intl joins a number and its unit with a no-break space.
 				text := strings.ReplaceAll(b.text(t, ".slide.on .countdown"), "\u00a0", " ")
@@ -73,27 +96,6 @@ func TestWallBeforeTheReveal(t *testing.T) {
 				b.eval(t, rects, &after)
 				if fmt.Sprint(before) != fmt.Sprint(after) {
 					t.Errorf("the countdown moved as it ticked: %v then %v", before, after)
-				}
-				var outside []string
-				b.eval(t, `(() => {
-					const card = document.querySelector('.wall.v2 .scan');
-					const c = card.getBoundingClientRect();
-					const s = getComputedStyle(card);
-					const inner = { left: c.left + parseFloat(s.paddingLeft) - 1, right: c.right - parseFloat(s.paddingRight) + 1,
-						top: c.top + parseFloat(s.paddingTop) + parseFloat(s.borderTopWidth) - 1, bottom: c.bottom - parseFloat(s.paddingBottom) + 1 };
-					const out = [];
-					if (c.right > innerWidth + 1 || c.bottom > innerHeight + 1 || c.left < -1) out.push('the card leaves the screen');
-					for (const e of card.querySelectorAll('.scan-words, .scan-words > *, img')) {
-						const r = e.getBoundingClientRect();
-						if (r.left < inner.left || r.right > inner.right || r.top < inner.top || r.bottom > inner.bottom) {
-							out.push((e.className || e.tagName) + ' ' + [r.left, r.top, r.right, r.bottom].map(Math.round) + ' outside ' + [inner.left, inner.top, inner.right, inner.bottom].map(Math.round));
-						}
-						if (e.scrollWidth > e.clientWidth + 1 && e.tagName !== 'IMG') out.push((e.className || e.tagName) + ' overflows its box');
-					}
-					return out;
-				})()`, &outside)
-				if len(outside) > 0 {
-					t.Errorf("the scan card's words leave the card at %dx%d: %v", sz.w, sz.h, outside)
 				}
 				b.axeCheck(t, "wall before the reveal "+lang)
 				b.shotScreen(t, fmt.Sprintf("wall-reveal-%s-%dx%d", lang, sz.w, sz.h))
