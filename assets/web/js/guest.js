@@ -195,6 +195,8 @@ function mainView() {
     });
     queue.addEventListener('change', drawQueue);
     queue.load();
+    // The challenge chosen before a reload, if the hosts still offer it.
+    state.challenge = ev.challenges.some((c) => c.id === queue.challenge) ? queue.challenge : '';
   }
   const hello = data.guest.name ? h('p', { class: 'center muted' }, t('nameHello', { name: data.guest.name }), ' ',
     h('button', { class: 'linkish', onclick: () => nameView(true) }, t('nameChange'))) : null;
@@ -264,8 +266,13 @@ function drawCapture() {
       state.cut = files.length > left ? { sent: left, names: files.slice(left).map((f) => f.name || '?') } : null;
       if (state.cut) drawQueue();
       const filter = state.filter;
+      if (!files.length) showQueue();
       Promise.all(files.slice(0, left).map((f) => (filter ? applyFilter(f, filter) : f)))
-        .then((ready) => queue.add(ready, { challenge: state.challenge, at: spot, sameBatch: true }))
+        .then((ready) => {
+          const added = queue.add(ready, { challenge: state.challenge, at: spot, sameBatch: true });
+          showQueue();
+          return added;
+        })
         .then(drawCapture);
     });
     return input;
@@ -291,7 +298,7 @@ function drawCapture() {
     h('div', { class: 'challenges', role: 'group' },
       [{ id: '', label: t('challengeNone') }, ...ev.challenges].map((c) => h('button', {
         type: 'button', 'aria-pressed': state.challenge === c.id ? 'true' : 'false',
-        onclick: () => { state.challenge = c.id; drawCapture(); },
+        onclick: () => { state.challenge = c.id; queue.setChallenge(c.id); drawCapture(); },
       }, c.label)))) : null;
   const offered = (ev.captureFilters.enabled || []).filter((f) => FILTERS[f]);
   const filters = offered.length ? h('div', null,
@@ -307,6 +314,15 @@ function drawCapture() {
   if (ev.allowVideos && ev.limits && ev.limits.videoSeconds) notes.push(t('videoLimitInfo', { len: fmtSeconds(ev.limits.videoSeconds) }));
   clear(box, chips, filters, h('div', { class: 'capture' }, buttons),
     notes.length ? h('p', { class: 'small muted center' }, notes.join(' ')) : null);
+}
+
+// showQueue brings the queue into view once files are picked: on a phone
+// it is below the buttons, out of sight.
+function showQueue() {
+  const box = $('#queue');
+  if (!box) return;
+  const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  requestAnimationFrame(() => box.scrollIntoView({ block: 'start', behavior: still ? 'auto' : 'smooth' }));
 }
 
 const thumbURLs = new Map();
@@ -438,8 +454,8 @@ function drawContact() {
   const form = h('form', { class: 'card', novalidate: true },
     h('h3', { style: 'margin-top:0' }, t('emailTitle')),
     h('p', { class: 'small muted' }, t('emailHint')),
-    h('label', { for: 'contact-email' }, t('emailLabel')),
-    h('div', { class: 'row' }, h('div', { class: 'grow' }, input), h('button', { type: 'submit' }, t('emailSave'))), err);
+    h('div', { class: 'field' }, h('label', { for: 'contact-email' }, t('emailLabel')), input, err),
+    h('button', { type: 'submit', class: 'block' }, t('emailSave')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     err.textContent = '';

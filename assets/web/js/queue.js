@@ -19,6 +19,11 @@
 // Before any of that, a file over the box's limits (the public event's
 // limits: size, video length) is refused on the phone with the limit
 // named, and never sent.
+// What the guest sees of the current selection (its counts, the files
+// refused with their reasons, the challenge chosen) is kept beside the
+// files, in localStorage, written at once on each change: a reload, a
+// closed tab or a lost connection keeps "2 of 5 sent" and the refused
+// file's reason, and the thank-you counts the files sent before it too.
 import { makePoster, videoBody, VIDEO_TYPE } from './video.js';
 
 const DB_NAME = 'eventbox-uploads';
@@ -53,6 +58,21 @@ function idb(db, mode, fn) {
     tx.onerror = () => reject(tx.error);
     tx.onabort = () => reject(tx.error);
   });
+}
+
+// A finished selection older than this is not counted again on a later
+// visit: its thank-you was seen.
+const BATCH_STALE_MS = 6 * 3600 * 1000;
+// The ids of sent files kept to recognise one sent just before a reload.
+const MAX_SENT_IDS = 500;
+
+function readNote(key) {
+  try {
+    const v = JSON.parse(localStorage.getItem(key) || 'null');
+    return v && typeof v === 'object' ? v : null;
+  } catch {
+    return null; // storage off or a damaged note: start afresh
+  }
 }
 
 const newId = () => Date.now().toString(36) + '-' + Math.random().toString(36).slice(2, 10);
@@ -114,9 +134,16 @@ export class UploadQueue extends EventTarget {
     // What happened to the files of the current selection, for the overall
     // line ("4 of 6 sent") and the thank-you once all are in.
     this.batch = { sent: 0, refused: 0 };
+    // The ids of the files of this selection the box has, so one sent
+    // just before a reload is neither sent nor counted twice.
+    this.sentIds = [];
+    // The challenge the guest chose, for the next files.
+    this.challenge = '';
+    this.noteKey = 'eventbox.queue.' + slug;
     this.concurrency = opts.concurrency || 2;
     this.rejoin = opts.rejoin || (async () => false);
     this.items = [];
+    this.restoreNote();
     this.stopped = null;
     this.active = 0;
     // Files added before the database is open wait for it, so none is
@@ -126,11 +153,55 @@ export class UploadQueue extends EventTarget {
     window.addEventListener('online', () => this.wake());
   }
 
+  /**
+   * restoreNote reads what the last visit left of the selection: its
+   * counts, the files sent, the refused files (listed again, with their
+   * reason) and the challenge chosen.
+   */
+  restoreNote() {
+    const n = readNote(this.noteKey);
+    if (!n) return;
+    const count = (v) => (Number.isInteger(v) && v >= 0 ? v : 0);
+    this.challenge = typeof n.challenge === 'string' ? n.challenge : '';
+    const failed = Array.isArray(n.failed) ? n.failed : [];
+    for (const f of failed) {
+      if (!f || typeof f.id !== 'string' || typeof f.error !== 'string') continue;
+      this.items.push({
+        id: f.id, slug: this.slug, name: String(f.name || ''), type: String(f.type || ''), kind: f.kind === 'video' ? 'video' : 'photo',
+        blob: null, poster: null, added: Number(f.added) || 0, state: 'failed', progress: 0, attempts: 0, retryAt: 0, error: f.error, early: !!f.early,
+      });
+    }
+    if (n.batch && !(n.pending === 0 && Date.now() - (Number(n.at) || 0) > BATCH_STALE_MS)) {
+      this.batch = { sent: count(n.batch.sent), refused: count(n.batch.refused) };
+      this.sentIds = Array.isArray(n.sentIds) ? n.sentIds.filter((x) => typeof x === 'string') : [];
+    }
+  }
+
+  /** saveNote writes the selection's note (restoreNote reads it). */
+  saveNote() {
+    const failed = this.items.filter((i) => i.state === 'failed').map((i) => ({
+      id: i.id, name: i.name, type: i.type, kind: i.kind, error: i.error, added: i.added, early: !!i.early,
+    }));
+    const note = {
+      batch: this.batch, sentIds: this.sentIds.slice(-MAX_SENT_IDS), failed, challenge: this.challenge,
+      pending: this.pending, at: Date.now(),
+    };
+    try { localStorage.setItem(this.noteKey, JSON.stringify(note)); } catch { /* storage off: this visit only */ }
+  }
+
+  /** setChallenge keeps the challenge chosen for the next files. */
+  setChallenge(id) {
+    this.challenge = id || '';
+    this.saveNote();
+  }
+
   /** load restores the files left from an earlier visit and starts. */
   async load() {
     const saved = await idb(await this.db, 'readonly', (s) => s.index('slug').getAll(this.slug)).catch(() => null);
     for (const r of saved || []) {
       if (this.items.some((i) => i.id === r.id)) continue; // added while loading
+      // Sent just before the page went: the box has it.
+      if (this.sentIds.includes(r.id)) { this.forget(r); continue; }
       this.items.push({ ...r, state: 'waiting', progress: 0, attempts: 0, retryAt: 0, error: null });
     }
     this.items.sort((a, b) => a.added - b.added);
@@ -176,6 +247,7 @@ export class UploadQueue extends EventTarget {
       blob: null, poster: null, added: Date.now(), state: 'failed', progress: 0, attempts: 0, retryAt: 0, error: code, early: true,
     });
     this.batch.refused++;
+    this.saveNote();
     this.changed();
   }
 
@@ -184,7 +256,11 @@ export class UploadQueue extends EventTarget {
    * files of the last one are still on their way.
    */
   newBatch() {
-    if (this.pending === 0) this.batch = { sent: 0, refused: 0 };
+    if (this.pending === 0) {
+      this.batch = { sent: 0, refused: 0 };
+      this.sentIds = [];
+      this.saveNote();
+    }
   }
 
   /**
@@ -213,6 +289,7 @@ export class UploadQueue extends EventTarget {
           item.state = 'failed';
           item.error = 'invalid_video';
           this.batch.refused++;
+          this.saveNote();
           this.changed();
           continue;
         }
@@ -225,11 +302,13 @@ export class UploadQueue extends EventTarget {
           item.early = true;
           item.blob = null;
           this.batch.refused++;
+          this.saveNote();
           this.changed();
           continue;
         }
       }
       await this.persist(item);
+      this.saveNote();
       this.changed();
     }
     this.pump();
@@ -257,6 +336,7 @@ export class UploadQueue extends EventTarget {
     const item = this.items.find((i) => i.id === id);
     if (!item || item.state === 'uploading') return;
     this.items = this.items.filter((i) => i !== item);
+    this.saveNote();
     await this.forget(item);
     this.changed();
   }
@@ -356,6 +436,8 @@ export class UploadQueue extends EventTarget {
       item.error = null;
       item.progress = 1;
       this.batch.sent++;
+      this.sentIds.push(item.id);
+      this.saveNote();
       await this.forget(item);
       this.changed();
       if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
@@ -390,6 +472,7 @@ export class UploadQueue extends EventTarget {
       // The file itself is refused: tell, drop it, keep the rest going.
       item.state = 'failed';
       this.batch.refused++;
+      this.saveNote();
       await this.forget(item);
     } else {
       // Any other refusal does not say the file is bad: keep it for the

@@ -39,14 +39,16 @@ async function main() {
   let first;
   try { first = await load(); } catch { first = { status: 0 }; }
   if (first.status === 0) { setTimeout(main, 5000); return; }
-  const { t } = await loadI18n(pickLang(first.data && first.data.event.defaultLocale), 'wall');
+  const { t, lang } = await loadI18n(pickLang(first.data && first.data.event.defaultLocale), 'wall');
   if (first.status !== 200) return goneScreen(t);
   const ev = first.data.event;
   const style = ev.wallStyle;
   document.title = ev.name;
   // revealAt holds the album back (docs/decisions.md, "Reveal later"):
   // the box sends no photo before it, and the wall starts over after it.
-  if (ev.revealAt && ev.revealAt > Date.now()) {
+  // Until then it says the photos are being collected and counts down.
+  const held = () => ev.revealAt && ev.revealAt > Date.now();
+  if (held()) {
     setTimeout(() => location.reload(), Math.min(ev.revealAt - Date.now() + 1000, 2 ** 31 - 1));
   }
   if (ev.accentColor) document.documentElement.style.setProperty('--accent', ev.accentColor);
@@ -171,7 +173,22 @@ async function main() {
     // Never more than two slides, whatever the timing.
     while (stage.children.length > 2) release(stage.firstElementChild);
   };
-  const emptySlide = () => h('div', { class: 'empty' }, h('div', null, h('div', { class: 'big' }, ev.name), h('div', { class: 'sub' }, t('empty'))));
+  // The empty wall names no event: the header does, once.
+  const countdown = () => {
+    const [before, after] = t('revealIn', { time: '\u0001' }).split('\u0001');
+    return h('div', { class: 'countdown', role: 'timer' }, before, h('span', { class: 'left' }, untilReveal(ev.revealAt - Date.now(), lang)), after);
+  };
+  const emptySlide = () => (held()
+    ? h('div', { class: 'empty reveal' }, h('div', null, h('div', { class: 'sub' }, t('revealCollecting')), countdown()))
+    : h('div', { class: 'empty' }, h('div', null, h('div', { class: 'sub' }, t('empty')))));
+  if (held()) {
+    // Each second, in place: the digits keep their width (tabular).
+    const tick = setInterval(() => {
+      if (!root.isConnected || !held()) { clearInterval(tick); return; }
+      const text = untilReveal(ev.revealAt - Date.now(), lang);
+      for (const c of stage.querySelectorAll('.countdown .left')) if (c.textContent !== text) c.textContent = text;
+    }, 1000);
+  }
   const messageSlide = (m) => h('blockquote', { class: 'note' }, h('p', null, m.text), m.guestName ? h('footer', null, '— ' + m.guestName) : null);
 
   const single = async () => {
@@ -224,11 +241,36 @@ async function main() {
     }
     if (!next) { await wait(1000); continue; }
     slides++;
+    // Nothing new to show: the empty slide (and its countdown) stays
+    // as it is rather than fading into a copy of itself.
+    if (!next.ids.length && current && !current.ids.length && current.el.matches('.empty') && next.el.matches('.empty')) {
+      await wait(next.ms);
+      continue;
+    }
     show(next.el, next.ids);
     // Hold the slide, unless a new photo comes (shown at once, after a
     // short look at this one) or this one is taken down.
     await wait(next.ms);
   }
+}
+
+/**
+ * untilReveal writes the time left before the reveal in the page's
+ * language: "1 day 02:03:04", the days as Intl names them.
+ */
+function untilReveal(ms, lang) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const d = Math.floor(s / 86400);
+  const hms = [Math.floor(s / 3600) % 24, Math.floor(s / 60) % 60, s % 60].map((n) => String(n).padStart(2, '0')).join(':');
+  let days = '';
+  if (d) {
+    try {
+      days = new Intl.NumberFormat(lang, { style: 'unit', unit: 'day', unitDisplay: 'long' }).format(d) + ' ';
+    } catch {
+      days = d + ' d ';
+    }
+  }
+  return days + hms;
 }
 
 main();
