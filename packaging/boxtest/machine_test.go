@@ -261,7 +261,9 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 			args = append(args, a)
 		}
 	}
-	args = append(args, "console=ttyAMA0")
+	// Full emulation on a busy machine is many times slower than a Pi:
+	// systemd's waits for devices and jobs are made long enough for it.
+	args = append(args, "console=ttyAMA0", "systemd.default_device_timeout_sec=900", "systemd.default_timeout_start_sec=900")
 	m := &machine{t: t, card: c, done: make(chan error, 1), console: filepath.Join(c.dir, "console.log")}
 	hp, ap := freePort(t), freePort(t)
 	m.http, m.agent = fmt.Sprintf("http://127.0.0.1:%d", hp), fmt.Sprintf("http://127.0.0.1:%d", ap)
@@ -293,6 +295,9 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 			m.done <- err
 			m.fail("the machine stopped while booting: %v", err)
 		case <-time.After(3 * time.Second):
+		}
+		if b, _ := os.ReadFile(m.console); bytes.Contains(b, []byte("Emergency Mode")) {
+			m.fail("the box booted into emergency mode")
 		}
 		if st, _ := m.get("/api/health"); st == http.StatusOK {
 			if _, err := m.try([]string{"true"}, ""); err == nil {

@@ -53,7 +53,13 @@ cleanup() {
 }
 trap cleanup EXIT
 root=$work/root
-rm -rf "${root:?}" "${work:?}/boot" "${work:?}/data"
+rm -rf "${work:?}/boot" "${work:?}/data"
+if [ "${IMAGE_REUSE_ROOT:-0}" = 1 ] && [ -x "$root/usr/bin/eventbox" ]; then
+	reuse=1
+else
+	reuse=0
+	rm -rf "${root:?}"
+fi
 
 # The disk's identifier names its partitions (PARTUUID=<id>-01, -02, -03) in
 # cmdline.txt and /etc/fstab: a label such as "rootfs" would also match a USB
@@ -61,6 +67,18 @@ rm -rf "${root:?}" "${work:?}/boot" "${work:?}/data"
 diskid=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
 part() { printf 'PARTUUID=%s-%02d' "$diskid" "$1"; }
 
+if [ "$reuse" = 1 ]; then
+	# IMAGE_REUSE_ROOT=1 with the IMAGE_WORK of an earlier build kept with
+	# IMAGE_KEEP=1: the packages stay as they are (the new DEB goes in), the
+	# card's settings and partitions are made again. For work on this script.
+	echo "build.sh: reusing the tree in $root"
+	cp "$deb" "$root/tmp/" && chroot "$root" dpkg -i "/tmp/$(basename "$deb")" >/dev/null && rm -f "$root"/tmp/*.deb
+	mount -t proc proc "$root/proc"
+	trap 'umount "$root/proc"; cleanup' EXIT
+	sh "$here/raspi-boot.sh" "$root" "$(part 2)"
+	umount "$root/proc"
+	trap cleanup EXIT
+else
 echo "build.sh: debian $suite arm64 from $mirror into $root"
 # minbase plus what the box runs. raspi-firmware and firmware-brcm80211 are
 # in non-free-firmware. The eventbox package is installed by apt from its
@@ -78,6 +96,9 @@ include=$(IFS=,; echo "${packages[*]}")
 # virtual machine's virtio disk) and ext4. Built under qemu-user, "most"
 # takes many minutes and makes an initrd several times the size; the hook
 # that follows each module's dependencies adds what the list needs.
+# The initrd is made once, at the end: while the packages are installed,
+# update-initramfs is set aside (each kernel, udev and firmware package
+# would otherwise make it again, minutes each under qemu-user).
 # dpkg's unsafe-io: the tree is a scratch directory copied into the image
 # at the end, so syncing each unpacked file buys nothing.
 mmdebstrap --architectures=arm64 --variant=minbase \
@@ -88,11 +109,14 @@ mmdebstrap --architectures=arm64 --variant=minbase \
 	--essential-hook="copy-in '$here/initramfs.conf' /etc/initramfs-tools/conf.d" \
 	--essential-hook="copy-in '$here/initramfs.modules' /usr/share/initramfs-tools/modules.d" \
 	--essential-hook='mv "$1/etc/initramfs-tools/conf.d/initramfs.conf" "$1/etc/initramfs-tools/conf.d/eventbox.conf"; mv "$1/usr/share/initramfs-tools/modules.d/initramfs.modules" "$1/usr/share/initramfs-tools/modules.d/eventbox"' \
+	--essential-hook='chroot "$1" dpkg-divert --local --rename --add /usr/sbin/update-initramfs && ln -s /bin/true "$1/usr/sbin/update-initramfs"' \
 	--include="$include" \
 	--customize-hook="copy-in '$deb' /tmp" \
 	--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends /tmp/$(basename "$deb")" \
 	--customize-hook="rm -f \"\$1\"/tmp/*.deb" \
+	--customize-hook="sh '$here/raspi-boot.sh' \"\$1\" '$(part 2)'" \
 	"$suite" "$root" "$mirror"
+fi
 
 install -d "$root/boot/firmware" "$root/data"
 
@@ -136,22 +160,6 @@ rm -f "$root/var/lib/dbus/machine-id"
 # whoever holds the card can read and change it anyway.
 chroot "$root" passwd --lock root >/dev/null
 
-# raspi-firmware writes cmdline.txt and config.txt and copies the kernel,
-# initrd and device trees to /boot/firmware from its settings here, when a
-# kernel or initrd is installed. Root by PARTUUID, read-only, and the
-# filesystems checked and repaired at boot (a power cut is how a box is
-# switched off).
-sed -i "s|^#\?ROOTPART=.*|ROOTPART=$(part 2)|" "$root/etc/default/raspi-firmware"
-grep -q "^ROOTPART=$(part 2)\$" "$root/etc/default/raspi-firmware" || die "ROOTPART not set in /etc/default/raspi-firmware"
-# No cma= for all models: one image serves the Pi 4 too, where Debian's
-# cma=64M can keep it from booting, and the box drives no screen.
-sed -i "s|^#\\?CMA=.*|CMA=0|" "$root/etc/default/raspi-firmware"
-# raspi-firmware writes rw; the last of ro and rw counts.
-echo ro >"$root/etc/default/raspi-extra-cmdline"
-chroot "$root" env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
-for f in cmdline.txt config.txt; do
-	[ -s "$root/boot/firmware/$f" ] || die "raspi-firmware wrote no /boot/firmware/$f"
-done
 install -m 0644 "$here/../eventbox.txt.example" "$root/boot/firmware/eventbox.txt.example"
 
 chroot "$root" apt-get clean
