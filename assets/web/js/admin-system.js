@@ -60,7 +60,7 @@ export async function twoFactorCard(ctx, box) {
     showErrors(off, null);
     const ok = await busy(off.querySelector('[type=submit]'),
       call('/api/admin/me/two-factor', { method: 'DELETE', body: { password: pw.value, code: code.value.trim() } }), (err) => showErrors(off, err));
-    if (ok) { toast('Two-step sign-in is off'); twoFactorCard(ctx, box); }
+    if (ok) { toast(t('Two-step sign-in is off')); twoFactorCard(ctx, box); }
   });
   off.querySelector('[data-act=recovery]').addEventListener('click', async (e) => {
     showErrors(off, null);
@@ -92,7 +92,7 @@ async function drawAccounts(ctx, box, events) {
   let accounts;
   try { ({ accounts } = await call('/api/admin/accounts')); } catch (e) { return failed(box, t('Accounts'), e); }
   const names = Object.fromEntries(events.map((e) => [e.id, e.name]));
-  const shown = (pw, who) => h('div', { class: 'banner good' }, `Password for ${who} (shown once): `, h('strong', { class: 'mono' }, pw),
+  const shown = (pw, who) => h('div', { class: 'banner good' }, t('Password for {who} (shown once):', { who }) + ' ', h('strong', { class: 'mono' }, pw),
     ' ', h('button', { class: 'small', onclick: () => copyText(pw) }, t('Copy')));
   const patch = (a, body, msg) => async (e) => {
     if (msg && !confirmDo(msg)) return;
@@ -137,7 +137,7 @@ async function drawAccounts(ctx, box, events) {
           a.twoFactor ? h('button', { class: 'small', onclick: patch(a, { resetTwoFactor: true }, `Turn off two-step sign-in for ${a.username}?`) }, t('Reset 2-step')) : null,
           h('button', {
             class: 'small danger', onclick: async (e) => {
-              if (!confirmDo(`Delete the account ${a.username}?`)) return;
+              if (!confirmDo(t('Delete the account {name}?', { name: a.username }))) return;
               if (await busy(e.currentTarget, call('/api/admin/accounts/' + a.id, { method: 'DELETE' }))) drawAccounts(ctx, box, events);
             },
           }, t('Delete')))));
