@@ -1,7 +1,7 @@
 // Console pages for the box as a whole: two-step sign-in, the team
 // (accounts and invitations), settings (mail, webhooks, backup, updates;
 // cloud lives in admin-cloud.js), statistics and About. Owner-only parts are linked for owners only.
-import { h, clear, toast, fmtTime, fmtBytes } from './lib.js';
+import { h, clear, toast, fmtTime, fmtBytes, guestLabel } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
 import { mailPart } from './admin-mail.js';
 import { t } from './admin-i18n.js';
@@ -125,9 +125,9 @@ async function drawAccounts(ctx, box, events) {
   clear(box, h('ul', { class: 'list' }, accounts.map((a) => {
     const editPicks = eventPicker(events, a.eventIds);
     return h('li', null,
-      h('div', { class: 'spread' }, h('strong', null, a.name || a.username, a.id === ctx.me.id ? ' (you)' : ''),
+      h('div', { class: 'spread' }, h('strong', null, a.name || a.username, a.id === ctx.me.id ? ' ' + t('(you)') : ''),
         h('span', { class: 'row small' }, h('span', { class: 'pill' }, a.role), a.twoFactor ? h('span', { class: 'pill good' }, '2-step') : null)),
-      h('div', { class: 'small muted' }, [a.username, a.email, a.lastLoginAt ? 'last sign-in ' + fmtTime(a.lastLoginAt) : 'never signed in'].filter(Boolean).join(' · ')),
+      h('div', { class: 'small muted' }, [a.username, a.email, a.lastLoginAt ? t('last sign-in {at}', { at: fmtTime(a.lastLoginAt) }) : t('never signed in')].filter(Boolean).join(' · ')),
       a.role === 'organizer' ? h('div', { class: 'small' }, t('Events: '), a.eventIds.map((id) => names[id] || id).join(', ') || 'none') : null,
       a.id === ctx.me.id ? null : h('details', null, h('summary', { class: 'small' }, t('Manage')),
         a.role === 'organizer' ? h('div', null, editPicks, h('button', { class: 'small', onclick: (e) => patch(a, { eventIds: pickedIds(editPicks) })(e) }, t('Save events'))) : null,
@@ -223,7 +223,7 @@ export async function statsPage(ctx, view) {
       spots.length ? card(t('Photos per place'), h('table', { id: 'stats-places' },
         h('thead', null, h('tr', null, h('th', { scope: 'col' }, t('Place')), h('th', { scope: 'col' }, t('Photos')))),
         h('tbody', null, spots.slice().sort((a, b) => b.photos - a.photos).map((sp) => h('tr', null, h('td', null, sp.label), h('td', null, String(sp.photos))))))) : null,
-      s.topGuests && s.topGuests.length ? card(t('Top guests'), h('ol', null, s.topGuests.map((g) => h('li', null, `${g.name || t('Unnamed')}: ${g.photos}`)))) : null);
+      s.topGuests && s.topGuests.length ? card(t('Top guests'), h('ol', null, s.topGuests.map((g) => h('li', null, `${guestLabel(g.name, t('Photo booth')) || t('Unnamed')}: ${g.photos}`)))) : null);
   };
   pick.addEventListener('change', load);
   load();
