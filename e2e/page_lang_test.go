@@ -104,6 +104,8 @@ var (
 	dotDecimalRE = regexp.MustCompile(`\b\d+\.\d+\s?(?:[kKMG]B|[kMG]o|%)`)
 	// englishBytesRE is a size in English units, which French writes
 	// ko, Mo, Go.
+	// columnsRE is the gap pdftotext -layout leaves between columns.
+	columnsRE = regexp.MustCompile(`\s{3,}`)
 	englishBytesRE = regexp.MustCompile(`\d\s?[kKMGT]B\b`)
 )
 
@@ -228,9 +230,7 @@ func pdfText(t *testing.T, c *client, path string) []string {
 	var lines []string
 	for _, l := range strings.Split(string(out), "\n") {
 		// -layout keeps columns apart with runs of spaces.
-		for _, part := range regexp.MustCompile(`\s{3,}`).Split(l, -1) {
-			lines = append(lines, part)
-		}
+		lines = append(lines, columnsRE.Split(l, -1)...)
 	}
 	return lines
 }
