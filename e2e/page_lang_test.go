@@ -105,7 +105,7 @@ var (
 	// englishBytesRE is a size in English units, which French writes
 	// ko, Mo, Go.
 	// columnsRE is the gap pdftotext -layout leaves between columns.
-	columnsRE = regexp.MustCompile(`\s{3,}`)
+	columnsRE      = regexp.MustCompile(`\s{3,}`)
 	englishBytesRE = regexp.MustCompile(`\d\s?[kKMGT]B\b`)
 )
 
