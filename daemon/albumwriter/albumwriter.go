@@ -23,6 +23,7 @@ import (
 	"eventbox/assets"
 	"eventbox/daemon/access"
 	"eventbox/daemon/album"
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
 	"eventbox/daemon/visitor"
@@ -128,7 +129,7 @@ func (m *Maker) Write(ctx context.Context, w io.Writer, e store.Event, ids []str
 		if err := ctx.Err(); err != nil {
 			return photos, aw.Pages(), err
 		}
-		added, err := m.addPhoto(ctx, aw, id, favorites)
+		added, err := m.addPhoto(ctx, aw, id, e.DefaultLocale, favorites)
 		if err != nil {
 			return photos, aw.Pages(), err
 		}
@@ -145,7 +146,7 @@ func (m *Maker) Write(ctx context.Context, w io.Writer, e store.Event, ids []str
 // addPhoto adds one photo by its display variant, made now if it is
 // missing. It reports false for a photo that left the album's scope or
 // has no usable image.
-func (m *Maker) addPhoto(ctx context.Context, aw *album.Writer, id string, favorites bool) (bool, error) {
+func (m *Maker) addPhoto(ctx context.Context, aw *album.Writer, id, locale string, favorites bool) (bool, error) {
 	p, err := m.cfg.Store.Photos().Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
@@ -174,7 +175,7 @@ func (m *Maker) addPhoto(ctx context.Context, aw *album.Writer, id string, favor
 	if err != nil {
 		return false, fmt.Errorf("reading display of %s: %w", id, err)
 	}
-	err = aw.AddPhoto(ctx, album.Image{R: f, Size: st.Size()}, p.GuestName)
+	err = aw.AddPhoto(ctx, album.Image{R: f, Size: st.Size()}, Caption(p.GuestName, locale))
 	if errors.Is(err, album.ErrImage) {
 		m.cfg.Logger.WarnContext(ctx, "photo left out of the album", "photo", id, "error", err)
 		return false, nil
@@ -249,4 +250,17 @@ func CoverDate(date, locale string) string {
 		return ""
 	}
 	return text.Date(d, locale)
+}
+
+// boothName is the name the box gives the photo booth's photos
+// (daemon/guests.BoothName); the album writes its own word for it.
+const boothName = "Photo booth"
+
+// Caption is a photo's caption in the album: its guest's name, the photo
+// booth's in the event's language (English when it has none).
+func Caption(guestName, locale string) string {
+	if guestName == boothName {
+		return i18n.Embedded().Lang(locale).Text("signs.boothName")
+	}
+	return guestName
 }

@@ -11,7 +11,12 @@
 // name ("name": "Français") and its place in the lists of languages
 // ("order": "20", a whole number; lower first). The languages are the files present: adding
 // one is adding its file, with every key English has (a test fails
-// otherwise). Texts name their blanks in braces ("Hello {name},").
+// otherwise). Texts name their blanks in braces ("Hello {name},"); a count
+// is a plural blank, "{n, plural, one {# photo} other {# photos}}", one
+// form per CLDR plural category of the language or exact value (=0), #
+// the number: the pages choose with Intl.PluralRules, Go with
+// [PluralCategory] in [Language.Format] (docs/decisions/events.md, "Every
+// page and sign in its reader's language").
 //
 // English (en.json) is the reference: it holds every key, a text a
 // language lacks is the English one, and an unknown language reads

@@ -162,10 +162,12 @@ func (l *Language) Text(key string) string {
 }
 
 // Format returns the text of key as [Language.Text] does, with its
-// {name} blanks filled from vars, given as name, value pairs; a blank
-// vars does not name stays as it is.
+// {name} blanks filled from vars, given as name, value pairs, and its
+// plural blanks ({n, plural, one {# photo} other {# photos}}) given the
+// form of the language's plural category for the value; a blank vars
+// does not name stays as it is.
 func (l *Language) Format(key string, vars ...string) string {
-	return Fill(l.Text(key), vars...)
+	return Fill(l.plurals(l.Text(key), vars), vars...)
 }
 
 // Fill fills the {name} blanks of s from vars, given as name, value

@@ -161,7 +161,7 @@ function eventForm(ev, isNew, model) {
       h('div', { class: 'two' },
         field('moderation', t('Moderation'), choice('moderation')),
         field('captureMode', t('How guests add photos'), choice('captureMode'))),
-      field('maxPhotosPerGuest', t('Photos per guest'), number('maxPhotosPerGuest', lim.maxPhotosPerGuest, 0), '0 means no limit. Videos count too.'),
+      field('maxPhotosPerGuest', t('Photos per guest'), number('maxPhotosPerGuest', lim.maxPhotosPerGuest, 0), t('0 means no limit. Videos count too.')),
       chk('askGuestName', t('Ask guests for their name')),
       chk('allowVideos', t('Accept videos')),
       chk('albumShared', t('Guests see everyone\'s photos'), t('Otherwise each guest sees only their own.')),
@@ -178,7 +178,7 @@ function eventForm(ev, isNew, model) {
       chk('notifyAdminSummary', t('Email me a summary when the event ends')),
       chk('emailGuestsGallery', t('Email the gallery link to guests who left an address')),
       chk('galleryMailIncludesPassword', t('Put the gallery password in that email')),
-      field('galleryLinkDays', t('Gallery link valid for (days)'), number('galleryLinkDays', lim.galleryLinkDays, null), '0: no gallery link is made when the event ends.'),
+      field('galleryLinkDays', t('Gallery link valid for (days)'), number('galleryLinkDays', lim.galleryLinkDays, null), t('0: no gallery link is made when the event ends.')),
       chk('galleryLinkDownload', t('The gallery link offers a download of all photos')),
       chk('galleryLinkFavorites', t('The gallery link shows favorites only'))),
     section(t('Live wall and QR code'), isNew,
@@ -224,7 +224,7 @@ export async function newEventPage(ctx, view) {
     const res = await busy(form.el.querySelector('[type=submit]'),
       call('/api/admin/events', { method: 'POST', body: form.values() }), (err) => showErrors(form.el, err));
     if (res) {
-      toast('Event created');
+      toast(t('Event created'));
       ctx.go('/admin/events/' + res.event.id + '/share', true);
     }
   });
@@ -320,12 +320,12 @@ async function settingsTab(env, body) {
     e.preventDefault();
     showErrors(form.el, null);
     const patch = form.changed();
-    if (!Object.keys(patch).length) return toast('Nothing changed');
+    if (!Object.keys(patch).length) return toast(t('Nothing changed'));
     const res = await busy(form.el.querySelector('[type=submit]'),
       call('/api/admin/events/' + ev.id, { method: 'PATCH', body: patch }), (err) => showErrors(form.el, err));
     if (res) {
       env.setEvent(res.event);
-      toast('Saved');
+      toast(t('Saved'));
       if (body.isConnected) settingsTab(env, body);
     }
   });
@@ -352,7 +352,7 @@ function logoCard(env, redraw) {
     const fd = new FormData();
     fd.append('logo', file.files[0]);
     const res = await busy(null, call(`/api/admin/events/${ev.id}/logo`, { method: 'POST', body: fd }));
-    if (res) { env.setEvent(res.event); toast('Logo saved'); redraw(); }
+    if (res) { env.setEvent(res.event); toast(t('Logo saved')); redraw(); }
   });
   return card;
 }
@@ -367,7 +367,7 @@ function dangerCard(env) {
         type: 'button', onclick: async (e) => {
           if (!confirmDo(t('Make a new guest link? The old link and printed QR codes stop working.'))) return;
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/rotate`, { method: 'POST' }));
-          if (res) { env.setEvent(res.event); toast('New link: /e/' + res.event.slug); }
+          if (res) { env.setEvent(res.event); toast(t('New link: {path}', { path: '/e/' + res.event.slug })); }
         },
       }, t('New guest link')),
       owner ? h('button', {
@@ -375,14 +375,14 @@ function dangerCard(env) {
           const name = prompt('Name of the copy', ev.name + ' (copy)');
           if (name === null) return;
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/duplicate`, { method: 'POST', body: { name: name.trim() || undefined } }));
-          if (res) { toast('Copy created'); env.ctx.go('/admin/events/' + res.event.id); }
+          if (res) { toast(t('Copy created')); env.ctx.go('/admin/events/' + res.event.id); }
         },
       }, t('Duplicate settings')) : null,
       owner ? h('button', {
         type: 'button', class: 'danger', onclick: async (e) => {
           if (!confirmDo(t('Delete "{name}" with all its photos and messages? This cannot be undone.', { name: ev.name }))) return;
           const res = await busy(e.currentTarget, call('/api/admin/events/' + ev.id, { method: 'DELETE' }));
-          if (res) { toast('Event deleted'); env.ctx.go('/admin', true); }
+          if (res) { toast(t('Event deleted')); env.ctx.go('/admin', true); }
         },
       }, t('Delete event')) : null));
 }
@@ -418,7 +418,7 @@ async function placesTab(env, body) {
       h('button', { class: 'small', onclick: () => copyText(absURL(`/e/${ev.slug}?at=${encodeURIComponent(s.id)}`)) }, t('Copy link')),
       h('button', {
         class: 'small', onclick: async (e) => {
-          const next = prompt('New name of the place', s.label);
+          const next = prompt(t('New name of the place'), s.label);
           if (next === null) return;
           const res = await busy(e.currentTarget, call(`/api/admin/events/${ev.id}/spots/${s.id}`, { method: 'PATCH', body: { label: next.trim() } }));
           if (res) placesTab(env, body);
@@ -559,7 +559,7 @@ async function drawShares(env, box) {
   });
   clear(box,
     h('ul', { class: 'list', id: 'gallery-links' }, list.length ? list.map((s) => h('li', null,
-      h('div', { class: 'spread' }, h('strong', null, s.label || t('Gallery link')),
+      h('div', { class: 'spread' }, h('strong', null, s.label === 'Made when the event ended' ? t('Made when the event ended') : s.label || t('Gallery link')),
         h('span', { class: 'row small' },
           s.expired ? h('span', { class: 'pill bad' }, t('Expired')) : null,
           s.hasPassword ? h('span', { class: 'pill' }, t('Password')) : null,
@@ -612,7 +612,7 @@ function drawBooth(env, box) {
 function finishTab(env, body) {
   const ev = env.ev();
   const a = (href, label) => h('a', { class: 'btn small', href, download: '' }, label);
-  const layout = select('layout', [['1', '1 photo a page'], ['2', '2 photos a page'], ['4', '4 photos a page']], '2');
+  const layout = select('layout', [1, 2, 4].map((n) => [String(n), t('{n} photos a page', { n })]), '2');
   const scope = select('scope', [['visible', t('Every visible photo')], ['favorites', t('Favorites only')]], 'visible');
   const album = a('', t('Make the album (PDF)'));
   const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}`; };
@@ -651,7 +651,7 @@ function drawEnd(env, box, contacts) {
   }
   const will = [
     t('Uploads close.'),
-    ev.galleryLinkDays > 0 ? `A gallery link valid for ${ev.galleryLinkDays} days is made${ev.galleryLinkFavorites ? ' (favorites only)' : ''}.` : null,
+    ev.galleryLinkDays > 0 ? t(ev.galleryLinkFavorites ? 'A gallery link of the favourites, valid for {n} days, is made.' : 'A gallery link valid for {n} days is made.', { n: ev.galleryLinkDays }) : null,
     ev.galleryLinkDays > 0 && ev.accessCode ? t('The link gets a password, as the event has an access code.') : null,
     ev.emailGuestsGallery ? t('Guests who left an email get the gallery link when the box is online.') : null,
     ev.notifyAdminSummary ? t('You get a summary by email.') : null,

@@ -66,7 +66,7 @@ export async function mailPart(box) {
       mailPart(box);
     }
   });
-  const to = h('input', { type: 'email', id: 'mail-test-to', placeholder: s.adminEmail || 'you@example.com' });
+  const to = h('input', { type: 'email', id: 'mail-test-to', placeholder: s.adminEmail || t('you@example.com') });
   const testErr = h('div', { class: 'form-err', role: 'alert' });
   const q = s.queue || { pending: 0, failed: 0, items: [] };
   clear(box, card(t('Outgoing mail'), form),

@@ -1,6 +1,6 @@
 // Moderation in the console: the photo grid (filters, selections, actions,
 // infinite scroll, import) and the guestbook.
-import { h, clear, toast, fmtTime, infinite, mediaURL, voiceNote } from './lib.js';
+import { h, clear, toast, fmtTime, infinite, mediaURL, voiceNote, guestLabel } from './lib.js';
 import { call, errText, select, busy, notYet, unavailable, confirmDo } from './admin-ui.js';
 import { openLightbox } from './lightbox.js';
 import { t } from './admin-i18n.js';
@@ -17,7 +17,7 @@ const EFFECT = {
 const STATE = { pending: t('Waiting for review'), visible: t('Visible'), hidden: t('Hidden') };
 
 // KEYS are the photo grid's keyboard shortcuts, shown on screen.
-const KEYS = () => [['A', t('approve')], ['H', t('hide')], ['F', t('favourite')], [t('Space'), t('select')], ['Enter', t('view large')], ['← → ↑ ↓', t('move')], [t('Delete'), t('delete')]];
+const KEYS = () => [['A', t('approve')], ['H', t('hide')], ['F', t('favourite')], [t('Space'), t('select')], [t('Enter'), t('view large')], ['← → ↑ ↓', t('move')], [t('Delete'), t('delete')]];
 
 /** photosTab is the moderation grid of one event. */
 export function photosTab(env, body) {
@@ -48,7 +48,7 @@ export function photosTab(env, body) {
 
   const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) &&
     (!challenge || !challenge.value || p.challengeId === challenge.value);
-  const who = (p) => p.guestName || t('a guest');
+  const who = (p) => guestLabel(p.guestName, t('Photo booth')) || t('a guest');
   const tileButton = (p, action, label, text) => h('button', {
     type: 'button', class: 'act', dataset: { action }, 'aria-label': t('{action}: photo by {name}', { action: label, name: who(p) }), title: label, tabindex: -1,
     onclick: (e) => act(action, [p.id], e.currentTarget),
@@ -117,7 +117,7 @@ export function photosTab(env, body) {
     ];
     const list = photos.slice();
     closeView = openLightbox(list, list.indexOf(p), {
-      caption: (q) => `${q.guestName || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ` · ${q.downloads} downloads` : ''}`,
+      caption: (q) => `${guestLabel(q.guestName, t('Photo booth')) || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ' · ' + t('{n} downloads', { n: q.downloads }) : ''}`,
       actions,
       keys: { a: 'approve', h: 'hide', f: 'favorite' },
       onKey: (action, q, close) => viewAct(action === 'favorite' && q.favorite ? 'unfavorite' : action, q, null, close),
@@ -251,7 +251,7 @@ async function importFiles(ev, files, credit, done) {
   if (!files.length) return;
   let ok = 0;
   for (const [k, f] of files.entries()) {
-    toast(`Importing ${k + 1} of ${files.length}…`);
+    toast(t('Importing {k} of {n}…', { k: k + 1, n: files.length }));
     const fd = new FormData();
     if (credit) fd.append('credit', credit); // fields before the file: the box streams the form
     fd.append('photo', f, f.name);
@@ -263,7 +263,7 @@ async function importFiles(ev, files, credit, done) {
       if (notYet(e)) break;
     }
   }
-  if (ok) toast(`${ok} photo${ok === 1 ? '' : 's'} imported`);
+  if (ok) toast(t('{n} photos imported', { n: ok }));
   done();
 }
 
@@ -298,7 +298,7 @@ export function guestbookTab(env, body) {
       h('div', { class: 'grow' },
         h('div', { class: 'spread' }, h('span', { class: 'who' }, m.guestName || t('A guest')),
           h('span', { class: 'small muted' }, fmtTime(m.createdAt), ' ',
-            m.status !== 'visible' ? h('span', { class: 'pill warn' }, m.status) : null)),
+            m.status !== 'visible' ? h('span', { class: 'pill warn', dataset: { status: m.status } }, STATE[m.status] || m.status) : null)),
         m.text ? h('p', { style: 'white-space:pre-wrap;margin:4px 0' }, m.text) : null,
         m.hasAudio ? voiceNote(m, t('Play the voice message')) : null,
         h('div', { class: 'row msg-actions' },

@@ -1,7 +1,7 @@
 // Console pages for the box as a whole: two-step sign-in, the team
 // (accounts and invitations), settings (mail, webhooks, backup, updates;
 // cloud lives in admin-cloud.js), statistics and About. Owner-only parts are linked for owners only.
-import { h, clear, toast, fmtTime, fmtBytes } from './lib.js';
+import { h, clear, toast, fmtTime, fmtBytes, guestLabel } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
 import { mailPart } from './admin-mail.js';
 import { t } from './admin-i18n.js';
@@ -60,7 +60,7 @@ export async function twoFactorCard(ctx, box) {
     showErrors(off, null);
     const ok = await busy(off.querySelector('[type=submit]'),
       call('/api/admin/me/two-factor', { method: 'DELETE', body: { password: pw.value, code: code.value.trim() } }), (err) => showErrors(off, err));
-    if (ok) { toast('Two-step sign-in is off'); twoFactorCard(ctx, box); }
+    if (ok) { toast(t('Two-step sign-in is off')); twoFactorCard(ctx, box); }
   });
   off.querySelector('[data-act=recovery]').addEventListener('click', async (e) => {
     showErrors(off, null);
@@ -92,7 +92,7 @@ async function drawAccounts(ctx, box, events) {
   let accounts;
   try { ({ accounts } = await call('/api/admin/accounts')); } catch (e) { return failed(box, t('Accounts'), e); }
   const names = Object.fromEntries(events.map((e) => [e.id, e.name]));
-  const shown = (pw, who) => h('div', { class: 'banner good' }, `Password for ${who} (shown once): `, h('strong', { class: 'mono' }, pw),
+  const shown = (pw, who) => h('div', { class: 'banner good' }, t('Password for {who} (shown once):', { who }) + ' ', h('strong', { class: 'mono' }, pw),
     ' ', h('button', { class: 'small', onclick: () => copyText(pw) }, t('Copy')));
   const patch = (a, body, msg) => async (e) => {
     if (msg && !confirmDo(msg)) return;
@@ -125,9 +125,9 @@ async function drawAccounts(ctx, box, events) {
   clear(box, h('ul', { class: 'list' }, accounts.map((a) => {
     const editPicks = eventPicker(events, a.eventIds);
     return h('li', null,
-      h('div', { class: 'spread' }, h('strong', null, a.name || a.username, a.id === ctx.me.id ? ' (you)' : ''),
+      h('div', { class: 'spread' }, h('strong', null, a.name || a.username, a.id === ctx.me.id ? ' ' + t('(you)') : ''),
         h('span', { class: 'row small' }, h('span', { class: 'pill' }, a.role), a.twoFactor ? h('span', { class: 'pill good' }, '2-step') : null)),
-      h('div', { class: 'small muted' }, [a.username, a.email, a.lastLoginAt ? 'last sign-in ' + fmtTime(a.lastLoginAt) : 'never signed in'].filter(Boolean).join(' · ')),
+      h('div', { class: 'small muted' }, [a.username, a.email, a.lastLoginAt ? t('last sign-in {at}', { at: fmtTime(a.lastLoginAt) }) : t('never signed in')].filter(Boolean).join(' · ')),
       a.role === 'organizer' ? h('div', { class: 'small' }, t('Events: '), a.eventIds.map((id) => names[id] || id).join(', ') || 'none') : null,
       a.id === ctx.me.id ? null : h('details', null, h('summary', { class: 'small' }, t('Manage')),
         a.role === 'organizer' ? h('div', null, editPicks, h('button', { class: 'small', onclick: (e) => patch(a, { eventIds: pickedIds(editPicks) })(e) }, t('Save events'))) : null,
@@ -137,7 +137,7 @@ async function drawAccounts(ctx, box, events) {
           a.twoFactor ? h('button', { class: 'small', onclick: patch(a, { resetTwoFactor: true }, `Turn off two-step sign-in for ${a.username}?`) }, t('Reset 2-step')) : null,
           h('button', {
             class: 'small danger', onclick: async (e) => {
-              if (!confirmDo(`Delete the account ${a.username}?`)) return;
+              if (!confirmDo(t('Delete the account {name}?', { name: a.username }))) return;
               if (await busy(e.currentTarget, call('/api/admin/accounts/' + a.id, { method: 'DELETE' }))) drawAccounts(ctx, box, events);
             },
           }, t('Delete')))));
@@ -223,7 +223,7 @@ export async function statsPage(ctx, view) {
       spots.length ? card(t('Photos per place'), h('table', { id: 'stats-places' },
         h('thead', null, h('tr', null, h('th', { scope: 'col' }, t('Place')), h('th', { scope: 'col' }, t('Photos')))),
         h('tbody', null, spots.slice().sort((a, b) => b.photos - a.photos).map((sp) => h('tr', null, h('td', null, sp.label), h('td', null, String(sp.photos))))))) : null,
-      s.topGuests && s.topGuests.length ? card(t('Top guests'), h('ol', null, s.topGuests.map((g) => h('li', null, `${g.name || t('Unnamed')}: ${g.photos}`)))) : null);
+      s.topGuests && s.topGuests.length ? card(t('Top guests'), h('ol', null, s.topGuests.map((g) => h('li', null, `${guestLabel(g.name, t('Photo booth')) || t('Unnamed')}: ${g.photos}`)))) : null);
   };
   pick.addEventListener('change', load);
   load();

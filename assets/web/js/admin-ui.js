@@ -38,10 +38,34 @@ export function errText(e) {
     case 'internal': return t('Something went wrong on the box. Try again.');
     case 'bad_request': {
       const d = Object.entries(e.details);
-      return d.length ? d.map(([k, v]) => `${k}: ${v}`).join('; ') : t('The request was refused.');
+      return d.length ? [...new Set(d.map(([, v]) => detailText(v)))].join(' ') : t('The request was refused.');
     }
   }
-  return e.serverMessage || `The box answered ${e.status || 'nothing'} (${e.code}).`;
+  return e.serverMessage || t('The box answered {status} ({code}).', { status: e.status || '–', code: e.code });
+}
+
+// DETAILS are the shapes of the box's field problems (the details of a
+// bad_request answer, in English as the interface has them) and the
+// console's words for each; a problem of no known shape reads as refused.
+const DETAILS = [
+  [/^(is )?required$|^must be set$/, () => t('This is required.')],
+  [/^must be at least (\d+) characters$/, (m) => t('At least {n} characters.', { n: Number(m[1]) })],
+  [/^must be at most (\d+) characters$|^too long$/, (m) => (m[1] ? t('At most {n} characters.', { n: Number(m[1]) }) : t('This is too long.'))],
+  [/^must be (\d+) to (\d+) characters$/, (m) => t('{min} to {max} characters.', { min: Number(m[1]), max: Number(m[2]) })],
+  [/^must be an email address$/, () => t('This is not an email address.')],
+  [/^is already taken$/, () => t('This is already taken.')],
+  [/^is not right$|^is not the code the app shows$|^is not a current or recovery code$/, () => t('That code is not right.')],
+  [/^has already ended$/, () => t('The event has already ended.')],
+  [/^unknown field$/, () => t('The box does not know this field.')],
+];
+
+/** detailText is a field problem the box gave, in the console's language. */
+export function detailText(msg) {
+  for (const [re, say] of DETAILS) {
+    const m = re.exec(String(msg));
+    if (m) return say(m);
+  }
+  return t('The box refused this value.');
 }
 
 /** notYet reports whether the box answered that a route has not landed yet. */
@@ -101,8 +125,8 @@ export function showErrors(root, e) {
       const f = root.querySelector(`.field[data-field="${CSS.escape(k)}"]`);
       if (f) {
         f.classList.add('invalid');
-        f.querySelector('.err').textContent = msg;
-      } else rest.push(`${k}: ${msg}`);
+        f.querySelector('.err').textContent = detailText(msg);
+      } else rest.push(detailText(msg));
     }
     const first = root.querySelector('.field.invalid');
     if (first) {
@@ -164,7 +188,7 @@ export async function copyText(text) {
     document.execCommand('copy');
     ta.remove();
   }
-  toast('Copied');
+  toast(t('Copied'));
 }
 
 /** absURL makes a path absolute on this box's address. */

@@ -1,7 +1,7 @@
 // The filters of a photo album, shared by the gallery page (/g/<token>)
 // and the guests' shared album (the guest page's album tab): by guest,
 // place and challenge, over a list loaded whole.
-import { h } from './lib.js';
+import { h, guestLabel } from './lib.js';
 
 // when is the moment a photo was taken: its EXIF capture time (takenAt)
 // when the box read one, else when it arrived.
@@ -23,7 +23,7 @@ export function filterBar(t, lang, list, ev, filter, onChange) {
     return h('div', { class: 'field' }, h('label', { for: id }, label), sel);
   };
   const bar = h('div', { class: 'filters' },
-    select('guest', t('filterGuest'), t('filterEveryone'), guests.map((g) => [g, g])),
+    select('guest', t('filterGuest'), t('filterEveryone'), guests.map((g) => [g, guestLabel(g, t('boothName'))])),
     select('spot', t('filterPlace'), t('filterEverywhere'), spots.map((s) => [s.id, s.label])),
     select('challenge', t('filterChallenge'), t('allChallenges'), challenges.map((c) => [c.id, c.label])));
   return bar.children.length ? bar : null;

@@ -4,7 +4,7 @@
 // it was taken with filters by guest, place and challenge, the viewer and
 // a full-screen slideshow, the ZIP download and, when the hosts share it,
 // the guestbook.
-import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink, voiceNote } from './lib.js';
+import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink, voiceNote, guestLabel } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
 import { when, filterBar, filtered } from './album-filters.js';
@@ -120,7 +120,7 @@ function galleryView() {
 }
 
 // tileName is a tile's name and placeholder: by whom, when.
-const tileName = (p) => [p.video ? t('video') : t('photo'), p.guestName ? t('byGuest', { name: p.guestName }) : '', fmtTime(when(p), lang)].filter(Boolean).join(' · ');
+const tileName = (p) => [p.video ? t('video') : t('photo'), p.guestName ? t('byGuest', { name: guestLabel(p.guestName, t('boothName')) }) : '', fmtTime(when(p), lang)].filter(Boolean).join(' · ');
 
 function viewer(list, i, autoplay) {
   return openLightbox(list, i, {

@@ -3,7 +3,7 @@
 // see my photos and, when the album is shared, everyone's; the guestbook
 // with text and voice notes; a contact address for the gallery mail.
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
-import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink, voiceNote } from './lib.js';
+import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink, voiceNote, guestLabel } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
@@ -492,7 +492,7 @@ let shown = null;
 // tileName is a tile's accessible name: what it is, by whom, when.
 function tileName(p, scopeAll) {
   const what = p.video ? t('video') : t('photo');
-  const who = scopeAll && p.guestName ? ' ' + t('byGuest', { name: p.guestName }) : '';
+  const who = scopeAll && p.guestName ? ' ' + t('byGuest', { name: guestLabel(p.guestName, t('boothName')) }) : '';
   return `${what}${who}, ${fmtTime(p.createdAt, lang)}`;
 }
 
@@ -513,7 +513,7 @@ function tileFor(p, list, scopeAll) {
   tile.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
     labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
     slideshow: scopeAll,
-    caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: q.guestName }) : fmtTime(q.createdAt, lang)),
+    caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: guestLabel(q.guestName, t('boothName')) }) : fmtTime(q.createdAt, lang)),
     actions: (q, close) => [
       downloadLink(q, t('download')),
       q.mine ? h('button', {

@@ -42,9 +42,27 @@ export function saveLang(lang) {
   try { localStorage.setItem(SAVED, lang); } catch { /* storage off */ }
 }
 
-/** fill fills the {name} blanks of s from vars. */
-export function fill(s, vars) {
-  return vars ? s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : s;
+/**
+ * fill fills the blanks of s from vars, in lang (else the page's): {name}
+ * is the value, a number written as the language writes numbers (1 234,5
+ * in French); {name, plural, one {# photo} other {# photos}} picks the
+ * form of the language's plural category for the value (Intl.PluralRules:
+ * one, few, many, other…; =0 or =1 for an exact value), with # the number.
+ * The catalogue's one plural scheme; docs/i18n.md says it in full.
+ */
+export function fill(s, vars, lang) {
+  if (!vars) return s;
+  lang = lang || (typeof document !== 'undefined' && document.documentElement.lang) || 'en';
+  const num = (v) => (typeof v === 'number' ? new Intl.NumberFormat(lang).format(v) : String(v));
+  return s.replace(/\{(\w+), plural,((?:[^{}]|\{[^{}]*\})*)\}|\{(\w+)\}/g, (m, pk, forms, k) => {
+    if (k) return k in vars ? num(vars[k]) : m;
+    if (!(pk in vars)) return m;
+    const n = Number(vars[pk]);
+    const pick = {};
+    for (const [, sel, text] of forms.matchAll(/\s*(=\d+|\w+)\s*\{([^{}]*)\}/g)) pick[sel] = text;
+    const text = pick['=' + n] ?? pick[new Intl.PluralRules(lang).select(n)] ?? pick.other ?? '';
+    return text.replace(/#/g, num(n));
+  });
 }
 
 /**
@@ -60,6 +78,6 @@ export async function loadI18n(lang, section = 'guest') {
   const [en, own] = await Promise.all([part('en'), lang === 'en' ? null : part(lang)]);
   const dict = { ...en, ...(own || {}) };
   document.documentElement.lang = lang;
-  const t = (key, vars) => fill(dict[key] ?? key, vars);
+  const t = (key, vars) => fill(dict[key] ?? key, vars, lang);
   return { lang, t };
 }

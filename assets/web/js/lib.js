@@ -99,14 +99,23 @@ export function toast(text, kind = '') {
   setTimeout(() => t.remove(), kind === 'bad' ? 6000 : 3500);
 }
 
-/** fmtBytes writes a byte count for people: 1.2 MB. */
-export function fmtBytes(n) {
+/** fmtBytes writes a byte count for people in the page's language: 1.2 MB, 1,2 Mo. */
+export function fmtBytes(n, lang) {
   if (!Number.isFinite(n)) return '';
-  const u = ['B', 'KB', 'MB', 'GB', 'TB'];
+  const u = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'];
   let i = 0;
   while (n >= 1000 && i < u.length - 1) { n /= 1000; i++; }
-  return (i ? n.toFixed(n < 10 ? 1 : 0) : n) + ' ' + u[i];
+  return new Intl.NumberFormat(lang || pageLang(), { style: 'unit', unit: u[i], unitDisplay: 'short', maximumFractionDigits: i && n < 10 ? 1 : 0 }).format(n);
 }
+
+/**
+ * BOOTH_NAME is the name the box gives the photo booth's photos (the
+ * guestName of the API's answers); pages show their own word for it.
+ */
+export const BOOTH_NAME = 'Photo booth';
+
+/** guestLabel is a guest's name as a page shows it: the booth's in the page's words. */
+export const guestLabel = (name, booth) => (name === BOOTH_NAME ? booth : name);
 
 // pageLang is the language the page speaks (i18n.js sets it on <html>),
 // so that dates read in it rather than in the browser's own locale.

@@ -5,7 +5,7 @@
 // becoming visible (pushed by the box, live.js), and is built to run all
 // night: at most two slides in the page, a bounded list of photos, and
 // every video's source released when its slide goes.
-import { h, clear } from './lib.js';
+import { h, clear, guestLabel } from './lib.js';
 import { openLive } from './live.js';
 import { pickLang, loadI18n } from './i18n.js';
 
@@ -134,7 +134,7 @@ async function main() {
     return photos[0];
   };
   const portrait = (p) => p.height > p.width * 1.1;
-  const caption = (p) => (style.showNames && p.guestName ? h('div', { class: 'who' }, t('by', { name: p.guestName })) : null);
+  const caption = (p) => (style.showNames && p.guestName ? h('div', { class: 'who' }, t('by', { name: guestLabel(p.guestName, t('boothName')) })) : null);
   const loadImg = (src) => new Promise((resolve) => {
     const img = new Image();
     img.decoding = 'async';
