@@ -35,7 +35,7 @@ export async function backupPart(box) {
     const m = await backupManifest(f).catch(() => null);
     if (file.files[0] !== f) return;
     chosen = { file: f, manifest: m };
-    about.textContent = m ? t('Backup made on {at}: {files} files, {size}.', { at: fmtTime(m.createdAt), files: m.files.length, size: fmtBytes(m.bytes) }) :
+    about.textContent = m ? t('Backup made on {at} ({size}).', { at: fmtTime(m.createdAt), size: fmtBytes(m.bytes) }) :
       t('This file does not look like an eventbox backup; the box checks it again before it changes anything.');
   });
   const restore = h('button', { class: 'danger', type: 'button' }, t('Restore this backup'));

@@ -72,8 +72,8 @@ export function photosTab(env, body) {
     return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
       pick,
       // Who took it and for which challenge, in words under the photo.
-      h('div', { class: 'cap' }, h('span', { class: 'who' }, p.guestName || t('A guest')),
-        chal ? h('span', { class: 'chal' }, chal.label) : null),
+      h('div', { class: 'cap' }, h('span', { class: 'who', title: p.guestName || null }, p.guestName || t('A guest')),
+        chal ? h('span', { class: 'chal', title: chal.label }, chal.label) : null),
       h('div', { class: 'acts' },
         p.status !== 'visible' ? tileButton(p, 'approve', t('Approve'), t('✓')) : null,
         p.status !== 'hidden' ? tileButton(p, 'hide', t('Hide'), '⊘') : null,

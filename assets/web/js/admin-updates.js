@@ -29,7 +29,7 @@ function draw(box, u) {
     ] : null);
   const states = stateNames();
   clear(box, card(t('Software'),
-    h('p', null, t('Running {version}.', { version: u.current }), latest),
+    u.current ? h('p', null, t('Running {version}.', { version: u.current }), latest) : null,
     u.checkEnabled && u.latest && !u.available ? h('p', { class: 'muted small' }, t('This box is up to date.')) : null,
     u.checkEnabled && !u.latest ? h('p', { class: 'muted small' }, t('Not checked yet: “Check now” asks the update address whether a newer version is out.')) : null,
     lastResult(u), actions, status),
@@ -67,7 +67,7 @@ function stateHelp(u) {
     ['failed', t('The download or its checks failed (a signature, a size or a checksum did not match): nothing was changed.')],
   ];
   return h('details', { class: 'section', id: 'update-states' }, h('summary', null, t('What the states mean')),
-    h('dl', null, help.map(([k, text]) => [h('dt', null, names[k]), h('dd', null, text)])));
+    h('div', null, h('dl', { class: 'states' }, help.map(([k, text]) => [h('dt', null, names[k]), h('dd', null, text)]))));
   if (u.applying) follow(box, u.applying.version, status, u.updater);
 }
 
