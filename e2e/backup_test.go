@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -87,4 +89,77 @@ func TestConsoleBackup(t *testing.T) {
 		b.waitJS(t, "the question names what is replaced", `window.asked.includes('Replace EVERYTHING') && window.asked.includes('party.zip')`)
 		eventually(t, "the swap is decided for the restart", func() bool { return store.RestorePending(box.Store.Dir()) })
 	})
+}
+
+// TestRestoreSaysWhatAndWhen restores a backup on a phone, in English and
+// French: once chosen, the screen says when the backup was made; the
+// question before the restore names the backup's date and what the box
+// holds now (its events); once the box took it, the screen says so, and
+// after the restart the console says the restore is done.
+func TestRestoreSaysWhatAndWhen(t *testing.T) {
+	t.Parallel()
+	made := time.Date(2025, time.March, 14, 15, 9, 0, 0, time.Local)
+	for _, tc := range []struct{ lang, about, asked, events, done string }{
+		{"en-GB", "Backup made on", "the backup of", "2 events", "Restore done"},
+		{"fr-FR", "Sauvegarde faite le", "la sauvegarde du", "2 événements", "Restauration terminée"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			t.Parallel()
+			r := &restartableBox{dir: t.TempDir()}
+			r.start(t)
+			t.Cleanup(func() { r.kill(t) })
+			createEvent(t, r.Store, "Anna & Marco", nil)
+			zipPath := filepath.Join(t.TempDir(), "party.zip")
+			f, err := os.Create(zipPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := backup.Write(context.Background(), r.Store, f, backup.WriteOptions{Now: func() time.Time { return made }}); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			createEvent(t, r.Store, "Made after the backup", nil)
+
+			b := newBrowserAt(t, tc.lang, 360, 740)
+			b.signIn(t, r.URL)
+			b.do(t, "choosing the backup",
+				chromedp.Navigate(r.URL+"/admin/settings/backup"),
+				chromedp.WaitVisible(chromedp.CSS(`#restore-file`)),
+				chromedp.SetUploadFiles(chromedp.CSS(`#restore-file`), []string{zipPath}))
+			b.waitText(t, "#restore-about", tc.about)
+			b.waitText(t, "#restore-about", "2025")
+			b.shot(t, "restore-chosen-"+tc.lang[:2])
+			b.eval(t, `(window.asked = '', window.confirm = (q) => { window.asked = q; return true; }, true)`, nil)
+			b.do(t, "restoring", click(`#restore-file ~ * button.danger, main button.danger`))
+			b.waitJS(t, "the question was asked", `window.asked !== ''`)
+			var asked string
+			b.eval(t, `window.asked`, &asked)
+			for _, want := range []string{tc.asked, "2025", "14", "party.zip", tc.events} {
+				if !strings.Contains(asked, want) {
+					t.Errorf("the question before the restore reads %q; want it to name %q", asked, want)
+				}
+			}
+			b.waitJS(t, "the screen says the box took the backup", `!!document.querySelector('#restore-done .banner.good')`)
+			b.shot(t, "restore-taken-"+tc.lang[:2])
+			eventually(t, "the swap is decided for the restart", func() bool { return store.RestorePending(r.Store.Dir()) })
+			r.kill(t)
+			r.start(t)
+			// The page reloads by itself once the box answers again.
+			var said string
+			eventually(t, "the console says the restore is done", func() bool {
+				ctx, cancel := context.WithTimeout(b.ctx, time.Second)
+				defer cancel()
+				chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					var err error
+					said, err = chromedp.Evaluate[string](`(document.querySelector('#restored') || {}).textContent || ''`)(ctx, tg)
+					return err
+				}))
+				return strings.Contains(said, tc.done)
+			})
+			if !strings.Contains(said, "2025") {
+				t.Errorf("after the restart the console says %q; want the backup's date", said)
+			}
+			b.shot(t, "restore-done-"+tc.lang[:2])
+		})
+	}
 }

@@ -100,6 +100,7 @@ func TestConsoleModeration(t *testing.T) {
 
 	run("imported photos are visible at once with their credit", func(t *testing.T) {
 		b.do(t, "importing a photographer's photo",
+			click(`#filters-toggle`), // on a phone the import is folded with the filters
 			click(`details.section > summary`),
 			chromedp.SendKeys(chromedp.CSS(`#import-credit`), "Studio Rossi"),
 			chromedp.SetUploadFiles(chromedp.CSS(`#import-files`), []string{writeJPEG(t, "studio.jpg", 1000, 700)}))

@@ -79,3 +79,32 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestUpdatesScreenExplainsItself opens Settings → Updates on a box with no
+// update address, on a phone in English, French and Italian: the screen
+// says in words how a new version reaches the box (not only that a
+// setting is missing), and what each state of an update means.
+func TestUpdatesScreenExplainsItself(t *testing.T) {
+	t.Parallel()
+	box := startBox(t)
+	for _, tc := range []struct{ lang, how, states string }{
+		{"en-GB", "A new version reaches the box in one of two ways", "What the states mean"},
+		{"fr-FR", "Une nouvelle version arrive sur la box de deux façons", "Ce que veulent dire les états"},
+		{"it-IT", "Una nuova versione arriva sul box in due modi", "Cosa vogliono dire gli stati"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			b := newBrowserAt(t, tc.lang, 360, 740)
+			b.signIn(t, box.URL)
+			b.do(t, "opening the updates", chromedp.Navigate(box.URL+"/admin/settings/updates"))
+			b.waitText(t, "#updates-help", tc.how)
+			b.waitText(t, "#updates-help", "UPDATE_URL")
+			b.waitText(t, "#update-states summary", tc.states)
+			var meanings int
+			b.eval(t, `(document.querySelector('#update-states').open = true, document.querySelectorAll('#update-states dd').length)`, &meanings)
+			if meanings != 5 {
+				t.Errorf("%d states explained; want the 5 an update goes through", meanings)
+			}
+			b.shot(t, "updates-no-source-"+tc.lang[:2])
+		})
+	}
+}

@@ -21,17 +21,41 @@ export async function backupPart(box) {
     if (await busy(ret.querySelector('[type=submit]'), call('/api/admin/backup/retention', { method: 'PUT', body: { days: Number(days.value) } }), (err) => showErrors(ret, err))) toast(t('Saved'));
   });
 
-  const file = h('input', { type: 'file', accept: '.zip,application/zip' });
-  const restore = h('button', { class: 'danger' }, t('Restore this backup'));
+  const file = h('input', { type: 'file', id: 'restore-file', accept: '.zip,application/zip' });
+  // What the chosen backup is, read from its manifest in the browser.
+  const about = h('p', { class: 'small', id: 'restore-about', 'aria-live': 'polite' });
+  const done = h('div', { id: 'restore-done', role: 'status' });
+  let chosen = null; // { file, manifest } of the backup chosen
+  file.addEventListener('change', async () => {
+    const f = file.files[0];
+    chosen = null;
+    clear(done);
+    clear(about);
+    if (!f) return;
+    const m = await backupManifest(f).catch(() => null);
+    if (file.files[0] !== f) return;
+    chosen = { file: f, manifest: m };
+    about.textContent = m ? t('Backup made on {at} ({size}).', { at: fmtTime(m.createdAt), size: fmtBytes(m.bytes) }) :
+      t('This file does not look like an eventbox backup; the box checks it again before it changes anything.');
+  });
+  const restore = h('button', { class: 'danger', type: 'button' }, t('Restore this backup'));
   restore.addEventListener('click', async () => {
     const f = file.files[0];
     if (!f) return toast(t('Choose a backup ZIP first'), 'bad');
-    if (!confirmDo(t('Replace EVERYTHING on this box with the backup "{name}"?\n\nEvery event, photo, message and account now on the box is replaced, and cannot be brought back unless you downloaded a backup first.', { name: f.name }))) return;
-    toast(t('Restoring… the box restarts over the restored data.'));
+    const m = chosen && chosen.file === f ? chosen.manifest : await backupManifest(f).catch(() => null);
+    const when = m ? fmtTime(m.createdAt) : t('an unknown date');
+    const events = await call('/api/admin/events').then((r) => r.events.length).catch(() => null);
+    const now = events === null ? t('{files} files ({size})', { files: s.files, size: fmtBytes(s.bytes) }) :
+      t('{events} events, {files} files ({size})', { events, files: s.files, size: fmtBytes(s.bytes) });
+    if (!confirmDo(t('Replace EVERYTHING on this box with the backup of {at} ("{name}")?', { at: when, name: f.name }) + '\n\n' +
+      t('Replaced: what is on the box now ({now}), every account and every session: you may have to sign in again with the backup\'s passwords. It cannot be brought back unless you downloaded a backup first.', { now }))) return;
+    clear(done, h('p', { class: 'banner' }, t('Restoring… the box restarts over the restored data.')));
     const res = await busy(restore, api('/api/admin/backup/restore', { method: 'POST', body: f, headers: { 'Content-Type': 'application/zip' } }),
-      (err) => toast(err.details && err.details.file ? t('Refused, nothing changed: {file} {why}', { file: err.details.file, why: err.serverMessage || t('does not check out') }) : errText(err), 'bad'));
+      (err) => clear(done, h('p', { class: 'banner bad' }, err.details && err.details.file ? t('Refused, nothing changed: {file} {why}', { file: err.details.file, why: err.serverMessage || t('does not check out') }) : errText(err))));
     if (res) {
-      toast(t('Restored'));
+      const at = res.manifest && res.manifest.createdAt ? fmtTime(res.manifest.createdAt) : when;
+      clear(done, h('p', { class: 'banner good' }, t('The backup of {at} is in place. The box restarts over it now; this page comes back by itself in a moment.', { at })));
+      try { sessionStorage.setItem(RESTORED, at); } catch { /* private mode: the banner above says it */ }
       // The box restarts; the console reloads once it answers again.
       waitAndReload();
     }
@@ -52,7 +76,91 @@ export async function backupPart(box) {
       h('h3', null, t('Kept backups')),
       s.backups && s.backups.length ? h('table', null, h('tbody', null, s.backups.slice().reverse().map((b) => h('tr', null,
         h('td', null, fmtTime(b.createdAt)), h('td', { class: 'small' }, b.name), h('td', null, fmtBytes(b.bytes)))))) : h('p', { class: 'muted' }, t('None kept yet.'))),
-    card(t('Restore'), h('p', { class: 'muted small' }, t('Replace everything on this box (events, photos, messages, accounts and sessions) with a backup ZIP made by an eventbox. From another box, the mail and cloud passwords and the webhooks\' addresses and secrets must be entered again afterwards.')), h('div', { class: 'row' }, file, restore)));
+    card(t('Restore'), h('p', { class: 'muted small' }, t('Replace everything on this box (events, photos, messages, accounts and sessions) with a backup ZIP made by an eventbox. From another box, the mail and cloud passwords and the webhooks\' addresses and secrets must be entered again afterwards.')),
+      h('div', { class: 'field' }, h('label', { for: 'restore-file' }, t('Backup ZIP')), file), about,
+      h('div', { class: 'row' }, restore), done));
+}
+
+// RESTORED is the session key that carries the restored backup's date
+// over the reload after a restore.
+const RESTORED = 'eventbox.restored';
+
+/**
+ * restoreNote is the banner the first console page after a restore shows
+ * (the restored backup's date), or null; it says it once.
+ */
+export function restoreNote() {
+  let at = null;
+  try {
+    at = sessionStorage.getItem(RESTORED);
+    sessionStorage.removeItem(RESTORED);
+  } catch { return null; }
+  if (!at) return null;
+  return h('p', { class: 'banner good', id: 'restored', role: 'status' },
+    t('Restore done: the box now runs on the backup of {at}. If you are asked to sign in, use a password of that backup.', { at }));
+}
+
+/**
+ * backupManifest reads manifest.json out of a backup ZIP in the browser
+ * (only the ZIP's directory and that entry are read, however large the
+ * file): { createdAt, app, files, bytes }. It rejects a file that is not
+ * a ZIP or has no manifest.
+ */
+export async function backupManifest(file) {
+  const u16 = (v, o) => v.getUint16(o, true);
+  const u32 = (v, o) => v.getUint32(o, true);
+  const u64 = (v, o) => u32(v, o) + u32(v, o + 4) * 2 ** 32;
+  const read = async (at, n) => new DataView(await file.slice(at, at + n).arrayBuffer());
+  const tailLen = Math.min(file.size, 22 + 65535 + 20);
+  const tail = await read(file.size - tailLen, tailLen);
+  let eocd = -1;
+  for (let i = tailLen - 22; i >= 0; i--) if (u32(tail, i) === 0x06054b50) { eocd = i; break; }
+  if (eocd < 0) throw new Error('not a ZIP');
+  let dirSize = u32(tail, eocd + 12);
+  let dirAt = u32(tail, eocd + 16);
+  if (dirAt === 0xffffffff || dirSize === 0xffffffff) { // ZIP64: its end record says where the directory is
+    if (eocd < 20 || u32(tail, eocd - 20) !== 0x07064b50) throw new Error('no ZIP64 locator');
+    const end64 = await read(u64(tail, eocd - 12), 56);
+    if (u32(end64, 0) !== 0x06064b50) throw new Error('no ZIP64 end');
+    dirSize = u64(end64, 40);
+    dirAt = u64(end64, 48);
+  }
+  if (dirSize > 64 << 20) throw new Error('directory too large');
+  const dir = await read(dirAt, dirSize);
+  for (let o = 0; o + 46 <= dir.byteLength && u32(dir, o) === 0x02014b50;) {
+    const method = u16(dir, o + 10);
+    let size = u32(dir, o + 20);
+    let rawSize = u32(dir, o + 24);
+    const nameLen = u16(dir, o + 28);
+    const extraLen = u16(dir, o + 30);
+    const commentLen = u16(dir, o + 32);
+    let local = u32(dir, o + 42);
+    const name = new TextDecoder().decode(new Uint8Array(dir.buffer, dir.byteOffset + o + 46, nameLen));
+    if (name === 'manifest.json') {
+      for (let e = o + 46 + nameLen; e + 4 <= o + 46 + nameLen + extraLen;) { // the ZIP64 sizes and offset
+        const id = u16(dir, e);
+        const len = u16(dir, e + 2);
+        if (id === 1) {
+          let p = e + 4;
+          if (rawSize === 0xffffffff) { rawSize = u64(dir, p); p += 8; }
+          if (size === 0xffffffff) { size = u64(dir, p); p += 8; }
+          if (local === 0xffffffff) local = u64(dir, p);
+        }
+        e += 4 + len;
+      }
+      if (rawSize > 64 << 20) throw new Error('manifest too large');
+      const head = await read(local, 30);
+      const start = local + 30 + u16(head, 26) + u16(head, 28);
+      let body = file.slice(start, start + size);
+      if (method === 8) body = await new Response(body.stream().pipeThrough(new DecompressionStream('deflate-raw'))).blob();
+      else if (method !== 0) throw new Error('unknown compression');
+      const m = JSON.parse(await body.text());
+      if (!m || typeof m.createdAt !== 'number' || !Array.isArray(m.files)) throw new Error('not a backup manifest');
+      return m;
+    }
+    o += 46 + nameLen + extraLen + commentLen;
+  }
+  throw new Error('no manifest');
 }
 
 // waitAndReload reloads the console once the restarted box answers.

@@ -185,13 +185,13 @@ function eventForm(ev, isNew, model) {
       h('div', { class: 'field', dataset: { field: 'wallStyle' } },
         h('div', { class: 'two' },
           h('div', { class: 'field' }, h('label', { for: (wall.interval.id = 'wall-interval') }, t('Seconds per slide')), wall.interval),
-          h('div', { class: 'field' }, h('label', null, t('Wall layout')), wall.layout)),
+          h('div', { class: 'field' }, h('label', { for: (wall.layout.id = 'wall-layout') }, t('Wall layout')), wall.layout)),
         wall.showNames, wall.showQr, h('div', { class: 'err' })),
       h('div', { class: 'field', dataset: { field: 'qrStyle' } },
         h('div', { class: 'two' },
           h('div', { class: 'field' }, h('label', null, t('QR colour')), qr.fg),
           h('div', { class: 'field' }, h('label', null, t('QR background')), qr.bg)),
-        h('div', { class: 'field' }, h('label', null, t('QR dots')), qr.dots),
+        h('div', { class: 'field' }, h('label', { for: (qr.dots.id = 'qr-dots') }, t('QR dots')), qr.dots),
         qr.logo, h('div', { class: 'err' }))),
     h('div', { class: 'actionbar' }, h('div', { class: 'row end' },
       h('button', { class: 'primary', type: 'submit' }, isNew ? t('Create the event') : t('Save changes')))));
@@ -536,14 +536,14 @@ async function drawShares(env, box) {
   }
   const label = h('input', { type: 'text', maxlength: 80, placeholder: t('e.g. For the family') });
   const pwMode = select('pwMode', [['none', t('No password')], ['gen', t('Make a password for me')], ['own', t('Choose a password')]], 'none');
-  const pw = h('input', { type: 'text', autocapitalize: 'none', hidden: true, placeholder: t('Password') });
+  const pw = h('input', { type: 'text', autocapitalize: 'none', hidden: true, placeholder: t('Password'), 'aria-label': t('Password') });
   pwMode.addEventListener('change', () => { pw.hidden = pwMode.value !== 'own'; });
   const days = h('input', { type: 'number', min: 1, max: 3650, placeholder: t('Never'), inputmode: 'numeric' });
   const dl = check('allowDownload', t('Offer a download of all photos'), ev.galleryLinkDownload);
   const fav = check('favoritesOnly', t('Favorites only'), false);
   const form = h('form', { class: 'stack', novalidate: true },
     h('div', { class: 'two' }, field('label', t('Label'), label), field('expiresInDays', t('Expires after (days)'), days)),
-    h('div', { class: 'field', dataset: { field: 'password' } }, h('label', null, t('Password')), pwMode, pw, h('div', { class: 'err' })),
+    h('div', { class: 'field', dataset: { field: 'password' } }, h('label', { for: (pwMode.id = 'share-pw-mode') }, t('Password')), pwMode, pw, h('div', { class: 'err' })),
     dl, fav, h('button', { class: 'primary', type: 'submit' }, t('Create a gallery link')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -614,6 +614,8 @@ function finishTab(env, body) {
   const a = (href, label) => h('a', { class: 'btn small', href, download: '' }, label);
   const layout = select('layout', [1, 2, 4].map((n) => [String(n), t('{n} photos a page', { n })]), '2');
   const scope = select('scope', [['visible', t('Every visible photo')], ['favorites', t('Favorites only')]], 'visible');
+  layout.setAttribute('aria-label', t('Album layout'));
+  scope.setAttribute('aria-label', t('Which photos'));
   const album = a('', t('Make the album (PDF)'));
   const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}`; };
   layout.addEventListener('change', setAlbum);

@@ -49,6 +49,7 @@ export function photosTab(env, body) {
   const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) &&
     (!challenge || !challenge.value || p.challengeId === challenge.value);
   const who = (p) => guestLabel(p.guestName, t('Photo booth')) || t('a guest');
+  const challengeOf = (p) => (p.challengeId && ev.challenges.find((c) => c.id === p.challengeId)) || null;
   const tileButton = (p, action, label, text) => h('button', {
     type: 'button', class: 'act', dataset: { action }, 'aria-label': t('{action}: photo by {name}', { action: label, name: who(p) }), title: label, tabindex: -1,
     onclick: (e) => act(action, [p.id], e.currentTarget),
@@ -67,8 +68,12 @@ export function photosTab(env, body) {
       redrawSel();
     });
     pick.addEventListener('dblclick', () => view(p));
+    const chal = challengeOf(p);
     return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
       pick,
+      // Who took it and for which challenge, in words under the photo.
+      h('div', { class: 'cap' }, h('span', { class: 'who', title: p.guestName || null }, p.guestName || t('A guest')),
+        chal ? h('span', { class: 'chal', title: chal.label }, chal.label) : null),
       h('div', { class: 'acts' },
         p.status !== 'visible' ? tileButton(p, 'approve', t('Approve'), t('✓')) : null,
         p.status !== 'hidden' ? tileButton(p, 'hide', t('Hide'), '⊘') : null,
@@ -232,7 +237,32 @@ export function photosTab(env, body) {
     file.value = '';
     importFiles(ev, files, credit.value.trim(), restart);
   });
-  clear(body,
+  // On a phone the filters, the import and the help fold behind one
+  // button, so that the photos come on the first screen; on a wider
+  // screen they stay out (the button is not shown there).
+  const toolsId = 'photo-tools';
+  const toolsCount = h('span', { class: 'count-badge', hidden: true });
+  const toggle = h('button', { type: 'button', class: 'small tools-toggle', id: 'filters-toggle', 'aria-expanded': 'false', 'aria-controls': toolsId },
+    t('Filters and import'), ' ', toolsCount);
+  const tools = h('div', { id: toolsId, class: 'tools' });
+  toggle.addEventListener('click', () => {
+    const open = toggle.getAttribute('aria-expanded') !== 'true';
+    toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+    tools.classList.toggle('open', open);
+  });
+  const countFilters = () => {
+    const n = [status.value, favs.checked, challenge && challenge.value].filter(Boolean).length;
+    toolsCount.hidden = !n;
+    toolsCount.textContent = String(n);
+    toolsCount.title = t('Filters on: {n}', { n });
+  };
+  [status, favs, challenge].forEach((x) => x && x.addEventListener('change', countFilters));
+  countFilters();
+  // The console's skip link leads here.
+  grid.dataset.skip = '';
+  const skip = document.querySelector('a.skip');
+  if (skip) skip.textContent = t('Skip to the photos');
+  clear(tools,
     h('details', { class: 'section' }, h('summary', null, t('Import photos')), h('div', null,
       h('p', { class: 'small muted' }, t('Photos from a photographer or a camera: they are visible at once.')),
       h('div', { class: 'field' }, h('label', { for: 'import-credit' }, t('Credit (optional)')), credit),
@@ -242,8 +272,8 @@ export function photosTab(env, body) {
       h('span', { class: 'grow' }),
       h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, t('Select all'))),
     h('p', { class: 'small muted' }, t('New photos appear here by themselves. Tap a photo to select it; use the buttons under it to approve, hide or favourite it.')),
-    h('p', { class: 'small muted keys', id: 'photo-keys' }, t('Keyboard: '), KEYS().map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])),
-    grid, sentinel, note, bar);
+    h('p', { class: 'small muted keys', id: 'photo-keys' }, t('Keyboard: '), KEYS().map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])));
+  clear(body, toggle, tools, grid, sentinel, note, bar);
   restart();
 }
 

@@ -289,7 +289,7 @@ function hourChart(series) {
   kids.push(svg('line', { x1: L, x2: L, y1: T, y2: y(0), stroke: '#5f5a55', 'stroke-width': 1 }));
   kids.push(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 12, fill: '#1d1b19' }, t('Time (hour of upload)')));
   kids.push(svg('text', { x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', 'font-size': 12, fill: '#1d1b19', transform: `rotate(-90 12 ${(T + H - B) / 2})` }, t('Photos and messages')));
-  return h('div', { class: 'scroll-x' }, svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-label': t('Uploads per hour'), id: 'stats-chart', class: 'stats-chart' }, ...kids));
+  return h('div', { class: 'scroll-x', tabindex: 0, role: 'region', 'aria-label': t('Uploads per hour') }, svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-label': t('Uploads per hour'), id: 'stats-chart', class: 'stats-chart' }, ...kids));
 }
 
 /** aboutPage shows the running version, eventbox's licence and what the

@@ -16,7 +16,7 @@ function draw(box, u) {
   const latest = !u.latest ? '' : ' ' + (u.checkedAt ? t('Newest release: {version} (checked {at}).', { version: u.latest, at: fmtTime(u.checkedAt) }) : t('Newest release: {version}.', { version: u.latest }));
   const status = h('div', { 'aria-live': 'polite' });
   const backup = h('input', { type: 'checkbox', checked: true });
-  const actions = !u.checkEnabled ? h('p', { class: 'muted' }, t('Update checks are off on this box (no UPDATE_URL is set).')) : h('div', { class: 'row' },
+  const actions = !u.checkEnabled ? noSource() : h('div', { class: 'row' },
     h('button', {
       onclick: async (e) => {
         const res = await busy(e.currentTarget, call('/api/admin/updates/check', { method: 'POST' }), (err) => toast(errText(err), 'bad'));
@@ -27,14 +27,47 @@ function draw(box, u) {
       h('label', { class: 'row small' }, backup, t('Make a backup first')),
       h('button', { class: 'primary', onclick: (e) => apply(box, u, e.currentTarget, !backup.checked, status) }, t('Install {version}', { version: u.available })),
     ] : null);
-  const states = { running: t('downloading'), failed: t('failed'), installed: t('installed, waiting for the restart'), ok: t('running well'), rolled_back: t('rolled back') };
+  const states = stateNames();
   clear(box, card(t('Software'),
-    h('p', null, t('Running {version}.', { version: u.current }), latest),
+    u.current ? h('p', null, t('Running {version}.', { version: u.current }), latest) : null,
     u.checkEnabled && u.latest && !u.available ? h('p', { class: 'muted small' }, t('This box is up to date.')) : null,
+    u.checkEnabled && !u.latest ? h('p', { class: 'muted small' }, t('Not checked yet: “Check now” asks the update address whether a newer version is out.')) : null,
     lastResult(u), actions, status),
   u.history.length ? card(t('History'), h('table', null, h('tbody', null, u.history.map((x) => h('tr', null,
     h('td', null, fmtTime(x.at)), h('td', null, `${x.from} → ${x.version}`), h('td', null, states[x.status] || x.status),
-    h('td', { class: 'muted small' }, x.error || '')))))) : null);
+    h('td', { class: 'muted small' }, x.error || '')))))) : null,
+  stateHelp(u));
+}
+
+/** stateNames are the words of the history's states. */
+const stateNames = () => ({ running: t('downloading'), failed: t('failed'), installed: t('installed, waiting for the restart'), ok: t('running well'), rolled_back: t('rolled back') });
+
+/**
+ * noSource says, for a host, why this box does not look for updates and
+ * how a new version reaches it anyway.
+ */
+function noSource() {
+  return h('div', { id: 'updates-help', class: 'banner' },
+    h('p', { style: 'margin-top:0' }, h('strong', null, t('This box does not look for updates by itself: no update address is set.'))),
+    h('p', null, t('A new version reaches the box in one of two ways:')),
+    h('ul', null,
+      h('li', null, t('Whoever set up the box adds the address where new versions are published (UPDATE_URL in /etc/default/eventbox) and restarts it. From then on this screen checks for new versions and installs one with a button, after a backup.')),
+      h('li', null, t('Or they install the new version by hand, as the box was installed (a new package or a new card image). Download a backup first (Settings → Backup).'))),
+    h('p', { style: 'margin-bottom:0' }, t('Nothing else is needed: the box works as it is, offline too.')));
+}
+
+/** stateHelp says what each state of an update means. */
+function stateHelp(u) {
+  const names = stateNames();
+  const help = [
+    ['running', t('The box is fetching the new version. The party goes on meanwhile.')],
+    ['installed', u.updater === 'none' ? t('The new version is on the box and runs from the next start of eventbox.') : t('The new version is on the box; the box restarts into it (guests may see it gone for a few seconds).')],
+    ['ok', t('The new version started and answered its health check: it is the one running.')],
+    ['rolled_back', t('The new version did not start well, so the box put the previous one back by itself. Nothing was lost.')],
+    ['failed', t('The download or its checks failed (a signature, a size or a checksum did not match): nothing was changed.')],
+  ];
+  return h('details', { class: 'section', id: 'update-states' }, h('summary', null, t('What the states mean')),
+    h('div', null, h('dl', { class: 'states' }, help.map(([k, text]) => [h('dt', null, names[k]), h('dd', null, text)]))));
   if (u.applying) follow(box, u.applying.version, status, u.updater);
 }
 

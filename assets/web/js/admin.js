@@ -3,7 +3,7 @@
 // used less often load on demand from their own modules.
 import { api, h, $, clear, toast, fmtDate } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
-import { storageBanner } from './admin-backup.js';
+import { storageBanner, restoreNote } from './admin-backup.js';
 import { clockBanner, clockUnsure, codeHint } from './admin-clock.js'; // the box's clock
 import { t, loadConsoleLang, langMenu } from './admin-i18n.js';
 
@@ -93,11 +93,26 @@ async function route() {
 // (made at the first signed-in page).
 let banner = null;
 let clockNote = null; // the box's clock, set by the first owner while unsure
+// restored says, on the first page after a restore, that it is done
+// (made with the first page, in the console's language).
+let restored;
+
+// skipTo moves the focus past the bars to the page's own content: the
+// photos on the photo grid (the page marks its target with data-skip),
+// else the main area.
+function skipTo(e) {
+  e.preventDefault();
+  const to = document.querySelector('[data-skip] .tile .pick') || document.querySelector('[data-skip]') || document.querySelector('#main');
+  if (!to) return;
+  if (!to.matches('a, button, input, select, textarea, [tabindex]')) to.setAttribute('tabindex', '-1');
+  to.focus();
+}
 
 /** shell is the page frame: top bar with navigation, then the content. */
 function shell(me, ...content) {
   if (me && !banner) banner = storageBanner();
   if (me && !clockNote) clockNote = clockBanner(me); // the box's clock (admin-clock.js)
+  if (restored === undefined) restored = restoreNote();
   const here = location.pathname;
   const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
   const nav = me ? h('nav', { class: 'tabs', 'aria-label': t('Console') },
@@ -107,12 +122,13 @@ function shell(me, ...content) {
     me.role === 'owner' ? link('/admin/settings', t('Settings')) : null,
     link('/admin/account', t('Account'))) : null;
   return [
+    h('a', { class: 'skip', href: '#main', onclick: skipTo }, t('Skip to the content')),
     h('header', { class: 'top' }, h('div', { class: 'wrap spread', style: 'padding-bottom:0' },
       h('a', { class: 'brand', href: me ? '/admin' : '/' }, 'eventbox'),
       me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
         h('button', { class: 'small', onclick: signOut }, t('Sign out'))) : langMenu(h)),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
-    h('main', { class: 'wrap' }, me ? banner : null, me ? clockNote : null, content),
+    h('main', { class: 'wrap', id: 'main' }, restored, me ? banner : null, me ? clockNote : null, content),
   ];
 }
 
