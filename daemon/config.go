@@ -16,6 +16,7 @@ import (
 
 	"eventbox/booth"
 	"eventbox/daemon/box"
+	"eventbox/daemon/imaging"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/setup"
@@ -154,6 +155,11 @@ type Config struct {
 	// ImageWorkers is the size of the image worker pool; 0 picks one from
 	// the number of CPUs.
 	ImageWorkers int
+	// ImageOutOfProcess, when not nil, makes the variants of photos whose
+	// decoding would not fit the image memory budget in a process of its
+	// own (cmd/eventbox starts its own binary's decode-image; package
+	// isolate). Nil leaves them without variants: their jobs are set aside.
+	ImageOutOfProcess imaging.OutOfProcessMaker
 	// PasswordCost is the bcrypt cost; 0 means the library default. Tests
 	// lower it.
 	PasswordCost int

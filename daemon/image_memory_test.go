@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -245,6 +246,12 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 		// and 57 s when the picture was decoded whole).
 		{"a 12 MP grid HEIC gets its variants", gridMaker(4032, 3024, &grid12), 201, func() *image.YCbCr { return grid12 }, 2 * time.Second},
 		{"a 48 MP grid HEIC gets its variants", gridMaker(8064, 6048, &grid48), 201, func() *image.YCbCr { return grid48 }, 2 * time.Second},
+		// Over the daemon's image budget: decoded in a process of its
+		// own (docs/decisions/images.md, "Large photos in a process of
+		// their own"), whose peak the daemon logs.
+		{"a 48 MP single-coded HEIC gets its variants", func() ([]byte, error) { return imagingtest.SingleHEIC(dir, 8064, 6048) }, 201, nil, 0},
+		{"a 48 MP progressive JPEG gets its variants", func() ([]byte, error) { return imagingtest.ProgressiveJPEG(8064, 6048) }, 201, nil, 0},
+		{"a 48 MP 16-bit PNG gets its variants", func() ([]byte, error) { return imagingtest.PNG(8064, 6048, 16) }, 201, nil, 0},
 	}
 
 	d := startMemDaemon(t)
@@ -258,6 +265,8 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 	guest := newMemClient(t, d.url)
 	guest.json("POST", "/api/e/"+slug+"/join", nil, 200)
 
+	childPeak := regexp.MustCompile(`decoding process ended.*peak_rss_kib[=":]+(\d+)`)
+	seenChildren := 0
 	for _, b := range bombs {
 		t.Run(b.name, func(t *testing.T) {
 			data, err := b.make()
@@ -273,6 +282,7 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 				t.Fatalf("resetting the peak RSS: %v", err)
 			}
 			s := sample(d.url, guest.hc, slug)
+			began := time.Now()
 			var form bytes.Buffer
 			mw := multipart.NewWriter(&form)
 			fw, _ := mw.CreateFormFile("photo", "IMG_0001")
@@ -293,9 +303,15 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 				}
 			}
 			s.finish()
+			took := time.Since(began)
 			peak := vmKiB(t, d.pid, "VmHWM")
-			report := fmt.Sprintf("%s (%d bytes): upload %d, thumb %d; daemon peak RSS %.1f MiB; slowest health %v, list %v",
-				b.name, len(data), status, thumb, float64(peak)/1024, s.health.Round(time.Millisecond), s.list.Round(time.Millisecond))
+			child := ""
+			if m := childPeak.FindAllStringSubmatch(d.log(), -1); len(m) > seenChildren {
+				child = fmt.Sprintf("; decoding process peak RSS %s KiB", m[len(m)-1][1])
+				seenChildren = len(m)
+			}
+			report := fmt.Sprintf("%s (%d bytes): upload %d, thumb %d in %v; daemon peak RSS %.1f MiB%s; slowest health %v, list %v",
+				b.name, len(data), status, thumb, took.Round(time.Millisecond), float64(peak)/1024, child, s.health.Round(time.Millisecond), s.list.Round(time.Millisecond))
 			t.Log(report)
 			if status != b.wantUpload {
 				t.Errorf("upload answered %d %s, want %d", status, body, b.wantUpload)

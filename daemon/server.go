@@ -231,7 +231,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.metrics, err = s.newMetrics(); err != nil {
 		return nil, err
 	}
-	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, Logger: s.log.With("component", "variants"),
+	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, OutOfProcess: cfg.ImageOutOfProcess, Logger: s.log.With("component", "variants"),
 		Processed: s.metrics.Processing, Made: func(ctx context.Context, p store.Photo) {
 			// Its display was not made until now: it was not on the wall.
 			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, false, nil)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"eventbox/daemon/imaging/isolate"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -56,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runService(ctx, args[1:], stdout, stderr, getenv)
 	case "release-sign":
 		return runReleaseSign(args[1:], stdout, stderr)
+	case isolate.Command: // hidden: the daemon's decoding process
+		return runDecode(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "eventbox", version)
 		return 0

@@ -22,6 +22,7 @@ import (
 	"eventbox/assets"
 	"eventbox/booth"
 	"eventbox/daemon"
+	"eventbox/daemon/imaging/isolate"
 	"eventbox/daemon/sdnotify"
 	"eventbox/daemon/update"
 	"eventbox/netsetup"
@@ -57,6 +58,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	cf.cfg.Logger = logger
 	cf.cfg.OwnHosts = ownHosts(cf.mdnsName)
 	cf.cfg.UI = uiFS(cf.devUI)
+	if self, err := os.Executable(); err == nil {
+		cf.cfg.ImageOutOfProcess = isolate.New(isolate.Config{Command: []string{self, isolate.Command},
+			Logger: logger.With("component", "imaging")})
+	} else {
+		logger.Warn("large photos will get no variants: this binary cannot be found to decode them apart", "error", err)
+	}
 	cf.launched = getenv(update.LaunchedEnv) != ""
 	cf.notify = sdnotify.FromEnv(getenv)
 	if err := cf.validate(); err != nil {

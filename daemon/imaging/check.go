@@ -11,6 +11,12 @@ import (
 // and far below what would exhaust a Pi's memory.
 const DefaultMaxPixels = 50_000_000
 
+// MaxOutOfProcessPixels is the largest image, in pixels, that is decoded in
+// a process of its own when its decoding would not fit the daemon's memory
+// budget (see CheckUpload and PoolConfig.OutOfProcess): 8064×6048, the
+// 48 MP of the largest phone sensors.
+const MaxOutOfProcessPixels = 8064 * 6048
+
 // Info describes a checked image.
 type Info struct {
 	// Format is the type sniffed from the bytes.
@@ -36,7 +42,13 @@ type Info struct {
 	interlaced       bool // PNG: Adam7
 	lossless         bool // WebP: VP8L
 	heifTile         int  // HEIC: pixels in one grid tile; 0 when not a grid
+	outOfProcess     bool // its decoding does not fit the in-process budget
 }
+
+// OutOfProcess reports whether the image's decoding would not fit the
+// daemon's memory budget, so that only a process of its own may decode it
+// (CheckUpload accepts such an image; Check refuses it).
+func (i Info) OutOfProcess() bool { return i.outOfProcess }
 
 // Pixels returns Width × Height.
 func (i Info) Pixels() int { return i.Width * i.Height }
@@ -44,10 +56,22 @@ func (i Info) Pixels() int { return i.Width * i.Height }
 // Check validates the image file of size bytes in r without decoding it, with
 // DefaultMaxPixels as the limit. See Pool.Check.
 func Check(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes)
+	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes, false)
 }
 
-func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64) (Info, error) {
+// CheckUpload validates an uploaded photo as Check does, but accepts an
+// image whose decoding would not fit the memory budget when it has at most
+// MaxOutOfProcessPixels: its Info says OutOfProcess, and a Pool with an
+// OutOfProcess maker decodes it in a process of its own. It is for photos
+// only, whose variants come later from the pool; whatever decodes an image
+// in the daemon itself (a logo, a video's poster) uses Check.
+func CheckUpload(r io.ReaderAt, size int64) (Info, error) {
+	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes, true)
+}
+
+// check validates the file; outOfProcess accepts, up to
+// MaxOutOfProcessPixels, an image over the memory budget memBytes.
+func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64, outOfProcess bool) (Info, error) {
 	head, err := readAt(r, 0, int(min(size, 512)), size)
 	if err != nil {
 		return Info{}, err
@@ -86,9 +110,18 @@ func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64) (Info, erro
 		return Info{}, fmt.Errorf("checking %s: %w: %dx%d is more than %d pixels", f, ErrTooLarge, info.storedW, info.storedH, maxPixels)
 	}
 	if need := memoryEstimate(info); need > memBytes {
+		if outOfProcess && int64(info.storedW)*int64(info.storedH) <= MaxOutOfProcessPixels {
+			info.outOfProcess = true
+			return oriented(info), nil
+		}
 		return Info{}, fmt.Errorf("checking %s: %w: decoding %dx%d needs about %d MiB, more than the %d MiB budget",
 			f, ErrTooLarge, info.storedW, info.storedH, need>>20, memBytes>>20)
 	}
+	return oriented(info), nil
+}
+
+// oriented fills in the size as displayed.
+func oriented(info Info) Info {
 	if info.Orientation < 1 || info.Orientation > 8 {
 		info.Orientation = 1
 	}
@@ -96,7 +129,7 @@ func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64) (Info, erro
 	if info.Orientation >= 5 {
 		info.Width, info.Height = info.storedH, info.storedW
 	}
-	return info, nil
+	return info
 }
 
 // readAt reads n bytes at off. Bytes beyond size, the end of the file, mean a

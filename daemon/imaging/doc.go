@@ -32,7 +32,10 @@
 // estimated memory they use together (DefaultMemoryBytes). Each decoder
 // path's estimate comes from its measured bytes per pixel, and Check refuses
 // with ErrTooLarge an image whose estimate is over the whole budget, so no
-// image, whatever its declared size, can take the daemon past it.
+// image, whatever its declared size, can take the daemon past it. A photo
+// over the budget but at most MaxOutOfProcessPixels passes CheckUpload,
+// and a pool with an OutOfProcess maker has it decoded in a process of its
+// own (package isolate, MakeAlone in the child).
 //
 // internal/imagebench compares the pipeline with libvips' vipsthumbnail and
 // measures a worker's peak memory; its doc comment says how to run it.

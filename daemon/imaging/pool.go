@@ -31,6 +31,20 @@ type PoolConfig struct {
 	MaxPixels int
 	// Logger receives one debug record per image made. Nil means no logging.
 	Logger *slog.Logger
+	// OutOfProcess, when not nil, makes the variants of the images whose
+	// decoding would not fit MemoryBytes (Info.OutOfProcess, up to
+	// MaxOutOfProcessPixels) in a process of its own, one at a time. Nil
+	// means the pool refuses them with ErrTooLarge, as Check does.
+	OutOfProcess OutOfProcessMaker
+}
+
+// OutOfProcessMaker makes an image's variants in another process, whose
+// memory is not the daemon's: package isolate's Runner, over MakeAlone in
+// the child. The pool calls it for one image at a time.
+type OutOfProcessMaker interface {
+	// MakeOutOfProcess makes the variants of the image file of size
+	// bytes in r. r must stay valid and unchanged until it returns.
+	MakeOutOfProcess(ctx context.Context, r io.ReaderAt, size int64) (Variants, error)
 }
 
 // Pool makes variants with bounded concurrency and memory. It is safe for
@@ -42,6 +56,9 @@ type Pool struct {
 	memBytes  int64
 	maxPixels int
 	log       *slog.Logger
+	// out makes the images over the budget; alone holds its one slot.
+	out   OutOfProcessMaker
+	alone chan struct{}
 }
 
 // NewPool returns a Pool configured by cfg, with defaults for zero fields.
@@ -64,6 +81,8 @@ func NewPool(cfg PoolConfig) *Pool {
 		memBytes:  cfg.MemoryBytes,
 		maxPixels: cfg.MaxPixels,
 		log:       cfg.Logger.With("component", "imaging"),
+		out:       cfg.OutOfProcess,
+		alone:     make(chan struct{}, 1),
 	}
 }
 
@@ -77,9 +96,10 @@ func NewPool(cfg PoolConfig) *Pool {
 // It fails with ErrUnsupported, ErrCorrupt or ErrTooLarge (more than the
 // pool's MaxPixels, or a decoding estimated to need more than the pool's
 // whole memory budget), wrapped, or with the read error. A file that passes
-// may still fail to decode in Make.
+// may still fail to decode in Make. A pool with an OutOfProcess maker
+// accepts, as CheckUpload does, the images it decodes there.
 func (p *Pool) Check(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, p.maxPixels, p.memBytes)
+	return check(r, size, p.maxPixels, p.memBytes, p.out != nil)
 }
 
 // Make checks the file of size bytes in r, then decodes it and makes its
@@ -95,6 +115,9 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	if err != nil {
 		return Variants{}, err
 	}
+	if info.outOfProcess {
+		return p.makeOutOfProcess(ctx, r, size, info)
+	}
 	need := memoryEstimate(info) // at most p.memBytes: Check refuses more
 	select {
 	case p.slots <- struct{}{}:
@@ -108,7 +131,7 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	defer p.mem.Release(need)
 
 	start := time.Now()
-	v, err := safeMake(ctx, r, size, info)
+	v, err := safeMake(ctx, r, size, info, nil)
 	if err != nil {
 		return Variants{}, err
 	}
@@ -118,15 +141,69 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	return v, nil
 }
 
+// makeOutOfProcess makes the variants of an image over the memory budget in
+// the OutOfProcess maker, one image at a time and in a worker slot. The
+// daemon holds only the variants it gets back: the fixed share of the
+// budget covers them.
+func (p *Pool) makeOutOfProcess(ctx context.Context, r io.ReaderAt, size int64, info Info) (Variants, error) {
+	select {
+	case p.alone <- struct{}{}:
+	case <-ctx.Done():
+		return Variants{}, ctx.Err()
+	}
+	defer func() { <-p.alone }()
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return Variants{}, ctx.Err()
+	}
+	defer func() { <-p.slots }()
+	if err := p.mem.Acquire(ctx, estFixed); err != nil {
+		return Variants{}, err
+	}
+	defer p.mem.Release(estFixed)
+	start := time.Now()
+	v, err := p.out.MakeOutOfProcess(ctx, r, size)
+	if err != nil {
+		return Variants{}, fmt.Errorf("making the variants of a %dx%d %s in a process of its own: %w",
+			info.Width, info.Height, info.Format, err)
+	}
+	p.log.InfoContext(ctx, "made variants in a process of its own",
+		"format", info.Format, "width", info.Width, "height", info.Height,
+		"ms", time.Since(start).Milliseconds())
+	return v, nil
+}
+
+// MakeAlone checks the image file of size bytes in r as CheckUpload does and
+// makes its variants at once, with no pool and no budget: it is what the
+// process of its own runs (package isolate), whose memory the operating
+// system bounds. A single-coded HEIC is decoded in a module whose memory,
+// at most heicBytes, is reserved whole at its start, so that it never
+// grows by copying (heifwasm.CompileReserved). Its errors are those of
+// Pool.Make.
+func MakeAlone(ctx context.Context, r io.ReaderAt, size int64, heicBytes int64) (Variants, error) {
+	info, err := check(r, size, DefaultMaxPixels, DefaultMemoryBytes, true)
+	if err != nil {
+		return Variants{}, err
+	}
+	var alone *aloneHEIC
+	if info.Format == HEIC && info.heifTile == 0 && heicSupported {
+		if alone, err = newAloneHEIC(ctx, heicBytes); err != nil {
+			return Variants{}, err
+		}
+	}
+	return safeMake(ctx, r, size, info, alone)
+}
+
 // safeMake turns a decoder panic on hostile input into ErrCorrupt, so one bad
 // upload cannot take the daemon down.
-func safeMake(ctx context.Context, r io.ReaderAt, size int64, info Info) (v Variants, err error) {
+func safeMake(ctx context.Context, r io.ReaderAt, size int64, info Info, alone *aloneHEIC) (v Variants, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("%w: decoder panic: %v\n%s", ErrCorrupt, x, debug.Stack())
 		}
 	}()
-	return makeVariants(ctx, r, size, info)
+	return makeVariants(ctx, r, size, info, alone)
 }
 
 // DefaultMemoryBytes is the memory budget shared by the images being

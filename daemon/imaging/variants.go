@@ -42,9 +42,10 @@ type Variants struct {
 }
 
 // makeVariants decodes the image info describes, then makes both variants.
-func makeVariants(ctx context.Context, r io.ReaderAt, size int64, info Info) (Variants, error) {
+// alone, when not nil, decodes a single-coded HEIC in MakeAlone's process.
+func makeVariants(ctx context.Context, r io.ReaderAt, size int64, info Info, alone *aloneHEIC) (Variants, error) {
 	dw, dh := planar.Fit(info.storedW, info.storedH, DisplayLong)
-	img, orient, err := decode(ctx, r, size, info, dw, dh)
+	img, orient, err := decode(ctx, r, size, info, dw, dh, alone)
 	if err != nil {
 		return Variants{}, err
 	}
@@ -90,7 +91,7 @@ func makeVariants(ctx context.Context, r io.ReaderAt, size int64, info Info) (Va
 
 // decode returns the image as planes and the orientation still to apply.
 // A JPEG comes at the smallest DCT scale that keeps it at least dw×dh.
-func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh int) (planar.Image, int, error) {
+func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh int, alone *aloneHEIC) (planar.Image, int, error) {
 	sr := func() io.Reader { return bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10) }
 	var m image.Image
 	var err error
@@ -132,7 +133,11 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 		// libheif applies irot and imir itself: the result is upright.
 		// The module misreads the chroma of images narrower than 128 px
 		// (see testdata/README.md); phone photos never are.
-		m, err = decodeHEIC(ctx, io.NewSectionReader(r, 0, size))
+		if alone != nil {
+			m, err = decodeHEICAlone(ctx, alone, io.NewSectionReader(r, 0, size))
+		} else {
+			m, err = decodeHEIC(ctx, io.NewSectionReader(r, 0, size))
+		}
 		info.Orientation = 1
 	default:
 		return planar.Image{}, 0, fmt.Errorf("%w: format %q", ErrUnsupported, info.Format)

@@ -83,7 +83,9 @@ type Result struct {
 // the guest's photos (store.ErrQuota).
 func (in *Ingester) Photo(ctx context.Context, f File, p store.Photo, quota int) (Result, error) {
 	defer f.Tmp.Abort()
-	info, err := imaging.Check(f.Tmp.File, f.Size)
+	// Photos over the in-process memory budget are accepted: the pool
+	// decodes them in a process of their own (imaging.CheckUpload).
+	info, err := imaging.CheckUpload(f.Tmp.File, f.Size)
 	if err != nil {
 		return Result{}, imageError("photo", err)
 	}

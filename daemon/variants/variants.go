@@ -68,6 +68,10 @@ type Config struct {
 	// Workers is the size of the image worker pool; 0 picks
 	// DefaultWorkers.
 	Workers int
+	// OutOfProcess makes the photos over the pool's memory budget in a
+	// process of their own (imaging.PoolConfig.OutOfProcess); nil
+	// leaves them to fail, and be set aside.
+	OutOfProcess imaging.OutOfProcessMaker
 	// Logger logs the attempts.
 	Logger *slog.Logger
 	// Made, when not nil, is told of a photo whose variants were just
@@ -133,7 +137,7 @@ func New(cfg Config) *Maker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	pool := imaging.NewPool(imaging.PoolConfig{Workers: workers, Logger: log})
+	pool := imaging.NewPool(imaging.PoolConfig{Workers: workers, Logger: log, OutOfProcess: cfg.OutOfProcess})
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{}}
 }

@@ -207,3 +207,29 @@ func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCb
 	heic, err := HEICGrid(tiles, cells, cols, rows, outW, outH, tw, th, irot)
 	return heic, ref, err
 }
+
+// SingleHEIC encodes a w×h gradient as one HEVC-coded image (not a grid)
+// with `heif-enc -q 30` at x265's fastest preset (Debian's
+// libheif-examples), as a desktop export writes it. dir is a scratch
+// directory.
+func SingleHEIC(dir string, w, h int) ([]byte, error) {
+	bin, err := exec.LookPath("heif-enc")
+	if err != nil {
+		return nil, fmt.Errorf("heif-enc (Debian package libheif-examples): %w", err)
+	}
+	src, err := PNG(w, h, 8)
+	if err != nil {
+		return nil, err
+	}
+	in := filepath.Join(dir, "single-src.png")
+	if err := os.WriteFile(in, src, 0o600); err != nil {
+		return nil, err
+	}
+	defer os.Remove(in)
+	out := filepath.Join(dir, "single.heic")
+	defer os.Remove(out)
+	if b, err := exec.Command(bin, "-q", "30", "-p", "preset=ultrafast", "-o", out, in).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("heif-enc: %v: %s", err, b)
+	}
+	return os.ReadFile(out)
+}
