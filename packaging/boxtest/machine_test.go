@@ -110,8 +110,8 @@ type card struct {
 	dir   string
 }
 
-// newCard copies the image into dir, grows it by 1 GiB, writes the agent,
-// its units and the virtual radios' options into the root, and settings
+// newCard copies the image into dir, grows it by 1 GiB, writes the agent
+// and its units into the root, and settings
 // (when not empty) as eventbox.txt on the boot partition.
 func newCard(t *testing.T, image, dir, settings string) *card {
 	t.Helper()
@@ -123,7 +123,6 @@ func newCard(t *testing.T, image, dir, settings string) *card {
 	files := map[string]string{
 		"boxtest-radios.service": `[Unit]
 Description=box test: the phone's and home's radios in their namespaces
-After=systemd-modules-load.service
 Before=NetworkManager.service eventbox.service
 [Service]
 Type=oneshot
@@ -140,8 +139,6 @@ Restart=always
 [Install]
 WantedBy=multi-user.target
 `,
-		"modprobe.conf":     "options mac80211_hwsim radios=3\n",
-		"modules-load.conf": "mac80211_hwsim\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -157,8 +154,6 @@ WantedBy=multi-user.target
 		"mkdir /etc/systemd/system/multi-user.target.wants",
 		"symlink /etc/systemd/system/multi-user.target.wants/boxtest-radios.service /etc/systemd/system/boxtest-radios.service",
 		"symlink /etc/systemd/system/multi-user.target.wants/boxtest-agent.service /etc/systemd/system/boxtest-agent.service",
-		"write " + filepath.Join(dir, "modprobe.conf") + " /etc/modprobe.d/boxtest.conf",
-		"write " + filepath.Join(dir, "modules-load.conf") + " /etc/modules-load.d/boxtest.conf",
 	}
 	// BOXTEST_EVENTBOX puts another arm64 build of the daemon in the card
 	// (for example one with an fsync taken out, to see the power cuts

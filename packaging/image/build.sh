@@ -73,11 +73,6 @@ if [ "$reuse" = 1 ]; then
 	# card's settings and partitions are made again. For work on this script.
 	echo "build.sh: reusing the tree in $root"
 	cp "$deb" "$root/tmp/" && chroot "$root" dpkg -i "/tmp/$(basename "$deb")" >/dev/null && rm -f "$root"/tmp/*.deb
-	mount -t proc proc "$root/proc"
-	trap 'umount "$root/proc"; cleanup' EXIT
-	sh "$here/raspi-boot.sh" "$root" "$(part 2)"
-	umount "$root/proc"
-	trap cleanup EXIT
 else
 echo "build.sh: debian $suite arm64 from $mirror into $root"
 # minbase plus what the box runs. raspi-firmware and firmware-brcm80211 are
@@ -114,7 +109,6 @@ mmdebstrap --architectures=arm64 --variant=minbase \
 	--customize-hook="copy-in '$deb' /tmp" \
 	--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends /tmp/$(basename "$deb")" \
 	--customize-hook="rm -f \"\$1\"/tmp/*.deb" \
-	--customize-hook="sh '$here/raspi-boot.sh' \"\$1\" '$(part 2)'" \
 	"$suite" "$root" "$mirror"
 fi
 
@@ -160,6 +154,17 @@ rm -f "$root/var/lib/dbus/machine-id"
 # whoever holds the card can read and change it anyway.
 chroot "$root" passwd --lock root >/dev/null
 
+# The initrd mounts /data and the overlay on /etc before systemd starts.
+install -m 0755 "$here/initramfs-data-etc" "$root/etc/initramfs-tools/scripts/local-bottom/eventbox-data-etc"
+install -m 0755 "$here/initramfs-hook" "$root/etc/initramfs-tools/hooks/eventbox"
+# The boot files, from the settings above (/etc/fstab included: the initrd
+# takes its fsck from it). /proc is there for raspi-firmware's scripts.
+mount -t proc proc "$root/proc"
+trap 'umount "$root/proc"; cleanup' EXIT
+sh "$here/raspi-boot.sh" "$root" "$(part 2)"
+umount "$root/proc"
+trap cleanup EXIT
+install -d "$root/boot/firmware"
 install -m 0644 "$here/../eventbox.txt.example" "$root/boot/firmware/eventbox.txt.example"
 
 chroot "$root" apt-get clean
@@ -184,6 +189,7 @@ root_mb=$(( (used * 5 / 4 + 128 + 63) / 64 * 64 ))
 total_mb=$(( 4 + boot_mb + root_mb + data_mb ))
 echo "build.sh: root uses ${used} MiB: partitions boot ${boot_mb} MiB, root ${root_mb} MiB, data ${data_mb} MiB, image ${total_mb} MiB"
 
+rm -f "$work/boot.img" "$work/root.img" "$work/data.img"
 mkfs.vfat -F 32 -n bootfs -C "$work/boot.img" $((boot_mb * 1024)) >/dev/null
 mcopy -s -p -m -i "$work/boot.img" "$work/boot"/* ::/
 # ext4 defaults for a small card; the data partition gets its inode ratio

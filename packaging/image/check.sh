@@ -73,7 +73,7 @@ check "fstab: root read-only by PARTUUID" grep -Eq "^PARTUUID=$diskid-02 +/ +ext
 check "fstab: boot partition at /boot/firmware" grep -Eq "^PARTUUID=$diskid-01 +/boot/firmware +vfat " <<<"$fstab"
 check "fstab: data partition at /data, grown" grep -Eq "^PARTUUID=$diskid-03 +/data +ext4 +rw,.*x-systemd.growfs" <<<"$fstab"
 check "fstab: DATA_DIR /var/lib/eventbox on the data partition" grep -Eq '^/data/eventbox +/var/lib/eventbox +none +bind' <<<"$fstab"
-check "fstab: /etc's changes on the data partition" grep -Eq '^overlay +/etc +overlay +lowerdir=/etc,upperdir=/data/system/etc,' <<<"$fstab"
+check "initrd script: /data and the overlay on /etc before systemd" grep -q 'upperdir=/run/eventbox-data/system/etc' "$r/etc/initramfs-tools/scripts/local-bottom/eventbox-data-etc"
 for m in /tmp /var/tmp /var/log /var/lib/NetworkManager /var/lib/systemd; do
 	check "fstab: $m in memory" grep -Eq "^tmpfs +$m +tmpfs " <<<"$fstab"
 done

@@ -1,7 +1,7 @@
 #!/bin/sh
-# raspi-boot.sh ROOT ROOTPART: the card's boot files, run by build.sh in
-# mmdebstrap's customize step (where the tree has /proc and raspi-firmware
-# knows it is in a chroot). raspi-firmware writes cmdline.txt and
+# raspi-boot.sh ROOT ROOTPART: the card's boot files, run by build.sh once
+# the tree is set up (with /proc mounted in it, so raspi-firmware knows it
+# is in a chroot). raspi-firmware writes cmdline.txt and
 # config.txt and copies the kernel, initrd and device trees to
 # /boot/firmware from its settings, when a kernel or initrd is installed:
 # the root by PARTUUID, read-only, the filesystems checked and repaired at
@@ -24,7 +24,9 @@ if [ -L "$root/usr/sbin/update-initramfs" ]; then
 	rm "$root/usr/sbin/update-initramfs"
 	chroot "$root" dpkg-divert --local --rename --remove /usr/sbin/update-initramfs
 fi
-if ! ls "$root"/boot/initrd.img-* >/dev/null 2>&1; then
+if ls "$root"/boot/initrd.img-* >/dev/null 2>&1; then
+	chroot "$root" update-initramfs -u -k all
+else
 	chroot "$root" update-initramfs -c -k all
 fi
 chroot "$root" env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware

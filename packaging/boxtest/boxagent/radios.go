@@ -13,10 +13,18 @@ import (
 // the hosts' home access point, each in a network namespace of its own.
 var radioNamespaces = map[string]string{"wlan1": "phone", "wlan2": "home"}
 
-// radios moves the virtual radios of mac80211_hwsim (loaded with three
-// radios by the test's modprobe options) into their namespaces. It runs
+// radios loads mac80211_hwsim with three virtual radios and moves two of
+// them into their namespaces. It runs
 // before NetworkManager, which then manages only wlan0.
 func radios() error {
+	// The Pi's radio is there from the start; the virtual ones come with
+	// their module, loaded here (systemd's module loading gives up after
+	// 90 s, which full emulation on a busy machine can take).
+	if _, err := os.Stat("/sys/module/mac80211_hwsim"); err != nil {
+		if out, err := exec.Command("modprobe", "mac80211_hwsim", "radios=3").CombinedOutput(); err != nil {
+			return fmt.Errorf("loading mac80211_hwsim: %v: %s", err, out)
+		}
+	}
 	for iface, ns := range radioNamespaces {
 		if err := addNetns(ns); err != nil {
 			return err
