@@ -54,7 +54,13 @@ type CloudSettings struct {
 	PasswordLost bool   `json:"-"`
 	Folder       string `json:"folder"`
 	AutoExport   bool   `json:"autoExport"`
-	UpdatedAt    int64  `json:"updatedAt"`
+	// GuestLink is a public link to the export folder that the hosts
+	// made on their cloud and pasted, for clouds the box cannot share
+	// from itself; GuestLinkPassword its password ("" = none). The
+	// guests' gallery mail carries them.
+	GuestLink         string `json:"guestLink,omitempty"`
+	GuestLinkPassword string `json:"guestLinkPassword,omitempty"`
+	UpdatedAt         int64  `json:"updatedAt"`
 }
 
 // Export is one export of an event to the WebDAV server.
@@ -78,6 +84,10 @@ type Export struct {
 	CreatedAt  int64 `json:"createdAt"`
 	StartedAt  int64 `json:"startedAt,omitempty"`
 	FinishedAt int64 `json:"finishedAt,omitempty"`
+	// ShareURL and SharePassword are the public link the box made of
+	// Folder on the cloud (its share API) for the guests' gallery mail.
+	ShareURL      string `json:"shareUrl,omitempty"`
+	SharePassword string `json:"sharePassword,omitempty"`
 }
 
 // Finished reports whether the export is done or failed.

@@ -80,6 +80,9 @@ type Config struct {
 	// without case), and records it in taken (the archives name their
 	// files the same way). Required.
 	UniqueName func(taken map[string]bool, name string) string
+	// ShareTransport makes the calls of the cloud's share API
+	// (GuestLink); nil means http.DefaultTransport.
+	ShareTransport http.RoundTripper
 }
 
 // Exporter is the "export" job kind: it copies an event's photos, videos
