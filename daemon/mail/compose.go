@@ -152,7 +152,7 @@ type Summary struct {
 	// guests' mails wait for the cloud copy (mail.summaryCloud) or that
 	// there is none they could open (mail.summaryNoCloud).
 	CloudNote string
-	Domain     string
+	Domain    string
 }
 
 // Tally is a guest or a place and how many photos it has.
