@@ -263,7 +263,12 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: remote,
 		Notify: notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
 		Uploads:       func() (int, uint64, <-chan struct{}) { return s.uploads.activity() },
-		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName, ShareTransport: cfg.CloudTransport})
+		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName, ShareTransport: cfg.CloudTransport,
+		WakeMail: func(ctx context.Context) {
+			if _, err := s.jobs.Wake(ctx, store.MailJobKind); err != nil {
+				s.log.WarnContext(ctx, "mails not woken after an export", "error", err)
+			}
+		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
 		Remote: remote, Notify: notify, Origin: s.origin})
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,

@@ -323,6 +323,32 @@ func (cl Cloud) UpdateExport(ctx context.Context, eventID, id string, fn func(*E
 	return out, nil
 }
 
+// SetExportShare keeps on a done export the public link the box made of
+// its folder and the link's password (Export.ShareURL, SharePassword),
+// unless one is kept already: it answers the export as stored, so two
+// callers agree on one link.
+func (cl Cloud) SetExportShare(ctx context.Context, eventID, id, url, password string) (Export, error) {
+	var out Export
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
+		key, e, err := findExport(tx, eventID, id)
+		if err != nil {
+			return err
+		}
+		if e.ShareURL == "" {
+			e.ShareURL, e.SharePassword = url, password
+			if err := putJSON(tx.Bucket(bExports), key, &e); err != nil {
+				return err
+			}
+		}
+		out = e
+		return nil
+	})
+	if err != nil {
+		return Export{}, fmt.Errorf("keeping the share of export %s: %w", id, err)
+	}
+	return out, nil
+}
+
 // ErrExportFinished: the export is done or failed already.
 var ErrExportFinished = errors.New("export has finished")
 

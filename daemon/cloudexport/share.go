@@ -89,13 +89,12 @@ func (s *Exporter) GuestLink(ctx context.Context, e store.Event, expires int64) 
 	if err != nil {
 		return GuestLink{}, err
 	}
-	if _, err := s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
-		ex.ShareURL, ex.SharePassword = link.URL, link.Password
-	}); err != nil {
+	kept, err := s.store.Cloud().SetExportShare(ctx, x.EventID, x.ID, link.URL, link.Password)
+	if err != nil {
 		return GuestLink{}, err
 	}
 	s.log.InfoContext(ctx, "export folder shared", "event", e.ID, "export", x.ID)
-	return link, nil
+	return GuestLink{URL: kept.ShareURL, Password: kept.SharePassword}, nil
 }
 
 // shareAPI answers the OCS share endpoint of a Nextcloud or ownCloud
