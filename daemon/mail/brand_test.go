@@ -223,4 +223,6 @@ func TestGalleryMailInEachLanguage(t *testing.T) {
 }
 
 // base64Reader decodes a base64 body (line breaks are skipped).
-func base64Reader(b []byte) io.Reader { return base64.NewDecoder(base64.StdEncoding, bytes.NewReader(b)) }
+func base64Reader(b []byte) io.Reader {
+	return base64.NewDecoder(base64.StdEncoding, bytes.NewReader(b))
+}

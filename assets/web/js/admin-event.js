@@ -680,7 +680,7 @@ function drawEnd(env, box, contacts) {
   }
   const will = [
     t('Uploads close.'),
-    ev.galleryLinkDays > 0 ? `A gallery link valid for ${ev.galleryLinkDays} days is made${ev.galleryLinkFavorites ? ' (favorites only)' : ''}.` : null,
+    ev.galleryLinkDays > 0 ? t(ev.galleryLinkFavorites ? 'A gallery link valid for {n} days is made (favorites only).' : 'A gallery link valid for {n} days is made.', { n: ev.galleryLinkDays }) : null,
     ev.galleryLinkDays > 0 && ev.accessCode ? t('The link gets a password, as the event has an access code.') : null,
     ev.emailGuestsGallery ? t('Guests who left an email get the gallery link when the box is online.') : null,
     ev.notifyAdminSummary ? t('You get a summary by email.') : null,
