@@ -16,8 +16,8 @@ import (
 	"eventbox/store"
 )
 
-// The guests' gallery link on the hosts' cloud (docs/decisions/guests.md,
-// "The gallery mail's link"): the box is offline, so the only gallery a
+// The guests' gallery link on the hosts' cloud
+// (docs/decisions.md, "The gallery mail's link"): the box is offline, so the only gallery a
 // guest can open from home is the cloud copy. After the export is done,
 // the box shares the event's folder as a public link with a password and
 // an expiry through the cloud's share API (Nextcloud's and ownCloud's OCS
