@@ -171,6 +171,7 @@ func (s *Server) routes() http.Handler {
 	// Admin: cloud export (WebDAV).
 	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.EventExports))
 	h("POST", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.QueueExport))
+	h("GET", "/api/admin/events/:id/guest-link", s.visitors.Admin(s.cloud.GuestLinkPlan))
 	h("GET", "/api/admin/cloud", s.visitors.Owner(s.cloud.Settings))
 	h("PUT", "/api/admin/cloud", s.visitors.Owner(s.cloud.SaveSettings))
 	h("DELETE", "/api/admin/cloud", s.visitors.Owner(s.cloud.RemoveSettings))

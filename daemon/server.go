@@ -240,7 +240,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the mail key: %w", err)
 	}
-	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now}); err != nil {
+	// A guest's gallery mail without a link that opens from home waits
+	// for the cloud copy's (the exporter is made below).
+	cloudLink := func(ctx context.Context, e store.Event, expires int64) (string, string, error) {
+		l, err := s.exporter.GuestLink(ctx, e, expires)
+		return l.URL, l.Password, err
+	}
+	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now,
+		CloudLink: cloudLink}); err != nil {
 		return nil, fmt.Errorf("setting up mail: %w", err)
 	}
 	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
@@ -256,9 +263,14 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: remote,
 		Notify: notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
 		Uploads:       func() (int, uint64, <-chan struct{}) { return s.uploads.activity() },
-		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName})
+		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName, ShareTransport: cfg.CloudTransport,
+		WakeMail: func(ctx context.Context) {
+			if _, err := s.jobs.Wake(ctx, store.MailJobKind); err != nil {
+				s.log.WarnContext(ctx, "mails not woken after an export", "error", err)
+			}
+		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
-		Remote: remote, Notify: notify})
+		Remote: remote, Notify: notify, Origin: s.origin})
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
 		Kinds: append([]jobs.Kind{s.variants.Kind(), s.exporter.Kind(), update.NewWorker(update.WorkerConfig{Updater: s.updater,
 			Version: cfg.Version, Restart: cfg.Restart, Logger: s.log}).Kind(), s.mailer.Kind(), s.backups.Kind()}, s.outbox.Kinds()...)})

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -130,4 +131,58 @@ func TestConsoleNewLinkAndCopy(t *testing.T) {
 			t.Errorf("event %q has accent %q; want the copied #b03a5b", e.Name, e.AccentColor)
 		}
 	}
+}
+
+// TestEndCardSaysWhichLinkGuestsGet: on a box whose own address works
+// only on its Wi-Fi (no public BASE_URL), the end card warns, before the
+// end, that the box's link would not open from a guest's home and that the
+// mails wait for a cloud copy; with the cloud export set up it says the
+// guests get a link to the photos on the hosts' cloud. At phone, laptop
+// and venue sizes, in English and French, without the warning running
+// off the screen.
+func TestEndCardSaysWhichLinkGuestsGet(t *testing.T) {
+	t.Parallel()
+	box := startBox(t)
+	ev := createEvent(t, box.Store, "Lia & Marco", func(e *store.Event) {
+		e.CollectGuestEmails, e.EmailGuestsGallery = true, true
+	})
+	warning := map[string]string{"en": "only opens on the box’s Wi-Fi", "fr": "ne s’ouvre que sur son Wi-Fi"}
+	for _, lang := range []string{"en", "fr"} {
+		for _, size := range [][2]int{{390, 844}, {360, 740}, {1366, 768}, {1920, 1080}} {
+			t.Run(fmt.Sprintf("%s %dx%d", lang, size[0], size[1]), func(t *testing.T) {
+				b := newBrowserAt(t, lang, size[0], size[1])
+				b.signIn(t, box.URL)
+				b.do(t, "opening the end card",
+					chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/finish"),
+					chromedp.WaitVisible(chromedp.CSS(`.guest-link .banner.bad`)))
+				b.waitText(t, ".guest-link .banner.bad", warning[lang])
+				b.waitText(t, ".guest-link .banner.bad", box.URL)
+				b.waitJS(t, "the warning fits the screen and comes before the end button", `(() => {
+					const w = document.querySelector('.guest-link .banner.bad'), btn = w.closest('.card').querySelector('button.danger');
+					const r = w.getBoundingClientRect();
+					return r.left >= 0 && r.right <= innerWidth + 0.5 && document.documentElement.scrollWidth <= innerWidth
+						&& (w.compareDocumentPosition(btn) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+				})()`)
+				b.do(t, "scrolling to the warning", chromedp.Evaluate[chromedp.Void](`document.querySelector('.guest-link').scrollIntoView({block: 'center'})`))
+				b.shotScreen(t, fmt.Sprintf("end-card-warning-%s-%dx%d", lang, size[0], size[1]))
+			})
+		}
+	}
+	t.Run("with the cloud export set up, guests get the cloud's link", func(t *testing.T) {
+		err := box.Store.Cloud().PutSettings(context.Background(), store.CloudSettings{
+			URL: "https://cloud.example.org/remote.php/dav/files/lia/", User: "lia", Password: "x", Folder: "eventbox", AutoExport: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lang := range []string{"en", "fr"} {
+			b := newBrowserAt(t, lang, 390, 844)
+			b.signIn(t, box.URL)
+			b.do(t, "opening the end card",
+				chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/finish"),
+				chromedp.WaitVisible(chromedp.CSS(`.guest-link .banner.good`)))
+			b.waitText(t, ".guest-link .banner.good", map[string]string{"en": "photos on your cloud", "fr": "photos sur votre cloud"}[lang])
+			b.do(t, "scrolling to the note", chromedp.Evaluate[chromedp.Void](`document.querySelector('.guest-link').scrollIntoView({block: 'center'})`))
+			b.shotScreen(t, "end-card-cloud-"+lang)
+		}
+	})
 }

@@ -54,7 +54,13 @@ type CloudSettings struct {
 	PasswordLost bool   `json:"-"`
 	Folder       string `json:"folder"`
 	AutoExport   bool   `json:"autoExport"`
-	UpdatedAt    int64  `json:"updatedAt"`
+	// GuestLink is a public link to the export folder that the hosts
+	// made on their cloud and pasted, for clouds the box cannot share
+	// from itself; GuestLinkPassword its password ("" = none). The
+	// guests' gallery mail carries them.
+	GuestLink         string `json:"guestLink,omitempty"`
+	GuestLinkPassword string `json:"guestLinkPassword,omitempty"`
+	UpdatedAt         int64  `json:"updatedAt"`
 }
 
 // Export is one export of an event to the WebDAV server.
@@ -78,6 +84,10 @@ type Export struct {
 	CreatedAt  int64 `json:"createdAt"`
 	StartedAt  int64 `json:"startedAt,omitempty"`
 	FinishedAt int64 `json:"finishedAt,omitempty"`
+	// ShareURL and SharePassword are the public link the box made of
+	// Folder on the cloud (its share API) for the guests' gallery mail.
+	ShareURL      string `json:"shareUrl,omitempty"`
+	SharePassword string `json:"sharePassword,omitempty"`
 }
 
 // Finished reports whether the export is done or failed.
@@ -309,6 +319,32 @@ func (cl Cloud) UpdateExport(ctx context.Context, eventID, id string, fn func(*E
 	})
 	if err != nil {
 		return Export{}, fmt.Errorf("updating export %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// SetExportShare keeps on a done export the public link the box made of
+// its folder and the link's password (Export.ShareURL, SharePassword),
+// unless one is kept already: it answers the export as stored, so two
+// callers agree on one link.
+func (cl Cloud) SetExportShare(ctx context.Context, eventID, id, url, password string) (Export, error) {
+	var out Export
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
+		key, e, err := findExport(tx, eventID, id)
+		if err != nil {
+			return err
+		}
+		if e.ShareURL == "" {
+			e.ShareURL, e.SharePassword = url, password
+			if err := putJSON(tx.Bucket(bExports), key, &e); err != nil {
+				return err
+			}
+		}
+		out = e
+		return nil
+	})
+	if err != nil {
+		return Export{}, fmt.Errorf("keeping the share of export %s: %w", id, err)
 	}
 	return out, nil
 }

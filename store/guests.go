@@ -21,6 +21,9 @@ type Guest struct {
 	// replace the event's key, this device is refused.
 	BoothKeyHash string `json:"boothKeyHash,omitempty"`
 	Email        string `json:"email,omitempty"` // contact for the gallery mail
+	// Locale is the language of the guest page when the guest left
+	// Email (en, fr, it, es; "" = unknown): the gallery mail's language.
+	Locale string `json:"locale,omitempty"`
 	// GalleryMailJob is the job of the gallery mail queued to Email when
 	// the event ended (Events.End); 0 = none.
 	GalleryMailJob uint64 `json:"galleryMailJob,omitempty"`

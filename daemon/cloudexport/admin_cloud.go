@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"eventbox/daemon/cloud"
+	"eventbox/daemon/mail"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -30,6 +31,9 @@ type APIConfig struct {
 	// Notify tells the job runner that jobs of the kinds were queued;
 	// nil tells nobody.
 	Notify func(kinds ...string)
+	// Origin is the scheme and host the box's links start with (BASE_URL
+	// or the request's); nil means the request's.
+	Origin func(r *http.Request) string
 }
 
 // API is the console's side of the cloud export: its settings
@@ -68,6 +72,10 @@ type cloudSettingsDTO struct {
 	// PasswordLost: the stored password was sealed by another box (the
 	// database comes from its backup) and must be entered again.
 	PasswordLost bool `json:"passwordLost,omitempty"`
+	// GuestLink and GuestLinkPassword are the public link of the export
+	// folder the hosts pasted, for a cloud the box cannot share from.
+	GuestLink         string `json:"guestLink,omitempty"`
+	GuestLinkPassword string `json:"guestLinkPassword,omitempty"`
 }
 
 func toCloudSettingsDTO(c store.CloudSettings, ok bool) cloudSettingsDTO {
@@ -75,7 +83,8 @@ func toCloudSettingsDTO(c store.CloudSettings, ok bool) cloudSettingsDTO {
 		return cloudSettingsDTO{Folder: Folder("")}
 	}
 	return cloudSettingsDTO{Configured: true, URL: c.URL, User: c.User, Folder: Folder(c.Folder),
-		AutoExport: c.AutoExport, HasPassword: c.Password != "", PasswordLost: c.PasswordLost && c.Password == ""}
+		AutoExport: c.AutoExport, HasPassword: c.Password != "", PasswordLost: c.PasswordLost && c.Password == "",
+		GuestLink: c.GuestLink, GuestLinkPassword: c.GuestLinkPassword}
 }
 
 // cloudSettingsRequest is the body of PUT /api/admin/cloud and of its
@@ -86,6 +95,10 @@ type cloudSettingsRequest struct {
 	Password   string `json:"password"`
 	Folder     string `json:"folder"`
 	AutoExport bool   `json:"autoExport"`
+	// GuestLink (optional) is a public link of the export folder made on
+	// the cloud, for the guests' mail; GuestLinkPassword its password.
+	GuestLink         string `json:"guestLink"`
+	GuestLinkPassword string `json:"guestLinkPassword"`
 }
 
 // settings validates the request and merges it with the stored settings.
@@ -110,11 +123,20 @@ func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.Clou
 	if strings.ContainsAny(req.Folder, "\\\x00") || strings.Contains("/"+req.Folder+"/", "/../") {
 		details["folder"] = "must be a folder path such as Photos/eventbox"
 	}
+	if g := strings.TrimSpace(req.GuestLink); g != "" && (len(g) > 2000 || !mail.Reachable(g)) {
+		details["guestLink"] = "must be a public https:// link that opens from the internet"
+	}
+	if len(req.GuestLinkPassword) > 200 {
+		details["guestLinkPassword"] = "must be at most 200 characters"
+	}
 	if len(details) > 0 {
 		return store.CloudSettings{}, web.BadRequest(details)
 	}
 	c := store.CloudSettings{URL: strings.TrimSpace(req.URL), User: req.User, Password: req.Password,
-		Folder: Folder(req.Folder), AutoExport: req.AutoExport}
+		Folder: Folder(req.Folder), AutoExport: req.AutoExport, GuestLink: strings.TrimSpace(req.GuestLink)}
+	if c.GuestLink != "" {
+		c.GuestLinkPassword = req.GuestLinkPassword
+	}
 	if c.Password == "" {
 		c.Password, c.PasswordSealed, c.PasswordLost = stored.Password, stored.PasswordSealed, stored.PasswordLost
 	}
@@ -327,4 +349,54 @@ func (s *API) AutoExport(ctx context.Context, eventID string) bool {
 		return false
 	}
 	return x.ID != ""
+}
+
+// guestLinkBody is the answer of GET /api/admin/events/:id/guest-link:
+// which gallery link the guests' mails will carry if the event ends now.
+type guestLinkBody struct {
+	// Link is "box" (the box's own link, which opens from the internet),
+	// "cloud" (a public link of the export folder the box makes on the
+	// hosts' cloud), "pasted" (the link pasted in the cloud settings) or
+	// "none" (only the box's link, which opens on its Wi-Fi alone: the
+	// mails wait for a cloud copy).
+	Link string `json:"link"`
+	// BoxURL is the box's own address.
+	BoxURL string `json:"boxUrl"`
+	// URL is the pasted link (Link "pasted").
+	URL string `json:"url,omitempty"`
+	// AutoExport: the cloud export starts by itself at the end; without
+	// it the hosts start one, and the mails wait for it.
+	AutoExport bool `json:"autoExport"`
+}
+
+// GuestLinkPlan answers which gallery link the guests' mails of the :id
+// event will carry (GET /api/admin/events/:id/guest-link): the console's
+// end card says it, and warns when guests could not open it from home.
+func (s *API) GuestLinkPlan(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.visitors.AdminEvent(r); err != nil {
+		return err
+	}
+	origin := ""
+	if s.cfg.Origin != nil {
+		origin = s.cfg.Origin(r)
+	} else {
+		origin = "http://" + r.Host
+	}
+	body := guestLinkBody{Link: "none", BoxURL: origin}
+	c, ok, err := s.store.Cloud().Settings(r.Context())
+	if err != nil {
+		return err
+	}
+	body.AutoExport = ok && c.AutoExport
+	switch {
+	case mail.Reachable(origin):
+		body.Link = "box"
+	case ok && c.GuestLink != "":
+		body.Link, body.URL = "pasted", c.GuestLink
+	case ok:
+		if _, _, share := shareAPI(c.URL, Folder(c.Folder)); share {
+			body.Link = "cloud"
+		}
+	}
+	return web.JSON(w, r, http.StatusOK, body)
 }

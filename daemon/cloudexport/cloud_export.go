@@ -80,6 +80,12 @@ type Config struct {
 	// without case), and records it in taken (the archives name their
 	// files the same way). Required.
 	UniqueName func(taken map[string]bool, name string) string
+	// WakeMail makes the mails waiting for a retry due now: the guests'
+	// gallery mails wait for the export (GuestLink). nil wakes nothing.
+	WakeMail func(ctx context.Context)
+	// ShareTransport makes the calls of the cloud's share API
+	// (GuestLink); nil means http.DefaultTransport.
+	ShareTransport http.RoundTripper
 }
 
 // Exporter is the "export" job kind: it copies an event's photos, videos
@@ -104,6 +110,9 @@ func New(cfg Config) *Exporter {
 	}
 	if cfg.Notify == nil {
 		cfg.Notify = func(...string) {}
+	}
+	if cfg.WakeMail == nil {
+		cfg.WakeMail = func(context.Context) {}
 	}
 	return &Exporter{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now}
 }
@@ -207,6 +216,10 @@ func (s *Exporter) end(ctx context.Context, x store.Export, status, words string
 		return x, err
 	}
 	s.cfg.Notify(store.NoticeJobKind)
+	if status == store.ExportDone {
+		// The guests' gallery mails waiting for this copy go now.
+		s.cfg.WakeMail(ctx)
+	}
 	return x, nil
 }
 

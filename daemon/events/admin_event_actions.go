@@ -167,7 +167,7 @@ func (a *API) EndEvent(w http.ResponseWriter, r *http.Request) error {
 		result.Notes = append(result.Notes, "The gallery link could not be made (too many links); make one under gallery links.")
 	}
 	result.ExportQueued = a.cfg.AutoExport(ctx, e.ID)
-	if e.EmailGuestsGallery && res.Share == nil {
+	if e.EmailGuestsGallery && res.Share == nil && res.GuestJobs == 0 {
 		result.Notes = append(result.Notes, "No gallery mail was queued: there is no gallery link to send.")
 	}
 	if e.NotifyAdminSummary && summaryTo == "" {

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"eventbox/daemon/guests"
@@ -20,20 +21,21 @@ type endMails struct {
 	domain   string
 	password string
 	names    map[string]string // guest id → name
+	locales  map[string]string // guest id → the guest page's language
 	summary  *mail.Summary     // nil: no summary
 }
 
 // prepareEnd reads what the end's mails need. summaryTo is where the
 // hosts' summary goes ("" = none).
 func (a *API) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, password string) (*endMails, error) {
-	m := &endMails{origin: origin, domain: a.cfg.MailDomain(ctx), password: password, names: map[string]string{}}
+	m := &endMails{origin: origin, domain: a.cfg.MailDomain(ctx), password: password, names: map[string]string{}, locales: map[string]string{}}
 	if e.EmailGuestsGallery {
 		guests, err := a.store.Guests().WithContact(ctx, e.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, g := range guests {
-			m.names[g.ID] = g.Name
+			m.names[g.ID], m.locales[g.ID] = g.Name, g.Locale
 		}
 	}
 	if e.NotifyAdminSummary && summaryTo != "" {
@@ -50,6 +52,14 @@ func (a *API) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, 
 			return nil, err
 		}
 		sum := &mail.Summary{To: summaryTo, Counts: counts, Password: password, Domain: m.domain}
+		if e.EmailGuestsGallery && !mail.Reachable(origin) {
+			sum.CloudNote = "mail.summaryNoCloud"
+			if c, ok, err := a.store.Cloud().Settings(ctx); err != nil {
+				return nil, err
+			} else if ok && (c.AutoExport || c.GuestLink != "") {
+				sum.CloudNote = "mail.summaryCloud"
+			}
+		}
 		for _, g := range top {
 			name := g.Guest.Name
 			if name == "" {
@@ -70,29 +80,48 @@ func (a *API) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, 
 }
 
 // jobs composes the end's mails; it runs inside the end's transaction.
-// One mail per address: two phones of one guest get one mail.
+// One mail per address: two phones of one guest get one mail, in the
+// language of the first one's page. A guest's mail carries the box's own
+// gallery link only when it opens from the internet (mail.Reachable);
+// otherwise it waits for the hosts' cloud copy (the cloud export), and
+// is composed again with its link when it is sent.
 func (m *endMails) jobs(e store.Event, sh *store.Share, contacts map[string]string) (store.EndJobs, error) {
 	out := store.EndJobs{Guests: map[string]store.JobSpec{}}
 	url := ""
 	if sh != nil {
 		url = m.origin + "/g/" + sh.Token
 	}
-	if e.EmailGuestsGallery && sh != nil {
+	reachable := mail.Reachable(m.origin)
+	if e.EmailGuestsGallery && (sh != nil || !reachable) {
+		ids := make([]string, 0, len(contacts))
+		for guestID := range contacts {
+			ids = append(ids, guestID)
+		}
+		sort.Strings(ids)
 		seen := map[string]bool{}
-		for guestID, addr := range contacts {
+		for _, guestID := range ids {
+			addr := contacts[guestID]
 			if seen[strings.ToLower(addr)] {
 				continue
 			}
 			seen[strings.ToLower(addr)] = true
-			g := mail.Gallery{Event: e, To: addr, GuestName: m.names[guestID], URL: url, ExpiresAt: sh.ExpiresAt,
-				Locked: sh.PasswordHash != "", Domain: m.domain}
-			if e.GalleryMailIncludesPassword {
-				g.Password = m.password
+			ref := mail.GalleryRef{EventID: e.ID, GuestName: m.names[guestID], Locale: m.locales[guestID]}
+			if sh != nil {
+				ref.ExpiresAt = sh.ExpiresAt
 			}
+			if reachable {
+				ref.URL, ref.Locked = url, sh.PasswordHash != ""
+				if e.GalleryMailIncludesPassword {
+					ref.Password = m.password
+				}
+			}
+			g := mail.Gallery{Event: e, Locale: ref.Locale, To: addr, GuestName: ref.GuestName, URL: ref.URL,
+				ExpiresAt: ref.ExpiresAt, Password: ref.Password, Locked: ref.Locked, Cloud: !reachable, Domain: m.domain}
 			msg, err := mail.GalleryMessage(g)
 			if err != nil {
 				return store.EndJobs{}, err
 			}
+			msg.Gallery = &ref
 			spec, err := mail.Spec(msg, guests.GalleryMailKey(e.ID, guestID))
 			if err != nil {
 				return store.EndJobs{}, err

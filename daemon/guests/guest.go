@@ -8,6 +8,7 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/i18n"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -269,6 +270,9 @@ func (a *API) SetName(w http.ResponseWriter, r *http.Request) error {
 
 type contactRequest struct {
 	Email string `json:"email"`
+	// Locale is the guest page's language (optional): the gallery
+	// mail's. Without it, the browser's Accept-Language decides.
+	Locale string `json:"locale"`
 }
 
 type contactBody struct {
@@ -296,7 +300,8 @@ func (a *API) SetContact(w http.ResponseWriter, r *http.Request) error {
 	if g, err = a.visitors.KeepGuest(r.Context(), g); err != nil {
 		return err
 	}
-	if _, err := a.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email = email }); err != nil {
+	locale := guestLocale(req.Locale, r.Header.Get("Accept-Language"))
+	if _, err := a.store.Guests().Update(r.Context(), e.ID, g.ID, func(g *store.Guest) { g.Email, g.Locale = email, locale }); err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, contactBody{Email: email})
@@ -316,4 +321,22 @@ func (a *API) DeleteContact(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, web.OK)
+}
+
+// guestLocale is the language a guest's gallery mail is written in: the
+// page's (given), else the first of the browser's languages the catalogue
+// has, else "" (the event's language).
+func guestLocale(given, acceptLanguage string) string {
+	c := i18n.Embedded()
+	if given = strings.ToLower(strings.TrimSpace(given)); c.Has(given) {
+		return given
+	}
+	for _, part := range strings.Split(acceptLanguage, ",") {
+		tag, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		base, _, _ := strings.Cut(strings.ToLower(tag), "-")
+		if c.Has(base) {
+			return base
+		}
+	}
+	return ""
 }

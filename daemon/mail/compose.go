@@ -29,31 +29,77 @@ func message(c content, to, toName, purpose, eventID, id string) (Message, error
 
 // Gallery is what the guests' gallery mail says.
 type Gallery struct {
-	// Event is the ended event; its DefaultLocale is the mail's language.
+	// Event is the ended event: its name, colour and logo dress the
+	// mail, and its DefaultLocale is the mail's language when the guest's
+	// is not known.
 	Event store.Event
+	// Locale is the language of the guest page when the guest left the
+	// address ("" = the event's).
+	Locale string
 	// To and GuestName are the guest's address and name ("" = none).
 	To, GuestName string
 	// URL is the gallery link; ExpiresAt its end (epoch ms, 0 = never).
 	URL       string
 	ExpiresAt int64
-	// Password is the link's password, given only when the hosts allow it
-	// (galleryMailIncludesPassword); "" leaves it out.
+	// Password is the link's password; "" leaves it out.
 	Password string
 	// Locked says the link has a password; without Password the mail says
 	// the hosts have it.
 	Locked bool
+	// Cloud says the link is the hosts' cloud copy of the photos.
+	Cloud bool
+	// Photos are the media names of the small JPEGs (thumbs) the mail
+	// shows, at most MaxPhotos.
+	Photos []string
 	// Domain is the right side of the Message-ID (Mailer.Domain).
 	Domain string
+	// MessageID, when set, is kept (a mail composed again when it is
+	// sent); else a new one is made.
+	MessageID string
+}
+
+// MaxPhotos is how many photos a gallery mail shows.
+const MaxPhotos = 3
+
+// GalleryRef is what a queued gallery mail is composed of again when it
+// is sent (Message.Gallery): URL is the box's own link, "" for the
+// hosts' cloud copy, which may not exist yet.
+type GalleryRef struct {
+	EventID   string `json:"eventId"`
+	GuestName string `json:"guestName,omitempty"`
+	Locale    string `json:"locale,omitempty"`
+	URL       string `json:"url,omitempty"`
+	ExpiresAt int64  `json:"expiresAt,omitempty"`
+	Password  string `json:"password,omitempty"`
+	Locked    bool   `json:"locked,omitempty"`
+}
+
+// dress gives c the event's name, colour and logo, and answers the
+// logo's picture.
+func dress(c *content, e store.Event) []Inline {
+	c.Title, c.Accent = e.Name, e.AccentColor
+	if name := e.LogoName(); name != "" {
+		c.LogoCID = "logo@eventbox"
+		return []Inline{{CID: c.LogoCID, Media: name, Type: "image/png"}}
+	}
+	return nil
 }
 
 // GalleryMessage composes the guests' gallery mail.
 func GalleryMessage(g Gallery) (Message, error) {
-	lang, w := wordsFor(g.Event.DefaultLocale)
+	locale := g.Locale
+	if locale == "" {
+		locale = g.Event.DefaultLocale
+	}
+	lang, w := wordsFor(locale)
 	c := content{Lang: lang, Subject: w.Format("mail.gallerySubject", "event", g.Event.Name),
 		Greeting:   greeting(w, g.GuestName),
 		Paragraphs: []string{w.Format("mail.galleryIntro", "event", g.Event.Name)},
 		Link:       g.URL, LinkLabel: w.Text("mail.galleryOpen"),
 		Footer: w.Format("mail.galleryWhy", "event", g.Event.Name)}
+	if g.Cloud {
+		c.Paragraphs = append(c.Paragraphs, w.Text("mail.galleryCloud"))
+	}
 	if g.Password != "" {
 		c.Strong = w.Format("mail.galleryPassword", "password", g.Password)
 	} else if g.Locked {
@@ -62,8 +108,21 @@ func GalleryMessage(g Gallery) (Message, error) {
 	if g.ExpiresAt != 0 {
 		c.After = append(c.After, w.Format("mail.galleryUntil", "date", day(g.ExpiresAt)))
 	}
-	m, err := message(c, g.To, g.GuestName, PurposeGallery, g.Event.ID, newMessageID(PurposeGallery, g.Domain))
-	m.Unsubscribe = true
+	inline := dress(&c, g.Event)
+	for i, name := range g.Photos {
+		if i == MaxPhotos {
+			break
+		}
+		cid := "photo" + strconv.Itoa(i+1) + "@eventbox"
+		c.PhotoCIDs = append(c.PhotoCIDs, cid)
+		inline = append(inline, Inline{CID: cid, Media: name, Type: "image/jpeg"})
+	}
+	id := g.MessageID
+	if id == "" {
+		id = newMessageID(PurposeGallery, g.Domain)
+	}
+	m, err := message(c, g.To, g.GuestName, PurposeGallery, g.Event.ID, id)
+	m.Unsubscribe, m.Inline = true, inline
 	return m, err
 }
 
@@ -89,7 +148,11 @@ type Summary struct {
 	URL, Password string
 	// GuestMails is how many gallery mails were queued.
 	GuestMails int
-	Domain     string
+	// CloudNote, when set, is the catalogue key of a line saying the
+	// guests' mails wait for the cloud copy (mail.summaryCloud) or that
+	// there is none they could open (mail.summaryNoCloud).
+	CloudNote string
+	Domain    string
 }
 
 // Tally is a guest or a place and how many photos it has.
@@ -104,6 +167,7 @@ func SummaryMessage(s Summary) (Message, error) {
 	photos := s.Counts.Photos - s.Counts.Videos
 	c := content{Lang: lang, Subject: w.Format("mail.summarySubject", "event", s.Event.Name), Greeting: w.Text("mail.helloAnon"),
 		Paragraphs: []string{w.Format("mail.summaryIntro", "event", s.Event.Name)}, Footer: w.Text("mail.signature")}
+	inline := dress(&c, s.Event)
 	if s.URL != "" {
 		c.Link, c.LinkLabel = s.URL, w.Text("mail.summaryLink")
 		if s.Password != "" {
@@ -132,7 +196,12 @@ func SummaryMessage(s Summary) (Message, error) {
 	if s.GuestMails > 0 {
 		c.After = append(c.After, w.Format("mail.summaryMailed", "n", strconv.Itoa(s.GuestMails)))
 	}
-	return message(c, s.To, "", PurposeSummary, s.Event.ID, newMessageID(PurposeSummary, s.Domain))
+	if s.CloudNote != "" {
+		c.After = append(c.After, w.Text(s.CloudNote))
+	}
+	m, err := message(c, s.To, "", PurposeSummary, s.Event.ID, newMessageID(PurposeSummary, s.Domain))
+	m.Inline = inline
+	return m, err
 }
 
 // InvitationMessage composes the mail of a console invitation (English:

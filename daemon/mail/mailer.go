@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"time"
 
+	"eventbox/daemon/access"
 	"eventbox/daemon/jobs"
+	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -35,6 +37,11 @@ type Config struct {
 	TLS *tls.Config
 	// Now is the clock of the Date header; nil means time.Now.
 	Now func() time.Time
+	// CloudLink answers the hosts' cloud link of an event for its
+	// guests' gallery mail, and its password (cloudexport's
+	// Exporter.GuestLink); an error makes the mail wait and try again.
+	// nil: mails that need it wait.
+	CloudLink func(ctx context.Context, e store.Event, expires int64) (url, password string, err error)
 }
 
 // Mailer sends the mail jobs and answers what the console and the outbox
@@ -45,6 +52,7 @@ type Mailer struct {
 	log   *slog.Logger
 	tls   *tls.Config
 	now   func() time.Time
+	cloud func(ctx context.Context, e store.Event, expires int64) (string, string, error)
 }
 
 // New returns a Mailer.
@@ -61,7 +69,7 @@ func New(cfg Config) (*Mailer, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Mailer{store: cfg.Store, key: cfg.Key, log: cfg.Logger.With("component", "mail"), tls: cfg.TLS, now: cfg.Now}, nil
+	return &Mailer{store: cfg.Store, key: cfg.Key, log: cfg.Logger.With("component", "mail"), tls: cfg.TLS, now: cfg.Now, cloud: cfg.CloudLink}, nil
 }
 
 // Kind is the mail job kind for the runner: one mail at a time (a Pi and
@@ -94,6 +102,19 @@ func (m *Mailer) handle(ctx context.Context, j jobs.Job) error {
 	if err := j.Decode(&msg); err != nil {
 		return err
 	}
+	if msg.Gallery != nil {
+		again, err := m.gallery(ctx, msg)
+		if errors.Is(err, store.ErrNotFound) {
+			return jobs.Permanent(fmt.Errorf("the event of gallery mail %s is gone: %w", msg.MessageID, err))
+		}
+		if err != nil {
+			// No link guests could open yet: the mail waits for the
+			// cloud copy, and is not sent with one that leads nowhere.
+			j.SetResult(err.Error())
+			return jobs.RetryAfter(cloudWait, err)
+		}
+		msg = again
+	}
 	reply, err := m.Send(ctx, msg)
 	if reply != "" {
 		j.SetResult(reply)
@@ -125,7 +146,8 @@ func (m *Mailer) Send(ctx context.Context, msg Message) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the sender: %w", err)
 	}
-	body, err := compose(msg, from, m.now())
+	pictures := m.pictures(msg.Inline)
+	body, err := compose(msg, from, m.now(), pictures)
 	if err != nil {
 		return "", err
 	}
@@ -214,4 +236,85 @@ func (m *Mailer) AlertFanout(ctx context.Context, n store.Notice) ([]store.JobSp
 		return nil, err
 	}
 	return []store.JobSpec{spec}, nil
+}
+
+// cloudWait is how long a gallery mail waits before it asks again for the
+// cloud link (the export is running, or not set up yet).
+const cloudWait = 5 * time.Minute
+
+// gallery composes a queued gallery mail again, as it is sent: with the
+// event as it is now, a few of its visible photos, and the link guests
+// can open from home (the box's own, or the hosts' cloud copy).
+func (m *Mailer) gallery(ctx context.Context, msg Message) (Message, error) {
+	ref := msg.Gallery
+	e, err := m.store.Events().Get(ctx, ref.EventID)
+	if err != nil {
+		return Message{}, err
+	}
+	g := Gallery{Event: e, Locale: ref.Locale, To: msg.To, GuestName: ref.GuestName, URL: ref.URL, ExpiresAt: ref.ExpiresAt,
+		Password: ref.Password, Locked: ref.Locked, MessageID: msg.MessageID}
+	if g.URL == "" {
+		if m.cloud == nil {
+			return Message{}, errors.New("no cloud link: the cloud export is not part of this box")
+		}
+		g.URL, g.Password, err = m.cloud(ctx, e, ref.ExpiresAt)
+		if err != nil {
+			return Message{}, fmt.Errorf("waiting for the cloud link of the gallery: %w", err)
+		}
+		g.Cloud, g.Locked = true, g.Password != ""
+	}
+	if g.Photos, err = m.photos(ctx, e.ID); err != nil {
+		return Message{}, err
+	}
+	again, err := GalleryMessage(g)
+	if err != nil {
+		return Message{}, err
+	}
+	again.Gallery = nil
+	return again, nil
+}
+
+// photos answers the thumbs of up to MaxPhotos visible photos of the
+// event, favorites first, then the latest.
+func (m *Mailer) photos(ctx context.Context, eventID string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range []access.Filter{access.CloudPhotos(true), access.CloudPhotos(false)} {
+		q := visitor.PhotoQuery(eventID, f)
+		q.Limit = 24
+		page, err := m.store.Photos().List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range page.Items {
+			if len(out) == MaxPhotos {
+				return out, nil
+			}
+			if p.Video != nil || !p.Variants || seen[p.ID] {
+				continue
+			}
+			seen[p.ID] = true
+			out = append(out, p.VariantName("thumb"))
+		}
+	}
+	return out, nil
+}
+
+// pictures reads a mail's inline pictures; one that is gone or larger
+// than MaxInlineBytes is left out (the HTML shows its place empty).
+func (m *Mailer) pictures(list []Inline) []inlineFile {
+	var out []inlineFile
+	for _, in := range list {
+		f, err := m.store.Media().Open(in.Media)
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, MaxInlineBytes+1))
+		f.Close()
+		if err != nil || len(data) > MaxInlineBytes || len(data) == 0 {
+			continue
+		}
+		out = append(out, inlineFile{Inline: in, data: data})
+	}
+	return out
 }

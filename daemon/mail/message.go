@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	gomessage "github.com/emersion/go-message"
 	gomail "github.com/emersion/go-message/mail"
 )
 
@@ -41,11 +42,40 @@ type Message struct {
 	// about, if any.
 	Purpose string `json:"purpose"`
 	EventID string `json:"eventId,omitempty"`
+	// Inline are the pictures the HTML shows as cid: links (the event's
+	// logo, a few photos), read from the media store when the mail is
+	// sent; one that is gone by then is left out.
+	Inline []Inline `json:"inline,omitempty"`
+	// Gallery, on a guest's gallery mail, is what the mail is composed
+	// of again when it is sent: its link may wait for the cloud export,
+	// and the photos it shows are those visible then.
+	Gallery *GalleryRef `json:"gallery,omitempty"`
+}
+
+// Inline is a picture of a mail's HTML: Content-ID CID (without the
+// angle brackets), the stored file Media, of type Type (image/jpeg,
+// image/png).
+type Inline struct {
+	CID   string `json:"cid"`
+	Media string `json:"media"`
+	Type  string `json:"type"`
+}
+
+// MaxInlineBytes is the largest picture a mail carries inline: a photo's
+// thumb (400 px, tens of KiB) or a logo; a bigger file is left out, so a
+// mail with its pictures stays well under a few hundred KiB.
+const MaxInlineBytes = 256 << 10
+
+// inlineFile is a picture read for a mail.
+type inlineFile struct {
+	Inline
+	data []byte
 }
 
 // compose writes msg as an RFC 5322 message from from, dated date:
-// multipart/alternative with the plain text first and the HTML second.
-func compose(msg Message, from *gomail.Address, date time.Time) ([]byte, error) {
+// multipart/alternative with the plain text first and the HTML second,
+// inside multipart/related with the pictures of the HTML when it has any.
+func compose(msg Message, from *gomail.Address, date time.Time, pictures []inlineFile) ([]byte, error) {
 	var h gomail.Header
 	h.SetDate(date)
 	h.SetAddressList("From", []*gomail.Address{from})
@@ -57,29 +87,87 @@ func compose(msg Message, from *gomail.Address, date time.Time) ([]byte, error) 
 	if msg.Unsubscribe {
 		h.Set("List-Unsubscribe", "<mailto:"+from.Address+"?subject=unsubscribe>")
 	}
+	fail := func(err error) ([]byte, error) { return nil, fmt.Errorf("composing mail %s: %w", msg.MessageID, err) }
 	var buf bytes.Buffer
-	w, err := gomail.CreateInlineWriter(&buf, h)
-	if err != nil {
-		return nil, fmt.Errorf("composing mail %s: %w", msg.MessageID, err)
+	if len(pictures) == 0 {
+		w, err := gomail.CreateInlineWriter(&buf, h)
+		if err != nil {
+			return fail(err)
+		}
+		if err := writeAlternative(msg, w.CreatePart); err != nil {
+			return fail(err)
+		}
+		if err := w.Close(); err != nil {
+			return fail(err)
+		}
+		return buf.Bytes(), nil
 	}
-	for _, part := range []struct{ typ, body string }{{"text/plain", msg.Text}, {"text/html", msg.HTML}} {
-		var ph gomail.InlineHeader
-		ph.SetContentType(part.typ, map[string]string{"charset": "utf-8"})
+	h.SetContentType("multipart/related", map[string]string{"type": "multipart/alternative"})
+	w, err := gomessage.CreateWriter(&buf, h.Header)
+	if err != nil {
+		return fail(err)
+	}
+	var ah gomessage.Header
+	ah.SetContentType("multipart/alternative", nil)
+	alt, err := w.CreatePart(ah)
+	if err != nil {
+		return fail(err)
+	}
+	err = writeAlternative(msg, func(ph gomail.InlineHeader) (io.WriteCloser, error) { return alt.CreatePart(ph.Header) })
+	if err != nil {
+		return fail(err)
+	}
+	if err := alt.Close(); err != nil {
+		return fail(err)
+	}
+	for _, p := range pictures {
+		var ph gomessage.Header
+		ph.SetContentType(p.Type, nil)
+		ph.Set("Content-ID", "<"+p.CID+">")
+		ph.SetContentDisposition("inline", map[string]string{"filename": p.CID[:strings.IndexByte(p.CID+"@", '@')] + ext(p.Type)})
+		ph.Set("Content-Transfer-Encoding", "base64")
 		pw, err := w.CreatePart(ph)
 		if err != nil {
-			return nil, fmt.Errorf("composing mail %s: %w", msg.MessageID, err)
+			return fail(err)
 		}
-		if _, err := io.WriteString(pw, part.body); err != nil {
-			return nil, fmt.Errorf("composing mail %s: %w", msg.MessageID, err)
+		if _, err := pw.Write(p.data); err != nil {
+			return fail(err)
 		}
 		if err := pw.Close(); err != nil {
-			return nil, fmt.Errorf("composing mail %s: %w", msg.MessageID, err)
+			return fail(err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("composing mail %s: %w", msg.MessageID, err)
+		return fail(err)
 	}
 	return buf.Bytes(), nil
+}
+
+func ext(typ string) string {
+	if typ == "image/png" {
+		return ".png"
+	}
+	return ".jpg"
+}
+
+// writeAlternative writes the text and HTML parts of msg with create.
+func writeAlternative[W io.WriteCloser](msg Message, create func(gomail.InlineHeader) (W, error)) error {
+	for _, part := range []struct{ typ, body string }{{"text/plain", msg.Text}, {"text/html", msg.HTML}} {
+		var ph gomail.InlineHeader
+		ph.SetContentType(part.typ, map[string]string{"charset": "utf-8"})
+		ph.Set("Content-Transfer-Encoding", "quoted-printable")
+		pw, err := create(ph)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(pw, part.body); err != nil {
+			return err
+		}
+		if err := pw.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ParseAddress checks an address as a host types it ("Name <a@b.c>" or

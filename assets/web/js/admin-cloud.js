@@ -20,9 +20,12 @@ export async function cloudPart(box) {
   const pass = h('input', { type: 'password', autocomplete: 'new-password', placeholder: s.hasPassword ? t('Unchanged') : '' });
   const folder = h('input', { type: 'text', value: s.folder || '', placeholder: 'eventbox' });
   const auto = check('autoExport', t('Export each event automatically when it ends'), s.autoExport);
+  const guestLink = h('input', { type: 'url', value: s.guestLink || '', placeholder: 'https://' });
+  const guestPass = h('input', { type: 'text', value: s.guestLinkPassword || '', autocapitalize: 'none', autocomplete: 'off', spellcheck: 'false' });
   const answer = h('div', { id: 'cloud-test-answer', role: 'status' });
   const body = () => {
-    const b = { url: url.value.trim(), user: user.value.trim(), folder: folder.value.trim(), autoExport: auto.querySelector('input').checked };
+    const b = { url: url.value.trim(), user: user.value.trim(), folder: folder.value.trim(), autoExport: auto.querySelector('input').checked,
+      guestLink: guestLink.value.trim(), guestLinkPassword: guestPass.value };
     if (pass.value) b.password = pass.value;
     return b;
   };
@@ -30,6 +33,9 @@ export async function cloudPart(box) {
     field('url', t('WebDAV address'), url, t('Nextcloud: https://cloud.example.com/remote.php/dav/files/<user>/ · NAS: https://nas.local:5006/')),
     h('div', { class: 'two' }, field('user', t('User'), user), field('password', t('Password'), pass, t('For Nextcloud, an app password (Settings → Security).'))),
     field('folder', t('Folder'), folder, t('Each event gets a folder inside it, named from its date and name.')), auto,
+    h('div', { class: 'two' },
+      field('guestLink', t('Public link for the guests (optional)'), guestLink, t('Only for a cloud that cannot share by itself: share the export folder there and paste its link. Nextcloud and ownCloud need nothing here.')),
+      field('guestLinkPassword', t('Its password'), guestPass)),
     h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit' }, t('Save')),
       h('button', {
         type: 'button', id: 'cloud-test', onclick: async (e) => {

@@ -646,6 +646,35 @@ async function drawCloud(env, box) {
   (await import('./admin-cloud.js')).exportPanel(env.ev(), env.ctx.me, box);
 }
 
+// guestLinkPlan says which gallery link the guests' mails will carry, and
+// warns, before the end, when the box's own link would only open on its
+// Wi-Fi: the mails then wait for a cloud copy (GET …/guest-link).
+async function guestLinkPlan(env, ev, box) {
+  let p;
+  try {
+    p = await call(`/api/admin/events/${ev.id}/guest-link`);
+  } catch {
+    return;
+  }
+  if (!p) return;
+  const owner = env.ctx.me.role === 'owner';
+  const setup = owner ? h('a', { href: '/admin/settings/cloud' }, t('Set up the cloud export')) : null;
+  switch (p.link) {
+    case 'box':
+      return clear(box, h('div', { class: 'banner good' }, t('Guests get a gallery link that opens from anywhere: {url}', { url: p.boxUrl })));
+    case 'cloud':
+    case 'pasted':
+      return clear(box, h('div', { class: 'banner good' },
+        p.link === 'cloud' ? t('Guests get a link to the photos on your cloud once the export is done, with the password in the mail.')
+          : t('Guests get the link you pasted in the cloud settings once the export is done.'),
+        p.autoExport ? null : h('p', { style: 'margin:6px 0 0' }, t('Export the event to the cloud after the end: the guests’ mails wait for it.'))));
+    default:
+      return clear(box, h('div', { class: 'banner bad', role: 'alert' },
+        h('p', { style: 'margin:0' }, t('The box’s own link ({url}) only opens on the box’s Wi-Fi, not from a guest’s home. Set up the cloud export so guests can open the photos from home; until then their mails wait (up to 48 hours).', { url: p.boxUrl })),
+        setup ? h('p', { style: 'margin:6px 0 0' }, setup) : null));
+  }
+}
+
 function drawEnd(env, box, contacts) {
   const ev = env.ev();
   if (ev.endedAt) {
@@ -658,8 +687,11 @@ function drawEnd(env, box, contacts) {
     ev.emailGuestsGallery ? t('Guests who left an email get the gallery link when the box is online.') : null,
     ev.notifyAdminSummary ? t('You get a summary by email.') : null,
   ].filter(Boolean);
+  const link = h('div', { class: 'guest-link', 'aria-live': 'polite' });
+  if (ev.emailGuestsGallery) guestLinkPlan(env, ev, link);
   clear(box,
     h('ul', null, will.map((w) => h('li', null, w))),
+    link,
     h('button', {
       class: 'danger', onclick: async (e) => {
         if (!confirmDo(t('End the event now? Guests can no longer upload.'))) return;

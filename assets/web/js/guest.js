@@ -460,7 +460,7 @@ function drawContact() {
     e.preventDefault();
     err.textContent = '';
     try {
-      const res = await api(base + '/contact', { method: 'POST', body: { email: input.value.trim() } });
+      const res = await api(base + '/contact', { method: 'POST', body: { email: input.value.trim(), locale: lang } });
       try { localStorage.setItem(key, res.email); } catch { /* storage off */ }
       drawContact();
     } catch (x) {
