@@ -433,7 +433,7 @@ type PhotoQuery struct {
 	// Before and Page.Next are then LovedKey values, not times.
 	Loved  bool
 	Before int64 // epoch ms; 0 = from the newest
-	Limit       int   // page size; <= 0 means 60
+	Limit  int   // page size; <= 0 means 60
 }
 
 // Page is one page of a listing. Next is the createdAt of the last item
