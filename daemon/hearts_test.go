@@ -84,6 +84,7 @@ func TestHearts(t *testing.T) {
 			got[1].(map[string]any)["id"] != other || got[1].(map[string]any)["hearts"] != float64(1) {
 			t.Fatalf("most loved = %s", r.Body)
 		}
+		owner.do("GET", "/api/admin/events/"+id+"/album?order=most", nil).expect(t, 400, "bad_request")
 		r = visitor.do("GET", openURL+"/photos?order=loved", nil).expect(t, 200, "")
 		got = r.JSON["photos"].([]any)
 		if len(got) != 2 || got[0].(map[string]any)["id"] != photo || got[1].(map[string]any)["id"] != other {
