@@ -20,11 +20,18 @@ func TestHearts(t *testing.T) {
 	other := uploadID(t, bob, slug, 2, nil, "")
 	hidden := uploadID(t, bob, slug, 3, nil, "")
 	owner.do("POST", "/api/admin/events/"+id+"/photos", map[string]any{"action": "hide", "ids": []string{hidden}}).expect(t, 200, "")
+	waitVariants(t, h)
 	open, _ := createShare(t, owner, id, map[string]any{})
 	locked, password := createShare(t, owner, id, map[string]any{"password": true})
 	openURL, lockedURL := "/api/g/"+open["token"].(string), "/api/g/"+locked["token"].(string)
 	visitor, stranger, unlocked := h.client(), h.client(), h.client()
 	unlocked.do("POST", lockedURL+"/unlock", map[string]any{"password": password}).expect(t, 200, "")
+
+	wall := owner.do("POST", "/api/admin/events/"+id+"/walls", map[string]any{}).expect(t, 201, "").JSON["wall"].(map[string]any)
+	screen := h.client().live("/api/wall/"+strings.TrimPrefix(wall["url"].(string), h.srv.URL+"/wall/")+"/live", "")
+	if screen.Status != 200 {
+		t.Fatalf("wall stream answered %d", screen.Status)
+	}
 
 	heart := "/api/e/" + slug + "/photos/" + photo + "/heart"
 	steps := []struct {
@@ -65,6 +72,12 @@ func TestHearts(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the wall hears a heart arrive", func(t *testing.T) {
+		got, _ := screen.until(t, "photo.changed", photo)
+		if got.Data["hearts"] != float64(1) {
+			t.Fatalf("the wall's first change of the photo = %v", got.Data)
+		}
+	})
 	t.Run("each page asks which of its photos this guest or browser hearted", func(t *testing.T) {
 		r := bob.do("GET", "/api/e/"+slug+"/hearts?ids="+photo+","+other, nil).expect(t, 200, "")
 		if got := r.JSON["hearted"].([]any); len(got) != 1 || got[0] != photo {

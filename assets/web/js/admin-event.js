@@ -614,10 +614,13 @@ function finishTab(env, body) {
   const a = (href, label) => h('a', { class: 'btn small', href, download: '' }, label);
   const layout = select('layout', [['1', '1 photo a page'], ['2', '2 photos a page'], ['4', '4 photos a page']], '2');
   const scope = select('scope', [['visible', t('Every visible photo')], ['favorites', t('Favorites only')]], 'visible');
+  const order = select('order', [['taken', t('In the order taken')], ['loved', t('Most loved first')]], 'taken');
+  order.setAttribute('aria-label', t('Album order'));
   const album = a('', t('Make the album (PDF)'));
-  const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}`; };
+  const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}&order=${order.value}`; };
   layout.addEventListener('change', setAlbum);
   scope.addEventListener('change', setAlbum);
+  order.addEventListener('change', setAlbum);
   setAlbum();
   const cloud = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const end = h('div');
@@ -630,7 +633,7 @@ function finishTab(env, body) {
         a(`/api/admin/events/${ev.id}/archive?all=1`, t('Everything, hidden too (ZIP)')),
         a(`/api/admin/events/${ev.id}/messages/archive`, t('Guestbook (ZIP)'))),
       h('h3', null, t('Printable album')),
-      h('div', { class: 'row' }, layout, scope, album),
+      h('div', { class: 'row' }, layout, scope, order, album),
       h('p', { class: 'small muted' }, t('Large albums take a while; the box makes one album at a time.'))),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud export')), cloud),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('End the event')), end),
