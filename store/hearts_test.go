@@ -3,6 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -90,5 +93,28 @@ func TestHeartsKeepTheirCountAndOrder(t *testing.T) {
 	page, err = st.Photos().List(ctx, store.PhotoQuery{EventID: e.ID, Loved: true})
 	if err != nil || len(page.Items) != 1 || page.Items[0].ID != ids[2] {
 		t.Fatalf("most loved after hide and delete = %+v, %v", page, err)
+	}
+	// A backup holds the hearts, and a store opened from it has them.
+	restored := t.TempDir()
+	snap, err := st.Snapshot(ctx, func(_ int64, db io.WriterTo) error {
+		f, err := os.Create(filepath.Join(restored, "eventbox.db"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = db.WriteTo(f)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Close()
+	back := open(t, restored, c)
+	defer back.Close()
+	if given, err := back.Hearts().Given(ctx, ann, ids[2:3]); err != nil || !given[ids[2]] {
+		t.Fatalf("ann's heart after a restore = %v, %v", given, err)
+	}
+	if p, err := back.Photos().Get(ctx, ids[2]); err != nil || p.Hearts != 1 {
+		t.Fatalf("the count after a restore = %d, %v", p.Hearts, err)
 	}
 }
