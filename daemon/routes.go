@@ -73,6 +73,9 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/photos", guestUpload(s.guests.Upload))
 	h("DELETE", "/api/e/:slug/photos/:id", s.guests.DeletePhoto)
 	h("GET", "/api/e/:slug/photos", s.guests.Photos)
+	h("PUT", "/api/e/:slug/photos/:id/heart", s.rate(s.limits.heart, s.hearts.GuestHeart))    // added: hearts
+	h("DELETE", "/api/e/:slug/photos/:id/heart", s.rate(s.limits.heart, s.hearts.GuestHeart)) // added
+	h("GET", "/api/e/:slug/hearts", s.hearts.GuestGiven)                                      // added
 	h("GET", "/api/e/:slug/logo", s.events.Logo)
 	h("GET", "/api/media/:id", s.guests.Media)
 	h("POST", "/api/e/:slug/contact", s.guests.SetContact)
@@ -86,6 +89,9 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/g/:token", s.gallery.Gallery)
 	h("POST", "/api/g/:token/unlock", s.rate(s.limits.shareUnlock, s.gallery.Unlock))
 	h("GET", "/api/g/:token/photos", s.gallery.Photos)
+	h("PUT", "/api/g/:token/photos/:id/heart", s.rate(s.limits.heart, s.hearts.GalleryHeart))    // added: hearts
+	h("DELETE", "/api/g/:token/photos/:id/heart", s.rate(s.limits.heart, s.hearts.GalleryHeart)) // added
+	h("GET", "/api/g/:token/hearts", s.hearts.GalleryGiven)                                      // added
 	h("GET", "/api/g/:token/messages", s.gallery.Messages)
 	h("GET", "/api/g/:token/archive", s.gallery.Archive)
 	h("GET", "/api/g/:token/logo", s.gallery.Logo) // added: the event's logo on the gallery page

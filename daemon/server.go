@@ -25,6 +25,7 @@ import (
 	"eventbox/daemon/events"
 	"eventbox/daemon/gallery"
 	"eventbox/daemon/guests"
+	"eventbox/daemon/hearts"
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
@@ -105,6 +106,7 @@ type Server struct {
 	// gallery the gallery links, for the hosts and their visitors.
 	moderation *moderation.API
 	gallery    *gallery.API
+	hearts     *hearts.API
 
 	// storage is the storage guard (daemon/storage); backups makes the
 	// box's own backups (daemon/backups); box is the box's own routes
@@ -149,6 +151,7 @@ type limiters struct {
 	shareUnlock *web.RateLimiter // gallery unlock, per address
 	invite      *web.RateLimiter // invitation use, per address
 	upload      *web.RateLimiter // guest uploads, per guest
+	heart       *web.RateLimiter // hearts and their undo, per address
 	booth       *web.RateLimiter // booth device set-up, per address
 }
 
@@ -167,6 +170,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		shareUnlock: web.NewRateLimiter(10, time.Minute, cfg.Now),
 		invite:      web.NewRateLimiter(10, time.Minute, cfg.Now),
 		upload:      web.NewRateLimiter(120, time.Minute, cfg.Now),
+		heart:       web.NewRateLimiter(120, time.Minute, cfg.Now),
 		booth:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 	}
 	s.guards = newGuards(cfg.Now)
@@ -360,12 +364,21 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		PasswordCost: cfg.PasswordCost, PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize,
 		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: zips, ServeLogo: s.events.ServeLogo,
 		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
+			if r.URL.Query().Get("order") == "loved" {
+				// The most loved first (daemon/hearts): the photos with hearts.
+				q.Loved = true
+				return st.Photos().List(r.Context(), q)
+			}
 			taken, err := guests.ParseOrder(r)
 			if err != nil {
 				return store.Page[store.Photo]{}, err
 			}
 			return guests.ListPhotos(r.Context(), st.Photos(), q, taken)
 		}})
+	// Hearts (daemon/hearts): a joined guest's or a gallery browser's.
+	s.hearts = hearts.New(hearts.Config{Store: st, Cookies: s.cookies, Logger: s.log,
+		GuestOf: s.guests.GuestOf, GalleryShare: s.gallery.UnlockedShare,
+		PhotosOnWall: s.changes.PhotosOnWall, PhotosChanged: s.changes.PhotosChanged})
 	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
 	netCfg := network.Config{Jobs: st.Jobs(), QR: s.qr, Logger: s.log.With("component", "network")}
 	if cfg.NetworkRunner != nil {

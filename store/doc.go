@@ -59,6 +59,9 @@
 //	idx_photo_challenge  eventID + challengeID + ts            photoID
 //	idx_photo_spot       eventID + spotID + ts                 photoID
 //	idx_photo_hash       eventID + guestID + fingerprint (32 bytes) photoID (retry detection)
+//	idx_photo_loved      eventID + u64(LovedKey: hearts<<42 | createdAt) photoID (photos with hearts)
+//	hearts               photoID + hearter ('g'+guestID or     ts(when); Photo.Hearts counts them in
+//	                     'b'+browserID)                        the same transaction (hearts.go)
 //	spots                eventID + spotID                      Spot
 //	messages             messageID                             Message
 //	idx_message_event    eventID + ts(createdAt)               messageID

@@ -125,6 +125,16 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 7: the hearts of photos and the most-loved index (hearts.go). No
+	// photo has a heart yet, so both start empty.
+	func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bHearts, bPhotoLoved} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("creating bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	},
 }
 
 // backfillEvents adds to every event record each key of defaults (JSON

@@ -52,6 +52,10 @@ type Photo struct {
 	// process; only the original exists. Photos.RetryVariants clears it.
 	VariantsFailed bool       `json:"variantsFailed,omitempty"`
 	Video          *VideoInfo `json:"video,omitempty"`
+	// Hearts is how many guests and gallery visitors hearted the photo:
+	// the number of its entries in the hearts bucket, kept in step with
+	// them in the same transaction (hearts.go).
+	Hearts int `json:"hearts,omitempty"`
 }
 
 // Media names of a photo's files.
@@ -94,6 +98,9 @@ func photoIndexKeys(p Photo) map[string][]byte {
 	}
 	if p.SpotID != "" {
 		keys[string(bPhotoBySpot)] = join(ev, []byte(p.SpotID), ts)
+	}
+	if p.Hearts > 0 {
+		keys[string(bPhotoLoved)] = join(ev, u64(uint64(LovedKey(p))))
 	}
 	return keys
 }
@@ -251,7 +258,14 @@ func (ps Photos) Update(ctx context.Context, eventID string, ids []string, fn fu
 			if !fn(&p) {
 				return nil
 			}
-			p.ID, p.EventID, p.CreatedAt, p.GuestID = before.ID, before.EventID, before.CreatedAt, before.GuestID
+			p.ID, p.EventID, p.CreatedAt, p.GuestID, p.Hearts = before.ID, before.EventID, before.CreatedAt, before.GuestID, before.Hearts
+			if p.Status == StatusHidden && before.Status != StatusHidden {
+				// A hidden photo's hearts go with it (hearts.go).
+				if err := deletePrefix(tx.Bucket(bHearts), []byte(p.ID)); err != nil {
+					return err
+				}
+				p.Hearts = 0
+			}
 			if err := removePhotoIndexes(tx, before); err != nil {
 				return err
 			}
@@ -352,6 +366,9 @@ func deletePhoto(tx *bolt.Tx, p Photo) error {
 	if err := trash(tx, p.files()...); err != nil {
 		return err
 	}
+	if err := deletePrefix(tx.Bucket(bHearts), []byte(p.ID)); err != nil {
+		return err
+	}
 	if err := addHourly(tx, p.EventID, p.CreatedAt, -1, 0); err != nil {
 		return err
 	}
@@ -384,11 +401,14 @@ func deleteEventPhotos(tx *bolt.Tx, eventID string) error {
 		if err := tx.Bucket(bPhotos).Delete(id); err != nil {
 			return err
 		}
+		if err := deletePrefix(tx.Bucket(bHearts), id); err != nil {
+			return err
+		}
 		if _, err := cancelJob(tx, VariantJobKind, string(id)); err != nil {
 			return err
 		}
 	}
-	for _, b := range [][]byte{bPhotoByEvent, bPhotoByGuest, bPhotoByStatus, bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash} {
+	for _, b := range [][]byte{bPhotoByEvent, bPhotoByGuest, bPhotoByStatus, bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash, bPhotoLoved} {
 		if err := deletePrefix(tx.Bucket(b), ev); err != nil {
 			return err
 		}
@@ -408,8 +428,12 @@ type PhotoQuery struct {
 	Favorites   bool
 	ChallengeID string
 	SpotID      string
-	Before      int64 // epoch ms; 0 = from the newest
-	Limit       int   // page size; <= 0 means 60
+	// Loved lists only the photos with at least one heart, most hearts
+	// first (newest first among equals), from the idx_photo_loved index;
+	// Before and Page.Next are then LovedKey values, not times.
+	Loved  bool
+	Before int64 // epoch ms; 0 = from the newest
+	Limit  int   // page size; <= 0 means 60
 }
 
 // Page is one page of a listing. Next is the createdAt of the last item
@@ -465,6 +489,8 @@ func (ps Photos) List(ctx context.Context, q PhotoQuery) (Page[Photo], error) {
 			}
 			out = append(own, others...)
 			sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt > out[j].CreatedAt })
+		case q.Loved && q.GuestID == "":
+			out, err = walk(bPhotoLoved, ev, match)
 		case q.GuestID != "":
 			out, err = walk(bPhotoByGuest, join(ev, []byte(q.GuestID)), match)
 		case q.Favorites:
@@ -487,6 +513,9 @@ func (ps Photos) List(ctx context.Context, q PhotoQuery) (Page[Photo], error) {
 	if len(out) > q.Limit {
 		page.Items = out[:q.Limit]
 		page.Next = page.Items[q.Limit-1].CreatedAt
+		if q.Loved && q.GuestID == "" {
+			page.Next = LovedKey(page.Items[q.Limit-1])
+		}
 	}
 	return page, nil
 }

@@ -65,6 +65,9 @@ func bucketsAt(v uint64) [][]byte {
 	if v >= 6 {
 		out = append(out, bExports)
 	}
+	if v >= 7 {
+		out = append(out, bHearts, bPhotoLoved)
+	}
 	return out
 }
 

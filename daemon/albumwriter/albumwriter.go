@@ -105,6 +105,40 @@ func (m *Maker) PhotoIDs(ctx context.Context, eventID string, favorites bool) ([
 	return ids, nil
 }
 
+// LovedFirst puts the photos of ids that have hearts first, most loved
+// first (newest first among equals), through the most-loved index, and
+// keeps the others in their order after them.
+func (m *Maker) LovedFirst(ctx context.Context, eventID string, ids []string) ([]string, error) {
+	in := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
+	}
+	out := make([]string, 0, len(ids))
+	q := store.PhotoQuery{EventID: eventID, Loved: true, Limit: listPage}
+	for {
+		page, err := m.cfg.Store.Photos().List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range page.Items {
+			if in[p.ID] {
+				out = append(out, p.ID)
+				delete(in, p.ID)
+			}
+		}
+		if page.Next == 0 {
+			break
+		}
+		q.Before = page.Next
+	}
+	for _, id := range ids {
+		if in[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
 // Write writes the PDF of the album to w: the cover, then each photo
 // still in the album's scope when its turn comes (deleted, hidden or
 // unfavoured meanwhile: left out). It checks ctx between photos, so a

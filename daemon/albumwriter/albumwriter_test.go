@@ -133,3 +133,44 @@ func TestWriteLeavesOutWhatLeftTheAlbum(t *testing.T) {
 		t.Errorf("the album is not a PDF: %q", pdf.Bytes()[:min(16, pdf.Len())])
 	}
 }
+
+// The album's most-loved order puts the photos with hearts first, most
+// loved first, and keeps the others oldest first after them.
+func TestLovedFirstPutsTheMostLovedFirst(t *testing.T) {
+	st, e := openStore(t)
+	ctx := context.Background()
+	var ids []string
+	for range 4 {
+		res, err := st.Photos().Add(ctx, store.Photo{EventID: e.ID, Status: store.StatusVisible, Format: "jpeg", Variants: true}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Photo.ID)
+	}
+	hearts := map[int]int{1: 1, 3: 2} // photo index: hearts
+	for i, n := range hearts {
+		for range n {
+			if _, _, err := st.Hearts().Set(ctx, e.ID, ids[i], store.GuestHearter(store.NewID()), true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m := newMaker(t, st, nil)
+	taken, err := m.PhotoIDs(ctx, e.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.LovedFirst(ctx, e.ID, taken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{ids[3], ids[1], ids[0], ids[2]}
+	if len(got) != len(want) {
+		t.Fatalf("loved first = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("loved first = %v, want %v", got, want)
+		}
+	}
+}

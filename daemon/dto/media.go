@@ -19,6 +19,8 @@ type Photo struct {
 	// TakenAt (added) is the EXIF capture time, epoch ms, or null.
 	TakenAt *int64     `json:"takenAt"`
 	Video   *VideoInfo `json:"video,omitempty"`
+	// Hearts (added) is how many guests and gallery visitors hearted it.
+	Hearts int `json:"hearts"`
 }
 
 // VideoInfo is what a video's answer adds.
@@ -33,7 +35,7 @@ func PhotoOf(p store.Photo, viewerGuest string, admin bool) Photo {
 		ID: p.ID, Width: p.Width, Height: p.Height, GuestName: NullString(p.GuestName),
 		Status: p.Status, Mine: viewerGuest != "" && p.GuestID == viewerGuest,
 		ChallengeID: NullString(p.ChallengeID), SpotID: NullString(p.SpotID), CreatedAt: p.CreatedAt,
-		TakenAt: NullTime(p.TakenAt),
+		TakenAt: NullTime(p.TakenAt), Hearts: p.Hearts,
 	}
 	if admin {
 		downloads, favorite := p.Downloads, p.Favorite

@@ -28,8 +28,15 @@ func (m *API) Album(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	loved, err := lovedOrder(r)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	ids, err := m.album.PhotoIDs(ctx, e.ID, favorites)
+	if err == nil && loved {
+		ids, err = m.album.LovedFirst(ctx, e.ID, ids)
+	}
 	if err != nil {
 		return err
 	}
@@ -86,4 +93,17 @@ func albumParams(r *http.Request) (perPage int, favorites bool, err error) {
 		}
 	}
 	return perPage, favorites, nil
+}
+
+// lovedOrder reads (added) order=: taken (the default: oldest first) or
+// loved (the photos with hearts first, most loved first, then the others
+// oldest first).
+func lovedOrder(r *http.Request) (bool, error) {
+	switch r.URL.Query().Get("order") {
+	case "", "taken":
+		return false, nil
+	case "loved":
+		return true, nil
+	}
+	return false, web.Field("order", "must be taken or loved")
 }

@@ -29,11 +29,13 @@ func (m *API) Photos(w http.ResponseWriter, r *http.Request) error {
 	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !web.OneOf(q.Status, photoStatuses...) {
 		details["status"] = "must be visible, pending or hidden"
 	}
-	var errs [4]error
+	var errs [5]error
 	q.Favorites, errs[0] = web.ParseFlag(r, "favorites")
 	q.ChallengeID, errs[1] = web.QueryID(r, "challenge")
 	q.SpotID, errs[2] = web.QueryID(r, "spot")
 	q.Before, errs[3] = web.ParseBefore(r)
+	// (added) loved=1: the most loved, the photos with hearts, most first.
+	q.Loved, errs[4] = web.ParseFlag(r, "loved")
 	for _, err := range errs {
 		var ae *web.Error
 		if errors.As(err, &ae) {

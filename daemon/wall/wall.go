@@ -208,10 +208,12 @@ type wallPhotoDTO struct {
 	GuestName *string        `json:"guestName"`
 	CreatedAt int64          `json:"createdAt"`
 	Video     *dto.VideoInfo `json:"video,omitempty"`
+	// Hearts (added): a wall shows a heart as one arrives.
+	Hearts int `json:"hearts"`
 }
 
 func toWallPhotoDTO(p store.Photo) wallPhotoDTO {
-	d := wallPhotoDTO{ID: p.ID, Width: p.Width, Height: p.Height, GuestName: dto.NullString(p.GuestName), CreatedAt: p.CreatedAt}
+	d := wallPhotoDTO{ID: p.ID, Width: p.Width, Height: p.Height, GuestName: dto.NullString(p.GuestName), CreatedAt: p.CreatedAt, Hearts: p.Hearts}
 	if p.Video != nil {
 		d.Video = &dto.VideoInfo{DurationMs: p.Video.DurationMs}
 	}

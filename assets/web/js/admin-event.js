@@ -616,10 +616,13 @@ function finishTab(env, body) {
   const scope = select('scope', [['visible', t('Every visible photo')], ['favorites', t('Favorites only')]], 'visible');
   layout.setAttribute('aria-label', t('Album layout'));
   scope.setAttribute('aria-label', t('Which photos'));
+  const order = select('order', [['taken', t('In the order taken')], ['loved', t('Most loved first')]], 'taken');
+  order.setAttribute('aria-label', t('Album order'));
   const album = a('', t('Make the album (PDF)'));
-  const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}`; };
+  const setAlbum = () => { album.href = `/api/admin/events/${ev.id}/album?layout=${layout.value}&scope=${scope.value}&order=${order.value}`; };
   layout.addEventListener('change', setAlbum);
   scope.addEventListener('change', setAlbum);
+  order.addEventListener('change', setAlbum);
   setAlbum();
   const cloud = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const end = h('div');
@@ -632,7 +635,7 @@ function finishTab(env, body) {
         a(`/api/admin/events/${ev.id}/archive?all=1`, t('Everything, hidden too (ZIP)')),
         a(`/api/admin/events/${ev.id}/messages/archive`, t('Guestbook (ZIP)'))),
       h('h3', null, t('Printable album')),
-      h('div', { class: 'row' }, layout, scope, album),
+      h('div', { class: 'row' }, layout, scope, order, album),
       h('p', { class: 'small muted' }, t('Large albums take a while; the box makes one album at a time.'))),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud export')), cloud),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('End the event')), end),

@@ -26,6 +26,7 @@ export function photosTab(env, body) {
   const status = select('status', [['', t('All photos')], ['pending', t('Waiting for review')], ['visible', t('Visible')], ['hidden', t('Hidden')]], params.get('status') || '');
   status.setAttribute('aria-label', t('Which photos'));
   const favs = h('input', { type: 'checkbox', checked: params.get('favorites') === '1' });
+  const loved = lovedBox(params);
   const challenge = ev.challenges.length ? select('challenge', [['', t('Every challenge')], ...ev.challenges.map((c) => [c.id, c.label])], params.get('challenge') || '') : null;
   if (challenge) challenge.setAttribute('aria-label', t('Photo challenges'));
   const grid = h('div', { class: 'grid mod', id: 'photos' });
@@ -46,7 +47,7 @@ export function photosTab(env, body) {
   let stop = () => {};
   let closeView = null;
 
-  const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) &&
+  const matches = (p) => !p.deleted && (!status.value || p.status === status.value) && (!favs.checked || p.favorite) && (!loved.checked || p.hearts > 0) &&
     (!challenge || !challenge.value || p.challengeId === challenge.value);
   const who = (p) => guestLabel(p.guestName, t('Photo booth')) || t('a guest');
   const challengeOf = (p) => (p.challengeId && ev.challenges.find((c) => c.id === p.challengeId)) || null;
@@ -57,12 +58,13 @@ export function photosTab(env, body) {
   const tile = (p) => {
     const pick = h('button', {
       type: 'button', class: 'pick', 'aria-pressed': selected.has(p.id) ? 'true' : 'false',
-      'aria-label': t(p.favorite ? 'Photo by {name}, {state}, favourite' : 'Photo by {name}, {state}', { name: who(p), state: t(STATE[p.status] || p.status) }),
+      'aria-label': t(p.favorite ? 'Photo by {name}, {state}, favourite' : 'Photo by {name}, {state}', { name: who(p), state: t(STATE[p.status] || p.status) }) + heartsSaid(p),
     },
     h('img', { src: mediaURL(p.id, 'thumb'), alt: '', loading: 'lazy', decoding: 'async' }),
     p.status !== 'visible' ? h('span', { class: 'badge' }, p.status === 'pending' ? t('Review') : t('Hidden')) : null,
     p.favorite ? h('span', { class: 'star' }, t('★')) : null,
-    p.video ? h('span', { class: 'play' }, '▶') : null);
+    p.video ? h('span', { class: 'play' }, '▶') : null,
+    heartCount(p));
     pick.addEventListener('click', () => {
       if (selected.has(p.id)) selected.delete(p.id); else selected.add(p.id);
       redrawSel();
@@ -194,6 +196,7 @@ export function photosTab(env, body) {
     const q = new URLSearchParams();
     if (status.value) q.set('status', status.value);
     if (favs.checked) q.set('favorites', '1');
+    if (loved.checked) q.set('loved', '1');
     if (challenge && challenge.value) q.set('challenge', challenge.value);
     return q;
   };
@@ -228,7 +231,7 @@ export function photosTab(env, body) {
     history.replaceState(null, '', location.pathname + (q ? '?' + q : ''));
     stop = infinite(sentinel, more);
   };
-  [status, favs, challenge].forEach((x) => x && x.addEventListener('change', restart));
+  [status, favs, loved, challenge].forEach((x) => x && x.addEventListener('change', restart));
 
   const credit = h('input', { type: 'text', id: 'import-credit', maxlength: 60, placeholder: t('e.g. the photographer\'s name') });
   const file = h('input', { type: 'file', id: 'import-files', accept: 'image/*', multiple: true });
@@ -269,12 +272,29 @@ export function photosTab(env, body) {
       h('div', { class: 'field' }, h('label', { for: 'import-files' }, t('Photos')), file))),
     h('div', { class: 'row', style: 'margin-bottom:8px' }, status, challenge,
       h('label', { class: 'check', style: 'margin:0' }, favs, t('Favourites')),
+      h('label', { class: 'check', style: 'margin:0' }, loved, t('Most loved')),
       h('span', { class: 'grow' }),
       h('button', { class: 'small', onclick: () => { photos.forEach((p) => selected.add(p.id)); redrawSel(); } }, t('Select all'))),
     h('p', { class: 'small muted' }, t('New photos appear here by themselves. Tap a photo to select it; use the buttons under it to approve, hide or favourite it.')),
     h('p', { class: 'small muted keys', id: 'photo-keys' }, t('Keyboard: '), KEYS().map(([k, w], i) => [i ? ' · ' : '', h('kbd', null, k), ' ', w])));
   clear(body, toggle, tools, grid, sentinel, note, bar);
   restart();
+}
+
+// lovedBox is the filter of the most loved: the photos guests hearted,
+// most hearts first.
+function lovedBox(params) {
+  return h('input', { type: 'checkbox', id: 'filter-loved', checked: params.get('loved') === '1' });
+}
+
+// heartsSaid is what a tile's name adds for its hearts.
+function heartsSaid(p) {
+  return p.hearts > 0 ? ', ' + t('{n} hearts', { n: p.hearts }) : '';
+}
+
+// heartCount is a tile's count of hearts: nothing without any.
+function heartCount(p) {
+  return p.hearts > 0 ? h('span', { class: 'hearts-badge', 'aria-hidden': 'true' }, '♥ ' + p.hearts) : null;
 }
 
 async function importFiles(ev, files, credit, done) {

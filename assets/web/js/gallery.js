@@ -4,10 +4,11 @@
 // it was taken with filters by guest, place and challenge, the viewer and
 // a full-screen slideshow, the ZIP download and, when the hosts share it,
 // the guestbook.
-import { api, h, $, clear, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink, voiceNote, guestLabel } from './lib.js';
+import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, safeImg, icon, downloadLink, voiceNote, guestLabel } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
 import { openLightbox } from './lightbox.js';
 import { when, filterBar, filtered } from './album-filters.js';
+import { heartsOf, lovedFirst } from './hearts.js';
 
 const app = $('#app');
 const token = decodeURIComponent(location.pathname.split('/')[2] || '');
@@ -16,6 +17,10 @@ let t = (k) => k;
 let lang = 'en';
 let data = null;
 let tab = 'photos';
+// hearts are this browser's hearts (hearts.js); loved puts the most
+// loved first.
+let hearts = null;
+let loved = false;
 
 const errMsg = (e) => errorText(t, e);
 
@@ -28,6 +33,7 @@ function fail(text, retry) {
 
 async function main() {
   ({ t, lang } = await loadI18n(pickLang(null)));
+  hearts = heartsOf(base, t, (e) => toast(errMsg(e), 'bad'));
   if (!token) return fail(t('galleryNotFound'));
   try {
     data = await api(base);
@@ -128,7 +134,7 @@ function viewer(list, i, autoplay) {
     slideshow: true,
     autoplay,
     caption: (q) => tileName(q),
-    actions: (q) => (data.share.allowDownload ? [downloadLink(q, t('download'))] : []),
+    actions: (q) => [hearts.button(q), data.share.allowDownload ? downloadLink(q, t('download')) : null],
   });
 }
 
@@ -136,7 +142,8 @@ function tile(p, list) {
   const b = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
     h('span', { class: 'ph' }, tileName(p)),
     safeImg({ src: mediaURL(p.id, 'thumb'), loading: 'lazy', decoding: 'async' }),
-    p.video ? h('span', { class: 'play' }, icon('play')) : null);
+    p.video ? h('span', { class: 'play' }, icon('play')) : null,
+    hearts.badge(p));
   b.addEventListener('click', () => viewer(list, list.indexOf(p)));
   return b;
 }
@@ -156,6 +163,7 @@ async function photos(panel) {
   if (!all) {
     try {
       [all, favorites] = await Promise.all([loadAll(), loadFavorites()]);
+      await hearts.load(all);
     } catch (e) {
       if (e.status === 403) { data.share.unlocked = false; passwordView(); return; }
       clear(note, errMsg(e), ' ', h('button', { class: 'small', onclick: () => photos(panel) }, t('retry')));
@@ -173,7 +181,7 @@ async function photos(panel) {
     h('div', { class: 'grid' }, favorites.map((p) => tile(p, favorites)))) : null;
   const grid = h('div', { class: 'grid', id: 'gallery-photos' });
   const count = h('p', { class: 'small muted', id: 'gallery-count' });
-  clear(panel, favs, h('h2', null, t('galleryAllTitle')), filters, count, grid, note);
+  clear(panel, favs, h('h2', null, t('galleryAllTitle')), filters, lovedToggle(() => drawGrid()), count, grid, note);
   const drawGrid = () => {
     const list = shownList();
     clear(grid, list.map((p) => tile(p, list)));
@@ -183,9 +191,23 @@ async function photos(panel) {
   drawGrid();
 }
 
-// shownList is the photos the filters keep, in the order taken.
+// shownList is the photos the filters keep, in the order taken, or the
+// most loved first.
 function shownList() {
-  return filtered(all, filter);
+  const list = filtered(all, filter);
+  return loved ? lovedFirst(list) : list;
+}
+
+// lovedToggle switches the grid between the order taken and the most
+// loved first.
+function lovedToggle(redraw) {
+  const b = h('button', { type: 'button', class: 'small', id: 'loved-first', 'aria-pressed': loved ? 'true' : 'false' }, '♥ ' + t('heartsLovedFirst'));
+  b.addEventListener('click', () => {
+    loved = !loved;
+    b.setAttribute('aria-pressed', loved ? 'true' : 'false');
+    redraw();
+  });
+  return h('div', { class: 'row' }, b);
 }
 
 function messages(panel) {

@@ -9,6 +9,7 @@ import { UploadQueue } from './queue.js';
 import { openLightbox } from './lightbox.js';
 import { FILTERS, applyFilter } from './filters.js';
 import { when, filterBar, filtered } from './album-filters.js';
+import { heartsOf } from './hearts.js';
 
 const app = $('#app');
 const slug = decodeURIComponent(location.pathname.split('/')[2] || '').toLowerCase();
@@ -509,12 +510,14 @@ function tileFor(p, list, scopeAll) {
     h('span', { class: 'ph' }, tileName(p, scopeAll)),
     img,
     p.status === 'pending' ? h('span', { class: 'badge' }, t('pending')) : p.status === 'hidden' ? h('span', { class: 'badge' }, t('hidden')) : null,
-    p.video ? h('span', { class: 'play' }, icon('play')) : null);
+    p.video ? h('span', { class: 'play' }, icon('play')) : null,
+    scopeAll ? guestHearts().badge(p) : null);
   tile.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
     labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
     slideshow: scopeAll,
     caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: guestLabel(q.guestName, t('boothName')) }) : fmtTime(q.createdAt, lang)),
     actions: (q, close) => [
+      scopeAll && q.status === 'visible' ? guestHearts().button(q) : null,
       downloadLink(q, t('download')),
       q.mine ? h('button', {
         class: 'small', onclick: async () => {
@@ -571,6 +574,10 @@ function countdown(ms) {
   return d ? `${d} d ${hms}` : hms;
 }
 
+// guestHearts are this guest's hearts on the shared album (hearts.js).
+let hearts = null;
+const guestHearts = () => hearts || (hearts = heartsOf(base, t, (e) => toast(errMsg(e), 'bad')));
+
 // The shared album's filters, kept while the guest moves between tabs.
 const albumFilter = { guest: '', spot: '', challenge: '' };
 
@@ -603,6 +610,7 @@ async function album(panel) {
     const [all, favs] = await Promise.all([api(`${base}/photos?scope=all&order=taken`), api(`${base}/photos?scope=all&favorites=1&order=taken`)]);
     list = all.photos;
     favorites = favs.photos.sort((a, b) => when(a) - when(b));
+    await guestHearts().load(list);
   } catch (e) {
     clear(note, errMsg(e), ' ', h('button', { class: 'small', onclick: () => album(panel) }, t('retry')));
     return;

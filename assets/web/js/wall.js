@@ -92,6 +92,8 @@ async function main() {
 
   const live = openLive(base + '/live', () => root.isConnected, first.data.liveId || '');
   const onPhoto = (p) => {
+    const known = photos.find((x) => x.id === p.id);
+    if (known && (p.hearts || 0) > (known.hearts || 0)) heartArrived(root);
     if (upsert(photos, p, POOL)) {
       fresh.push(p);
       if (fresh.length > 20) fresh.shift();
@@ -274,3 +276,11 @@ function untilReveal(ms, lang) {
 }
 
 main();
+
+// heartArrived floats a heart up the screen: a guest just hearted a photo.
+function heartArrived(root) {
+  const el = h('div', { class: 'heart-float', 'aria-hidden': 'true' }, '♥');
+  el.style.left = `${10 + Math.random() * 80}%`;
+  root.append(el);
+  setTimeout(() => el.remove(), 2600);
+}
