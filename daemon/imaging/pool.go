@@ -31,6 +31,10 @@ type PoolConfig struct {
 	MaxPixels int
 	// Logger receives one debug record per image made. Nil means no logging.
 	Logger *slog.Logger
+	// HEICCacheDir is where the HEIC decoder's machine code is kept between
+	// runs (made if missing; the daemon uses DATA_DIR/cache/heic). Empty:
+	// it is compiled once per process, in memory.
+	HEICCacheDir string
 }
 
 // Pool makes variants with bounded concurrency and memory. It is safe for
@@ -42,6 +46,7 @@ type Pool struct {
 	memBytes  int64
 	maxPixels int
 	log       *slog.Logger
+	heif      *heifRuntimes
 }
 
 // NewPool returns a Pool configured by cfg, with defaults for zero fields.
@@ -64,6 +69,7 @@ func NewPool(cfg PoolConfig) *Pool {
 		memBytes:  cfg.MemoryBytes,
 		maxPixels: cfg.MaxPixels,
 		log:       cfg.Logger.With("component", "imaging"),
+		heif:      newHEIFRuntimes(cfg.HEICCacheDir),
 	}
 }
 
@@ -95,6 +101,7 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	if err != nil {
 		return Variants{}, err
 	}
+	ctx = withHEIFRuntimes(ctx, p.heif)
 	need := memoryEstimate(info) // at most p.memBytes: Check refuses more
 	select {
 	case p.slots <- struct{}{}:

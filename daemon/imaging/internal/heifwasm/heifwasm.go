@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -58,8 +60,41 @@ type Runtime struct {
 	mc wazero.ModuleConfig
 }
 
-// Compile compiles the embedded module.
-func Compile(ctx context.Context) (*Runtime, error) {
+// Compile compiles the embedded module. With cacheDir set, the machine
+// code is kept there (wazero's compilation cache, keyed by the module and
+// wazero's version) and a later process loads it instead of compiling
+// again; a cache that cannot be read (a file cut by a power loss) is
+// emptied and filled again, and a directory that cannot be used is done
+// without.
+func Compile(ctx context.Context, cacheDir string) (*Runtime, error) {
+	if cacheDir != "" {
+		if r, err := compile(ctx, cacheDir); err == nil {
+			return r, nil
+		}
+		if clearDir(cacheDir) == nil {
+			if r, err := compile(ctx, cacheDir); err == nil {
+				return r, nil
+			}
+		}
+	}
+	return compile(ctx, "")
+}
+
+// clearDir removes what dir holds.
+func clearDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("emptying the HEIC decoder's cache: %w", err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("emptying the HEIC decoder's cache: %w", err)
+		}
+	}
+	return nil
+}
+
+func compile(ctx context.Context, cacheDir string) (*Runtime, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(moduleGz))
 	if err != nil {
 		return nil, fmt.Errorf("opening the HEIC decoder module: %w", err)
@@ -68,7 +103,15 @@ func Compile(ctx context.Context) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unpacking the HEIC decoder module: %w", err)
 	}
-	rt := wazero.NewRuntime(ctx)
+	cfg := wazero.NewRuntimeConfig()
+	if cacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("opening the HEIC decoder's cache %s: %w", cacheDir, err)
+		}
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("starting the HEIC decoder's system interface: %w", err)
