@@ -14,16 +14,24 @@
 // (user + system, from rusage; the steadier figure on a shared machine), the
 // medians and the median of the per-round ratios. Then it runs the pipeline on one photo in a child
 // process and prints that worker's peak memory: VmHWM from the child's
-// /proc/self/status and the kernel's max RSS from its rusage. With -heic it
-// also encodes one photo with heif-enc and measures the same for HEIC.
+// /proc/self/status and the kernel's max RSS from its rusage. With -heic (or
+// -only heic) it does the same, side by side, for a 12 MP grid HEIC
+// (4032×3024 in 512×512 tiles, made with heif-enc, or -heic-file) against
+// vipsthumbnail on libheif.
+//
+// Both sides run pinned to one CPU (taskset -c, -cpu): libheif decodes a
+// grid's tiles on several threads whatever VIPS_CONCURRENCY says. With
+// PROFILE=pi4 or pi3 the whole run, vips included, is in that Pi
+// stand-in's control group (internal/piprofile).
 //
 // Run from the module root, on a quiet machine:
 //
 //	go run ./daemon/imaging/internal/imagebench -photos 6 -rounds 5
+//	go run ./daemon/imaging/internal/imagebench -only heic -heic-file /tmp/grid.heic -rounds 3
 //
-// It needs vipsthumbnail (Debian package libvips-tools) and, for -heic,
-// heif-enc (libheif-examples). Targets: ratio at most 1.35, peak at most
-// 96 MiB.
+// It needs vipsthumbnail (Debian package libvips-tools) and, for HEIC,
+// heif-enc (libheif-examples). Targets: JPEG ratio at most 1.35, HEIC
+// ratio at most 1.2, peak at most 96 MiB.
 package main
 
 import (
