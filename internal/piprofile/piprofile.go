@@ -145,10 +145,6 @@ func (g *Group) mkdir(dir string) error {
 // write writes files in dir in a fixed order; optional may be missing
 // (swap accounting is not always compiled in).
 func (g *Group) write(dir string, files map[string]string, optional string) error {
-	keys := make([]string, 0, len(files))
-	for k := range files {
-		keys = append(keys, k)
-	}
 	// Period before quota on v1, limits in any order.
 	for _, k := range []string{"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.max", "memory.swap.max"} {
 		v, ok := files[k]
