@@ -512,18 +512,21 @@ func (s *Server) EndStreams() {
 // mediaSweepEvery is how often the running daemon sweeps the media area.
 const mediaSweepEvery = 10 * time.Minute
 
-// sweepMedia runs store.SweepRunning every mediaSweepEvery: a file an
-// upload cut by a crash left in media/ goes within the grace period and
-// one sweep, not at the next start, and too many at once are quarantined
-// (store.QuarantineOver).
+// sweepMedia runs store.SweepRunning at once, then every mediaSweepEvery:
+// a file an upload cut by a crash left in media/ goes within the grace
+// period and one sweep, and too many at once are quarantined
+// (store.QuarantineOver). The first sweep is the start's reconciliation
+// (cmd/eventbox opens the store with MediaSweepLater).
 func (s *Server) sweepMedia(ctx context.Context) {
 	t := time.NewTicker(mediaSweepEvery)
 	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
 		}
 		res, err := s.store.SweepRunning(ctx, store.DefaultMediaGrace)
 		if err != nil && ctx.Err() == nil {

@@ -44,6 +44,12 @@ type Options struct {
 	// MediaGrace is how old a media file no record names must be before
 	// Open's sweep removes it (SweepMedia). Zero means DefaultMediaGrace.
 	MediaGrace time.Duration
+	// MediaSweepLater leaves the media area's walk to the caller: Open
+	// clears the temp area but does not read every media file and record
+	// (with 20,000 photos that walk was most of a start). The caller runs
+	// SweepRunning soon after; the daemon does at once, in the background,
+	// while it serves.
+	MediaSweepLater bool
 	// Unkeyed opens the store without the sealing key (secret.LoadKey of
 	// dir), for a database that is only inspected (a restore being
 	// staged): sealed values read as lost, clear ones are left for the
@@ -138,6 +144,14 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		s.log.WarnContext(ctx, "jobs were running when the process stopped", "jobs", n)
 	}
 
+	if opts.MediaSweepLater {
+		n, err := s.media.clearTemp()
+		if err != nil {
+			s.log.WarnContext(ctx, "temp area not cleared", "error", err)
+		}
+		s.log.InfoContext(ctx, "temp area cleared; the media area is reconciled in the background", "temp_cleared", n)
+		return s, nil
+	}
 	if opts.MediaGrace == 0 {
 		opts.MediaGrace = DefaultMediaGrace
 	}

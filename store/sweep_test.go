@@ -283,3 +283,42 @@ func TestSweepRunningSparesUploadsInFlight(t *testing.T) {
 		t.Errorf("sweep = %+v; want 1 removed, 1 temp, 1 recent", res)
 	}
 }
+
+// TestOpenCanLeaveTheMediaSweepToTheCaller: with MediaSweepLater, Open
+// clears the temp area but leaves old unnamed media files to the caller's
+// SweepRunning, which removes them; a start then does not walk every file.
+func TestOpenCanLeaveTheMediaSweepToTheCaller(t *testing.T) {
+	ctx := context.Background()
+	dir, c := t.TempDir(), newClock()
+	st := open(t, dir, c)
+	e := store.NewEvent("Party")
+	if err := st.Events().Create(ctx, &e); err != nil {
+		t.Fatal(err)
+	}
+	orphans := plantOld(t, st, dir, c, e.ID, 1)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp", "up-123456")
+	if err := os.WriteFile(tmp, []byte("half an upload"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, dir, store.Options{Now: c.Now, MediaSweepLater: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if !st.Media().Exists(orphans[0]) {
+		t.Fatalf("Open removed %s: it walked the media area", orphans[0])
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Errorf("the temp file was kept")
+	}
+	res, err := st.SweepRunning(ctx, store.DefaultMediaGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed != 1 || st.Media().Exists(orphans[0]) {
+		t.Errorf("the caller's sweep = %+v; want the old unnamed file removed", res)
+	}
+}

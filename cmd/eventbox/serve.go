@@ -175,7 +175,10 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 			}
 		}
 	}
-	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now})
+	// The media area's walk runs in the background once the daemon serves
+	// (its media sweep starts with one), so a start with many photos is
+	// not held by it.
+	st, err := store.Open(ctx, cfg.DataDir, store.Options{Logger: log.With("component", "store"), Now: cfg.Now, MediaSweepLater: true})
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return false, fmt.Errorf("another eventbox is already running with DATA_DIR %s: %w", cfg.DataDir, err)

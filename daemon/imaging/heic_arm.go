@@ -22,6 +22,13 @@ func decodeHEIC(context.Context, io.Reader) (image.Image, error) {
 	return nil, fmt.Errorf("%w: HEIC is not decoded on 32-bit ARM", ErrUnsupported)
 }
 
+// heifRuntimes is empty on 32-bit ARM: there is no decoder to compile.
+type heifRuntimes struct{}
+
+func newHEIFRuntimes(string) *heifRuntimes { return nil }
+
+func withHEIFRuntimes(ctx context.Context, _ *heifRuntimes) context.Context { return ctx }
+
 // tileDecoder decodes nothing on 32-bit ARM; Check refuses HEIC there.
 type tileDecoder struct{}
 

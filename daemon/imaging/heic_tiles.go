@@ -30,7 +30,7 @@ type tileDecoder struct {
 }
 
 func newTileDecoder(ctx context.Context) *tileDecoder {
-	rt, err := heifRuntime()
+	rt, err := runtimeFor(ctx)
 	if err != nil {
 		return &tileDecoder{err: err}
 	}

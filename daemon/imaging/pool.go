@@ -36,6 +36,10 @@ type PoolConfig struct {
 	// MaxOutOfProcessPixels) in a process of its own, one at a time. Nil
 	// means the pool refuses them with ErrTooLarge, as Check does.
 	OutOfProcess OutOfProcessMaker
+	// HEICCacheDir is where the HEIC decoder's machine code is kept between
+	// runs (made if missing; the daemon uses DATA_DIR/cache/heic). Empty:
+	// it is compiled once per process, in memory.
+	HEICCacheDir string
 }
 
 // OutOfProcessMaker makes an image's variants in another process, whose
@@ -59,6 +63,7 @@ type Pool struct {
 	// out makes the images over the budget; alone holds its one slot.
 	out   OutOfProcessMaker
 	alone chan struct{}
+	heif  *heifRuntimes
 }
 
 // NewPool returns a Pool configured by cfg, with defaults for zero fields.
@@ -83,6 +88,7 @@ func NewPool(cfg PoolConfig) *Pool {
 		log:       cfg.Logger.With("component", "imaging"),
 		out:       cfg.OutOfProcess,
 		alone:     make(chan struct{}, 1),
+		heif:      newHEIFRuntimes(cfg.HEICCacheDir),
 	}
 }
 
@@ -115,6 +121,7 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	if err != nil {
 		return Variants{}, err
 	}
+	ctx = withHEIFRuntimes(ctx, p.heif)
 	if info.outOfProcess {
 		return p.makeOutOfProcess(ctx, r, size, info)
 	}

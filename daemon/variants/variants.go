@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -137,7 +138,12 @@ func New(cfg Config) *Maker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	pool := imaging.NewPool(imaging.PoolConfig{Workers: workers, Logger: log, OutOfProcess: cfg.OutOfProcess})
+	pc := imaging.PoolConfig{Workers: workers, Logger: log, OutOfProcess: cfg.OutOfProcess}
+	if cfg.Store != nil {
+		// The HEIC decoder's machine code, kept across restarts (not backed up).
+		pc.HEICCacheDir = filepath.Join(cfg.Store.Dir(), "cache", "heic")
+	}
+	pool := imaging.NewPool(pc)
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{}}
 }

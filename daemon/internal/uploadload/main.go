@@ -8,7 +8,9 @@
 //	go run ./daemon/internal/uploadload -bin /tmp/eventbox
 //
 // It exits non-zero when a target of issue 3 is missed: time at most 1.4×
-// the trivial server's, peak RSS at most 200 MiB.
+// the trivial server's, peak RSS at most 200 MiB. With PROFILE=pi4 or
+// PROFILE=pi3 (or -profile) both servers run in a control group of that Pi
+// stand-in (internal/piprofile), each in its own; the guests do not.
 package main
 
 import (
@@ -34,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"eventbox/internal/piprofile"
 )
 
 func main() {
@@ -42,18 +46,40 @@ func main() {
 	photos := flag.Int("photos", 200, "photos in all")
 	bases := flag.Int("bases", 8, "distinct images to generate (each photo is one of them with its own bytes)")
 	rounds := flag.Int("rounds", 2, "alternating rounds of trivial server and eventbox")
+	profile := flag.String("profile", os.Getenv(piprofile.EnvVar), "run both servers as on a Pi stand-in: pi4 or pi3 (default $PROFILE)")
+	serveTrivial := flag.String("serve-trivial", "", "internal: serve the trivial server on this address, into -trivial-dir")
+	trivialDir := flag.String("trivial-dir", "", "internal: where -serve-trivial writes")
 	flag.Parse()
+	if *serveTrivial != "" {
+		l, err := net.Listen("tcp", *serveTrivial)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "uploadload:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "uploadload: trivial server:", (&http.Server{Handler: trivialHandler(*trivialDir)}).Serve(l))
+		os.Exit(1)
+	}
+	prof, withProfile, err := piprofile.Lookup(*profile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "uploadload:", err)
+		os.Exit(2)
+	}
+	var pp *piprofile.Profile
+	if withProfile {
+		pp = &prof
+		fmt.Printf("both servers under %s; the guests are not limited\n", prof)
+	}
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "uploadload: -bin is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *guests, *photos, *bases, *rounds); err != nil {
+	if err := run(*bin, *guests, *photos, *bases, *rounds, pp); err != nil {
 		fmt.Fprintln(os.Stderr, "uploadload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, guests, n, bases, rounds int) error {
+func run(bin string, guests, n, bases, rounds int, prof *piprofile.Profile) error {
 	start := time.Now()
 	files := makePhotos(n, bases)
 	var total int64
@@ -66,12 +92,12 @@ func run(bin string, guests, n, bases, rounds int) error {
 	var ratios []float64
 	var peak int64
 	for round := 1; round <= rounds; round++ {
-		d, err := runTrivial(files, guests)
+		d, err := runTrivial(files, guests, prof)
 		if err != nil {
 			return fmt.Errorf("trivial server: %w", err)
 		}
 		trivial = append(trivial, d)
-		d, rss, err := runEventbox(bin, files, guests)
+		d, rss, err := runEventbox(bin, files, guests, prof)
 		if err != nil {
 			return fmt.Errorf("eventbox: %w", err)
 		}
@@ -160,18 +186,12 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// runTrivial times the uploads against a server that streams each
-// multipart body to a file, fsyncs it and answers 201: the floor the
-// daemon is compared with.
-func runTrivial(files [][]byte, guests int) (time.Duration, error) {
-	dir, err := os.MkdirTemp("", "trivial-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
+// trivialHandler streams each multipart body to a file in dir, fsyncs it
+// and answers 201.
+func trivialHandler(dir string) http.Handler {
 	var seq int64
 	var mu sync.Mutex
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mr, err := r.MultipartReader()
 		if err != nil {
 			http.Error(w, err.Error(), 400)
@@ -206,14 +226,57 @@ func runTrivial(files [][]byte, guests int) (time.Duration, error) {
 			}
 		}
 		w.WriteHeader(201)
-	})}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	})
+}
+
+// runTrivial times the uploads against a server that streams each
+// multipart body to a file, fsyncs it and answers 201: the floor the
+// daemon is compared with. Under a profile the server is this program
+// again (-serve-trivial), in the profile's control group.
+func runTrivial(files [][]byte, guests int, prof *piprofile.Profile) (time.Duration, error) {
+	dir, err := os.MkdirTemp("", "trivial-")
 	if err != nil {
 		return 0, err
 	}
-	go srv.Serve(l)
-	defer srv.Close()
-	url := "http://" + l.Addr().String()
+	defer os.RemoveAll(dir)
+	var url string
+	if prof == nil {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		srv := &http.Server{Handler: trivialHandler(dir)}
+		go srv.Serve(l)
+		defer srv.Close()
+		url = "http://" + l.Addr().String()
+	} else {
+		self, err := os.Executable()
+		if err != nil {
+			return 0, err
+		}
+		addr, err := freeAddr()
+		if err != nil {
+			return 0, err
+		}
+		g, err := prof.NewGroup("trivial")
+		if err != nil {
+			return 0, err
+		}
+		defer g.Close()
+		cmd := g.Command(self, "-serve-trivial", addr, "-trivial-dir", dir)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		defer func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}()
+		if err := waitListening(addr); err != nil {
+			return 0, err
+		}
+		url = "http://" + addr
+	}
 	clients := make([]*http.Client, guests)
 	for i := range clients {
 		clients[i] = &http.Client{}
@@ -221,10 +284,23 @@ func runTrivial(files [][]byte, guests int) (time.Duration, error) {
 	return uploadAll(clients, url, "/upload", url, files)
 }
 
+// waitListening waits until something accepts connections on addr.
+func waitListening(addr string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listening on %s within 30 s", addr)
+}
+
 // runEventbox starts the daemon on a fresh DATA_DIR, makes an event, lets
 // the guests join, times the uploads, then fetches every thumb (so the
 // image work is part of the measured peak) and reads the peak RSS.
-func runEventbox(bin string, files [][]byte, guests int) (time.Duration, int64, error) {
+func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile) (time.Duration, int64, error) {
 	dir, err := os.MkdirTemp("", "eventbox-load-")
 	if err != nil {
 		return 0, 0, err
@@ -235,6 +311,14 @@ func runEventbox(bin string, files [][]byte, guests int) (time.Duration, int64, 
 		return 0, 0, err
 	}
 	cmd := exec.Command(bin, "serve")
+	if prof != nil {
+		g, err := prof.NewGroup("eventbox")
+		if err != nil {
+			return 0, 0, err
+		}
+		defer g.Close() // after the deferred Wait below
+		cmd = g.Command(bin, "serve")
+	}
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir, "ADMIN_PASSWORD=load-test-password", "MDNS_NAME=off", "LOG_LEVEL=warn")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -58,9 +60,38 @@ type Runtime struct {
 	mc wazero.ModuleConfig
 }
 
-// Compile compiles the embedded module.
-func Compile(ctx context.Context) (*Runtime, error) {
-	return compile(ctx, wazero.NewRuntimeConfig())
+// Compile compiles the embedded module. With cacheDir set, the machine
+// code is kept there (wazero's compilation cache, keyed by the module and
+// wazero's version) and a later process loads it instead of compiling
+// again; a cache that cannot be read (a file cut by a power loss) is
+// emptied and filled again, and a directory that cannot be used is done
+// without.
+func Compile(ctx context.Context, cacheDir string) (*Runtime, error) {
+	if cacheDir != "" {
+		if r, err := compile(ctx, wazero.NewRuntimeConfig(), cacheDir); err == nil {
+			return r, nil
+		}
+		if clearDir(cacheDir) == nil {
+			if r, err := compile(ctx, wazero.NewRuntimeConfig(), cacheDir); err == nil {
+				return r, nil
+			}
+		}
+	}
+	return compile(ctx, wazero.NewRuntimeConfig(), "")
+}
+
+// clearDir removes what dir holds.
+func clearDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("emptying the HEIC decoder's cache: %w", err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("emptying the HEIC decoder's cache: %w", err)
+		}
+	}
+	return nil
 }
 
 // CompileReserved compiles the embedded module for instances whose memory
@@ -73,10 +104,10 @@ func Compile(ctx context.Context) (*Runtime, error) {
 // daemon, whose garbage collector would count it whole.
 func CompileReserved(ctx context.Context, maxBytes int64) (*Runtime, error) {
 	pages := uint32(min(max(maxBytes>>16, 1), 65536))
-	return compile(ctx, wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithMemoryCapacityFromMax(true))
+	return compile(ctx, wazero.NewRuntimeConfig().WithMemoryLimitPages(pages).WithMemoryCapacityFromMax(true), "")
 }
 
-func compile(ctx context.Context, cfg wazero.RuntimeConfig) (*Runtime, error) {
+func compile(ctx context.Context, cfg wazero.RuntimeConfig, cacheDir string) (*Runtime, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(moduleGz))
 	if err != nil {
 		return nil, fmt.Errorf("opening the HEIC decoder module: %w", err)
@@ -84,6 +115,13 @@ func compile(ctx context.Context, cfg wazero.RuntimeConfig) (*Runtime, error) {
 	code, err := io.ReadAll(zr)
 	if err != nil {
 		return nil, fmt.Errorf("unpacking the HEIC decoder module: %w", err)
+	}
+	if cacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("opening the HEIC decoder's cache %s: %w", cacheDir, err)
+		}
+		cfg = cfg.WithCompilationCache(cache)
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {

@@ -11,7 +11,7 @@ import (
 
 func TestDecode(t *testing.T) {
 	ctx := context.Background()
-	rt, err := heifwasm.Compile(ctx)
+	rt, err := heifwasm.Compile(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

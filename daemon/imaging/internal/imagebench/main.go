@@ -14,21 +14,30 @@
 // (user + system, from rusage; the steadier figure on a shared machine), the
 // medians and the median of the per-round ratios. Then it runs the pipeline on one photo in a child
 // process and prints that worker's peak memory: VmHWM from the child's
-// /proc/self/status and the kernel's max RSS from its rusage. With -heic it
-// also encodes one photo with heif-enc and measures the same for HEIC.
+// /proc/self/status and the kernel's max RSS from its rusage. With -heic (or
+// -only heic) it does the same, side by side, for a 12 MP grid HEIC
+// (4032×3024 in 512×512 tiles, made with heif-enc, or -heic-file) against
+// vipsthumbnail on libheif.
+//
+// Both sides run pinned to one CPU (taskset -c, -cpu): libheif decodes a
+// grid's tiles on several threads whatever VIPS_CONCURRENCY says. With
+// PROFILE=pi4 or pi3 the whole run, vips included, is in that Pi
+// stand-in's control group (internal/piprofile).
 //
 // Run from the module root, on a quiet machine:
 //
 //	go run ./daemon/imaging/internal/imagebench -photos 6 -rounds 5
+//	go run ./daemon/imaging/internal/imagebench -only heic -heic-file /tmp/grid.heic -rounds 3
 //
-// It needs vipsthumbnail (Debian package libvips-tools) and, for -heic,
-// heif-enc (libheif-examples). Targets: ratio at most 1.35, peak at most
-// 96 MiB.
+// It needs vipsthumbnail (Debian package libvips-tools) and, for HEIC,
+// heif-enc (libheif-examples). Targets: JPEG ratio at most 1.35, HEIC
+// ratio at most 1.2, peak at most 96 MiB.
 package main
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -46,7 +55,9 @@ import (
 	"time"
 
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/imaging/imagingtest"
 	"eventbox/daemon/imaging/internal/testimg"
+	"eventbox/internal/piprofile"
 )
 
 func main() {
@@ -59,10 +70,26 @@ func run(args []string) int {
 	rounds := fs.Int("rounds", 5, "alternating rounds of ours and vips")
 	child := fs.String("child", "", "internal: run the pipeline once on this file and report memory")
 	measure := fs.String("measure", "", "internal: run -child on this file and report its rusage")
-	withHEIC := fs.Bool("heic", false, "also measure a 12 MP HEIC (needs heif-enc)")
-	heicQuality := fs.Int("heic-quality", 60, "heif-enc quality of the HEIC")
+	withHEIC := fs.Bool("heic", false, "also measure a 12 MP grid HEIC side by side (needs heif-enc)")
+	only := fs.String("only", "", "jpeg or heic: measure only that format")
+	heicFile := fs.String("heic-file", "", "the grid HEIC to measure: made there if missing (default: a temporary one)")
+	cpus := fs.String("cpu", "0", "the CPU both sides are pinned to (taskset -c), so libheif's threads count as one; \"\" for none")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if p, ok, err := piprofile.FromEnv(); err != nil {
+		fmt.Fprintln(os.Stderr, "imagebench:", err)
+		return 2
+	} else if ok {
+		code, err := piprofile.Reexec(p, "imagebench")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "imagebench:", err)
+			return 1
+		}
+		return code
+	}
+	if *cpus != "" && os.Getenv("IMAGEBENCH_PINNED") == "" {
+		return pin(*cpus)
 	}
 	runtime.GOMAXPROCS(1)
 	if *child != "" {
@@ -71,14 +98,14 @@ func run(args []string) int {
 	if *measure != "" {
 		return runMeasure(*measure)
 	}
-	if err := bench(*photos, *rounds, *withHEIC, *heicQuality); err != nil {
+	if err := bench(*photos, *rounds, *only != "heic", *withHEIC || *only == "heic", *heicFile); err != nil {
 		fmt.Fprintln(os.Stderr, "imagebench:", err)
 		return 1
 	}
 	return 0
 }
 
-func bench(n, rounds int, withHEIC bool, heicQuality int) error {
+func bench(n, rounds int, withJPEG, withHEIC bool, heicFile string) error {
 	vips, err := exec.LookPath("vipsthumbnail")
 	if err != nil {
 		return fmt.Errorf("vipsthumbnail not found (install libvips-tools): %w", err)
@@ -88,29 +115,48 @@ func bench(n, rounds int, withHEIC bool, heicQuality int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	var files []string
-	var total int
-	for i := range n {
-		o := 1
-		if i%3 == 1 {
-			o = 6
-		}
-		b, err := testimg.JPEG(testimg.Photo(4032, 3024, uint64(i+1)), 90, testimg.EXIF(o, true))
-		if err != nil {
-			return err
-		}
-		f := filepath.Join(dir, fmt.Sprintf("p%02d.jpg", i))
-		if err := os.WriteFile(f, b, 0o600); err != nil {
-			return err
-		}
-		files = append(files, f)
-		total += len(b)
-	}
-	fmt.Printf("%d photos 4032x3024 q90, mean %.2f MB; GOMAXPROCS=1, one worker; vips with VIPS_CONCURRENCY=1\n", n, float64(total)/float64(n)/1e6)
 	out := filepath.Join(dir, "out")
 	if err := os.Mkdir(out, 0o700); err != nil {
 		return err
 	}
+	if withJPEG {
+		var files []string
+		var total int
+		for i := range n {
+			o := 1
+			if i%3 == 1 {
+				o = 6
+			}
+			b, err := testimg.JPEG(testimg.Photo(4032, 3024, uint64(i+1)), 90, testimg.EXIF(o, true))
+			if err != nil {
+				return err
+			}
+			f := filepath.Join(dir, fmt.Sprintf("p%02d.jpg", i))
+			if err := os.WriteFile(f, b, 0o600); err != nil {
+				return err
+			}
+			files = append(files, f)
+			total += len(b)
+		}
+		fmt.Printf("%d photos 4032x3024 q90, mean %.2f MB; GOMAXPROCS=1, one worker; vips with VIPS_CONCURRENCY=1\n", n, float64(total)/float64(n)/1e6)
+		if err := sideBySide(vips, files, out, rounds); err != nil {
+			return err
+		}
+		if err := peak("jpeg", files[min(1, len(files)-1)]); err != nil {
+			return err
+		}
+	}
+	if withHEIC {
+		return benchHEIC(vips, dir, out, heicFile, rounds)
+	}
+	return nil
+}
+
+// sideBySide runs, alternately, rounds of our pipeline and of vipsthumbnail
+// on files (after one warm-up of each) and prints each round's times, the
+// medians and the median of the per-round ratios.
+func sideBySide(vips string, files []string, out string, rounds int) error {
+	n := len(files)
 	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
 	// Each run returns wall time and CPU time (user + system) per photo.
 	// On a shared machine the CPU time is the steadier measure: other
@@ -163,16 +209,28 @@ func bench(n, rounds int, withHEIC bool, heicQuality int) error {
 		median(ours), median(theirs), median(ratios), slices.Min(ratios), slices.Max(ratios))
 	fmt.Printf("median CPU:  ours %.1f ms/photo, vipsthumbnail %.1f ms/photo; ratio (median of rounds) %.2f, range %.2f-%.2f\n",
 		median(oursCPU), median(theirsCPU), median(cpuRatios), slices.Min(cpuRatios), slices.Max(cpuRatios))
-	if err := checkOutputs(out, files); err != nil {
-		return err
+	return checkOutputs(out, files)
+}
+
+// pin runs this program again on one CPU (taskset), children included.
+func pin(cpu string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "imagebench:", err)
+		return 1
 	}
-	if err := peak("jpeg", files[min(1, len(files)-1)]); err != nil {
-		return err
+	cmd := exec.Command("taskset", append([]string{"-c", cpu, self}, os.Args[1:]...)...)
+	cmd.Env = append(os.Environ(), "IMAGEBENCH_PINNED=1")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	fmt.Printf("both sides pinned to CPU %s\n", cpu)
+	if err := cmd.Run(); err != nil {
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			return ee.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, "imagebench: taskset:", err)
+		return 1
 	}
-	if withHEIC {
-		return benchHEIC(dir, files[0], heicQuality)
-	}
-	return nil
+	return 0
 }
 
 // selfCPU returns the CPU time this process has used.
@@ -211,7 +269,7 @@ func makeFile(pool *imaging.Pool, path, out string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	base := filepath.Join(out, strings.TrimSuffix(filepath.Base(path), ".jpg"))
+	base := filepath.Join(out, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if err := os.WriteFile(base+"_d.jpg", v.Display, 0o600); err != nil {
 		return err
 	}
@@ -224,7 +282,7 @@ func makeFile(pool *imaging.Pool, path, out string) error {
 func checkOutputs(out string, files []string) error {
 	var psnrs [2]float64
 	for _, f := range files {
-		base := filepath.Join(out, strings.TrimSuffix(filepath.Base(f), ".jpg"))
+		base := filepath.Join(out, strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)))
 		for i, pair := range [][2]string{{"_d.jpg", "_vd.jpg"}, {"_t.jpg", "_vt.jpg"}} {
 			a, err := decodeFile(base + pair[0])
 			if err != nil {
@@ -338,30 +396,38 @@ func runChild(file string) int {
 	return 0
 }
 
-// benchHEIC encodes a photo as a 12 MP HEIC and measures our pipeline on it.
-func benchHEIC(dir, jpg string, quality int) error {
-	enc, err := exec.LookPath("heif-enc")
-	if err != nil {
-		fmt.Println("heic: heif-enc not found (install libheif-examples); skipped")
-		return nil
+// benchHEIC measures a 12 MP grid HEIC (4032×3024 in 8×6 tiles of
+// 512×512, the iPhone's layout, every tile coded apart) side by side with
+// vipsthumbnail (libheif), and the first Make in a fresh process, which
+// compiles the WebAssembly decoder.
+func benchHEIC(vips, dir, out, file string, rounds int) error {
+	if file == "" {
+		file = filepath.Join(dir, "grid.heic")
 	}
-	h := filepath.Join(dir, "p.heic")
-	if b, err := exec.Command(enc, "-q", strconv.Itoa(quality), "-o", h, jpg).CombinedOutput(); err != nil {
-		return fmt.Errorf("heif-enc: %w: %s", err, b)
+	if _, err := os.Stat(file); err != nil {
+		if _, err := exec.LookPath("heif-enc"); err != nil {
+			return fmt.Errorf("heif-enc not found (install libheif-examples): %w", err)
+		}
+		tmp, err := os.MkdirTemp("", "imagebench-tiles")
+		if err != nil {
+			return err
+		}
+		b, _, err := imagingtest.GridPicture(tmp, 4032, 3024, 48, 0)
+		os.RemoveAll(tmp)
+		if err != nil {
+			return fmt.Errorf("making the grid HEIC: %w", err)
+		}
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			return err
+		}
 	}
-	st, err := os.Stat(h)
+	st, err := os.Stat(file)
 	if err != nil {
 		return err
 	}
-	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
-	var times []float64
-	for range 3 {
-		start := time.Now()
-		if err := makeFile(pool, h, dir); err != nil {
-			return err
-		}
-		times = append(times, ms(time.Since(start)))
+	fmt.Printf("heic: %s, 4032x3024 grid of 512x512 tiles, %.2f MB; GOMAXPROCS=1, one worker, decoder compiled before the rounds; vips with VIPS_CONCURRENCY=1\n", file, float64(st.Size())/1e6)
+	if err := sideBySide(vips, []string{file}, out, rounds); err != nil {
+		return err
 	}
-	fmt.Printf("heic: %.2f MB, ms/photo over 3 runs in one process: %v (the first compiles the WebAssembly decoder)\n", float64(st.Size())/1e6, times)
-	return peak("heic", h)
+	return peak("heic", file)
 }
