@@ -279,7 +279,15 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 		t.Fatalf("starting qemu: %v", err)
 	}
 	go func() { m.done <- m.qemu.Wait() }()
-	t.Cleanup(m.powerOff)
+	t.Cleanup(func() {
+		// BOXTEST_HOLD=20m keeps the machine running that long after its
+		// test, to look inside it through the agent (its port is logged).
+		if d, err := time.ParseDuration(os.Getenv("BOXTEST_HOLD")); err == nil {
+			t.Logf("holding the machine for %s: agent %s, box %s", d, m.agent, m.http)
+			time.Sleep(d)
+		}
+		m.powerOff()
+	})
 	deadline := time.Now().Add(bootTimeout())
 	for {
 		if time.Now().After(deadline) {

@@ -83,14 +83,9 @@ packages=(
 	raspi-firmware firmware-brcm80211 wireless-regdb
 	network-manager wpasupplicant dnsmasq-base iw rfkill avahi-daemon libnss-mdns
 	polkitd adduser systemd-timesyncd ca-certificates tzdata
-	e2fsprogs dosfstools fdisk util-linux
+	e2fsprogs dosfstools fdisk util-linux zstd
 )
 include=$(IFS=,; echo "${packages[*]}")
-# The initrd holds a fixed list of modules (initramfs.modules) instead of
-# Debian's "most": the card's storage (the Pi's SD and USB controllers, the
-# virtual machine's virtio disk) and ext4. Built under qemu-user, "most"
-# takes many minutes and makes an initrd several times the size; the hook
-# that follows each module's dependencies adds what the list needs.
 # The initrd is made once, at the end: while the packages are installed,
 # update-initramfs is set aside (each kernel, udev and firmware package
 # would otherwise make it again, minutes each under qemu-user).
@@ -100,10 +95,6 @@ mmdebstrap --architectures=arm64 --variant=minbase \
 	--components="main non-free-firmware" \
 	--dpkgopt=force-unsafe-io \
 	--aptopt='Acquire::Languages "none"' \
-	--essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
-	--essential-hook="copy-in '$here/initramfs.conf' /etc/initramfs-tools/conf.d" \
-	--essential-hook="copy-in '$here/initramfs.modules' /usr/share/initramfs-tools/modules.d" \
-	--essential-hook='mv "$1/etc/initramfs-tools/conf.d/initramfs.conf" "$1/etc/initramfs-tools/conf.d/eventbox.conf"; mv "$1/usr/share/initramfs-tools/modules.d/initramfs.modules" "$1/usr/share/initramfs-tools/modules.d/eventbox"' \
 	--essential-hook='chroot "$1" dpkg-divert --local --rename --add /usr/sbin/update-initramfs && ln -s /bin/true "$1/usr/sbin/update-initramfs"' \
 	--include="$include" \
 	--customize-hook="copy-in '$deb' /tmp" \
@@ -149,12 +140,19 @@ printf '%s\n' "$(part 3)" >"$root/etc/eventbox/data-partition"
 # Each card makes its own machine id at its first boot (DHCP client ids and
 # NetworkManager's stable addresses derive from it).
 : >"$root/etc/machine-id"
-rm -f "$root/var/lib/dbus/machine-id"
+ln -sfn /etc/machine-id "$root/var/lib/dbus/machine-id"
 # No password login: the box is driven from its console in a browser, and
 # whoever holds the card can read and change it anyway.
 chroot "$root" passwd --lock root >/dev/null
 
-# The initrd mounts /data and the overlay on /etc before systemd starts.
+# The initrd: a fixed list of modules (initramfs.modules) instead of
+# Debian's "most" (built under qemu-user, "most" takes many minutes and
+# makes an initrd several times the size; each module's dependencies come
+# with it), and a script that mounts /data and the overlay on /etc before
+# systemd starts.
+install -d "$root/etc/initramfs-tools/conf.d" "$root/usr/share/initramfs-tools/modules.d"
+install -m 0644 "$here/initramfs.conf" "$root/etc/initramfs-tools/conf.d/eventbox.conf"
+install -m 0644 "$here/initramfs.modules" "$root/usr/share/initramfs-tools/modules.d/eventbox"
 install -m 0755 "$here/initramfs-data-etc" "$root/etc/initramfs-tools/scripts/local-bottom/eventbox-data-etc"
 install -m 0755 "$here/initramfs-hook" "$root/etc/initramfs-tools/hooks/eventbox"
 # The boot files, from the settings above (/etc/fstab included: the initrd
