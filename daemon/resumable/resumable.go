@@ -47,6 +47,10 @@ const (
 	// upload over from (a phone's connection lost mid-body, still read by
 	// the box) to store what it received.
 	takeoverWait = 10 * time.Second
+	// takeoverGrace is how long a request waits for the one holding the
+	// upload before it stops it: bytes already on their way are stored,
+	// not thrown away.
+	takeoverGrace = 2 * time.Second
 	// sweepEvery is how often expired uploads are looked for.
 	sweepEvery = 10 * time.Minute
 	// maxMetadata caps the Upload-Metadata header.
@@ -134,8 +138,8 @@ func (s *Server) lock(ctx context.Context, id string) (unlock func(), err error)
 		s.slots[id] = sl
 	}
 	sl.users++
-	kick := sl.kick
 	s.mu.Unlock()
+	var kick func()
 	release := func() {
 		s.mu.Lock()
 		if sl.users--; sl.users == 0 {
@@ -146,6 +150,21 @@ func (s *Server) lock(ctx context.Context, id string) (unlock func(), err error)
 	select {
 	case sl.sem <- struct{}{}:
 	default:
+		// The request holding the upload may still be reading bytes that
+		// arrived before its connection went: let it finish them first.
+		grace := time.NewTimer(takeoverGrace)
+		select {
+		case sl.sem <- struct{}{}:
+			grace.Stop()
+			return s.unlocker(id, sl, release), nil
+		case <-grace.C:
+		case <-ctx.Done():
+			release()
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+		kick = sl.kick
+		s.mu.Unlock()
 		if kick != nil {
 			kick()
 		}
@@ -161,13 +180,18 @@ func (s *Server) lock(ctx context.Context, id string) (unlock func(), err error)
 			return nil, ctx.Err()
 		}
 	}
+	return s.unlocker(id, sl, release), nil
+}
+
+// unlocker is the unlock of a slot taken.
+func (s *Server) unlocker(id string, sl *slot, release func()) func() {
 	return func() {
 		s.mu.Lock()
 		sl.kick = nil
 		s.mu.Unlock()
 		<-sl.sem
 		release()
-	}, nil
+	}
 }
 
 // setKick records how to stop the PATCH holding id's slot.
@@ -394,7 +418,20 @@ func (s *Server) head(w http.ResponseWriter, r *http.Request) (info, error) {
 	if err := checkVersion(w, r); err != nil {
 		return info{}, err
 	}
-	return s.open(r)
+	in, err := s.open(r)
+	if err != nil {
+		return info{}, err
+	}
+	// A client asks where to resume once its connection was lost; the
+	// box may still be reading that connection's last bytes. The request
+	// holding the upload is stopped and stores what it has, so the
+	// offset answered is all the box holds and the next PATCH matches.
+	unlock, err := s.lock(r.Context(), in.ID)
+	if err != nil {
+		return info{}, err
+	}
+	defer unlock()
+	return s.read(in.ID)
 }
 
 // Patch appends a body at Upload-Offset (PATCH .../uploads/:id). The
