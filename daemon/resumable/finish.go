@@ -170,7 +170,13 @@ func (s *Server) dryRun(w http.ResponseWriter, r *http.Request, in, poster info)
 // A refusal that may pass later (the box's faults, a rate limit, uploads
 // closed for now, a guest whose cookie is gone) is answered but not kept:
 // the bytes stay and a later GET or PATCH tries again.
-func (s *Server) finish(r *http.Request, in *info) error {
+//
+// stored, when not nil, is called with the answer as soon as the route
+// stored the file, before the answer is kept: the client hears at once.
+// A crash before it is kept is safe: the bytes are still there, and the
+// next GET sends them through the route again, which knows the file by its
+// retry fingerprint and answers the same photo.
+func (s *Server) finish(r *http.Request, in *info, stored func(*result)) error {
 	var poster info
 	if in.Kind == KindVideo {
 		var err error
@@ -202,6 +208,9 @@ func (s *Server) finish(r *http.Request, in *info) error {
 	if !final(res.Status) {
 		s.cfg.Logger.InfoContext(r.Context(), "finished upload refused for now", "upload", in.ID, "status", res.Status)
 		return writeResultErr(res)
+	}
+	if stored != nil {
+		stored(res)
 	}
 	next := *in
 	next.Done = res

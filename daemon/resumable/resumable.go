@@ -485,15 +485,30 @@ func (s *Server) Patch(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Upload-Offset", strconv.FormatInt(in.Offset, 10))
 	w.Header().Set("Upload-Expires", s.expires(in))
 	if in.complete() && in.Kind != KindPoster {
+		answered := false
+		answer := func(res *result) {
+			answered = true
+			if res.Status >= 300 {
+				_ = writeResult(w, res)
+				return
+			}
+			setResultHeaders(w, res)
+			w.WriteHeader(http.StatusNoContent)
+			_ = http.NewResponseController(w).Flush()
+		}
 		if in.Done == nil {
-			if err := s.finish(r, &in); err != nil {
+			if err := s.finish(r, &in, answer); err != nil {
+				if answered {
+					s.cfg.Logger.WarnContext(r.Context(), "keeping a finished upload's answer", "upload", in.ID, "error", err)
+					return nil
+				}
 				return err
 			}
 		}
-		if in.Done.Status >= 300 {
-			return writeResult(w, in.Done)
+		if !answered {
+			answer(in.Done)
 		}
-		setResultHeaders(w, in.Done)
+		return nil
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -601,7 +616,7 @@ func (s *Server) Result(w http.ResponseWriter, r *http.Request) error {
 			return web.ErrNotFound
 		}
 		if in.Done == nil {
-			if err := s.finish(r, &in); err != nil {
+			if err := s.finish(r, &in, nil); err != nil {
 				return err
 			}
 		}

@@ -209,7 +209,15 @@ async function tusSend(slug, blob, meta, state, save, onBytes) {
 export async function sendResumable(slug, blob, meta, state, save, onBytes) {
   const res = await tusSend(slug, blob, meta, state, save, onBytes);
   if (res.status !== 204) return res;
-  return xhr('GET', state.url);
+  try {
+    return await xhr('GET', state.url);
+  } catch (e) {
+    // The last PATCH's answer named what the box stored: it is in, even
+    // if its details could not be read now.
+    const stored = res.header && res.header('Upload-Result');
+    if (stored) return { status: Number(res.header('Upload-Result-Status')) || 201, data: null, retryAfter: 0 };
+    throw e;
+  }
 }
 
 /**
@@ -607,6 +615,7 @@ export class UploadQueue extends EventTarget {
       await this.forget(item);
       this.changed();
       if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
+      else if (!res.data && item.tus) this.laterResult(item.tus.video || item.tus.photo);
       setTimeout(() => {
         this.items = this.items.filter((i) => i !== item);
         this.changed();
@@ -647,6 +656,22 @@ export class UploadQueue extends EventTarget {
     }
     this.changed();
     return undefined;
+  }
+
+  /**
+   * laterResult reads a stored upload's photo once the box answers again
+   * (its last PATCH said it was stored, the details were not read), for
+   * the page to show it.
+   */
+  async laterResult(state) {
+    for (let i = 0; state && state.url && i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 3000));
+      try {
+        const res = await xhr('GET', state.url);
+        if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
+        if (res.status < 500) return;
+      } catch { /* not yet */ }
+    }
   }
 
   retry(item, retryAfter, code) {
