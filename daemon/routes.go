@@ -84,6 +84,16 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/messages", guestUpload(s.guests.PostMessage))
 	h("DELETE", "/api/e/:slug/messages/:id", s.guests.DeleteMessage)
 	h("GET", "/api/messages/:id/audio", s.guests.MessageAudio)
+	// Added: resumable uploads, tus 1.0.0 (daemon/resumable;
+	// docs/decisions/guests.md, "Resumable uploads"). Creation sends no
+	// body: the storage guard answers it; a PATCH's body is paced and
+	// counted as any upload's.
+	h("OPTIONS", "/api/e/:slug/uploads", s.resumable.Options)
+	h("POST", "/api/e/:slug/uploads", s.storage.Uploads(s.resumable.Create))
+	h("HEAD", "/api/e/:slug/uploads/:id", s.resumable.Head)
+	h("PATCH", "/api/e/:slug/uploads/:id", s.upload(s.guestUploader, s.resumable.Patch))
+	h("DELETE", "/api/e/:slug/uploads/:id", s.resumable.Delete)
+	h("GET", "/api/e/:slug/uploads/:id", s.resumable.Result)
 
 	// Gallery link routes (cookie gr_share).
 	h("GET", "/api/g/:token", s.gallery.Gallery)

@@ -40,6 +40,7 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/portal"
 	"eventbox/daemon/qr"
+	"eventbox/daemon/resumable"
 	"eventbox/daemon/service"
 	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
@@ -137,6 +138,9 @@ type Server struct {
 	// portal is the captive portal page's routes and the memory of the
 	// devices that went through it (daemon/portal).
 	portal *portal.API
+
+	// resumable is the guests' resumable uploads (tus, daemon/resumable).
+	resumable *resumable.Server
 
 	// routeTable is every route routes() registered, in its order
 	// (Routes).
@@ -402,6 +406,15 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Files: s.files, QR: s.qr, Origin: s.origin, QRStyle: s.events.QRStyle})
 	s.boothAPI = boothapi.New(boothapi.Config{Store: st, Visitors: s.visitors, Logger: s.log, Relay: s.booth,
 		QR: s.qr, Origin: s.origin, EventBySlug: s.guests.EventBySlug})
+	// Resumable uploads (daemon/resumable): their whole file goes
+	// through the spec's upload routes, inside the PATCH's upload slot.
+	s.resumable, err = resumable.New(resumable.Config{Dir: filepath.Join(cfg.DataDir, "uploads"),
+		Logger: s.log.With("component", "uploads"), Now: cfg.Now,
+		Photos: s.api(s.guests.Upload), Messages: s.api(s.guests.PostMessage),
+		Who: s.guestUploader, Room: s.storage.Room})
+	if err != nil {
+		return nil, err
+	}
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -466,6 +479,8 @@ func (s *Server) Run(ctx context.Context) error {
 			s.sweepMedia(ctx)
 			return nil
 		})},
+		// Resumable uploads abandoned past their expiry.
+		service.Member{Name: "uploads", Service: s.resumable},
 		// The first-run setup: marks the box set up once it is.
 		service.Member{Name: "setup", Service: s.setup},
 		// Expired sessions and invitations.
@@ -563,3 +578,7 @@ func (s *Server) sweepSessions(ctx context.Context) {
 		}
 	}
 }
+
+// SweepUploads removes the resumable uploads past their expiry now, as
+// the uploads service does every few minutes, and answers how many.
+func (s *Server) SweepUploads() (int, error) { return s.resumable.Sweep() }

@@ -42,7 +42,10 @@ func newFaultyBox(t *testing.T, box *box) *faultyBox {
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	f := &faultyBox{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/e/") && strings.HasSuffix(r.URL.Path, "/photos") {
+		// An upload starts at the one-request route, or at the resumable
+		// route's creation (where the box answers its refusals first).
+		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/e/") &&
+			(strings.HasSuffix(r.URL.Path, "/photos") || strings.HasSuffix(r.URL.Path, "/uploads")) {
 			f.mu.Lock()
 			f.sent++
 			var s *scripted
@@ -128,9 +131,9 @@ func TestGuestQueueServerFaults(t *testing.T) {
 	if n := keptOnPhone(t, b); n != 1 {
 		t.Fatalf("after a 503 the phone keeps %d files; want 1", n)
 	}
-	b.block(t, "*://*:*/api/e/*/photos*")
+	b.block(t, "*://*:*/api/e/*/photos*", "*://*:*/api/e/*/uploads*")
 	b.eval(t, wake, nil)
-	b.waitText(t, "#queue-list", "No connection. Trying again in")
+	b.waitText(t, "#queue-list", "Waiting for the Wi-Fi. Trying again in")
 	if n := keptOnPhone(t, b); n != 1 {
 		t.Fatalf("after a network error the phone keeps %d files; want 1", n)
 	}

@@ -3,9 +3,9 @@
 // see my photos and, when the album is shared, everyone's; the guestbook
 // with text and voice notes; a contact address for the gallery mail.
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
-import { api, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink, voiceNote, guestLabel } from './lib.js';
+import { api, ApiError, fmtBytes, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink, voiceNote, guestLabel } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
-import { UploadQueue } from './queue.js';
+import { UploadQueue, sendResumable } from './queue.js';
 import { openLightbox } from './lightbox.js';
 import { FILTERS, applyFilter } from './filters.js';
 import { when, filterBar, filtered } from './album-filters.js';
@@ -361,6 +361,10 @@ function overall() {
   }
   return h('div', { class: 'overall', id: 'queue-overall', role: 'status' },
     h('strong', null, t('queueOverall', { sent, total: sent + pending })),
+    (() => {
+      const b = queue.selectionBytes;
+      return b.total ? h('span', { class: 'small', id: 'queue-bytes' }, t('queueOverallBytes', { sent: fmtBytes(b.sent), total: fmtBytes(b.total) })) : null;
+    })(),
     queue.unreachable ? h('span', { class: 'row' }, h('span', { class: 'small muted' }, t('queueUnreachable')),
       h('button', { class: 'small primary', id: 'queue-retry', onclick: () => queue.wake() }, t('retryNow'))) : null);
 }
@@ -383,7 +387,7 @@ function drawQueue() {
     if (queue.stopped && i.state === 'waiting') return t('queueStopped', { reason: refusal(queue.stopped, i) });
     switch (i.state) {
       case 'preparing': return t('queuePreparing');
-      case 'uploading': return t('queueUploading', { p: Math.round(i.progress * 100) });
+      case 'uploading': return t('queueUploading', { sent: fmtBytes(i.sent || 0), total: fmtBytes(UploadQueue.total(i)) });
       case 'offline': return t('queueOffline');
       case 'sent': return t('queueSent');
       case 'failed': return t('queueFailed', { reason: refusal(i.error, i) });
@@ -721,6 +725,27 @@ async function guestbook(panel) {
     h('div', { class: 'field' }, h('label', { for: 'gb-text' }, t('gbText')), text),
     voice, err,
     h('button', { class: 'primary block', type: 'submit', style: 'margin-top:10px' }, t('send')));
+  // A voice note goes up resumably (a retry sends only the rest; the
+  // upload's address is kept while the form is open); a box without the
+  // resumable route takes the form whole.
+  const voiceUpload = {};
+  const postMessage = async (fd) => {
+    if (!audio) return api(base + '/messages', { method: 'POST', body: fd });
+    const ext = audio.blob.type.includes('mp4') ? 'm4a' : audio.blob.type.includes('ogg') ? 'ogg' : audio.blob.type.includes('mpeg') ? 'mp3' : 'webm';
+    let res;
+    try {
+      res = await sendResumable(slug, audio.blob, {
+        kind: 'voice', filetype: audio.blob.type || 'audio/webm', filename: audio.blob.name || 'voice.' + ext,
+        seconds: String(audio.seconds), text: text.value.trim(),
+      }, voiceUpload, () => {}, () => {});
+    } catch {
+      throw new ApiError(0, null, 0);
+    }
+    if (res.status === -1) return api(base + '/messages', { method: 'POST', body: fd });
+    voiceUpload.url = '';
+    if (res.status >= 300 || res.status < 200) throw new ApiError(res.status, res.data, res.retryAfter || 0);
+    return res.data;
+  };
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     err.textContent = '';
@@ -735,7 +760,7 @@ async function guestbook(panel) {
     const btn = form.querySelector('button[type=submit]');
     btn.disabled = true;
     try {
-      const res = await api(base + '/messages', { method: 'POST', body: fd });
+      const res = await postMessage(fd);
       text.value = '';
       audio = null;
       drawVoice();

@@ -16,6 +16,11 @@
 //   later visit tries it again. The only copy is never dropped silently.
 // The box answers a repeated upload of the same bytes with the photo it
 // already has, so a retry after a lost answer makes no duplicate.
+// Files go up resumably (tus, /api/e/:slug/uploads): the upload's address
+// is kept with the file, and a retry, even after a reload, asks the box
+// how much it has and sends only the rest. A box that does not know the
+// route (404/405 at creation: an older box) gets the whole file on the
+// one-request route instead.
 // Before any of that, a file over the box's limits (the public event's
 // limits: size, video length) is refused on the phone with the limit
 // named, and never sent.
@@ -110,6 +115,111 @@ function send(url, body, headers, onProgress, signal) {
   });
 }
 
+const TUS = { 'Tus-Resumable': '1.0.0' };
+
+/** b64 encodes a metadata value (UTF-8) for Upload-Metadata. */
+function b64(v) {
+  const bytes = new TextEncoder().encode(String(v));
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+/**
+ * xhr sends one request: it resolves { status, data, header(name),
+ * retryAfter } for any answer and rejects when none came (network, stall).
+ */
+function xhr(method, url, { headers, body, onProgress, signal } = {}) {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    let stall;
+    const arm = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => x.abort(), STALL_MS);
+    };
+    x.open(method, url);
+    for (const [k, v] of Object.entries(headers || {})) x.setRequestHeader(k, v);
+    if (onProgress) x.upload.onprogress = (e) => { arm(); onProgress(e.loaded); };
+    x.onload = () => {
+      clearTimeout(stall);
+      let data = null;
+      try { data = JSON.parse(x.responseText); } catch { /* not JSON */ }
+      resolve({ status: x.status, data, header: (n) => x.getResponseHeader(n), retryAfter: Number(x.getResponseHeader('Retry-After')) || 0 });
+    };
+    x.onerror = () => { clearTimeout(stall); reject(new Error('network')); };
+    x.onabort = () => { clearTimeout(stall); reject(new Error('stalled')); };
+    x.ontimeout = x.onerror;
+    if (signal) signal.addEventListener('abort', () => x.abort());
+    arm();
+    x.send(body === undefined ? null : body);
+  });
+}
+
+/**
+ * tusSend sends blob as one resumable upload. state is { url } (kept by
+ * the caller with the file: the upload's address once made); save() is
+ * called when it changes. onBytes(n) reports the bytes the box holds of
+ * this blob. It resolves the last answer: 204 once all is in, or the
+ * box's refusal; { status: -1 } when the box has no resumable route.
+ */
+async function tusSend(slug, blob, meta, state, save, onBytes) {
+  const base = `/api/e/${encodeURIComponent(slug)}/uploads`;
+  for (let round = 0; round < 4; round++) {
+    let offset = 0;
+    if (state.url) {
+      const head = await xhr('HEAD', state.url, { headers: TUS });
+      if (head.status === 404 || head.status === 410) {
+        state.url = ''; // expired or removed: start again
+        save();
+        continue;
+      }
+      if (head.status !== 200) return head;
+      offset = Number(head.header('Upload-Offset')) || 0;
+    } else {
+      const md = Object.entries(meta).filter(([, v]) => v !== '' && v != null).map(([k, v]) => k + ' ' + b64(v)).join(',');
+      const made = await xhr('POST', base, { headers: { ...TUS, 'Upload-Length': String(blob.size), 'Upload-Metadata': md } });
+      // An older box: the route is not there (its 404 is not a tus answer).
+      if (made.status === 404 && !made.header('Tus-Resumable')) return { status: -1 };
+      if (made.status === 405) return { status: -1 };
+      if (made.status !== 201) return made;
+      state.url = made.header('Location');
+      save();
+    }
+    onBytes(offset);
+    if (offset >= blob.size) return { status: 204 };
+    const res = await xhr('PATCH', state.url, {
+      headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset) },
+      body: blob.slice(offset),
+      onProgress: (n) => onBytes(offset + n),
+    });
+    if (res.status === 409 || res.status === 423) continue; // the box is elsewhere: ask again
+    if (res.status === 204) onBytes(blob.size);
+    return res;
+  }
+  return { status: 409, data: null, retryAfter: 0 };
+}
+
+/**
+ * sendResumable sends one file resumably and answers what the spec's
+ * route would: { status, data } (201/200 with { photo } or { message },
+ * or a refusal), { status: -1 } when the box has no resumable route.
+ * state keeps the upload's address across tries; it rejects when no
+ * answer came. Used by the queue and by the guestbook's voice notes.
+ */
+export async function sendResumable(slug, blob, meta, state, save, onBytes) {
+  const res = await tusSend(slug, blob, meta, state, save, onBytes);
+  if (res.status !== 204) return res;
+  try {
+    return await xhr('GET', state.url);
+  } catch (e) {
+    // The last PATCH's answer named what the box stored: it is in, even
+    // if its details could not be read now.
+    const stored = res.header && res.header('Upload-Result');
+    if (stored) return { status: Number(res.header('Upload-Result-Status')) || 201, data: null, retryAfter: 0 };
+    throw e;
+  }
+}
+
 /**
  * UploadQueue sends one event's files. Listen to:
  *   'change'   — any item's state changed (read .items),
@@ -133,7 +243,7 @@ export class UploadQueue extends EventTarget {
     this.limits = opts.limits || {};
     // What happened to the files of the current selection, for the overall
     // line ("4 of 6 sent") and the thank-you once all are in.
-    this.batch = { sent: 0, refused: 0 };
+    this.batch = { sent: 0, refused: 0, sentBytes: 0 };
     // The ids of the files of this selection the box has, so one sent
     // just before a reload is neither sent nor counted twice.
     this.sentIds = [];
@@ -172,7 +282,7 @@ export class UploadQueue extends EventTarget {
       });
     }
     if (n.batch && !(n.pending === 0 && Date.now() - (Number(n.at) || 0) > BATCH_STALE_MS)) {
-      this.batch = { sent: count(n.batch.sent), refused: count(n.batch.refused) };
+      this.batch = { sent: count(n.batch.sent), refused: count(n.batch.refused), sentBytes: count(n.batch.sentBytes) };
       this.sentIds = Array.isArray(n.sentIds) ? n.sentIds.filter((x) => typeof x === 'string') : [];
     }
   }
@@ -257,7 +367,7 @@ export class UploadQueue extends EventTarget {
    */
   newBatch() {
     if (this.pending === 0) {
-      this.batch = { sent: 0, refused: 0 };
+      this.batch = { sent: 0, refused: 0, sentBytes: 0 };
       this.sentIds = [];
       this.saveNote();
     }
@@ -317,7 +427,7 @@ export class UploadQueue extends EventTarget {
   async persist(item) {
     const rec = {
       id: item.id, slug: item.slug, name: item.name, type: item.type, kind: item.kind, blob: item.blob,
-      poster: item.poster, challenge: item.challenge, at: item.at, added: item.added,
+      poster: item.poster, challenge: item.challenge, at: item.at, added: item.added, tus: item.tus || null,
     };
     try {
       await idb(await this.db, 'readwrite', (s) => s.put(rec));
@@ -388,7 +498,6 @@ export class UploadQueue extends EventTarget {
       if (!next) break;
       this.active++;
       next.state = 'uploading';
-      next.progress = 0;
       this.changed();
       this.upload(next).finally(() => {
         this.active--;
@@ -419,14 +528,77 @@ export class UploadQueue extends EventTarget {
     return { url: url + (qs ? '?' + qs : ''), body: fd, headers: {} };
   }
 
+  /** total is the bytes of an item: the file, and a video's poster. */
+  static total(item) {
+    return (item.blob ? item.blob.size : 0) + (item.kind === 'video' && item.poster ? item.poster.size : 0);
+  }
+
+  /** bytes reports the bytes the box holds of an item. */
+  bytes(item, n) {
+    item.total = UploadQueue.total(item);
+    item.sent = Math.min(n, item.total);
+    item.progress = item.total ? item.sent / item.total : 0;
+    this.changed();
+  }
+
+  /** selectionBytes is { sent, total } over the selection's files. */
+  get selectionBytes() {
+    let sent = this.batch.sentBytes || 0;
+    let total = sent;
+    for (const i of this.items) {
+      if (i.state === 'sent' || i.state === 'failed') continue;
+      const n = UploadQueue.total(i);
+      total += n;
+      sent += Math.min(i.sent || 0, n);
+    }
+    return { sent, total };
+  }
+
+  /**
+   * sendTus sends an item resumably (a video: its poster, then the video
+   * naming it), keeping the uploads' addresses with the file so a reload
+   * resumes. It answers as send does, or { status: -1 } for a box without
+   * the resumable route.
+   */
+  async sendTus(item) {
+    item.tus = item.tus || {};
+    const save = () => this.persist(item);
+    const meta = { filename: item.name, filetype: item.type || '', challenge: item.challenge, at: item.at };
+    if (item.kind === 'video') {
+      item.tus.poster = item.tus.poster || {};
+      if (!item.tus.posterDone) {
+        const res = await tusSend(this.slug, item.poster, { kind: 'poster', filetype: 'image/jpeg' }, item.tus.poster, save,
+          (n) => this.bytes(item, n));
+        if (res.status !== 204) return res;
+        item.tus.posterDone = true;
+        save();
+      }
+      const id = item.tus.poster.url.split('/').pop();
+      item.tus.video = item.tus.video || {};
+      return sendResumable(this.slug, item.blob, { ...meta, kind: 'video', poster: id }, item.tus.video, save,
+        (n) => this.bytes(item, item.poster.size + n));
+    }
+    item.tus.photo = item.tus.photo || {};
+    return sendResumable(this.slug, item.blob, { ...meta, kind: 'photo' }, item.tus.photo, save, (n) => this.bytes(item, n));
+  }
+
   async upload(item) {
-    const { url, body, headers } = this.request(item);
     let res;
     try {
-      res = await send(url, body, headers, (p) => {
-        item.progress = p;
-        this.changed();
-      });
+      if (!this.tusOff) {
+        res = await this.sendTus(item);
+        if (res.status === -1) this.tusOff = true;
+        // The video's poster upload expired or was used: start it again.
+        if (res.status === 400 && item.tus && item.tus.posterDone && res.data && res.data.details && res.data.details['Upload-Metadata']) {
+          item.tus = {};
+          await this.persist(item);
+          return this.retry(item, 1, 'http_400');
+        }
+      }
+      if (this.tusOff) {
+        const { url, body, headers } = this.request(item);
+        res = await send(url, body, headers, (p) => this.bytes(item, p * UploadQueue.total(item)));
+      }
     } catch {
       return this.retry(item, 0, '');
     }
@@ -436,11 +608,14 @@ export class UploadQueue extends EventTarget {
       item.error = null;
       item.progress = 1;
       this.batch.sent++;
+      this.batch.sentBytes = (this.batch.sentBytes || 0) + UploadQueue.total(item);
+      item.sent = UploadQueue.total(item);
       this.sentIds.push(item.id);
       this.saveNote();
       await this.forget(item);
       this.changed();
       if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
+      else if (!res.data && item.tus) this.laterResult(item.tus.video || item.tus.photo);
       setTimeout(() => {
         this.items = this.items.filter((i) => i !== item);
         this.changed();
@@ -483,9 +658,26 @@ export class UploadQueue extends EventTarget {
     return undefined;
   }
 
+  /**
+   * laterResult reads a stored upload's photo once the box answers again
+   * (its last PATCH said it was stored, the details were not read), for
+   * the page to show it.
+   */
+  async laterResult(state) {
+    for (let i = 0; state && state.url && i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 3000));
+      try {
+        const res = await xhr('GET', state.url);
+        if (res.data && res.data.photo) this.dispatchEvent(new CustomEvent('uploaded', { detail: res.data.photo }));
+        if (res.status < 500) return;
+      } catch { /* not yet */ }
+    }
+  }
+
   retry(item, retryAfter, code) {
     item.attempts++;
-    item.progress = 0;
+    // What the box holds stays (a resumable upload goes on from there).
+    if (this.tusOff) { item.progress = 0; item.sent = 0; }
     item.error = code;
     if (!navigator.onLine) {
       item.state = 'offline';
