@@ -227,4 +227,3 @@ func mustPath(t *testing.T, u string) string {
 	}
 	return p.Path
 }
-
