@@ -38,7 +38,7 @@ ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots axe
+.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -49,7 +49,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/eventbox ./cmd/eventbox
 
 ## test: formatting, vet, staticcheck, the tests (-race where there is concurrency), short fuzz runs, the ARM builds and govulncheck
-test: vet lint axe unit fuzz cross vulncheck
+test: vet lint axe tusjs unit fuzz cross vulncheck
 
 vet:
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -147,6 +147,22 @@ axe:
 		rm -f $(AXE_TGZ); echo "axe-core-$(AXE_VERSION).tgz: integrity mismatch"; exit 1; \
 	fi; \
 	tar -xzf $(AXE_TGZ) -C $(AXE_DIR) --strip-components=1 package/axe.min.js package/LICENSE && rm -f $(AXE_TGZ)
+
+## tusjs: install the official tus client, tus-js-client (pinned with its
+## dependencies and their npm integrity in $(TUSJS_DIR)/package-lock.json),
+## from the npm registry into $(TUSJS_DIR)/node_modules for the test that
+## uploads with it (not committed: 4 MB). Without npm or the network it
+## says so and the test skips.
+TUSJS_DIR = daemon/testdata/tusjs
+tusjs:
+	@if [ -f $(TUSJS_DIR)/node_modules/tus-js-client/package.json ] && \
+		grep -q "\"version\": \"$$(sed -n 's/.*"tus-js-client": "\(.*\)".*/\1/p' $(TUSJS_DIR)/package.json)\"" $(TUSJS_DIR)/node_modules/tus-js-client/package.json; then exit 0; fi; \
+	if ! command -v npm >/dev/null; then \
+		echo "tusjs: SKIPPED, npm is not installed (Debian packages nodejs npm): the tus-js-client test will skip"; exit 0; \
+	fi; \
+	if ! (cd $(TUSJS_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null); then \
+		echo "tusjs: SKIPPED, tus-js-client could not be installed from the npm registry: the tus-js-client test will skip"; exit 0; \
+	fi
 
 clean:
 	rm -rf bin dist

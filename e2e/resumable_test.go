@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"eventbox/daemon"
+	"eventbox/internal/testtool"
+	"eventbox/store"
+)
+
+// countingProxy passes TCP connections to the box and counts the bytes
+// the browser sends up. Its Wi-Fi can drop: every connection is cut and
+// new ones are closed at once until it is back.
+type countingProxy struct {
+	ln   net.Listener
+	up   atomic.Int64
+	addr string
+
+	mu    sync.Mutex
+	down  bool
+	conns map[net.Conn]bool
+}
+
+// drop cuts every connection and refuses new ones until restore.
+func (p *countingProxy) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for c := range p.conns {
+		c.Close()
+		delete(p.conns, c)
+	}
+}
+
+func (p *countingProxy) restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+func newCountingProxy(t *testing.T, target string) *countingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &countingProxy{ln: ln, addr: ln.Addr().String(), conns: map[net.Conn]bool{}}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			down := p.down
+			p.mu.Unlock()
+			if down {
+				c.Close()
+				continue
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns[c], p.conns[s] = true, true
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+			go func() { _, _ = io.Copy(countingWriter{s, &p.up}, c); s.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return p
+}
+
+// countingWriter adds what it writes to n.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// network sets the browser's network: offline, or online with an upload
+// limit (bytes/s, -1 for none); navigator.onLine follows.
+func (b *browser) network(t *testing.T, offline bool, upload float64) {
+	t.Helper()
+	b.taint()
+	b.do(t, fmt.Sprintf("network offline=%v", offline), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+			MatchedNetworkConditions: []*network.Conditions{{Offline: offline, UploadThroughput: upload, DownloadThroughput: -1}},
+		}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, network.OverrideNetworkState, network.OverrideNetworkStateParams{
+			Offline: offline, UploadThroughput: upload, DownloadThroughput: -1,
+		})
+		return err
+	}))
+}
+
+// TestGuestVideoResumesAfterTheWiFiDrops: a guest sends a video of tens
+// of MB from a 390 px phone; the Wi-Fi drops a third of the way in. The
+// page says it waits for the Wi-Fi (in the page's language), keeps
+// showing the bytes the box holds of the total, and once the network is
+// back it goes on from where the box stopped: the video arrives whole,
+// and the bytes sent stay well under twice its size. In English and
+// French.
+func TestGuestVideoResumesAfterTheWiFiDrops(t *testing.T) {
+	testtool.Need(t, "ffmpeg", "ffmpeg")
+	video := filepath.Join(t.TempDir(), "dance.mp4")
+	// Noise at a high quality: 8 s of 640x360 is about 35 MB.
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "nullsrc=s=640x360:r=25,geq=random(1)*255:128:128",
+		"-t", "8", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "12", "-pix_fmt", "yuv420p", "-movflags", "+faststart", video).CombinedOutput(); err != nil {
+		t.Fatalf("making the video: %v\n%s", err, out)
+	}
+	want, err := os.ReadFile(video)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(want))
+	box := startBoxWith(t, func(c *daemon.Config) { c.MaxVideoMB = 100; c.MaxVideoSeconds = 60 })
+	mb := regexp.MustCompile(`[1-9][0-9]*([.,][0-9])?[\s\x{a0}\x{202f}]?(MB|Mo)`)
+	for _, pc := range []struct{ lang, browserLang string }{{"en", "en-US"}, {"fr", "fr-FR"}} {
+		t.Run(pc.lang, func(t *testing.T) {
+			g := catalogue(t, pc.lang, "guest")
+			ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
+				e.AskGuestName = false
+				e.AllowVideos = true
+				e.DefaultLocale = pc.lang
+			})
+			proxy := newCountingProxy(t, box.URL[len("http://"):])
+			b := newBrowserAt(t, pc.browserLang, phoneWidth, phoneHeight)
+			b.do(t, "opening the event link",
+				chromedp.Navigate("http://"+proxy.addr+"/e/"+ev.Slug),
+				chromedp.WaitVisible(chromedp.CSS(`#pick-photos`)))
+			// A hotspot's edge: 4 MB/s up, so the cut lands mid-file.
+			b.network(t, false, 4e6)
+			start := proxy.up.Load()
+			b.do(t, "picking the video", chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), []string{video}))
+			eventually(t, "a third of the video is on its way", func() bool { return proxy.up.Load()-start > size/3 })
+			// The Wi-Fi drops: the phone knows it is offline, and the
+			// connection carrying the video is gone.
+			b.network(t, true, -1)
+			proxy.drop()
+			atCut := proxy.up.Load() - start
+			b.waitText(t, "#queue-list", g["queueOffline"])
+			bytesText := b.text(t, "#queue-bytes")
+			if !mb.MatchString(bytesText) {
+				t.Fatalf("during the cut the bytes line says %q; want the MB the box holds of the total", bytesText)
+			}
+			b.waitJS(t, "the bytes line is on screen", `(() => { const e = document.querySelector('#queue-bytes'); if (!e) return false; const r = e.getBoundingClientRect(); return r.width > 0 && r.bottom > 0 && r.top < innerHeight; })()`)
+			b.eval(t, `document.querySelector('#queue').scrollIntoView({block: 'center'})`, nil)
+			b.shotScreen(t, "guest-video-offline-"+pc.lang)
+			t.Logf("cut after %.1f MB of %.1f MB; the page said %q, %q", float64(atCut)/1e6, float64(size)/1e6, g["queueOffline"], bytesText)
+
+			proxy.restore()
+			b.network(t, false, -1)
+			b.do(t, "waiting for the video to be in", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := chromedp.Poll[bool](fmt.Sprintf(`(() => { const e = document.querySelector('#queue-done'); return !!e && e.textContent.includes(%q); })()`,
+					fillIn(g["allSentTitle"], nil)), chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(90*time.Second))(ctx, tg)
+				return err
+			}))
+			b.shotScreen(t, "guest-video-sent-"+pc.lang)
+			sent := proxy.up.Load() - start
+			ratio := float64(sent) / float64(size)
+			t.Logf("%s: %.1f MB video, %.1f MB sent in all (%.3f× the file)", pc.lang, float64(size)/1e6, float64(sent)/1e6, ratio)
+			if ratio > 1.2 {
+				t.Fatalf("sent %.3f× the video: it started again after the cut instead of resuming", ratio)
+			}
+			photos := eventPhotos(t, box.Store, ev.ID)
+			if len(photos) != 1 || photos[0].Video == nil {
+				t.Fatalf("the box holds %d photos (%+v); want the video", len(photos), photos)
+			}
+			f, err := box.Store.Media().Open(photos[0].VideoName())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("the stored video (%d bytes) is not the one sent (%d bytes)", len(got), size)
+			}
+		})
+	}
+}
