@@ -172,10 +172,11 @@ func joinWiFi(iface, ssid, psk string, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("starting wpa_supplicant: %v: %s", err, out)
 	}
+	// The link runs once associated and keyed. (Not /sys/class/net: sysfs
+	// shows the namespace that mounted it, the box's, not the phone's.)
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile("/sys/class/net/" + iface + "/operstate")
-		if strings.TrimSpace(string(b)) == "up" {
+		if ifi, err := net.InterfaceByName(iface); err == nil && ifi.Flags&net.FlagRunning != 0 {
 			return nil
 		}
 		time.Sleep(500 * time.Millisecond)
