@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -473,13 +472,4 @@ func (h *host) json(method, path string, body any, want int) map[string]any {
 	var v map[string]any
 	_ = json.Unmarshal(b, &v)
 	return v
-}
-
-// settingsValue reads one line of an eventbox.txt.
-func settingsValue(settings, key string) string {
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + `\s*=\s*(.+?)\s*$`)
-	if m := re.FindStringSubmatch(settings); m != nil {
-		return m[1]
-	}
-	return ""
 }
