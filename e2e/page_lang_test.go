@@ -106,6 +106,8 @@ var (
 	// ko, Mo, Go.
 	// columnsRE is the gap pdftotext -layout leaves between columns.
 	columnsRE = regexp.MustCompile(`\s{3,}`)
+	// pathRE is an address's path on a page ("/e/cv57my").
+	pathRE = regexp.MustCompile(`/[\w/-]+`)
 	// oneThenWordRE is a count of one and the word after it.
 	oneThenWordRE  = regexp.MustCompile(`(?:^|[^\d.,:/])1\s+(\p{L}+)`)
 	englishBytesRE = regexp.MustCompile(`\d\s?[kKMGT]B\b`)
@@ -154,6 +156,9 @@ func pluralOnly(t *testing.T) map[string]map[string]bool {
 	return out
 }
 
+// productNames are names written in camel case that are no catalogue key.
+var productNames = map[string]bool{"ownCloud": true}
+
 // singularS are French and Spanish words that end in s when one.
 var singularS = map[string]bool{"fois": true, "mois": true, "pas": true, "lunes": true, "martes": true, "miércoles": true, "jueves": true, "viernes": true, "mes": true}
 
@@ -176,7 +181,7 @@ func (f *langFinder) check(page string, texts []string) {
 		seen[s] = true
 		var why []string
 		var eng []string
-		for _, w := range words(s) {
+		for _, w := range words(pathRE.ReplaceAllString(s, " ")) { // a slug's letters are no words
 			if f.english[w] && !slices.Contains(eng, w) {
 				eng = append(eng, w)
 			}
@@ -184,8 +189,11 @@ func (f *langFinder) check(page string, texts []string) {
 		if len(eng) > 0 {
 			why = append(why, "English ("+strings.Join(eng, ", ")+")")
 		}
-		if m := missingKeyRE.FindString(s); m != "" {
-			why = append(why, "a key or blank shown as it is ("+m+")")
+		for _, m := range missingKeyRE.FindAllString(s, -1) {
+			if !productNames[m] {
+				why = append(why, "a key or blank shown as it is ("+m+")")
+				break
+			}
 		}
 		if f.lang != "it" {
 			for _, m := range pluralOneRE.FindAllStringSubmatch(s, -1) {
@@ -195,7 +203,9 @@ func (f *langFinder) check(page string, texts []string) {
 			}
 		}
 		for _, m := range oneThenWordRE.FindAllStringSubmatch(s, -1) {
-			if w := strings.ToLower(m[1]); f.plurals[w] && !slices.Contains(why, "a plural after 1 ("+m[1]+")") {
+			// Words of four letters or more: units ("1 min") are the same
+			// for one and many.
+			if w := strings.ToLower(m[1]); len([]rune(w)) >= 4 && f.plurals[w] && !slices.Contains(why, "a plural after 1 ("+m[1]+")") {
 				why = append(why, "a plural after 1 ("+m[1]+")")
 			}
 		}

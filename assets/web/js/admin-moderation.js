@@ -74,7 +74,7 @@ export function photosTab(env, body) {
     return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
       pick,
       // Who took it and for which challenge, in words under the photo.
-      h('div', { class: 'cap' }, h('span', { class: 'who', title: p.guestName || null }, guestLabel(p.guestName, t('Photo booth')) || t('A guest')),
+      h('div', { class: 'cap' }, h('span', { class: 'who', title: guestLabel(p.guestName, t('Photo booth')) || null }, guestLabel(p.guestName, t('Photo booth')) || t('A guest')),
         chal ? h('span', { class: 'chal', title: chal.label }, chal.label) : null),
       h('div', { class: 'acts' },
         p.status !== 'visible' ? tileButton(p, 'approve', t('Approve'), t('✓')) : null,
