@@ -148,6 +148,9 @@ func pluralOnly(t *testing.T) map[string]map[string]bool {
 				}
 			}
 		}
+		for _, w := range pluralWords[code] {
+			many[w] = true
+		}
 		for w := range one {
 			delete(many, w)
 		}
@@ -158,6 +161,15 @@ func pluralOnly(t *testing.T) map[string]map[string]bool {
 
 // productNames are names written in camel case that are no catalogue key.
 var productNames = map[string]bool{"ownCloud": true}
+
+// pluralWords are plurals the console writes after a count, known here
+// too so that a count the catalogue does not yet write as a plural blank
+// ("{n} selezionate") is found after 1 all the same.
+var pluralWords = map[string][]string{
+	"fr": {"sélectionnées", "sélectionnés", "modifiées", "modifiés", "essais", "cœurs", "secondes", "fichiers"},
+	"it": {"selezionate", "selezionati", "modificate", "modificati", "messaggi", "tentativi", "cuori", "secondi", "minuti", "giorni", "ospiti", "eventi"},
+	"es": {"seleccionadas", "seleccionados", "modificadas", "modificados", "cambiadas", "intentos", "corazones", "segundos", "archivos"},
+}
 
 // singularS are French and Spanish words that end in s when one.
 var singularS = map[string]bool{"fois": true, "mois": true, "pas": true, "lunes": true, "martes": true, "miércoles": true, "jueves": true, "viernes": true, "mes": true}
