@@ -64,7 +64,7 @@ func TestGuestAlbumCountsDownToRevealAt(t *testing.T) {
 		click(`#tab-all`),
 		chromedp.WaitVisible(chromedp.CSS(`#album-reveal`)))
 	b.waitText(t, "#album-reveal", "L'album s'ouvre dans")
-	b.waitText(t, "#reveal-countdown", "1 d ")
+	b.waitText(t, "#reveal-countdown", "1 jour ") // the page speaks French
 	var tiles int
 	b.eval(t, `document.querySelectorAll('#all-photos .tile').length`, &tiles)
 	if tiles != 0 {

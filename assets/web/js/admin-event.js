@@ -337,8 +337,8 @@ function logoCard(env, redraw) {
   const file = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/webp', hidden: true });
   const card = h('div', { class: 'card row' },
     ev.logoVersion ? h('img', { src: `/api/e/${encodeURIComponent(ev.slug)}/logo?v=${ev.logoVersion}`, alt: t('Logo'), style: 'max-height:56px;max-width:140px' })
-      : h('span', { class: 'muted grow' }, t('No logo. A logo appears on the guest pages and in the QR code.')),
-    h('span', { class: 'grow' }),
+      : h('span', { class: 'muted', style: 'flex:1 1 14em' }, t('No logo. A logo appears on the guest pages and in the QR code.')),
+    ev.logoVersion ? h('span', { class: 'grow' }) : null,
     file,
     h('button', { type: 'button', class: 'small', onclick: () => file.click() }, ev.logoVersion ? t('Replace logo') : t('Add a logo')),
     ev.logoVersion ? h('button', {

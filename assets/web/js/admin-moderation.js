@@ -74,7 +74,7 @@ export function photosTab(env, body) {
     return h('div', { class: 'tile' + (p.status !== 'visible' ? ' dim' : '') + (selected.has(p.id) ? ' selected' : ''), dataset: { id: p.id } },
       pick,
       // Who took it and for which challenge, in words under the photo.
-      h('div', { class: 'cap' }, h('span', { class: 'who', title: p.guestName || null }, guestLabel(p.guestName, t('Photo booth')) || t('A guest')),
+      h('div', { class: 'cap' }, h('span', { class: 'who', title: guestLabel(p.guestName, t('Photo booth')) || null }, guestLabel(p.guestName, t('Photo booth')) || t('A guest')),
         chal ? h('span', { class: 'chal', title: chal.label }, chal.label) : null),
       h('div', { class: 'acts' },
         p.status !== 'visible' ? tileButton(p, 'approve', t('Approve'), t('✓')) : null,
@@ -142,7 +142,7 @@ export function photosTab(env, body) {
       t.querySelector('.pick').setAttribute('aria-pressed', on ? 'true' : 'false');
     }
     bar.hidden = selected.size === 0;
-    count.textContent = t('{n} selected', { n: selected.size });
+    count.textContent = t('{n} photos selected', { n: selected.size });
   };
   const act = async (action, ids, button) => {
     if (!ids.length) return;
@@ -157,7 +157,7 @@ export function photosTab(env, body) {
       if (action === 'delete') redraw({ ...p, deleted: true });
       else { EFFECT[action](p); redraw(p); }
     }
-    if (ids.length > 1) toast(t('{n} changed', { n: res.changed }));
+    if (ids.length > 1) toast(t('{n} photos changed', { n: res.changed }));
     redrawSel();
   };
   // Changes pushed by the box: uploads, and moderation from elsewhere.
@@ -212,7 +212,7 @@ export function photosTab(env, body) {
       photos.push(...fresh);
       grid.append(...fresh.map(tile));
       cursor = res.nextCursor;
-      note.textContent = photos.length ? (cursor === null ? t(photos.length === 1 ? '{n} photo' : '{n} photos', { n: photos.length }) : '') : t('No photo here yet.');
+      note.textContent = photos.length ? (cursor === null ? t('{n} photos', { n: photos.length }) : '') : t('No photo here yet.');
       return cursor !== null;
     } catch (e) {
       clear(note, notYet(e) ? unavailable(t('Photo moderation')) : h('span', { class: 'form-err' }, errText(e), ' ', h('button', { class: 'small', onclick: restart }, t('Retry'))));
@@ -341,7 +341,7 @@ export function guestbookTab(env, body) {
     box.addEventListener('change', () => {
       if (box.checked) selected.add(m.id); else selected.delete(m.id);
       bar.hidden = !selected.size;
-      count.textContent = t('{n} selected', { n: selected.size });
+      count.textContent = t('{n} messages selected', { n: selected.size });
     });
     return h('div', { class: 'msg row', dataset: { id: m.id }, style: 'align-items:flex-start' },
       box,
@@ -361,9 +361,9 @@ export function guestbookTab(env, body) {
     if (res) { toast(t(action === 'approve' ? 'Approved' : 'Hidden')); restart(); }
   };
   const act = async (action, button) => {
-    if (action === 'delete' && !confirmDo(t('Delete {n} message(s)?', { n: selected.size }))) return;
+    if (action === 'delete' && !confirmDo(t('Delete {n} messages?', { n: selected.size }))) return;
     const res = await busy(button, call(`/api/admin/events/${ev.id}/messages`, { method: 'POST', body: { action, ids: [...selected] } }));
-    if (res) { toast(t('{n} changed', { n: res.changed })); restart(); }
+    if (res) { toast(t('{n} messages changed', { n: res.changed })); restart(); }
   };
   const more = async () => {
     if (cursor === null) return false;

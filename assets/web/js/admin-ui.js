@@ -34,14 +34,17 @@ export function errText(e) {
     case 'not_implemented': return t('This box does not offer this yet.');
     case 'too_large': return t('That file is too large.');
     case 'invalid_image': return t('That file is not a supported image.');
-    case 'webhook_failed': case 'smtp_failed': return e.serverMessage || t('The test failed.');
+    // The remote server's own words follow a sentence in the page's
+    // language: they name its problem, which only it can say.
+    case 'smtp_failed': return e.serverMessage ? t('The test mail could not be sent. The mail server said: {detail}', { detail: e.serverMessage }) : t('The test mail could not be sent.');
+    case 'webhook_failed': return e.serverMessage ? t('The receiver did not take the test. It said: {detail}', { detail: e.serverMessage }) : t('The receiver did not take the test.');
     case 'internal': return t('Something went wrong on the box. Try again.');
     case 'bad_request': {
       const d = Object.entries(e.details);
       return d.length ? [...new Set(d.map(([, v]) => detailText(v)))].join(' ') : t('The request was refused.');
     }
   }
-  return e.serverMessage || t('The box answered {status} ({code}).', { status: e.status || '–', code: e.code });
+  return e.serverMessage || t('The box answered {status} ({code}).', { status: String(e.status || '–'), code: e.code });
 }
 
 // DETAILS are the shapes of the box's field problems (the details of a

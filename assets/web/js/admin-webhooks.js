@@ -51,7 +51,7 @@ function hookItem(w, again) {
           result.textContent = '';
           const ok = await busy(e.currentTarget, call(`/api/admin/webhooks/${w.id}/test`, { method: 'POST' }), (err) => {
             result.className = 'small banner bad';
-            result.textContent = t('The test failed: ') + errText(err);
+            result.textContent = errText(err);
           });
           if (ok) { result.className = 'small banner good'; result.textContent = t('The receiver took the test.'); }
         },

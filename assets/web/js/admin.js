@@ -210,7 +210,7 @@ async function eventsPage() {
         h('a', { class: 'title', href: '/admin/events/' + ev.id }, ev.name),
         eventStatus(ev)),
       h('div', { class: 'small muted' },
-        [ev.eventDate ? fmtDate(ev.eventDate) : t('No date'), t(ev.photos === 1 ? '{n} photo' : '{n} photos', { n: ev.photos }),
+        [ev.eventDate ? fmtDate(ev.eventDate) : t('No date'), t('{n} photos', { n: ev.photos }),
           '/e/' + ev.slug].filter(Boolean).join(' · '),
         ev.pending ? [' ', h('span', { class: 'count-badge' }, String(ev.pending)), ' ', t('waiting for review')] : null))) :
       h('li', { class: 'muted' }, events.length ? t('No event matches.') : owner ? t('No event yet. Create the first one.') : t('No event has been shared with you yet.')));

@@ -570,12 +570,15 @@ function photoList(panel, scopeAll) {
   infinite(sentinel, more);
 }
 
-/** countdown writes ms as "2 d 03:04:05", or "03:04:05" within a day. */
+/**
+ * countdown writes ms as "2 days 03:04:05" in the page's language (the
+ * days a plural of the catalogue), or "03:04:05" within a day.
+ */
 function countdown(ms) {
   const s = Math.ceil(ms / 1000);
   const d = Math.floor(s / 86400);
   const hms = [Math.floor(s / 3600) % 24, Math.floor(s / 60) % 60, s % 60].map((n) => String(n).padStart(2, '0')).join(':');
-  return d ? `${d} d ${hms}` : hms;
+  return d ? `${t('revealDays', { n: d })} ${hms}` : hms;
 }
 
 // guestHearts are this guest's hearts on the shared album (hearts.js).

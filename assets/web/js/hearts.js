@@ -10,7 +10,7 @@ import { api, h } from './lib.js';
  * button. */
 export function heartsOf(base, t, onError) {
   const given = new Set();
-  const countText = (n) => t(n === 1 ? 'heartsOne' : 'heartsMany', { n });
+  const countText = (n) => t('hearts', { n });
   // badge is a tile's count: nothing without hearts.
   const badge = (p) => (p.hearts > 0 ? h('span', { class: 'hearts-badge', dataset: { hearts: p.hearts } }, '♥ ' + p.hearts) : null);
   // refresh puts a photo's new count on each of its tiles on the page.

@@ -45,7 +45,8 @@ export function saveLang(lang) {
 /**
  * fill fills the blanks of s from vars, in lang (else the page's): {name}
  * is the value, a number written as the language writes numbers (1 234,5
- * in French); {name, plural, one {# photo} other {# photos}} picks the
+ * in French), so a port, a year, a status or a code is passed as a string
+ * (String(port)), which is written as it is; {name, plural, one {# photo} other {# photos}} picks the
  * form of the language's plural category for the value (Intl.PluralRules:
  * one, few, many, other…; =0 or =1 for an exact value), with # the number.
  * The catalogue's one plural scheme; docs/i18n.md says it in full.
