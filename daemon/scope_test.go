@@ -92,6 +92,7 @@ func scopeRows() []scopeRow {
 		{name: "another event's duplication", method: "POST", path: "/api/admin/events/{B}/duplicate", body: map[string]any{}, want: ownerOnly},
 		{name: "own event's duplication", method: "POST", path: "/api/admin/events/{A}/duplicate", body: map[string]any{}, want: ownerOnly},
 		{name: "ending another event", method: "POST", path: "/api/admin/events/{B}/end", want: outOfScope},
+		{name: "the link another event's guests will get", method: "GET", path: "/api/admin/events/{B}/guest-link", want: outOfScope},
 		{name: "another event's booth", method: "POST", path: "/api/admin/events/{B}/booth", body: map[string]any{}, want: outOfScope},
 		{name: "another event's booth removal", method: "DELETE", path: "/api/admin/events/{B}/booth", want: outOfScope},
 
