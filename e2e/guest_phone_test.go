@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"eventbox/daemon"
+	"eventbox/daemon/i18n"
 	"eventbox/store"
 )
 
@@ -57,6 +58,26 @@ func fillIn(s string, vars map[string]any) string {
 		s = strings.ReplaceAll(s, "{"+k+"}", fmt.Sprint(v))
 	}
 	return s
+}
+
+// say is a catalogue text ("guest.allSent") in a language as the pages
+// write it: its {name} blanks filled from vars, given as name, value
+// pairs, and its plural blanks given the form of the value's plural
+// category ("1 photo", "4 photos").
+func say(t *testing.T, lang, key string, vars ...string) string {
+	t.Helper()
+	c, err := i18n.Load(os.DirFS(filepath.Join("..", "assets", "web", "locales")))
+	if err != nil {
+		t.Fatalf("reading the catalogue: %v", err)
+	}
+	if !c.Has(lang) {
+		t.Fatalf("the catalogue has no %q", lang)
+	}
+	out := c.Lang(lang).Format(key, vars...)
+	if out == key {
+		t.Fatalf("the %s catalogue has no %q", lang, key)
+	}
+	return out
 }
 
 // phoneEvent is an event with three challenges, the gallery mail's
@@ -279,8 +300,8 @@ func TestGuestQueueKeptAcrossReload(t *testing.T) {
 
 			held.let()
 			b.eval(t, `window.dispatchEvent(new Event('online'))`, nil)
-			b.waitText(t, "#queue-done", fillIn(g["allSent"], map[string]any{"n": 4}))
-			b.waitText(t, "#queue-done", fillIn(g["someRefused"], map[string]any{"n": 1}))
+			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.allSent", "n", "4"))
+			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.someRefused", "n", "1"))
 			photos := eventPhotos(t, box.Store, ev.ID)
 			if len(photos) != 4 {
 				t.Fatalf("the box holds %d photos; want 4", len(photos))
