@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -17,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"eventbox/daemon"
+	"eventbox/daemon/i18n"
 	"eventbox/store"
 )
 
@@ -56,6 +58,26 @@ func fillIn(s string, vars map[string]any) string {
 		s = strings.ReplaceAll(s, "{"+k+"}", fmt.Sprint(v))
 	}
 	return s
+}
+
+// say is a catalogue text ("guest.allSent") in a language as the pages
+// write it: its {name} blanks filled from vars, given as name, value
+// pairs, and its plural blanks given the form of the value's plural
+// category ("1 photo", "4 photos").
+func say(t *testing.T, lang, key string, vars ...string) string {
+	t.Helper()
+	c, err := i18n.Load(os.DirFS(filepath.Join("..", "assets", "web", "locales")))
+	if err != nil {
+		t.Fatalf("reading the catalogue: %v", err)
+	}
+	if !c.Has(lang) {
+		t.Fatalf("the catalogue has no %q", lang)
+	}
+	out := c.Lang(lang).Format(key, vars...)
+	if out == key {
+		t.Fatalf("the %s catalogue has no %q", lang, key)
+	}
+	return out
 }
 
 // phoneEvent is an event with three challenges, the gallery mail's
@@ -151,11 +173,16 @@ func TestGuestPageOnAPhone(t *testing.T) {
 // heldBox is a proxy in front of a box that passes the first `pass`
 // photo uploads on and answers the others 503 with a long Retry-After,
 // until let() opens the way: a selection half sent when the page reloads.
+// An upload is counted where it starts: a resumable upload's creation
+// (POST …/uploads) or a one-request upload (POST …/photos). The pieces of
+// a resumable upload (PATCH …/uploads/:id) go through only for uploads
+// whose creation went through.
 type heldBox struct {
-	URL  string
-	mu   sync.Mutex
-	pass int
-	open bool
+	URL    string
+	mu     sync.Mutex
+	pass   int
+	open   bool
+	passed map[string]bool // the addresses of the resumable uploads let through
 }
 
 func newHeldBox(t *testing.T, b *box, pass int) *heldBox {
@@ -164,17 +191,39 @@ func newHeldBox(t *testing.T, b *box, pass int) *heldBox {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hb := &heldBox{pass: pass, passed: map[string]bool{}}
 	proxy := httputil.NewSingleHostReverseProxy(target)
-	hb := &heldBox{pass: pass}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/photos") {
+	proxy.ModifyResponse = func(res *http.Response) error {
+		r := res.Request
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploads") && res.StatusCode == http.StatusCreated {
+			loc, err := r.URL.Parse(res.Header.Get("Location"))
+			if err != nil {
+				return fmt.Errorf("reading the new upload's address: %w", err)
+			}
 			hb.mu.Lock()
-			through := hb.open || hb.pass > 0
-			if !hb.open && hb.pass > 0 {
+			hb.passed[loc.Path] = true
+			hb.mu.Unlock()
+		}
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		starts := r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/e/") &&
+			(strings.HasSuffix(r.URL.Path, "/photos") || strings.HasSuffix(r.URL.Path, "/uploads"))
+		piece := r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/api/e/") && strings.Contains(r.URL.Path, "/uploads/")
+		if starts || piece {
+			hb.mu.Lock()
+			through := hb.open
+			switch {
+			case through:
+			case starts && hb.pass > 0:
 				hb.pass--
+				through = true
+			case piece:
+				through = hb.passed[r.URL.Path]
 			}
 			hb.mu.Unlock()
 			if !through {
+				_, _ = io.Copy(io.Discard, r.Body)
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.Header().Set("Retry-After", "3600")
 				w.WriteHeader(http.StatusServiceUnavailable)
@@ -251,8 +300,8 @@ func TestGuestQueueKeptAcrossReload(t *testing.T) {
 
 			held.let()
 			b.eval(t, `window.dispatchEvent(new Event('online'))`, nil)
-			b.waitText(t, "#queue-done", fillIn(g["allSent"], map[string]any{"n": 4}))
-			b.waitText(t, "#queue-done", fillIn(g["someRefused"], map[string]any{"n": 1}))
+			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.allSent", "n", "4"))
+			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.someRefused", "n", "1"))
 			photos := eventPhotos(t, box.Store, ev.ID)
 			if len(photos) != 4 {
 				t.Fatalf("the box holds %d photos; want 4", len(photos))

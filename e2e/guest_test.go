@@ -132,10 +132,10 @@ func TestGuestQueueSurvivesOutage(t *testing.T) {
 	b.do(t, "opening the event link",
 		chromedp.Navigate(box.URL+"/e/"+ev.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#take-photo`)))
-	b.block(t, "*://*:*/api/e/*/photos*")
+	b.block(t, "*://*:*/api/e/*/photos*", "*://*:*/api/e/*/uploads*")
 	b.do(t, "taking a photo while uploads fail",
 		chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{photo}))
-	b.waitText(t, "#queue-list", "No connection. Trying again in")
+	b.waitText(t, "#queue-list", "Waiting for the Wi-Fi. Trying again in")
 	b.shot(t, "guest-queue-retrying")
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 0 {
 		t.Fatalf("the box holds %d photos while blocked; want 0", n)

@@ -290,7 +290,7 @@ func TestGalleryKeepsake(t *testing.T) {
 	}
 	b.shot(t, "gallery-keepsake")
 	b.do(t, "keeping Ben's photos", choose(`#filter-guest`, "Ben"))
-	b.waitText(t, "#gallery-count", "1 photos")
+	b.waitText(t, "#gallery-count", "1 photo")
 	b.do(t, "starting the slideshow", click(`#slideshow-all`), chromedp.WaitVisible(chromedp.CSS(`.lightbox.show .stage img`)))
 }
 
