@@ -254,12 +254,12 @@ export function photosTab(env, body) {
     tools.classList.toggle('open', open);
   });
   const countFilters = () => {
-    const n = [status.value, favs.checked, challenge && challenge.value].filter(Boolean).length;
+    const n = [status.value, favs.checked, loved.checked, challenge && challenge.value].filter(Boolean).length;
     toolsCount.hidden = !n;
     toolsCount.textContent = String(n);
     toolsCount.title = t('Filters on: {n}', { n });
   };
-  [status, favs, challenge].forEach((x) => x && x.addEventListener('change', countFilters));
+  [status, favs, loved, challenge].forEach((x) => x && x.addEventListener('change', countFilters));
   countFilters();
   // The console's skip link leads here.
   grid.dataset.skip = '';
