@@ -116,7 +116,7 @@ func TestConsoleAccessibility(t *testing.T) {
 // headings speak French.
 func TestConsoleSettingsInFrench(t *testing.T) {
 	t.Parallel()
-	box := startBox(t)
+	box := startBox(t, func(c *daemon.Config) { c.Version = "1.4.2" })
 	b := newBrowserAt(t, "fr-FR", 1366, 900)
 	b.signIn(t, box.URL)
 	screens := []struct{ part, heading, text string }{
@@ -124,7 +124,7 @@ func TestConsoleSettingsInFrench(t *testing.T) {
 		{"webhooks", "Envois récents", "Aucun webhook pour l’instant."},
 		{"cloud", "Stockage en ligne (WebDAV)", "Adresse WebDAV"},
 		{"backup", "Sauvegardes conservées", "Télécharger une sauvegarde"},
-		{"updates", "Logiciel", "Version en service"},
+		{"updates", "Logiciel", "Version en service : 1.4.2."},
 	}
 	for _, s := range screens {
 		b.do(t, "opening the "+s.part+" settings", chromedp.Navigate(box.URL+"/admin/settings/"+s.part))

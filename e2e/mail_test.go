@@ -25,9 +25,13 @@ func TestConsoleMail(t *testing.T) {
 	// start (and at every change): a wake after the server is back would
 	// send the waiting mails before the host's Retry that this test is
 	// about. Here the network never changes and settles after the test.
+	// The box is published at a public BASE_URL: the guests' gallery mail
+	// carries the box's own link and can go at once (a box known only on
+	// its Wi-Fi keeps it back for the cloud export).
 	box := startBox(t, func(c *daemon.Config) {
 		c.NetChanges = outbox.NoChanges
 		c.NetSettle = time.Hour
+		c.BaseURL = "https://photos.party-box.example.org"
 	})
 	sink := mailtest.Start(t, mailtest.None)
 	ev := createEvent(t, box.Store, "Garden party", func(e *store.Event) {

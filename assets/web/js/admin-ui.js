@@ -60,6 +60,11 @@ const DETAILS = [
   [/^is not right$|^is not the code the app shows$|^is not a current or recovery code$/, () => t('That code is not right.')],
   [/^has already ended$/, () => t('The event has already ended.')],
   [/^unknown field$/, () => t('The box does not know this field.')],
+  // The console's own shapes, for a 401 it shows under the password field.
+  [/^is not your current password$/, () => t('This is not your current password.')],
+  [/^is not the generated password$/, () => t('This is not the generated password.')],
+  [/^(\w+ )?must be a colour as #rrggbb$|^colours must be #rrggbb$/, () => t('A colour as #rrggbb, such as #1e88e5.')],
+  [/^must be 0 \(scheduled backups off\) or (\d+) to (\d+)$/, (m) => t('0 (no scheduled backups), or {min} to {max} days.', { min: Number(m[1]), max: Number(m[2]) })],
 ];
 
 /** detailText is a field problem the box gave, in the console's language. */

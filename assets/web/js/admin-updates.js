@@ -37,6 +37,7 @@ function draw(box, u) {
     h('td', null, fmtTime(x.at)), h('td', null, `${x.from} → ${x.version}`), h('td', null, states[x.status] || x.status),
     h('td', { class: 'muted small' }, x.error || '')))))) : null,
   stateHelp(u));
+  if (u.applying) follow(box, u.applying.version, status, u.updater);
 }
 
 /** stateNames are the words of the history's states. */
@@ -68,7 +69,6 @@ function stateHelp(u) {
   ];
   return h('details', { class: 'section', id: 'update-states' }, h('summary', null, t('What the states mean')),
     h('div', null, h('dl', { class: 'states' }, help.map(([k, text]) => [h('dt', null, names[k]), h('dd', null, text)]))));
-  if (u.applying) follow(box, u.applying.version, status, u.updater);
 }
 
 /** waiting reports whether the available version is installed and waits for a restart. */

@@ -251,7 +251,7 @@ function newPasswordPage() {
     }
     const res = await busy(form.querySelector('[type=submit]'),
       api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
-      (err) => showErrors(form, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: t('This is not the generated password.') } }) : err));
+      (err) => showErrors(form, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'is not the generated password' } }) : err));
     if (!res) return;
     ctx.me = { ...ctx.me, mustChangePassword: false };
     toast('Password saved');
@@ -297,7 +297,7 @@ async function accountPage() {
     }
     const res = await busy(pw.querySelector('[type=submit]'),
       api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
-      (err) => showErrors(pw, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: t('This is not your current password.') } }) : err));
+      (err) => showErrors(pw, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'is not your current password' } }) : err));
     if (res) { pw.reset(); toast('Password changed'); }
   });
 
