@@ -681,7 +681,7 @@ async function guestLinkPlan(env, ev, box) {
 function drawEnd(env, box, contacts) {
   const ev = env.ev();
   if (ev.endedAt) {
-    return clear(box, h('p', null, t('This event ended on '), fmtTime(ev.endedAt), '. Uploads are closed.'));
+    return clear(box, h('p', null, t('This event ended on {time}. Uploads are closed.', { time: fmtTime(ev.endedAt) })));
   }
   const will = [
     t('Uploads close.'),

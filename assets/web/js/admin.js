@@ -254,7 +254,7 @@ function newPasswordPage() {
       (err) => showErrors(form, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'is not the generated password' } }) : err));
     if (!res) return;
     ctx.me = { ...ctx.me, mustChangePassword: false };
-    toast('Password saved');
+    toast(t('Password saved'));
     route();
   });
   view(t('Choose your password'), form);
@@ -274,7 +274,7 @@ async function accountPage() {
     showErrors(profile, null);
     const res = await busy(profile.querySelector('[type=submit]'),
       call('/api/admin/me', { method: 'PATCH', body: { name: name.value.trim(), email: email.value.trim() } }), (err) => showErrors(profile, err));
-    if (res) { ctx.me = res.account; toast('Saved'); }
+    if (res) { ctx.me = res.account; toast(t('Saved')); }
   });
 
   const current = h('input', { type: 'password', autocomplete: 'current-password' });
@@ -298,7 +298,7 @@ async function accountPage() {
     const res = await busy(pw.querySelector('[type=submit]'),
       api('/api/admin/password', { method: 'POST', body: { current: current.value, next: next.value } }),
       (err) => showErrors(pw, err.status === 401 ? Object.assign(err, { code: 'bad_request', details: { current: 'is not your current password' } }) : err));
-    if (res) { pw.reset(); toast('Password changed'); }
+    if (res) { pw.reset(); toast(t('Password changed')); }
   });
 
   const tf = h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Two-step sign-in')), h('p', { class: 'muted' }, t('Loading…')));
