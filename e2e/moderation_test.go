@@ -85,7 +85,7 @@ func TestConsoleModeration(t *testing.T) {
 			click(`#photos .tile[data-id="`+ids[0]+`"]`),
 			click(`#photos .tile[data-id="`+ids[1]+`"]`),
 			chromedp.WaitVisible(chromedp.CSS(`.actionbar`)))
-		b.waitText(t, ".actionbar", "2 selected")
+		b.waitText(t, ".actionbar", "2 photos selected")
 		b.shot(t, "admin-photos")
 		b.do(t, "approving", click(`.actionbar button[data-action=approve]`))
 		b.waitJS(t, "one photo left in the filter", `document.querySelectorAll('#photos .tile').length === 1`)
