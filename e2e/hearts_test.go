@@ -22,13 +22,14 @@ func TestHeartsInTheAlbumGalleryAndConsole(t *testing.T) {
 		checked bool
 	}{
 		{"phone", phoneWidth, phoneHeight, true},
-		{"small-phone", 360, 740, false},
+		{"small-phone", 360, 740, true},
 		{"laptop", 1366, 768, false},
 		{"venue", 1920, 1080, false},
 	}
 	for _, lang := range []struct{ code, loved, heart string }{
 		{"en-US", "Most loved", "Love this photo"},
 		{"fr-FR", "Les plus aimées", "J’aime cette photo"},
+		{"it-IT", "Le più amate", "Mi piace questa foto"},
 	} {
 		for _, size := range sizes {
 			if !size.checked && *shotDir == "" {
