@@ -18,23 +18,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"image"
 	"image/jpeg"
-	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	"eventbox/daemon/internal/loadclient"
 	"eventbox/internal/piprofile"
 	"eventbox/store"
 )
@@ -103,7 +100,7 @@ func run(bin, dir string, events, photos, runs int, prof *piprofile.Profile) err
 // startOnce starts the daemon, times it to its first healthy answer and
 // stops it.
 func startOnce(bin, dir string, prof *piprofile.Profile) (time.Duration, error) {
-	addr, err := freeAddr()
+	addr, err := loadclient.FreeAddr()
 	if err != nil {
 		return 0, err
 	}
@@ -143,7 +140,7 @@ func startOnce(bin, dir string, prof *piprofile.Profile) (time.Duration, error) 
 // generate makes the owner and the events with the daemon, then the
 // photos with the store, the daemon stopped.
 func generate(ctx context.Context, bin, dir string, events, photos int) error {
-	addr, err := freeAddr()
+	addr, err := loadclient.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -164,13 +161,13 @@ func generate(ctx context.Context, bin, dir string, events, photos int) error {
 		}
 		jar, _ := cookiejar.New(nil)
 		admin := &http.Client{Jar: jar, Timeout: time.Minute}
-		if err := post(admin, url, "/api/admin/login", `{"password":"`+password+`"}`, nil); err != nil {
+		if err := loadclient.Post(admin, url, "/api/admin/login", `{"password":"`+password+`"}`, nil); err != nil {
 			return nil, err
 		}
 		var ids []string
 		for i := range events {
 			var created struct{ Event struct{ ID string } }
-			if err := post(admin, url, "/api/admin/events", fmt.Sprintf(`{"name":"Party %d"}`, i+1), &created); err != nil {
+			if err := loadclient.Post(admin, url, "/api/admin/events", fmt.Sprintf(`{"name":"Party %d"}`, i+1), &created); err != nil {
 				return nil, err
 			}
 			ids = append(ids, created.Event.ID)
@@ -218,32 +215,4 @@ func startTimed(url string) (time.Duration, error) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return 0, errors.New("daemon not healthy within a minute")
-}
-
-func post(c *http.Client, origin, path, body string, out any) error {
-	req, _ := http.NewRequest("POST", origin+path, strings.NewReader(body))
-	req.Header.Set("Origin", origin)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		return fmt.Errorf("POST %s: %d %s", path, res.StatusCode, raw)
-	}
-	if out != nil {
-		return json.Unmarshal(raw, out)
-	}
-	return nil
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"eventbox/daemon/internal/loadclient"
 	"eventbox/internal/piprofile"
 )
 
@@ -177,15 +178,6 @@ func phonePhoto(seed uint64) []byte {
 	return buf.Bytes()
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
 // trivialHandler streams each multipart body to a file in dir, fsyncs it
 // and answers 201.
 func trivialHandler(dir string) http.Handler {
@@ -254,7 +246,7 @@ func runTrivial(files [][]byte, guests int, prof *piprofile.Profile) (time.Durat
 		if err != nil {
 			return 0, err
 		}
-		addr, err := freeAddr()
+		addr, err := loadclient.FreeAddr()
 		if err != nil {
 			return 0, err
 		}
@@ -306,7 +298,7 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
-	addr, err := freeAddr()
+	addr, err := loadclient.FreeAddr()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -333,18 +325,18 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 		return 0, 0, err
 	}
 	admin := newClient()
-	if err := post(admin, url, "/api/admin/login", `{"password":"load-test-password"}`, nil); err != nil {
+	if err := loadclient.Post(admin, url, "/api/admin/login", `{"password":"load-test-password"}`, nil); err != nil {
 		return 0, 0, err
 	}
 	var created struct{ Event struct{ Slug string } }
-	if err := post(admin, url, "/api/admin/events", `{"name":"Load test"}`, &created); err != nil {
+	if err := loadclient.Post(admin, url, "/api/admin/events", `{"name":"Load test"}`, &created); err != nil {
 		return 0, 0, err
 	}
 	slug := created.Event.Slug
 	clients := make([]*http.Client, guests)
 	for i := range clients {
 		clients[i] = newClient()
-		if err := post(clients[i], url, "/api/e/"+slug+"/join", "", nil); err != nil {
+		if err := loadclient.Post(clients[i], url, "/api/e/"+slug+"/join", "", nil); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -377,25 +369,6 @@ func waitHealthy(url string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return errors.New("daemon not healthy within 30 s")
-}
-
-func post(c *http.Client, origin, path, body string, out any) error {
-	req, _ := http.NewRequest("POST", origin+path, strings.NewReader(body))
-	req.Header.Set("Origin", origin)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		return fmt.Errorf("POST %s: %d %s", path, res.StatusCode, raw)
-	}
-	if out != nil {
-		return json.Unmarshal(raw, out)
-	}
-	return nil
 }
 
 // uploadAll sends the files as multipart uploads, split evenly over the
