@@ -437,8 +437,6 @@ func (m *machine) signInless() *host {
 	return &host{t: m.t, base: m.http, c: &http.Client{Jar: jar, Timeout: 2 * time.Minute}}
 }
 
-func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }
-
 func (h *host) do(method, path string, body io.Reader, ctype string) (int, []byte) {
 	h.t.Helper()
 	req, err := http.NewRequestWithContext(context.Background(), method, h.base+path, body)

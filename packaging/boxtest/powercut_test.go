@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -141,9 +142,8 @@ func TestPowerCuts(t *testing.T) {
 	m.sh("", "systemctl", "stop", "eventbox")
 	m.sh("", "sh", "-c", "find /var/lib/eventbox/media -type f -exec touch -d '-1 hour' {} +")
 	m.sh("", "systemctl", "start", "eventbox")
-	listed := m.checkAcked(h, eventID, acked)
-	if listed > 0 {
-		t.Fatalf("%d acknowledged uploads are lost", listed)
+	if lost := m.checkAcked(h, eventID, acked); lost > 0 {
+		t.Fatalf("%d acknowledged uploads are lost", lost)
 	}
 	ids := map[string]bool{eventID: true}
 	for _, id := range h.photoIDs(eventID) {
@@ -202,7 +202,7 @@ func (h *host) upload(slug string, photo []byte) (string, error) {
 			ID string `json:"id"`
 		} `json:"photo"`
 	}
-	if err := jsonDecode(resp.Body, &v); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
 		return "", err
 	}
 	return v.Photo.ID, nil

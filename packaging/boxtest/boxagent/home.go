@@ -132,7 +132,6 @@ type mailSession struct {
 	to   []string
 }
 
-func (s *mailSession) AuthPlain(string, string) error              { return nil }
 func (s *mailSession) Mail(from string, _ *smtp.MailOptions) error { s.from = from; return nil }
 func (s *mailSession) Rcpt(to string, _ *smtp.RcptOptions) error   { s.to = append(s.to, to); return nil }
 func (s *mailSession) Reset()                                      { s.from, s.to = "", nil }
