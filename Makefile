@@ -24,8 +24,10 @@ NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./
 # The tests that measure only a real binary's peak RSS (restore ZIPs,
 # hostile outbound servers) run here too: another process's CPU does not
 # change a child's peak memory. So does the join-limit walk, hundreds of
-# requests one after another (15 s under -race, its logic sequential).
-NORACE_TESTS := ^(TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget|TestJoinsAreLimitedAndStoreNothing)$$
+# requests one after another (15 s under -race, its logic sequential), and
+# the type check of every answering package (TestNoStoreRecordInAnAnswer:
+# go/types over the module, 25 s under -race, no goroutines of the daemon).
+NORACE_TESTS := ^(TestNoStoreRecordInAnAnswer|TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget|TestJoinsAreLimitedAndStoreNothing)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
@@ -38,7 +40,7 @@ ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs
+.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs browsertest
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -122,6 +124,16 @@ vulncheck:
 	else \
 		printf '%s\n' "$$out"; exit $$rc; \
 	fi
+
+## browsertest: the browser tests that sweep every language and screen
+## size (every page in fr, it and es; the console's screens, moderation and
+## About at every size in three languages; hearts, the end card, dates and
+## the wall's countdown) in all of them; make test runs only their quick
+## cases (-sweep, swept in e2e/harness_test.go: a test that calls swept
+## belongs in SWEEP_TESTS). .ci/run runs it after make test.
+SWEEP_TESTS := ^(TestEveryPageInItsLanguage|TestHeartsInTheAlbumGalleryAndConsole|TestConsoleScreensOnAPhone|TestModerationOnAPhone|TestWallBeforeTheReveal|TestConsoleAbout|TestEndCardSaysWhichLinkGuestsGet|TestConsoleDatesInItsLanguage)$$
+browsertest: axe
+	$(GO) test -count=1 -timeout 15m -run '$(SWEEP_TESTS)' ./e2e -sweep
 
 ## shots: screenshots of the main pages at phone, laptop and venue-screen
 ## sizes in English and French, in $(SHOTS) (not committed)

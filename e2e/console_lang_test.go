@@ -143,6 +143,9 @@ func TestConsoleSettingsInFrench(t *testing.T) {
 func TestConsoleDatesInItsLanguage(t *testing.T) {
 	english := time.Now().Format("Jan") // the month as an English date writes it
 	for _, lang := range []string{"fr", "it", "es", "en"} {
+		if !swept(lang, "fr", "en") {
+			continue
+		}
 		t.Run(lang, func(t *testing.T) {
 			// A box of its own: the first owner's console sets its clock.
 			bx := startBox(t, func(c *daemon.Config) {

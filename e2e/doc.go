@@ -17,4 +17,10 @@
 //
 // and add -shots=DIR to save a full-page screenshot of each page visited,
 // to look at what a person would see.
+//
+// The tests that go through every language and screen size (every page in
+// French, Italian and Spanish; the console's screens at both phone widths;
+// the wall's countdown up to a 4K screen) run only their quick cases by
+// default, one or two pairs each, named where they loop (swept). -sweep runs
+// every case: `make browsertest`, which .ci/run runs after `make test`.
 package e2e

@@ -36,6 +36,18 @@ import (
 
 var shotDir = flag.String("shots", "", "save a full-page PNG of each page visited in this directory")
 
+// sweep runs the tests that go through every language and screen size in
+// all of them (make browsertest, which .ci/run runs after make test).
+// Without it each such test runs the few cases it names as its quick ones,
+// so that make test keeps within its four minutes on a two-core machine.
+var sweep = flag.Bool("sweep", false, "run every language and size of the sweeping tests, not only their quick cases")
+
+// swept reports whether the case name runs: always with -sweep or -shots
+// (screenshots want every size), else only when quick names it.
+func swept(name string, quick ...string) bool {
+	return *sweep || *shotDir != "" || slices.Contains(quick, name)
+}
+
 // ownerPassword is the first owner's password on every test box.
 const ownerPassword = "owner-password-e2e"
 

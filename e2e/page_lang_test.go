@@ -407,6 +407,9 @@ func TestEveryPageInItsLanguage(t *testing.T) {
 
 	counts := map[string]int{}
 	for _, lang := range []string{"fr", "it", "es"} {
+		if !swept(lang, "fr") {
+			continue
+		}
 		t.Run(lang, func(t *testing.T) {
 			f := &langFinder{lang: lang, english: english[lang], plurals: plurals[lang], found: map[string][]string{}}
 			defer func() {
