@@ -56,7 +56,8 @@ func repoFile(parts ...string) string {
 // with the password, gets an address, finds every name resolving to the
 // box (the captive portal's trigger), resolves eventbox.local by mDNS,
 // opens the event and uploads a photo and a video, which the hosts' console
-// lists byte for byte.
+// lists byte for byte; the console, opened in this machine's Chromium
+// through the forwarded port, signs the host in and shows both.
 func TestGuestsPhoneOnTheHotspot(t *testing.T) {
 	image := cardImage(t)
 	c := newCard(t, image, t.TempDir(), partySettings)
@@ -120,5 +121,11 @@ func TestGuestsPhoneOnTheHotspot(t *testing.T) {
 	list := h.json("GET", "/api/admin/events/"+id+"/photos", nil, http.StatusOK)["photos"].([]any)
 	if len(list) != 2 {
 		t.Errorf("the console lists %d photos, want 2", len(list))
+	}
+	// The hosts' console in a real browser, through the forwarded port.
+	tiles, title := consoleInChromium(t, m.http, "anna", "a-long-party-password", id)
+	t.Logf("the console in Chromium: signed in as anna, the event's photos page %q shows %d photos", title, tiles)
+	if tiles != 2 {
+		t.Errorf("the console in Chromium shows %d photos, want 2", tiles)
 	}
 }
