@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The box in CI, run by .ci/run after `make test` and packaging/ci-check.sh:
+# builds the card image from scratch (make image) and boots it in
+# qemu-system-aarch64 for every scenario of packaging/boxtest (make boxtest).
+# Assumes Debian and root; installs what it lacks, registers qemu-user's
+# arm64 handler with binfmt_misc when the machine has not, and prints how
+# long each part took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/go/bin:$PATH"
+
+fail() { echo "ci-box: FAIL: $*" >&2; exit 1; }
+step() { echo "ci-box: $*"; }
+
+need=()
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
+command -v update-binfmts >/dev/null || need+=(binfmt-support)
+command -v sfdisk >/dev/null || need+=(fdisk)
+command -v mkfs.vfat >/dev/null || need+=(dosfstools)
+command -v debugfs >/dev/null || need+=(e2fsprogs)
+command -v mcopy >/dev/null || need+=(mtools)
+command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
+command -v qemu-io >/dev/null || need+=(qemu-utils)
+command -v dpkg-deb >/dev/null || need+=(dpkg)
+if [ ${#need[@]} -gt 0 ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# The arm64 packages' scripts run in a chroot through qemu-user: the kernel
+# must know to hand arm64 programs to it. A container or a machine without
+# systemd may have binfmt_misc unmounted or the handler unregistered.
+if [ "$(uname -m)" != aarch64 ] && ! grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64; then
+	step "registering qemu-user's arm64 handler with binfmt_misc"
+	[ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+		fail "cannot mount binfmt_misc"
+	update-binfmts --enable qemu-aarch64 2>/dev/null || true
+	if ! grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64; then
+		# Newer qemu-user packages ship a systemd-binfmt file instead.
+		conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+		[ -f "$conf" ] || fail "no binfmt registration for qemu-aarch64 (update-binfmts failed, $conf missing)"
+		grep -v '^#' "$conf" | head -n1 >/proc/sys/fs/binfmt_misc/register
+	fi
+	grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 || fail "qemu-aarch64 is not registered with binfmt_misc"
+fi
+
+img=$(mktemp -d /var/tmp/eventbox-ci-box.XXXXXX)
+trap 'rm -rf "$img"' EXIT
+
+step "building the card image from scratch (make image)"
+t0=$(date +%s)
+make --no-print-directory image VERSION=1.0.0-ci IMAGE_OUT="$img/box.img"
+t1=$(date +%s)
+size=$(($(stat -c %s "$img/box.img") / 1024 / 1024))
+step "card image built in $((t1 - t0)) s, $size MiB"
+
+# Every scenario; the power-cut test with BOXTEST_CUTS cuts (its default
+# outside CI is 6).
+step "booting the card for every box scenario (make boxtest, BOXTEST_CUTS=${BOXTEST_CUTS:=4})"
+BOXTEST_CUTS=$BOXTEST_CUTS make --no-print-directory boxtest VERSION=1.0.0-ci BOXTEST_IMAGE="$img/box.img"
+t2=$(date +%s)
+step "box scenarios passed in $((t2 - t1)) s (image $((t1 - t0)) s)"
