@@ -61,23 +61,15 @@ vet:
 lint:
 	$(GO) run $(STATICCHECK) ./...
 
-# The raced packages and the others run side by side, each `go test` with
-# its output held until it ends: the browser tests wait on Chromium while the
-# race run computes. GORACE=atexit_sleep_ms=0: a raced test binary otherwise
-# sleeps 1 s before it exits, once per package.
+# The raced packages, the daemon's raced tests (in DAEMON_SHARDS processes
+# of one test binary: they mostly wait on servers and timers), the unraced
+# packages and the daemon's unraced tests run side by side, each stream's
+# output held until it ends (tools/unit.sh). GORACE=atexit_sleep_ms=0: a
+# raced test binary otherwise sleeps 1 s before it exits, once per package.
+DAEMON_SHARDS ?= 3
 unit:
-	@norace="$$($(GO) list $(NORACE_PKGS))" && all="$$($(GO) list ./...)" || exit 1; \
-	first="$$($(GO) list $(FIRST_PKGS))" || exit 1; \
-	race="$$(printf '%s\n' "$$first"; printf '%s\n' "$$all" | grep -vxF "$$norace" | grep -vxF "$$first")"; \
-	echo "go test -race: $$(echo $$race | wc -w) packages; without -race: $$(echo $$norace | wc -w) packages; side by side"; \
-	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
-	{ GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 15m -skip '$(ALONE_TESTS)|$(NORACE_TESTS)' $$race >"$$tmp/race" 2>&1; echo $$? >"$$tmp/race.rc"; cat "$$tmp/race"; } & \
-	{ { $(GO) test -count=1 -timeout 15m $$norace; r=$$?; $(GO) test -count=1 -timeout 15m -run '$(NORACE_TESTS)' ./daemon/ && [ $$r = 0 ]; } >"$$tmp/norace" 2>&1; echo $$? >"$$tmp/norace.rc"; cat "$$tmp/norace"; } & \
-	wait; rc=0; \
-	[ "$$(cat "$$tmp/race.rc")" = 0 ] || rc=1; \
-	[ "$$(cat "$$tmp/norace.rc")" = 0 ] || rc=1; \
-	$(GO) test -count=1 -timeout 10m -run '$(ALONE_TESTS)' ./daemon/ || rc=1; \
-	exit $$rc
+	@GO="$(GO)" NORACE_PKGS="$(NORACE_PKGS)" FIRST_PKGS="$(FIRST_PKGS)" NORACE_TESTS='$(NORACE_TESTS)' \
+		ALONE_TESTS='$(ALONE_TESTS)' DAEMON_SHARDS=$(DAEMON_SHARDS) bash tools/unit.sh
 
 # Every target runs even when one finds a failure; the failures are reported
 # at the end.
@@ -125,15 +117,14 @@ vulncheck:
 		printf '%s\n' "$$out"; exit $$rc; \
 	fi
 
-## browsertest: the browser tests that sweep every language and screen
-## size (every page in fr, it and es; the console's screens, moderation and
-## About at every size in three languages; hearts, the end card, dates and
-## the wall's countdown) in all of them; make test runs only their quick
-## cases (-sweep, swept in e2e/harness_test.go: a test that calls swept
-## belongs in SWEEP_TESTS). .ci/run runs it after make test.
-SWEEP_TESTS := ^(TestEveryPageInItsLanguage|TestHeartsInTheAlbumGalleryAndConsole|TestConsoleScreensOnAPhone|TestModerationOnAPhone|TestWallBeforeTheReveal|TestConsoleAbout|TestEndCardSaysWhichLinkGuestsGet|TestConsoleDatesInItsLanguage)$$
+## browsertest: every browser test with every language and screen size of
+## those that sweep them (every page in fr, it and es; the console's
+## screens, moderation and About at every size in three languages; hearts,
+## the end card, dates and the wall's countdown); make test runs only their
+## quick cases (-sweep; swept and sweepOnly in e2e/harness_test.go).
+## .ci/run runs it after make test.
 browsertest: axe
-	$(GO) test -count=1 -timeout 15m -run '$(SWEEP_TESTS)' ./e2e -sweep
+	$(GO) test -count=1 -timeout 15m ./e2e -sweep
 
 ## shots: screenshots of the main pages at phone, laptop and venue-screen
 ## sizes in English and French, in $(SHOTS) (not committed)

@@ -48,6 +48,17 @@ func swept(name string, quick ...string) bool {
 	return *sweep || *shotDir != "" || slices.Contains(quick, name)
 }
 
+// sweepOnly skips a test whose quick case would already be most of it
+// unless -sweep is given (make browsertest): a sweep of every page, whose
+// French console make test checks through TestConsoleInFrench and
+// TestConsoleSettingsInFrench.
+func sweepOnly(t *testing.T) {
+	t.Helper()
+	if !*sweep && *shotDir == "" {
+		t.Skip("a sweep: runs in make browsertest (go test ./e2e -sweep)")
+	}
+}
+
 // ownerPassword is the first owner's password on every test box.
 const ownerPassword = "owner-password-e2e"
 
@@ -454,11 +465,18 @@ func (c *chromiumProc) start(path, lang string, flags map[string]any) {
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-quic", true),
+		// One renderer for at most two windows, and no process per site:
+		// every test's box is on 127.0.0.1, and starting renderers was a
+		// tenth of the browser tests' CPU.
+		chromedp.Flag("renderer-process-limit", "2"),
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("mute-audio", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,IsolateOrigins,site-per-process,PaintHolding,BackForwardCache"),
 		// Windows in the background keep their timers and frames: the
 		// tests run side by side, each in its own window.
 		chromedp.Flag("disable-background-timer-throttling", true),

@@ -320,6 +320,7 @@ func pdfText(t *testing.T, c *client, path string) []string {
 // formats aside: notEnglish), a catalogue key or blank as it is, a plural
 // after 1, or a decimal number written the English way.
 func TestEveryPageInItsLanguage(t *testing.T) {
+	sweepOnly(t)
 	t.Parallel()
 	english := englishOnly(t)
 	plurals := pluralOnly(t)

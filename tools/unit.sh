@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# unit.sh: the tests of `make unit` (and so of `make test`), in streams that
+# run side by side, each printing its output when it ends:
+#   race      every package with -race but the daemon's (FIRST_PKGS first)
+#   daemon/N  the daemon's raced tests, one test binary built once and run as
+#             DAEMON_SHARDS processes, each with every DAEMON_SHARDS-th test
+#             (its tests mostly wait on servers, timers and child
+#             processes: one process at a time left a core idle)
+#   norace    NORACE_PKGS without -race (pixel loops and the browser tests)
+#   daemon-norace  the daemon's NORACE_TESTS without -race
+# then ALONE_TESTS, alone. Settings come from the Makefile's variables.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+shards=${DAEMON_SHARDS:-3}
+export GORACE=atexit_sleep_ms=0
+
+norace=$($GO list $NORACE_PKGS) && all=$($GO list ./...) && first=$($GO list $FIRST_PKGS) || exit 1
+race=$(printf '%s\n' "$first"; printf '%s\n' "$all" | grep -vxF "$norace" | grep -vxF "$first" | grep -vxF eventbox/daemon)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# stream NAME CMD...: runs CMD in the background, its output held in a file
+# and printed when it ends, its exit code kept.
+stream() {
+	local name=$1
+	shift
+	{
+		"$@" >"$tmp/$name.out" 2>&1
+		echo $? >"$tmp/$name.rc"
+		cat "$tmp/$name.out"
+	} &
+}
+
+echo "go test -race: $(echo $race | wc -w) packages and the daemon's tests in $shards processes; without -race: $(echo $norace | wc -w) packages and the daemon's unraced tests; side by side"
+
+stream race $GO test -race -count=1 -timeout 15m $race
+stream norace $GO test -count=1 -timeout 15m $norace
+stream daemon-norace $GO test -count=1 -timeout 15m -run "$NORACE_TESTS" ./daemon/
+
+daemon_shards() {
+	$GO test -race -c -o "$tmp/daemon.test" ./daemon/ || return 1
+	local names
+	names=$(cd daemon && "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$ALONE_TESTS|$NORACE_TESTS") || return 1
+	local i pids=() rc=0
+	for ((i = 0; i < shards; i++)); do
+		local run
+		run="^($(printf '%s\n' "$names" | awk -v n="$shards" -v i="$i" 'NR % n == i' | paste -sd'|'))\$"
+		(cd daemon && "$tmp/daemon.test" -test.count=1 -test.timeout=15m -test.run "$run" >"$tmp/daemon-$i.out" 2>&1) &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || rc=1
+		echo "--- daemon tests, process $((i + 1)) of $shards"
+		cat "$tmp/daemon-$i.out"
+	done
+	return $rc
+}
+stream daemon daemon_shards
+
+wait
+rc=0
+for s in race norace daemon-norace daemon; do
+	[ "$(cat "$tmp/$s.rc" 2>/dev/null)" = 0 ] || { echo "unit: the $s tests failed"; rc=1; }
+done
+# The test that times other requests while the daemon decodes image bombs.
+$GO test -count=1 -timeout 10m -run "$ALONE_TESTS" ./daemon/ || rc=1
+exit $rc
