@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -169,6 +170,10 @@ func TestGuestVideoResumesAfterTheWiFiDrops(t *testing.T) {
 			proxy.drop()
 			atCut := proxy.up.Load() - start
 			b.waitText(t, "#queue-list", g["queueOffline"])
+			// The line over the list says the same: it waits for the
+			// Wi-Fi, it has not failed.
+			waiting := strings.SplitN(strings.SplitN(g["queueOffline"], ".", 2)[0], ":", 2)[0]
+			b.waitText(t, "#queue-overall", waiting)
 			bytesText := b.text(t, "#queue-bytes")
 			if !mb.MatchString(bytesText) {
 				t.Fatalf("during the cut the bytes line says %q; want the MB the box holds of the total", bytesText)
