@@ -141,7 +141,8 @@ func TestGuestRefusesOverLimitBeforeSending(t *testing.T) {
 }
 
 // TestGuestQuotaCutSaysWhichFilesStay: three photos picked with two left
-// of the quota: two are sent, and the page names the one that is not.
+// of the quota: two are sent, and the page names the one that is not; with
+// one photo a guest the French sentence is in the singular.
 func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
 	t.Parallel()
 	box := startBox(t)
@@ -167,6 +168,17 @@ func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
 	if s := b.text(t, "#quota-cut"); strings.Contains(s, "first.jpg") || strings.Contains(s, "second.jpg") {
 		t.Errorf("the cut names a file that was sent: %q", s)
 	}
+
+	// One photo a guest, in French: the sentence agrees with one.
+	one := partyEvent(t, box.Store, "Une chacun", func(e *store.Event) { e.MaxPhotosPerGuest = 1 })
+	fr := newBrowserAt(t, "fr", phoneWidth, phoneHeight)
+	fr.do(t, "opening the event link in French",
+		chromedp.Navigate(box.URL+"/e/"+one.Slug),
+		chromedp.WaitVisible(chromedp.CSS(`#pick-photos`)))
+	fr.do(t, "choosing two photos", chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), files[:2]))
+	fr.waitText(t, "#quota-cut", "La limite est de 1 photo par invité : seule 1 photo de votre sélection sera envoyée.")
+	fr.waitText(t, "#quota-cut", "Non envoyée : second.jpg.")
+	fr.shot(t, "guest-quota-cut-one-fr")
 }
 
 // TestGuestPlainHTTPOffersCapture: on the box's plain http:// name (not a

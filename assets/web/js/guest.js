@@ -379,7 +379,7 @@ function drawQueue() {
   }
   const cut = state.cut ? h('div', { class: 'banner', id: 'quota-cut', role: 'alert' },
     t('quotaCut', { n: state.cut.sent, max: data.event.maxPhotosPerGuest }), ' ',
-    h('strong', null, t('quotaCutNames', { names: state.cut.names.join(', ') })), ' ',
+    h('strong', null, t('quotaCutNames', { n: state.cut.names.length, names: state.cut.names.join(', ') })), ' ',
     h('button', { class: 'linkish', onclick: () => { state.cut = null; drawQueue(); } }, t('dismiss'))) : null;
   if (!items.length) { clear(box, cut, overall()); return; }
   const now = Date.now();
