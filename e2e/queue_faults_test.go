@@ -198,7 +198,7 @@ func TestGuestQueueRefusals(t *testing.T) {
 
 // TestGuestQueueSurvivesBoxRestart: the box is killed while the phone is
 // sending a selection and started again on the same data: the page says
-// "4 of 6 sent"-style progress and that the box cannot be reached, offers
+// "4 of 6 sent"-style progress and that it waits for the Wi-Fi, offers
 // "retry now", and once the box is back every photo arrives exactly once.
 func TestGuestQueueSurvivesBoxRestart(t *testing.T) {
 	t.Parallel()
@@ -221,7 +221,7 @@ func TestGuestQueueSurvivesBoxRestart(t *testing.T) {
 	st := r.Store
 	eventually(t, "the first photo reaches the box", func() bool { return len(eventPhotos(t, st, ev.ID)) >= 1 })
 	r.kill(t)
-	b.waitText(t, "#queue-overall", "The box cannot be reached.")
+	b.waitText(t, "#queue-overall", "Waiting for the Wi-Fi: the rest goes up by itself once the box answers.")
 	b.waitJS(t, "the overall line counts what was sent", `/^\d of 4 sent/.test(document.querySelector('#queue-overall').textContent)`)
 	b.shot(t, "guest-queue-box-away")
 	if kept := keptOnPhone(t, b); kept == 0 || kept == n {
