@@ -19,6 +19,8 @@ type HomeLink interface {
 	HomeConnected(ctx context.Context) (bool, error)
 	// HotspotUp gives the home Wi-Fi up and brings the hotspot back.
 	HotspotUp(ctx context.Context) error
+	// HotspotActive reports whether the hotspot is up.
+	HotspotActive(ctx context.Context) (bool, error)
 }
 
 // FallbackConfig configures a Fallback.
@@ -41,7 +43,11 @@ type FallbackConfig struct {
 // join is not connected within Grace, or is lost for longer than Grace, so
 // that a wrong password or a router switched off never leaves a box without
 // screen or keyboard out of reach. It watches only once armed by Joined,
-// and stops watching once it brought the hotspot back or is Disarmed.
+// and stops watching once it brought the hotspot back or is Disarmed. When
+// the join itself failed (JoinFailed) and NetworkManager has already put
+// the hotspot back on a radio that cannot do both, the watcher counts that
+// as the fall-back at once and leaves the radio alone: bringing an active
+// hotspot up again would drop the phones on it.
 type Fallback struct {
 	cfg FallbackConfig
 
@@ -50,6 +56,7 @@ type Fallback struct {
 	ssid    string
 	since   time.Time // when the link was last seen up, or the join
 	everUp  bool
+	failed  bool // the join of ssid ended in failure
 	fellBak int
 }
 
@@ -75,7 +82,17 @@ func NewFallback(cfg FallbackConfig) *Fallback {
 func (f *Fallback) Joined(ssid string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.armed, f.ssid, f.since, f.everUp = true, ssid, f.cfg.Now(), false
+	f.armed, f.ssid, f.since, f.everUp, f.failed = true, ssid, f.cfg.Now(), false, false
+}
+
+// JoinFailed tells the watcher that the join of ssid ended in failure:
+// once the hotspot is seen up again it stops watching, fallen back.
+func (f *Fallback) JoinFailed(ssid string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.armed && f.ssid == ssid {
+		f.failed = true
+	}
 }
 
 // Disarm stops watching: the host chose the hotspot (or went offline) by
@@ -143,8 +160,20 @@ func (f *Fallback) check(ctx context.Context) {
 		return
 	}
 	missing := now.Sub(f.since)
-	everUp := f.everUp
+	everUp, failed := f.everUp, f.failed
 	f.mu.Unlock()
+	if failed && !everUp {
+		if spot, err := f.cfg.Link.HotspotActive(ctx); err == nil && spot {
+			f.cfg.Logger.InfoContext(ctx, "the home Wi-Fi could not be joined and the hotspot is back", "ssid", ssid)
+			f.mu.Lock()
+			if f.ssid == ssid && f.armed {
+				f.armed = false
+				f.fellBak++
+			}
+			f.mu.Unlock()
+			return
+		}
+	}
 	if missing < f.cfg.Grace {
 		return
 	}

@@ -112,6 +112,59 @@ func TestFallbackBringsTheHotspotBack(t *testing.T) {
 	}
 }
 
+// TestFallbackCountsTheHotspotNetworkManagerBroughtBack: a join with a
+// wrong password fails, and NetworkManager puts the hotspot back on the
+// radio by itself before the watcher's two minutes. The watcher counts
+// that as the fall-back as soon as it sees the hotspot up (the Network
+// screen says "back on the hotspot" instead of still watching) and never
+// brings the active hotspot up again, which would drop the phones on it.
+func TestFallbackCountsTheHotspotNetworkManagerBroughtBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w, nm := newWiFi(t)
+		nm.inRange = []fakeAP{{ssid: "Home", signal: 80, security: "WPA2", password: "letmein123"}}
+		nm.active[netsetup.DefaultConnection] = "activated"
+		var logs lockedBuffer
+		fb := netsetup.NewFallback(netsetup.FallbackConfig{Link: w, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { _ = fb.Run(ctx) }()
+
+		fb.Joined("Home")
+		if err := w.Join(ctx, "Home", "wrongpass1"); err == nil {
+			t.Fatal("the join with a wrong password succeeded")
+		}
+		fb.JoinFailed("Home")
+		time.Sleep(20 * time.Second)
+		synctest.Wait()
+		if s := fb.State(); s.FellBack != 0 || !s.Armed {
+			t.Errorf("with the hotspot still down: %+v, want still watching", s)
+		}
+		// NetworkManager brings the hotspot back by itself.
+		nm.mu.Lock()
+		nm.active[netsetup.DefaultConnection] = "activated"
+		nm.mu.Unlock()
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if s := fb.State(); s.FellBack != 1 || s.Armed {
+			t.Errorf("30 s after the failed join, the hotspot back: %+v, want fallen back once, no longer watching\n%s", s, logs.String())
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		ups := 0
+		for _, c := range nm.ran() {
+			if c == "nmcli connection up "+netsetup.DefaultConnection {
+				ups++
+			}
+		}
+		if ups != 0 {
+			t.Errorf("the watcher brought the active hotspot up %d times; want never (%v)", ups, nm.ran())
+		}
+		if !strings.Contains(logs.String(), "could not be joined and the hotspot is back") {
+			t.Errorf("log lacks the fall-back:\n%s", logs.String())
+		}
+	})
+}
+
 func TestFallbackDoesNothingUnlessArmed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w, nm := newWiFi(t)

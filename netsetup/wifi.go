@@ -255,6 +255,20 @@ func (w WiFi) HomeConnected(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// HotspotActive reports whether the hotspot connection is up (activated).
+func (w WiFi) HotspotActive(ctx context.Context) (bool, error) {
+	rows, err := w.terseLines(ctx, "-t", "-f", "NAME,STATE", "connection", "show", "--active")
+	if err != nil {
+		return false, fmt.Errorf("reading the active connections: %w", err)
+	}
+	for _, f := range rows {
+		if len(f) == 2 && f[0] == w.hotspot() && f[1] == "activated" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // HotspotUp gives up the home Wi-Fi and brings the hotspot back.
 func (w WiFi) HotspotUp(ctx context.Context) error {
 	if out, err := w.Runner.Run(ctx, "nmcli", "connection", "down", w.home()); err != nil {

@@ -113,6 +113,9 @@ func (n NM) HomeConnected(ctx context.Context) (bool, error) { return n.WiFi.Hom
 // HotspotUp implements netsetup.HomeLink.
 func (n NM) HotspotUp(ctx context.Context) error { return n.WiFi.HotspotUp(ctx) }
 
+// HotspotActive implements netsetup.HomeLink.
+func (n NM) HotspotActive(ctx context.Context) (bool, error) { return n.WiFi.HotspotActive(ctx) }
+
 // Jobs is what the screen reads of the job store (store.Jobs): the last
 // mail, webhook and export that got through.
 type Jobs interface {
@@ -186,3 +189,4 @@ type noLink struct{}
 
 func (noLink) HomeConnected(context.Context) (bool, error) { return false, nil }
 func (noLink) HotspotUp(context.Context) error             { return nil }
+func (noLink) HotspotActive(context.Context) (bool, error) { return false, nil }

@@ -365,7 +365,8 @@ func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
 		}
 		a.mu.Unlock()
 		if err != nil {
-			a.log.WarnContext(ctx, "joining the home Wi-Fi failed; the hotspot comes back after the grace period",
+			a.fallback.JoinFailed(ssid)
+			a.log.WarnContext(ctx, "joining the home Wi-Fi failed; the hotspot comes back once NetworkManager or the watcher brings it, within the grace period",
 				"ssid", ssid, "error", err, "grace", a.grace)
 			return
 		}
