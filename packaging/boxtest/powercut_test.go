@@ -26,14 +26,22 @@ import (
 // powerCuts is how many times TestPowerCuts pulls the plug
 // (BOXTEST_CUTS, default 6).
 func powerCuts(t *testing.T) int {
-	if v := os.Getenv("BOXTEST_CUTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("BOXTEST_CUTS=%q: want a positive number", v)
-		}
-		return n
+	return envCount(t, "BOXTEST_CUTS", 6)
+}
+
+// envCount is the positive number in the environment variable name, or
+// def when it is not set.
+func envCount(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
 	}
-	return 6
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive number", name, v)
+	}
+	return n
 }
 
 // TestPowerCuts cuts the box's power again and again while guests upload,
@@ -46,28 +54,9 @@ func powerCuts(t *testing.T) int {
 // the database whole.
 func TestPowerCuts(t *testing.T) {
 	image := cardImage(t)
-	dir := t.TempDir()
-	c := newCard(t, image, dir, partySettings)
-	disk, err := OpenLossyDisk(c.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer disk.Close()
-	sock := filepath.Join(dir, "disk.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() { _ = disk.Serve(l) }()
-	drive := "file=nbd+unix:///?socket=" + sock + ",format=raw,cache=writeback"
-
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("BOXTEST_SEED"); v != "" {
-		seed, _ = strconv.ParseUint(v, 10, 64)
-	}
-	rng := rand.New(rand.NewPCG(seed, 26))
-	t.Logf("seed %d (BOXTEST_SEED to repeat)", seed)
+	c := newCard(t, image, t.TempDir(), partySettings)
+	disk, drive := lossyDrive(t, c)
+	rng := seededRand(t)
 
 	m := bootMachine(t, c, drive)
 	h := m.signIn("anna", "a-long-party-password")
@@ -139,36 +128,79 @@ func TestPowerCuts(t *testing.T) {
 	// The start-up sweep removes files no record names once they are out
 	// of its grace period (an upload in flight may own them): date them
 	// back, start the daemon once more, and look at the disk.
-	m.sh("", "systemctl", "stop", "eventbox")
-	m.sh("", "sh", "-c", "find /var/lib/eventbox/media -type f -exec touch -d '-1 hour' {} +")
+	files, unnamed, tmp := m.leftovers(h, eventID)
+	if len(unnamed) > 0 {
+		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
+	}
+	if len(tmp) > 0 {
+		t.Errorf("temp files remain: %v", tmp)
+	}
 	m.sh("", "systemctl", "start", "eventbox")
 	if lost := m.checkAcked(h, eventID, acked); lost > 0 {
 		t.Fatalf("%d acknowledged uploads are lost", lost)
 	}
+	s := disk.Stats()
+	t.Logf("%d power cuts: %d uploads sent, %d acknowledged, 0 of them lost, %d unanswered (cut on the wire); "+
+		"%d photos listed, %d media files, %d named by no record; the disk saw %d writes and %d flushes, the cuts lost %d writes and kept %d",
+		cuts, sent, len(acked), unanswered, len(h.photoIDs(eventID)), len(files), len(unnamed), s.Writes, s.Flushes, s.Lost, s.Kept)
+}
+
+// lossyDrive serves the card through a disk that loses what was not
+// flushed when the power is cut, and answers it with qemu's -drive for it.
+// Both end with the test.
+func lossyDrive(t *testing.T, c *card) (*LossyDisk, string) {
+	t.Helper()
+	disk, err := OpenLossyDisk(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disk.Close() })
+	sock := filepath.Join(c.dir, "disk.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() { _ = disk.Serve(l) }()
+	return disk, "file=nbd+unix:///?socket=" + sock + ",format=raw,cache=writeback"
+}
+
+// seededRand is the cuts' randomness, its seed logged (BOXTEST_SEED
+// repeats a run).
+func seededRand(t *testing.T) *rand.Rand {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("BOXTEST_SEED"); v != "" {
+		seed, _ = strconv.ParseUint(v, 10, 64)
+	}
+	t.Logf("seed %d (BOXTEST_SEED to repeat)", seed)
+	return rand.New(rand.NewPCG(seed, 26))
+}
+
+// leftovers restarts the daemon with every media file dated back past the
+// start-up sweep's grace period (an upload in flight may own a new file)
+// and reports the media files that no listed photo of eventID names and
+// the temp files left, after checking bbolt's own check of the database.
+func (m *machine) leftovers(h *host, eventID string) (files, unnamed, tmp []string) {
+	m.t.Helper()
+	m.sh("", "systemctl", "stop", "eventbox")
+	m.sh("", "sh", "-c", "find /var/lib/eventbox/media -type f -exec touch -d '-1 hour' {} +")
+	m.sh("", "systemctl", "start", "eventbox")
 	ids := map[string]bool{eventID: true}
 	for _, id := range h.photoIDs(eventID) {
 		ids[id] = true
 	}
-	files := strings.Fields(m.sh("", "find", "/var/lib/eventbox/media", "-type", "f", "-printf", "%f\n"))
-	var unnamed []string
+	files = strings.Fields(m.sh("", "find", "/var/lib/eventbox/media", "-type", "f", "-printf", "%f\n"))
 	for _, f := range files {
 		id, _, _ := strings.Cut(f, ".")
 		if !ids[id] {
 			unnamed = append(unnamed, f)
 		}
 	}
-	if len(unnamed) > 0 {
-		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
-	}
-	if tmp := strings.Fields(m.sh("", "find", "/var/lib/eventbox/tmp", "-mindepth", "1")); len(tmp) > 0 {
-		t.Errorf("temp files remain: %v", tmp)
-	}
+	tmp = strings.Fields(m.sh("", "find", "/var/lib/eventbox/tmp", "-mindepth", "1"))
 	m.sh("", "systemctl", "stop", "eventbox")
-	t.Log(strings.TrimSpace(m.sh("", "/usr/local/lib/boxtest/boxagent", "dbcheck", "/var/lib/eventbox/eventbox.db")))
-	s := disk.Stats()
-	t.Logf("%d power cuts: %d uploads sent, %d acknowledged, 0 of them lost, %d unanswered (cut on the wire); "+
-		"%d photos listed, %d media files, %d named by no record; the disk saw %d writes and %d flushes, the cuts lost %d writes and kept %d",
-		cuts, sent, len(acked), unanswered, len(ids)-1, len(files), len(unnamed), s.Writes, s.Flushes, s.Lost, s.Kept)
+	m.t.Log(strings.TrimSpace(m.sh("", "/usr/local/lib/boxtest/boxagent", "dbcheck", "/var/lib/eventbox/eventbox.db")))
+	return files, unnamed, tmp
 }
 
 // guest is a phone joined to the event through the forwarded port.
