@@ -70,7 +70,7 @@ func Start(t testing.TB) *Server {
 	}
 	must(t, os.Chmod(root, 0o755))
 	must(t, os.Chmod(s.Out, 0o777))
-	must(t, os.Chmod(filepath.Join(root, "cpspool"), 0o700))
+	must(t, os.Chmod(filepath.Join(root, "cpspool"), 0o1777))
 	must(t, os.Chmod(filepath.Join(root, "spool/tmp"), 0o1777))
 	s.Addr = freeAddr(t)
 	conf := fmt.Sprintf(`Listen %s
