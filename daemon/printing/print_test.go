@@ -187,9 +187,9 @@ func TestAPhotoPrintsAtThePapersSizeWithItsLayout(t *testing.T) {
 	ph := b.photo(t, 1600, 1200)
 	link := "http://eventbox.local/e/" + b.event.Slug
 	for i, tc := range []struct {
-		paper      string
-		wPt, hPt   float64
-		wantCodes  int
+		paper     string
+		wPt, hPt  float64
+		wantCodes int
 	}{
 		{store.PaperPostcard, 283.46, 425.2, 1},
 		{store.PaperStrips, 288, 432, 2},
