@@ -33,10 +33,9 @@ func Papers() []string { return []string{PaperPostcard, PaperStrips, PaperA6, Pa
 
 // The documents a print job prints.
 const (
-	PrintPhoto   = "photo"
-	PrintTest    = "test"
-	PrintAlbum   = "album"
-	PrintSignage = "signage"
+	PrintPhoto = "photo"
+	PrintTest  = "test"
+	PrintAlbum = "album"
 )
 
 // MaxBoothCopies is the most copies a booth may ask for one photo.
@@ -77,9 +76,7 @@ type PrintJob struct {
 	Document string `json:"document"`
 	EventID  string `json:"eventId,omitempty"`
 	PhotoID  string `json:"photoId,omitempty"`
-	// Signage is the signs' kind, for a Document of PrintSignage.
-	Signage string `json:"signage,omitempty"`
-	Copies  int    `json:"copies"`
+	Copies   int    `json:"copies"`
 	// By says who asked: "booth", "host", "auto" (a booth photo printed
 	// by itself) or "owner" (test, album, signs).
 	By string `json:"by"`

@@ -1,5 +1,5 @@
-// Package printing prints photos, a test page, the album and the signs on
-// a printer through CUPS (package cups): the owners' settings
+// Package printing prints photos, a test page and the album on a printer
+// through CUPS (package cups): the owners' settings
 // (/api/admin/printing…: the printer, listed from CUPS, the paper, what
 // prints), each event's layout (/api/admin/events/:id/print-layout), a
 // print from moderation or of the album (/api/admin/events/:id/print),

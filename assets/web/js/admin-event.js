@@ -625,6 +625,7 @@ function finishTab(env, body) {
   order.addEventListener('change', setAlbum);
   setAlbum();
   const cloud = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
+  const prints = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const end = h('div');
   const contacts = h('div', { class: 'card' }, h('p', { class: 'muted' }, t('Loading…')));
   clear(body,
@@ -637,10 +638,12 @@ function finishTab(env, body) {
       h('h3', null, t('Printable album')),
       h('div', { class: 'row' }, layout, scope, order, album),
       h('p', { class: 'small muted' }, t('Large albums take a while; the box makes one album at a time.'))),
+    h('div', { class: 'card', id: 'event-printing' }, h('h2', { style: 'margin-top:0' }, t('Printing')), prints),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud export')), cloud),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('End the event')), end),
     contacts);
   drawCloud(env, cloud);
+  import('./admin-printing.js').then((m) => m.eventPrintPanel(ev, prints));
   drawEnd(env, end, contacts);
   contactsCard(ev, contacts, env.ctx.me.role === 'owner');
 }
