@@ -103,13 +103,14 @@ async function drawQueue(box, stateBox) {
   }
   const active = (x) => ['queued', 'waiting', 'printing'].includes(x.status);
   clear(box,
-    h('p', { class: 'small muted' }, q.pending ? t('{n} on their way to the printer, one at a time.', { n: q.pending }) : t('Nothing waiting.')),
+    h('p', { class: 'small muted' }, q.pending ? t('Still to print: {n}, one at a time.', { n: q.pending }) : t('Nothing waiting.')),
     h('ul', { class: 'list' }, q.prints.map((x) => h('li', { class: 'spread', dataset: { status: x.status } },
       h('span', null,
         h('span', { class: 'pill ' + (PILL[x.status] || '') }, statusNames()[x.status] || x.status), ' ',
         h('strong', null, docNames()[x.document] || x.document), x.copies > 1 ? ' × ' + x.copies : '',
         h('div', { class: 'small muted' }, [fmtTime(x.createdAt), byNames()[x.by] || x.by].join(' · ')),
-        x.error ? h('div', { class: 'small ' + (x.status === 'failed' ? 'form-err' : 'muted') }, x.error) : null),
+        // A waiting print waits for what the printer's line above says.
+        x.error && x.status === 'failed' ? h('div', { class: 'small form-err' }, x.error) : null),
       active(x) ? h('button', {
         class: 'small danger', onclick: async (e) => {
           if (await busy(e.currentTarget, call('/api/admin/printing/queue/' + x.id, { method: 'DELETE' }))) drawQueue(box, stateBox);

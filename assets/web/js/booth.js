@@ -175,7 +175,7 @@ function boothPrinter(base, screen, t) {
       if (!state.enabled || !state.copies) return;
       const buttons = [];
       for (let n = 1; n <= state.copies; n++) {
-        const b = h('button', { class: n === 1 ? 'primary' : '', type: 'button', 'aria-label': t('boothPrintN', { n }) }, n === 1 ? t('boothPrint') : '× ' + n);
+        const b = h('button', { class: n === 1 ? 'primary' : '', type: 'button', 'aria-label': t('boothPrintN', { n }) }, n === 1 ? t('boothPrint') : t('boothPrint') + ' ×' + n);
         b.addEventListener('click', async () => {
           bar.hidden = true;
           try {
