@@ -7,8 +7,7 @@
 // and the print job kind "print" on daemon/jobs, which lays each page out
 // (render.go) and sends it, one at a time, to CUPS, follows it there until
 // it is printed, and alerts the hosts (notice printer.attention) when the
-// printer needs a person. docs/decisions/printing.md says why it works
-// as it does.
+// printer needs a person (docs/decisions.md, "The print queue").
 package printing
 
 import (

@@ -2,7 +2,7 @@
 // of IPP/2.0 (RFC 8010, RFC 8011) and of CUPS's own operations the box
 // prints with (CUPS-Get-Printers, Get-Printer-Attributes, Print-Job,
 // Get-Job-Attributes, Get-Jobs, Cancel-Job), encoded and decoded by hand
-// over HTTP to the CUPS socket or a host:port (docs/decisions/printing.md,
+// over HTTP to the CUPS socket or a host:port (docs/decisions.md,
 // "Talking to CUPS"). It knows nothing of photos or layouts.
 package cups
 
