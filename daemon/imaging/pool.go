@@ -296,12 +296,10 @@ func memoryEstimateFor(info Info, long int) int64 {
 	}
 }
 
-// dctScale is the reduction (8, 4, 2 or 1) at which a w×h picture is decoded
-// when the format allows: the largest that keeps it at least as large as the
-// display variant.
-func dctScale(w, h int) int { return dctScaleFor(w, h, DisplayLong) }
-
-// dctScaleFor is dctScale for a result whose longest side is long px.
+// dctScaleFor is the reduction (8, 4, 2 or 1) at which a w×h picture is
+// decoded when the format allows: the largest that keeps it at least as
+// large as a result whose longest side is long px (DisplayLong for the
+// variants, a print's size for Pool.Fit).
 func dctScaleFor(w, h, long int) int {
 	dw, dh := planar.Fit(w, h, long)
 	for _, d := range []int{8, 4, 2} {
