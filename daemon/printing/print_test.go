@@ -8,7 +8,6 @@ import (
 	"image/jpeg"
 	"log/slog"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -51,7 +50,7 @@ func newBox(t *testing.T) *box {
 	}
 	b := &box{st: st, srv: srv}
 	b.api = printing.New(printing.Config{Store: st, CUPS: cups.New(srv.Socket), Pool: imaging.NewPool(imaging.PoolConfig{}),
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)), QR: rd, DefaultOrigin: "http://eventbox.local", Poll: 100 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})), QR: rd, DefaultOrigin: "http://eventbox.local", Poll: 100 * time.Millisecond,
 		Notify: func() { b.runner.Notify(store.PrintJobKind) },
 		Notice: func(kind, eventID string, data any) []store.JobSpec {
 			sp, err := store.NoticeJobSpec(store.Notice{Kind: kind, EventID: eventID}, data)
@@ -60,7 +59,7 @@ func newBox(t *testing.T) *box {
 			}
 			return []store.JobSpec{sp}
 		}})
-	if b.runner, err = jobs.New(jobs.Config{Store: st, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)), Kinds: []jobs.Kind{b.api.Kind()}, Poll: 200 * time.Millisecond}); err != nil {
+	if b.runner, err = jobs.New(jobs.Config{Store: st, Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})), Kinds: []jobs.Kind{b.api.Kind()}, Poll: 200 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
