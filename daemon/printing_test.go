@@ -165,15 +165,34 @@ func TestPrintingThroughCUPS(t *testing.T) {
 	owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "album"}).expect(t, 202, "")
 	owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "signs"}).expect(t, 400, "bad_request")
 	pdfs = srv.WaitPDFs(len(before)+1, 60*time.Second)
-	var album string
-	for _, p := range pdfs {
+	checkA4(t, newPDFs(before, pdfs))
+
+	// The signs, as the download takes them; a wrong one is refused first.
+	r := owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "signage", "signs": "kind=banner"}).expect(t, 400, "bad_request")
+	if _, ok := r.details()["kind"]; !ok {
+		t.Errorf("a wrong sign: %s", r.Body)
+	}
+	before = pdfs
+	owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "signage", "signs": "kind=poster&size=a3&wifi=0"}).expect(t, 202, "")
+	checkA4(t, newPDFs(before, srv.WaitPDFs(len(before)+1, 60*time.Second)))
+}
+
+// newPDFs answers the one PDF of after that before lacks.
+func newPDFs(before, after []string) string {
+	for _, p := range after {
 		if !slices.Contains(before, p) {
-			album = p
+			return p
 		}
 	}
-	out, err := exec.Command("pdfinfo", album).CombinedOutput()
+	return ""
+}
+
+// checkA4 checks that a printed PDF is an A4 page.
+func checkA4(t *testing.T, pdf string) {
+	t.Helper()
+	out, err := exec.Command("pdfinfo", pdf).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "595") || !strings.Contains(string(out), "842") {
-		t.Errorf("the album's PDF: %v\n%s", err, out)
+		t.Errorf("%s is not A4: %v\n%s", pdf, err, out)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -303,6 +304,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		Notify: func() { s.jobs.Notify(store.PrintJobKind) }, Notice: s.notice,
 		NoticesQueued: func() { s.outbox.Notify() }, Poll: cfg.PrintPoll,
 		EventBySlug: func(r *http.Request) (store.Event, error) { return s.guests.EventBySlug(r) },
+		Signage: func(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error) {
+			return s.events.SignagePDF(ctx, e, q, origin)
+		},
 		Album: func(ctx context.Context, e store.Event, w io.Writer) error {
 			done, ok := albums.TryStart()
 			if !ok {

@@ -33,9 +33,10 @@ func Papers() []string { return []string{PaperPostcard, PaperStrips, PaperA6, Pa
 
 // The documents a print job prints.
 const (
-	PrintPhoto = "photo"
-	PrintTest  = "test"
-	PrintAlbum = "album"
+	PrintPhoto   = "photo"
+	PrintTest    = "test"
+	PrintAlbum   = "album"
+	PrintSignage = "signage"
 )
 
 // MaxBoothCopies is the most copies a booth may ask for one photo.
@@ -77,6 +78,9 @@ type PrintJob struct {
 	EventID  string `json:"eventId,omitempty"`
 	PhotoID  string `json:"photoId,omitempty"`
 	Copies   int    `json:"copies"`
+	// Signs is the query of the signs printed (kind=table&size=a6…, as
+	// GET …/signage takes it), for a Document of PrintSignage.
+	Signs string `json:"signs,omitempty"`
 	// By says who asked: "booth", "host", "auto" (a booth photo printed
 	// by itself) or "owner" (test, album, signs).
 	By string `json:"by"`

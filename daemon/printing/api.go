@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -431,6 +432,9 @@ type printRequest struct {
 	Document web.Optional[string] `json:"document"`
 	PhotoID  web.Optional[string] `json:"photoId"`
 	Copies   web.Optional[int]    `json:"copies"`
+	// Signs is the query of the signs to print, as GET …/signage takes
+	// it (kind=table&size=a6&wifi=0), for the document signage.
+	Signs web.Optional[string] `json:"signs"`
 }
 
 // PrintEvent answers POST /api/admin/events/:id/print: one photo of the
@@ -463,6 +467,8 @@ func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request) error {
 		return web.Field("copies", "must be 1 to 20")
 	}
 	switch doc {
+	case store.PrintSignage:
+		return a.printSigns(w, r, e, req, copies)
 	case store.PrintAlbum:
 		if a.cfg.Album == nil {
 			return web.Field("document", "the album cannot be printed on this box")
@@ -470,7 +476,7 @@ func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request) error {
 		return a.answerPrint(w, r, store.PrintJob{Document: store.PrintAlbum, EventID: e.ID, Copies: copies, By: "host"})
 	case store.PrintPhoto:
 	default:
-		return web.Field("document", "must be photo or album")
+		return web.Field("document", "must be photo, album or signage")
 	}
 	if !s.HostPrint {
 		return web.ErrForbidden
@@ -480,6 +486,25 @@ func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return a.answerPrint(w, r, store.PrintJob{Document: store.PrintPhoto, EventID: e.ID, PhotoID: ph.ID, Copies: copies, By: "host"})
+}
+
+// printSigns queues the event's signs, checked first by making them
+// once: a bad query is the request's bad_request.
+func (a *API) printSigns(w http.ResponseWriter, r *http.Request, e store.Event, req printRequest, copies int) error {
+	if a.cfg.Signage == nil {
+		return web.Field("document", "the signs cannot be printed on this box")
+	}
+	if !req.Signs.Set || len(req.Signs.Value) > 500 {
+		return web.Field("signs", "must be the signs' query, such as kind=table&size=a6")
+	}
+	q, err := url.ParseQuery(req.Signs.Value)
+	if err != nil {
+		return web.Field("signs", "must be the signs' query, such as kind=table&size=a6")
+	}
+	if _, _, err := a.cfg.Signage(r.Context(), e, q, a.origin(r)); err != nil {
+		return err
+	}
+	return a.answerPrint(w, r, store.PrintJob{Document: store.PrintSignage, EventID: e.ID, Signs: q.Encode(), Copies: copies, By: "host"})
 }
 
 // photoOf loads the photo of the event a request names (a video's

@@ -8,6 +8,8 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"net/url"
+	"strings"
 	"time"
 
 	"eventbox/daemon/imaging"
@@ -114,6 +116,30 @@ func (a *API) galleryLink(ctx context.Context, e store.Event, origin string) (st
 		}
 	}
 	return origin + "/e/" + e.Slug, nil
+}
+
+// signageDocument makes the signs print pj asks for.
+func (a *API) signageDocument(ctx context.Context, pj store.PrintJob) (io.ReadCloser, error) {
+	if a.cfg.Signage == nil {
+		return nil, jobs.Permanent(errors.New("the signs cannot be printed on this box"))
+	}
+	e, err := a.store.Events().Get(ctx, pj.EventID)
+	if err != nil {
+		return nil, jobs.Permanent(fmt.Errorf("the signs' event: %w", err))
+	}
+	q, err := url.ParseQuery(pj.Signs)
+	if err != nil {
+		return nil, jobs.Permanent(fmt.Errorf("the signs' query: %w", err))
+	}
+	origin := pj.Origin
+	if origin == "" {
+		origin = a.cfg.DefaultOrigin
+	}
+	pdf, _, err := a.cfg.Signage(ctx, e, q, origin)
+	if err != nil {
+		return nil, jobs.Permanent(fmt.Errorf("making the signs of event %s: %w", e.ID, err))
+	}
+	return readCloser{strings.NewReader(string(pdf))}, nil
 }
 
 // tempDoc is a PDF in the temp area, removed when closed.

@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +67,10 @@ type Config struct {
 	// Album writes an event's printable album (A4 PDF); nil: the album
 	// cannot be printed.
 	Album func(ctx context.Context, e store.Event, w io.Writer) error
+	// Signage makes an event's signs as GET …/signage does (its query,
+	// the links' origin) and answers the PDF; nil: the signs cannot be
+	// printed.
+	Signage func(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error)
 	// Poll is how often a print on its way asks CUPS how it goes; zero
 	// means 2 s.
 	Poll time.Duration
@@ -206,12 +211,13 @@ func (a *API) send(ctx context.Context, pj store.PrintJob, settings store.PrintS
 		return 0, err
 	}
 	defer doc.Close()
-	media := pp.media
-	if pj.Document == store.PrintAlbum {
-		media = papers[store.PaperA4].media
+	media, scaling := pp.media, "none"
+	if pj.Document == store.PrintAlbum || pj.Document == store.PrintSignage {
+		// A4 documents, made by others: CUPS fits an A3 poster to the sheet.
+		media, scaling = papers[store.PaperA4].media, "auto"
 	}
 	id, err := a.cups.Print(ctx, cups.PrintRequest{Printer: settings.Printer, Title: Title(pj.ID), Media: media,
-		Copies: max(pj.Copies, 1), Document: doc})
+		Scaling: scaling, Copies: max(pj.Copies, 1), Document: doc})
 	if err != nil {
 		a.observe(ctx, settings.Printer, nil, err)
 		return 0, jobs.RetryAfter(5*time.Second, err)
@@ -260,6 +266,8 @@ func (a *API) document(ctx context.Context, pj store.PrintJob, pp paper) (io.Rea
 	switch pj.Document {
 	case store.PrintAlbum:
 		return a.albumDocument(ctx, pj)
+	case store.PrintSignage:
+		return a.signageDocument(ctx, pj)
 	case store.PrintTest:
 		pg := page{paper: pp, layout: store.PrintLayout{Frame: true}, title: "eventbox", date: text.Date(a.now(), "en")}
 		return a.pdf(pg)

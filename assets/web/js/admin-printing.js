@@ -21,7 +21,7 @@ export const problemText = (p) => ({
 
 const PILL = { queued: 'warn', waiting: 'warn', printing: 'warn', done: 'good', failed: 'bad', cancelled: '' };
 const statusNames = () => ({ queued: t('queued'), waiting: t('waiting for the printer'), printing: t('printing'), done: t('printed'), failed: t('failed'), cancelled: t('cancelled') });
-const docNames = () => ({ photo: t('Photo'), test: t('Test page'), album: t('Album') });
+const docNames = () => ({ photo: t('Photo'), test: t('Test page'), album: t('Album'), signage: t('Signs') });
 const byNames = () => ({ booth: t('the booth'), host: t('a host'), auto: t('booth, automatically'), owner: t('an owner') });
 
 /** printerLine shows the chosen printer's state and what it needs. */
@@ -76,7 +76,7 @@ export async function printingPart(box) {
   const queueBox = h('div', { id: 'print-queue' }, h('p', { class: 'muted' }, t('Loading…')));
   clear(box,
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Printing')),
-      h('p', { class: 'muted small' }, t('The box prints through CUPS on a printer plugged into it: booth photos, photos the hosts pick and the album. Each event has its own layout, under its Downloads & end tab.')),
+      h('p', { class: 'muted small' }, t('The box prints through CUPS on a printer plugged into it: booth photos, photos the hosts pick, the album and the signs. Each event has its own layout, under its Downloads & end tab.')),
       stateBox, form),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Print queue')), queueBox));
   await drawQueue(queueBox, stateBox);
@@ -151,6 +151,11 @@ export async function eventPrintPanel(ev, box) {
     if (res) toast(t('Saved'));
   });
   clear(box, form);
+}
+
+/** printSigns sends the event's signs of the query to the printer. */
+export async function printSigns(ev, signs, button) {
+  if (await busy(button, call(`/api/admin/events/${ev.id}/print`, { method: 'POST', body: { document: 'signage', signs } }))) toast(t('Sent to the printer'));
 }
 
 /** printPhoto sends one photo of the event to the printer (moderation). */

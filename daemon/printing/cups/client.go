@@ -85,6 +85,9 @@ type PrintRequest struct {
 	// Media is a PWG media name ("iso_a6_105x148mm"); Copies at least 1.
 	Media  string
 	Copies int
+	// Scaling is print-scaling: "none" (the page is laid out at the
+	// paper's size), "auto" (fit it when it is larger); empty means none.
+	Scaling string
 	// Format is the document's MIME type; empty means application/pdf.
 	Format   string
 	Document io.Reader
@@ -240,8 +243,11 @@ func (c *Client) Print(ctx context.Context, p PrintRequest) (int, error) {
 	if p.Media != "" {
 		job.attrs = append(job.attrs, textAttr(tagKeyword, "media", p.Media))
 	}
-	// The box lays out each page at the paper's size itself.
-	job.attrs = append(job.attrs, textAttr(tagKeyword, "print-scaling", "none"))
+	scaling := p.Scaling
+	if scaling == "" {
+		scaling = "none" // the box lays out its pages at the paper's size
+	}
+	job.attrs = append(job.attrs, textAttr(tagKeyword, "print-scaling", scaling))
 	m.groups = append(m.groups, job)
 	out, err := c.do(ctx, "/printers/"+url.PathEscape(p.Printer), m, p.Document)
 	if err != nil {
