@@ -89,6 +89,11 @@ func TestConsolePrinting(t *testing.T) {
 					chromedp.WaitVisible(chromedp.CSS(`#print-layout select[name=photo]`)),
 					chromedp.ScrollIntoView(chromedp.CSS(`#event-printing`)))
 				v.shotScreen(t, fmt.Sprintf("printing-layout-%s-%dx%d", lang[:2], sz[0], sz[1]))
+				v.do(t, "opening the event's share tab",
+					chromedp.Navigate(bx.URL+"/admin/events/"+ev.ID+"/share"),
+					chromedp.WaitVisible(chromedp.CSS(`#print-signs`)),
+					chromedp.ScrollIntoView(chromedp.CSS(`#print-signs`)))
+				v.shotScreen(t, fmt.Sprintf("printing-signs-%s-%dx%d", lang[:2], sz[0], sz[1]))
 			}
 		}
 		b.do(t, "cancelling it", click(`#print-queue li[data-status=waiting] button.danger`))
@@ -120,6 +125,12 @@ func TestConsolePrinting(t *testing.T) {
 			click(`.tile .acts button:last-child`))
 		b.do(t, "the lightbox's print button", click(`[data-action=print]`))
 		srv.WaitPDFs(2, 30*time.Second)
+		b.do(t, "printing the A4 poster from the share tab",
+			chromedp.Navigate(bx.URL+"/admin/events/"+ev.ID+"/share"),
+			chromedp.WaitVisible(chromedp.CSS(`#print-signs`)),
+			choose(`select[name=signPrint]`, "poster:a4"),
+			click(`#print-signs`))
+		srv.WaitPDFs(3, 60*time.Second)
 	})
 }
 

@@ -486,6 +486,7 @@ function signageCard(ev) {
   // The same signs on the box's printer (A4; an A3 poster is fitted).
   const which = select('signPrint', links.map((a) => [a.dataset.kind + ':' + a.dataset.size, a.textContent]), 'poster:a4');
   which.setAttribute('aria-label', t('Which signs'));
+  which.style.cssText = 'width:auto;max-width:100%';
   const printSigns = h('button', {
     type: 'button', class: 'small', id: 'print-signs', onclick: (e) => {
       const [k, s] = which.value.split(':');
@@ -648,9 +649,9 @@ function finishTab(env, body) {
       h('h3', null, t('Printable album')),
       h('div', { class: 'row' }, layout, scope, order, album),
       h('p', { class: 'small muted' }, t('Large albums take a while; the box makes one album at a time.'))),
-    h('div', { class: 'card', id: 'event-printing' }, h('h2', { style: 'margin-top:0' }, t('Printing')), prints),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud export')), cloud),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('End the event')), end),
+    h('div', { class: 'card', id: 'event-printing' }, h('h2', { style: 'margin-top:0' }, t('Printing')), prints),
     contacts);
   drawCloud(env, cloud);
   import('./admin-printing.js').then((m) => m.eventPrintPanel(ev, prints));
