@@ -77,6 +77,9 @@ func TestConsolePrinting(t *testing.T) {
 		}
 		b.waitJS(t, "the printer shown stopped", `(() => { const e = document.querySelector('#printer-state.bad'); return !!e && e.textContent.includes('Out of paper'); })()`)
 		b.waitJS(t, "the print waiting", `!!document.querySelector('#print-queue li[data-status=waiting] button.danger')`)
+		if v := b.axeViolations(t); len(v) > 0 {
+			t.Errorf("the Printing screen: %d WCAG 2.1 A/AA violations:\n%s", len(v), strings.Join(v, "\n"))
+		}
 		for _, lang := range []string{"en-US", "fr-FR"} {
 			for _, sz := range [][2]int{{390, 844}, {360, 740}, {1366, 768}, {1920, 1080}} {
 				v := newBrowserAt(t, lang, sz[0], sz[1])
@@ -119,6 +122,9 @@ func TestConsolePrinting(t *testing.T) {
 			return err == nil && l.Fit && l.QR && l.Frame
 		})
 		b.shot(t, "printing-event-layout")
+		if v := b.axeViolations(t); len(v) > 0 {
+			t.Errorf("the finish tab: %d WCAG 2.1 A/AA violations:\n%s", len(v), strings.Join(v, "\n"))
+		}
 		b.do(t, "printing from moderation",
 			chromedp.Navigate(bx.URL+"/admin/events/"+ev.ID+"/photos"),
 			chromedp.WaitVisible(chromedp.CSS(`.tile`)),
@@ -185,6 +191,9 @@ func TestBoothPrinting(t *testing.T) {
 				}))
 				b.waitJS(t, "the print button", `(() => { const e = document.querySelector('#booth-print'); return !!e && !e.hidden && e.querySelectorAll('button').length === 2; })()`)
 				b.shotScreen(t, "booth-print-button-en-1024x768")
+				if v := b.axeViolations(t); len(v) > 0 {
+					t.Errorf("the booth page: %d WCAG 2.1 A/AA violations:\n%s", len(v), strings.Join(v, "\n"))
+				}
 				b.do(t, "asking for two copies", click(`#booth-print button:nth-of-type(2)`))
 				eventually(t, "the booth's print queued", func() bool {
 					js, err := bx.Store.Jobs().Unfinished(context.Background(), store.PrintJobKind, 100)
