@@ -102,6 +102,13 @@ type Config struct {
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration
+	// CUPS is the print server's address (cmd/eventbox's CUPS_SERVER): a
+	// socket's path or host:port; empty means cups.DefaultAddr, the local
+	// CUPS's socket (daemon/printing).
+	CUPS string
+	// PrintPoll is how often a print on its way asks CUPS how it goes;
+	// zero means 2 s. Tests shorten it.
+	PrintPoll time.Duration
 	// HTTPSPort is the port the box also serves HTTPS on (cmd/eventbox's
 	// TLS_LISTEN_ADDR); 0: no HTTPS. The booth page links to it.
 	HTTPSPort int

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +87,9 @@ func startHarness(t *testing.T, pn *pipeNet, opts []func(*daemon.Config)) *harne
 	cfg.Now = clock.Now
 	cfg.Clock.Synced = func() (bool, error) { return true, nil } // NTP keeps the box's clock unless a test says otherwise (clock_test.go)
 	cfg.UI = assets.Web()
+	// No test reaches the machine's own CUPS: printing tests give their
+	// private server's address (daemon/printing/cupstest).
+	cfg.CUPS = filepath.Join(dir, "no-cups.sock")
 	if pn != nil {
 		// Inside a bubble nothing may wait in a system call (netlink):
 		// the network never changes.

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+
 	"eventbox/store"
 )
 
@@ -33,19 +35,28 @@ func (s *Server) notice(kind, eventID string, data any) []store.JobSpec {
 	return []store.JobSpec{sp}
 }
 
-// photoJobs are the jobs stored with a new photo: its variants and its
-// notice (photo.pending when it waits for moderation).
+// photoJobs are the jobs stored with a new photo: its variants, its
+// notice (photo.pending when it waits for moderation), and its print when
+// a booth took it and every booth photo prints (daemon/printing).
 func (s *Server) photoJobs(p store.Photo) []store.JobSpec {
 	kind := store.NoticePhotoUploaded
 	if p.Status == store.StatusPending {
 		kind = store.NoticePhotoPending
 	}
-	return append(s.variants.Jobs(p),
+	out := append(s.variants.Jobs(p),
 		s.notice(kind, p.EventID, photoNotice{PhotoID: p.ID, GuestName: p.GuestName, Video: p.Video != nil})...)
+	if p.GuestID != "" {
+		ctx := context.Background()
+		if g, err := s.store.Guests().Get(ctx, p.EventID, p.GuestID); err == nil && g.Booth {
+			out = append(out, s.printing.AutoPrint(ctx, p, true)...)
+		}
+	}
+	return out
 }
 
 // photoStored tells the runner about a new photo's jobs.
 func (s *Server) photoStored() {
 	s.variants.Nudge()
 	s.outbox.Notify()
+	s.jobs.Notify(store.PrintJobKind)
 }

@@ -25,6 +25,18 @@ func (s *Server) origin(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
+// defaultOrigin is the origin of links made without a request (a booth
+// photo printed by itself): BASE_URL, else the box's first own name.
+func (s *Server) defaultOrigin() string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	if len(s.cfg.OwnHosts) > 0 {
+		return "http://" + strings.TrimSuffix(s.cfg.OwnHosts[0], ".")
+	}
+	return "http://eventbox.local"
+}
+
 // addrRecheck is how long a lookup of the box's interface addresses is
 // trusted for a Host that it did not contain: a Host naming an unknown
 // address looks the interfaces up again at most this often, so a new

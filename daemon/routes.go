@@ -70,6 +70,9 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/e/:slug/guest", s.guests.SetName)
 	h("POST", "/api/e/:slug/booth", s.rate(s.limits.booth, s.boothAPI.Join))
 	h("GET", "/api/e/:slug/booth/events", s.boothAPI.Events)
+	// Added: the booth's printing line and print button (daemon/printing).
+	h("GET", "/api/e/:slug/booth/printing", s.printing.BoothPrinting)
+	h("POST", "/api/e/:slug/booth/print", s.printing.BoothPrint)
 	h("POST", "/api/e/:slug/photos", guestUpload(s.guests.Upload))
 	h("DELETE", "/api/e/:slug/photos/:id", s.guests.DeletePhoto)
 	h("GET", "/api/e/:slug/photos", s.guests.Photos)
@@ -192,6 +195,19 @@ func (s *Server) routes() http.Handler {
 	h("PUT", "/api/admin/cloud", s.visitors.Owner(s.cloud.SaveSettings))
 	h("DELETE", "/api/admin/cloud", s.visitors.Owner(s.cloud.RemoveSettings))
 	h("POST", "/api/admin/cloud/test", s.visitors.Owner(s.cloud.TestSettings))
+
+	// Added routes: printing through CUPS (daemon/printing). The settings,
+	// the printers, the test page and the queue are the owners'; an
+	// event's layout and prints are its hosts'.
+	h("GET", "/api/admin/printing", s.visitors.Owner(s.printing.Settings))
+	h("PUT", "/api/admin/printing", s.visitors.Owner(s.printing.SaveSettings))
+	h("GET", "/api/admin/printing/printers", s.visitors.Owner(s.printing.Printers))
+	h("POST", "/api/admin/printing/test", s.visitors.Owner(s.printing.TestPrint))
+	h("GET", "/api/admin/printing/queue", s.visitors.Owner(s.printing.Queue))
+	h("DELETE", "/api/admin/printing/queue/:printId", s.visitors.Owner(s.printing.CancelPrint))
+	h("GET", "/api/admin/events/:id/print-layout", s.visitors.Admin(s.printing.Layout))
+	h("PUT", "/api/admin/events/:id/print-layout", s.visitors.Admin(s.printing.SaveLayout))
+	h("POST", "/api/admin/events/:id/print", s.visitors.Admin(s.printing.PrintEvent))
 
 	// Admin: webhooks (owners).
 	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.outbound.ListWebhooks))

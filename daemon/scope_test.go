@@ -134,6 +134,19 @@ func scopeRows() []scopeRow {
 		{name: "revoking another event's wall link", method: "DELETE", path: "/api/admin/events/{B}/walls/{wall}", want: outOfScope},
 		{name: "revoking another event's wall link through one's own event", method: "DELETE", path: "/api/admin/events/{A}/walls/{wall}", want: outOfScope},
 
+		// Printing.
+		{name: "another event's print layout", method: "GET", path: "/api/admin/events/{B}/print-layout", want: outOfScope},
+		{name: "its own event's print layout", method: "GET", path: "/api/admin/events/{A}/print-layout", want: ownRoute, statuses: []int{200}},
+		{name: "another event's print layout update", method: "PUT", path: "/api/admin/events/{B}/print-layout", body: map[string]any{"photo": "crop", "frame": true, "qr": false}, want: outOfScope},
+		{name: "printing another event's photo", method: "POST", path: "/api/admin/events/{B}/print", body: map[string]any{"photoId": "{photoB}"}, want: outOfScope},
+		{name: "printing another event's photo through one's own event", method: "POST", path: "/api/admin/events/{A}/print", body: map[string]any{"photoId": "{photoB}"}, want: ownRoute, statuses: []int{400, 404}},
+		{name: "print settings", method: "GET", path: "/api/admin/printing", want: ownerOnly},
+		{name: "print settings update", method: "PUT", path: "/api/admin/printing", body: map[string]any{}, want: ownerOnly},
+		{name: "printers", method: "GET", path: "/api/admin/printing/printers", want: ownerOnly},
+		{name: "test print", method: "POST", path: "/api/admin/printing/test", body: map[string]any{}, want: ownerOnly},
+		{name: "print queue", method: "GET", path: "/api/admin/printing/queue", want: ownerOnly},
+		{name: "cancelling a print", method: "DELETE", path: "/api/admin/printing/queue/{print}", want: ownerOnly},
+
 		// Cloud export.
 		{name: "another event's exports", method: "GET", path: "/api/admin/events/{B}/cloud", want: outOfScope},
 		{name: "its own event's exports", method: "GET", path: "/api/admin/events/{A}/cloud", want: ownRoute, statuses: any200},
@@ -186,7 +199,7 @@ func patternOf(path string) string {
 	path, _, _ = strings.Cut(path, "?")
 	return strings.NewReplacer(
 		"{A}", ":id", "{B}", ":id", "{owner}", ":id", "{inv}", ":id", "{hook}", ":id",
-		"{spotA}", ":spotId", "{spotB}", ":spotId", "{share}", ":shareId", "{wall}", ":wallId", "{token}", ":token",
+		"{spotA}", ":spotId", "{spotB}", ":spotId", "{share}", ":shareId", "{wall}", ":wallId", "{token}", ":token", "{print}", ":printId",
 	).Replace(path)
 }
 
@@ -304,6 +317,7 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 	r := w.call(owner, "POST", "/api/admin/events/{B}/walls", map[string]any{"label": "Screen"}).expect(w.h.t, 201, "")
 	wall := r.JSON["wall"].(map[string]any)
 	w.vars["{wall}"] = wall["id"].(string)
+	w.vars["{print}"] = "aaaaaaaaaaaaaaaa" // no such print: the owner-only gate answers first
 	w.logSecrets = append(w.logSecrets, strings.TrimPrefix(wall["url"].(string), w.h.srv.URL+"/wall/"))
 	return w
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -39,6 +41,8 @@ import (
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/portal"
+	"eventbox/daemon/printing"
+	"eventbox/daemon/printing/cups"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/resumable"
 	"eventbox/daemon/service"
@@ -75,6 +79,9 @@ type Server struct {
 	cloud    *cloudexport.API
 	outbound *outbound.API
 	network  *network.API // the Network screen (daemon/network), added
+	// printing prints through CUPS: its routes and the print job kind
+	// (daemon/printing).
+	printing *printing.API
 	limits   limiters
 	guards   guards
 	qr       *qr.Renderer
@@ -279,9 +286,44 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
 		Remote: remote, Notify: notify, Origin: s.origin})
+	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
+		return nil, fmt.Errorf("loading qr fonts: %w", err)
+	}
+	// The printable album, for the hosts' download and the printer.
+	albums := albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
+		Display: func(ctx context.Context, id string) (bool, error) {
+			err := s.variants.Ensure(ctx, id)
+			if errors.Is(err, variants.ErrNoVariants) {
+				return false, nil
+			}
+			return err == nil, err
+		}})
+	// Printing through CUPS (daemon/printing): its routes and job kind.
+	s.printing = printing.New(printing.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),
+		Notify: func() { s.jobs.Notify(store.PrintJobKind) }, Notice: s.notice,
+		NoticesQueued: func() { s.outbox.Notify() }, Poll: cfg.PrintPoll,
+		EventBySlug: func(r *http.Request) (store.Event, error) { return s.guests.EventBySlug(r) },
+		Signage: func(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error) {
+			return s.events.SignagePDF(ctx, e, q, origin)
+		},
+		Album: func(ctx context.Context, e store.Event, w io.Writer) error {
+			done, ok := albums.TryStart()
+			if !ok {
+				return errors.New("another album is being made")
+			}
+			defer done()
+			ids, err := albums.PhotoIDs(ctx, e.ID, false)
+			if err != nil {
+				return err
+			}
+			_, _, err = albums.Write(ctx, w, e, ids, 2, false)
+			return err
+		}})
 	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
 		Kinds: append([]jobs.Kind{s.variants.Kind(), s.exporter.Kind(), update.NewWorker(update.WorkerConfig{Updater: s.updater,
-			Version: cfg.Version, Restart: cfg.Restart, Logger: s.log}).Kind(), s.mailer.Kind(), s.backups.Kind()}, s.outbox.Kinds()...)})
+			Version: cfg.Version, Restart: cfg.Restart, Logger: s.log}).Kind(), s.mailer.Kind(), s.backups.Kind(),
+			s.printing.Kind()}, s.outbox.Kinds()...)})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the job runner: %w", err)
 	}
@@ -330,9 +372,6 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if s.ui, err = newUIFiles(ui); err != nil {
 		return nil, err
 	}
-	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
-		return nil, fmt.Errorf("loading qr fonts: %w", err)
-	}
 	s.booth = boothapi.NewRelay(boothapi.RelayConfig{Device: cfg.Booth, Logger: s.log.With("component", "booth"),
 		Now: cfg.Now, Countdown: cfg.BoothCountdown})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
@@ -349,14 +388,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	zips := archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
 	s.moderation = moderation.New(moderation.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize, Archive: zips,
-		Album: albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
-			Display: func(ctx context.Context, id string) (bool, error) {
-				err := s.variants.Ensure(ctx, id)
-				if errors.Is(err, variants.ErrNoVariants) {
-					return false, nil
-				}
-				return err == nil, err
-			}}),
+		Album:        albums,
 		PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
 		PhotosChanged: s.changes.PhotosChanged, PhotosRemoved: s.changes.PhotosRemoved,
 		MessagesChanged: s.changes.MessagesChanged, MessagesRemoved: s.changes.MessagesRemoved,

@@ -175,6 +175,23 @@
 // exports; a queued job then finds its export gone and ends. An event
 // keeps its latest ExportsKept exports.
 //
+// # Printing
+//
+// The printing settings, each event's layout and the printer's last alert
+// are values of the meta bucket (store/printing.go); a print is a job of
+// kind "print" (key: the print's id, payload PrintJob), so the queue is
+// the job queue.
+//
+//	meta       "print/settings"                        PrintSettings
+//	           "print/layout/<eventID>"                 PrintLayout (removed with the event)
+//	           "print/attention"                        the printer trouble last alerted, as text
+//
+// Once CUPS has accepted a print, its job id is recorded as the print
+// job's progress state (PrintState) by Jobs.SetProgress, one commit: an
+// attempt after a restart reads it and asks CUPS about that job instead
+// of sending the document again. Printing.Attention stores a new trouble
+// and its printer.attention notice in one transaction.
+//
 // # Schema
 //
 // migrations (migrate.go) is an ordered list; the database stores the

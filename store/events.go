@@ -314,6 +314,9 @@ func (ev Events) Delete(ctx context.Context, id string) error {
 		if err := deleteEventExports(tx, id); err != nil {
 			return err
 		}
+		if err := deleteEventPrintLayout(tx, id); err != nil {
+			return err
+		}
 		if err := forgetEvent(tx, id); err != nil {
 			return err
 		}

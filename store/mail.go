@@ -39,6 +39,8 @@ type MailAlerts struct {
 	StorageLow   bool `json:"storageLow"`
 	ExportFailed bool `json:"exportFailed"`
 	BackupFailed bool `json:"backupFailed"`
+	// PrinterAttention: the printer needs a person (daemon/printing).
+	PrinterAttention bool `json:"printerAttention"`
 }
 
 // MailSettings are the box's mail settings; the zero value is "not set up".

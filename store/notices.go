@@ -24,12 +24,15 @@ const (
 	NoticeExportFailed   = "export.failed"
 	NoticeBackupFailed   = "backup.failed"
 	NoticeStorageLow     = "storage.low"
+	// NoticePrinterAttention: the printer needs a person (out of paper
+	// or ink ribbon, jammed, offline, stopped); daemon/printing.
+	NoticePrinterAttention = "printer.attention"
 )
 
 // NoticeKinds lists every notice kind, in the order docs/design.md, "Webhooks" gives them.
 func NoticeKinds() []string {
 	return []string{NoticePhotoUploaded, NoticePhotoPending, NoticeMessageCreated, NoticeEventEnded,
-		NoticeExportFinished, NoticeExportFailed, NoticeBackupFailed, NoticeStorageLow}
+		NoticeExportFinished, NoticeExportFailed, NoticeBackupFailed, NoticeStorageLow, NoticePrinterAttention}
 }
 
 // ValidNoticeKind reports whether kind is one of NoticeKinds.

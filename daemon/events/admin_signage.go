@@ -2,9 +2,11 @@ package events
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +44,35 @@ func (a *API) Signage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
+	pdf, size, err := a.SignagePDF(r.Context(), e, q, a.origin(r))
+	if err != nil {
+		return err
+	}
+	name := mediafile.SafeName(e.Name)
+	if name == "" {
+		name = e.Slug
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/pdf")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(pdf)))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(fmt.Sprintf("%s-%s-%s.pdf", name, q.Get("kind"), size)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	if _, err := w.Write(pdf); err != nil {
+		a.log.DebugContext(r.Context(), "sending signage", "error", err)
+	}
+	return nil
+}
+
+// SignagePDF makes the signs of event e that the query q asks for (the
+// parameters of GET …/signage), with links starting at origin, and
+// answers the PDF and its paper size; a bad parameter is a bad_request
+// error. The console's download and the printer (daemon/printing) share
+// it.
+func (a *API) SignagePDF(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error) {
 	details := map[string]string{}
 	kind, ok := signageKinds[q.Get("kind")]
 	if !ok {
@@ -76,48 +107,31 @@ func (a *API) Signage(w http.ResponseWriter, r *http.Request) error {
 		details["ssid"] = "name the network of the password"
 	}
 	if len(details) > 0 {
-		return web.BadRequest(details)
+		return nil, "", web.BadRequest(details)
 	}
 	if ssid == "" && q.Get("wifi") != "0" && a.cfg.HotspotWiFi != nil {
-		ssid, password, _ = a.cfg.HotspotWiFi(r.Context())
+		ssid, password, _ = a.cfg.HotspotWiFi(ctx)
 	}
-	sheet, err := a.signageSheet(r, e, kind, size, lang, ssid, password)
+	sheet, err := a.signageSheet(ctx, origin, e, kind, size, lang, ssid, password)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	rd, err := a.signageRenderer()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	var buf bytes.Buffer
 	if err := rd.Write(&buf, sheet); errors.Is(err, signage.ErrNoPlaces) {
-		return web.Field("kind", "the event has no places yet")
+		return nil, "", web.Field("kind", "the event has no places yet")
 	} else if err != nil {
-		return fmt.Errorf("making signage of event %s: %w", e.ID, err)
+		return nil, "", fmt.Errorf("making signage of event %s: %w", e.ID, err)
 	}
-	name := mediafile.SafeName(e.Name)
-	if name == "" {
-		name = e.Slug
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/pdf")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("Content-Disposition", mediafile.ContentDisposition(fmt.Sprintf("%s-%s-%s.pdf", name, q.Get("kind"), size)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return nil
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		a.log.DebugContext(r.Context(), "sending signage", "error", err)
-	}
-	return nil
+	return buf.Bytes(), size, nil
 }
 
 // signageSheet gathers what the signs of the event show.
-func (a *API) signageSheet(r *http.Request, e store.Event, kind, size, lang, ssid, password string) (signage.Sheet, error) {
-	ctx := r.Context()
-	join := a.origin(r) + "/e/" + e.Slug
+func (a *API) signageSheet(ctx context.Context, origin string, e store.Event, kind, size, lang, ssid, password string) (signage.Sheet, error) {
+	join := origin + "/e/" + e.Slug
 	style := a.QRStyle(ctx, e)
 	code := func(content string, st qr.Style) ([]byte, error) {
 		var b bytes.Buffer

@@ -254,20 +254,24 @@ const (
 // memoryEstimate is the working memory Make needs for info's image, in
 // bytes: the decoded planes or image plus the smaller planes, buffers and
 // encoder state that follow it.
-func memoryEstimate(info Info) int64 {
+func memoryEstimate(info Info) int64 { return memoryEstimateFor(info, DisplayLong) }
+
+// memoryEstimateFor is memoryEstimate for a decoding whose result keeps
+// its longest side at least long px (Pool.Fit).
+func memoryEstimateFor(info Info, long int) int64 {
 	px := int64(info.storedW) * int64(info.storedH)
 	switch info.Format {
 	case JPEG:
 		if info.progressive {
 			return estFixed + bppJPEGProgressive*px
 		}
-		denom := int64(dctScale(info.storedW, info.storedH))
+		denom := int64(dctScaleFor(info.storedW, info.storedH, long))
 		return estFixed + bppJPEGScaled*px/(denom*denom)
 	case HEIC:
 		if info.heifTile > 0 {
 			// One tile decoded whole at a time, and the output planes
 			// at the reduced scale.
-			s := int64(dctScale(info.storedW, info.storedH))
+			s := int64(dctScaleFor(info.storedW, info.storedH, long))
 			return estFixed + heicInstanceBytes + bppHEIC*int64(info.heifTile) + 3*px/(s*s)
 		}
 		return estFixed + heicInstanceBytes + bppHEIC*px
@@ -292,11 +296,12 @@ func memoryEstimate(info Info) int64 {
 	}
 }
 
-// dctScale is the reduction (8, 4, 2 or 1) at which a w×h picture is decoded
-// when the format allows: the largest that keeps it at least as large as the
-// display variant.
-func dctScale(w, h int) int {
-	dw, dh := planar.Fit(w, h, DisplayLong)
+// dctScaleFor is the reduction (8, 4, 2 or 1) at which a w×h picture is
+// decoded when the format allows: the largest that keeps it at least as
+// large as a result whose longest side is long px (DisplayLong for the
+// variants, a print's size for Pool.Fit).
+func dctScaleFor(w, h, long int) int {
+	dw, dh := planar.Fit(w, h, long)
 	for _, d := range []int{8, 4, 2} {
 		if ceilDiv(w, d) >= dw && ceilDiv(h, d) >= dh {
 			return d

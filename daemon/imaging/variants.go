@@ -45,7 +45,7 @@ type Variants struct {
 // alone, when not nil, decodes a single-coded HEIC in MakeAlone's process.
 func makeVariants(ctx context.Context, r io.ReaderAt, size int64, info Info, alone *aloneHEIC) (Variants, error) {
 	dw, dh := planar.Fit(info.storedW, info.storedH, DisplayLong)
-	img, orient, err := decode(ctx, r, size, info, dw, dh, alone)
+	img, orient, err := decode(ctx, r, size, info, DisplayLong, alone)
 	if err != nil {
 		return Variants{}, err
 	}
@@ -90,14 +90,15 @@ func makeVariants(ctx context.Context, r io.ReaderAt, size int64, info Info, alo
 }
 
 // decode returns the image as planes and the orientation still to apply.
-// A JPEG comes at the smallest DCT scale that keeps it at least dw×dh.
-func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh int, alone *aloneHEIC) (planar.Image, int, error) {
+// A JPEG (or a HEIC grid) comes at the smallest DCT scale that keeps its
+// longest side at least long px.
+func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, long int, alone *aloneHEIC) (planar.Image, int, error) {
 	sr := func() io.Reader { return bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10) }
 	var m image.Image
 	var err error
 	switch info.Format {
 	case JPEG:
-		img, derr := jpegdec.Decode(ctx, r, size, dctScale(info.storedW, info.storedH))
+		img, derr := jpegdec.Decode(ctx, r, size, dctScaleFor(info.storedW, info.storedH, long))
 		switch {
 		case derr == nil:
 			return img, info.Orientation, nil
@@ -121,7 +122,7 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, dw, dh in
 		if info.heifTile > 0 {
 			// A grid (every phone's HEIC): tile by tile, reduced on the
 			// way; irot and imir are applied with the orientation.
-			img, err := decodeHEICGrid(ctx, r, size, dctScale(info.storedW, info.storedH))
+			img, err := decodeHEICGrid(ctx, r, size, dctScaleFor(info.storedW, info.storedH, long))
 			if err != nil {
 				if ctxErr := ctx.Err(); ctxErr != nil {
 					return planar.Image{}, 0, ctxErr

@@ -224,9 +224,10 @@ func article(role string) string {
 
 // alertWords are the alert mails' subjects and first lines.
 var alertWords = map[string][2]string{
-	store.NoticeStorageLow:   {"eventbox: storage is low", "The box is running out of space. Uploads are refused until space is freed; they reopen by themselves."},
-	store.NoticeExportFailed: {"eventbox: a cloud export failed", "A cloud export of an event failed. Open the console to try it again."},
-	store.NoticeBackupFailed: {"eventbox: a backup failed", "A backup of the box failed. Open the console to see why."},
+	store.NoticeStorageLow:       {"eventbox: storage is low", "The box is running out of space. Uploads are refused until space is freed; they reopen by themselves."},
+	store.NoticeExportFailed:     {"eventbox: a cloud export failed", "A cloud export of an event failed. Open the console to try it again."},
+	store.NoticeBackupFailed:     {"eventbox: a backup failed", "A backup of the box failed. Open the console to see why."},
+	store.NoticePrinterAttention: {"eventbox: the printer needs you", "Prints are waiting: the printer needs a person (paper, ink ribbon, a jam, or it is off or stopped). The console's Printing screen says what it reports."},
 }
 
 // AlertMessage composes the alert mail of notice n (one of the three

@@ -209,12 +209,15 @@ func alertOn(a store.MailAlerts, kind string) bool {
 		return a.ExportFailed
 	case store.NoticeBackupFailed:
 		return a.BackupFailed
+	case store.NoticePrinterAttention:
+		return a.PrinterAttention
 	}
 	return false
 }
 
 // AlertFanout answers the alert mail of notice n: one mail job to the
-// admin address when n is storage.low, export.failed or backup.failed,
+// admin address when n is storage.low, export.failed, backup.failed or
+// printer.attention,
 // that alert is on and an admin address is set; none otherwise. The
 // outbox's notice handler enqueues what it answers. The job's key and
 // Message-ID follow from the notice, so a notice fanned out twice (its

@@ -31,6 +31,8 @@ type mailAlertsDTO struct {
 	StorageLow   bool `json:"storageLow"`
 	ExportFailed bool `json:"exportFailed"`
 	BackupFailed bool `json:"backupFailed"`
+	// PrinterAttention: a print waits for a person at the printer.
+	PrinterAttention bool `json:"printerAttention"`
 }
 
 // mailItemDTO is one mail of the queue. status is pending (queued or

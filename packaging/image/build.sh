@@ -84,6 +84,7 @@ packages=(
 	network-manager wpasupplicant dnsmasq-base iw rfkill avahi-daemon libnss-mdns
 	polkitd adduser systemd-timesyncd ca-certificates tzdata
 	e2fsprogs dosfstools fdisk util-linux zstd
+	cups printer-driver-gutenprint ipp-usb
 )
 include=$(IFS=,; echo "${packages[*]}")
 # The initrd is made once, at the end: while the packages are installed,

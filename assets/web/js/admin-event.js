@@ -483,6 +483,16 @@ function signageCard(ev) {
     ['poster', 'a4', t('Poster A4')], ['poster', 'a3', t('Poster A3')], ['place', '', t('One card per place')]]
     .map(([k, s, label]) => h('a', { class: 'btn small', href: href(k, s), download: '', dataset: { kind: k, size: s } }, label));
   const refresh = () => links.forEach((a) => { a.href = href(a.dataset.kind, a.dataset.size); });
+  // The same signs on the box's printer (A4; an A3 poster is fitted).
+  const which = select('signPrint', links.map((a) => [a.dataset.kind + ':' + a.dataset.size, a.textContent]), 'poster:a4');
+  which.setAttribute('aria-label', t('Which signs'));
+  which.style.cssText = 'width:auto;max-width:100%';
+  const printSigns = h('button', {
+    type: 'button', class: 'small', id: 'print-signs', onclick: (e) => {
+      const [k, s] = which.value.split(':');
+      import('./admin-printing.js').then((m) => m.printSigns(ev, href(k, s).split('?')[1], e.currentTarget));
+    },
+  }, t('Print on the box\'s printer'));
   [ssid, pass, wifiOn].forEach((x) => x.addEventListener('input', refresh));
   wifiOn.addEventListener('change', refresh);
   return h('div', { class: 'card', id: 'signage' }, h('h2', { style: 'margin-top:0' }, t('Printed signs')),
@@ -490,7 +500,8 @@ function signageCard(ev) {
     wifiOn,
     h('div', { class: 'two' }, h('div', { class: 'field' }, h('label', { for: 'sign-ssid' }, t('Wi-Fi name')), ssid),
       h('div', { class: 'field' }, h('label', { for: 'sign-pass' }, t('Wi-Fi password')), pass)),
-    h('div', { class: 'row' }, links));
+    h('div', { class: 'row' }, links),
+    h('div', { class: 'row', style: 'margin-top:8px' }, which, printSigns));
 }
 
 async function drawWalls(env, box) {
@@ -625,6 +636,7 @@ function finishTab(env, body) {
   order.addEventListener('change', setAlbum);
   setAlbum();
   const cloud = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
+  const prints = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const end = h('div');
   const contacts = h('div', { class: 'card' }, h('p', { class: 'muted' }, t('Loading…')));
   clear(body,
@@ -639,8 +651,10 @@ function finishTab(env, body) {
       h('p', { class: 'small muted' }, t('Large albums take a while; the box makes one album at a time.'))),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud export')), cloud),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('End the event')), end),
+    h('div', { class: 'card', id: 'event-printing' }, h('h2', { style: 'margin-top:0' }, t('Printing')), prints),
     contacts);
   drawCloud(env, cloud);
+  import('./admin-printing.js').then((m) => m.eventPrintPanel(ev, prints));
   drawEnd(env, end, contacts);
   contactsCard(ev, contacts, env.ctx.me.role === 'owner');
 }

@@ -39,8 +39,8 @@ export async function mailPart(box) {
   const sec = select('smtp.security', [['starttls', 'STARTTLS'], ['tls', 'TLS'], ['none', t('None')]], smtp.security || 'starttls');
   const admin = inp('adminEmail', s.adminEmail, 'email');
   const alerts = s.alerts || {};
-  const alertNames = { storageLow: t('Storage is running low'), exportFailed: t('A cloud export failed'), backupFailed: t('A backup failed') };
-  const al = ['storageLow', 'exportFailed', 'backupFailed'].map((k) => check(k, alertNames[k], alerts[k]));
+  const alertNames = { storageLow: t('Storage is running low'), exportFailed: t('A cloud export failed'), backupFailed: t('A backup failed'), printerAttention: t('The printer needs a person') };
+  const al = ['storageLow', 'exportFailed', 'backupFailed', 'printerAttention'].map((k) => check(k, alertNames[k], alerts[k]));
   const form = h('form', { novalidate: true, id: 'mail-form' },
     smtp.host ? null : h('div', { class: 'banner' }, t('Mail is not set up: mails wait in the queue (up to 48 hours) until it is.')),
     h('div', { class: 'two' },

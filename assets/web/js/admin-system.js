@@ -178,7 +178,7 @@ async function drawInvites(ctx, box, events) {
 }
 
 /** settingsTabs are the settings screens with their names in the console's language. */
-const settingsTabs = () => [['mail', t('Mail')], ['webhooks', t('Webhooks')], ['cloud', t('Cloud')], ['network', t('Network')], ['backup', t('Backup')], ['updates', t('Updates')]];
+const settingsTabs = () => [['mail', t('Mail')], ['webhooks', t('Webhooks')], ['cloud', t('Cloud')], ['printing', t('Printing')], ['network', t('Network')], ['backup', t('Backup')], ['updates', t('Updates')]];
 
 /** settingsPage is /admin/settings/<part> (owners). */
 export async function settingsPage(ctx, view, part) {
@@ -187,6 +187,7 @@ export async function settingsPage(ctx, view, part) {
   view(t('Settings'), h('nav', { class: 'tabs' }, tabs.map(([k, l]) => h('a', { href: '/admin/settings/' + k, 'aria-current': k === part ? 'page' : null }, l))), box);
   const draw = { mail: mailPart, webhooks: async (box) => (await import('./admin-webhooks.js')).webhooksPart(box), cloud: async (b) => (await import('./admin-cloud.js')).cloudPart(b),
     network: async (box) => (await import('./admin-network.js')).networkPart(box),
+    printing: async (box) => (await import('./admin-printing.js')).printingPart(box),
     backup: (box) => import('./admin-backup.js').then((m) => m.backupPart(box)),
     updates: async (box) => (await import('./admin-updates.js')).updatesPart(box) }[part];
   if (!draw) return ctx.go('/admin/settings/mail', true);

@@ -6,7 +6,7 @@ import { call, errText, field, check, select, showErrors, busy, confirmDo } from
 import { t } from './admin-i18n.js';
 
 // KINDS are the notices a webhook can be sent on, in the order shown.
-const KINDS = ['photo.uploaded', 'photo.pending', 'message.created', 'event.ended', 'export.finished', 'export.failed', 'backup.failed', 'storage.low'];
+const KINDS = ['photo.uploaded', 'photo.pending', 'message.created', 'event.ended', 'export.finished', 'export.failed', 'backup.failed', 'storage.low', 'printer.attention'];
 
 /** kindNames names the notices in the console's language. */
 const kindNames = () => ({
@@ -18,6 +18,7 @@ const kindNames = () => ({
   'export.failed': t('Cloud export failed'),
   'backup.failed': t('Backup failed'),
   'storage.low': t('Storage running low'),
+  'printer.attention': t('The printer needs a person'),
 });
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);

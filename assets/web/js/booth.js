@@ -33,8 +33,12 @@ export async function boothPage({ app, slug, key, data, t }) {
   queue.addEventListener('stopped', (e) => {
     say(e.detail.code === 'uploads_closed' ? t('uploadsClosed') : t('genericError'));
   });
-  queue.addEventListener('uploaded', () => { if (!busy) say(t('boothSent')); });
+  queue.addEventListener('uploaded', (e) => {
+    if (!busy) say(t('boothSent'));
+    if (e.detail && e.detail.id) printer.offer(e.detail.id);
+  });
   queue.load();
+  const printer = boothPrinter(base, screen, t);
 
   const start = h('button', { class: 'primary big', id: 'booth-start', style: 'margin:auto' }, t('boothStart'));
   const title = h('div', { style: 'text-align:center;padding-top:14vh' }, h('h1', null, data.event.name), start,
@@ -126,6 +130,67 @@ export async function boothPage({ app, slug, key, data, t }) {
   say(stream ? t('boothTouch') : noCamera());
   // Touches, keys and the button are heard from now on.
   screen.dataset.ready = 'true';
+}
+
+/** problemKeys name what the printer needs in the catalogue. */
+const problemKeys = {
+  paper: 'boothPrinterPaper', ink: 'boothPrinterInk', jam: 'boothPrinterJam', offline: 'boothPrinterOffline',
+  paused: 'boothPrinterPaused', cover: 'boothPrinterCover', other: 'boothPrinterOther',
+};
+
+/**
+ * boothPrinter shows the booth's printing line (GET booth/printing, every
+ * few seconds: "Printing… (2 in the queue)" and what the printer needs)
+ * and, when the settings give the booth copies, a print button over each
+ * new photo for a while (POST booth/print). It answers { offer(photoId) }.
+ */
+function boothPrinter(base, screen, t) {
+  const line = h('div', { class: 'print-line', id: 'booth-printing', role: 'status', hidden: true });
+  const bar = h('div', { class: 'print-bar', id: 'booth-print', hidden: true });
+  // A touch on the line or the bar is not a touch to take a photo.
+  for (const el of [line, bar]) el.addEventListener('click', (e) => e.stopPropagation());
+  screen.append(line, bar);
+  let state = { enabled: false, copies: 0 };
+  let hideBar = 0;
+  const show = (s) => {
+    state = s;
+    const kids = [];
+    if (s.printing) kids.push(h('span', null, s.queued ? t('boothPrintingQueue', { n: s.queued }) : t('boothPrinting')));
+    else if (s.queued) kids.push(h('span', null, t('boothPrintsWaiting', { n: s.queued })));
+    if (s.problem) kids.push(h('strong', { class: 'problem' }, t(problemKeys[s.problem] || 'boothPrinterOther')));
+    line.replaceChildren(...kids);
+    line.classList.toggle('bad', Boolean(s.problem));
+    line.hidden = !s.enabled || kids.length === 0;
+  };
+  const poll = async () => {
+    if (document.hidden) return;
+    try {
+      show(await api(base + '/booth/printing'));
+    } catch { /* the next poll tries again */ }
+  };
+  poll();
+  setInterval(poll, 3000);
+  return {
+    offer(photoId) {
+      if (!state.enabled || !state.copies) return;
+      const buttons = [];
+      for (let n = 1; n <= state.copies; n++) {
+        const b = h('button', { class: n === 1 ? 'primary' : '', type: 'button', 'aria-label': t('boothPrintN', { n }) }, n === 1 ? t('boothPrint') : t('boothPrint') + ' ×' + n);
+        b.addEventListener('click', async () => {
+          bar.hidden = true;
+          try {
+            await api(base + '/booth/print', { method: 'POST', body: { photoId, copies: n } });
+            poll();
+          } catch { /* the line shows what the printer says */ }
+        });
+        buttons.push(b);
+      }
+      bar.replaceChildren(h('span', null, t('boothPrintAsk')), ...buttons);
+      bar.hidden = false;
+      clearTimeout(hideBar);
+      hideBar = setTimeout(() => { bar.hidden = true; }, 15000);
+    },
+  };
 }
 
 /**
