@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"eventbox/store"
 )
@@ -80,6 +81,13 @@ func (in *Ingester) adopt(ctx context.Context, src adoptFile, fp io.Writer) (tmp
 	// (emptied at start) and the upload as it was.
 	if err := os.Rename(link, name); err != nil {
 		_ = os.Remove(link)
+		return nil, false, fmt.Errorf("adopting the finished upload: %w", err)
+	}
+	// Written now, as far as the media sweep can tell: its grace keeps a
+	// file renamed into place a moment before its record commits, by the
+	// file's time, and the upload's last byte may be older than that.
+	now := time.Now()
+	if err := os.Chtimes(name, now, now); err != nil {
 		return nil, false, fmt.Errorf("adopting the finished upload: %w", err)
 	}
 	f, err := os.Open(name)

@@ -15,8 +15,8 @@ import (
 	"eventbox/store"
 )
 
-// finishedUpload writes b as a finished resumable upload's file in dir
-// and returns its path.
+// finishedUpload writes b as a finished resumable upload's file in dir,
+// its last byte an hour old, and returns its path.
 func finishedUpload(t *testing.T, dir string, b []byte) string {
 	t.Helper()
 	p := filepath.Join(dir, "uploads", "u1", "data")
@@ -24,6 +24,10 @@ func finishedUpload(t *testing.T, dir string, b []byte) string {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, b, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -122,6 +126,11 @@ func TestAdoptedPhoto(t *testing.T) {
 			}
 			if same := sameFile(t, src, orig); same != tt.wantSame {
 				t.Fatalf("the original is the upload's file: %v, want %v", same, tt.wantSame)
+			}
+			// The media sweep's grace goes by the file's time: a file renamed
+			// into place must look new until its record commits.
+			if age := time.Since(fi.ModTime()); age > time.Minute {
+				t.Fatalf("the stored original looks %v old: the media sweep could take it before its record commits", age)
 			}
 			// The body route knows the file by the same key: one photo.
 			again, err := upload(in, photoForm(t, tt.file), limit, p)
