@@ -132,6 +132,18 @@ func TestAdoptedPhoto(t *testing.T) {
 			if age := time.Since(fi.ModTime()); age > time.Minute {
 				t.Fatalf("the stored original looks %v old: the media sweep could take it before its record commits", age)
 			}
+			// A crash after the record, before the upload's answer was kept:
+			// the upload's file is still there and is sent again. One photo,
+			// and nothing left unnamed.
+			r = photoForm(t, nil)
+			r = r.WithContext(ingest.WithFile(r.Context(), src, int64(len(tt.file))))
+			retry, err := upload(in, r, limit, p)
+			if err != nil || !retry.Existing || retry.Photo.ID != res.Photo.ID {
+				t.Fatalf("the upload's file adopted again: %+v, %v; want photo %s", retry, err, res.Photo.ID)
+			}
+			if media, tmp := files(t, dir, "media"), files(t, dir, "tmp"); len(media) != 1 || len(tmp) > 0 {
+				t.Fatalf("media %v, temp %v; want the first original alone", media, tmp)
+			}
 			// The body route knows the file by the same key: one photo.
 			again, err := upload(in, photoForm(t, tt.file), limit, p)
 			if err != nil || !again.Existing || again.Photo.ID != res.Photo.ID {
