@@ -13,7 +13,11 @@
 //     read. Video streams its non-multipart body (poster, then
 //     video) the same way. Receive tells whose fault a failed copy is: the
 //     client's (a FieldError or ErrTooLarge) or the box's disk (the
-//     file-system error, wrapped).
+//     file-system error, wrapped). A request whose context carries a
+//     finished resumable upload's file (WithFile, adopt.go) has that file
+//     adopted for the file part, or the video after the poster: a hard
+//     link into the temp area, fingerprinted by reading it, never
+//     written again.
 //  2. Photo checks the file with imaging.Check (headers and structure, no
 //     pixels decoded) and cuts off data after a JPEG (a motion photo's
 //     video); Video probes the video's container and duration.

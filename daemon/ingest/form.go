@@ -36,6 +36,9 @@ type File struct {
 	Size int64
 	// Fingerprint is the retry key of the bytes received (fingerprint.go).
 	Fingerprint string
+	// shared: Tmp's bytes are an adopted upload's own (WithFile), which
+	// must not be changed in place.
+	shared bool
 }
 
 // ReadForm streams a multipart upload: the file part goes to a temp file
@@ -74,6 +77,25 @@ func (in *Ingester) ReadForm(w http.ResponseWriter, r *http.Request, form Form) 
 		name := part.FormName()
 		switch {
 		case name == fileField && file.Tmp == nil:
+			if src, ok := fileOf(r.Context()); ok {
+				// The file is a finished upload's: the part is empty.
+				if _, err := io.Copy(io.Discard, part); err != nil {
+					return fail(clientFault(err, "body", "is not a readable multipart form"))
+				}
+				if src.size > limit {
+					return fail(ErrTooLarge)
+				}
+				fp := newFingerprinter()
+				tmp, shared, err := in.adopt(r.Context(), src, fp)
+				if err != nil {
+					return fail(err)
+				}
+				file.Tmp, file.Size, file.shared = tmp, src.size, shared
+				if file.Fingerprint, err = fp.sum(tmp, src.size); err != nil {
+					return fail(fmt.Errorf("reading the upload back: %w", err))
+				}
+				continue
+			}
 			tmp, err := in.media.CreateTemp()
 			if err != nil {
 				return fail(err)

@@ -89,6 +89,18 @@ func (in *Ingester) Photo(ctx context.Context, f File, p store.Photo, quota int)
 	if err != nil {
 		return Result{}, imageError("photo", err)
 	}
+	if f.shared && info.End > 0 && info.End < f.Size {
+		// An adopted upload stays whole until its answer is kept (a retry
+		// after a crash must find the same bytes): the image is copied out
+		// of it rather than cut in place.
+		own, err := in.unshare(f.Tmp, info.End)
+		if err != nil {
+			return Result{}, err
+		}
+		f.Tmp.Abort()
+		f.Tmp = own
+		defer own.Abort()
+	}
 	size, err := in.cutTrailing(ctx, f.Tmp, info, f.Size)
 	if err != nil {
 		return Result{}, err

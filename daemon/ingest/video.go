@@ -36,7 +36,8 @@ func (in *Ingester) Video(w http.ResponseWriter, r *http.Request, p store.Photo,
 		return Result{}, &InvalidVideoError{Field: "X-Poster-Bytes", Reason: fmt.Sprintf("must be the poster's size in bytes, 1 to %d", MaxPosterBytes)}
 	}
 	limit := lim.MaxBytes + posterSize
-	if r.ContentLength > limit {
+	src, adopting := fileOf(r.Context())
+	if r.ContentLength > limit || adopting && src.size > lim.MaxBytes {
 		return Result{}, ErrTooLarge
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
@@ -59,15 +60,32 @@ func (in *Ingester) Video(w http.ResponseWriter, r *http.Request, p store.Photo,
 		return Result{}, &InvalidVideoError{Field: "poster", Reason: "must be a JPEG of exactly X-Poster-Bytes bytes"}
 	}
 
-	video, err := in.media.CreateTemp()
-	if err != nil {
-		return Result{}, err
+	var video *store.TempFile
+	var size int64
+	if adopting {
+		// The video is a finished upload's file (WithFile): adopted, not
+		// copied; the body ends with the poster.
+		n, err := Receive(io.Discard, body, "body")
+		if err != nil {
+			return Result{}, err
+		}
+		if n != 0 {
+			return Result{}, &InvalidVideoError{Field: "poster", Reason: "the body is longer than X-Poster-Bytes"}
+		}
+		if video, _, err = in.adopt(r.Context(), src, h); err != nil {
+			return Result{}, err
+		}
+		size = src.size
+	} else {
+		if video, err = in.media.CreateTemp(); err != nil {
+			return Result{}, err
+		}
+		if size, err = Receive(io.MultiWriter(video, h), body, "body"); err != nil {
+			video.Abort()
+			return Result{}, err
+		}
 	}
 	defer video.Abort()
-	size, err := Receive(io.MultiWriter(video, h), body, "body")
-	if err != nil {
-		return Result{}, err
-	}
 	res, err := probe.Video(r.Context(), video.File, size)
 	if errors.Is(err, probe.ErrInvalid) {
 		return Result{}, &InvalidVideoError{Field: "video", Reason: "must be an MP4, MOV or WebM video"}

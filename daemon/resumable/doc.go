@@ -23,10 +23,16 @@
 // with the announced length and a body that stops at its first read (a
 // dry run: the access code and guest cookie, the uploads window, the
 // quota, the rate limit, videos on or off, the size limits all answer
-// before a byte is sent); once the last byte is in, the whole file is sent
-// to the same handler as the spec's body (a multipart form for a photo or
-// a voice note, the poster then the video for a video), so the image and
-// video checks, the retry fingerprint and the write-to-temp, fsync,
-// rename of daemon/ingest are the ones every upload takes. The handler's
+// before a byte is sent); once the last byte is in, the finished file goes
+// to the same handler as the spec's request (a multipart form for a photo
+// or a voice note, the poster then the video for a video), so the rules,
+// the image and video checks, the retry fingerprint and the record of
+// daemon/ingest are the ones every upload takes. The file is adopted, not
+// copied: the request carries it in its context (ingest.WithFile) with an
+// empty file part, or a body that ends with the poster, and ingest
+// hard-links it into its temp area and renames it into place, so each byte
+// sent is written to the card once. The upload keeps its own name on the
+// bytes until the handler's answer is kept (a crash before that sends the
+// same file again, which the fingerprint knows). The handler's
 // answer is kept and answered by GET on the upload's address.
 package resumable

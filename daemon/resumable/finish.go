@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 
+	"eventbox/daemon/ingest"
 	"eventbox/daemon/web"
 )
 
@@ -42,6 +43,11 @@ type request struct {
 	header  http.Header
 	body    io.Reader
 	length  int64
+	// file, when not empty, is the finished upload's file (fileSize
+	// bytes) that ingest adopts as the request's file: the body then
+	// carries an empty file part, or ends with a video's poster.
+	file     string
+	fileSize int64
 }
 
 // specRequest builds the spec's request for in (poster: a video's
@@ -69,6 +75,13 @@ func (s *Server) specRequest(in, poster info, open func(info) (io.Reader, error)
 			p, err := open(poster)
 			if err != nil {
 				return request{}, nil, err
+			}
+			if in.Kind == KindVideo {
+				// The video is adopted by ingest, not sent: only the
+				// poster is copied.
+				rq.body, rq.length = p, posterLen
+				rq.file, rq.fileSize = s.dataPath(in.ID), in.Length
+				break
 			}
 			v, err := open(in)
 			if err != nil {
@@ -98,11 +111,9 @@ func (s *Server) specRequest(in, poster info, open func(info) (io.Reader, error)
 		if open == nil {
 			break
 		}
-		src, err := open(in)
-		if err != nil {
-			return request{}, nil, err
-		}
+		// The file is adopted by ingest, not sent: its part is empty.
 		rq.body, rq.length = pr, -1
+		rq.file, rq.fileSize = s.dataPath(in.ID), in.Length
 		go func() {
 			err := func() error {
 				for k, v := range fields {
@@ -113,11 +124,7 @@ func (s *Server) specRequest(in, poster info, open func(info) (io.Reader, error)
 						return err
 					}
 				}
-				part, err := mw.CreateFormFile(field, name)
-				if err != nil {
-					return err
-				}
-				if _, err := io.Copy(part, src); err != nil {
+				if _, err := mw.CreateFormFile(field, name); err != nil {
 					return err
 				}
 				return mw.Close()
@@ -132,7 +139,11 @@ func (s *Server) specRequest(in, poster info, open func(info) (io.Reader, error)
 // serve sends rq through its handler as the guest's own request r would
 // be, and records the answer.
 func serve(r *http.Request, rq request, body io.ReadCloser) *recorder {
-	sr := r.Clone(r.Context())
+	ctx := r.Context()
+	if rq.file != "" {
+		ctx = ingest.WithFile(ctx, rq.file, rq.fileSize)
+	}
+	sr := r.Clone(ctx)
 	sr.Method = http.MethodPost
 	sr.URL = &url.URL{Path: rq.path, RawQuery: rq.query.Encode()}
 	sr.RequestURI = sr.URL.RequestURI()
