@@ -94,6 +94,7 @@ func TestPowerCutsDuringARestore(t *testing.T) {
 		m = bootMachine(t, c, drive)
 		// The restored data has its own sessions: sign in again.
 		h = m.signIn("anna", "a-long-party-password")
+		g.base = m.http
 		listed := h.photoIDs(eventID)
 		var state string
 		switch {
