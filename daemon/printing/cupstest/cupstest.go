@@ -191,17 +191,17 @@ func (s *Server) PDFs() []string {
 	return m
 }
 
-// WaitPDFs waits until the queue wrote at least n PDFs, at most timeout,
-// and answers them.
+// WaitPDFs waits until the queue wrote at least n whole PDFs, at most
+// timeout, and answers them.
 func (s *Server) WaitPDFs(n int, timeout time.Duration) []string {
 	s.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		got := s.PDFs()
-		if len(got) >= n {
-			// cups-pdf writes the file then closes it: wait for its size to settle.
-			time.Sleep(300 * time.Millisecond)
-			return s.PDFs()
+		// cups-pdf makes the file first and fills it through Ghostscript:
+		// a PDF is whole once it ends with its trailer.
+		if len(got) >= n && whole(got) {
+			return got
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(filepath.Join(s.root, "log", "error_log"))
@@ -209,4 +209,15 @@ func (s *Server) WaitPDFs(n int, timeout time.Duration) []string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// whole reports whether every PDF ends with the %%EOF of its trailer.
+func whole(pdfs []string) bool {
+	for _, p := range pdfs {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b[max(0, len(b)-1024):]), "%%EOF") {
+			return false
+		}
+	}
+	return true
 }
