@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestBooth sets up a booth device from its link and takes a photo with a
-// key press: Chromium's fake camera stands in for the booth's.
+// key press: Chromium's fake camera stands in for the booth's. The photo
+// goes up through the resumable route, as a guest's does.
 func TestBooth(t *testing.T) {
 	t.Parallel()
 	box := startBox(t)
@@ -50,6 +52,13 @@ func TestBooth(t *testing.T) {
 	b.waitText(t, "#booth-status", "Sent")
 	if n := len(eventPhotos(t, box.Store, ev.ID)); n != 1 {
 		t.Fatalf("the box holds %d photos; want 1", n)
+	}
+	// The booth sends as the guests' page does: resumably (tus), so a
+	// booth at the edge of the hotspot resumes instead of starting over.
+	var resumable int
+	b.eval(t, fmt.Sprintf(`performance.getEntriesByType('resource').filter((e) => e.name.includes(%q)).length`, "/api/e/"+ev.Slug+"/uploads"), &resumable)
+	if resumable == 0 {
+		t.Errorf("the booth's photo did not go through the resumable route /api/e/%s/uploads", ev.Slug)
 	}
 }
 
