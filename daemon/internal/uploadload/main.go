@@ -271,7 +271,7 @@ func runTrivial(files [][]byte, guests int, prof *piprofile.Profile) (time.Durat
 	}
 	clients := make([]*http.Client, guests)
 	for i := range clients {
-		clients[i] = &http.Client{}
+		clients[i] = guestClient(i) // the same phones as against eventbox
 	}
 	return uploadAll(clients, url, "/upload", url, files)
 }
@@ -335,7 +335,7 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 	slug := created.Event.Slug
 	clients := make([]*http.Client, guests)
 	for i := range clients {
-		clients[i] = newClient()
+		clients[i] = guestClient(i)
 		if err := loadclient.Post(clients[i], url, "/api/e/"+slug+"/join", "", nil); err != nil {
 			return 0, 0, err
 		}
@@ -354,6 +354,17 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 func newClient() *http.Client {
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{Jar: jar, Timeout: 5 * time.Minute}
+}
+
+// guestClient is guest i's phone: its own cookies and its own address,
+// 127.0.0.(10+i) (all of 127/8 is the loopback), as each phone on the
+// hotspot has its own; the box bounds the uploads in flight per address.
+func guestClient(i int) *http.Client {
+	c := newClient()
+	n := 10 + i
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, byte(n/250), byte(n%250))}, Timeout: 30 * time.Second}
+	c.Transport = &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}
+	return c
 }
 
 func waitHealthy(url string) error {
