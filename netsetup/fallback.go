@@ -56,7 +56,8 @@ type Fallback struct {
 	ssid    string
 	since   time.Time // when the link was last seen up, or the join
 	everUp  bool
-	failed  bool // the join of ssid ended in failure
+	failed  bool   // the join of ssid ended in failure
+	gen     uint64 // counts the joins: a check acts only on the join it looked at
 	fellBak int
 }
 
@@ -83,6 +84,7 @@ func (f *Fallback) Joined(ssid string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.armed, f.ssid, f.since, f.everUp, f.failed = true, ssid, f.cfg.Now(), false, false
+	f.gen++
 }
 
 // JoinFailed tells the watcher that the join of ssid ended in failure:
@@ -138,7 +140,7 @@ func (f *Fallback) Run(ctx context.Context) error {
 // it has been missing for Grace.
 func (f *Fallback) check(ctx context.Context) {
 	f.mu.Lock()
-	armed, ssid := f.armed, f.ssid
+	armed, ssid, gen := f.armed, f.ssid, f.gen
 	f.mu.Unlock()
 	if !armed {
 		return
@@ -149,7 +151,7 @@ func (f *Fallback) check(ctx context.Context) {
 		f.cfg.Logger.WarnContext(ctx, "cannot tell whether the home Wi-Fi is up", "ssid", ssid, "error", err)
 	}
 	f.mu.Lock()
-	if !f.armed || f.ssid != ssid {
+	if !f.armed || f.gen != gen {
 		f.mu.Unlock() // changed meanwhile
 		return
 	}
@@ -166,7 +168,7 @@ func (f *Fallback) check(ctx context.Context) {
 		if spot, err := f.cfg.Link.HotspotActive(ctx); err == nil && spot {
 			f.cfg.Logger.InfoContext(ctx, "the home Wi-Fi could not be joined and the hotspot is back", "ssid", ssid)
 			f.mu.Lock()
-			if f.ssid == ssid && f.armed {
+			if f.gen == gen && f.armed {
 				f.armed = false
 				f.fellBak++
 			}
@@ -187,7 +189,7 @@ func (f *Fallback) check(ctx context.Context) {
 		return
 	}
 	f.mu.Lock()
-	if f.ssid == ssid {
+	if f.gen == gen {
 		f.armed = false
 		f.fellBak++
 	}

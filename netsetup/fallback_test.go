@@ -2,6 +2,7 @@ package netsetup_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -161,6 +162,45 @@ func TestFallbackCountsTheHotspotNetworkManagerBroughtBack(t *testing.T) {
 		}
 		if !strings.Contains(logs.String(), "could not be joined and the hotspot is back") {
 			t.Errorf("log lacks the fall-back:\n%s", logs.String())
+		}
+	})
+}
+
+// joinDuring is a home link whose HotspotActive answers while, at that
+// very moment, the hosts start another join of the same network.
+type joinDuring struct {
+	fb   *netsetup.Fallback
+	once bool
+}
+
+func (l *joinDuring) HomeConnected(context.Context) (bool, error) { return false, nil }
+func (l *joinDuring) HotspotUp(context.Context) error             { return nil }
+func (l *joinDuring) HotspotActive(context.Context) (bool, error) {
+	if !l.once {
+		l.once = true
+		l.fb.Joined("Home") // the right password this time
+	}
+	return true, nil
+}
+
+// TestFallbackKeepsWatchingANewJoin: the watcher saw a failed join and,
+// while it asks whether the hotspot is back, the hosts join the same
+// network again. The new join is watched: what the watcher saw was of the
+// old one.
+func TestFallbackKeepsWatchingANewJoin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		link := &joinDuring{}
+		fb := netsetup.NewFallback(netsetup.FallbackConfig{Link: link, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		link.fb = fb
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() { _ = fb.Run(ctx) }()
+		fb.Joined("Home")
+		fb.JoinFailed("Home")
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if s := fb.State(); !s.Armed || s.FellBack != 0 {
+			t.Errorf("after a new join of the same network during the check: %+v, want watching the new join, no fall-back", s)
 		}
 	})
 }

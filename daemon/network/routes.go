@@ -358,6 +358,10 @@ func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
 		defer a.joins.Done()
 		defer cancel()
 		err := a.box.Join(ctx, ssid, password)
+		if err != nil {
+			// Before the next join can start (joining is still true).
+			a.fallback.JoinFailed(ssid)
+		}
 		a.mu.Lock()
 		a.joining = false
 		if err != nil {
@@ -365,7 +369,6 @@ func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
 		}
 		a.mu.Unlock()
 		if err != nil {
-			a.fallback.JoinFailed(ssid)
 			a.log.WarnContext(ctx, "joining the home Wi-Fi failed; the hotspot comes back once NetworkManager or the watcher brings it, within the grace period",
 				"ssid", ssid, "error", err, "grace", a.grace)
 			return
