@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"math/rand/v2"
-	"mime/multipart"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -57,22 +55,6 @@ func smoothJPEG(t *testing.T, w, h int) []byte {
 	return buf.Bytes()
 }
 
-func importPhoto(t *testing.T, host *browser, eventID string, data []byte) string {
-	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	fw, _ := mw.CreateFormFile("photo", "IMG.jpg")
-	fw.Write(data)
-	mw.Close()
-	status, _, out := host.call("POST", "/api/admin/events/"+eventID+"/photos/import", mw.FormDataContentType(), buf.Bytes())
-	if status != 201 {
-		t.Fatalf("import = %d %s", status, out)
-	}
-	var r map[string]any
-	json.Unmarshal(out, &r)
-	return r["photo"].(map[string]any)["id"].(string)
-}
-
 // printedTitles counts the PDFs cups-pdf wrote per print id (its files
 // are named after the CUPS job's name, eventbox-print-<id>).
 func printedTitles(srv *cupstest.Server) map[string]int {
@@ -114,9 +96,9 @@ func TestPrintsExactlyOnceAcrossKills(t *testing.T) {
 	host.json("PUT", "/api/admin/events/"+id+"/print-layout", map[string]any{"photo": "crop", "frame": true, "qr": true}, 200)
 	var photos []string
 	for i := range 4 {
-		photos = append(photos, importPhoto(t, host, id, smoothJPEG(t, 1600+i, 1200)))
+		photos = append(photos, host.uploadPhoto("/api/admin/events/"+id+"/photos/import", smoothJPEG(t, 1600+i, 1200))["id"].(string))
 	}
-	big := importPhoto(t, host, id, smoothJPEG(t, 8000, 6000))
+	big := host.uploadPhoto("/api/admin/events/"+id+"/photos/import", smoothJPEG(t, 8000, 6000))["id"].(string)
 
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 2))
