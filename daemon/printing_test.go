@@ -3,10 +3,7 @@ package daemon_test
 import (
 	"fmt"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,28 +197,11 @@ func checkA4(t *testing.T, pdf string) {
 // the codes on it.
 func checkPrint(t *testing.T, pdf string, wPt, hPt float64, link string) {
 	t.Helper()
-	out, err := exec.Command("pdfinfo", pdf).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`Page size:\s+([\d.]+) x ([\d.]+) pts`).FindStringSubmatch(string(out))
-	if m == nil {
-		t.Fatalf("no page size in\n%s", out)
-	}
-	w, _ := strconv.ParseFloat(m[1], 64)
-	hh, _ := strconv.ParseFloat(m[2], 64)
-	if w > hh {
-		w, hh = hh, w
-	}
+	w, hh := cupstest.PageSize(t, pdf)
 	if w < wPt-2 || w > wPt+2 || hh < hPt-2 || hh > hPt+2 {
 		t.Errorf("page %.1f×%.1f pt, want %.1f×%.1f", w, hh, wPt, hPt)
 	}
-	png := filepath.Join(t.TempDir(), "page")
-	if out, err := exec.Command("pdftoppm", "-r", "150", "-png", "-singlefile", pdf, png).CombinedOutput(); err != nil {
-		t.Fatalf("pdftoppm: %v\n%s", err, out)
-	}
-	codes, _ := exec.Command("zbarimg", "-q", png+".png").Output()
-	if strings.TrimSpace(string(codes)) != "QR-Code:"+link {
+	if codes := cupstest.Codes(t, pdf); len(codes) != 1 || codes[0] != link {
 		t.Errorf("codes %q, want the gallery link %s", codes, link)
 	}
 }

@@ -8,11 +8,8 @@ import (
 	"image/jpeg"
 	"log/slog"
 	"math"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -119,41 +116,6 @@ func (b *box) print(t *testing.T, pj store.PrintJob) {
 	b.runner.Notify(store.PrintJobKind)
 }
 
-// pageSize answers a PDF's first page size in points, the short side
-// first.
-func pageSize(t *testing.T, pdf string) (float64, float64) {
-	t.Helper()
-	out, err := exec.Command("pdfinfo", pdf).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`Page size:\s+([\d.]+) x ([\d.]+) pts`).FindStringSubmatch(string(out))
-	if m == nil {
-		t.Fatalf("no page size in\n%s", out)
-	}
-	w, _ := strconv.ParseFloat(m[1], 64)
-	h, _ := strconv.ParseFloat(m[2], 64)
-	return min(w, h), max(w, h)
-}
-
-// codes renders a PDF's first page and reads its QR codes.
-func codes(t *testing.T, pdf string) []string {
-	t.Helper()
-	testtool.Need(t, "zbar-tools", "zbarimg")
-	png := filepath.Join(t.TempDir(), "page")
-	if out, err := exec.Command("pdftoppm", "-r", "150", "-png", "-singlefile", pdf, png).CombinedOutput(); err != nil {
-		t.Fatalf("pdftoppm: %v\n%s", err, out)
-	}
-	out, _ := exec.Command("zbarimg", "-q", png+".png").Output()
-	var got []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if s, ok := strings.CutPrefix(l, "QR-Code:"); ok {
-			got = append(got, s)
-		}
-	}
-	return got
-}
-
 // newest answers the PDF of the highest CUPS job (cups-pdf names them
 // TITLE-job_N.pdf).
 func newest(pdfs []string) string {
@@ -201,11 +163,11 @@ func TestAPhotoPrintsAtThePapersSizeWithItsLayout(t *testing.T) {
 			}
 			b.print(t, store.PrintJob{Document: store.PrintPhoto, PhotoID: ph.ID, EventID: ph.EventID, Copies: 1, By: "host"})
 			pdf := newest(b.srv.WaitPDFs(i+1, 60*time.Second))
-			w, h := pageSize(t, pdf)
+			w, h := cupstest.PageSize(t, pdf)
 			if !near(w, tc.wPt) || !near(h, tc.hPt) {
 				t.Errorf("%s: page %.1f×%.1f pt, want %.1f×%.1f", tc.paper, w, h, tc.wPt, tc.hPt)
 			}
-			got := codes(t, pdf)
+			got := cupstest.Codes(t, pdf)
 			if len(got) != tc.wantCodes {
 				t.Fatalf("%s: codes %q, want %d of %s", tc.paper, got, tc.wantCodes, link)
 			}

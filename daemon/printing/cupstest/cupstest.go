@@ -19,7 +19,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -220,4 +222,40 @@ func whole(pdfs []string) bool {
 		}
 	}
 	return true
+}
+
+// PageSize answers a printed PDF's first page size in points (pdfinfo),
+// the short side first.
+func PageSize(t testing.TB, pdf string) (float64, float64) {
+	t.Helper()
+	out, err := exec.Command("pdfinfo", pdf).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`Page size:\s+([\d.]+) x ([\d.]+) pts`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("no page size in\n%s", out)
+	}
+	w, _ := strconv.ParseFloat(m[1], 64)
+	h, _ := strconv.ParseFloat(m[2], 64)
+	return min(w, h), max(w, h)
+}
+
+// Codes renders a printed PDF's first page at 150 dpi (pdftoppm) and
+// answers the QR codes zbarimg reads on it.
+func Codes(t testing.TB, pdf string) []string {
+	t.Helper()
+	testtool.Need(t, "zbar-tools", "zbarimg")
+	png := filepath.Join(t.TempDir(), "page")
+	if out, err := exec.Command("pdftoppm", "-r", "150", "-png", "-singlefile", pdf, png).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	out, _ := exec.Command("zbarimg", "-q", png+".png").Output()
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if c, ok := strings.CutPrefix(l, "QR-Code:"); ok {
+			got = append(got, c)
+		}
+	}
+	return got
 }
