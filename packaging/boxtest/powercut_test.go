@@ -105,14 +105,7 @@ func TestPowerCuts(t *testing.T) {
 		m.powerOff()
 		close(stop)
 		wg.Wait()
-		mode, name := LoseAll, "all lost"
-		if round%2 == 0 {
-			mode, name = KeepSome, "some kept, in any order"
-		}
-		pending, err := disk.Cut(mode, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pending, name := cutDisk(t, disk, round, rng)
 		t.Logf("cut %d after %s of uploads: %d writes were not flushed (%s); %d uploads acknowledged so far", round, wait, pending, name, len(acked))
 		m = bootMachine(t, c, drive)
 		h.base = m.http
@@ -163,6 +156,22 @@ func lossyDrive(t *testing.T, c *card) (*LossyDisk, string) {
 	t.Cleanup(func() { l.Close() })
 	go func() { _ = disk.Serve(l) }()
 	return disk, "file=nbd+unix:///?socket=" + sock + ",format=raw,cache=writeback"
+}
+
+// cutDisk makes the disk lose what it was not told to flush at the
+// round-th cut: odd cuts lose it all, even ones keep a random part in a
+// random order. It answers how many writes were pending and which it was.
+func cutDisk(t *testing.T, disk *LossyDisk, round int, rng *rand.Rand) (int, string) {
+	t.Helper()
+	mode, name := LoseAll, "all lost"
+	if round%2 == 0 {
+		mode, name = KeepSome, "some kept, in any order"
+	}
+	pending, err := disk.Cut(mode, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pending, name
 }
 
 // seededRand is the cuts' randomness, its seed logged (BOXTEST_SEED

@@ -83,14 +83,7 @@ func TestPowerCutsDuringARestore(t *testing.T) {
 		time.Sleep(wait)
 		m.powerOff()
 		answer := <-answered
-		mode, name := LoseAll, "all lost"
-		if round%2 == 0 {
-			mode, name = KeepSome, "some kept, in any order"
-		}
-		pending, err := disk.Cut(mode, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pending, name := cutDisk(t, disk, round, rng)
 		m = bootMachine(t, c, drive)
 		// The restored data has its own sessions: sign in again.
 		h = m.signIn("anna", "a-long-party-password")
