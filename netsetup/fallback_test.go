@@ -12,6 +12,18 @@ import (
 	"eventbox/netsetup"
 )
 
+// watchedWiFi is a box on its hotspot with the home network "Home"
+// (password letmein123) in range, and a fall-back watcher over its Wi-Fi
+// that logs to logs (not running yet).
+func watchedWiFi(t *testing.T, logs *lockedBuffer) (netsetup.WiFi, *fakeNM, *netsetup.Fallback) {
+	t.Helper()
+	w, nm := newWiFi(t)
+	nm.inRange = []fakeAP{{ssid: "Home", signal: 80, security: "WPA2", password: "letmein123"}}
+	nm.active[netsetup.DefaultConnection] = "activated"
+	fb := netsetup.NewFallback(netsetup.FallbackConfig{Link: w, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	return w, nm, fb
+}
+
 // TestFallbackBringsTheHotspotBack runs the watcher against the
 // NetworkManager stand-in in a synctest bubble, whose clock moves only when
 // every goroutine waits: two minutes pass in no time.
@@ -73,11 +85,8 @@ func TestFallbackBringsTheHotspotBack(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w, nm := newWiFi(t)
-				nm.inRange = []fakeAP{{ssid: "Home", signal: 80, security: "WPA2", password: "letmein123"}}
-				nm.active[netsetup.DefaultConnection] = "activated"
 				var logs lockedBuffer
-				fb := netsetup.NewFallback(netsetup.FallbackConfig{Link: w, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+				w, nm, fb := watchedWiFi(t, &logs)
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error)
 				go func() { done <- fb.Run(ctx) }()
@@ -121,11 +130,8 @@ func TestFallbackBringsTheHotspotBack(t *testing.T) {
 // brings the active hotspot up again, which would drop the phones on it.
 func TestFallbackCountsTheHotspotNetworkManagerBroughtBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w, nm := newWiFi(t)
-		nm.inRange = []fakeAP{{ssid: "Home", signal: 80, security: "WPA2", password: "letmein123"}}
-		nm.active[netsetup.DefaultConnection] = "activated"
 		var logs lockedBuffer
-		fb := netsetup.NewFallback(netsetup.FallbackConfig{Link: w, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		w, nm, fb := watchedWiFi(t, &logs)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() { _ = fb.Run(ctx) }()

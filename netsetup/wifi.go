@@ -243,12 +243,17 @@ func (w WiFi) Join(ctx context.Context, ssid, password string) error {
 
 // HomeConnected reports whether the home connection is up (activated).
 func (w WiFi) HomeConnected(ctx context.Context) (bool, error) {
+	return w.activated(ctx, w.home())
+}
+
+// activated reports whether NetworkManager's connection name is up.
+func (w WiFi) activated(ctx context.Context, name string) (bool, error) {
 	rows, err := w.terseLines(ctx, "-t", "-f", "NAME,STATE", "connection", "show", "--active")
 	if err != nil {
 		return false, fmt.Errorf("reading the active connections: %w", err)
 	}
 	for _, f := range rows {
-		if len(f) == 2 && f[0] == w.home() && f[1] == "activated" {
+		if len(f) == 2 && f[0] == name && f[1] == "activated" {
 			return true, nil
 		}
 	}
@@ -257,16 +262,7 @@ func (w WiFi) HomeConnected(ctx context.Context) (bool, error) {
 
 // HotspotActive reports whether the hotspot connection is up (activated).
 func (w WiFi) HotspotActive(ctx context.Context) (bool, error) {
-	rows, err := w.terseLines(ctx, "-t", "-f", "NAME,STATE", "connection", "show", "--active")
-	if err != nil {
-		return false, fmt.Errorf("reading the active connections: %w", err)
-	}
-	for _, f := range rows {
-		if len(f) == 2 && f[0] == w.hotspot() && f[1] == "activated" {
-			return true, nil
-		}
-	}
-	return false, nil
+	return w.activated(ctx, w.hotspot())
 }
 
 // HotspotUp gives up the home Wi-Fi and brings the hotspot back.
