@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"io"
 	"net/url"
-	"strings"
 	"time"
 
 	"eventbox/daemon/imaging"
@@ -139,7 +138,7 @@ func (a *API) signageDocument(ctx context.Context, pj store.PrintJob) (io.ReadCl
 	if err != nil {
 		return nil, jobs.Permanent(fmt.Errorf("making the signs of event %s: %w", e.ID, err))
 	}
-	return readCloser{strings.NewReader(string(pdf))}, nil
+	return io.NopCloser(bytes.NewReader(pdf)), nil
 }
 
 // tempDoc is a PDF in the temp area, removed when closed.

@@ -293,11 +293,6 @@ func (a *API) document(ctx context.Context, pj store.PrintJob, pp paper) (io.Rea
 	return a.pdf(pg)
 }
 
-// readCloser is a PDF in memory.
-type readCloser struct{ *strings.Reader }
-
-func (readCloser) Close() error { return nil }
-
 // pdf renders pg and answers its PDF. The canvas is let go before the
 // PDF is returned.
 func (a *API) pdf(pg page) (io.ReadCloser, error) {
@@ -306,7 +301,7 @@ func (a *API) pdf(pg page) (io.ReadCloser, error) {
 	if err := writePDF(&b, canvas, pg.paper, pg.landscape()); err != nil {
 		return nil, err
 	}
-	return readCloser{strings.NewReader(b.String())}, nil
+	return io.NopCloser(strings.NewReader(b.String())), nil
 }
 
 // isCancelled reports whether a host cancelled print id before CUPS had it.
