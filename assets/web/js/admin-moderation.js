@@ -121,7 +121,7 @@ export function photosTab(env, body) {
       q.status !== 'hidden' ? h('button', { class: 'small', dataset: { action: 'hide' }, onclick: (e) => viewAct('hide', q, e, close) }, t('Hide')) : null,
       h('button', { class: 'small', dataset: { action: q.favorite ? 'unfavorite' : 'favorite' }, 'aria-pressed': q.favorite ? 'true' : 'false', onclick: (e) => viewAct(q.favorite ? 'unfavorite' : 'favorite', q, e, close) }, q.favorite ? t('★ Favourite') : t('☆ Favourite')),
       h('a', { class: 'btn small', href: mediaURL(q.id, 'original', true), download: '' }, t('Original')),
-      q.video ? null : h('button', { class: 'small', dataset: { action: 'print' }, onclick: (e) => import('./admin-printing.js').then((m) => m.printPhoto(ev, q.id, e.currentTarget)) }, t('Print')),
+      q.video ? null : h('button', { class: 'small', dataset: { action: 'print' }, onclick: (e) => import('./admin-printing.js').then((m) => m.printPhoto(ev, q.id, e.currentTarget)) }, t('Print photo')),
     ];
     const list = photos.slice();
     closeView = openLightbox(list, list.indexOf(p), {
