@@ -50,6 +50,9 @@ func main() {
 	profile := flag.String("profile", os.Getenv(piprofile.EnvVar), "run both servers as on a Pi stand-in: pi4 or pi3 (default $PROFILE)")
 	serveTrivial := flag.String("serve-trivial", "", "internal: serve the trivial server on this address, into -trivial-dir")
 	trivialDir := flag.String("trivial-dir", "", "internal: where -serve-trivial writes")
+	resumable := flag.Bool("resumable", false, "each guest sends one large video through the resumable (tus) route, loses its connection mid-piece, and sends the rest")
+	videoMB := flag.Int("video-mb", 40, "with -resumable: each video's size in MB")
+	pieceMB := flag.Int("piece-mb", 8, "with -resumable: the most one PATCH sends, in MB")
 	flag.Parse()
 	if *serveTrivial != "" {
 		l, err := net.Listen("tcp", *serveTrivial)
@@ -74,7 +77,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "uploadload: -bin is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *guests, *photos, *bases, *rounds, pp); err != nil {
+	if *resumable {
+		err = runResumable(*bin, *guests, *videoMB*1e6, *pieceMB*1e6, pp)
+	} else {
+		err = run(*bin, *guests, *photos, *bases, *rounds, pp)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "uploadload:", err)
 		os.Exit(1)
 	}
@@ -289,65 +297,104 @@ func waitListening(addr string) error {
 	return fmt.Errorf("nothing listening on %s within 30 s", addr)
 }
 
-// runEventbox starts the daemon on a fresh DATA_DIR, makes an event, lets
-// the guests join, times the uploads, then fetches every thumb (so the
-// image work is part of the measured peak) and reads the peak RSS.
-func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile) (time.Duration, int64, error) {
+// box is a running eventbox binary with an event the guests have joined.
+type box struct {
+	cmd     *exec.Cmd
+	url     string
+	slug    string
+	clients []*http.Client
+	stop    func()
+}
+
+// startBox starts the daemon on a fresh DATA_DIR (in the profile's control
+// group when prof is set), makes an event and lets the guests join, each
+// from its own address. stop ends the daemon and removes its data.
+func startBox(bin string, guests int, prof *piprofile.Profile) (*box, error) {
 	dir, err := os.MkdirTemp("", "eventbox-load-")
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	var undo []func()
+	stop := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	undo = append(undo, func() { os.RemoveAll(dir) })
 	addr, err := loadclient.FreeAddr()
 	if err != nil {
-		return 0, 0, err
+		stop()
+		return nil, err
 	}
 	cmd := exec.Command(bin, "serve")
 	if prof != nil {
 		g, err := prof.NewGroup("eventbox")
 		if err != nil {
-			return 0, 0, err
+			stop()
+			return nil, err
 		}
-		defer g.Close() // after the deferred Wait below
+		undo = append(undo, func() { g.Close() }) // after the Wait below
 		cmd = g.Command(bin, "serve")
 	}
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "DATA_DIR="+dir, "ADMIN_PASSWORD=load-test-password", "MDNS_NAME=off", "LOG_LEVEL=warn")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+		stop()
+		return nil, err
 	}
-	defer func() {
+	undo = append(undo, func() {
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
-	}()
-	url := "http://" + addr
-	if err := waitHealthy(url); err != nil {
-		return 0, 0, err
+	})
+	b := &box{cmd: cmd, url: "http://" + addr, stop: stop}
+	if err := b.join(guests); err != nil {
+		stop()
+		return nil, err
+	}
+	return b, nil
+}
+
+// join waits for the daemon, makes an event and lets the guests join.
+func (b *box) join(guests int) error {
+	if err := waitHealthy(b.url); err != nil {
+		return err
 	}
 	admin := newClient()
-	if err := loadclient.Post(admin, url, "/api/admin/login", `{"password":"load-test-password"}`, nil); err != nil {
-		return 0, 0, err
+	if err := loadclient.Post(admin, b.url, "/api/admin/login", `{"password":"load-test-password"}`, nil); err != nil {
+		return err
 	}
 	var created struct{ Event struct{ Slug string } }
-	if err := loadclient.Post(admin, url, "/api/admin/events", `{"name":"Load test"}`, &created); err != nil {
-		return 0, 0, err
+	if err := loadclient.Post(admin, b.url, "/api/admin/events", `{"name":"Load test"}`, &created); err != nil {
+		return err
 	}
-	slug := created.Event.Slug
-	clients := make([]*http.Client, guests)
-	for i := range clients {
-		clients[i] = guestClient(i)
-		if err := loadclient.Post(clients[i], url, "/api/e/"+slug+"/join", "", nil); err != nil {
-			return 0, 0, err
+	b.slug = created.Event.Slug
+	b.clients = make([]*http.Client, guests)
+	for i := range b.clients {
+		b.clients[i] = guestClient(i)
+		if err := loadclient.Post(b.clients[i], b.url, "/api/e/"+b.slug+"/join", "", nil); err != nil {
+			return err
 		}
 	}
-	d, err := uploadAll(clients, url, "/api/e/"+slug+"/photos", url, files)
+	return nil
+}
+
+// runEventbox starts the daemon, times the uploads, then fetches every
+// thumb (so the image work is part of the measured peak) and reads the
+// peak RSS.
+func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile) (time.Duration, int64, error) {
+	b, err := startBox(bin, guests, prof)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := fetchThumbs(clients, url, slug); err != nil {
+	defer b.stop()
+	d, err := uploadAll(b.clients, b.url, "/api/e/"+b.slug+"/photos", b.url, files)
+	if err != nil {
 		return 0, 0, err
 	}
-	rss, err := peakRSS(cmd.Process.Pid)
+	if err := fetchThumbs(b.clients, b.url, b.slug); err != nil {
+		return 0, 0, err
+	}
+	rss, err := peakRSS(b.cmd.Process.Pid)
 	return d, rss, err
 }
 
@@ -363,7 +410,7 @@ func guestClient(i int) *http.Client {
 	c := newClient()
 	n := 10 + i
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, byte(n/250), byte(n%250))}, Timeout: 30 * time.Second}
-	c.Transport = &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}
+	c.Transport = &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4, ExpectContinueTimeout: time.Minute}
 	return c
 }
 
@@ -476,16 +523,20 @@ func fetchThumbs(clients []*http.Client, url, slug string) error {
 }
 
 // peakRSS reads the process's high-water mark of resident memory.
-func peakRSS(pid int) (int64, error) {
+func peakRSS(pid int) (int64, error) { return procMemory(pid, "VmHWM") }
+
+// procMemory reads one of the process's memory figures (VmHWM, VmRSS) in
+// bytes from /proc.
+func procMemory(pid int, field string) (int64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
+		if strings.HasPrefix(line, field+":") {
 			kb, err := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, errors.New("no VmHWM in /proc status")
+	return 0, fmt.Errorf("no %s in /proc status", field)
 }
