@@ -43,9 +43,9 @@ type burst struct {
 
 // burstResult is what the guests saw.
 type burstResult struct {
-	Acknowledged int   // videos whose last PATCH answered 204 with Upload-Result-Status 201
-	Sent         int64 // video bytes handed to the connections, cut pieces included
-	Stored       int64 // bytes of the stored originals that match the videos sent
+	Acknowledged int     // videos whose last PATCH answered 204 with Upload-Result-Status 201
+	Sent         int64   // video bytes handed to the connections, cut pieces included
+	Stored       int64   // bytes of the stored originals that match the videos sent
 	Resumed      []int64 // the offset each guest resumed from
 	Conflicts    int64   // pieces the box answered 409 (the upload was further on)
 }
