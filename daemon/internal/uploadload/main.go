@@ -52,7 +52,7 @@ func main() {
 	trivialDir := flag.String("trivial-dir", "", "internal: where -serve-trivial writes")
 	resumable := flag.Bool("resumable", false, "each guest sends one large video through the resumable (tus) route, loses its connection mid-piece, and sends the rest")
 	videoMB := flag.Int("video-mb", 40, "with -resumable: each video's size in MB")
-	pieceMB := flag.Int("piece-mb", 8, "with -resumable: the most one PATCH sends, in MB")
+	pieceMB := flag.Int("piece-mb", 8, "with -resumable: the most one PATCH sends, in MB (0: all the rest, as the guest page does)")
 	flag.Parse()
 	if *serveTrivial != "" {
 		l, err := net.Listen("tcp", *serveTrivial)
