@@ -32,7 +32,7 @@ type burst struct {
 	Piece int
 	// CutAt is where the connection drops, in bytes from the start: the
 	// PATCH that would carry that byte is cut there.
-	CutAt int
+	CutAt     int
 	conflicts *atomic.Int64
 }
 
