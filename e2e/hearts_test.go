@@ -8,11 +8,15 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestHeartsInTheAlbumGalleryAndConsole: at a phone's size, in English
-// and French, a guest hearts a photo of the shared album from its large
-// view, a gallery visitor hearts it too and puts the most loved first,
-// and the hosts see the count on the console's tile and keep the most
-// loved with the filter; axe finds nothing on each page.
+// TestHeartsInTheAlbumGalleryAndConsole: at a phone's size, in English,
+// French and Italian, a guest hearts a photo of the shared album from its
+// tile (a 44 px button beside the tile's own, reached with the keyboard),
+// takes it back, sees the large view agree and take it back there too,
+// then hearts it from the large view; a heart the box refuses comes back
+// off with a message; a gallery visitor does the same from the gallery's
+// tile and large view and puts the most loved first, and the hosts see
+// the count on the console's tile and keep the most loved with the
+// filter; axe finds nothing on each page.
 func TestHeartsInTheAlbumGalleryAndConsole(t *testing.T) {
 	sizes := []struct {
 		name string
@@ -26,10 +30,10 @@ func TestHeartsInTheAlbumGalleryAndConsole(t *testing.T) {
 		{"laptop", 1366, 768, false},
 		{"venue", 1920, 1080, false},
 	}
-	for _, lang := range []struct{ code, loved, heart string }{
-		{"en-US", "Most loved", "Love this photo"},
-		{"fr-FR", "Les plus aimées", "J’aime cette photo"},
-		{"it-IT", "Le più amate", "Mi piace questa foto"},
+	for _, lang := range []struct{ code, loved, heart, one, two string }{
+		{"en-US", "Most loved", "Love this photo", "1 heart", "2 hearts"},
+		{"fr-FR", "Les plus aimées", "J’aime cette photo", "1 cœur", "2 cœurs"},
+		{"it-IT", "Le più amate", "Mi piace questa foto", "1 cuore", "2 cuori"},
 	} {
 		for _, size := range sizes {
 			if !size.checked && *shotDir == "" || !swept(lang.code+"-"+size.name, "en-US-phone", "fr-FR-small-phone") {
@@ -37,13 +41,26 @@ func TestHeartsInTheAlbumGalleryAndConsole(t *testing.T) {
 			}
 			t.Run(lang.code+"-"+size.name, func(t *testing.T) {
 				t.Parallel()
-				heartsFlow(t, lang.code, lang.loved, lang.heart, size.w, size.h, size.checked, size.name)
+				heartsFlow(t, heartWords{lang.code, lang.loved, lang.heart, lang.one, lang.two}, size.w, size.h, size.checked, size.name)
 			})
 		}
 	}
 }
 
-func heartsFlow(t *testing.T, lang, lovedLabel, heartLabel string, w, h int, checked bool, size string) {
+// heartWords are what a language's pages say of hearts: the console's
+// filter, the heart's name, and one and two hearts.
+type heartWords struct{ lang, loved, heart, one, two string }
+
+// heartIs is a JavaScript test that the heart button sel is pressed (or
+// not) with text on it and the name label.
+func heartIs(sel string, pressed bool, text, label string) string {
+	return fmt.Sprintf(`(() => { const b = document.querySelector(%q); return !!b && b.getAttribute('aria-pressed') === %q && b.textContent === %q && b.getAttribute('aria-label') === %q; })()`,
+		sel, fmt.Sprint(pressed), text, label)
+}
+
+func heartsFlow(t *testing.T, words heartWords, w, h int, checked bool, size string) {
+	lang, lovedLabel, heartLabel := words.lang, words.loved, words.heart
+	one, two := heartLabel+", "+words.one, heartLabel+", "+words.two
 	box := startBox(t)
 	ev := partyEvent(t, box.Store, "Anna & Marco", nil)
 	ids := guestUploads(t, box, ev, "Ana", 3)
@@ -65,6 +82,20 @@ func heartsFlow(t *testing.T, lang, lovedLabel, heartLabel string, w, h int, che
 		}
 	}
 	tile := func(grid string) string { return grid + ` .tile[data-id="` + loved + `"]` }
+	// big reads the large view's heart.
+	const big = `.lightbox #heart`
+	// reachable checks the tile's heart is a 44 px target, the next stop
+	// of the keyboard after the tile's own button.
+	reachable := func(b *browser, grid string) {
+		var got struct{ W, H float64 }
+		b.eval(t, `(() => { const r = document.querySelector('`+tile(grid)+` > .tile-heart').getBoundingClientRect(); return { w: r.width, h: r.height }; })()`, &got)
+		if got.W < 44 || got.H < 44 {
+			t.Errorf("the tile's heart is %.0f×%.0f px; want at least 44×44", got.W, got.H)
+		}
+		b.eval(t, `document.querySelector('`+tile(grid)+` > .open').focus()`, nil)
+		b.do(t, "moving on with the keyboard", chromedp.KeyEvent("\t"))
+		b.waitJS(t, "the heart is the next stop", `document.activeElement === document.querySelector('`+tile(grid)+` > .tile-heart')`)
+	}
 
 	// The guest, in the shared album.
 	g := newBrowserAt(t, lang, w, h)
@@ -73,6 +104,22 @@ func heartsFlow(t *testing.T, lang, lovedLabel, heartLabel string, w, h int, che
 		chromedp.WaitVisible(chromedp.CSS(`#tab-all`)),
 		click(`#tab-all`),
 		chromedp.WaitVisible(chromedp.CSS(tile(`#all-photos`))))
+	heart := tile(`#all-photos`) + ` > .tile-heart`
+	g.waitJS(t, "the tile's heart says what it does", heartIs(heart, false, "♡", heartLabel))
+	g.do(t, "hearting it from its tile", click(heart))
+	g.waitJS(t, "the tile's heart is pressed with one", heartIs(heart, true, "♥ 1", one))
+	axe(g, "shared album, a photo hearted from its tile")
+	shot(g, "album-tile")
+	reachable(g, `#all-photos`)
+	g.do(t, "taking it back with the keyboard", chromedp.KeyEvent(" "))
+	g.waitJS(t, "the tile's heart is off again", heartIs(heart, false, "♡", heartLabel))
+	g.do(t, "hearting it from its tile again", click(heart))
+	g.waitJS(t, "the tile's heart is pressed with one again", heartIs(heart, true, "♥ 1", one))
+	g.do(t, "opening the hearted photo", click(tile(`#all-photos`)), chromedp.WaitVisible(chromedp.CSS(big)))
+	g.waitJS(t, "the large view agrees", heartIs(big, true, "♥ 1", one))
+	g.do(t, "taking it back in the large view", click(big))
+	g.waitJS(t, "the large view and the tile are off", heartIs(big, false, "♡", heartLabel)+` && `+heartIs(heart, false, "♡", heartLabel))
+	g.do(t, "closing the large view", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
 	g.do(t, "opening the photo", click(tile(`#all-photos`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox #heart`)))
 	g.waitJS(t, "the heart says what it does", fmt.Sprintf(`document.querySelector('#heart').getAttribute('aria-label') === %q`, heartLabel))
 	g.do(t, "hearting it", click(`.lightbox #heart`))
@@ -83,12 +130,34 @@ func heartsFlow(t *testing.T, lang, lovedLabel, heartLabel string, w, h int, che
 	g.waitJS(t, "the tile shows one heart", `(document.querySelector('#all-photos .tile[data-id="`+loved+`"] .hearts-badge') || {}).textContent === '♥ 1'`)
 	axe(g, "shared album with a heart")
 	shot(g, "album")
+	// A heart the box never hears of: the tile's heart goes back as it
+	// was, and a message says why.
+	g.block(t, "*://*:*/api/e/*/photos/*/heart")
+	g.do(t, "taking it back without the box", click(heart))
+	g.waitJS(t, "the heart comes back on with a message", `!!document.querySelector('.toast.bad') && `+heartIs(heart, true, "♥ 1", one))
+	g.block(t)
 
 	// A gallery visitor.
 	v := newBrowserAt(t, lang, w, h)
 	v.do(t, "opening the gallery",
 		chromedp.Navigate(box.URL+"/g/"+created.Share.Token),
 		chromedp.WaitVisible(chromedp.CSS(tile(`#gallery-photos`))))
+	vheart := tile(`#gallery-photos`) + ` > .tile-heart`
+	v.waitJS(t, "the tile's heart shows the guest's", heartIs(vheart, false, "♡ 1", one))
+	v.do(t, "hearting it from its tile", click(vheart))
+	v.waitJS(t, "the tile's heart is pressed with two", heartIs(vheart, true, "♥ 2", two))
+	axe(v, "gallery, a photo hearted from its tile")
+	shot(v, "gallery-tile")
+	reachable(v, `#gallery-photos`)
+	v.do(t, "taking it back with the keyboard", chromedp.KeyEvent(" "))
+	v.waitJS(t, "the tile's heart is back to one", heartIs(vheart, false, "♡ 1", one))
+	v.do(t, "hearting it from its tile again", click(vheart))
+	v.waitJS(t, "the tile's heart is pressed with two again", heartIs(vheart, true, "♥ 2", two))
+	v.do(t, "opening the hearted photo", click(tile(`#gallery-photos`)), chromedp.WaitVisible(chromedp.CSS(big)))
+	v.waitJS(t, "the large view agrees", heartIs(big, true, "♥ 2", two))
+	v.do(t, "taking it back in the large view", click(big))
+	v.waitJS(t, "the large view and the tile are back to one", heartIs(big, false, "♡ 1", one)+` && `+heartIs(vheart, false, "♡ 1", one))
+	v.do(t, "closing the large view", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
 	v.do(t, "opening the photo", click(tile(`#gallery-photos`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox #heart`)))
 	v.do(t, "hearting it", click(`.lightbox #heart`))
 	v.waitJS(t, "the heart is pressed with two", `document.querySelector('#heart').getAttribute('aria-pressed') === 'true' && document.querySelector('#heart').textContent === '♥ 2'`)

@@ -139,13 +139,13 @@ function viewer(list, i, autoplay) {
 }
 
 function tile(p, list) {
-  const b = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
+  // The open button and the heart over its corner are siblings.
+  const open = h('button', { type: 'button', class: 'open' },
     h('span', { class: 'ph' }, tileName(p)),
     safeImg({ src: mediaURL(p.id, 'thumb'), loading: 'lazy', decoding: 'async' }),
-    p.video ? h('span', { class: 'play' }, icon('play')) : null,
-    hearts.badge(p));
-  b.addEventListener('click', () => viewer(list, list.indexOf(p)));
-  return b;
+    p.video ? h('span', { class: 'play' }, icon('play')) : null);
+  open.addEventListener('click', () => viewer(list, list.indexOf(p)));
+  return h('div', { class: 'tile', dataset: { id: p.id } }, open, hearts.tileButton(p));
 }
 
 // cover fills the header's wide picture: the hosts' first favourite,

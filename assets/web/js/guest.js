@@ -509,14 +509,18 @@ function tileFor(p, list, scopeAll) {
     if (tries++ < 6) setTimeout(() => { img.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
   });
   img.src = mediaURL(p.id, 'thumb');
-  // The placeholder under the thumbnail is also the tile's name.
-  const tile = h('button', { type: 'button', class: 'tile', dataset: { id: p.id } },
+  // The placeholder under the thumbnail is also the open button's name.
+  // In the shared album the heart sits over the tile's corner, a button
+  // beside the open button, not in it.
+  const heartable = scopeAll && p.status === 'visible';
+  const open = h('button', { type: 'button', class: 'open' },
     h('span', { class: 'ph' }, tileName(p, scopeAll)),
     img,
     p.status === 'pending' ? h('span', { class: 'badge' }, t('pending')) : p.status === 'hidden' ? h('span', { class: 'badge' }, t('hidden')) : null,
     p.video ? h('span', { class: 'play' }, icon('play')) : null,
-    scopeAll ? guestHearts().badge(p) : null);
-  tile.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
+    scopeAll && !heartable ? guestHearts().badge(p) : null);
+  const tile = h('div', { class: 'tile', dataset: { id: p.id } }, open, heartable ? guestHearts().tileButton(p) : null);
+  open.addEventListener('click', () => openLightbox(list, list.indexOf(p), {
     labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
     slideshow: scopeAll,
     caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: guestLabel(q.guestName, t('boothName')) }) : fmtTime(q.createdAt, lang)),

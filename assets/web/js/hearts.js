@@ -1,31 +1,82 @@
 // Hearts: a guest in the shared album, or a gallery visitor, hearts a
-// photo from its large view (one heart per guest or browser and photo,
-// tapped again to take it back); the tiles show how many hearts a photo
-// has. base is the page's API base (/api/e/<slug> or /api/g/<token>); t
-// is the page's catalogue (guest section).
+// photo from its tile in the grid or from its large view (one heart per
+// guest or browser and photo, tapped again to take it back); each heart
+// button shows how many hearts the photo has. base is the page's API base
+// (/api/e/<slug> or /api/g/<token>); t is the page's catalogue (guest
+// section).
 import { api, h } from './lib.js';
 
 /** heartsOf returns the page's hearts: which photos this viewer hearted,
- * loaded for a list with load(), a tile's badge and the large view's
- * button. */
+ * loaded for a list with load(), a tile's heart, a tile's plain count and
+ * the large view's heart. Every heart of a photo on the page shows the
+ * same state: a tap changes them all at once, and puts them back with
+ * onError's message when the box refuses. */
 export function heartsOf(base, t, onError) {
   const given = new Set();
-  const countText = (n) => t('hearts', { n });
-  // badge is a tile's count: nothing without hearts.
-  const badge = (p) => (p.hearts > 0 ? h('span', { class: 'hearts-badge', dataset: { hearts: p.hearts } }, '♥ ' + p.hearts) : null);
-  // refresh puts a photo's new count on each of its tiles on the page.
-  const refresh = (p) => {
-    document.querySelectorAll(`.tile[data-id="${CSS.escape(p.id)}"]`).forEach((tile) => {
-      const old = tile.querySelector('.hearts-badge');
-      const fresh = badge(p);
-      if (old && fresh) old.replaceWith(fresh);
-      else if (old) old.remove();
-      else if (fresh) tile.append(fresh);
-    });
+  // counts are the photos' counts by id: the same photo can be in two
+  // lists (the favourites and all), as two objects.
+  const counts = new Map();
+  // busy are the photos whose heart is on its way to the box.
+  const busy = new Set();
+  const countOf = (p) => (counts.has(p.id) ? counts.get(p.id) : p.hearts || 0);
+  const label = (n) => t('heartGive') + (n ? ', ' + t('hearts', { n }) : '');
+  const face = (on, n) => (on ? '♥' : '♡') + (n ? ' ' + n : '');
+  // badge is a tile's plain count, for a photo no one can heart: nothing
+  // without hearts.
+  const badge = (p) => (p.hearts > 0 ? h('span', { class: 'hearts-badge', 'aria-hidden': 'true' }, '♥ ' + p.hearts) : null);
+  // draw shows one heart button in the photo's state.
+  const draw = (b, id, n) => {
+    const on = given.has(id);
+    b.setAttribute('aria-pressed', on ? 'true' : 'false');
+    b.setAttribute('aria-label', label(n));
+    const inner = b.querySelector('.hearts-badge');
+    (inner || b).textContent = face(on, n);
+  };
+  // sync draws every heart of the photo on the page: its tiles' and the
+  // large view's.
+  const sync = (p) => {
+    const n = countOf(p);
+    p.hearts = n;
+    document.querySelectorAll(`[data-heart="${CSS.escape(p.id)}"]`).forEach((b) => draw(b, p.id, n));
+  };
+  // toggle gives or takes back the viewer's heart at once, then asks the
+  // box; taps while the box answers are sent after it, the last one wins.
+  // The box's answer is the count; a refusal puts back what the box last
+  // said.
+  const toggle = async (p) => {
+    const on = !given.has(p.id);
+    let n = countOf(p);
+    if (on) given.add(p.id); else given.delete(p.id);
+    counts.set(p.id, Math.max(0, n + (on ? 1 : -1)));
+    sync(p);
+    if (busy.has(p.id)) return;
+    busy.add(p.id);
+    let hearted = !on;
+    try {
+      while (given.has(p.id) !== hearted) {
+        const ask = given.has(p.id);
+        const res = await api(`${base}/photos/${encodeURIComponent(p.id)}/heart`, { method: ask ? 'PUT' : 'DELETE' });
+        hearted = res.hearted;
+        n = res.hearts;
+        if (hearted !== ask) break;
+      }
+    } catch (e) {
+      if (onError) onError(e);
+    } finally {
+      busy.delete(p.id);
+      if (hearted) given.add(p.id); else given.delete(p.id);
+      counts.set(p.id, Math.max(0, n));
+      sync(p);
+    }
+  };
+  const make = (p, attrs, inner) => {
+    const b = h('button', { type: 'button', dataset: { heart: p.id }, ...attrs }, inner);
+    b.addEventListener('click', (e) => { e.stopPropagation(); toggle(p); });
+    draw(b, p.id, countOf(p));
+    return b;
   };
   return {
     badge,
-    refresh,
     /** load asks which of the photos this viewer hearted, 200 at a time. */
     async load(photos) {
       const ids = photos.map((p) => p.id);
@@ -36,32 +87,14 @@ export function heartsOf(base, t, onError) {
         } catch { return; }
       }
     },
+    /** tileButton is a tile's heart of p, beside the tile's own button
+     * (never in it): a 44 px corner with the count drawn in it. */
+    tileButton(p) {
+      return make(p, { class: 'tile-heart' }, h('span', { class: 'hearts-badge', 'aria-hidden': 'true' }));
+    },
     /** button is the large view's heart of p: pressed when hearted. */
     button(p) {
-      const b = h('button', { type: 'button', class: 'small heart', id: 'heart' });
-      const draw = () => {
-        const on = given.has(p.id);
-        b.setAttribute('aria-pressed', on ? 'true' : 'false');
-        b.setAttribute('aria-label', (on ? t('heartTakeBack') : t('heartGive')) + (p.hearts ? ', ' + countText(p.hearts) : ''));
-        b.textContent = (on ? '♥' : '♡') + (p.hearts ? ' ' + p.hearts : '');
-      };
-      b.addEventListener('click', async () => {
-        const on = !given.has(p.id);
-        b.disabled = true;
-        try {
-          const res = await api(`${base}/photos/${encodeURIComponent(p.id)}/heart`, { method: on ? 'PUT' : 'DELETE' });
-          p.hearts = res.hearts;
-          if (res.hearted) given.add(p.id); else given.delete(p.id);
-          refresh(p);
-        } catch (e) {
-          if (onError) onError(e);
-        }
-        b.disabled = false;
-        draw();
-        b.focus();
-      });
-      draw();
-      return b;
+      return make(p, { class: 'small heart', id: 'heart' });
     },
   };
 }
