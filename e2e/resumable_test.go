@@ -255,12 +255,12 @@ func shownBytes(s string) (n float64, ok bool) {
 // figure it shows after the reload, the queue counts from what the box
 // already holds, not from 0; it goes on from there to the thank-you, the
 // box holds the video once and whole, and the bytes sent stay well under
-// twice its size.
+// twice its size. In English and French.
 func TestGuestVideoResumesAfterAReload(t *testing.T) {
 	video, want := largeVideo(t)
 	size := int64(len(want))
 	box := startBoxWith(t, func(c *daemon.Config) { c.MaxVideoMB = 100; c.MaxVideoSeconds = 60 })
-	for _, pc := range []struct{ lang, browserLang string }{{"en", "en-US"}} {
+	for _, pc := range []struct{ lang, browserLang string }{{"en", "en-US"}, {"fr", "fr-FR"}} {
 		t.Run(pc.lang, func(t *testing.T) {
 			g := catalogue(t, pc.lang, "guest")
 			ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
