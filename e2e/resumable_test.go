@@ -324,6 +324,13 @@ func TestGuestVideoResumesAfterAReload(t *testing.T) {
 			if ratio > 1.2 {
 				t.Fatalf("sent %.3f× the video: it started again after the reload instead of resuming", ratio)
 			}
+			// Nor does it fall back to 0 once the box is asked again.
+			b.eval(t, `window.__bytesLine`, &lines)
+			for _, l := range lines {
+				if n, ok := shownBytes(l); !ok || n < first-0.5e6 {
+					t.Fatalf("after the reload the bytes line went %q: it fell back from %q", lines, lines[0])
+				}
+			}
 			photos := eventPhotos(t, box.Store, ev.ID)
 			if len(photos) != 1 || photos[0].Video == nil {
 				t.Fatalf("the box holds %d photos (%+v); want the video once", len(photos), photos)
