@@ -29,6 +29,10 @@
 // files, in localStorage, written at once on each change: a reload, a
 // closed tab or a lost connection keeps "2 of 5 sent" and the refused
 // file's reason, and the thank-you counts the files sent before it too.
+// The note also keeps how much of each unsent file the box holds (written
+// at most once a second while it goes, and as the page goes), so the
+// bytes line after a reload starts from there, not from 0, until the box
+// answers with its own figure.
 import { makePoster, videoBody, VIDEO_TYPE } from './video.js';
 
 const DB_NAME = 'eventbox-uploads';
@@ -70,6 +74,8 @@ function idb(db, mode, fn) {
 const BATCH_STALE_MS = 6 * 3600 * 1000;
 // The ids of sent files kept to recognise one sent just before a reload.
 const MAX_SENT_IDS = 500;
+// How often the bytes the box holds are written to the note while a file goes.
+const HELD_SAVE_MS = 1000;
 
 function readNote(key) {
   try {
@@ -247,6 +253,9 @@ export class UploadQueue extends EventTarget {
     // The ids of the files of this selection the box has, so one sent
     // just before a reload is neither sent nor counted twice.
     this.sentIds = [];
+    // The bytes the box holds of each unsent file, by id, as last known.
+    this.held = {};
+    this.heldSavedAt = 0;
     // The challenge the guest chose, for the next files.
     this.challenge = '';
     this.noteKey = 'eventbox.queue.' + slug;
@@ -261,6 +270,8 @@ export class UploadQueue extends EventTarget {
     this.db = openDB();
     this.timer = null;
     window.addEventListener('online', () => this.wake());
+    // A reload or a closed tab: keep the last figures of the files going.
+    window.addEventListener('pagehide', () => this.saveNote());
   }
 
   /**
@@ -273,6 +284,9 @@ export class UploadQueue extends EventTarget {
     if (!n) return;
     const count = (v) => (Number.isInteger(v) && v >= 0 ? v : 0);
     this.challenge = typeof n.challenge === 'string' ? n.challenge : '';
+    if (n.held && typeof n.held === 'object') {
+      for (const [id, v] of Object.entries(n.held)) if (count(v)) this.held[id] = v;
+    }
     const failed = Array.isArray(n.failed) ? n.failed : [];
     for (const f of failed) {
       if (!f || typeof f.id !== 'string' || typeof f.error !== 'string') continue;
@@ -292,9 +306,17 @@ export class UploadQueue extends EventTarget {
     const failed = this.items.filter((i) => i.state === 'failed').map((i) => ({
       id: i.id, name: i.name, type: i.type, kind: i.kind, error: i.error, added: i.added, early: !!i.early,
     }));
+    const held = {};
+    for (const i of this.items) {
+      if (i.state !== 'sent' && i.state !== 'failed' && this.held[i.id] > 0) held[i.id] = this.held[i.id];
+    }
+    // Before load, the files still in the database keep their figure too.
+    if (!this.loaded) for (const [id, v] of Object.entries(this.held)) if (!this.items.some((i) => i.id === id)) held[id] = v;
+    this.held = held;
+    this.heldSavedAt = Date.now();
     const note = {
       batch: this.batch, sentIds: this.sentIds.slice(-MAX_SENT_IDS), failed, challenge: this.challenge,
-      pending: this.pending, at: Date.now(),
+      pending: this.pending, held, at: Date.now(),
     };
     try { localStorage.setItem(this.noteKey, JSON.stringify(note)); } catch { /* storage off: this visit only */ }
   }
@@ -312,9 +334,14 @@ export class UploadQueue extends EventTarget {
       if (this.items.some((i) => i.id === r.id)) continue; // added while loading
       // Sent just before the page went: the box has it.
       if (this.sentIds.includes(r.id)) { this.forget(r); continue; }
-      this.items.push({ ...r, state: 'waiting', progress: 0, attempts: 0, retryAt: 0, error: null });
+      // What the box held of it when the page went: shown until the box
+      // answers with its own figure.
+      const total = UploadQueue.total(r);
+      const sent = Math.min(this.held[r.id] || 0, total);
+      this.items.push({ ...r, state: 'waiting', sent, progress: total ? sent / total : 0, attempts: 0, retryAt: 0, error: null });
     }
     this.items.sort((a, b) => a.added - b.added);
+    this.loaded = true;
     this.changed();
     this.pump();
   }
@@ -538,6 +565,11 @@ export class UploadQueue extends EventTarget {
     item.total = UploadQueue.total(item);
     item.sent = Math.min(n, item.total);
     item.progress = item.total ? item.sent / item.total : 0;
+    // The one-request route starts again from 0 on a reload: nothing to keep.
+    if (!this.tusOff) {
+      this.held[item.id] = item.sent;
+      if (Date.now() - this.heldSavedAt >= HELD_SAVE_MS) this.saveNote();
+    }
     this.changed();
   }
 
