@@ -74,6 +74,12 @@ type Config struct {
 	// Poll is how often a print on its way asks CUPS how it goes; zero
 	// means 2 s.
 	Poll time.Duration
+	// DeviceSchemes are the kinds of printer the console may add
+	// (devices.go); nil means DefaultDeviceSchemes. Tests add cups-pdf.
+	DeviceSchemes []string
+	// DeviceTimeout is how long CUPS's backends look for printers; zero
+	// means 5 s.
+	DeviceTimeout time.Duration
 }
 
 // API is printing: its routes and its job kind. Build it with New.
@@ -113,6 +119,12 @@ func New(cfg Config) *API {
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second
+	}
+	if cfg.DeviceSchemes == nil {
+		cfg.DeviceSchemes = DefaultDeviceSchemes
+	}
+	if cfg.DeviceTimeout <= 0 {
+		cfg.DeviceTimeout = 5 * time.Second
 	}
 	a := &API{cfg: cfg, store: cfg.Store, log: cfg.Logger.With("component", "printing"), cups: cfg.CUPS,
 		now: cfg.Now, poll: cfg.Poll, cancelled: map[string]bool{}}

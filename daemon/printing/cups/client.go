@@ -62,7 +62,9 @@ const (
 
 // Printer is a CUPS queue as the box shows it.
 type Printer struct {
-	Name      string
+	Name string
+	// DeviceURI is where CUPS sends the queue's jobs (device-uri).
+	DeviceURI string
 	Info      string
 	MakeModel string
 	// State is PrinterIdle, PrinterProcessing or PrinterStopped; Reasons
@@ -218,10 +220,10 @@ func (c *Client) send(ctx context.Context, path string, m message, doc io.Reader
 }
 
 var printerAttrs = []string{"printer-name", "printer-info", "printer-make-and-model", "printer-state",
-	"printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs", "queued-job-count"}
+	"printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs", "queued-job-count", "device-uri"}
 
 func readPrinter(g group) Printer {
-	p := Printer{Name: g.str("printer-name"), Info: g.str("printer-info"), MakeModel: g.str("printer-make-and-model"),
+	p := Printer{Name: g.str("printer-name"), DeviceURI: g.str("device-uri"), Info: g.str("printer-info"), MakeModel: g.str("printer-make-and-model"),
 		Message: g.str("printer-state-message"), Accepting: g.bool("printer-is-accepting-jobs")}
 	p.State, _ = g.int("printer-state")
 	p.Queued, _ = g.int("queued-job-count")

@@ -100,4 +100,3 @@ func (c *Client) AddPrinter(ctx context.Context, name, deviceURI, ppd, info stri
 	}
 	return nil
 }
-
