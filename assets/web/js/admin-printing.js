@@ -83,17 +83,18 @@ async function drawDevices(devBox, box) {
   clear(devBox,
     h('ul', { class: 'list', id: 'devices' }, list.devices.map((d) => {
       const label = d.info && d.info !== d.makeModel ? d.info : d.makeModel || d.info || d.uri;
-      return h('li', { class: 'spread', dataset: { uri: d.uri } },
-        h('span', null, h('strong', null, label),
+      // The Add stays beside the printer's name, however narrow the phone.
+      return h('li', { class: 'spread', style: 'flex-wrap:nowrap', dataset: { uri: d.uri } },
+        h('span', { style: 'min-width:0;overflow-wrap:anywhere' }, h('strong', null, label),
           h('div', { class: 'small muted' }, [d.makeModel !== label ? d.makeModel : '', deviceKind(d)].filter(Boolean).join(' · '))),
         h('button', {
-          type: 'button', class: 'primary small', 'aria-label': t('Add {name}', { name: label }), onclick: async (e) => {
+          type: 'button', class: 'primary small', style: 'flex:none', 'aria-label': t('Add {name}', { name: label }), onclick: async (e) => {
             err.textContent = '';
             const res = await busy(e.currentTarget, call('/api/admin/printing/printers', {
               method: 'POST', body: { name: d.name, uri: d.uri, info: label, makeModel: d.makeModel, deviceId: d.deviceId },
             }), (x) => { err.textContent = addErrText(x); });
             if (res) {
-              toast(t('Printer added: {name}. Choose it above and save.', { name: label }));
+              toast(t('Printer added: {name}. It is picked above: save to print on it.', { name: label }));
               printingPart(box, res.printer.name);
             }
           },
