@@ -49,14 +49,39 @@ func printerFailed(err error) *web.Error {
 	return errPrinterFailed.With(map[string]string{"reason": "unreachable", "cups": err.Error()})
 }
 
+// validScheme is a URI scheme (RFC 3986), in lower case as CUPS writes it.
+var validScheme = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
+
+// splitURI answers a device URI's scheme and authority (between "//" and
+// the path), as CUPS's backends write them: a dnssd URI's authority is a
+// service name with %20 for its spaces, which url.Parse refuses as a host.
+func splitURI(uri string) (scheme, authority string, ok bool) {
+	if len(uri) > 1023 || strings.ContainsFunc(uri, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", "", false
+	}
+	scheme, rest, ok := strings.Cut(uri, ":")
+	if !ok || !validScheme.MatchString(scheme) {
+		return "", "", false
+	}
+	if rest, ok = strings.CutPrefix(rest, "//"); ok {
+		authority, _, _ = strings.Cut(rest, "/")
+		authority, _, _ = strings.Cut(authority, "?")
+	}
+	return scheme, authority, true
+}
+
 // allowedDevice reports whether the box may add a queue for uri: one of
 // the schemes, and an IPP printer only on this box (ipp-usb).
 func (a *API) allowedDevice(uri string) bool {
-	u, err := url.Parse(uri)
-	if err != nil || len(uri) > 1023 || !slices.Contains(a.cfg.DeviceSchemes, u.Scheme) {
+	scheme, _, ok := splitURI(uri)
+	if !ok || !slices.Contains(a.cfg.DeviceSchemes, scheme) {
 		return false
 	}
-	if u.Scheme == "ipp" || u.Scheme == "ipps" {
+	if scheme == "ipp" || scheme == "ipps" {
+		u, err := url.Parse(uri)
+		if err != nil {
+			return false
+		}
 		h := u.Hostname()
 		ip := net.ParseIP(h)
 		return h == "localhost" || ip != nil && ip.IsLoopback()
@@ -67,15 +92,15 @@ func (a *API) allowedDevice(uri string) bool {
 // driverless reports whether CUPS prints on uri without a driver: an
 // IPP printer, directly or announced as one.
 func driverless(uri string) bool {
-	u, err := url.Parse(uri)
-	if err != nil {
+	scheme, authority, ok := splitURI(uri)
+	if !ok {
 		return false
 	}
-	switch u.Scheme {
+	switch scheme {
 	case "ipp", "ipps":
 		return true
 	case "dnssd":
-		return strings.Contains(u.Host, "._ipp._tcp") || strings.Contains(u.Host, "._ipps._tcp")
+		return strings.Contains(authority, "._ipp._tcp") || strings.Contains(authority, "._ipps._tcp")
 	}
 	return false
 }
