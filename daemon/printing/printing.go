@@ -1,7 +1,8 @@
 // Package printing prints photos, a test page and the album on a printer
 // through CUPS (package cups): the owners' settings
 // (/api/admin/printing…: the printer, listed from CUPS, the paper, what
-// prints), each event's layout (/api/admin/events/:id/print-layout), a
+// prints, and the printers CUPS sees without a queue, added from the
+// console: devices.go), each event's layout (/api/admin/events/:id/print-layout), a
 // print from moderation or of the album (/api/admin/events/:id/print),
 // the booth's print button and printing line (/api/e/:slug/booth/print…),
 // and the print job kind "print" on daemon/jobs, which lays each page out
