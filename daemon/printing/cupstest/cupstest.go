@@ -202,9 +202,6 @@ func (s *Server) PDFDevice(name string) string {
 	return "cups-pdf:/" + name
 }
 
-// Remove removes queue name (lpadmin -x), as a test that added it.
-func (s *Server) Remove(name string) { s.lp("lpadmin", "-x", name) }
-
 // Stop stops the queue (cupsdisable) with reason as its message, as a
 // printer that ran out of paper is stopped.
 func (s *Server) Stop(reason string) { s.lp("cupsdisable", "-r", reason, s.Printer) }
