@@ -109,6 +109,10 @@ type Config struct {
 	// PrintPoll is how often a print on its way asks CUPS how it goes;
 	// zero means 2 s. Tests shorten it.
 	PrintPoll time.Duration
+	// PrintDevices are the kinds of printer (device URI schemes) the
+	// console may add; nil means printing.DefaultDeviceSchemes. Tests add
+	// cups-pdf.
+	PrintDevices []string
 	// HTTPSPort is the port the box also serves HTTPS on (cmd/eventbox's
 	// TLS_LISTEN_ADDR); 0: no HTTPS. The booth page links to it.
 	HTTPSPort int

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -203,5 +204,102 @@ func checkPrint(t *testing.T, pdf string, wPt, hPt float64, link string) {
 	}
 	if codes := cupstest.Codes(t, pdf); len(codes) != 1 || codes[0] != link {
 		t.Errorf("codes %q, want the gallery link %s", codes, link)
+	}
+}
+
+// TestAddingAPrinterFromTheConsole adds a printer CUPS sees but has no
+// queue for through the console's routes, against a private CUPS whose
+// SystemGroup only may add printers: the printers CUPS sees are listed
+// (its cups-pdf backend), bad names and device URIs answer 400 with
+// details, organizers and guests are refused, the printer added with
+// its driver found by its device id is CUPS's, can be chosen and prints
+// the test page as a PDF; and CUPS's refusals answer 502 printer_failed
+// with their reason.
+func TestAddingAPrinterFromTheConsole(t *testing.T) {
+	srv := cupstest.Start(t)
+	schemes := func(c *daemon.Config) {
+		c.CUPS = srv.Socket
+		c.PrintPoll = 50 * time.Millisecond
+		c.PrintDevices = []string{"usb", "ipp", "ipps", "dnssd", "cups-pdf"}
+	}
+	h := newHarness(t, schemes)
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "Lucie & Marc"})
+	organizer := h.organizer("marc", ev["id"].(string))
+	guest := h.client()
+
+	ds := owner.do("GET", "/api/admin/printing/devices", nil).expect(t, 200, "").JSON
+	var dev map[string]any
+	for _, d := range ds["devices"].([]any) {
+		if d := d.(map[string]any); d["uri"] == "cups-pdf:/" {
+			dev = d
+		}
+	}
+	if ds["available"] != true || dev == nil || dev["deviceId"] == "" || dev["driverless"] != false || dev["name"] == "" {
+		t.Fatalf("devices: %v, want cups-pdf:/ with its device id", ds)
+	}
+	name := "added-" + srv.Printer
+	add := map[string]any{"name": name, "uri": srv.PDFDevice(name), "makeModel": dev["makeModel"], "deviceId": dev["deviceId"], "info": "Photo printer"}
+	with := func(k string, v any) map[string]any {
+		b := maps.Clone(add)
+		b[k] = v
+		return b
+	}
+	for _, tc := range []struct {
+		name   string
+		c      *client
+		method string
+		path   string
+		body   any
+		status int
+		code   string
+		detail string
+	}{
+		{"a name with a slash", owner, "POST", "/api/admin/printing/printers", with("name", "a/b"), 400, "bad_request", "name"},
+		{"an empty name", owner, "POST", "/api/admin/printing/printers", with("name", ""), 400, "bad_request", "name"},
+		{"a file device", owner, "POST", "/api/admin/printing/printers", with("uri", "file:///etc/passwd"), 400, "bad_request", "uri"},
+		{"a network IPP printer", owner, "POST", "/api/admin/printing/printers", with("uri", "ipp://192.0.2.7/ipp/print"), 400, "bad_request", "uri"},
+		{"a socket printer", owner, "POST", "/api/admin/printing/printers", with("uri", "socket://192.0.2.7:9100"), 400, "bad_request", "uri"},
+		{"a model on two lines", owner, "POST", "/api/admin/printing/printers", with("makeModel", "a\nb"), 400, "bad_request", "makeModel"},
+		{"no driver for it", owner, "POST", "/api/admin/printing/printers", with("deviceId", "MFG:Nobody;MDL:Nothing;"), 502, "printer_failed", "reason=no_driver"},
+		{"an organizer adding", organizer, "POST", "/api/admin/printing/printers", add, 403, "forbidden", ""},
+		{"an organizer listing", organizer, "GET", "/api/admin/printing/devices", nil, 403, "forbidden", ""},
+		{"a guest adding", guest, "POST", "/api/admin/printing/printers", add, 401, "unauthorized", ""},
+		{"a guest listing", guest, "GET", "/api/admin/printing/devices", nil, 401, "unauthorized", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.c.do(tc.method, tc.path, tc.body).expect(t, tc.status, tc.code)
+			key, value, _ := strings.Cut(tc.detail, "=")
+			if got, ok := r.details()[key]; tc.detail != "" && (!ok || value != "" && got != value) {
+				t.Fatalf("details: %v, want %s", r.details(), tc.detail)
+			}
+		})
+	}
+
+	got := owner.do("POST", "/api/admin/printing/printers", add).expect(t, 201, "").JSON["printer"].(map[string]any)
+	if got["name"] != name || got["state"] != "idle" || got["accepting"] != true || got["info"] != "Photo printer" {
+		t.Fatalf("added printer: %v", got)
+	}
+	ps := owner.do("GET", "/api/admin/printing/printers", nil).expect(t, 200, "").JSON
+	if !strings.Contains(fmt.Sprint(ps["printers"]), name) {
+		t.Fatalf("printers after adding: %v", ps)
+	}
+	settings := map[string]any{"printer": name, "paper": "postcard", "autoBooth": false, "boothCopies": 0, "hostPrint": false}
+	owner.do("PUT", "/api/admin/printing", settings).expect(t, 200, "")
+	owner.do("POST", "/api/admin/printing/test", map[string]any{}).expect(t, 202, "")
+	srv.WaitPDFs(1, 30*time.Second)
+
+	// Over TCP the box cannot say who it is: CUPS refuses, and the
+	// console is told why.
+	tcp := newHarness(t, func(c *daemon.Config) { schemes(c); c.CUPS = srv.Addr }).owner()
+	for path, body := range map[string]any{"/api/admin/printing/printers": with("name", "refused"), "/api/admin/printing/devices": nil} {
+		method := "GET"
+		if body != nil {
+			method = "POST"
+		}
+		r := tcp.do(method, path, body).expect(t, 502, "printer_failed")
+		if r.details()["reason"] != "not_authorized" || r.details()["cups"] == "" {
+			t.Fatalf("%s over TCP: %v, want not_authorized with CUPS's words", path, r.details())
+		}
 	}
 }

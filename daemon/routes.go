@@ -202,6 +202,8 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/printing", s.visitors.Owner(s.printing.Settings))
 	h("PUT", "/api/admin/printing", s.visitors.Owner(s.printing.SaveSettings))
 	h("GET", "/api/admin/printing/printers", s.visitors.Owner(s.printing.Printers))
+	h("POST", "/api/admin/printing/printers", s.visitors.Owner(s.printing.AddPrinter))
+	h("GET", "/api/admin/printing/devices", s.visitors.Owner(s.printing.Devices))
 	h("POST", "/api/admin/printing/test", s.visitors.Owner(s.printing.TestPrint))
 	h("GET", "/api/admin/printing/queue", s.visitors.Owner(s.printing.Queue))
 	h("DELETE", "/api/admin/printing/queue/:printId", s.visitors.Owner(s.printing.CancelPrint))

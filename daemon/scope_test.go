@@ -143,6 +143,8 @@ func scopeRows() []scopeRow {
 		{name: "print settings", method: "GET", path: "/api/admin/printing", want: ownerOnly},
 		{name: "print settings update", method: "PUT", path: "/api/admin/printing", body: map[string]any{}, want: ownerOnly},
 		{name: "printers", method: "GET", path: "/api/admin/printing/printers", want: ownerOnly},
+		{name: "adding a printer", method: "POST", path: "/api/admin/printing/printers", body: map[string]any{"name": "p", "uri": "usb://x"}, want: ownerOnly},
+		{name: "printers CUPS sees", method: "GET", path: "/api/admin/printing/devices", want: ownerOnly},
 		{name: "test print", method: "POST", path: "/api/admin/printing/test", body: map[string]any{}, want: ownerOnly},
 		{name: "print queue", method: "GET", path: "/api/admin/printing/queue", want: ownerOnly},
 		{name: "cancelling a print", method: "DELETE", path: "/api/admin/printing/queue/{print}", want: ownerOnly},

@@ -302,7 +302,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.printing = printing.New(printing.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),
 		Notify: func() { s.jobs.Notify(store.PrintJobKind) }, Notice: s.notice,
-		NoticesQueued: func() { s.outbox.Notify() }, Poll: cfg.PrintPoll,
+		NoticesQueued: func() { s.outbox.Notify() }, Poll: cfg.PrintPoll, DeviceSchemes: cfg.PrintDevices,
 		EventBySlug: func(r *http.Request) (store.Event, error) { return s.guests.EventBySlug(r) },
 		Signage: func(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error) {
 			return s.events.SignagePDF(ctx, e, q, origin)

@@ -213,3 +213,67 @@ func TestBoothPrinting(t *testing.T) {
 	srv.Resume()
 	srv.WaitPDFs(4, 60*time.Second)
 }
+
+// TestConsoleAddsAPrinter adds, from the console's Printing screen, a
+// printer the print server sees but has no queue for: the private CUPS's
+// cups-pdf backend offers one device per cups-pdf settings file, and each
+// run makes its own (cups-pdf:/NAME, whose PDFs land in the harness's
+// folder). It is listed under "Add a printer", the Add makes its queue,
+// which is then in the printer list, picked, saved as the box's printer,
+// and prints the test page as a PDF; the list no longer offers it. On a
+// phone and a laptop, in English and French; the screens before and
+// after at phone, laptop and venue sizes.
+func TestConsoleAddsAPrinter(t *testing.T) {
+	t.Parallel()
+	srv := cupstest.Start(t)
+	bx := startBox(t, func(c *daemon.Config) {
+		c.CUPS = srv.Socket
+		c.PrintPoll = 100 * time.Millisecond
+		c.PrintDevices = []string{"usb", "ipp", "ipps", "dnssd", "cups-pdf"}
+	})
+	pdfs := 0
+	for _, lang := range []string{"en-US", "fr-FR"} {
+		for _, sz := range [][2]int{{390, 844}, {360, 740}, {1366, 768}, {1920, 1080}} {
+			adds := sz[0] == 390 || sz[0] == 1366
+			t.Run(fmt.Sprintf("%s %dx%d", lang, sz[0], sz[1]), func(t *testing.T) {
+				dev := fmt.Sprintf("photo%s%d", lang[:2], sz[0])
+				uri := srv.PDFDevice(dev)
+				device := fmt.Sprintf(`#devices li[data-uri=%q] button`, uri)
+				b := newBrowserAt(t, lang, sz[0], sz[1])
+				b.signIn(t, bx.URL)
+				b.do(t, "opening the Printing screen",
+					chromedp.Navigate(bx.URL+"/admin/settings/printing"),
+					chromedp.WaitVisible(chromedp.CSS(`#printing-form select[name=printer]`)))
+				b.waitJS(t, "the printer CUPS sees, with its Add", fmt.Sprintf(`!!document.querySelector(%q)`, device))
+				b.do(t, "showing the Add card", chromedp.ScrollIntoView(chromedp.CSS(`#printer-devices`)))
+				b.shotScreen(t, fmt.Sprintf("printer-add-%s-%dx%d", lang[:2], sz[0], sz[1]))
+				if sz[0] == 1366 && lang == "en-US" {
+					if v := b.axeViolations(t); len(v) > 0 {
+						t.Errorf("the Printing screen with a printer to add: %d WCAG 2.1 A/AA violations:\n%s", len(v), strings.Join(v, "\n"))
+					}
+				}
+				if !adds {
+					return
+				}
+				b.do(t, "adding it", click(device))
+				var name string
+				b.waitJS(t, "the new printer picked in the list", fmt.Sprintf(`(() => { const s = document.querySelector('#printing-form select[name=printer]'); return !!s && s.value.includes(%q) && !document.querySelector('#printer-devices [role=status]'); })()`, dev))
+				b.eval(t, `document.querySelector('#printing-form select[name=printer]').value`, &name)
+				b.waitJS(t, "the device no longer offered", fmt.Sprintf(`!document.querySelector(%q) && !!document.querySelector('#devices-again')`, device))
+				b.do(t, "showing the list", chromedp.ScrollIntoView(chromedp.CSS(`#printing-form select[name=printer]`)))
+				b.shotScreen(t, fmt.Sprintf("printer-added-%s-%dx%d", lang[:2], sz[0], sz[1]))
+				var marked bool
+				b.eval(t, `(() => { document.querySelector('#printing-form').dataset.before = '1'; return true; })()`, &marked)
+				b.do(t, "saving it as the box's printer", click(`#printing-form button[type=submit]`))
+				b.waitJS(t, "the screen drawn again with the printer ready", `!document.querySelector('#printing-form[data-before]') && !!document.querySelector('#printer-state.good') && !document.querySelector('#print-test').disabled`)
+				s, err := bx.Store.Printing().Settings(context.Background())
+				if err != nil || s.Printer != name {
+					t.Fatalf("stored settings %+v, %v; want printer %q", s, err, name)
+				}
+				b.do(t, "printing a test page on it", click(`#print-test`))
+				pdfs++
+				srv.WaitPDFs(pdfs, 30*time.Second)
+			})
+		}
+	}
+}

@@ -14,6 +14,8 @@ dpkg -i "$dir/eventbox_1.0.0+ci_amd64.deb" >/dev/null
 [ "$(dpkg-query -W -f '${Version}' eventbox)" = "1.0.0+ci" ] || fail "1.0.0+ci not installed"
 getent passwd eventbox >/dev/null || fail "no eventbox user"
 id -nG eventbox | tr ' ' '\n' | grep -qx gpio || fail "eventbox is not in the gpio group"
+# CUPS's SystemGroup, for adding printers from the console.
+id -nG eventbox | tr ' ' '\n' | grep -qx lpadmin || fail "eventbox is not in the lpadmin group"
 [ "$(stat -c '%U:%G %a' /var/lib/eventbox)" = "eventbox:eventbox 750" ] ||
 	fail "/var/lib/eventbox is $(stat -c '%U:%G %a' /var/lib/eventbox), want eventbox:eventbox 750"
 [ "$(stat -c '%a' /etc/default/eventbox)" = 600 ] || fail "/etc/default/eventbox is not mode 600"

@@ -1,7 +1,8 @@
 // Package printing prints photos, a test page and the album on a printer
 // through CUPS (package cups): the owners' settings
 // (/api/admin/printing…: the printer, listed from CUPS, the paper, what
-// prints), each event's layout (/api/admin/events/:id/print-layout), a
+// prints, and the printers CUPS sees without a queue, added from the
+// console: devices.go), each event's layout (/api/admin/events/:id/print-layout), a
 // print from moderation or of the album (/api/admin/events/:id/print),
 // the booth's print button and printing line (/api/e/:slug/booth/print…),
 // and the print job kind "print" on daemon/jobs, which lays each page out
@@ -74,6 +75,12 @@ type Config struct {
 	// Poll is how often a print on its way asks CUPS how it goes; zero
 	// means 2 s.
 	Poll time.Duration
+	// DeviceSchemes are the kinds of printer the console may add
+	// (devices.go); nil means DefaultDeviceSchemes. Tests add cups-pdf.
+	DeviceSchemes []string
+	// DeviceTimeout is how long CUPS's backends look for printers; zero
+	// means 5 s.
+	DeviceTimeout time.Duration
 }
 
 // API is printing: its routes and its job kind. Build it with New.
@@ -113,6 +120,12 @@ func New(cfg Config) *API {
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second
+	}
+	if cfg.DeviceSchemes == nil {
+		cfg.DeviceSchemes = DefaultDeviceSchemes
+	}
+	if cfg.DeviceTimeout <= 0 {
+		cfg.DeviceTimeout = 5 * time.Second
 	}
 	a := &API{cfg: cfg, store: cfg.Store, log: cfg.Logger.With("component", "printing"), cups: cfg.CUPS,
 		now: cfg.Now, poll: cfg.Poll, cancelled: map[string]bool{}}

@@ -1,9 +1,10 @@
 // Printing in the console: the Printing settings screen (owners: the
 // printer, listed from the box's print server, the paper, what prints, a
-// test page, and the queue with what the printer reports and a cancel),
+// test page, the printers the print server sees with an Add for each, and
+// the queue with what the printer reports and a cancel),
 // an event's print layout and its album on the printer (eventPrintPanel),
 // and a print button for moderation (printPhoto).
-import { h, clear, toast, fmtTime } from './lib.js';
+import { h, clear, toast, fmtTime, ApiError } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy } from './admin-ui.js';
 import { t } from './admin-i18n.js';
 
@@ -37,13 +38,80 @@ function printerLine(p) {
     pr && pr.message ? h('div', { class: 'small' }, t('The printer says: '), pr.message) : null);
 }
 
-/** printingPart fills box with the Printing settings screen (owners). */
-export async function printingPart(box) {
+/** addErrText says why a printer could not be listed or added. */
+function addErrText(e) {
+  if (!(e instanceof ApiError) || e.code !== 'printer_failed') return errText(e);
+  switch (e.details.reason) {
+    case 'not_authorized': return t('The print server does not let the box add printers: its eventbox user must be in the lpadmin group.');
+    case 'no_driver': return t('The box has no driver for this printer.');
+    case 'refused': return t('The print server did not add the printer. It said: {detail}', { detail: e.details.cups || '' });
+  }
+  return t('The box cannot reach its print server (CUPS).');
+}
+
+/** deviceKind says how the box reaches a printer it sees. */
+function deviceKind(d) {
+  if (/^usb:|^ipps?:\/\/(localhost|127\.0\.0\.1)[:/]/.test(d.uri)) return t('Connected by USB');
+  if (/^(dnssd|ipps?):/.test(d.uri)) return t('On the network');
+  return '';
+}
+
+/**
+ * drawDevices lists the printers the print server sees without a queue,
+ * each with an Add; once one is added, the screen is drawn again with it
+ * in the printer list, picked.
+ */
+async function drawDevices(devBox, box) {
+  clear(devBox, h('p', { class: 'muted', role: 'status' }, t('Looking for printers…')));
+  let list;
+  try {
+    list = await call('/api/admin/printing/devices');
+  } catch (e) {
+    clear(devBox, h('p', { class: 'form-err', role: 'alert' }, addErrText(e)));
+    return;
+  }
+  const again = h('button', { type: 'button', class: 'small', id: 'devices-again', onclick: () => drawDevices(devBox, box) }, t('Look again'));
+  if (!list.available) {
+    clear(devBox, h('div', { class: 'banner bad' }, t('The box cannot reach its print server (CUPS).')), again);
+    return;
+  }
+  if (!list.devices.length) {
+    clear(devBox, h('p', { class: 'muted' }, t('No other printer found. Plug the printer in by USB, switch it on, and look again.')), again);
+    return;
+  }
+  const err = h('p', { class: 'form-err', role: 'alert' });
+  clear(devBox,
+    h('ul', { class: 'list', id: 'devices' }, list.devices.map((d) => {
+      const label = d.info && d.info !== d.makeModel ? d.info : d.makeModel || d.info || d.uri;
+      // The Add stays beside the printer's name, however narrow the phone.
+      return h('li', { class: 'spread', style: 'flex-wrap:nowrap', dataset: { uri: d.uri } },
+        h('span', { style: 'min-width:0;overflow-wrap:anywhere' }, h('strong', null, label),
+          h('div', { class: 'small muted' }, [d.makeModel !== label ? d.makeModel : '', deviceKind(d)].filter(Boolean).join(' · '))),
+        h('button', {
+          type: 'button', class: 'primary small', style: 'flex:none', 'aria-label': t('Add {name}', { name: label }), onclick: async (e) => {
+            err.textContent = '';
+            const res = await busy(e.currentTarget, call('/api/admin/printing/printers', {
+              method: 'POST', body: { name: d.name, uri: d.uri, info: label, makeModel: d.makeModel, deviceId: d.deviceId },
+            }), (x) => { err.textContent = addErrText(x); });
+            if (res) {
+              toast(t('Printer added: {name}. It is picked above: save to print on it.', { name: label }));
+              printingPart(box, res.printer.name);
+            }
+          },
+        }, t('Add')));
+    })), err, again);
+}
+
+/**
+ * printingPart fills box with the Printing settings screen (owners);
+ * picked is a printer just added, chosen in the form until saved.
+ */
+export async function printingPart(box, picked) {
   const [p, list] = await Promise.all([call('/api/admin/printing'), call('/api/admin/printing/printers')]);
   const s = p.settings;
   const choices = [['', t('None: printing off')], ...list.printers.map((q) => [q.name, q.info && q.info !== q.name ? `${q.info} (${q.name})` : q.name])];
   if (s.printer && !list.printers.some((q) => q.name === s.printer)) choices.push([s.printer, s.printer + ' · ' + t('not found')]);
-  const printer = select('printer', choices, s.printer || '');
+  const printer = select('printer', choices, picked || s.printer || '');
   const paper = select('paper', p.papers.map((k) => [k, paperNames()[k] || k]), s.paper);
   const auto = check('autoBooth', t('Print every booth photo as it is taken'), s.autoBooth);
   const copies = select('boothCopies', [...Array(p.maxBoothCopies + 1).keys()].map((n) => [String(n), n ? t('Up to {n} copies a photo', { n }) : t('No print button on the booth')]), String(s.boothCopies));
@@ -54,7 +122,7 @@ export async function printingPart(box) {
   });
   const form = h('form', { novalidate: true, id: 'printing-form' },
     list.available ? null : h('div', { class: 'banner bad' }, t('The box cannot reach its print server (CUPS).')),
-    list.available && !list.printers.length ? h('div', { class: 'banner' }, t('The print server has no printer yet: plug a USB printer in (a Canon SELPHY, for one) and add it in CUPS.')) : null,
+    list.available && !list.printers.length ? h('div', { class: 'banner' }, t('The print server has no printer yet: plug a USB printer in (a Canon SELPHY, for one) and add it below.')) : null,
     h('div', { class: 'two' }, field('printer', t('Printer'), printer), field('paper', t('Paper'), paper, t('Each print is laid out at 300 dpi on this paper.'))),
     auto, field('boothCopies', t('Print button on the booth'), copies), hosts,
     h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit' }, t('Save')),
@@ -74,11 +142,16 @@ export async function printingPart(box) {
   });
   const stateBox = h('div', null, printerLine(p));
   const queueBox = h('div', { id: 'print-queue' }, h('p', { class: 'muted' }, t('Loading…')));
+  const devBox = h('div', { id: 'printer-devices' });
   clear(box,
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Printing')),
       h('p', { class: 'muted small' }, t('The box prints through CUPS on a printer plugged into it: booth photos, photos the hosts pick, the album and the signs. Each event has its own layout, under its Downloads & end tab.')),
       stateBox, form),
+    h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Add a printer')),
+      h('p', { class: 'muted small' }, t('The printers the box sees that are not set up yet: plugged in by USB, or on its network. Add one, then choose it above.')),
+      devBox),
     h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Print queue')), queueBox));
+  drawDevices(devBox, box);
   await drawQueue(queueBox, stateBox);
   // While the screen is open, the queue and the printer's state follow.
   const timer = setInterval(() => {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/user"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,21 @@ var ErrNotFound = errors.New("cups: not found")
 // ErrNotAccepting is a printer that refuses jobs for now (stopped with
 // "reject jobs", or busy): a later try may pass.
 var ErrNotAccepting = errors.New("cups: the printer does not accept jobs now")
+
+// ErrNotAuthorized is an operation CUPS keeps for its SystemGroup when
+// the box is not in it, or did not say who it is (over TCP).
+var ErrNotAuthorized = errors.New("cups: not authorized")
+
+// StatusError is an IPP error status CUPS answered with its own words.
+type StatusError struct {
+	Status  int
+	Message string
+}
+
+// Error is CUPS's status and words.
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("cups: status 0x%04x: %s", e.Status, e.Message)
+}
 
 // Printer states (printer-state).
 const (
@@ -46,7 +62,9 @@ const (
 
 // Printer is a CUPS queue as the box shows it.
 type Printer struct {
-	Name      string
+	Name string
+	// DeviceURI is where CUPS sends the queue's jobs (device-uri).
+	DeviceURI string
 	Info      string
 	MakeModel string
 	// State is PrinterIdle, PrinterProcessing or PrinterStopped; Reasons
@@ -98,6 +116,11 @@ type Client struct {
 	http *http.Client
 	base string
 	user string
+	// peer is the process's user name, said as "Authorization: PeerCred"
+	// on the operations CUPS keeps for its SystemGroup; only over the
+	// socket, where cupsd checks it against the connecting uid. Empty
+	// over TCP.
+	peer string
 	id   atomic.Uint32
 }
 
@@ -117,7 +140,13 @@ func New(addr string) *Client {
 		}
 		base = "http://localhost"
 	}
-	return &Client{http: &http.Client{Transport: tr}, base: base, user: "eventbox"}
+	c := &Client{http: &http.Client{Transport: tr}, base: base, user: "eventbox"}
+	if strings.HasPrefix(addr, "/") {
+		if u, err := user.Current(); err == nil {
+			c.peer = u.Username
+		}
+	}
+	return c
 }
 
 // printerURI is the printer-uri of a queue; CUPS reads its path.
@@ -129,7 +158,7 @@ func printerURI(name string) string {
 func (c *Client) request(op uint16, attrs ...attr) message {
 	head := []attr{textAttr(tagCharset, "attributes-charset", "utf-8"),
 		textAttr(tagLanguage, "attributes-natural-language", "en")}
-	if op != opCUPSGetPrinters && op != opGetPrinterAttributes {
+	if op != opCUPSGetPrinters && op != opGetPrinterAttributes && op != opCUPSGetDevices && op != opCUPSGetPPDs {
 		// The box's jobs are its user's: CUPS shows their names and lets
 		// it cancel them.
 		attrs = append(attrs[:1:1], append([]attr{textAttr(tagName, "requesting-user-name", c.user)}, attrs[1:]...)...)
@@ -140,6 +169,11 @@ func (c *Client) request(op uint16, attrs ...attr) message {
 // do sends m (and doc after it, when not nil) to path and answers CUPS's
 // reply, or an error for a transport fault or an IPP error status.
 func (c *Client) do(ctx context.Context, path string, m message, doc io.Reader) (message, error) {
+	return c.send(ctx, path, m, doc, false)
+}
+
+// send is do, saying who the box is (PeerCred) when admin is set.
+func (c *Client) send(ctx context.Context, path string, m message, doc io.Reader, admin bool) (message, error) {
 	body := io.Reader(bytes.NewReader(m.encode()))
 	if doc != nil {
 		body = io.MultiReader(body, doc)
@@ -149,11 +183,17 @@ func (c *Client) do(ctx context.Context, path string, m message, doc io.Reader) 
 		return message{}, fmt.Errorf("cups: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/ipp")
+	if admin && c.peer != "" {
+		req.Header.Set("Authorization", "PeerCred "+c.peer)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return message{}, fmt.Errorf("cups: reaching the print server: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return message{}, fmt.Errorf("%w (HTTP %d)", ErrNotAuthorized, resp.StatusCode)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return message{}, fmt.Errorf("cups: the print server answered HTTP %d", resp.StatusCode)
 	}
@@ -171,17 +211,19 @@ func (c *Client) do(ctx context.Context, path string, m message, doc io.Reader) 
 			return out, fmt.Errorf("%w (%s)", ErrNotFound, msg)
 		case 0x0506, 0x0507: // server-error-not-accepting-jobs, -busy
 			return out, fmt.Errorf("%w (%s)", ErrNotAccepting, msg)
+		case 0x0401, 0x0402, 0x0403: // client-error-forbidden, -not-authenticated, -not-authorized
+			return out, fmt.Errorf("%w (%s)", ErrNotAuthorized, msg)
 		}
-		return out, fmt.Errorf("cups: status 0x%04x: %s", out.code, msg)
+		return out, &StatusError{Status: int(out.code), Message: msg}
 	}
 	return out, nil
 }
 
 var printerAttrs = []string{"printer-name", "printer-info", "printer-make-and-model", "printer-state",
-	"printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs", "queued-job-count"}
+	"printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs", "queued-job-count", "device-uri"}
 
 func readPrinter(g group) Printer {
-	p := Printer{Name: g.str("printer-name"), Info: g.str("printer-info"), MakeModel: g.str("printer-make-and-model"),
+	p := Printer{Name: g.str("printer-name"), DeviceURI: g.str("device-uri"), Info: g.str("printer-info"), MakeModel: g.str("printer-make-and-model"),
 		Message: g.str("printer-state-message"), Accepting: g.bool("printer-is-accepting-jobs")}
 	p.State, _ = g.int("printer-state")
 	p.Queued, _ = g.int("queued-job-count")

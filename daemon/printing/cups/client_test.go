@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,4 +115,64 @@ func TestClientPrintsThroughAPrivateCUPS(t *testing.T) {
 	if err := c.Cancel(ctx, srv.Printer, id2); err != nil {
 		t.Fatalf("cancelling a cancelled job: %v", err)
 	}
+}
+
+// TestClientAddsAPrinterCUPSSees lists the printers the private cupsd's
+// backends see (its cups-pdf backend, cups-pdf:/), finds their driver
+// by the device's own id, adds a queue for one over the socket as the
+// SystemGroup's user (PeerCred), and prints a PDF on it. Over TCP, where
+// the box cannot say who it is, CUPS refuses the same.
+func TestClientAddsAPrinterCUPSSees(t *testing.T) {
+	srv := cupstest.Start(t)
+	ctx := context.Background()
+	c := cups.New(srv.Socket)
+	ds, err := c.Devices(ctx, []string{"cups-pdf"}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ds, func(d cups.Device) bool { return d.URI == "cups-pdf:/" })
+	if i < 0 {
+		t.Fatalf("devices: %+v, want cups-pdf:/", ds)
+	}
+	dev := ds[i]
+	if dev.ID == "" || dev.MakeModel == "" || dev.Class == "" {
+		t.Fatalf("cups-pdf device without its id, model or class: %+v", dev)
+	}
+	ppds, err := c.PPDs(ctx, dev.ID, dev.MakeModel, 5)
+	if err != nil || len(ppds) == 0 {
+		t.Fatalf("drivers for %+v: %+v, %v", dev, ppds, err)
+	}
+	if !strings.Contains(ppds[0].Name, "CUPS-PDF") {
+		t.Fatalf("best driver for cups-pdf: %+v", ppds)
+	}
+
+	name := "added-" + srv.Printer
+	uri := srv.PDFDevice(name)
+	if err := cups.New(srv.Addr).AddPrinter(ctx, name, uri, ppds[0].Name, "Added"); !errors.Is(err, cups.ErrNotAuthorized) {
+		t.Fatalf("adding a printer over TCP: %v, want ErrNotAuthorized", err)
+	}
+	if _, err := cups.New(srv.Addr).Devices(ctx, []string{"cups-pdf"}, 1); !errors.Is(err, cups.ErrNotAuthorized) {
+		t.Fatalf("listing devices over TCP: %v, want ErrNotAuthorized", err)
+	}
+	if err := c.AddPrinter(ctx, name, uri, "no-such-driver.ppd", ""); err == nil || errors.Is(err, cups.ErrNotAuthorized) {
+		t.Fatalf("a driver CUPS has not: %v, want CUPS's refusal", err)
+	}
+	if err := c.AddPrinter(ctx, name, uri, ppds[0].Name, "Added"); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Printers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ps, func(p cups.Printer) bool {
+		return p.Name == name && p.Accepting && p.State == cups.PrinterIdle && p.Info == "Added"
+	}) {
+		t.Fatalf("printers: %+v, want %s accepting and idle", ps, name)
+	}
+	id, err := c.Print(ctx, cups.PrintRequest{Printer: name, Title: "eventbox-added-1", Document: bytes.NewReader(onePagePDF(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJob(t, c, name, id, func(j cups.Job) bool { return j.State == cups.JobCompleted })
+	srv.WaitPDFs(1, 30*time.Second)
 }

@@ -1,7 +1,8 @@
 // Package cups is the box's client of the local CUPS server: the small part
 // of IPP/2.0 (RFC 8010, RFC 8011) and of CUPS's own operations the box
 // prints with (CUPS-Get-Printers, Get-Printer-Attributes, Print-Job,
-// Get-Job-Attributes, Get-Jobs, Cancel-Job), encoded and decoded by hand
+// Get-Job-Attributes, Get-Jobs, Cancel-Job) and adds printers with
+// (CUPS-Get-Devices, CUPS-Get-PPDs, CUPS-Add-Modify-Printer), encoded and decoded by hand
 // over HTTP to the CUPS socket or a host:port (docs/decisions.md,
 // "Talking to CUPS"). It knows nothing of photos or layouts.
 package cups
@@ -22,6 +23,9 @@ const (
 	opGetJobs              = 0x000A
 	opGetPrinterAttributes = 0x000B
 	opCUPSGetPrinters      = 0x4002
+	opCUPSAddModifyPrinter = 0x4003
+	opCUPSGetDevices       = 0x400B
+	opCUPSGetPPDs          = 0x400C
 )
 
 // IPP delimiter and value tags.

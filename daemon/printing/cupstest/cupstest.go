@@ -33,7 +33,9 @@ import (
 // printer-driver-cups-pdf).
 const PPD = "/usr/share/ppd/cups-pdf/CUPS-PDF_opt.ppd"
 
-// Server is a running private cupsd with one cups-pdf queue.
+// Server is a running private cupsd with one cups-pdf queue. As on a box,
+// adding printers and listing devices are for CUPS's SystemGroup (root
+// here) only, said over the socket with "Authorization: PeerCred".
 type Server struct {
 	// Addr is host:port; Socket the server's own socket.
 	Addr, Socket string
@@ -80,13 +82,22 @@ Listen %s
 LogLevel info
 WebInterface No
 Browsing No
-DefaultAuthType None
+DefaultAuthType Basic
 PreserveJobHistory Yes
 <Location />
   Order allow,deny
   Allow all
 </Location>
+<Location /admin>
+  Order allow,deny
+  Allow all
+</Location>
 <Policy default>
+  <Limit CUPS-Add-Modify-Printer CUPS-Delete-Printer CUPS-Add-Modify-Class CUPS-Delete-Class CUPS-Set-Default CUPS-Get-Devices>
+    AuthType Default
+    Require user @SYSTEM
+    Order deny,allow
+  </Limit>
   <Limit All>
     Order deny,allow
   </Limit>
@@ -168,13 +179,27 @@ func freeAddr(t testing.TB) string {
 	return l.Addr().String()
 }
 
-// lp runs a CUPS command against this server.
+// lp runs a CUPS command against this server, over its socket (where
+// CUPS's commands say who they are with PeerCred).
 func (s *Server) lp(name string, args ...string) {
 	s.t.Helper()
-	out, err := exec.Command(name, append([]string{"-h", s.Addr}, args...)...).CombinedOutput()
+	out, err := exec.Command(name, append([]string{"-h", s.Socket}, args...)...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+}
+
+// PDFDevice answers the device URI of a cups-pdf queue named name whose
+// PDFs land in Out, as the queue of Start does; a test adds the queue
+// itself. Its settings file goes when the test ends.
+func (s *Server) PDFDevice(name string) string {
+	s.t.Helper()
+	conf := "/etc/cups/cups-pdf-" + name + ".conf"
+	must(s.t, os.WriteFile(conf, []byte(fmt.Sprintf(
+		"Out %[1]s\nAnonDirName %[1]s\nSpool %[2]s/cpspool\nLabel 1\nUserUMask 0000\nAnonUMask 0000\n",
+		s.Out, s.root)), 0o644))
+	s.t.Cleanup(func() { os.Remove(conf) })
+	return "cups-pdf:/" + name
 }
 
 // Stop stops the queue (cupsdisable) with reason as its message, as a
