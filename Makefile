@@ -28,6 +28,14 @@ NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./
 # the type check of every answering package (TestNoStoreRecordInAnAnswer:
 # go/types over the module, 25 s under -race, no goroutines of the daemon).
 NORACE_TESTS := ^(TestNoStoreRecordInAnAnswer|TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget|TestJoinsAreLimitedAndStoreNothing)$$
+# The browser tests make test runs: one or two for each page (the guest
+# page and its queue, the shared album with hearts, the gallery, the wall,
+# the booth, the front page, the captive sheet, the setup page, the
+# console's events, moderation, printing and French screens) and axe on
+# the guest page, gallery, booth and console screens. make browsertest,
+# which .ci/run runs after make test, runs every browser test with every
+# language and screen size.
+E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestGuestQueueKeptAcrossReload|TestHeartsInTheAlbumGalleryAndConsole|TestGallery|TestWall|TestBooth|TestFrontPage|TestCaptiveSheetOnAPhone|TestSetupPageOnAPhone|TestConsoleEvents|TestConsoleModeration|TestConsoleInFrench|TestConsolePrinting)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
@@ -69,7 +77,7 @@ lint:
 DAEMON_SHARDS ?= 3
 unit:
 	@GO="$(GO)" NORACE_PKGS="$(NORACE_PKGS)" FIRST_PKGS="$(FIRST_PKGS)" NORACE_TESTS='$(NORACE_TESTS)' \
-		ALONE_TESTS='$(ALONE_TESTS)' DAEMON_SHARDS=$(DAEMON_SHARDS) bash tools/unit.sh
+		E2E_QUICK='$(E2E_QUICK)' ALONE_TESTS='$(ALONE_TESTS)' DAEMON_SHARDS=$(DAEMON_SHARDS) bash tools/unit.sh
 
 # Every target runs even when one finds a failure; the failures are reported
 # at the end.

@@ -6,7 +6,8 @@
 #             DAEMON_SHARDS processes, each with every DAEMON_SHARDS-th test
 #             (its tests mostly wait on servers, timers and child
 #             processes: one process at a time left a core idle)
-#   norace    NORACE_PKGS without -race (pixel loops and the browser tests)
+#   norace    NORACE_PKGS but ./e2e without -race (pixel loops)
+#   e2e       the browser tests E2E_QUICK names, without -race
 #   daemon-norace  the daemon's NORACE_TESTS without -race
 # then ALONE_TESTS, alone. Settings come from the Makefile's variables.
 set -uo pipefail
@@ -35,7 +36,17 @@ stream() {
 echo "go test -race: $(echo $race | wc -w) packages and the daemon's tests in $shards processes; without -race: $(echo $norace | wc -w) packages and the daemon's unraced tests; side by side"
 
 stream race $GO test -race -count=1 -timeout 15m $race
-stream norace $GO test -count=1 -timeout 15m $norace
+stream norace $GO test -count=1 -timeout 15m $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
+# A name in E2E_QUICK that no test has any more fails the run rather than
+# quietly running fewer browser tests.
+for name in $(printf '%s' "$E2E_QUICK" | tr -d '^$()' | tr '|' ' '); do
+	grep -q "^func $name(" e2e/*_test.go || { echo "unit: E2E_QUICK names $name, which no test in e2e/ has"; exit 1; }
+done
+if printf '%s\n' "$norace" | grep -qxF eventbox/e2e; then
+	stream e2e $GO test -count=1 -timeout 15m -run "$E2E_QUICK" ./e2e
+else
+	echo 0 >"$tmp/e2e.rc"
+fi
 stream daemon-norace $GO test -count=1 -timeout 15m -run "$NORACE_TESTS" ./daemon/
 
 daemon_shards() {
@@ -60,7 +71,7 @@ stream daemon daemon_shards
 
 wait
 rc=0
-for s in race norace daemon-norace daemon; do
+for s in race norace e2e daemon-norace daemon; do
 	[ "$(cat "$tmp/$s.rc" 2>/dev/null)" = 0 ] || { echo "unit: the $s tests failed"; rc=1; }
 done
 # The test that times other requests while the daemon decodes image bombs.
