@@ -129,7 +129,7 @@ func TestPrintingThroughCUPS(t *testing.T) {
 	srv.Resume()
 	h.clock.Advance(6 * time.Second)
 	owner.do("PUT", "/api/admin/printing", settings).expect(t, 200, "")
-	pdfs := srv.WaitPDFs(1, 30*time.Second)
+	pdfs := srv.WaitPDFs(1, 90*time.Second)
 	waitUntil(t, "the print to be done", func() bool { return printsOf(queue(t, owner))[0]["status"] == "done" })
 	checkPrint(t, pdfs[0], 283.46, 425.2, "http://eventbox.local/e/"+slug)
 	booth = dev.do("GET", "/api/e/"+slug+"/booth/printing", nil).expect(t, 200, "").JSON
@@ -142,7 +142,7 @@ func TestPrintingThroughCUPS(t *testing.T) {
 	guest := h.guest(slug)
 	guest.do("POST", "/api/e/"+slug+"/booth/print", map[string]any{"photoId": photo["id"]}).expect(t, 403, "forbidden")
 	dev.do("POST", "/api/e/"+slug+"/booth/print", map[string]any{"photoId": photo["id"], "copies": 2}).expect(t, 202, "")
-	t.Logf("after the booth's print: %q", srv.WaitPDFs(2, 30*time.Second))
+	t.Logf("after the booth's print: %q", srv.WaitPDFs(2, 90*time.Second))
 
 	// A host's print, cancelled while the printer is stopped.
 	srv.Stop("Paused for the test")
@@ -162,7 +162,7 @@ func TestPrintingThroughCUPS(t *testing.T) {
 	// The album, on A4 whatever the paper.
 	owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "album"}).expect(t, 202, "")
 	owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "signs"}).expect(t, 400, "bad_request")
-	pdfs = srv.WaitPDFs(len(before)+1, 60*time.Second)
+	pdfs = srv.WaitPDFs(len(before)+1, 120*time.Second)
 	checkA4(t, newPDFs(before, pdfs))
 
 	// The signs, as the download takes them; a wrong one is refused first.
@@ -172,7 +172,7 @@ func TestPrintingThroughCUPS(t *testing.T) {
 	}
 	before = pdfs
 	owner.do("POST", "/api/admin/events/"+id+"/print", map[string]any{"document": "signage", "signs": "kind=poster&size=a3&wifi=0"}).expect(t, 202, "")
-	checkA4(t, newPDFs(before, srv.WaitPDFs(len(before)+1, 60*time.Second)))
+	checkA4(t, newPDFs(before, srv.WaitPDFs(len(before)+1, 120*time.Second)))
 }
 
 // newPDFs answers the one PDF of after that before lacks.
@@ -287,7 +287,7 @@ func TestAddingAPrinterFromTheConsole(t *testing.T) {
 	settings := map[string]any{"printer": name, "paper": "postcard", "autoBooth": false, "boothCopies": 0, "hostPrint": false}
 	owner.do("PUT", "/api/admin/printing", settings).expect(t, 200, "")
 	owner.do("POST", "/api/admin/printing/test", map[string]any{}).expect(t, 202, "")
-	srv.WaitPDFs(1, 30*time.Second)
+	srv.WaitPDFs(1, 90*time.Second)
 
 	// Over TCP the box cannot say who it is: CUPS refuses, and the
 	// console is told why.

@@ -61,7 +61,7 @@ func TestConsolePrinting(t *testing.T) {
 		}
 		b.do(t, "printing a test page", click(`#print-test`))
 		b.waitJS(t, "the test page printed", `!!document.querySelector('#print-queue li[data-status=done]')`)
-		srv.WaitPDFs(1, 30*time.Second)
+		srv.WaitPDFs(1, 90*time.Second)
 	})
 	run("a stopped printer shows why, and a waiting print is cancelled", func(t *testing.T) {
 		srv.Stop("Out of paper")
@@ -130,13 +130,13 @@ func TestConsolePrinting(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`.tile`)),
 			click(`.tile .acts button:last-child`))
 		b.do(t, "the lightbox's print button", click(`[data-action=print]`))
-		srv.WaitPDFs(2, 30*time.Second)
+		srv.WaitPDFs(2, 90*time.Second)
 		b.do(t, "printing the A4 poster from the share tab",
 			chromedp.Navigate(bx.URL+"/admin/events/"+ev.ID+"/share"),
 			chromedp.WaitVisible(chromedp.CSS(`#print-signs`)),
 			choose(`select[name=signPrint]`, "poster:a4"),
 			click(`#print-signs`))
-		srv.WaitPDFs(3, 60*time.Second)
+		srv.WaitPDFs(3, 120*time.Second)
 	})
 }
 
@@ -211,7 +211,7 @@ func TestBoothPrinting(t *testing.T) {
 		}
 	}
 	srv.Resume()
-	srv.WaitPDFs(4, 60*time.Second)
+	srv.WaitPDFs(4, 120*time.Second)
 }
 
 // TestConsoleAddsAPrinter adds, from the console's Printing screen, a
@@ -272,7 +272,7 @@ func TestConsoleAddsAPrinter(t *testing.T) {
 				}
 				b.do(t, "printing a test page on it", click(`#print-test`))
 				pdfs++
-				srv.WaitPDFs(pdfs, 30*time.Second)
+				srv.WaitPDFs(pdfs, 90*time.Second)
 			})
 		}
 	}

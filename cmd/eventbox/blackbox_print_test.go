@@ -156,7 +156,7 @@ func TestPrintsExactlyOnceAcrossKills(t *testing.T) {
 	idle := vmKiB(t, pid, "VmHWM")
 	before := len(srv.PDFs())
 	host.json("POST", "/api/admin/events/"+id+"/print", map[string]any{"photoId": big}, 202)
-	srv.WaitPDFs(before+1, 90*time.Second)
+	srv.WaitPDFs(before+1, 120*time.Second)
 	peak := vmKiB(t, pid, "VmHWM")
 	t.Logf("printing a 48 MP photo on 10×15 cm at 300 dpi: daemon peak RSS (VmHWM) %.1f MiB (%.1f MiB before the print)",
 		float64(peak)/1024, float64(idle)/1024)

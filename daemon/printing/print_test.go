@@ -162,7 +162,7 @@ func TestAPhotoPrintsAtThePapersSizeWithItsLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.print(t, store.PrintJob{Document: store.PrintPhoto, PhotoID: ph.ID, EventID: ph.EventID, Copies: 1, By: "host"})
-			pdf := newest(b.srv.WaitPDFs(i+1, 60*time.Second))
+			pdf := newest(b.srv.WaitPDFs(i+1, 120*time.Second))
 			w, h := cupstest.PageSize(t, pdf)
 			if !near(w, tc.wPt) || !near(h, tc.hPt) {
 				t.Errorf("%s: page %.1f×%.1f pt, want %.1f×%.1f", tc.paper, w, h, tc.wPt, tc.hPt)

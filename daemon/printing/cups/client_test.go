@@ -96,7 +96,7 @@ func TestClientPrintsThroughAPrivateCUPS(t *testing.T) {
 	}
 	srv.Resume()
 	waitJob(t, c, srv.Printer, id, func(j cups.Job) bool { return j.State == cups.JobCompleted })
-	srv.WaitPDFs(1, 30*time.Second)
+	srv.WaitPDFs(1, 90*time.Second)
 	// A finished job is still found (the history), so it is never sent twice.
 	if found, ok, err := c.FindJob(ctx, srv.Printer, "eventbox-print-1"); err != nil || !ok || !found.Finished() {
 		t.Fatalf("finished job: %+v %v %v", found, ok, err)
@@ -174,5 +174,5 @@ func TestClientAddsAPrinterCUPSSees(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJob(t, c, name, id, func(j cups.Job) bool { return j.State == cups.JobCompleted })
-	srv.WaitPDFs(1, 30*time.Second)
+	srv.WaitPDFs(1, 90*time.Second)
 }

@@ -225,7 +225,8 @@ func (s *Server) WaitPDFs(n int, timeout time.Duration) []string {
 	deadline := time.Now().Add(timeout)
 	for {
 		got := s.PDFs()
-		// cups-pdf makes the file first and fills it through Ghostscript:
+		// cups-pdf makes the file first and fills it through Ghostscript
+		// (tens of seconds for one page on a loaded two-core machine):
 		// a PDF is whole once it ends with its trailer.
 		if len(got) >= n && whole(got) {
 			return got
