@@ -9,7 +9,8 @@
 #   norace    NORACE_PKGS but ./e2e without -race (pixel loops)
 #   e2e       the browser tests E2E_QUICK names, without -race
 #   daemon-norace  the daemon's NORACE_TESTS without -race
-# then ALONE_TESTS, alone. Settings come from the Makefile's variables.
+# then ALONE_TESTS, alone. LONG_TESTS and LONG_NORACE_TESTS are left to
+# make longtest. Settings come from the Makefile's variables.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -35,24 +36,34 @@ stream() {
 
 echo "go test -race: $(echo $race | wc -w) packages and the daemon's tests in $shards processes; without -race: $(echo $norace | wc -w) packages and the daemon's unraced tests; side by side"
 
-stream race $GO test -race -count=1 -timeout 15m $race
+stream race $GO test -race -count=1 -timeout 15m -skip "$LONG_TESTS" $race
 stream norace $GO test -count=1 -timeout 15m $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
-# A name in E2E_QUICK that no test has any more fails the run rather than
-# quietly running fewer browser tests.
-for name in $(printf '%s' "$E2E_QUICK" | tr -d '^$()' | tr '|' ' '); do
-	grep -q "^func $name(" e2e/*_test.go || { echo "unit: E2E_QUICK names $name, which no test in e2e/ has"; exit 1; }
-done
+# A name in E2E_QUICK or the long lists that no test has any more fails
+# the run rather than quietly running fewer tests.
+names_exist() {
+	local list=$1 dir name
+	shift
+	for name in $(printf '%s' "$list" | tr -d '^$()' | tr '|' ' '); do
+		for dir in "$@"; do
+			grep -q "^func $name(" "$dir"/*_test.go && continue 2
+		done
+		echo "unit: the Makefile names $name, which no test in $* has"
+		return 1
+	done
+}
+names_exist "$E2E_QUICK" e2e && names_exist "$LONG_TESTS" daemon cmd/eventbox &&
+	names_exist "$LONG_NORACE_TESTS" daemon || exit 1
 if printf '%s\n' "$norace" | grep -qxF eventbox/e2e; then
 	stream e2e $GO test -count=1 -timeout 15m -run "$E2E_QUICK" ./e2e
 else
 	echo 0 >"$tmp/e2e.rc"
 fi
-stream daemon-norace $GO test -count=1 -timeout 15m -run "$NORACE_TESTS" ./daemon/
+stream daemon-norace $GO test -count=1 -timeout 15m -run "$NORACE_TESTS" -skip "$LONG_NORACE_TESTS" ./daemon/
 
 daemon_shards() {
 	$GO test -race -c -o "$tmp/daemon.test" ./daemon/ || return 1
 	local names
-	names=$(cd daemon && "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$ALONE_TESTS|$NORACE_TESTS") || return 1
+	names=$(cd daemon && "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$ALONE_TESTS|$NORACE_TESTS|$LONG_TESTS") || return 1
 	local i pids=() rc=0
 	for ((i = 0; i < shards; i++)); do
 		local run
