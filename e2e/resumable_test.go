@@ -194,11 +194,7 @@ func TestGuestVideoResumesAfterTheWiFiDrops(t *testing.T) {
 
 			proxy.restore()
 			b.network(t, false, -1)
-			b.do(t, "waiting for the video to be in", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := chromedp.Poll[bool](fmt.Sprintf(`(() => { const e = document.querySelector('#queue-done'); return !!e && e.textContent.includes(%q); })()`,
-					fillIn(g["allSentTitle"], nil)), chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(90*time.Second))(ctx, tg)
-				return err
-			}))
+			waitAllSent(t, b, g)
 			b.shotScreen(t, "guest-video-sent-"+pc.lang)
 			sent := proxy.up.Load() - start
 			ratio := float64(sent) / float64(size)
@@ -206,22 +202,7 @@ func TestGuestVideoResumesAfterTheWiFiDrops(t *testing.T) {
 			if ratio > 1.2 {
 				t.Fatalf("sent %.3f× the video: it started again after the cut instead of resuming", ratio)
 			}
-			photos := eventPhotos(t, box.Store, ev.ID)
-			if len(photos) != 1 || photos[0].Video == nil {
-				t.Fatalf("the box holds %d photos (%+v); want the video", len(photos), photos)
-			}
-			f, err := box.Store.Media().Open(photos[0].VideoName())
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := io.ReadAll(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("the stored video (%d bytes) is not the one sent (%d bytes)", len(got), size)
-			}
+			checkOneVideo(t, box, ev.ID, want)
 		})
 	}
 }
@@ -312,11 +293,7 @@ func TestGuestVideoResumesAfterAReload(t *testing.T) {
 			b.shotScreen(t, "guest-video-reloaded-"+pc.lang)
 
 			b.network(t, false, -1)
-			b.do(t, "waiting for the video to be in", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := chromedp.Poll[bool](fmt.Sprintf(`(() => { const e = document.querySelector('#queue-done'); return !!e && e.textContent.includes(%q); })()`,
-					fillIn(g["allSentTitle"], nil)), chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(90*time.Second))(ctx, tg)
-				return err
-			}))
+			waitAllSent(t, b, g)
 			b.shotScreen(t, "guest-video-reloaded-sent-"+pc.lang)
 			sent := proxy.up.Load() - start
 			ratio := float64(sent) / float64(size)
@@ -331,22 +308,40 @@ func TestGuestVideoResumesAfterAReload(t *testing.T) {
 					t.Fatalf("after the reload the bytes line went %q: it fell back from %q", lines, lines[0])
 				}
 			}
-			photos := eventPhotos(t, box.Store, ev.ID)
-			if len(photos) != 1 || photos[0].Video == nil {
-				t.Fatalf("the box holds %d photos (%+v); want the video once", len(photos), photos)
-			}
-			f, err := box.Store.Media().Open(photos[0].VideoName())
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := io.ReadAll(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("the stored video (%d bytes) is not the one sent (%d bytes)", len(got), size)
-			}
+			checkOneVideo(t, box, ev.ID, want)
 		})
+	}
+}
+
+// waitAllSent waits, up to a minute and a half, for the guest page's
+// thank-you saying everything is in.
+func waitAllSent(t *testing.T, b *browser, g map[string]string) {
+	t.Helper()
+	b.do(t, "waiting for the video to be in", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](fmt.Sprintf(`(() => { const e = document.querySelector('#queue-done'); return !!e && e.textContent.includes(%q); })()`,
+			fillIn(g["allSentTitle"], nil)), chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(90*time.Second))(ctx, tg)
+		return err
+	}))
+}
+
+// checkOneVideo fails unless the event holds exactly one photo, a video
+// byte for byte want.
+func checkOneVideo(t *testing.T, bx *box, eventID string, want []byte) {
+	t.Helper()
+	photos := eventPhotos(t, bx.Store, eventID)
+	if len(photos) != 1 || photos[0].Video == nil {
+		t.Fatalf("the box holds %d photos (%+v); want the video once", len(photos), photos)
+	}
+	f, err := bx.Store.Media().Open(photos[0].VideoName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the stored video (%d bytes) is not the one sent (%d bytes)", len(got), len(want))
 	}
 }
