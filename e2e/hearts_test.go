@@ -97,6 +97,32 @@ func heartsFlow(t *testing.T, words heartWords, w, h int, checked bool, size str
 		b.waitJS(t, "the heart is the next stop", `document.activeElement === document.querySelector('`+tile(grid)+` > .tile-heart')`)
 	}
 
+	// fromTheTile hearts the loved photo from its tile in grid, takes the
+	// heart back with the keyboard, hearts it again, then takes it back in
+	// the large view, which agrees with the tile all along. off and on are
+	// the heart's text and name either way; page names the page for axe,
+	// name the screenshot.
+	type heartState struct{ text, name string }
+	fromTheTile := func(b *browser, grid, page, name string, off, on heartState) string {
+		heart := tile(grid) + ` > .tile-heart`
+		b.waitJS(t, "the tile's heart says what it does", heartIs(heart, false, off.text, off.name))
+		b.do(t, "hearting it from its tile", click(heart))
+		b.waitJS(t, "the tile's heart is pressed", heartIs(heart, true, on.text, on.name))
+		axe(b, page+", a photo hearted from its tile")
+		shot(b, name+"-tile")
+		reachable(b, grid)
+		b.do(t, "taking it back with the keyboard", chromedp.KeyEvent(" "))
+		b.waitJS(t, "the tile's heart is off again", heartIs(heart, false, off.text, off.name))
+		b.do(t, "hearting it from its tile again", click(heart))
+		b.waitJS(t, "the tile's heart is pressed again", heartIs(heart, true, on.text, on.name))
+		b.do(t, "opening the hearted photo", click(tile(grid)), chromedp.WaitVisible(chromedp.CSS(big)))
+		b.waitJS(t, "the large view agrees", heartIs(big, true, on.text, on.name))
+		b.do(t, "taking it back in the large view", click(big))
+		b.waitJS(t, "the large view and the tile are off", heartIs(big, false, off.text, off.name)+` && `+heartIs(heart, false, off.text, off.name))
+		b.do(t, "closing the large view", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
+		return heart
+	}
+
 	// The guest, in the shared album.
 	g := newBrowserAt(t, lang, w, h)
 	g.do(t, "opening the shared album",
@@ -104,22 +130,7 @@ func heartsFlow(t *testing.T, words heartWords, w, h int, checked bool, size str
 		chromedp.WaitVisible(chromedp.CSS(`#tab-all`)),
 		click(`#tab-all`),
 		chromedp.WaitVisible(chromedp.CSS(tile(`#all-photos`))))
-	heart := tile(`#all-photos`) + ` > .tile-heart`
-	g.waitJS(t, "the tile's heart says what it does", heartIs(heart, false, "♡", heartLabel))
-	g.do(t, "hearting it from its tile", click(heart))
-	g.waitJS(t, "the tile's heart is pressed with one", heartIs(heart, true, "♥ 1", one))
-	axe(g, "shared album, a photo hearted from its tile")
-	shot(g, "album-tile")
-	reachable(g, `#all-photos`)
-	g.do(t, "taking it back with the keyboard", chromedp.KeyEvent(" "))
-	g.waitJS(t, "the tile's heart is off again", heartIs(heart, false, "♡", heartLabel))
-	g.do(t, "hearting it from its tile again", click(heart))
-	g.waitJS(t, "the tile's heart is pressed with one again", heartIs(heart, true, "♥ 1", one))
-	g.do(t, "opening the hearted photo", click(tile(`#all-photos`)), chromedp.WaitVisible(chromedp.CSS(big)))
-	g.waitJS(t, "the large view agrees", heartIs(big, true, "♥ 1", one))
-	g.do(t, "taking it back in the large view", click(big))
-	g.waitJS(t, "the large view and the tile are off", heartIs(big, false, "♡", heartLabel)+` && `+heartIs(heart, false, "♡", heartLabel))
-	g.do(t, "closing the large view", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
+	heart := fromTheTile(g, `#all-photos`, "shared album", "album", heartState{"♡", heartLabel}, heartState{"♥ 1", one})
 	g.do(t, "opening the photo", click(tile(`#all-photos`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox #heart`)))
 	g.waitJS(t, "the heart says what it does", fmt.Sprintf(`document.querySelector('#heart').getAttribute('aria-label') === %q`, heartLabel))
 	g.do(t, "hearting it", click(`.lightbox #heart`))
@@ -142,22 +153,7 @@ func heartsFlow(t *testing.T, words heartWords, w, h int, checked bool, size str
 	v.do(t, "opening the gallery",
 		chromedp.Navigate(box.URL+"/g/"+created.Share.Token),
 		chromedp.WaitVisible(chromedp.CSS(tile(`#gallery-photos`))))
-	vheart := tile(`#gallery-photos`) + ` > .tile-heart`
-	v.waitJS(t, "the tile's heart shows the guest's", heartIs(vheart, false, "♡ 1", one))
-	v.do(t, "hearting it from its tile", click(vheart))
-	v.waitJS(t, "the tile's heart is pressed with two", heartIs(vheart, true, "♥ 2", two))
-	axe(v, "gallery, a photo hearted from its tile")
-	shot(v, "gallery-tile")
-	reachable(v, `#gallery-photos`)
-	v.do(t, "taking it back with the keyboard", chromedp.KeyEvent(" "))
-	v.waitJS(t, "the tile's heart is back to one", heartIs(vheart, false, "♡ 1", one))
-	v.do(t, "hearting it from its tile again", click(vheart))
-	v.waitJS(t, "the tile's heart is pressed with two again", heartIs(vheart, true, "♥ 2", two))
-	v.do(t, "opening the hearted photo", click(tile(`#gallery-photos`)), chromedp.WaitVisible(chromedp.CSS(big)))
-	v.waitJS(t, "the large view agrees", heartIs(big, true, "♥ 2", two))
-	v.do(t, "taking it back in the large view", click(big))
-	v.waitJS(t, "the large view and the tile are back to one", heartIs(big, false, "♡ 1", one)+` && `+heartIs(vheart, false, "♡ 1", one))
-	v.do(t, "closing the large view", click(`.lightbox .bar button`), chromedp.WaitNotPresent(chromedp.CSS(`.lightbox`)))
+	fromTheTile(v, `#gallery-photos`, "gallery", "gallery", heartState{"♡ 1", one}, heartState{"♥ 2", two})
 	v.do(t, "opening the photo", click(tile(`#gallery-photos`)), chromedp.WaitVisible(chromedp.CSS(`.lightbox #heart`)))
 	v.do(t, "hearting it", click(`.lightbox #heart`))
 	v.waitJS(t, "the heart is pressed with two", `document.querySelector('#heart').getAttribute('aria-pressed') === 'true' && document.querySelector('#heart').textContent === '♥ 2'`)
