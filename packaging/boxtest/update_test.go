@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,8 +51,9 @@ var updatePhases = []string{"the backup", "the download", "the swap"}
 // during the backup it makes first, the download and its checks, the swap
 // of the binary, or just after. After every cut the box boots and runs
 // either the version it had or the new one; every backup it keeps opens as
-// a ZIP whose files are those its manifest lists, byte for byte; the
-// update resumes, or is applied again, and completes; and every photo is
+// a ZIP whose files are those its manifest lists, byte for byte, and the
+// one the apply answered with, if it answered, is among them; the update
+// resumes, or is applied again, and completes; and every photo is
 // listed and byte for byte what was sent. At the end no media file is
 // named by no record, no temp file remains and bbolt's own check finds
 // the database whole.
@@ -160,17 +162,31 @@ func TestPowerCutsDuringAnUpdate(t *testing.T) {
 		state := ""
 		switch u.Current {
 		case from:
-			state = "the version it had, " + from
+			state = "the version it had"
 		case to:
-			state = "the new version, " + to
+			state = "the new version"
 		default:
 			t.Fatalf("after cut %d the box runs %q, neither %s nor %s", round, u.Current, from, to)
 		}
 		states[state]++
+		state += ", " + u.Current
 		kept, partial := m.checkBackups()
+		// A backup the apply answered with was acknowledged: it must be
+		// there (and whole) whatever the cut did after.
+		if named, ok := strings.CutPrefix(answer, "202 "); ok {
+			var v struct {
+				Backup string `json:"backup"`
+			}
+			if err := json.Unmarshal([]byte(named), &v); err != nil || v.Backup == "" {
+				t.Fatalf("the apply answered %s: no backup named", named)
+			}
+			if !slices.Contains(kept, v.Backup) {
+				t.Errorf("after cut %d the backup %s the apply answered with is not kept (kept: %v)", round, v.Backup, kept)
+			}
+		}
 		t.Logf("cut %d during %s, %s after the apply (it had answered %s; the box was %s): %d writes were not flushed (%s); "+
-			"the box came back with %s; %d backups kept, each whole, %d partial backup files left",
-			round, phase, wait, answer, doing, pending, name, state, kept, partial)
+			"the box came back with %s; %d backups kept and checked, %d partial backup files left",
+			round, phase, wait, answer, doing, pending, name, state, len(kept), partial)
 
 		way := m.finishUpdate(h, to)
 		ways = append(ways, way)
@@ -178,7 +194,7 @@ func TestPowerCutsDuringAnUpdate(t *testing.T) {
 			t.Fatalf("after cut %d, %d photos are not whole", round, lost)
 		}
 		kept, partial = m.checkBackups()
-		t.Logf("cut %d: the update to %s %s; %d photos listed, each whole; %d backups kept, each whole, %d partial", round, to, way, len(acked), kept, partial)
+		t.Logf("cut %d: the update to %s %s; %d photos listed, each whole; %d backups kept and checked, %d partial", round, to, way, len(acked), len(kept), partial)
 	}
 
 	files, unnamed, tmp := m.leftovers(h, eventID)
@@ -196,8 +212,8 @@ func TestPowerCutsDuringAnUpdate(t *testing.T) {
 		t.Errorf("%d partial backup files are left after the last backup", partial)
 	}
 	t.Logf("%d power cuts during an update: the box came back with %v; the updates then %v; %d photos acknowledged, 0 lost; "+
-		"%d backups kept, each whole; %d media files, %d named by no record",
-		cuts, states, ways, len(acked), kept, len(files), len(unnamed))
+		"%d backups kept and checked; %d media files, %d named by no record",
+		cuts, states, ways, len(acked), len(kept), len(files), len(unnamed))
 }
 
 // nextVersion is a release newer than v: its patch number plus one (a
@@ -425,9 +441,9 @@ func (m *machine) finishUpdate(h *host, version string) string {
 
 // checkBackups opens every backup the box keeps on its card as a ZIP and
 // checks its files against its manifest, byte for byte: none may be half
-// written under a backup's name. It answers how many it kept and how many
-// temp files of cut backups are left beside them.
-func (m *machine) checkBackups() (kept, partial int) {
+// written under a backup's name. It answers their names and how many temp
+// files of cut backups are left beside them.
+func (m *machine) checkBackups() (kept []string, partial int) {
 	m.t.Helper()
 	dir := "/var/lib/eventbox/backups"
 	for _, name := range strings.Fields(m.sh("", "sh", "-c", "ls -A "+dir+" 2>/dev/null || true")) {
@@ -438,7 +454,7 @@ func (m *machine) checkBackups() (kept, partial int) {
 		if !strings.HasSuffix(name, ".zip") {
 			continue
 		}
-		kept++
+		kept = append(kept, name)
 		resp, err := http.Get(m.agent + "/file?path=" + dir + "/" + name)
 		if err != nil {
 			m.fail("reading backup %s: %v", name, err)
