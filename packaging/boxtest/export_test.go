@@ -32,10 +32,10 @@ const davAddr = "10.0.2.100:80"
 // TestPowerCutsDuringAnExport sends an event's photos to a WebDAV server
 // the test runs on the host and cuts the box's power while it does. After
 // every cut the box boots, the export is still stored and resumes by
-// itself, and once it is done the server holds every photo byte for byte
-// and nothing under a final name that is not whole; on the box every photo
-// is listed and whole, and at the end bbolt's own check finds the
-// database whole.
+// itself, and once it is done the server holds every photo byte for byte;
+// right after the cut and at the end nothing under a final name is a half
+// photo; on the box every photo is listed and whole, and at the end bbolt's
+// own check finds the database whole.
 func TestPowerCutsDuringAnExport(t *testing.T) {
 	image := cardImage(t)
 	c := newCard(t, image, t.TempDir(), partySettings)
@@ -99,7 +99,9 @@ func TestPowerCutsDuringAnExport(t *testing.T) {
 		wait := time.Since(start).Round(100 * time.Millisecond)
 		m.powerOff()
 		pending, name := cutDisk(t, disk, round, rng)
-		onServer := len(davFiles(t, davDir))
+		// Right after the cut, before any resume: a photo under its final
+		// name is whole, whatever upload the cut broke.
+		onServer, tempsAtCut, _ := checkHalfFiles(t, davDir, acked)
 
 		m = bootMachine(t, c, drive)
 		h.base, g.base = m.http, m.http
@@ -107,8 +109,8 @@ func TestPowerCutsDuringAnExport(t *testing.T) {
 		if back.Status == "" {
 			t.Fatalf("after cut %d the export %s is not stored", round, exportID)
 		}
-		t.Logf("cut %d, %s after the export was queued (it was %s, %d of %d sent; the server held %d files): %d writes were not flushed (%s); the box came back with the export %s, %d sent",
-			round, wait, doing.Status, doing.Sent, doing.Total, onServer, pending, name, back.Status, back.Sent)
+		t.Logf("cut %d, %s after the export was queued (it was %s, %d of %d sent; the server held %d files, none half, and %d cut uploads under a temporary name): %d writes were not flushed (%s); the box came back with the export %s, %d sent",
+			round, wait, doing.Status, doing.Sent, doing.Total, onServer, tempsAtCut, pending, name, back.Status, back.Sent)
 		deadline = time.Now().Add(15 * time.Minute)
 		for back.Status != "done" {
 			if back.Status == "failed" {
@@ -180,11 +182,26 @@ func (h *host) export(eventID, id string) exportState {
 // answers how many files are there and how many temporary uploads.
 func (m *machine) checkExported(t *testing.T, dir string, acked map[string]string) (files, temps int) {
 	t.Helper()
+	files, temps, found := checkHalfFiles(t, dir, acked)
+	for id, sum := range acked {
+		if !found[sum] {
+			t.Errorf("photo %s is not on the server byte for byte", id)
+		}
+	}
+	return files, temps
+}
+
+// checkHalfFiles fails the test for a photo on the server, under a final
+// name, that is none of those sent (a half one). It answers how many files
+// are under a final name and how many under a temporary one, and the
+// photos found whole, by their SHA-256.
+func checkHalfFiles(t *testing.T, dir string, acked map[string]string) (files, temps int, found map[string]bool) {
+	t.Helper()
 	want := map[string]bool{}
 	for _, sum := range acked {
 		want[sum] = true
 	}
-	found := map[string]bool{}
+	found = map[string]bool{}
 	for path, sum := range davFiles(t, dir) {
 		if strings.HasPrefix(filepath.Base(path), cloud.TempPrefix) {
 			temps++
@@ -195,15 +212,10 @@ func (m *machine) checkExported(t *testing.T, dir string, acked map[string]strin
 		case want[sum]:
 			found[sum] = true
 		case strings.HasSuffix(strings.ToLower(path), ".jpg") || strings.HasSuffix(strings.ToLower(path), ".jpeg"):
-			t.Errorf("%s on the server is no photo that was sent: a half file under its final name?", path)
+			t.Errorf("%s on the server is no photo that was sent: a half file under its final name", path)
 		}
 	}
-	for id, sum := range acked {
-		if !found[sum] {
-			t.Errorf("photo %s is not on the server byte for byte", id)
-		}
-	}
-	return files, temps
+	return files, temps, found
 }
 
 // davFiles is the SHA-256 of every file under dir, by its path.
