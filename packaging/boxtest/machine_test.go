@@ -68,6 +68,35 @@ func boxagent(t *testing.T) string {
 	return agentOnce.path
 }
 
+var hostAgentOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// hostAgent builds the agent for the host once per test binary (its pipe
+// joins the machine to the test's servers).
+func hostAgent(t *testing.T) string {
+	t.Helper()
+	hostAgentOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "boxagent-host")
+		if err != nil {
+			hostAgentOnce.err = err
+			return
+		}
+		hostAgentOnce.path = filepath.Join(dir, "boxagent")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", hostAgentOnce.path, "./boxagent")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			hostAgentOnce.err = fmt.Errorf("building boxagent for the host: %v: %s", err, out)
+		}
+	})
+	if hostAgentOnce.err != nil {
+		t.Fatal(hostAgentOnce.err)
+	}
+	return hostAgentOnce.path
+}
+
 // partition is one partition of a card, in bytes.
 type partition struct {
 	start, size int64
@@ -107,6 +136,22 @@ type card struct {
 	path  string
 	parts []partition
 	dir   string
+	// reach names servers the test runs on the host that the machine may
+	// reach, by the address it dials in the user network (IP:PORT) and
+	// the host's address it reaches (reachHost).
+	reach map[string]string
+}
+
+// reachHost lets the machine reach the host's server at hostAddr by
+// dialling guestAddr (in qemu's user network, for example
+// 10.0.2.100:80), from its next boot on; nothing else of the host is
+// reachable. qemu runs the agent's pipe on the host for each connection.
+func (c *card) reachHost(t *testing.T, guestAddr, hostAddr string) {
+	t.Helper()
+	if c.reach == nil {
+		c.reach = map[string]string{}
+	}
+	c.reach[guestAddr] = hostAddr
 }
 
 // newCard copies the image into dir, grows it by 1 GiB, writes the agent
@@ -226,7 +271,8 @@ func freePort(t *testing.T) int {
 // bootMachine boots the card with its own kernel, initrd and command line
 // and waits until the agent and the box's /api/health answer. The wired
 // network is qemu's restricted user network: the machine reaches nothing
-// outside, and only the forwarded ports reach in.
+// outside but the test's servers the card names (reachHost), and only the
+// forwarded ports reach in.
 func bootMachine(t *testing.T, c *card, drive string) *machine {
 	t.Helper()
 	kernel, initrd := "", ""
@@ -264,11 +310,15 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 	if drive == "" {
 		drive = "file=" + c.path + ",format=raw,cache=unsafe"
 	}
+	netdev := fmt.Sprintf("user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:%d-:80,hostfwd=tcp:127.0.0.1:%d-:7000", hp, ap)
+	for guest, host := range c.reach {
+		netdev += fmt.Sprintf(",guestfwd=tcp:%s-cmd:%s pipe %s", guest, hostAgent(t), host)
+	}
 	m.qemu = exec.Command("qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "1024",
 		"-kernel", filepath.Join(c.dir, kernel), "-initrd", filepath.Join(c.dir, initrd),
 		"-append", strings.Join(args, " "),
 		"-drive", "if=virtio,"+drive,
-		"-netdev", fmt.Sprintf("user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:%d-:80,hostfwd=tcp:127.0.0.1:%d-:7000", hp, ap),
+		"-netdev", netdev,
 		"-device", "virtio-net-pci,netdev=net0",
 		"-device", "virtio-rng-pci",
 		"-display", "none", "-monitor", "none", "-serial", "file:"+m.console)

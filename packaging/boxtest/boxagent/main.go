@@ -21,7 +21,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: boxagent radios | serve ADDR | phone CMD ... | home CMD ...")
+		fmt.Fprintln(os.Stderr, "usage: boxagent radios | serve ADDR | phone CMD ... | home CMD ... | dbcheck DB | pipe HOST:PORT")
 		os.Exit(2)
 	}
 	var err error
@@ -38,6 +38,8 @@ func main() {
 		err = phone(os.Args[2:])
 	case "home":
 		err = home(os.Args[2:])
+	case "pipe":
+		err = pipe(os.Args[2:])
 	case "dbcheck":
 		err = dbcheck(os.Args[2:])
 	default:

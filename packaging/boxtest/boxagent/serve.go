@@ -53,6 +53,10 @@ func serve(addr string) error {
 	mux.HandleFunc("GET /file", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, r.URL.Query().Get("path"))
 	})
+	// The machine's own files by path, for a client in the machine that
+	// resolves URLs relative to another (a release's binary beside its
+	// manifest).
+	mux.Handle("GET /files/", http.StripPrefix("/files", http.FileServer(http.Dir("/"))))
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	return srv.ListenAndServe()
 }
