@@ -54,6 +54,11 @@ type Maker struct {
 	making map[string]chan struct{}
 	// receiving counts upload bodies being received right now.
 	receiving atomic.Int64
+	// turns holds a slot per worker: an attempt takes one before it
+	// yields to uploads and makes the variants, so that attempts asked
+	// for by requests queue here too rather than in the pool, and each
+	// yields just before its image work.
+	turns chan struct{}
 	// beforeOpen, when not nil, is called as an attempt starts, before the
 	// original is opened: tests hold an attempt in flight with it.
 	beforeOpen func(ctx context.Context, id string)
@@ -101,9 +106,12 @@ var variantRetry = jobs.Policy{
 const maxYield = 2 * time.Second
 
 // Receive marks an upload body as being received until the returned
-// function is called. While any is, background variant jobs wait (up to
-// maxYield each): the CPU goes first to guests waiting for an answer.
-// Variants asked for by a request are made at once regardless.
+// function is called. While any is, each variant attempt, whether a
+// background job or asked for by a request (a guest's album asking for
+// the thumb of the photo just sent), waits up to maxYield once its turn
+// among the workers comes: the CPU goes first to guests waiting for an
+// answer. On one core, attempts asked for during a burst and made at
+// once took the core from the uploads.
 func (v *Maker) Receive() func() {
 	v.receiving.Add(1)
 	return func() { v.receiving.Add(-1) }
@@ -145,7 +153,8 @@ func New(cfg Config) *Maker {
 	}
 	pool := imaging.NewPool(pc)
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
-		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{}}
+		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{},
+		turns: make(chan struct{}, workers)}
 }
 
 // UseRunner gives the maker the job runner that works its Kind. Call it
@@ -177,16 +186,9 @@ func (v *Maker) Jobs(p store.Photo) []store.JobSpec {
 // Nudge tells the runner new variant jobs are queued. It never blocks.
 func (v *Maker) Nudge() { v.runner.Notify(store.VariantJobKind) }
 
-// askedKey marks the context of an attempt a request asked for: it does
-// not yield to uploads.
-type askedKey struct{}
-
 // handle is one attempt at the variants of the photo j.Key.
 func (v *Maker) handle(ctx context.Context, j jobs.Job) error {
 	defer v.begin(j.Key)() // first: a request for the photo waits for this attempt
-	if ctx.Value(askedKey{}) == nil {
-		v.yieldToUploads(ctx)
-	}
 	p, err := v.store.Photos().Get(ctx, j.Key)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -195,6 +197,16 @@ func (v *Maker) handle(ctx context.Context, j jobs.Job) error {
 		return err
 	case p.Variants:
 		return nil
+	}
+	select {
+	case v.turns <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-v.turns }()
+	v.yieldToUploads(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if j.Tries > 1 {
 		v.log.InfoContext(ctx, "retrying variants", "photo", p.ID, "attempt", j.Tries, "last_error", j.LastError)
@@ -246,9 +258,8 @@ func (v *Maker) Ensure(ctx context.Context, id string) error {
 const busyWait = 2 * time.Second
 
 func (v *Maker) demand(ctx context.Context, id string) error {
-	asked := context.WithValue(ctx, askedKey{}, true)
 	for deadline := time.Now().Add(busyWait); ; {
-		ran, err := v.runner.RunKey(asked, store.VariantJobKind, id)
+		ran, err := v.runner.RunKey(ctx, store.VariantJobKind, id)
 		switch {
 		case ran == jobs.KeyRan && err != nil:
 			return fmt.Errorf("%w: %w", ErrNoVariants, err)
