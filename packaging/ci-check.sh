@@ -24,6 +24,9 @@ if [ ${#need[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+step "the plain builds for arm64, armv7 and amd64, each statically linked (make cross)"
+make --no-print-directory cross
+
 step "building dist/ and the .deb packages"
 rm -rf dist
 make --no-print-directory dist deb VERSION=1.0.0-ci >/dev/null
