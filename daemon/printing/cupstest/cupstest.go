@@ -267,13 +267,15 @@ func PageSize(t testing.TB, pdf string) (float64, float64) {
 	return min(w, h), max(w, h)
 }
 
-// Codes renders a printed PDF's first page at 150 dpi (pdftoppm) and
-// answers the QR codes zbarimg reads on it.
+// Codes renders a printed PDF's first page at 300 dpi, the resolution
+// prints are laid out at (pdftoppm), and answers the QR codes zbarimg
+// reads on it. (At 150 dpi the strips' small code, about 3 px a module,
+// failed to decode once in CI, depending on the link it carries.)
 func Codes(t testing.TB, pdf string) []string {
 	t.Helper()
 	testtool.Need(t, "zbar-tools", "zbarimg")
 	png := filepath.Join(t.TempDir(), "page")
-	if out, err := exec.Command("pdftoppm", "-r", "150", "-png", "-singlefile", pdf, png).CombinedOutput(); err != nil {
+	if out, err := exec.Command("pdftoppm", "-r", "300", "-png", "-singlefile", pdf, png).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v\n%s", err, out)
 	}
 	out, _ := exec.Command("zbarimg", "-q", png+".png").Output()
