@@ -67,23 +67,7 @@ func TestRetryDelayIsCappedAndJittered(t *testing.T) {
 // context cancelled) gives its attempt back, however often it happens.
 func TestCancelledAttemptIsNotCounted(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, image.NewGray(image.Rect(0, 0, 64, 48)), nil); err != nil {
-		t.Fatal(err)
-	}
-	p := store.Photo{ID: store.NewID(), EventID: store.NewID(), Status: store.StatusVisible, Format: "jpeg"}
-	if _, err := st.Media().Write(p.OriginalName(), bytes.NewReader(buf.Bytes())); err != nil {
-		t.Fatal(err)
-	}
-	v, _ := newTestMaker(t, st, 1)
-	if _, err := st.Photos().Add(ctx, p, 0, v.Jobs(p)...); err != nil {
-		t.Fatal(err)
-	}
+	st, p, v := makerWithAPhoto(t)
 	stopped, cancel := context.WithCancel(ctx)
 	cancel()
 	for range store.VariantAttempts + 1 {
@@ -106,4 +90,30 @@ func TestCancelledAttemptIsNotCounted(t *testing.T) {
 	if got, _ := st.Photos().Get(ctx, p.ID); !got.Variants {
 		t.Fatalf("photo after its attempt: %+v", got)
 	}
+}
+
+// makerWithAPhoto opens a store in a temp folder holding one small
+// visible JPEG, recorded with its variant jobs, and a Maker of one worker
+// over it.
+func makerWithAPhoto(t *testing.T) (*store.Store, store.Photo, *Maker) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, image.NewGray(image.Rect(0, 0, 64, 48)), nil); err != nil {
+		t.Fatal(err)
+	}
+	p := store.Photo{ID: store.NewID(), EventID: store.NewID(), Status: store.StatusVisible, Format: "jpeg"}
+	if _, err := st.Media().Write(p.OriginalName(), bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := newTestMaker(t, st, 1)
+	if _, err := st.Photos().Add(ctx, p, 0, v.Jobs(p)...); err != nil {
+		t.Fatal(err)
+	}
+	return st, p, v
 }

@@ -1,16 +1,11 @@
 package variants
 
 import (
-	"bytes"
 	"context"
-	"image"
-	"image/jpeg"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"eventbox/store"
 )
 
 // A photo's variants asked for by a request (a guest's album asking for
@@ -31,23 +26,7 @@ func TestAskedVariantsYieldToUploads(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := context.Background()
-				st, err := store.Open(ctx, t.TempDir(), store.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
-				var buf bytes.Buffer
-				if err := jpeg.Encode(&buf, image.NewGray(image.Rect(0, 0, 64, 48)), nil); err != nil {
-					t.Fatal(err)
-				}
-				p := store.Photo{ID: store.NewID(), EventID: store.NewID(), Status: store.StatusVisible, Format: "jpeg"}
-				if _, err := st.Media().Write(p.OriginalName(), bytes.NewReader(buf.Bytes())); err != nil {
-					t.Fatal(err)
-				}
-				v, _ := newTestMaker(t, st, 1)
-				if _, err := st.Photos().Add(ctx, p, 0, v.Jobs(p)...); err != nil {
-					t.Fatal(err)
-				}
+				st, p, v := makerWithAPhoto(t)
 				start := time.Now()
 				var openedAt atomic.Int64
 				v.beforeOpen = func(context.Context, string) { openedAt.Store(int64(time.Since(start))) }
