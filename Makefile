@@ -42,10 +42,12 @@ E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestG
 # the start, backup, restore, mail, webhook and print black-box tests), a
 # 150 MB video through a cutting proxy, the tus client in Node, printing
 # through CUPS and Ghostscript; and, unraced, the signs rendered and
-# scanned at 72 and 200 dpi and HEIC turned into JPEG for archives. The
-# memory and latency bounds stay in make test.
+# scanned at 72 and 200 dpi, QR codes read back by zbarimg from PNG and
+# SVG, grid HEICs encoded with heif-enc and decoded tile by tile, HEIC
+# turned into JPEG for archives, and the join limit's hundreds of requests
+# in a row. The memory and latency bounds stay in make test.
 LONG_TESTS := ^(TestCrashUploads|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS)$$
-LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG)$$
+LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG|TestQRCodesScan|TestJoinsAreLimitedAndStoreNothing|TestSVGDecodesWithARealReader|TestPNGDecodesWithARealReader|TestGridHEICMakesVariantsTileByTile|TestJPEGCopyOfGridHEIC)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
@@ -141,7 +143,7 @@ vulncheck:
 ## (LONG_TESTS raced, LONG_NORACE_TESTS not); .ci/run runs it after make test
 longtest: tusjs
 	$(GO) test -race -count=1 -timeout 20m -run '$(LONG_TESTS)' ./cmd/eventbox ./daemon/
-	$(GO) test -count=1 -timeout 20m -run '$(LONG_NORACE_TESTS)' ./daemon/
+	$(GO) test -count=1 -timeout 20m -run '$(LONG_NORACE_TESTS)' ./daemon/ ./daemon/imaging/ ./daemon/qr/
 
 ## browsertest: every browser test with every language and screen size of
 ## those that sweep them (every page in fr, it and es; the console's

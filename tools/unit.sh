@@ -36,8 +36,6 @@ stream() {
 
 echo "go test -race: $(echo $race | wc -w) packages and the daemon's tests in $shards processes; without -race: $(echo $norace | wc -w) packages and the daemon's unraced tests; side by side"
 
-stream race $GO test -race -count=1 -timeout 15m -skip "$LONG_TESTS" $race
-stream norace $GO test -count=1 -timeout 15m $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
 # A name in E2E_QUICK or the long lists that no test has any more fails
 # the run rather than quietly running fewer tests.
 names_exist() {
@@ -52,7 +50,10 @@ names_exist() {
 	done
 }
 names_exist "$E2E_QUICK" e2e && names_exist "$LONG_TESTS" daemon cmd/eventbox &&
-	names_exist "$LONG_NORACE_TESTS" daemon || exit 1
+	names_exist "$LONG_NORACE_TESTS" daemon daemon/imaging daemon/qr || exit 1
+
+stream race $GO test -race -count=1 -timeout 15m -skip "$LONG_TESTS" $race
+stream norace $GO test -count=1 -timeout 15m -skip "$LONG_NORACE_TESTS" $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
 if printf '%s\n' "$norace" | grep -qxF eventbox/e2e; then
 	stream e2e $GO test -count=1 -timeout 15m -run "$E2E_QUICK" ./e2e
 else
