@@ -2,37 +2,20 @@ package daemon_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"strconv"
 	"testing"
 
 	"eventbox/daemon"
+	"eventbox/internal/fakemp4"
 )
 
 // box builds an ISO-BMFF box.
-func box(typ string, payload ...[]byte) []byte {
-	body := bytes.Join(payload, nil)
-	b := make([]byte, 8, 8+len(body))
-	binary.BigEndian.PutUint32(b, uint32(8+len(body)))
-	copy(b[4:], typ)
-	return append(b, body...)
-}
+var box = fakemp4.Box
 
 // mp4OfSeconds builds a small MP4 (moov at the end, as phones write it)
 // with a video track that lasts the given seconds.
-func mp4OfSeconds(seconds int) []byte {
-	u32 := func(v uint32) []byte { b := make([]byte, 4); binary.BigEndian.PutUint32(b, v); return b }
-	mvhd := box("mvhd", u32(0), u32(0), u32(0), u32(1000), u32(uint32(seconds*1000)), make([]byte, 80))
-	mdhd := box("mdhd", u32(0), u32(0), u32(0), u32(90000), u32(uint32(seconds*90000)), []byte{0x55, 0xc4, 0, 0})
-	hdlr := box("hdlr", u32(0), u32(0), []byte("vide"), make([]byte, 12), []byte("VideoHandler\x00"))
-	tkhd := box("tkhd", u32(3), u32(0), u32(0), u32(1), u32(0), u32(uint32(seconds*1000)), make([]byte, 60))
-	return bytes.Join([][]byte{
-		box("ftyp", []byte("isom"), u32(512), []byte("isomiso2avc1mp41")),
-		box("mdat", bytes.Repeat([]byte{0}, 512)),
-		box("moov", mvhd, box("trak", tkhd, box("mdia", mdhd, hdlr))),
-	}, nil)
-}
+func mp4OfSeconds(seconds int) []byte { return fakemp4.Make(seconds, make([]byte, 512)) }
 
 func (c *client) uploadVideo(slug string, poster, video []byte, posterBytes string) response {
 	c.h.t.Helper()

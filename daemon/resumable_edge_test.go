@@ -2,9 +2,9 @@ package daemon_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"eventbox/internal/fakemp4"
 	"fmt"
 	"io"
 	"net"
@@ -120,18 +120,11 @@ func (p *edgeProxy) stats() (sent int64, elapsed time.Duration, cuts int) {
 
 // bigMP4 is an MP4 of size bytes (most of it the mdat) lasting seconds.
 func bigMP4(size, seconds int) []byte {
-	u32 := func(v uint32) []byte { b := make([]byte, 4); binary.BigEndian.PutUint32(b, v); return b }
-	mvhd := box("mvhd", u32(0), u32(0), u32(0), u32(1000), u32(uint32(seconds*1000)), make([]byte, 80))
-	mdhd := box("mdhd", u32(0), u32(0), u32(0), u32(90000), u32(uint32(seconds*90000)), []byte{0x55, 0xc4, 0, 0})
-	hdlr := box("hdlr", u32(0), u32(0), []byte("vide"), make([]byte, 12), []byte("VideoHandler\x00"))
-	tkhd := box("tkhd", u32(3), u32(0), u32(0), u32(1), u32(0), u32(uint32(seconds*1000)), make([]byte, 60))
-	ftyp := box("ftyp", []byte("isom"), u32(512), []byte("isomiso2avc1mp41"))
-	moov := box("moov", mvhd, box("trak", tkhd, box("mdia", mdhd, hdlr)))
-	payload := make([]byte, size-len(ftyp)-len(moov)-8)
+	payload := make([]byte, size-fakemp4.Overhead)
 	for i := range payload {
 		payload[i] = byte(i*7 + i>>12) // not all zeros: a change anywhere shows
 	}
-	return bytes.Join([][]byte{ftyp, box("mdat", payload), moov}, nil)
+	return fakemp4.Make(seconds, payload)
 }
 
 // edgeClient is a guest's phone talking through the proxy.

@@ -157,14 +157,7 @@ func TestGuestVideoResumesAfterTheWiFiDrops(t *testing.T) {
 	mb := regexp.MustCompile(`[1-9][0-9]*([.,][0-9])?[\s\x{a0}\x{202f}]?(MB|Mo)`)
 	for _, pc := range []struct{ lang, browserLang string }{{"en", "en-US"}, {"fr", "fr-FR"}} {
 		t.Run(pc.lang, func(t *testing.T) {
-			g := catalogue(t, pc.lang, "guest")
-			ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
-				e.AskGuestName = false
-				e.AllowVideos = true
-				e.DefaultLocale = pc.lang
-			})
-			proxy := newCountingProxy(t, box.URL[len("http://"):])
-			b := newBrowserAt(t, pc.browserLang, phoneWidth, phoneHeight)
+			g, ev, proxy, b := videoGuest(t, box, pc.lang, pc.browserLang)
 			b.do(t, "opening the event link",
 				chromedp.Navigate("http://"+proxy.addr+"/e/"+ev.Slug),
 				chromedp.WaitVisible(chromedp.CSS(`#pick-photos`)))
@@ -243,14 +236,7 @@ func TestGuestVideoResumesAfterAReload(t *testing.T) {
 	box := startBoxWith(t, func(c *daemon.Config) { c.MaxVideoMB = 100; c.MaxVideoSeconds = 60 })
 	for _, pc := range []struct{ lang, browserLang string }{{"en", "en-US"}, {"fr", "fr-FR"}} {
 		t.Run(pc.lang, func(t *testing.T) {
-			g := catalogue(t, pc.lang, "guest")
-			ev := createEvent(t, box.Store, "Anna & Marco", func(e *store.Event) {
-				e.AskGuestName = false
-				e.AllowVideos = true
-				e.DefaultLocale = pc.lang
-			})
-			proxy := newCountingProxy(t, box.URL[len("http://"):])
-			b := newBrowserAt(t, pc.browserLang, phoneWidth, phoneHeight)
+			g, ev, proxy, b := videoGuest(t, box, pc.lang, pc.browserLang)
 			// Every text the bytes line takes is kept, from the first one
 			// a page shows: a 0 that flashes before the box answers counts.
 			b.do(t, "watching the bytes line", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -311,6 +297,21 @@ func TestGuestVideoResumesAfterAReload(t *testing.T) {
 			checkOneVideo(t, box, ev.ID, want)
 		})
 	}
+}
+
+// videoGuest makes an event in lang that takes videos, a counting proxy
+// in front of the box and a phone's browser in browserLang: the guest
+// catalogue, the event, the proxy and the browser.
+func videoGuest(t *testing.T, bx *box, lang, browserLang string) (map[string]string, store.Event, *countingProxy, *browser) {
+	t.Helper()
+	g := catalogue(t, lang, "guest")
+	ev := createEvent(t, bx.Store, "Anna & Marco", func(e *store.Event) {
+		e.AskGuestName = false
+		e.AllowVideos = true
+		e.DefaultLocale = lang
+	})
+	proxy := newCountingProxy(t, bx.URL[len("http://"):])
+	return g, ev, proxy, newBrowserAt(t, browserLang, phoneWidth, phoneHeight)
 }
 
 // waitAllSent waits, up to a minute and a half, for the guest page's

@@ -256,6 +256,8 @@ export class UploadQueue extends EventTarget {
     // The bytes the box holds of each unsent file, by id, as last known.
     this.held = {};
     this.heldSavedAt = 0;
+    // Whether load() has read the files the database kept.
+    this.loaded = false;
     // The challenge the guest chose, for the next files.
     this.challenge = '';
     this.noteKey = 'eventbox.queue.' + slug;

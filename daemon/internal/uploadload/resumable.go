@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -18,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"eventbox/internal/fakemp4"
 	"eventbox/internal/piprofile"
 )
 
@@ -69,38 +69,22 @@ func (v video) section(off, end int) io.Reader {
 }
 
 // makeVideos makes n different MP4s of size bytes that the box's video
-// check accepts: ftyp, a media data box of patterned bytes and a movie box
-// saying 30 seconds of 90 kHz video at the end (a phone's layout).
+// check accepts (30 seconds, a phone's layout: internal/fakemp4), each
+// with its own first bytes of media data.
 func makeVideos(n, size int) []video {
-	u32 := func(v uint32) []byte { b := make([]byte, 4); binary.BigEndian.PutUint32(b, v); return b }
-	const seconds = 30
-	mvhd := mp4Box("mvhd", u32(0), u32(0), u32(0), u32(1000), u32(seconds*1000), make([]byte, 80))
-	mdhd := mp4Box("mdhd", u32(0), u32(0), u32(0), u32(90000), u32(seconds*90000), []byte{0x55, 0xc4, 0, 0})
-	hdlr := mp4Box("hdlr", u32(0), u32(0), []byte("vide"), make([]byte, 12), []byte("VideoHandler\x00"))
-	tkhd := mp4Box("tkhd", u32(3), u32(0), u32(0), u32(1), u32(0), u32(seconds*1000), make([]byte, 60))
-	ftyp := mp4Box("ftyp", []byte("isom"), u32(512), []byte("isomiso2avc1mp41"))
-	moov := mp4Box("moov", mvhd, mp4Box("trak", tkhd, mp4Box("mdia", mdhd, hdlr)))
-	payload := make([]byte, size-len(ftyp)-len(moov)-8)
+	payload := make([]byte, size-fakemp4.Overhead)
 	for i := range payload {
 		payload[i] = byte(i*7 + i>>12) // not all zeros: a change anywhere shows
 	}
-	base := bytes.Join([][]byte{ftyp, mp4Box("mdat", payload), moov}, nil)
+	base := fakemp4.Make(30, payload)
 	out := make([]video, n)
-	at := len(ftyp) + 8 // the first bytes of the media data
+	at := fakemp4.DataOffset
 	for i := range out {
 		head := append([]byte{}, base[:at+16]...)
 		copy(head[at:], fmt.Sprintf("guest-%010d", i))
 		out[i] = video{head: head, base: base}
 	}
 	return out
-}
-
-func mp4Box(typ string, parts ...[]byte) []byte {
-	body := bytes.Join(parts, nil)
-	b := make([]byte, 8, 8+len(body))
-	binary.BigEndian.PutUint32(b, uint32(8+len(body)))
-	copy(b[4:], typ)
-	return append(b, body...)
 }
 
 // posterJPEG is a small JPEG of its own for guest i's video.
