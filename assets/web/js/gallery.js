@@ -195,7 +195,7 @@ async function photos(panel) {
 // most loved first.
 function shownList() {
   const list = filtered(all, filter);
-  return loved ? lovedFirst(list) : list;
+  return loved ? lovedFirst(list, hearts.count) : list;
 }
 
 // lovedToggle switches the grid between the order taken and the most

@@ -77,6 +77,9 @@ export function heartsOf(base, t, onError) {
   };
   return {
     badge,
+    /** count is a photo's hearts as this page last knew them, whichever
+     * of its copies (favourites or all) was tapped. */
+    count: countOf,
     /** load asks which of the photos this viewer hearted, 200 at a time. */
     async load(photos) {
       const ids = photos.map((p) => p.id);
@@ -99,8 +102,9 @@ export function heartsOf(base, t, onError) {
   };
 }
 
-/** lovedFirst returns list sorted by hearts, most first, keeping the
- * list's own order among equals. */
-export function lovedFirst(list) {
-  return list.map((p, i) => [p, i]).sort((a, b) => (b[0].hearts || 0) - (a[0].hearts || 0) || a[1] - b[1]).map(([p]) => p);
+/** lovedFirst returns list sorted by hearts (count(p), by default the
+ * photo's own figure), most first, keeping the list's own order among
+ * equals. */
+export function lovedFirst(list, count = (p) => p.hearts || 0) {
+  return list.map((p, i) => [p, i, count(p)]).sort((a, b) => b[2] - a[2] || a[1] - b[1]).map(([p]) => p);
 }
