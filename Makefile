@@ -46,15 +46,15 @@ E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestG
 # SVG, grid HEICs encoded with heif-enc and decoded tile by tile, HEIC
 # turned into JPEG for archives, and the join limit's hundreds of requests
 # in a row. The memory and latency bounds stay in make test.
-LONG_TESTS := ^(TestCrashUploads|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS)$$
+LONG_TESTS := ^(TestCrashUploads|TestPrintsExactlyOnceAcrossKills|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS)$$
 LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG|TestQRCodesScan|TestJoinsAreLimitedAndStoreNothing|TestSVGDecodesWithARealReader|TestPNGDecodesWithARealReader|TestGridHEICMakesVariantsTileByTile|TestJPEGCopyOfGridHEIC)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
 FIRST_PKGS := ./netsetup
 # The test that times other requests (250 ms while a daemon decodes an
-# image bomb) runs alone after the others, not beside the rest of the
-# suite.
+# image bomb) runs at normal priority while every other stream of the
+# suite runs under `nice -n 10`, so its daemon gets the CPU first.
 ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
