@@ -358,6 +358,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			}
 			return err == nil, err
 		},
+		Preview:     s.variants.Preview,
 		Placeholder: s.servePlaceholder, BoothCaptured: func() { s.booth.Captured() }, Uploaded: s.metrics.Upload,
 		MessageNotice: func(m store.Message) []store.JobSpec {
 			return s.notice(store.NoticeMessageCreated, m.EventID,

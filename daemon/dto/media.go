@@ -21,6 +21,10 @@ type Photo struct {
 	Video   *VideoInfo `json:"video,omitempty"`
 	// Hearts (added) is how many guests and gallery visitors hearted it.
 	Hearts int `json:"hearts"`
+	// ThumbReady (added) is false while the box is still making the
+	// photo's thumb: a page then shows ?v=preview, answered at once, and
+	// asks for the thumb beside it.
+	ThumbReady bool `json:"thumbReady"`
 }
 
 // VideoInfo is what a video's answer adds.
@@ -35,7 +39,7 @@ func PhotoOf(p store.Photo, viewerGuest string, admin bool) Photo {
 		ID: p.ID, Width: p.Width, Height: p.Height, GuestName: NullString(p.GuestName),
 		Status: p.Status, Mine: viewerGuest != "" && p.GuestID == viewerGuest,
 		ChallengeID: NullString(p.ChallengeID), SpotID: NullString(p.SpotID), CreatedAt: p.CreatedAt,
-		TakenAt: NullTime(p.TakenAt), Hearts: p.Hearts,
+		TakenAt: NullTime(p.TakenAt), Hearts: p.Hearts, ThumbReady: p.Variants || p.VariantsFailed,
 	}
 	if admin {
 		downloads, favorite := p.Downloads, p.Favorite

@@ -65,6 +65,9 @@ type Config struct {
 	// exist; ok is false, with a nil error, when they cannot be served
 	// now (set aside, waiting for a retry, or the attempt failed).
 	EnsureVariants func(ctx context.Context, photoID string) (ok bool, err error)
+	// Preview, when not nil, returns the camera's own preview of a photo
+	// whose thumb is not made yet (variants.Maker.Preview).
+	Preview func(ctx context.Context, p store.Photo) ([]byte, error)
 	// Placeholder answers a thumb or display that cannot be served now.
 	Placeholder web.HandlerFunc
 	// BoothCaptured tells the booth that its photo is in.

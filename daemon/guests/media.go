@@ -1,17 +1,22 @@
 package guests
 
 import (
+	"bytes"
+	"errors"
 	"net/http"
+	"time"
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/mediafile"
+	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
-// mediaVariants are the v= values of GET /api/media/:id.
-var mediaVariants = []string{"thumb", "display", "original", "play"}
+// mediaVariants are the v= values of GET /api/media/:id ("preview"
+// added: what the album shows while the thumb is being made).
+var mediaVariants = []string{"thumb", "display", "original", "play", "preview"}
 
 // photoViewer answers whether this request may have the variant of the
 // photo (access.Media): nil, web.ErrNotFound as if the photo did not exist, or
@@ -46,7 +51,7 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 		v = "display"
 	}
 	if !containsString(mediaVariants, v) {
-		return web.Field("v", "must be thumb, display, original or play")
+		return web.Field("v", "must be thumb, display, original, play or preview")
 	}
 	p, err := a.store.Photos().Get(r.Context(), id)
 	if err != nil {
@@ -56,6 +61,12 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	download := r.URL.Query().Get("download") == "1"
+	if v == "preview" {
+		if !p.Variants {
+			return a.preview(w, r, p)
+		}
+		v = "thumb"
+	}
 	switch v {
 	case "thumb", "display":
 		if p.VariantsFailed {
@@ -92,4 +103,29 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 		ct := "image/" + p.Format
 		return a.cfg.Files.ServeContent(w, r, p.OriginalName(), ct, "", download, mediafile.DownloadName(p, v, "."+mediafile.FormatExt(p.Format)), a.cfg.Files.StripFor(r, p))
 	}
+}
+
+// preview answers, at once, what the album shows of a photo whose thumb
+// is not made yet: the camera's own small preview from the original's
+// EXIF block to a viewer who may have the original (the preview is part
+// of it), never cached, else the placeholder. It never starts image work:
+// the page asks for the thumb beside it, and shows that once it comes.
+func (a *API) preview(w http.ResponseWriter, r *http.Request, p store.Photo) error {
+	if p.VariantsFailed || a.cfg.Preview == nil || a.photoViewer(r, p, "original") != nil {
+		return a.cfg.Placeholder(w, r)
+	}
+	b, err := a.cfg.Preview(r.Context(), p)
+	if errors.Is(err, variants.ErrNoPreview) {
+		return a.cfg.Placeholder(w, r)
+	}
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/jpeg")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("ETag", `"`+p.ID+`-preview"`)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
+	return nil
 }

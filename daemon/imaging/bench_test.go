@@ -80,3 +80,19 @@ func BenchmarkMakeHEICGrid12MP(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPreview12MP measures what the album's ?v=preview costs for a
+// 12 MP phone JPEG carrying a 160×120 preview: the check, the EXIF block
+// and the preview turned upright and encoded again.
+func BenchmarkPreview12MP(b *testing.B) {
+	m := testimg.Photo(4032, 3024, 1)
+	data, err := testimg.JPEG(m, 90, imagingtest.EXIFWithPreview(6, imagingtest.PreviewOf(m, 160, 120)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := imaging.Preview(bytes.NewReader(data), int64(len(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -14,16 +14,28 @@ const maxSegments = 4096
 // size and the orientation from the first EXIF APP1, then makes sure an EOI
 // marker follows the scan data.
 func checkJPEG(r io.ReaderAt, size int64) (Info, error) {
-	info := Info{Orientation: 1}
+	info, scan, err := jpegHeader(r, size)
+	if err != nil {
+		return info, err
+	}
+	info.End, err = findEOI(r, scan, size)
+	return info, err
+}
+
+// jpegHeader walks the marker segments up to the first scan, reading the
+// frame size and the orientation from the first EXIF APP1, and answers
+// where the scan data starts.
+func jpegHeader(r io.ReaderAt, size int64) (Info, int64, error) {
+	info := Info{Format: JPEG, Orientation: 1}
 	frame, exif := false, false
 	off := int64(2)
 	for range maxSegments {
 		hdr, err := readAt(r, off, 2, size)
 		if err != nil {
-			return info, err
+			return info, 0, err
 		}
 		if hdr[0] != 0xff {
-			return info, fmt.Errorf("%w: no marker at %d", ErrCorrupt, off)
+			return info, 0, fmt.Errorf("%w: no marker at %d", ErrCorrupt, off)
 		}
 		m := hdr[1]
 		switch {
@@ -34,37 +46,37 @@ func checkJPEG(r io.ReaderAt, size int64) (Info, error) {
 			off += 2
 			continue
 		case m == 0xd8 || m == 0xd9:
-			return info, fmt.Errorf("%w: marker 0x%02x before the image data", ErrCorrupt, m)
+			return info, 0, fmt.Errorf("%w: marker 0x%02x before the image data", ErrCorrupt, m)
 		}
 		lb, err := readAt(r, off+2, 2, size)
 		if err != nil {
-			return info, err
+			return info, 0, err
 		}
 		n := be16(lb)
 		if n < 2 {
-			return info, fmt.Errorf("%w: segment length %d", ErrCorrupt, n)
+			return info, 0, fmt.Errorf("%w: segment length %d", ErrCorrupt, n)
 		}
 		body, end := off+4, off+2+int64(n)
 		if end > size {
-			return info, fmt.Errorf("%w: segment at %d runs past the end", ErrCorrupt, off)
+			return info, 0, fmt.Errorf("%w: segment at %d runs past the end", ErrCorrupt, off)
 		}
 		switch {
 		case m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc:
 			if m > 0xc2 {
-				return info, fmt.Errorf("%w: SOF%d coding", ErrUnsupported, m-0xc0)
+				return info, 0, fmt.Errorf("%w: SOF%d coding", ErrUnsupported, m-0xc0)
 			}
 			if frame {
-				return info, fmt.Errorf("%w: second frame header", ErrCorrupt)
+				return info, 0, fmt.Errorf("%w: second frame header", ErrCorrupt)
 			}
 			if err := readSOF(r, body, n-2, size, &info); err != nil {
-				return info, err
+				return info, 0, err
 			}
 			info.progressive = m == 0xc2
 			frame = true
 		case m == 0xe1 && !exif && n-2 >= 14:
 			seg, err := readAt(r, body, n-2, size)
 			if err != nil {
-				return info, err
+				return info, 0, err
 			}
 			if bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
 				exif = true
@@ -72,14 +84,13 @@ func checkJPEG(r io.ReaderAt, size int64) (Info, error) {
 			}
 		case m == 0xda:
 			if !frame {
-				return info, fmt.Errorf("%w: scan before the frame header", ErrCorrupt)
+				return info, 0, fmt.Errorf("%w: scan before the frame header", ErrCorrupt)
 			}
-			info.End, err = findEOI(r, end, size)
-			return info, err
+			return info, end, nil
 		}
 		off = end
 	}
-	return info, fmt.Errorf("%w: more than %d segments before the image data", ErrCorrupt, maxSegments)
+	return info, 0, fmt.Errorf("%w: more than %d segments before the image data", ErrCorrupt, maxSegments)
 }
 
 func readSOF(r io.ReaderAt, off int64, n int, size int64, info *Info) error {

@@ -6,7 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	_ "image/jpeg" // image.DecodeConfig and image.Decode as the reference
+	"image/jpeg" // also image.DecodeConfig and image.Decode as the reference
 	"image/png"
 	"io"
 	"os"
@@ -16,6 +16,7 @@ import (
 	_ "golang.org/x/image/webp"
 
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/imaging/imagingtest"
 	"eventbox/daemon/imaging/internal/testimg"
 )
 
@@ -74,6 +75,12 @@ func FuzzCheck(f *testing.F) {
 		}
 		seeds = append(seeds, b)
 	}
+	// A phone photo with its camera's preview, for Preview's walk.
+	withPreview, err := testimg.JPEG(testimg.Stored(q, 6), 80, imagingtest.EXIFWithPreview(6, imagingtest.PreviewOf(testimg.Stored(q, 6), 8, 12)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	seeds = append(seeds, withPreview)
 	var pngBuf, gifBuf bytes.Buffer
 	if err := png.Encode(&pngBuf, q); err != nil {
 		f.Fatal(err)
@@ -92,6 +99,19 @@ func FuzzCheck(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The album's preview reads the EXIF block of any file a guest
+		// sent: within the file, and a preview it answers decodes small.
+		pr := &boundedReader{data: bytes.Clone(b), size: int64(len(b))}
+		if out, err := imaging.Preview(pr, int64(len(b))); err == nil {
+			if cfg, err := jpeg.DecodeConfig(bytes.NewReader(out)); err != nil || cfg.Width > 640 || cfg.Height > 640 {
+				t.Fatalf("Preview answered %+v (%v), want a JPEG of at most 640 px a side", cfg, err)
+			}
+		} else if !errors.Is(err, imaging.ErrNoPreview) {
+			t.Fatalf("Preview: %v, want ErrNoPreview", err)
+		}
+		if pr.past {
+			t.Fatalf("Preview read past the %d bytes it was given", len(b))
+		}
 		r := &boundedReader{data: append(bytes.Clone(b), bytes.Repeat([]byte{0xff, 0xd9, 0}, 100)...), size: int64(len(b))}
 		info, err := imaging.Check(r, int64(len(b)))
 		if r.past {

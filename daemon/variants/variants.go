@@ -52,6 +52,10 @@ type Maker struct {
 	// closed when the attempt ends.
 	mu     sync.Mutex
 	making map[string]chan struct{}
+	// previews holds the photos' previews already extracted (guarded by
+	// mu); previewTurns bounds the extractions running at once.
+	previews     *previews
+	previewTurns chan struct{}
 	// receiving counts upload bodies being received right now.
 	receiving atomic.Int64
 	// turns holds a slot per worker: an attempt takes one before it
@@ -154,7 +158,7 @@ func New(cfg Config) *Maker {
 	pool := imaging.NewPool(pc)
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{},
-		turns: make(chan struct{}, workers)}
+		turns: make(chan struct{}, workers), previews: newPreviews(), previewTurns: make(chan struct{}, previewMakers)}
 }
 
 // UseRunner gives the maker the job runner that works its Kind. Call it
@@ -335,7 +339,13 @@ func (v *Maker) make(ctx context.Context, p store.Photo) error {
 	if _, err := media.Write(p.VariantName("display"), bytes.NewReader(out.Display)); err != nil {
 		return err
 	}
-	if err := v.store.Photos().SetVariantsMade(ctx, p.ID); errors.Is(err, store.ErrNotFound) {
+	err = v.store.Photos().SetVariantsMade(ctx, p.ID)
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		v.mu.Lock()
+		v.previews.drop(p.ID) // the thumb replaces it
+		v.mu.Unlock()
+	}
+	if errors.Is(err, store.ErrNotFound) {
 		// The photo was deleted while its variants were made.
 		return media.Remove(p.VariantName("thumb"), p.VariantName("display"))
 	} else if err != nil {

@@ -508,7 +508,23 @@ function tileFor(p, list, scopeAll) {
   const img = safeImg({ loading: 'lazy', decoding: 'async' }, () => {
     if (tries++ < 6) setTimeout(() => { img.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
   });
-  img.src = mediaURL(p.id, 'thumb');
+  if (p.thumbReady === false) {
+    // The box is still making the thumb (a photo just sent): show the
+    // camera's own small preview at once, ask for the thumb once it has
+    // come (so every tile's preview goes before any thumb), and show the
+    // thumb when the box has made it.
+    img.addEventListener('load', () => {
+      const full = new Image();
+      full.onload = () => { img.src = full.src; };
+      full.onerror = () => {
+        if (tries++ < 6) setTimeout(() => { full.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
+      };
+      full.src = mediaURL(p.id, 'thumb');
+    }, { once: true });
+    img.src = mediaURL(p.id, 'preview');
+  } else {
+    img.src = mediaURL(p.id, 'thumb');
+  }
   // The placeholder under the thumbnail is also the open button's name.
   // In the shared album the heart sits over the tile's corner, a button
   // beside the open button, not in it.

@@ -229,7 +229,7 @@ export function infinite(sentinel, more) {
   return () => { done = true; io.disconnect(); };
 }
 
-/** mediaURL is the address of a photo variant: thumb, display, original or play. */
+/** mediaURL is the address of a photo variant: thumb, display, original, play or preview. */
 export const mediaURL = (id, v, download) =>
   '/api/media/' + encodeURIComponent(id) + '?v=' + v + (download ? '&download=1' : '');
 

@@ -45,6 +45,7 @@ import (
 	"sync"
 	"time"
 
+	"eventbox/daemon/imaging/imagingtest"
 	"eventbox/daemon/internal/loadclient"
 	"eventbox/internal/piprofile"
 )
@@ -54,6 +55,7 @@ func main() {
 	guests := flag.Int("guests", 20, "concurrent guests")
 	photos := flag.Int("photos", 200, "photos in all")
 	bases := flag.Int("bases", 8, "distinct images to generate (each photo is one of them with its own bytes)")
+	noPreview := flag.Bool("no-preview", false, "photos without the small preview a phone's camera writes in the EXIF block (as an editor's export may be)")
 	rounds := flag.Int("rounds", 2, "alternating rounds of trivial server and eventbox")
 	profile := flag.String("profile", os.Getenv(piprofile.EnvVar), "run both servers as on a Pi stand-in: pi4 or pi3 (default $PROFILE)")
 	serveTrivial := flag.String("serve-trivial", "", "internal: serve the trivial server on this address, into -trivial-dir")
@@ -88,7 +90,7 @@ func main() {
 	if *resumable {
 		err = runResumable(*bin, *guests, *videoMB*1e6, *pieceMB*1e6, pp)
 	} else {
-		err = run(*bin, *guests, *photos, *bases, *rounds, pp)
+		err = run(*bin, *guests, *photos, *bases, *rounds, !*noPreview, pp)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "uploadload:", err)
@@ -115,20 +117,24 @@ func boundsFor(prof *piprofile.Profile) bounds {
 	return b
 }
 
-func run(bin string, guests, n, bases, rounds int, prof *piprofile.Profile) error {
+func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile.Profile) error {
 	start := time.Now()
-	files := makePhotos(n, bases)
+	files := makePhotos(n, bases, preview)
 	var total int64
 	for _, f := range files {
 		total += int64(len(f))
 	}
-	fmt.Printf("%d photos, %.1f MB each on average (made in %v), %d guests\n",
-		n, float64(total)/float64(n)/1e6, time.Since(start).Round(time.Millisecond), guests)
+	with := "with"
+	if !preview {
+		with = "without"
+	}
+	fmt.Printf("%d photos, %.1f MB each on average, %s the camera's preview (made in %v), %d guests\n",
+		n, float64(total)/float64(n)/1e6, with, time.Since(start).Round(time.Millisecond), guests)
 	want := boundsFor(prof)
 	var trivial, box []time.Duration
 	var ratios []float64
 	var peak int64
-	var health, thumbs []time.Duration
+	var health, shown, thumbs []time.Duration
 	acked, sent := 0, 0
 	for round := 1; round <= rounds; round++ {
 		tr, err := runTrivial(files, guests, prof)
@@ -147,22 +153,23 @@ func run(bin string, guests, n, bases, rounds int, prof *piprofile.Profile) erro
 		ratios = append(ratios, float64(r.d)/float64(tr.d))
 		peak = max(peak, r.rss)
 		health = append(health, r.health...)
+		shown = append(shown, r.shown...)
 		thumbs = append(thumbs, r.thumbs...)
 		acked += r.acked
 		sent += len(files)
 		if r.err != nil {
 			fmt.Println("eventbox:", r.err)
 		}
-		fmt.Printf("round %d: trivial %v, eventbox %v (%.2f×), %d of %d acknowledged; health p50 %v p99 %v max %v (%d samples); thumbs %d, p95 %v max %v; peak RSS %.1f MiB\n",
+		fmt.Printf("round %d: trivial %v, eventbox %v (%.2f×), %d of %d acknowledged; health p50 %v p99 %v max %v (%d samples); tile shows the photo p95 %v, thumbs %d, p95 %v max %v; peak RSS %.1f MiB\n",
 			round, tr.d.Round(time.Millisecond), r.d.Round(time.Millisecond), float64(r.d)/float64(tr.d),
 			r.acked, len(files), pct(r.health, 50), pct(r.health, 99), pct(r.health, 100), len(r.health),
-			len(r.thumbs), pct(r.thumbs, 95), pct(r.thumbs, 100), float64(r.rss)/(1<<20))
+			pct(r.shown, 95), len(r.thumbs), pct(r.thumbs, 95), pct(r.thumbs, 100), float64(r.rss)/(1<<20))
 	}
 	// Rounds are paired (the same photos, back to back), so the ratio is
 	// the median of the rounds' ratios.
 	sort.Float64s(ratios)
 	ratio := ratios[len(ratios)/2]
-	hp99, tp95 := pct(health, 99), pct(thumbs, 95)
+	hp99, sp95 := pct(health, 99), pct(shown, 95)
 	missed := []string{}
 	check := func(ok bool, what string) string {
 		if !ok {
@@ -176,8 +183,10 @@ func run(bin string, guests, n, bases, rounds int, prof *piprofile.Profile) erro
 	fmt.Printf("  burst time ratio  %.2f× (median of %d rounds; target ≤ %.2f×) %s\n", ratio, len(ratios), want.ratio, check(ratio <= want.ratio, "ratio"))
 	fmt.Printf("  GET /api/health   p50 %v, p99 %v, max %v over %d samples (target p99 ≤ %v) %s\n",
 		pct(health, 50), hp99, pct(health, 100), len(health), want.health, check(len(health) > 0 && hp99 <= want.health, "health p99"))
-	fmt.Printf("  ack → thumbnail   p50 %v, p95 %v, max %v over %d photos (target p95 ≤ %v) %s\n",
-		pct(thumbs, 50), tp95, pct(thumbs, 100), len(thumbs), want.thumb, check(len(thumbs) == acked && tp95 <= want.thumb, "thumbnail p95"))
+	fmt.Printf("  ack → tile shows  p50 %v, p95 %v, max %v over %d photos: the camera's preview or the thumb (target p95 ≤ %v) %s\n",
+		pct(shown, 50), sp95, pct(shown, 100), len(shown), want.thumb, check(len(shown) == acked && sp95 <= want.thumb, "album tile p95"))
+	fmt.Printf("  ack → thumbnail   p50 %v, p95 %v, max %v over %d photos (the thumb itself, made while the burst goes on)\n",
+		pct(thumbs, 50), pct(thumbs, 95), pct(thumbs, 100), len(thumbs))
 	fmt.Printf("  peak RSS          %.1f MiB (target ≤ %d MiB) %s\n", float64(peak)/(1<<20), want.rss>>20, check(peak <= want.rss, "peak RSS"))
 	if len(missed) > 0 {
 		return fmt.Errorf("missed: %s", strings.Join(missed, ", "))
@@ -211,15 +220,17 @@ func median(ds []time.Duration) time.Duration {
 
 // makePhotos makes n JPEGs of about 10 MB: bases distinct 12-megapixel
 // images with sensor-like noise, each copy made unique by a comment
-// segment so the daemon sees n different uploads.
-func makePhotos(n, bases int) [][]byte {
+// segment so the daemon sees n different uploads. With preview each
+// carries, as a phone camera's photos do, an EXIF block with a 160×120
+// preview (the DCF size) of the picture.
+func makePhotos(n, bases int, preview bool) [][]byte {
 	base := make([][]byte, bases)
 	var wg sync.WaitGroup
 	for i := range base {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			base[i] = phonePhoto(uint64(i))
+			base[i] = phonePhoto(uint64(i), preview)
 		}()
 	}
 	wg.Wait()
@@ -232,7 +243,7 @@ func makePhotos(n, bases int) [][]byte {
 	return out
 }
 
-func phonePhoto(seed uint64) []byte {
+func phonePhoto(seed uint64, preview bool) []byte {
 	const w, h = 4032, 3024
 	rng := rand.New(rand.NewPCG(seed, 7))
 	img := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
@@ -251,7 +262,11 @@ func phonePhoto(seed uint64) []byte {
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 93}); err != nil {
 		panic(err)
 	}
-	return buf.Bytes()
+	if !preview {
+		return buf.Bytes()
+	}
+	// The preview a phone camera writes: 160×120, the DCF size.
+	return imagingtest.WithAPP1(buf.Bytes(), imagingtest.EXIFWithPreview(1, imagingtest.PreviewOf(img, 160, 120)))
 }
 
 // trivialHandler streams each multipart body to a file in dir, fsyncs it
@@ -451,10 +466,11 @@ type boxRound struct {
 	photoBurst
 	// health are GET /api/health's latencies sampled during the burst.
 	health []time.Duration
-	// thumbs are, per photo, the time from its upload's acknowledgement
-	// until its thumbnail was served.
-	thumbs []time.Duration
-	rss    int64
+	// shown and thumbs are, per photo, the time from its upload's
+	// acknowledgement until its album tile showed the photo (its preview
+	// or its thumb) and until its thumbnail was served.
+	shown, thumbs []time.Duration
+	rss           int64
 }
 
 // runEventbox starts the daemon and times the uploads while a monitor on
@@ -483,9 +499,10 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if d, ok := waitThumb(b.clients[guest], b.url, ans.Photo.ID, at); ok {
+			if d, ok := waitTile(b.clients[guest], b.url, ans.Photo.ID, at); ok {
 				mu.Lock()
-				out.thumbs = append(out.thumbs, d)
+				out.shown = append(out.shown, d.shown)
+				out.thumbs = append(out.thumbs, d.thumb)
 				mu.Unlock()
 			}
 		}()
@@ -504,24 +521,49 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 // thumbDeadline is how long a guest's album keeps asking for a thumbnail.
 const thumbDeadline = 10 * time.Minute
 
-// waitThumb asks for the photo's thumbnail until it is served (not the
-// placeholder, whose ETag is not the photo's) and answers the time since
-// acked; false when it never came within thumbDeadline.
-func waitThumb(c *http.Client, url, id string, acked time.Time) (time.Duration, bool) {
-	want := `"` + id + `-thumb"`
+// tileTimes is how long after its acknowledgement a photo's album tile
+// first showed the photo (the camera's preview or the thumb) and showed
+// its thumb.
+type tileTimes struct {
+	shown, thumb time.Duration
+}
+
+// waitTile does what the guest page's album tile does for a photo just
+// sent (thumbReady false): it asks for ?v=preview, answered at once with
+// the camera's own preview (or the placeholder when the photo has none),
+// then for the thumb, which waits while the box makes it; it asks again
+// every 250 ms while the placeholder answers (its ETag is not the
+// photo's). shown is when the first answer carrying the photo came;
+// false when the thumb never came within thumbDeadline.
+func waitTile(c *http.Client, url, id string, acked time.Time) (tileTimes, bool) {
+	var out tileTimes
+	get := func(v string) string {
+		res, err := c.Get(url + "/api/media/" + id + "?v=" + v)
+		if err != nil {
+			return ""
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return ""
+		}
+		return res.Header.Get("ETag")
+	}
+	if get("preview") == `"`+id+`-preview"` {
+		out.shown = time.Since(acked)
+	}
 	for time.Since(acked) < thumbDeadline {
-		res, err := c.Get(url + "/api/media/" + id + "?v=thumb")
-		if err == nil {
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode == 200 && res.Header.Get("ETag") == want {
-				return time.Since(acked), true
+		if get("thumb") == `"`+id+`-thumb"` {
+			out.thumb = time.Since(acked)
+			if out.shown == 0 {
+				out.shown = out.thumb
 			}
+			return out, true
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 	fmt.Fprintf(os.Stderr, "uploadload: thumbnail of %s not served within %v\n", id, thumbDeadline)
-	return 0, false
+	return out, false
 }
 
 // sampleHealth asks for GET /api/health every 100 ms, from 127.0.1.1 (an

@@ -1,0 +1,62 @@
+package imagingtest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	"image/jpeg"
+)
+
+// EXIFWithPreview returns the payload of a JPEG APP1 segment as a phone
+// camera writes it, cut to what the box reads: IFD0 with orientation o,
+// and IFD1 with preview, a small JPEG of the picture as stored (before
+// the orientation), little-endian.
+func EXIFWithPreview(o int, preview []byte) []byte {
+	le := binary.LittleEndian
+	entry := func(b []byte, tag, typ uint16, value uint32) []byte {
+		b = le.AppendUint16(b, tag)
+		b = le.AppendUint16(b, typ)
+		b = le.AppendUint32(b, 1)
+		return le.AppendUint32(b, value)
+	}
+	// The TIFF header (8 bytes), IFD0 at 8 (2 + 12 + 4), IFD1 at 26
+	// (2 + 3×12 + 4), the preview at 68.
+	t := []byte("II*\x00\x08\x00\x00\x00")
+	t = le.AppendUint16(t, 1)
+	t = entry(t, 0x0112, 3, uint32(o)) // Orientation
+	t = le.AppendUint32(t, 26)
+	t = le.AppendUint16(t, 3)
+	t = entry(t, 0x0103, 3, 6)                    // Compression: JPEG
+	t = entry(t, 0x0201, 4, 68)                   // JPEGInterchangeFormat
+	t = entry(t, 0x0202, 4, uint32(len(preview))) // JPEGInterchangeFormatLength
+	t = le.AppendUint32(t, 0)
+	t = append(t, preview...)
+	return append([]byte("Exif\x00\x00"), t...)
+}
+
+// PreviewOf is a w×h copy of m (nearest pixel) as a JPEG of quality 80,
+// the kind of preview a camera writes into its photos.
+func PreviewOf(m image.Image, w, h int) []byte {
+	small := image.NewRGBA(image.Rect(0, 0, w, h))
+	b := m.Bounds()
+	for y := range h {
+		for x := range w {
+			small.Set(x, y, m.At(b.Min.X+x*b.Dx()/w, b.Min.Y+y*b.Dy()/h))
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, small, &jpeg.Options{Quality: 80}); err != nil {
+		panic(err) // encoding into memory does not fail
+	}
+	return buf.Bytes()
+}
+
+// WithAPP1 returns the JPEG b with payload inserted as an APP1 segment
+// right after its SOI marker.
+func WithAPP1(b, payload []byte) []byte {
+	out := make([]byte, 0, len(b)+len(payload)+4)
+	out = append(out, b[:2]...)
+	out = append(out, 0xff, 0xe1, byte((len(payload)+2)>>8), byte(len(payload)+2))
+	out = append(out, payload...)
+	return append(out, b[2:]...)
+}

@@ -1,0 +1,118 @@
+package daemon_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"strings"
+	"testing"
+
+	"eventbox/daemon/imaging/imagingtest"
+)
+
+// phoneJPEG is an 800×600 photo carrying, as a phone camera's do, a
+// 160×120 preview of itself in its EXIF block. With badHuffman its
+// Huffman tables are damaged: the file passes the upload's check but its
+// variants cannot be made (the attempt fails and waits for its retry).
+func phoneJPEG(t *testing.T, badHuffman bool) []byte {
+	t.Helper()
+	m := image.NewRGBA(image.Rect(0, 0, 800, 600))
+	for y := range 600 {
+		for x := range 800 {
+			m.Set(x, y, color.RGBA{uint8(x / 4), uint8(y / 3), 120, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	if badHuffman {
+		// Every DHT segment's first count says 200 codes of one bit.
+		for i := 2; i+5 < len(b); {
+			if b[i] != 0xff {
+				break
+			}
+			n := int(binary.BigEndian.Uint16(b[i+2:]))
+			if b[i+1] == 0xc4 {
+				b[i+5] = 200
+			}
+			if b[i+1] == 0xda {
+				break
+			}
+			i += 2 + n
+		}
+	}
+	return imagingtest.WithAPP1(b, imagingtest.EXIFWithPreview(1, imagingtest.PreviewOf(m, 160, 120)))
+}
+
+// TestAlbumShowsTheCamerasPreviewUntilTheThumb: GET /api/media/:id?v=preview
+// answers at once, while the box has not made the photo's thumb, with the
+// camera's own preview from the EXIF block (never cached), to viewers who
+// may have the original; once the thumb is made it answers the thumb; a
+// photo without a preview, or a viewer without the original, gets the
+// placeholder. The photo's answers say whether the thumb is ready.
+func TestAlbumShowsTheCamerasPreviewUntilTheThumb(t *testing.T) {
+	h := newHarness(t)
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "P", "albumShared": true})
+	slug, eventID := ev["slug"].(string), ev["id"].(string)
+	guest, other := h.guest(slug), h.guest(slug)
+	sh, _ := createShare(t, owner, eventID, map[string]any{"allowDownload": false})
+	visitor := h.client()
+	visitor.do("GET", "/api/g/"+sh["token"].(string), nil).expect(t, 200, "")
+
+	// A photo whose variants cannot be made yet: its first attempt fails.
+	stuck := guest.upload(slug, phoneJPEG(t, true), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)
+	if stuck["thumbReady"] != false {
+		t.Fatalf("a photo just sent says thumbReady %v, want false", stuck["thumbReady"])
+	}
+	sid := stuck["id"].(string)
+	waitFailedAttempts(t, h, sid, 1)
+
+	for _, c := range []struct {
+		name   string
+		viewer *client
+	}{{"its uploader", guest}, {"another guest", other}, {"a host", owner}} {
+		t.Run(c.name+" gets the camera's preview", func(t *testing.T) {
+			r := c.viewer.do("GET", "/api/media/"+sid+"?v=preview", nil).expect(t, 200, "")
+			if r.Header.Get("ETag") != `"`+sid+`-preview"` || r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Content-Type") != "image/jpeg" {
+				t.Fatalf("preview headers %v", r.Header)
+			}
+			cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body))
+			if err != nil || cfg.Width != 160 || cfg.Height != 120 {
+				t.Fatalf("preview is %+v (%v), want a 160×120 JPEG", cfg, err)
+			}
+		})
+	}
+	t.Run("a gallery link without downloads gets the placeholder", func(t *testing.T) {
+		expectPlaceholder(t, visitor.do("GET", "/api/media/"+sid+"?v=preview", nil))
+	})
+	t.Run("the thumb itself is the placeholder until its retry", func(t *testing.T) {
+		expectPlaceholder(t, guest.do("GET", "/api/media/"+sid+"?v=thumb", nil))
+	})
+
+	t.Run("once the thumb is made, preview answers the thumb", func(t *testing.T) {
+		p := guest.upload(slug, phoneJPEG(t, false), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)
+		pid := p["id"].(string)
+		thumb := guest.do("GET", "/api/media/"+pid+"?v=thumb", nil).expect(t, 200, "")
+		r := guest.do("GET", "/api/media/"+pid+"?v=preview", nil).expect(t, 200, "")
+		if r.Header.Get("ETag") != `"`+pid+`-thumb"` || !bytes.Equal(r.Body, thumb.Body) || !strings.Contains(r.Header.Get("Cache-Control"), "immutable") {
+			t.Fatalf("preview after the thumb: ETag %q, Cache-Control %q, same bytes %v", r.Header.Get("ETag"), r.Header.Get("Cache-Control"), bytes.Equal(r.Body, thumb.Body))
+		}
+		list := guest.do("GET", "/api/e/"+slug+"/photos", nil).expect(t, 200, "")
+		for _, it := range list.JSON["photos"].([]any) {
+			it := it.(map[string]any)
+			if want := it["id"] == pid; it["thumbReady"] != want {
+				t.Errorf("photo %v says thumbReady %v, want %v", it["id"], it["thumbReady"], want)
+			}
+		}
+	})
+	t.Run("a photo without a preview gets the placeholder", func(t *testing.T) {
+		png := guest.upload(slug, undecodablePNG(), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+		waitFailedAttempts(t, h, png, 1)
+		expectPlaceholder(t, guest.do("GET", "/api/media/"+png+"?v=preview", nil))
+	})
+}
