@@ -176,6 +176,11 @@ type Config struct {
 	PasswordCost int
 	// UI is the embedded web interface; nil serves no pages.
 	UI fs.FS
+	// Pages, when not nil, is UI already prepared (PreparePages) and is
+	// used instead of it: daemons started many times in one process (the
+	// tests) share one copy rather than each translating and hashing
+	// every file again.
+	Pages *Pages
 	// NetChanges is the source of network changes that wake the outbox;
 	// nil watches the routing table (outbox.RouteChanges). Tests inject
 	// their own signals.

@@ -60,6 +60,11 @@ type harness struct {
 	pn *pipeNet
 }
 
+// testPages is the web interface prepared once for the whole test binary:
+// translating and hashing it for each of the hundreds of daemons the tests
+// start was a tenth of their CPU under -race.
+var testPages = sync.OnceValues(func() (*daemon.Pages, error) { return daemon.PreparePages(assets.Web()) })
+
 func newHarness(t *testing.T, opts ...func(*daemon.Config)) *harness {
 	t.Helper()
 	return startHarness(t, nil, opts)
@@ -87,6 +92,11 @@ func startHarness(t *testing.T, pn *pipeNet, opts []func(*daemon.Config)) *harne
 	cfg.Now = clock.Now
 	cfg.Clock.Synced = func() (bool, error) { return true, nil } // NTP keeps the box's clock unless a test says otherwise (clock_test.go)
 	cfg.UI = assets.Web()
+	pages, err := testPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Pages = pages
 	// No test reaches the machine's own CUPS: printing tests give their
 	// private server's address (daemon/printing/cupstest).
 	cfg.CUPS = filepath.Join(dir, "no-cups.sock")

@@ -21,7 +21,7 @@ const placeholderETag = `"placeholder-1"`
 
 // makePlaceholder draws the tile served for a thumb or display that is not
 // there: a neutral grey square with a picture outline (frame, sun and
-// hills) in a darker grey, encoded once at start.
+// hills) in a darker grey, encoded once, the first time it is served.
 func makePlaceholder() ([]byte, error) {
 	const n = placeholderSize
 	bg, fg := color.Gray{Y: 0xe2}, color.Gray{Y: 0xa8}
@@ -60,11 +60,15 @@ func abs(v int) int {
 // with the placeholder tile. It is cached for a minute only, so a page
 // shows the photo soon after a later attempt makes it.
 func (s *Server) servePlaceholder(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.placeholder()
+	if err != nil {
+		return err
+	}
 	h := w.Header()
 	h.Set("Content-Type", "image/jpeg")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("ETag", placeholderETag)
 	h.Set("Cache-Control", "private, max-age=60")
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(s.placeholder))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b))
 	return nil
 }

@@ -2,51 +2,12 @@ package daemon_test
 
 import (
 	"bytes"
-	"encoding/binary"
-	"image"
-	"image/color"
 	"image/jpeg"
 	"strings"
 	"testing"
 
 	"eventbox/daemon/imaging/imagingtest"
 )
-
-// phoneJPEG is an 800×600 photo carrying, as a phone camera's do, a
-// 160×120 preview of itself in its EXIF block. With badHuffman its
-// Huffman tables are damaged: the file passes the upload's check but its
-// variants cannot be made (the attempt fails and waits for its retry).
-func phoneJPEG(t *testing.T, badHuffman bool) []byte {
-	t.Helper()
-	m := image.NewRGBA(image.Rect(0, 0, 800, 600))
-	for y := range 600 {
-		for x := range 800 {
-			m.Set(x, y, color.RGBA{uint8(x / 4), uint8(y / 3), 120, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	if badHuffman {
-		// Every DHT segment's first count says 200 codes of one bit.
-		for i := 2; i+5 < len(b); {
-			if b[i] != 0xff {
-				break
-			}
-			n := int(binary.BigEndian.Uint16(b[i+2:]))
-			if b[i+1] == 0xc4 {
-				b[i+5] = 200
-			}
-			if b[i+1] == 0xda {
-				break
-			}
-			i += 2 + n
-		}
-	}
-	return imagingtest.WithAPP1(b, imagingtest.EXIFWithPreview(1, imagingtest.PreviewOf(m, 160, 120)))
-}
 
 // TestAlbumShowsTheCamerasPreviewUntilTheThumb: GET /api/media/:id?v=preview
 // answers at once, while the box has not made the photo's thumb, with the
@@ -65,7 +26,7 @@ func TestAlbumShowsTheCamerasPreviewUntilTheThumb(t *testing.T) {
 	visitor.do("GET", "/api/g/"+sh["token"].(string), nil).expect(t, 200, "")
 
 	// A photo whose variants cannot be made yet: its first attempt fails.
-	stuck := guest.upload(slug, phoneJPEG(t, true), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)
+	stuck := guest.upload(slug, imagingtest.PhoneJPEG(t, true), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)
 	if stuck["thumbReady"] != false {
 		t.Fatalf("a photo just sent says thumbReady %v, want false", stuck["thumbReady"])
 	}
@@ -95,7 +56,7 @@ func TestAlbumShowsTheCamerasPreviewUntilTheThumb(t *testing.T) {
 	})
 
 	t.Run("once the thumb is made, preview answers the thumb", func(t *testing.T) {
-		p := guest.upload(slug, phoneJPEG(t, false), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)
+		p := guest.upload(slug, imagingtest.PhoneJPEG(t, false), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)
 		pid := p["id"].(string)
 		thumb := guest.do("GET", "/api/media/"+pid+"?v=thumb", nil).expect(t, 200, "")
 		r := guest.do("GET", "/api/media/"+pid+"?v=preview", nil).expect(t, 200, "")

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"eventbox/assets"
@@ -28,7 +29,6 @@ import (
 	"eventbox/daemon/gallery"
 	"eventbox/daemon/guests"
 	"eventbox/daemon/hearts"
-	"eventbox/daemon/i18n"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/live"
@@ -125,9 +125,9 @@ type Server struct {
 	// clock knows whether the box's time is right (daemon/clock).
 	clock *clock.Service
 
-	// placeholder is the JPEG served for a thumb or display that is not
-	// there (placeholder.go).
-	placeholder []byte
+	// placeholder makes, the first time a page needs it, the JPEG served
+	// for a thumb or display that is not there (placeholder.go).
+	placeholder func() ([]byte, error)
 
 	// guests answers the front page, the guest page and the media
 	// (daemon/guests).
@@ -342,9 +342,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			s.photoStored()
 			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
 		}})
-	if s.placeholder, err = makePlaceholder(); err != nil {
-		return nil, err
-	}
+	s.placeholder = sync.OnceValues(makePlaceholder)
 	// The guests' routes, over what the daemon keeps: limits, notices, live updates, variants.
 	s.guests = guests.New(guests.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
@@ -366,13 +364,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		},
 		NoticesQueued: s.outbox.Notify, PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
 		PhotosRemoved: s.changes.PhotosRemoved, MessagesRemoved: s.changes.MessagesRemoved, MessagesChanged: s.changes.MessagesChanged})
-	ui, err := i18n.Web(cfg.UI)
-	if err != nil {
-		return nil, err
+	pages := cfg.Pages
+	if pages == nil {
+		if pages, err = PreparePages(cfg.UI); err != nil {
+			return nil, err
+		}
 	}
-	if s.ui, err = newUIFiles(ui); err != nil {
-		return nil, err
-	}
+	s.ui = pages.files
 	s.booth = boothapi.NewRelay(boothapi.RelayConfig{Device: cfg.Booth, Logger: s.log.With("component", "booth"),
 		Now: cfg.Now, Countdown: cfg.BoothCountdown})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.

@@ -13,6 +13,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"eventbox/daemon/i18n"
 )
 
 // uiFiles serves the embedded web interface. Each file's ETag is hashed
@@ -20,6 +22,27 @@ import (
 type uiFiles struct {
 	fsys  fs.FS
 	etags map[string]string // file path → quoted ETag
+}
+
+// Pages is the web interface prepared for serving: the pages' texts
+// added from its catalogue (i18n.Web) and every file's ETag computed. It
+// is read-only, and one may serve any number of daemons.
+type Pages struct {
+	files *uiFiles
+}
+
+// PreparePages prepares the web interface ui for serving; a nil ui serves
+// no pages.
+func PreparePages(ui fs.FS) (*Pages, error) {
+	web, err := i18n.Web(ui)
+	if err != nil {
+		return nil, err
+	}
+	files, err := newUIFiles(web)
+	if err != nil {
+		return nil, err
+	}
+	return &Pages{files: files}, nil
 }
 
 func newUIFiles(fsys fs.FS) (*uiFiles, error) {

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/daemon/imaging/imagingtest"
 	"eventbox/store"
 )
 
@@ -66,6 +68,28 @@ func TestGuestUploads(t *testing.T) {
 		if p.GuestName != "Lucia" || p.ChallengeID != ev.Challenges[0].ID || p.Width != 1200 || p.Height != 900 {
 			t.Errorf("stored photo = name %q challenge %q %dx%d; want Lucia, %q, 1200x900", p.GuestName, p.ChallengeID, p.Width, p.Height, ev.Challenges[0].ID)
 		}
+	})
+
+	run("a photo the box cannot make a thumb of yet shows the camera's preview", func(t *testing.T) {
+		// Its variants fail once (damaged Huffman tables) and wait for a
+		// retry: the tile shows the 160×120 preview from the photo's EXIF
+		// block and keeps it while the thumb answers the placeholder.
+		stuck := filepath.Join(t.TempDir(), "stuck.jpg")
+		if err := os.WriteFile(stuck, imagingtest.PhoneJPEG(t, true), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b.do(t, "taking a second photo", chromedp.SetUploadFiles(chromedp.CSS(`#take-photo input[type=file]`), []string{stuck}))
+		b.waitJS(t, "the photo appears in my photos", `document.querySelectorAll('#my-photos .tile').length === 2`)
+		preview := `(() => { const i = document.querySelector('#my-photos .tile img'); return i && i.complete && i.naturalWidth === 160 && i.naturalHeight === 120 && i.src.includes('v=preview'); })()`
+		b.waitJS(t, "its tile shows the camera's preview", preview)
+		b.shot(t, "guest-preview")
+		var loaded []int
+		b.eval(t, `[...document.querySelectorAll('#my-photos .tile img')].map((i) => i.naturalWidth)`, &loaded)
+		if len(loaded) != 2 || loaded[1] != 400 {
+			t.Errorf("the tiles' widths are %v; want the preview's 160 and the first photo's thumb, 400", loaded)
+		}
+		b.do(t, "waiting for the thumb's answer", chromedp.Sleep(time.Second))
+		b.waitJS(t, "the preview stays over the placeholder", preview)
 	})
 
 	run("everyone's photos include it", func(t *testing.T) {

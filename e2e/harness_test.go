@@ -113,6 +113,10 @@ type restartableBox struct {
 	stop    func()
 }
 
+// testPages is the web interface prepared once for every box the tests
+// start (daemon.PreparePages).
+var testPages = sync.OnceValues(func() (*daemon.Pages, error) { return daemon.PreparePages(assets.Web()) })
+
 // start runs the daemon on the box's directory; the first start picks a
 // free port, later ones take the same address again.
 func (r *restartableBox) start(t *testing.T) {
@@ -126,6 +130,9 @@ func (r *restartableBox) start(t *testing.T) {
 	cfg.DataDir = r.dir
 	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg.UI = assets.Web()
+	if cfg.Pages, err = testPages(); err != nil {
+		t.Fatal(err)
+	}
 	cfg.AdminPassword = ownerPassword
 	cfg.PasswordCost = 4
 	cfg.Clock.Synced = func() (bool, error) { return true, nil } // never the test machine's clock (daemon/clock_wiring.go)

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # unit.sh: the tests of `make unit` (and so of `make test`), in streams that
 # run side by side, each printing its output when it ends:
-#   race      every package with -race but the daemon's (FIRST_PKGS first)
-#   daemon/N  the daemon's raced tests, one test binary built once and run as
-#             DAEMON_SHARDS processes, each with every DAEMON_SHARDS-th test
-#             (its tests mostly wait on servers, timers and child
-#             processes: one process at a time left a core idle)
-#   norace    NORACE_PKGS but ./e2e without -race (pixel loops)
-#   e2e       the browser tests E2E_QUICK names, without -race
-#   daemon-norace  the daemon's NORACE_TESTS without -race
 #   alone     ALONE_TESTS: the test that times other requests while a
 #             daemon decodes image bombs; every other stream runs under
 #             `nice -n 10`, so this one keeps the CPU it asks for (its
 #             latency bounds hold) and the others fill what it leaves idle
+#   daemon-norace  the daemon's NORACE_TESTS without -race (the same test
+#             binary as alone, built once)
+#   norace    NORACE_PKGS but ./e2e without -race (pixel loops)
+#   e2e       the browser tests E2E_QUICK names, without -race
+#   daemon    once the daemon's raced test binary is built (which compiles
+#             nearly every package with the detector, once): the race
+#             stream, every package with -race but the daemon's
+#             (FIRST_PKGS first), beside DAEMON_SHARDS processes of that
+#             binary, each with every DAEMON_SHARDS-th test (its tests
+#             mostly wait on servers, timers and child processes: one
+#             process at a time left a core idle)
 # LONG_TESTS and LONG_NORACE_TESTS are left to make longtest. Settings
 # come from the Makefile's variables.
 set -uo pipefail
@@ -57,20 +60,27 @@ names_exist() {
 names_exist "$E2E_QUICK" e2e && names_exist "$LONG_TESTS" daemon cmd/eventbox &&
 	names_exist "$LONG_NORACE_TESTS" daemon daemon/imaging daemon/qr || exit 1
 
-# The test timing other requests starts first, at normal priority.
-stream alone $GO test -count=1 -v -timeout 10m -run "$ALONE_TESTS" ./daemon/
+# The daemon's test binary is built once without -race for the two streams
+# that run it, and once with -race (which compiles nearly every package of
+# the module with the detector) before the raced streams start: started
+# side by side, each go command compiled the same packages again.
+$GO test -c -o "$tmp/daemon-norace.test" ./daemon/ || exit 1
 low="nice -n 10"
-stream race $low $GO test -race -count=1 -timeout 15m -skip "$LONG_TESTS" $race
+
+# The test timing other requests starts first, at normal priority.
+alone() {
+	(cd daemon && "$tmp/daemon-norace.test" -test.count=1 -test.v -test.timeout=10m -test.run "$ALONE_TESTS")
+}
+stream alone alone
+stream daemon-norace bash -c 'cd daemon && exec $0 "$@"' $low "$tmp/daemon-norace.test" -test.count=1 -test.timeout=15m -test.run "$NORACE_TESTS" -test.skip "$LONG_NORACE_TESTS"
 stream norace $low $GO test -count=1 -timeout 15m -skip "$LONG_NORACE_TESTS" $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
 if printf '%s\n' "$norace" | grep -qxF eventbox/e2e; then
 	stream e2e $low $GO test -count=1 -timeout 15m -run "$E2E_QUICK" ./e2e
 else
 	echo 0 >"$tmp/e2e.rc"
 fi
-stream daemon-norace $low $GO test -count=1 -timeout 15m -run "$NORACE_TESTS" -skip "$LONG_NORACE_TESTS" ./daemon/
 
 daemon_shards() {
-	$low $GO test -race -c -o "$tmp/daemon.test" ./daemon/ || return 1
 	local names
 	names=$(cd daemon && "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$ALONE_TESTS|$NORACE_TESTS|$LONG_TESTS") || return 1
 	local i pids=() rc=0
@@ -87,7 +97,16 @@ daemon_shards() {
 	done
 	return $rc
 }
-stream daemon daemon_shards
+raced() {
+	$low $GO test -race -c -o "$tmp/daemon.test" ./daemon/ || {
+		echo 1 >"$tmp/race.rc"
+		return 1
+	}
+	stream race $low $GO test -race -count=1 -timeout 15m -skip "$LONG_TESTS" $race
+	daemon_shards
+	wait
+}
+stream daemon raced
 
 wait
 rc=0

@@ -515,7 +515,14 @@ function tileFor(p, list, scopeAll) {
     // thumb when the box has made it.
     img.addEventListener('load', () => {
       const full = new Image();
-      full.onload = () => { img.src = full.src; };
+      full.onload = () => {
+        // The box answers its square placeholder while it cannot make the
+        // thumb yet (a failed attempt waits for its retry): the preview
+        // stays, and the thumb is asked again later.
+        const placeholder = full.naturalWidth === full.naturalHeight && p.width !== p.height;
+        if (!placeholder) img.src = full.src;
+        else if (tries++ < 6) setTimeout(() => { full.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 5000 * tries);
+      };
       full.onerror = () => {
         if (tries++ < 6) setTimeout(() => { full.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
       };

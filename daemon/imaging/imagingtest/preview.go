@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"image"
+	"image/color"
 	"image/jpeg"
+	"testing"
 )
 
 // EXIFWithPreview returns the payload of a JPEG APP1 segment as a phone
@@ -59,4 +61,33 @@ func WithAPP1(b, payload []byte) []byte {
 	out = append(out, 0xff, 0xe1, byte((len(payload)+2)>>8), byte(len(payload)+2))
 	out = append(out, payload...)
 	return append(out, b[2:]...)
+}
+
+// PhoneJPEG is an 800×600 photo carrying, as a phone camera's do, a
+// 160×120 preview of itself in its EXIF block. With badHuffman its
+// Huffman tables are damaged: the file passes the upload's check but its
+// variants cannot be made (the attempt fails and waits for its retry).
+func PhoneJPEG(t testing.TB, badHuffman bool) []byte {
+	t.Helper()
+	m := image.NewRGBA(image.Rect(0, 0, 800, 600))
+	for y := range 600 {
+		for x := range 800 {
+			m.Set(x, y, color.RGBA{uint8(x / 4), uint8(y / 3), 120, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	if badHuffman {
+		// Every DHT segment's first count says 200 codes of one bit.
+		for i := 2; i+5 < len(b) && b[i] == 0xff && b[i+1] != 0xda; {
+			if b[i+1] == 0xc4 {
+				b[i+5] = 200
+			}
+			i += 2 + int(binary.BigEndian.Uint16(b[i+2:]))
+		}
+	}
+	return WithAPP1(b, EXIFWithPreview(1, PreviewOf(m, 160, 120)))
 }
