@@ -2,22 +2,24 @@
 // on loopback send phone-sized photos at the same time, first to a trivial
 // Go server that only streams the bodies to disk, then to the real
 // eventbox binary, alternating, and it reports the time until every upload
-// has its answer and the daemon's peak RSS.
+// has its answer, the bytes the daemon wrote to the disk per byte stored
+// and its peak RSS.
 //
 //	go build -o /tmp/eventbox ./cmd/eventbox
 //	go run ./daemon/internal/uploadload -bin /tmp/eventbox
 //
 // During eventbox's bursts it also samples GET /api/health every 100 ms
-// from an address of its own, and each guest asks for the thumbnail of
-// each photo it sent as soon as the upload is acknowledged, as the guest
-// page's album does.
+// from an address of its own, and each guest, as the guest page's album
+// tile does, asks for the preview of each photo it sent as soon as the
+// upload is acknowledged, then for its thumbnail.
 //
 // It exits non-zero when a target is missed: every upload acknowledged,
 // the burst's time at most 1.2× the trivial server's, the health check's
-// p99 at most 250 ms, the thumbnails' p95 at most 10 s after the
-// acknowledgement, peak RSS at most 400 MiB (under pi3 the three time
-// bounds doubled). With PROFILE=pi4 or PROFILE=pi3 (or -profile) both
-// servers run in a control group of that Pi stand-in
+// p99 at most 250 ms, the album tile showing each photo (its preview or
+// its thumb) p95 at most 10 s after the acknowledgement, at most 1.1
+// bytes written per byte stored, peak RSS at most 400 MiB (under pi3 the
+// three time bounds doubled). With PROFILE=pi4 or PROFILE=pi3 (or
+// -profile) both servers run in a control group of that Pi stand-in
 // (internal/piprofile), each in its own; the guests do not.
 package main
 
@@ -136,6 +138,7 @@ func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile
 	var peak int64
 	var health, shown, thumbs []time.Duration
 	acked, sent := 0, 0
+	var written, stored int64
 	for round := 1; round <= rounds; round++ {
 		tr, err := runTrivial(files, guests, prof)
 		if err != nil {
@@ -157,6 +160,8 @@ func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile
 		thumbs = append(thumbs, r.thumbs...)
 		acked += r.acked
 		sent += len(files)
+		written += r.written
+		stored += r.bytes
 		if r.err != nil {
 			fmt.Println("eventbox:", r.err)
 		}
@@ -187,6 +192,8 @@ func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile
 		pct(shown, 50), sp95, pct(shown, 100), len(shown), want.thumb, check(len(shown) == acked && sp95 <= want.thumb, "album tile p95"))
 	fmt.Printf("  ack → thumbnail   p50 %v, p95 %v, max %v over %d photos (the thumb itself, made while the burst goes on)\n",
 		pct(thumbs, 50), pct(thumbs, 95), pct(thumbs, 100), len(thumbs))
+	perByte := float64(written) / float64(max(stored, 1))
+	fmt.Printf("  disk writes       %.3f bytes written per byte stored during the bursts (target ≤ 1.1) %s\n", perByte, check(perByte <= 1.1, "disk writes"))
 	fmt.Printf("  peak RSS          %.1f MiB (target ≤ %d MiB) %s\n", float64(peak)/(1<<20), want.rss>>20, check(peak <= want.rss, "peak RSS"))
 	if len(missed) > 0 {
 		return fmt.Errorf("missed: %s", strings.Join(missed, ", "))
@@ -471,6 +478,9 @@ type boxRound struct {
 	// or its thumb) and until its thumbnail was served.
 	shown, thumbs []time.Duration
 	rss           int64
+	// written is what the daemon wrote to the disk during the burst
+	// (/proc/<pid>/io write_bytes).
+	written int64
 }
 
 // runEventbox starts the daemon and times the uploads while a monitor on
@@ -507,7 +517,16 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 			}
 		}()
 	}
+	before, err := writeBytes(b.cmd.Process.Pid)
+	if err != nil {
+		return boxRound{}, err
+	}
 	out.photoBurst = uploadAll(b.clients, b.url, "/api/e/"+b.slug+"/photos", b.url, files, onAck)
+	after, err := writeBytes(b.cmd.Process.Pid)
+	if err != nil {
+		return boxRound{}, err
+	}
+	out.written = after - before
 	close(stopHealth)
 	out.health = <-healthDone
 	wg.Wait()
@@ -632,6 +651,7 @@ func waitHealthy(url string) error {
 type photoBurst struct {
 	d     time.Duration
 	acked int
+	bytes int64 // of the acknowledged uploads' files
 	err   error
 }
 
@@ -657,6 +677,7 @@ func uploadAll(clients []*http.Client, url, path, origin string, files [][]byte,
 					out.err = err
 				} else if err == nil {
 					out.acked++
+					out.bytes += int64(len(files[j]))
 				}
 				mu.Unlock()
 				if err == nil && onAck != nil {
@@ -736,6 +757,21 @@ func fetchThumbs(clients []*http.Client, url, slug string) error {
 		}
 	}
 	return nil
+}
+
+// writeBytes reads how many bytes the process has caused to be written
+// to the disk (/proc/<pid>/io write_bytes).
+func writeBytes(pid int) (int64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "write_bytes: "); ok {
+			return strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no write_bytes in /proc/%d/io", pid)
 }
 
 // peakRSS reads the process's high-water mark of resident memory.
