@@ -67,12 +67,12 @@ names_exist "$E2E_QUICK" e2e && names_exist "$LONG_TESTS" daemon cmd/eventbox &&
 $GO test -c -o "$tmp/daemon-norace.test" ./daemon/ || exit 1
 low="nice -n 10"
 
+# in_daemon CMD...: runs CMD in the daemon's folder, where its tests run.
+in_daemon() { (cd daemon && "$@"); }
+
 # The test timing other requests starts first, at normal priority.
-alone() {
-	(cd daemon && "$tmp/daemon-norace.test" -test.count=1 -test.v -test.timeout=10m -test.run "$ALONE_TESTS")
-}
-stream alone alone
-stream daemon-norace bash -c 'cd daemon && exec $0 "$@"' $low "$tmp/daemon-norace.test" -test.count=1 -test.timeout=15m -test.run "$NORACE_TESTS" -test.skip "$LONG_NORACE_TESTS"
+stream alone in_daemon "$tmp/daemon-norace.test" -test.count=1 -test.v -test.timeout=10m -test.run "$ALONE_TESTS"
+stream daemon-norace in_daemon $low "$tmp/daemon-norace.test" -test.count=1 -test.timeout=15m -test.run "$NORACE_TESTS" -test.skip "$LONG_NORACE_TESTS"
 stream norace $low $GO test -count=1 -timeout 15m -skip "$LONG_NORACE_TESTS" $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
 if printf '%s\n' "$norace" | grep -qxF eventbox/e2e; then
 	stream e2e $low $GO test -count=1 -timeout 15m -run "$E2E_QUICK" ./e2e
@@ -82,12 +82,12 @@ fi
 
 daemon_shards() {
 	local names
-	names=$(cd daemon && "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$ALONE_TESTS|$NORACE_TESTS|$LONG_TESTS") || return 1
+	names=$(in_daemon "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$ALONE_TESTS|$NORACE_TESTS|$LONG_TESTS") || return 1
 	local i pids=() rc=0
 	for ((i = 0; i < shards; i++)); do
 		local run
 		run="^($(printf '%s\n' "$names" | awk -v n="$shards" -v i="$i" 'NR % n == i' | paste -sd'|'))\$"
-		(cd daemon && $low "$tmp/daemon.test" -test.count=1 -test.timeout=15m -test.run "$run" >"$tmp/daemon-$i.out" 2>&1) &
+		in_daemon $low "$tmp/daemon.test" -test.count=1 -test.timeout=15m -test.run "$run" >"$tmp/daemon-$i.out" 2>&1 &
 		pids+=($!)
 	done
 	for i in "${!pids[@]}"; do
@@ -103,8 +103,10 @@ raced() {
 		return 1
 	}
 	stream race $low $GO test -race -count=1 -timeout 15m -skip "$LONG_TESTS" $race
-	daemon_shards
-	wait
+	local rc=0
+	daemon_shards || rc=1
+	wait # for the race stream, which keeps its own exit code
+	return $rc
 }
 stream daemon raced
 
