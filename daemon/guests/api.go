@@ -66,7 +66,8 @@ type Config struct {
 	// now (set aside, waiting for a retry, or the attempt failed).
 	EnsureVariants func(ctx context.Context, photoID string) (ok bool, err error)
 	// Preview, when not nil, returns the camera's own preview of a photo
-	// whose thumb is not made yet (variants.Maker.Preview).
+	// whose thumb is not made yet, or nil when it has none
+	// (variants.Maker.Preview).
 	Preview func(ctx context.Context, p store.Photo) ([]byte, error)
 	// Placeholder answers a thumb or display that cannot be served now.
 	Placeholder web.HandlerFunc

@@ -2,13 +2,11 @@ package guests
 
 import (
 	"bytes"
-	"errors"
 	"net/http"
 	"time"
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -115,11 +113,11 @@ func (a *API) preview(w http.ResponseWriter, r *http.Request, p store.Photo) err
 		return a.cfg.Placeholder(w, r)
 	}
 	b, err := a.cfg.Preview(r.Context(), p)
-	if errors.Is(err, variants.ErrNoPreview) {
-		return a.cfg.Placeholder(w, r)
-	}
 	if err != nil {
 		return err
+	}
+	if b == nil {
+		return a.cfg.Placeholder(w, r)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "image/jpeg")

@@ -20,46 +20,6 @@ const (
 // ErrNoPreview: the image carries no embedded preview Preview can use.
 var ErrNoPreview = errors.New("no embedded preview")
 
-// preview returns the embedded preview of the photo info describes.
-func preview(r io.ReaderAt, size int64, info Info) ([]byte, error) {
-	if info.Format != JPEG {
-		return nil, ErrNoPreview
-	}
-	blocks, err := jpegMeta(r, size)
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading the exif block: %w", ErrNoPreview, err)
-	}
-	var thumb []byte
-	for _, b := range blocks {
-		if b.kind == "exif" {
-			thumb = exifThumbnail(b.data)
-			break
-		}
-	}
-	if thumb == nil {
-		return nil, ErrNoPreview
-	}
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(thumb))
-	if err != nil || cfg.Width < 1 || cfg.Height < 1 || cfg.Width > previewMaxSide || cfg.Height > previewMaxSide {
-		return nil, ErrNoPreview
-	}
-	// The preview is stored like the photo, before its orientation: its
-	// shape must be the stored photo's, within a pixel of rounding.
-	if d := cfg.Width*info.storedH - cfg.Height*info.storedW; max(d, -d) > max(info.storedW, info.storedH) {
-		return nil, ErrNoPreview
-	}
-	m, err := jpeg.Decode(bytes.NewReader(thumb))
-	if err != nil {
-		return nil, ErrNoPreview
-	}
-	img := planar.Orient(planar.FromImage(m), info.Orientation)
-	out, err := encode(img, ThumbQuality)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the preview: %w", err)
-	}
-	return out, nil
-}
-
 // exifThumbnail returns the JPEG thumbnail an EXIF block carries in IFD1
 // (JPEGInterchangeFormat and its length), or nil.
 func exifThumbnail(b []byte) []byte {
@@ -119,5 +79,37 @@ func Preview(r io.ReaderAt, size int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoPreview, err)
 	}
-	return preview(r, size, info)
+	blocks, err := jpegMeta(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the exif block: %w", ErrNoPreview, err)
+	}
+	var thumb []byte
+	for _, b := range blocks {
+		if b.kind == "exif" {
+			thumb = exifThumbnail(b.data)
+			break
+		}
+	}
+	if thumb == nil {
+		return nil, ErrNoPreview
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(thumb))
+	if err != nil || cfg.Width < 1 || cfg.Height < 1 || cfg.Width > previewMaxSide || cfg.Height > previewMaxSide {
+		return nil, ErrNoPreview
+	}
+	// The preview is stored like the photo, before its orientation: its
+	// shape must be the stored photo's, within a pixel of rounding.
+	if d := cfg.Width*info.storedH - cfg.Height*info.storedW; max(d, -d) > max(info.storedW, info.storedH) {
+		return nil, ErrNoPreview
+	}
+	m, err := jpeg.Decode(bytes.NewReader(thumb))
+	if err != nil {
+		return nil, ErrNoPreview
+	}
+	img := planar.Orient(planar.FromImage(m), info.Orientation)
+	out, err := encode(img, ThumbQuality)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the preview: %w", err)
+	}
+	return out, nil
 }

@@ -17,21 +17,22 @@ const (
 	previewMakers = 2
 )
 
-// ErrNoPreview: the photo's thumb is not made and its original carries no
-// preview the album could show meanwhile.
-var ErrNoPreview = errors.New("photo has no preview")
-
 // previews keeps the last previewCache previews made, by photo id, so
 // that every guest's album asking for a new photo's preview costs one
 // extraction; a photo's entry goes once its variants are made.
 type previews struct {
-	order *list.List // of string ids, most recent first
-	byID  map[string]*list.Element
-	data  map[string][]byte
+	order *list.List               // of *preview, most recent first
+	byID  map[string]*list.Element // photo id → its element in order
+}
+
+// preview is one photo's preview; nil data: the photo has none.
+type preview struct {
+	id   string
+	data []byte
 }
 
 func newPreviews() *previews {
-	return &previews{order: list.New(), byID: map[string]*list.Element{}, data: map[string][]byte{}}
+	return &previews{order: list.New(), byID: map[string]*list.Element{}}
 }
 
 func (c *previews) get(id string) ([]byte, bool) {
@@ -40,23 +41,19 @@ func (c *previews) get(id string) ([]byte, bool) {
 		return nil, false
 	}
 	c.order.MoveToFront(e)
-	return c.data[id], true
+	return e.Value.(*preview).data, true
 }
 
 // put keeps b (nil: the photo has none) as id's preview.
 func (c *previews) put(id string, b []byte) {
 	if e, ok := c.byID[id]; ok {
 		c.order.MoveToFront(e)
-		c.data[id] = b
+		e.Value.(*preview).data = b
 		return
 	}
-	c.byID[id] = c.order.PushFront(id)
-	c.data[id] = b
-	for c.order.Len() > previewCache {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.byID, last.Value.(string))
-		delete(c.data, last.Value.(string))
+	c.byID[id] = c.order.PushFront(&preview{id: id, data: b})
+	if c.order.Len() > previewCache {
+		c.drop(c.order.Back().Value.(*preview).id)
 	}
 }
 
@@ -64,38 +61,34 @@ func (c *previews) drop(id string) {
 	if e, ok := c.byID[id]; ok {
 		c.order.Remove(e)
 		delete(c.byID, id)
-		delete(c.data, id)
 	}
 }
 
 // Preview returns what the album shows of a photo while its thumb is
 // being made: the camera's own small preview from the original's EXIF
-// block, upright (imaging.Preview). It never waits for image work: it
-// answers ErrNoPreview when the original has none. Extractions run at
-// most previewMakers at a time and are kept for the next guest asking.
+// block, upright (imaging.Preview), or nil when the original has none.
+// It never waits for image work. Extractions run at most previewMakers
+// at a time and are kept for the next guest asking.
 func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
 	v.mu.Lock()
 	b, ok := v.previews.get(p.ID)
 	v.mu.Unlock()
-	if !ok {
-		select {
-		case v.previewTurns <- struct{}{}:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		var err error
-		b, err = v.makePreview(p)
-		<-v.previewTurns
-		if err != nil {
-			return nil, err
-		}
-		v.mu.Lock()
-		v.previews.put(p.ID, b)
-		v.mu.Unlock()
+	if ok {
+		return b, nil
 	}
-	if b == nil {
-		return nil, ErrNoPreview
+	select {
+	case v.previewTurns <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
+	b, err := v.makePreview(p)
+	<-v.previewTurns
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	v.previews.put(p.ID, b)
+	v.mu.Unlock()
 	return b, nil
 }
 
