@@ -503,11 +503,13 @@ function tileName(p, scopeAll) {
 
 function tileFor(p, list, scopeAll) {
   let tries = 0;
+  // again asks for the thumb into el once more, a little later each time.
+  const again = (el, step) => {
+    if (tries++ < 6) setTimeout(() => { el.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, step * tries);
+  };
   // Variants are made just after the upload: wait for the thumb. Until
   // it shows (and when the box is out of reach) the tile says what it is.
-  const img = safeImg({ loading: 'lazy', decoding: 'async' }, () => {
-    if (tries++ < 6) setTimeout(() => { img.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
-  });
+  const img = safeImg({ loading: 'lazy', decoding: 'async' }, () => again(img, 1500));
   if (p.thumbReady === false) {
     // The box is still making the thumb (a photo just sent): show the
     // camera's own small preview at once, ask for the thumb once it has
@@ -519,13 +521,10 @@ function tileFor(p, list, scopeAll) {
         // The box answers its square placeholder while it cannot make the
         // thumb yet (a failed attempt waits for its retry): the preview
         // stays, and the thumb is asked again later.
-        const placeholder = full.naturalWidth === full.naturalHeight && p.width !== p.height;
-        if (!placeholder) img.src = full.src;
-        else if (tries++ < 6) setTimeout(() => { full.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 5000 * tries);
+        if (full.naturalWidth !== full.naturalHeight || p.width === p.height) img.src = full.src;
+        else again(full, 5000);
       };
-      full.onerror = () => {
-        if (tries++ < 6) setTimeout(() => { full.src = mediaURL(p.id, 'thumb') + '&r=' + tries; }, 1500 * tries);
-      };
+      full.onerror = () => again(full, 1500);
       full.src = mediaURL(p.id, 'thumb');
     }, { once: true });
     img.src = mediaURL(p.id, 'preview');
