@@ -761,18 +761,7 @@ func fetchThumbs(clients []*http.Client, url, slug string) error {
 
 // writeBytes reads how many bytes the process has caused to be written
 // to the disk (/proc/<pid>/io write_bytes).
-func writeBytes(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "write_bytes: "); ok {
-			return strconv.ParseInt(v, 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no write_bytes in /proc/%d/io", pid)
-}
+func writeBytes(pid int) (int64, error) { return procNumber(pid, "io", "write_bytes", 1) }
 
 // peakRSS reads the process's high-water mark of resident memory.
 func peakRSS(pid int) (int64, error) { return procMemory(pid, "VmHWM") }
@@ -780,15 +769,25 @@ func peakRSS(pid int) (int64, error) { return procMemory(pid, "VmHWM") }
 // procMemory reads one of the process's memory figures (VmHWM, VmRSS) in
 // bytes from /proc.
 func procMemory(pid int, field string) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return procNumber(pid, "status", field, 1<<10) // in kB there
+}
+
+// procNumber reads the number after "key:" in /proc/<pid>/<file>, times
+// unit.
+func procNumber(pid int, file, key string, unit int64) (int64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			kb, err := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
-			return kb << 10, err
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				break
+			}
+			n, err := strconv.ParseInt(f[0], 10, 64)
+			return n * unit, err
 		}
 	}
-	return 0, fmt.Errorf("no %s in /proc status", field)
+	return 0, fmt.Errorf("no %s in /proc/%d/%s", key, pid, file)
 }
