@@ -56,7 +56,7 @@ func (i Info) Pixels() int { return i.Width * i.Height }
 // Check validates the image file of size bytes in r without decoding it, with
 // DefaultMaxPixels as the limit. See Pool.Check.
 func Check(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes, false)
+	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes, false, nil)
 }
 
 // CheckUpload validates an uploaded photo as Check does, but accepts an
@@ -64,14 +64,17 @@ func Check(r io.ReaderAt, size int64) (Info, error) {
 // MaxOutOfProcessPixels: its Info says OutOfProcess, and a Pool with an
 // OutOfProcess maker decodes it in a process of its own. It is for photos
 // only, whose variants come later from the pool; whatever decodes an image
-// in the daemon itself (a logo, a video's poster) uses Check.
-func CheckUpload(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes, true)
+// in the daemon itself (a logo, a video's poster) uses Check. end, when
+// not nil, has been written the whole file as it was received: a JPEG's
+// end is then taken from it instead of read again (it may be nil).
+func CheckUpload(r io.ReaderAt, size int64, end *JPEGEnd) (Info, error) {
+	return check(r, size, DefaultMaxPixels, DefaultMemoryBytes, true, end)
 }
 
 // check validates the file; outOfProcess accepts, up to
-// MaxOutOfProcessPixels, an image over the memory budget memBytes.
-func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64, outOfProcess bool) (Info, error) {
+// MaxOutOfProcessPixels, an image over the memory budget memBytes; end
+// may be nil (see CheckUpload).
+func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64, outOfProcess bool, end *JPEGEnd) (Info, error) {
 	head, err := readAt(r, 0, int(min(size, 512)), size)
 	if err != nil {
 		return Info{}, err
@@ -83,7 +86,7 @@ func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64, outOfProces
 	var info Info
 	switch f {
 	case JPEG:
-		info, err = checkJPEG(r, size)
+		info, err = checkJPEG(r, size, end)
 	case PNG:
 		info, err = checkPNG(r, size)
 	case GIF:

@@ -12,11 +12,20 @@ const maxSegments = 4096
 
 // checkJPEG walks the marker segments up to the first scan, reading the frame
 // size and the orientation from the first EXIF APP1, then makes sure an EOI
-// marker follows the scan data.
-func checkJPEG(r io.ReaderAt, size int64) (Info, error) {
+// marker follows the scan data: the one end found while the file streamed
+// in when it has (end may be nil), else by reading the data again.
+func checkJPEG(r io.ReaderAt, size int64, end *JPEGEnd) (Info, error) {
 	info, scan, err := jpegHeader(r, size)
 	if err != nil {
 		return info, err
+	}
+	if end != nil {
+		if s, e := end.Found(); s == scan && e >= 2 && e <= size {
+			if b, err := readAt(r, e-2, 2, size); err == nil && b[0] == 0xff && b[1] == 0xd9 {
+				info.End = e
+				return info, nil
+			}
+		}
 	}
 	info.End, err = findEOI(r, scan, size)
 	return info, err

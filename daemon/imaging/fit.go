@@ -22,7 +22,7 @@ const MaxFitLong = 3508
 // (the caller prints its display variant instead). The result is a
 // Y'CbCr or gray image.
 func (p *Pool) Fit(ctx context.Context, r io.ReaderAt, size int64, long int) (image.Image, error) {
-	info, err := check(r, size, p.maxPixels, p.memBytes, false)
+	info, err := check(r, size, p.maxPixels, p.memBytes, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func NewPool(cfg PoolConfig) *Pool {
 // may still fail to decode in Make. A pool with an OutOfProcess maker
 // accepts, as CheckUpload does, the images it decodes there.
 func (p *Pool) Check(r io.ReaderAt, size int64) (Info, error) {
-	return check(r, size, p.maxPixels, p.memBytes, p.out != nil)
+	return check(r, size, p.maxPixels, p.memBytes, p.out != nil, nil)
 }
 
 // Make checks the file of size bytes in r, then decodes it and makes its
@@ -189,7 +189,7 @@ func (p *Pool) makeOutOfProcess(ctx context.Context, r io.ReaderAt, size int64, 
 // grows by copying (heifwasm.CompileReserved). Its errors are those of
 // Pool.Make.
 func MakeAlone(ctx context.Context, r io.ReaderAt, size int64, heicBytes int64) (Variants, error) {
-	info, err := check(r, size, DefaultMaxPixels, DefaultMemoryBytes, true)
+	info, err := check(r, size, DefaultMaxPixels, DefaultMemoryBytes, true, nil)
 	if err != nil {
 		return Variants{}, err
 	}

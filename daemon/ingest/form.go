@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"eventbox/daemon/imaging"
 	"eventbox/store"
 )
 
@@ -39,6 +40,9 @@ type File struct {
 	// shared: Tmp's bytes are an adopted upload's own (WithFile), which
 	// must not be changed in place.
 	shared bool
+	// end has seen the bytes as they were received: a JPEG's end,
+	// found without reading the file again; nil for an adopted upload.
+	end *imaging.JPEGEnd
 }
 
 // ReadForm streams a multipart upload: the file part goes to a temp file
@@ -53,11 +57,14 @@ func (in *Ingester) ReadForm(w http.ResponseWriter, r *http.Request, form Form) 
 	if r.ContentLength > limit+slack {
 		return nil, File{}, ErrTooLarge
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit+slack)
-	mr, err := r.MultipartReader()
-	if err != nil {
+	boundary, ok := boundaryOf(r.Header.Get("Content-Type"))
+	if !ok {
 		return nil, File{}, &FieldError{Field: fileField, Message: "send the file as multipart/form-data"}
 	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit+slack)
+	bufs := in.buffers()
+	defer in.bufs.Put(bufs)
+	mr := newFormReader(r.Body, boundary, bufs.form[:])
 	fields := map[string]string{}
 	var file File
 	fail := func(err error) (map[string]string, File, error) {
@@ -67,14 +74,13 @@ func (in *Ingester) ReadForm(w http.ResponseWriter, r *http.Request, form Form) 
 		return nil, File{}, tooLarge(err)
 	}
 	for {
-		part, err := mr.NextPart()
+		name, part, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return fail(clientFault(err, "body", "is not a readable multipart form"))
 		}
-		name := part.FormName()
 		switch {
 		case name == fileField && file.Tmp == nil:
 			if src, ok := fileOf(r.Context()); ok {
@@ -102,7 +108,8 @@ func (in *Ingester) ReadForm(w http.ResponseWriter, r *http.Request, form Form) 
 			}
 			file.Tmp = tmp
 			fp := newFingerprinter()
-			n, err := Receive(io.MultiWriter(tmp, fp), io.LimitReader(part, limit+1), fileField)
+			file.end = new(imaging.JPEGEnd)
+			n, err := receive(io.MultiWriter(tmp, fp, file.end), io.LimitReader(part, limit+1), fileField, bufs.copy[:])
 			if err != nil {
 				return fail(err)
 			}
@@ -149,8 +156,13 @@ func (in *Ingester) ReadForm(w http.ResponseWriter, r *http.Request, form Form) 
 // the guest's page keeps the file and tries again (docs/design.md, "Server
 // faults are retryable").
 func Receive(dst io.Writer, src io.Reader, field string) (int64, error) {
+	return receive(dst, src, field, nil)
+}
+
+// receive is Receive through buf (nil: one of io.Copy's own).
+func receive(dst io.Writer, src io.Reader, field string, buf []byte) (int64, error) {
 	cr := &clientReader{r: src}
-	n, err := io.Copy(dst, cr)
+	n, err := io.CopyBuffer(dst, cr, buf)
 	switch {
 	case err == nil:
 		return n, nil
@@ -173,4 +185,19 @@ func (c *clientReader) Read(p []byte) (int, error) {
 		c.err = err
 	}
 	return n, err
+}
+
+// formBuffers are the buffers one form is read through: its multipart
+// body, and the file part on its way to the card.
+type formBuffers struct {
+	form, copy [formBuffer]byte
+}
+
+// buffers takes a form's buffers from the ingester's pool (put them back
+// in in.bufs).
+func (in *Ingester) buffers() *formBuffers {
+	if b, ok := in.bufs.Get().(*formBuffers); ok {
+		return b
+	}
+	return new(formBuffers)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"eventbox/daemon/imaging"
@@ -49,6 +50,8 @@ type Ingester struct {
 	jobs    func(store.Photo) []store.JobSpec
 	stored  func(context.Context, store.Photo)
 	zone    *time.Location
+	// bufs holds the *formBuffers of forms read and done with.
+	bufs sync.Pool
 }
 
 // New returns an Ingester.
@@ -85,7 +88,7 @@ func (in *Ingester) Photo(ctx context.Context, f File, p store.Photo, quota int)
 	defer f.Tmp.Abort()
 	// Photos over the in-process memory budget are accepted: the pool
 	// decodes them in a process of their own (imaging.CheckUpload).
-	info, err := imaging.CheckUpload(f.Tmp.File, f.Size)
+	info, err := imaging.CheckUpload(f.Tmp.File, f.Size, f.end)
 	if err != nil {
 		return Result{}, imageError("photo", err)
 	}
