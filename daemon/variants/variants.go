@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,6 +70,9 @@ type Maker struct {
 	// processed, when not nil, is told how long each photo's variants
 	// took (Config.Processed).
 	processed func(time.Duration)
+	// cpuWanted reports whether goroutines are waiting for a CPU now
+	// (runnableGoroutines; tests set their own).
+	cpuWanted func() bool
 }
 
 // Config is what a Maker needs.
@@ -104,31 +108,45 @@ var variantRetry = jobs.Policy{
 	MaxDeaths:   store.VariantAttempts,
 }
 
-// maxYield bounds how long one background job waits for uploads to
-// finish before it runs anyway, so thumbnails still come during a long
-// burst.
-const maxYield = 2 * time.Second
+// maxYield bounds how long one attempt waits for uploads that keep the
+// CPU busy before it runs anyway, so that thumbnails still come during a
+// long burst; the album's tile shows the camera's preview meanwhile
+// (Preview), and the guests' album shows a photo within 10 s.
+const maxYield = 10 * time.Second
+
+// yieldTick is how often a waiting attempt looks again.
+const yieldTick = 25 * time.Millisecond
 
 // Receive marks an upload body as being received until the returned
-// function is called. While any is, each variant attempt, whether a
-// background job or asked for by a request (a guest's album asking for
-// the thumb of the photo just sent), waits up to maxYield once its turn
-// among the workers comes: the CPU goes first to guests waiting for an
-// answer. On one core, attempts asked for during a burst and made at
-// once took the core from the uploads.
+// function is called. While any is and the uploads keep the CPU busy,
+// each variant attempt, whether a background job or asked for by a
+// request (a guest's album asking for the thumb of the photo just sent),
+// waits up to maxYield once its turn among the workers comes: the CPU
+// goes first to guests waiting for an answer. Uploads that only wait for
+// the network (phones on the hotspot) leave the CPU free, and the
+// variants are made at once (docs/decisions/images.md, "Image work gives
+// way to uploads").
 func (v *Maker) Receive() func() {
 	v.receiving.Add(1)
 	return func() { v.receiving.Add(-1) }
 }
 
-// yieldToUploads waits while uploads are being received, at most maxYield.
+// yieldToUploads waits while uploads are being received and goroutines
+// wait for a CPU, at most maxYield. The CPU counts as free once two
+// looks in a row, yieldTick apart, find no goroutine waiting for it.
 func (v *Maker) yieldToUploads(ctx context.Context) {
 	deadline := time.Now().Add(maxYield)
-	for v.receiving.Load() > 0 && time.Now().Before(deadline) {
+	idle := 0
+	for v.receiving.Load() > 0 && idle < 2 && time.Now().Before(deadline) {
+		if v.cpuWanted() {
+			idle = 0
+		} else {
+			idle++
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(25 * time.Millisecond):
+		case <-time.After(yieldTick):
 		}
 	}
 }
@@ -158,7 +176,8 @@ func New(cfg Config) *Maker {
 	pool := imaging.NewPool(pc)
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{},
-		turns: make(chan struct{}, workers), previews: newPreviews(), previewTurns: make(chan struct{}, previewMakers)}
+		turns: make(chan struct{}, workers), previews: newPreviews(), previewTurns: make(chan struct{}, previewMakers),
+		cpuWanted: runnableGoroutines}
 }
 
 // UseRunner gives the maker the job runner that works its Kind. Call it
@@ -356,4 +375,14 @@ func (v *Maker) make(ctx context.Context, p store.Photo) error {
 		v.made(ctx, p)
 	}
 	return nil
+}
+
+// runnableGoroutines reports whether the Go runtime has goroutines ready
+// to run but waiting for a CPU: the uploads' handlers are when receiving
+// keeps every CPU the process may use busy (on a Pi's hotspot they wait
+// for the network instead).
+func runnableGoroutines() bool {
+	s := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > 0
 }

@@ -10,24 +10,38 @@ import (
 
 // A photo's variants asked for by a request (a guest's album asking for
 // the thumb just after the upload) wait, as background jobs do, while
-// uploads are being received, at most maxYield: on one core the image
-// work made at once took the CPU from the guests still sending.
+// uploads are being received and keep the CPU busy, at most maxYield: on
+// one core the image work made at once took the CPU from the guests still
+// sending. Uploads that wait for the network (phones on the hotspot)
+// leave the CPU free: the variants are made at once.
 func TestAskedVariantsYieldToUploads(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		// uploadFor is how long the upload goes on after the request.
+		// uploadFor is how long the upload goes on after the request;
+		// cpuBusy whether its handler waits for a CPU meanwhile.
 		uploadFor time.Duration
+		cpuBusy   bool
 		// want is when the original is opened.
 		want time.Duration
 	}{
-		{"upload ends first", 500 * time.Millisecond, 500 * time.Millisecond},
-		{"upload outlasts the bound", time.Hour, maxYield},
+		{"upload ends first", 500 * time.Millisecond, true, 500 * time.Millisecond},
+		{"upload outlasts the bound", time.Hour, true, maxYield},
+		{"upload waits for the network", time.Hour, false, 2 * yieldTick},
+		{"CPU free after a while", time.Hour, true, 0}, // want set below
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := context.Background()
 				st, p, v := makerWithAPhoto(t)
 				start := time.Now()
+				want := tc.want
+				v.cpuWanted = func() bool { return tc.cpuBusy }
+				if want == 0 {
+					// Busy for 3 s, then free: made two looks later.
+					freeAt := 3 * time.Second
+					v.cpuWanted = func() bool { return time.Since(start) < freeAt }
+					want = freeAt + 2*yieldTick
+				}
 				var openedAt atomic.Int64
 				v.beforeOpen = func(context.Context, string) { openedAt.Store(int64(time.Since(start))) }
 				done := v.Receive()
@@ -36,8 +50,8 @@ func TestAskedVariantsYieldToUploads(t *testing.T) {
 				if err := v.Ensure(ctx, p.ID); err != nil {
 					t.Fatalf("Ensure: %v", err)
 				}
-				if got := time.Duration(openedAt.Load()); got < tc.want || got > tc.want+100*time.Millisecond {
-					t.Fatalf("original opened %v after the request, want %v (upload for %v)", got, tc.want, tc.uploadFor)
+				if got := time.Duration(openedAt.Load()); got < want || got > want+100*time.Millisecond {
+					t.Fatalf("original opened %v after the request, want %v (upload for %v)", got, want, tc.uploadFor)
 				}
 				if got, _ := st.Photos().Get(ctx, p.ID); !got.Variants {
 					t.Fatalf("photo after Ensure: %+v", got)
