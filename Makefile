@@ -94,7 +94,8 @@ unit:
 # Every target runs even when one finds a failure; the failures are reported
 # at the end.
 FUZZ_TARGETS := FuzzVideo:./daemon/probe FuzzAudio:./daemon/probe \
-	FuzzDecode:./daemon/imaging/internal/jpegdec FuzzCheck:./daemon/imaging
+	FuzzDecode:./daemon/imaging/internal/jpegdec FuzzCheck:./daemon/imaging \
+	FuzzJPEGEnd:./daemon/imaging FuzzFormReader:./daemon/ingest
 
 fuzz:
 	@failed=""; \
