@@ -46,6 +46,25 @@ func (r *boundedReader) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// fixtures reads the files the patterns match, by name.
+func fixtures(t testing.TB, patterns ...string) map[string][]byte {
+	out := map[string][]byte{}
+	for _, pattern := range patterns {
+		files, err := filepath.Glob(filepath.FromSlash(pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range files {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[name] = b
+		}
+	}
+	return out
+}
+
 // FuzzCheck feeds arbitrary bytes to Check. It must never panic, never read
 // past the size it is given, fail only with ErrCorrupt, ErrUnsupported or
 // ErrTooLarge, report a sane size and orientation when it accepts, and refuse
@@ -54,18 +73,8 @@ func (r *boundedReader) ReadAt(p []byte, off int64) (int, error) {
 // the input cut short.
 func FuzzCheck(f *testing.F) {
 	var seeds [][]byte
-	for _, pattern := range []string{"testdata/*.jpg", "testdata/*.webp", "testdata/*.heic", "internal/jpegdec/testdata/*.jpg"} {
-		files, err := filepath.Glob(filepath.FromSlash(pattern))
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, name := range files {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				f.Fatal(err)
-			}
-			seeds = append(seeds, b)
-		}
+	for _, b := range fixtures(f, "testdata/*.jpg", "testdata/*.webp", "testdata/*.heic", "internal/jpegdec/testdata/*.jpg") {
+		seeds = append(seeds, b)
 	}
 	q := testimg.Quadrants(24, 16)
 	for o := range 8 {

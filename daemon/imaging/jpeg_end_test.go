@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"eventbox/daemon/imaging"
@@ -40,20 +38,7 @@ func streamed(b []byte, seed uint64) *imaging.JPEGEnd {
 
 // endSeeds are JPEGs of each kind a phone or an editor writes.
 func endSeeds(t testing.TB) map[string][]byte {
-	seeds := map[string][]byte{}
-	for _, pattern := range []string{"testdata/*.jpg", "internal/jpegdec/testdata/*.jpg"} {
-		files, err := filepath.Glob(filepath.FromSlash(pattern))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range files {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seeds[name] = b
-		}
-	}
+	seeds := fixtures(t, "testdata/*.jpg", "internal/jpegdec/testdata/*.jpg")
 	q := testimg.Quadrants(24, 16)
 	// The camera's preview is a JPEG of its own, with its own EOI, inside
 	// the EXIF block: the end is the photo's, after it.

@@ -23,9 +23,26 @@ func readOurs(body []byte, boundary string, bufSize, step int) ([]part, error) {
 		r = &stepReader{r: r, step: step}
 	}
 	f := newFormReader(r, boundary, make([]byte, bufSize))
+	return readParts(f.NextPart)
+}
+
+// readStd reads body with the standard library's reader.
+func readStd(body []byte, boundary string) ([]part, error) {
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	return readParts(func() (string, io.Reader, error) {
+		p, err := mr.NextRawPart()
+		if err != nil {
+			return "", nil, err
+		}
+		return p.FormName(), p, nil
+	})
+}
+
+// readParts reads every part next answers, to io.EOF.
+func readParts(next func() (string, io.Reader, error)) ([]part, error) {
 	var out []part
 	for {
-		name, p, err := f.NextPart()
+		name, p, err := next()
 		if err == io.EOF {
 			return out, nil
 		}
@@ -37,26 +54,6 @@ func readOurs(body []byte, boundary string, bufSize, step int) ([]part, error) {
 			return out, err
 		}
 		out = append(out, part{name, string(b)})
-	}
-}
-
-// readStd reads body with the standard library's reader.
-func readStd(body []byte, boundary string) ([]part, error) {
-	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	var out []part
-	for {
-		p, err := mr.NextRawPart()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		b, err := io.ReadAll(p)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, part{p.FormName(), string(b)})
 	}
 }
 
