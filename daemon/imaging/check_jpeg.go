@@ -126,61 +126,28 @@ func readSOF(r io.ReaderAt, off int64, n int, size int64, info *Info) error {
 	return nil
 }
 
-// findEOI finds the EOI marker that ends the image data from off on and
-// returns the offset just past it. It walks the entropy-coded data and any
-// segments between scans (progressive JPEGs) a chunk at a time; bytes after
-// the first EOI (data appended after the image, as motion photos do) are
+// findEOI finds the EOI marker that ends the image data from off (where
+// the first scan's data starts) on and returns the offset just past it,
+// walking the entropy-coded data and any segments between scans
+// (progressive JPEGs) with a JPEGEnd a chunk at a time; bytes after the
+// first EOI (data appended after the image, as motion photos do) are
 // never read. A file without an EOI is truncated: ErrCorrupt.
 func findEOI(r io.ReaderAt, off, size int64) (int64, error) {
+	e := JPEGEnd{off: off, scan: off, state: endData}
 	buf := make([]byte, 64<<10)
-	for off < size {
+	for off < size && e.state != endDone {
 		n := int(min(int64(len(buf)), size-off))
 		chunk, err := readInto(r, buf[:n], off, size)
 		if err != nil {
 			return 0, err
 		}
-		next, end, err := scanChunk(r, chunk, off, size)
-		if err != nil || end > 0 {
-			return end, err
-		}
-		off = next
+		e.Write(chunk)
+		off += int64(n)
+	}
+	if _, end := e.Found(); end > 0 {
+		return end, nil
 	}
 	return 0, fmt.Errorf("%w: no EOI marker after the image data (truncated)", ErrCorrupt)
-}
-
-// scanChunk looks for markers in chunk, read at off. It returns the offset
-// past the EOI when it finds one, else where to read the next chunk from.
-func scanChunk(r io.ReaderAt, chunk []byte, off, size int64) (next, end int64, err error) {
-	n := len(chunk)
-	i := 0
-	for {
-		k := bytes.IndexByte(chunk[i:], 0xff)
-		if k < 0 {
-			return off + int64(n), 0, nil
-		}
-		j := i + k + 1
-		for j < n && chunk[j] == 0xff {
-			j++
-		}
-		if j == n {
-			if off+int64(j) >= size {
-				return size, 0, nil
-			}
-			return off + int64(j-1), 0, nil // read again from the run's last 0xFF
-		}
-		switch m := chunk[j]; {
-		case m == 0x00 || (m >= 0xd0 && m <= 0xd7): // stuffing, restart
-			i = j + 1
-		case m == 0xd9:
-			return 0, off + int64(j) + 1, nil
-		default: // a segment between scans: skip it by its length
-			lb, err := readAt(r, off+int64(j+1), 2, size)
-			if err != nil {
-				return 0, 0, err
-			}
-			return off + int64(j+1) + int64(be16(lb)), 0, nil
-		}
-	}
 }
 
 func readInto(r io.ReaderAt, b []byte, off, size int64) ([]byte, error) {

@@ -6,7 +6,8 @@ import "bytes"
 // so that the check of an upload need not read the whole file again for
 // it: it walks the same marker segments as the check, up to the first
 // scan, then the entropy-coded data and the segments between scans, to
-// the first EOI marker. Write it the file's bytes in order; it never
+// the first EOI marker (the check's own walk of the data, findEOI, is
+// this one). Write it the file's bytes in order; it never
 // fails, and gives up (Found answers zeros) on anything it does not
 // follow, leaving the check to read the file as it would without it.
 // The zero value is ready to use.
@@ -59,14 +60,7 @@ func (e *JPEGEnd) Write(p []byte) (int, error) {
 			e.off += k
 			p = p[k:]
 			if e.skip == 0 {
-				if e.state == endBody && e.mark == 0xda {
-					e.scan = e.off
-				}
-				if e.state == endBody && e.mark != 0xda {
-					e.state = endMarker0
-				} else {
-					e.state = endData
-				}
+				e.bodyRead(e.off)
 			}
 			continue
 		}
@@ -101,17 +95,19 @@ func (e *JPEGEnd) step(b byte) {
 		e.state++
 	case endLen1, endSegLen1:
 		e.seg |= int(b)
-		if e.seg < 2 {
-			// The check would read the length bytes again as data
-			// (between scans) or refuse the file (in the header).
-			e.state = endDone
-			return
-		}
-		e.skip = int64(e.seg - 2)
-		e.state++
-		if e.skip == 0 {
-			// An empty body: what follows it is read now.
-			e.state = e.afterBody()
+		switch {
+		case e.seg < 2 && e.state == endLen1:
+			e.state = endDone // the check refuses such a header
+		case e.seg < 2:
+			// Between scans the walk goes on from inside the length,
+			// whose bytes (0 or 1) are data without a marker.
+			e.state = endData
+		default:
+			e.skip = int64(e.seg - 2)
+			e.state++
+			if e.skip == 0 {
+				e.bodyRead(e.off + 1)
+			}
 		}
 	case endDataFF:
 		switch {
@@ -127,15 +123,18 @@ func (e *JPEGEnd) step(b byte) {
 	}
 }
 
-// afterBody is the state after an empty segment body.
-func (e *JPEGEnd) afterBody() endState {
-	if e.state == endBody && e.mark != 0xda {
-		return endMarker0
+// bodyRead moves on from a segment body that ended at off: to the next
+// marker in the header, or into the scan data (which starts at off after
+// the SOS header).
+func (e *JPEGEnd) bodyRead(off int64) {
+	switch {
+	case e.state == endSegBody:
+		e.state = endData
+	case e.mark == 0xda:
+		e.scan, e.state = off, endData
+	default:
+		e.state = endMarker0
 	}
-	if e.state == endBody {
-		e.scan = e.off + 1
-	}
-	return endData
 }
 
 func (e *JPEGEnd) expect(ok bool, next endState) {
