@@ -110,23 +110,23 @@ func (f *formReader) NextPart() (string, io.Reader, error) {
 			return "", nil, unexpected(err)
 		}
 	}
-	// "--" closes the body (what follows is the epilogue); else optional
-	// padding, then CRLF.
-	for f.n-f.off < 2 {
-		if err := f.fill(); err != nil {
-			return "", nil, unexpected(err)
-		}
-	}
-	if bytes.HasPrefix(f.buf[f.off:f.n], []byte("--")) {
-		f.off += 2
-		return "", nil, f.close()
-	}
+	// The rest of the boundary's line: "--" closes the body (what follows
+	// is the epilogue, and the line may end with the body); then optional
+	// padding.
 	line, err := f.line()
+	if err == io.ErrUnexpectedEOF && bytes.HasPrefix(f.buf[f.off:f.n], []byte("--")) {
+		line, err = string(f.buf[f.off:f.n]), nil
+	}
 	if err != nil {
 		return "", nil, err
 	}
-	if strings.Trim(line, " \t") != "" {
+	rest, closing := strings.CutPrefix(line, "--")
+	if strings.Trim(rest, " \t") != "" {
 		return "", nil, fmt.Errorf("%w: text after a boundary", errNotMultipart)
+	}
+	if closing {
+		f.done = true
+		return "", nil, io.EOF
 	}
 	name, err := f.header()
 	if err != nil {
@@ -134,30 +134,6 @@ func (f *formReader) NextPart() (string, io.Reader, error) {
 	}
 	f.part = &formPart{f: f}
 	return name, f.part, nil
-}
-
-// close reads the rest of the closing boundary's line: padding, then
-// CRLF or the body's end. It answers io.EOF.
-func (f *formReader) close() error {
-	for {
-		held := f.buf[f.off:f.n]
-		k := bytes.Index(held, []byte("\r\n"))
-		if k < 0 && len(held) > maxPartHeader {
-			k = len(held)
-		}
-		err := error(nil)
-		if k < 0 {
-			if err = f.fill(); err == nil {
-				continue
-			}
-			k = len(held)
-		}
-		if err != nil && err != io.EOF || len(bytes.Trim(held[:k], " \t")) > 0 {
-			return fmt.Errorf("%w: text after the closing boundary", errNotMultipart)
-		}
-		f.done = true
-		return io.EOF
-	}
 }
 
 // line answers the next line without its CRLF.
@@ -180,7 +156,7 @@ func (f *formReader) line() (string, error) {
 // header reads a part's header lines up to the blank line and answers
 // the form name its Content-Disposition gives.
 func (f *formReader) header() (string, error) {
-	name, size := "", 0
+	name, size, disposition := "", 0, false
 	for {
 		line, err := f.line()
 		if err != nil {
@@ -196,7 +172,9 @@ func (f *formReader) header() (string, error) {
 		if !ok || !validField(key, value) {
 			return "", fmt.Errorf("%w: a part's header line is not a field", errNotMultipart)
 		}
-		if strings.EqualFold(key, "Content-Disposition") {
+		if !disposition && strings.EqualFold(key, "Content-Disposition") {
+			// The first one counts, as for the standard library.
+			disposition = true
 			d, params, err := mime.ParseMediaType(strings.TrimSpace(value))
 			if err == nil && d == "form-data" {
 				name = params["name"]
@@ -236,15 +214,14 @@ func unexpected(err error) error {
 // formPart is the content of the part being read.
 type formPart struct {
 	f       *formReader
-	end     bool // the delimiter after the content is next
 	started bool // the start of the content has been looked at
 }
 
 // Read hands on the content up to the delimiter, as much as is held.
 func (p *formPart) Read(b []byte) (int, error) {
 	f := p.f
-	if f.part != p || p.end {
-		return 0, io.EOF
+	if f.part != p {
+		return 0, io.EOF // a part NextPart has gone past
 	}
 	for !p.started {
 		// A boundary right after the header's blank line, without a CRLF
@@ -263,7 +240,6 @@ func (p *formPart) Read(b []byte) (int, error) {
 		held := f.buf[f.off:f.n]
 		if k := bytes.Index(held, f.delim); k >= 0 {
 			if k == 0 {
-				p.end = true
 				return 0, io.EOF
 			}
 			n := copy(b, held[:k])
