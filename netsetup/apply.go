@@ -109,43 +109,8 @@ func rooted(root, p string) string {
 // A zero mode leaves the permissions as the file system gives them (a FAT
 // boot partition refuses a chmod that changes them); the directory is
 // synced after the rename, as far as the file system allows.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".eventbox-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, os.Remove(f.Name()))
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
-	}
-	if mode != 0 {
-		if err := f.Chmod(mode); err != nil {
-			return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
-		}
-	}
-	if err := f.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("writing %s: %w", path, err), f.Close())
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		// Best effort: some file systems cannot sync a directory.
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	return writeFileAs(path, data, mode, nil)
 }
 
 // Print writes p for a dry run: each step with its reason, commands as a

@@ -114,6 +114,8 @@ type bootFile struct {
 	// opaque is true when the file could not be read as text lines: it is
 	// never rewritten then.
 	opaque bool
+	// owner is the file's owner and group, which its rewrite keeps.
+	owner *fileOwner
 }
 
 var (
@@ -124,7 +126,9 @@ var (
 )
 
 // ReadBootSettings reads and checks the settings file at path. A missing
-// file answers an error that wraps fs.ErrNotExist. Every value refused is a
+// file answers an error that wraps fs.ErrNotExist; a link, a named pipe or
+// another file the box does not read (see ErrUntrustedFile) one that wraps
+// ErrUntrustedFile, at once. Every value refused is a
 // Problem; with any problem the settings must not be applied. checkPassword
 // says what is wrong with an owner's password ("" when fine); nil uses
 // OwnerPasswordProblem.
@@ -134,19 +138,24 @@ func ReadBootSettings(path string, checkPassword func(string) string) (BootSetti
 }
 
 func readBootFile(path string, checkPassword func(string) string) (bootFile, []Problem, error) {
-	fh, err := os.Open(path)
+	fh, st, err := openPlainFile(path)
 	if err != nil {
-		return bootFile{}, nil, fmt.Errorf("reading the boot settings: %w", err)
+		return bootFile{}, nil, fmt.Errorf("reading the boot settings %s: %w", path, err)
 	}
 	defer fh.Close()
+	tooLarge := []Problem{{Message: fmt.Sprintf("the file is larger than %d KiB: not a settings file", maxBootSettingsSize>>10)}}
+	if st.Size > maxBootSettingsSize {
+		return bootFile{opaque: true}, tooLarge, nil
+	}
 	data, err := io.ReadAll(io.LimitReader(fh, maxBootSettingsSize+1))
 	if err != nil {
 		return bootFile{}, nil, fmt.Errorf("reading the boot settings %s: %w", path, err)
 	}
 	if len(data) > maxBootSettingsSize {
-		return bootFile{opaque: true}, []Problem{{Message: fmt.Sprintf("the file is larger than %d KiB: not a settings file", maxBootSettingsSize>>10)}}, nil
+		return bootFile{opaque: true}, tooLarge, nil
 	}
 	f, problems := parseBootSettings(data, checkPassword)
+	f.owner = ownerOf(st)
 	return f, problems, nil
 }
 
@@ -351,7 +360,11 @@ type BootResult struct {
 // (Found false). With any problem nothing is applied, every problem is
 // logged naming its key, and the file gets a note at its top saying what
 // to fix, for a host who opens it on a computer. An error applying the
-// network leaves the file as it was, so the next start tries again.
+// network leaves the file as it was, so the next start tries again. A file
+// the box does not read (ErrUntrustedFile: a link, a named pipe, another
+// user's file…) is refused at once, logged and left in place, and the
+// error says so: the caller goes on starting the box without it. The
+// rewritten file keeps its owner, set before it takes the file's name.
 func ApplyBootSettings(ctx context.Context, ba BootApplier, path string) (BootResult, error) {
 	log := ba.Applier.Logger
 	now := time.Now
@@ -361,6 +374,10 @@ func ApplyBootSettings(ctx context.Context, ba BootApplier, path string) (BootRe
 	f, problems, err := readBootFile(path, ba.CheckPassword)
 	if errors.Is(err, os.ErrNotExist) {
 		return BootResult{}, nil
+	}
+	if errors.Is(err, ErrUntrustedFile) {
+		log.WarnContext(ctx, "boot settings: file refused and left in place; the box starts without it", "file", path, "error", err)
+		return BootResult{Found: true}, err
 	}
 	if err != nil {
 		return BootResult{}, err
@@ -373,7 +390,7 @@ func ApplyBootSettings(ctx context.Context, ba BootApplier, path string) (BootRe
 		if f.opaque {
 			return res, nil
 		}
-		if err := writeFileAtomic(path, f.render(now(), problems, false, false), 0); err != nil {
+		if err := writeFileAs(path, f.render(now(), problems, false, false), 0, f.owner); err != nil {
 			return res, fmt.Errorf("noting the problems in the boot settings: %w", err)
 		}
 		return res, nil
@@ -420,7 +437,7 @@ func ApplyBootSettings(ctx context.Context, ba BootApplier, path string) (BootRe
 		log.DebugContext(ctx, "boot settings applied already", "file", path, "applied", s.Applied)
 		return res, nil
 	}
-	if err := writeFileAtomic(path, f.render(now(), nil, true, takeOwner), 0); err != nil {
+	if err := writeFileAs(path, f.render(now(), nil, true, takeOwner), 0, f.owner); err != nil {
 		return res, fmt.Errorf("removing the passwords from the boot settings: %w", err)
 	}
 	log.InfoContext(ctx, "boot settings applied, passwords removed from the file", "file", path,
@@ -478,22 +495,25 @@ func (f bootFile) render(now time.Time, problems []Problem, applied, dropOwner b
 // WriteOwnerHandoff writes the first owner to path for the daemon, which
 // runs as another user: the name and the password on two lines, in a file
 // of mode 0600 owned by the owner of its directory (DATA_DIR, the
-// daemon's), written atomically.
+// daemon's), written atomically. Run as root, it gives the file its owner
+// on the open temporary file, before the rename: whatever the daemon's
+// user put at path is replaced, never followed.
 func WriteOwnerHandoff(path string, o Owner) error {
 	if strings.ContainsAny(o.Name+o.Password, "\r\n") {
 		return errors.New("writing the first owner: a line break in the name or password")
 	}
-	if err := writeFileAtomic(path, []byte(o.Name+"\n"+o.Password+"\n"), 0o600); err != nil {
-		return fmt.Errorf("writing the first owner: %w", err)
-	}
-	fi, err := os.Stat(filepath.Dir(path))
-	if err != nil {
-		return fmt.Errorf("writing the first owner: %w", err)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-		if err := os.Chown(path, int(st.Uid), int(st.Gid)); err != nil {
+	var owner *fileOwner
+	if os.Geteuid() == 0 {
+		fi, err := os.Stat(filepath.Dir(path))
+		if err != nil {
 			return fmt.Errorf("writing the first owner: %w", err)
 		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			owner = ownerOf(st)
+		}
+	}
+	if err := writeFileAs(path, []byte(o.Name+"\n"+o.Password+"\n"), 0o600, owner); err != nil {
+		return fmt.Errorf("writing the first owner: %w", err)
 	}
 	return nil
 }

@@ -508,7 +508,9 @@ func (c netsetupCommand) bootOutcome(path string, res netsetup.BootResult, err e
 // the default channel is allowed everywhere. It answers a non-zero exit
 // code when it failed.
 func (c netsetupCommand) setupHotspot(ctx context.Context, a netsetup.Applier, facts netsetup.Facts, done, country string) int {
-	if _, err := os.Stat(done); err == nil {
+	// Lstat: the daemon's user writes DATA_DIR, and root follows no link
+	// of its there; anything at that name means set up.
+	if _, err := os.Lstat(done); err == nil {
 		return 0
 	}
 	if ssid, _, ok := netsetup.ReadHotspotWiFi(c.root, ""); ok && !netsetup.IsSetupSSID(ssid) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -325,6 +326,7 @@ func TestNetsetupBootSettingsAtFirstStart(t *testing.T) {
 		done      bool
 		hostSpot  bool
 		noSetup   bool
+		fifo      bool // the file is a named pipe, which once kept the step waiting
 		wantCode  int
 		wantSSID  string // in the hotspot's keyfile afterwards; "" none
 		wantOut   string
@@ -336,6 +338,8 @@ func TestNetsetupBootSettingsAtFirstStart(t *testing.T) {
 		{name: "a refused file: logged, and the setup hotspot", content: strings.Replace(file, "FR", "France", 1),
 			wantCode: 1, wantErr: "refused: line 3, country", wantSSID: "eventbox-setup-", wantOut: "setup hotspot", wantCalls: true},
 		{name: "the file's hotspot, no setup hotspot", content: file, wantSSID: "ssid=Party", wantOut: `hotspot "Party" is up`, wantCalls: true},
+		{name: "a FIFO for a file: refused at once, left in place, and the setup hotspot", fifo: true,
+			wantCode: 1, wantErr: "refused: not a regular file", wantSSID: "eventbox-setup-", wantOut: "setup hotspot", wantCalls: true},
 		{name: "a box set up already: nothing", done: true},
 		{name: "a hotspot of the host's: nothing", hostSpot: true, wantSSID: "ssid=Ours"},
 	}
@@ -360,6 +364,15 @@ func TestNetsetupBootSettingsAtFirstStart(t *testing.T) {
 			if tc.content != "" {
 				write(filepath.Join(cmd.root, netsetup.DefaultBootSettingsPath), tc.content)
 			}
+			if tc.fifo {
+				p := filepath.Join(cmd.root, netsetup.DefaultBootSettingsPath)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Mkfifo(p, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			dataDir := t.TempDir()
 			if tc.done {
 				write(filepath.Join(dataDir, "setup-done"), "")
@@ -368,8 +381,15 @@ func TestNetsetupBootSettingsAtFirstStart(t *testing.T) {
 			if !tc.noSetup {
 				args = append(args, "--setup-hotspot-unless", filepath.Join(dataDir, "setup-done"))
 			}
-			if code := cmd.run(context.Background(), args); code != tc.wantCode {
-				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+			exit := make(chan int, 1)
+			go func() { exit <- cmd.run(context.Background(), args) }()
+			select {
+			case code := <-exit:
+				if code != tc.wantCode {
+					t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the step is still running after 10 s: the box would never start")
 			}
 			if tc.wantOut == "" && stdout.Len() > 0 || !strings.Contains(stdout.String(), tc.wantOut) {
 				t.Errorf("stdout = %q, want %q", stdout, tc.wantOut)
