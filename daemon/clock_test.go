@@ -88,7 +88,8 @@ func TestClockSetByTheFirstOwner(t *testing.T) {
 
 // TestClockTwoStepSignInWhileUnsure: an owner with two-step sign-in gets
 // in with two consecutive codes of their phone's (right) time, which sets
-// the box's clock; one code, of either time, opens nothing.
+// the box's clock; one code of the phone's time opens nothing, nor does
+// one of the box's time that comes before the last step used at home.
 func TestClockTwoStepSignInWhileUnsure(t *testing.T) {
 	h, real := unsureBox(t)
 	ctx := context.Background()
@@ -140,6 +141,58 @@ func TestClockTwoStepSignInWhileUnsure(t *testing.T) {
 	again := h.client()
 	again.do("POST", "/api/admin/login", map[string]any{"password": ownerPassword}).expect(t, 200, "")
 	again.do("POST", "/api/admin/login/code", map[string]any{"code": pair}).expect(t, 401, "unauthorized")
+}
+
+// TestClockTwoStepSignInWhileUnsureWithARightClock: a box whose time is
+// right but unsure (a Pi 5 with its battery, a container, a restart after
+// the first owner set it) takes one code of its own time, with the usual
+// step of skew either way, as a box with a synced clock does. It leaves
+// the clock unsure: one code tells the time only to within a minute.
+func TestClockTwoStepSignInWhileUnsureWithARightClock(t *testing.T) {
+	h := newHarness(t, func(c *daemon.Config) {
+		c.Clock.Synced = func() (bool, error) { return false, nil }
+		c.Clock.BootID = func() (string, error) { return "boot-1", nil }
+		c.Clock.SetTime = func(time.Time) error { t.Error("the clock was set"); return nil }
+	})
+	ctx := context.Background()
+	const secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+	acct, err := h.st.Accounts().ByUsername(ctx, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.st.Accounts().Update(ctx, acct.ID, func(a *store.Account) error {
+		a.TOTPSecret, a.TwoFactor, a.LastTOTPStep = secret, true, h.clock.Now().Add(-time.Hour).Unix()/30
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	signIn := func() *client {
+		c := h.client()
+		if r := c.do("POST", "/api/admin/login", map[string]any{"password": ownerPassword}).expect(t, 200, ""); r.JSON["codeRequired"] != true {
+			t.Fatalf("login answered %s", r.Body)
+		}
+		return c
+	}
+	if got := clockState(t, h); got != "unsure" {
+		t.Fatalf("clock = %q, want unsure", got)
+	}
+	// The phone runs 30 s behind the box: its code is of the step before.
+	c := signIn()
+	code := totpAt(t, secret, h.clock.Now().Add(-30*time.Second))
+	c.do("POST", "/api/admin/login/code", map[string]any{"code": code}).expect(t, 200, "")
+	c.do("GET", "/api/admin/me", nil).expect(t, 200, "")
+	// The same code again is a replay.
+	signIn().do("POST", "/api/admin/login/code", map[string]any{"code": code}).expect(t, 401, "unauthorized")
+	// A code of the box's time two minutes on is not of its window.
+	signIn().do("POST", "/api/admin/login/code", map[string]any{"code": totpAt(t, secret, h.clock.Now().Add(2*time.Minute))}).expect(t, 401, "unauthorized")
+	// Later, the current code.
+	h.clock.Advance(time.Minute)
+	c = signIn()
+	c.do("POST", "/api/admin/login/code", map[string]any{"code": totpAt(t, secret, h.clock.Now())}).expect(t, 200, "")
+	c.do("GET", "/api/admin/me", nil).expect(t, 200, "")
+	if got := clockState(t, h); got != "unsure" {
+		t.Fatalf("clock = %q after one code, want unsure", got)
+	}
 }
 
 // TestClockPhotosSortAfterItIsSet: photos taken while the box was three

@@ -404,21 +404,30 @@ type signInClock struct {
 	told   bool
 }
 
-// spendSignInCode is spendCode for the second sign-in step. While the
-// clock is unsure one authenticator code proves nothing (its time is not
-// known), so it takes two consecutive codes matched within three days
-// (clock.MatchTOTPPair), which also tell the time, or a recovery code.
+// spendSignInCode is spendCode for the second sign-in step. Whatever the
+// clock's state, one authenticator code of the box's own time (a step
+// either side) signs in. While the clock is unsure and the code is not of
+// the box's time, the box's time may be what is wrong: then it takes two
+// consecutive codes matched within three days (clock.MatchTOTPPair),
+// which also tell the time, or a recovery code.
 func (si *SignIn) spendSignInCode(ctx context.Context, a *store.Account, code string, now time.Time, c *signInClock) bool {
 	if si.clock == nil || si.clock.State(ctx) != clock.Unsure {
 		return spendCode(a, code, now, true)
 	}
-	if m, ok := clock.MatchTOTPPair(a.TOTPSecret, normalizeCode(code), now, a.LastTOTPStep); ok {
+	code = normalizeCode(code)
+	if step, ok := matchTOTP(a.TOTPSecret, code, now, a.LastTOTPStep); ok {
+		// The phone agrees with the box to within a minute; that is not
+		// close enough to set the clock by, so it stays unsure.
+		a.LastTOTPStep = step
+		return true
+	}
+	if m, ok := clock.MatchTOTPPair(a.TOTPSecret, code, now, a.LastTOTPStep); ok {
 		a.LastTOTPStep = m.Step
 		*c = signInClock{offset: m.Offset, told: true}
 		return true
 	}
-	if len(normalizeCode(code)) == 6 {
-		return false // one authenticator code against an unknown time
+	if len(code) == int(otp.DigitsSix) {
+		return false // one code of another time: the pair tells which
 	}
 	return spendCode(a, code, now, true)
 }

@@ -76,8 +76,10 @@ type PairMatch struct {
 // clock is unsure, and it tells the box the time: one code alone matches
 // one of the ±8640 steps by chance one time in 58, two consecutive codes
 // one time in 58 million, no weaker than one code against a right clock
-// (three steps, one in 333,000) under the same rate limits. Of several
-// matches (there are none in practice) the nearest to now wins.
+// (three steps, one in 333,000) under the same rate limits. A single code
+// of the box's own time needs no pair: sign-in takes it as it would with
+// a trusted clock. Of several matches (there are none in practice) the
+// nearest to now wins.
 func MatchTOTPPair(secret, code string, now time.Time, last int64) (PairMatch, bool) {
 	if secret == "" || len(code) != 2*totpDigits {
 		return PairMatch{}, false
