@@ -2,8 +2,11 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -140,4 +143,93 @@ func TestCaptiveSheetGoesAwayForTheLeaseOnceTheGuestGoesOn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPortalContinuesCannotEvictAPhonesPass replays the audit's flood
+// (issue 39): a thousand continues from other addresses in under a second
+// took a phone's pass, and its probe went from 204 back to the sheet.
+// Continues are now limited to 10 a minute per address, an IPv6 address
+// counted by its /64 (one device may use any address of its /64), and a
+// live pass is never dropped: with the memory full of them, a new
+// address's continue answers 429 rate_limited until the first one ends.
+// The requests go to the box's handler with their peer address set, as
+// the harness's sockets cannot come from link-local addresses.
+func TestPortalContinuesCannotEvictAPhonesPass(t *testing.T) {
+	h := newHarness(t)
+	h.createEvent(h.owner(), map[string]any{"name": "Captive"})
+	box := checkAnswers(t, h.d.Handler())
+	ask := func(method, url, addr string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, url, nil)
+		r.RemoteAddr = net.JoinHostPort(addr, "5000")
+		r.Header.Set("Origin", "http://127.0.0.1")
+		w := httptest.NewRecorder()
+		box.ServeHTTP(w, r)
+		return w
+	}
+	probe := func(addr string) int {
+		return ask("GET", "http://connectivitycheck.gstatic.com/generate_204", addr).Code
+	}
+	goOn := func(addr string) *httptest.ResponseRecorder {
+		return ask("POST", "http://127.0.0.1/api/portal/continue", addr)
+	}
+	refused := func(t *testing.T, w *httptest.ResponseRecorder, retry string) {
+		t.Helper()
+		if w.Code != http.StatusTooManyRequests || !strings.Contains(w.Body.String(), `"rate_limited"`) || w.Header().Get("Retry-After") != retry {
+			t.Fatalf("continue: %d %s, Retry-After %q; want 429 rate_limited, Retry-After %s", w.Code, w.Body, w.Header().Get("Retry-After"), retry)
+		}
+	}
+
+	const phone = "10.42.0.17"
+	if w := goOn(phone); w.Code != http.StatusOK {
+		t.Fatalf("the phone's continue: %d %s", w.Code, w.Body)
+	}
+	if got := probe(phone); got != http.StatusNoContent {
+		t.Fatalf("the phone's probe once through: %d, want 204", got)
+	}
+
+	t.Run("1,100 link-local addresses are one /64 with 10 continues a minute", func(t *testing.T) {
+		for i := range 1100 {
+			addr := netip.AddrFrom16([16]byte{0: 0xfe, 1: 0x80, 12: byte(i >> 8), 13: byte(i), 15: 1}).String()
+			if w := goOn(addr); i < 10 && w.Code != http.StatusOK {
+				t.Fatalf("continue %d from the /64: %d %s", i+1, w.Code, w.Body)
+			} else if i >= 10 {
+				refused(t, w, "60")
+			}
+		}
+		if got := probe(phone); got != http.StatusNoContent {
+			t.Errorf("the phone's probe after the flood: %d, want 204", got)
+		}
+		if got := probe("fe80::1234:5678:9abc:def0"); got != http.StatusNoContent {
+			t.Errorf("another address of the /64: %d, want 204", got)
+		}
+		if got := probe("fe80:0:0:1::1"); got != http.StatusFound {
+			t.Errorf("an address of another /64: %d, want the sheet (302)", got)
+		}
+	})
+	t.Run("a full memory refuses a new address and keeps every live pass", func(t *testing.T) {
+		// 1,024 passes: the phone's, the /64's and 1,022 more.
+		for i := range 1100 {
+			addr := fmt.Sprintf("10.43.%d.%d", i/250, i%250+1)
+			if w := goOn(addr); i < 1022 && w.Code != http.StatusOK {
+				t.Fatalf("continue %d: %d %s", i+1, w.Code, w.Body)
+			} else if i >= 1022 {
+				refused(t, w, "3600") // until the phone's pass ends
+			}
+		}
+		if got := probe(phone); got != http.StatusNoContent {
+			t.Errorf("the phone's probe with the memory full: %d, want 204", got)
+		}
+		if w := goOn(phone); w.Code != http.StatusOK {
+			t.Errorf("the phone renewing its pass: %d %s", w.Code, w.Body)
+		}
+	})
+	t.Run("once passes end a new address goes on", func(t *testing.T) {
+		h.clock.Advance(portal.DefaultLease)
+		if w := goOn("10.44.0.1"); w.Code != http.StatusOK {
+			t.Fatalf("continue after the lease: %d %s", w.Code, w.Body)
+		}
+		if got := probe(phone); got != http.StatusFound {
+			t.Errorf("the phone's probe after its lease: %d, want the sheet (302)", got)
+		}
+	})
 }

@@ -164,6 +164,7 @@ type limiters struct {
 	upload      *web.RateLimiter // guest uploads, per guest
 	heart       *web.RateLimiter // hearts and their undo, per address
 	booth       *web.RateLimiter // booth device set-up, per address
+	portal      *web.RateLimiter // captive portal continues, per device (portal.Device: IPv6 by /64)
 }
 
 // New builds a Server over an open store. cfg must have passed Validate;
@@ -183,6 +184,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		upload:      web.NewRateLimiter(120, time.Minute, cfg.Now),
 		heart:       web.NewRateLimiter(120, time.Minute, cfg.Now),
 		booth:       web.NewRateLimiter(10, time.Minute, cfg.Now),
+		portal:      web.NewRateLimiter(10, time.Minute, cfg.Now),
 	}
 	s.guards = newGuards(cfg.Now)
 	key, err := st.Secrets().Key(ctx, "guest-cookie", 32)
@@ -422,7 +424,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.network = network.New(netCfg)
 	s.names = newOwnNames(cfg)
 	s.portal = portal.New(portal.Config{Passes: portal.NewPasses(cfg.Now, cfg.PortalLease, 0),
-		Event: s.eventTarget, Origin: s.origin})
+		Limit: s.limits.portal, Event: s.eventTarget, Origin: s.origin})
 	// The box's own routes: backups and restore, updates, stats,
 	// storage, About, metrics, health, the API reference, the CA.
 	s.box = box.New(box.Config{Store: st, Clock: s.clock, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,

@@ -1,8 +1,10 @@
 package portal
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"eventbox/daemon/web"
 )
@@ -15,6 +17,9 @@ const PagePath = "/portal"
 type Config struct {
 	// Passes remembers the devices that went on; it must not be nil.
 	Passes *Passes
+	// Limit counts the continues of each device (Device: an IPv4
+	// address, an IPv6 /64); it must not be nil.
+	Limit *web.RateLimiter
 	// Event is the path of the page the guest should open (the one open
 	// event's, or the start page); Origin is the box's origin for the
 	// request (no final slash). Neither may be nil.
@@ -63,12 +68,30 @@ func (a *API) State(w http.ResponseWriter, r *http.Request) error {
 
 // Continue answers POST /api/portal/continue: the device's address is
 // remembered as gone through for a lease, so that its probes are answered
-// as connected (Connected) and the sheet goes away.
+// as connected (Connected) and the sheet goes away. A device over its
+// limit, or a new one while every remembered pass is live, gets 429
+// rate_limited with Retry-After: no live pass is ever dropped for it.
 func (a *API) Continue(w http.ResponseWriter, r *http.Request) error {
 	addr, ok := clientAddr(r)
 	if !ok {
 		return fmt.Errorf("reading the client's address %q for the portal", r.RemoteAddr)
 	}
-	until := a.cfg.Passes.Mark(addr)
+	if ok, retry := a.cfg.Limit.Allow(Device(addr).String()); !ok {
+		return web.RateLimited(retry)
+	}
+	until, err := a.cfg.Passes.Mark(addr)
+	var full *FullError
+	if errors.As(err, &full) {
+		return web.RateLimited(secondsUntil(full.Free, a.cfg.Passes.now()))
+	}
+	if err != nil {
+		return fmt.Errorf("remembering %s's pass: %w", addr, err)
+	}
 	return web.JSON(w, r, http.StatusOK, continueBody{Address: a.address(r), Until: until.UnixMilli()})
+}
+
+// secondsUntil is the whole seconds from now to t, at least 1, for
+// Retry-After.
+func secondsUntil(t, now time.Time) int {
+	return max(int((t.Sub(now)+time.Second-1)/time.Second), 1)
 }

@@ -16,9 +16,12 @@
 // which the daemon sends to the portal page (PagePath) instead of the event.
 //
 // The portal page (assets/web/js/portal.js, through API) says how to open
-// the event in the phone's own browser; its "continue" marks the device's
-// address in Passes, an in-memory, bounded memory with an injected clock,
-// for one DHCP lease of the hotspot. Connected then answers that address's
+// the event in the phone's own browser; its "continue" marks the device
+// (Device: an IPv4 address, an IPv6 address's /64) in Passes, an
+// in-memory, bounded memory with an injected clock, for one DHCP lease of
+// the hotspot. Continues are rate-limited per device (Config.Limit), and a
+// live pass is never dropped to make room: a new device is refused while
+// the memory is full of them. Connected then answers that address's
 // probes as the internet would (Apple's Success page, Android's 204,
 // Windows' connecttest.txt and ncsi.txt, Firefox's success.txt, …), so the
 // sheet goes away and the phone keeps the Wi-Fi. docs/decisions/guests.md,

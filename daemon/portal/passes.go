@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"fmt"
 	"net/netip"
 	"sync"
 	"time"
@@ -12,12 +13,26 @@ import (
 // hour). docs/decisions/guests.md, "Through the captive sheet".
 const DefaultLease = time.Hour
 
-// DefaultMaxPasses bounds how many addresses Passes remembers: four
+// DefaultMaxPasses bounds how many devices Passes remembers: four
 // hotspot /24s' worth, far above the guests of one party.
 const DefaultMaxPasses = 1024
 
-// Passes remembers, in memory, the addresses of the devices that went on
-// through the portal page, each until its lease would have ended. It is
+// FullError is Mark's answer for a new device while the memory holds only
+// live passes: no live pass is dropped for it, and room frees at Free,
+// when the first of them ends.
+type FullError struct {
+	Free time.Time
+}
+
+// Error says the memory is full and until when.
+func (e *FullError) Error() string {
+	return fmt.Sprintf("every one of the portal's passes is live, the first until %s", e.Free.Format(time.RFC3339))
+}
+
+// Passes remembers, in memory, the devices that went on through the
+// portal page, each until its lease would have ended. A device is its
+// address for IPv4, and its address's /64 for IPv6, where one device may
+// use any address of its /64 (privacy and link-local addresses). It is
 // safe for concurrent use.
 type Passes struct {
 	now   func() time.Time
@@ -25,11 +40,11 @@ type Passes struct {
 	max   int
 
 	mu    sync.Mutex
-	until map[netip.Addr]time.Time
+	until map[netip.Prefix]time.Time
 }
 
 // NewPasses makes an empty memory of passes that each last lease (0:
-// DefaultLease), holding at most max addresses (0: DefaultMaxPasses); now
+// DefaultLease), holding at most max devices (0: DefaultMaxPasses); now
 // is the clock (nil: time.Now).
 func NewPasses(now func() time.Time, lease time.Duration, max int) *Passes {
 	if now == nil {
@@ -41,58 +56,74 @@ func NewPasses(now func() time.Time, lease time.Duration, max int) *Passes {
 	if max <= 0 {
 		max = DefaultMaxPasses
 	}
-	return &Passes{now: now, lease: lease, max: max, until: map[netip.Addr]time.Time{}}
+	return &Passes{now: now, lease: lease, max: max, until: map[netip.Prefix]time.Time{}}
 }
 
-// Mark remembers addr as gone through until one lease from now, and
-// returns that time. When the memory is full, the passes that ended are
-// dropped, then the one that ends first.
-func (p *Passes) Mark(addr netip.Addr) time.Time {
+// Device is the device an address stands for: an IPv4 address (an
+// IPv4-mapped one too) as a /32, an IPv6 address's /64, without its zone.
+func Device(addr netip.Addr) netip.Prefix {
 	addr = addr.WithZone("").Unmap()
+	bits := 32
+	if addr.Is6() {
+		bits = 64
+	}
+	p, err := addr.Prefix(bits)
+	if err != nil {
+		return netip.Prefix{} // an invalid address: a device of its own, never marked by a request
+	}
+	return p
+}
+
+// Mark remembers addr's device as gone through until one lease from now,
+// and returns that time. A device already remembered is renewed. When the
+// memory is full, the ended passes are dropped; if every pass is still
+// live, nothing is dropped and Mark answers a *FullError.
+func (p *Passes) Mark(addr netip.Addr) (time.Time, error) {
+	d := Device(addr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	until := now.Add(p.lease)
-	if _, ok := p.until[addr]; !ok && len(p.until) >= p.max {
-		p.makeRoom(now)
+	if _, ok := p.until[d]; !ok && len(p.until) >= p.max {
+		if free := p.dropEnded(now); len(p.until) >= p.max {
+			return time.Time{}, &FullError{Free: free}
+		}
 	}
-	p.until[addr] = until
-	return until
+	until := now.Add(p.lease)
+	p.until[d] = until
+	return until, nil
 }
 
-// makeRoom drops the ended passes and, if that frees nothing, the one
-// that ends first. p.mu is held.
-func (p *Passes) makeRoom(now time.Time) {
-	var first netip.Addr
-	var firstUntil time.Time
-	for a, u := range p.until {
+// dropEnded drops the passes that ended by now and returns when the first
+// of the others ends. p.mu is held.
+func (p *Passes) dropEnded(now time.Time) time.Time {
+	var first time.Time
+	for d, u := range p.until {
 		if !now.Before(u) {
-			delete(p.until, a)
+			delete(p.until, d)
 			continue
 		}
-		if firstUntil.IsZero() || u.Before(firstUntil) {
-			first, firstUntil = a, u
+		if first.IsZero() || u.Before(first) {
+			first = u
 		}
 	}
-	if len(p.until) >= p.max {
-		delete(p.until, first)
-	}
+	return first
 }
 
-// Has reports whether addr went through and its pass has not ended.
+// Has reports whether addr's device went through and its pass has not
+// ended.
 func (p *Passes) Has(addr netip.Addr) bool {
-	addr = addr.WithZone("").Unmap()
+	d := Device(addr)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	u, ok := p.until[addr]
+	u, ok := p.until[d]
 	if ok && !p.now().Before(u) {
-		delete(p.until, addr)
+		delete(p.until, d)
 		return false
 	}
 	return ok
 }
 
-// Len is how many addresses are remembered, ended passes included until
+// Len is how many devices are remembered, ended passes included until
 // they are looked up or make room.
 func (p *Passes) Len() int {
 	p.mu.Lock()

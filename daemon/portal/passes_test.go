@@ -1,6 +1,7 @@
 package portal_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -32,8 +33,8 @@ func TestPassesLastOneLeasePerAddress(t *testing.T) {
 	if p.Has(a) {
 		t.Fatal("an address nobody marked has a pass")
 	}
-	if until := p.Mark(a); !until.Equal(c.now().Add(time.Hour)) {
-		t.Errorf("until = %v, want an hour from now", until)
+	if until, err := p.Mark(a); err != nil || !until.Equal(c.now().Add(time.Hour)) {
+		t.Errorf("Mark = %v, %v; want an hour from now", until, err)
 	}
 	tests := []struct {
 		name  string
@@ -55,24 +56,96 @@ func TestPassesLastOneLeasePerAddress(t *testing.T) {
 	}
 }
 
-func TestPassesStayWithinTheirBound(t *testing.T) {
+// TestPassesNeverEvictALivePass: when the memory is full of live passes,
+// a new address is refused (FullError, saying when the first pass ends)
+// and every live pass stays; an address already kept is renewed; once a
+// pass ends, a new address takes its room.
+func TestPassesNeverEvictALivePass(t *testing.T) {
 	c := &clock{t: time.Date(2026, 6, 20, 20, 0, 0, 0, time.UTC)}
 	p := portal.NewPasses(c.now, time.Hour, 4)
 	addr := func(i int) netip.Addr { return netip.MustParseAddr("10.42.0." + strconv.Itoa(i)) }
-	for i := 1; i <= 50; i++ {
-		p.Mark(addr(i))
+	first := c.now().Add(time.Hour)
+	for i := 1; i <= 4; i++ {
+		if _, err := p.Mark(addr(i)); err != nil {
+			t.Fatalf("mark %d of 4: %v", i, err)
+		}
 		c.add(time.Second)
+	}
+	steps := []struct {
+		name    string
+		after   time.Duration
+		addr    int
+		refused bool
+	}{
+		{"a fifth address while four passes are live", 0, 5, true},
+		{"a thousand more", 0, 1000, true},
+		{"an address already kept is renewed", 0, 2, false},
+		{"just before the first pass ends", first.Sub(c.now()) - time.Second, 6, true},
+		{"once the first pass ended", time.Second, 6, false},
+		{"the room is taken again", 0, 7, true},
+	}
+	for _, s := range steps {
+		c.add(s.after)
+		until, err := p.Mark(addr(s.addr % 250))
+		var full *portal.FullError
+		switch {
+		case s.refused && (!errors.As(err, &full) || !full.Free.After(c.now())):
+			t.Errorf("%s: Mark = %v, %v; want a FullError saying when room frees", s.name, until, err)
+		case !s.refused && (err != nil || !until.Equal(c.now().Add(time.Hour))):
+			t.Errorf("%s: Mark = %v, %v; want a pass for an hour", s.name, until, err)
+		}
 		if p.Len() > 4 {
-			t.Fatalf("after %d marks, %d addresses are kept, want at most 4", i, p.Len())
+			t.Fatalf("%s: %d addresses are kept, want at most 4", s.name, p.Len())
 		}
 	}
-	for i := 47; i <= 50; i++ {
+	for _, i := range []int{2, 3, 4, 6} {
 		if !p.Has(addr(i)) {
-			t.Errorf("the newest pass %s was dropped", addr(i))
+			t.Errorf("the live pass of %s was dropped", addr(i))
 		}
 	}
-	if p.Has(addr(1)) {
-		t.Error("the oldest pass is still kept past the bound")
+	for _, i := range []int{1, 5, 7} {
+		if p.Has(addr(i)) {
+			t.Errorf("%s has a pass, want none", addr(i))
+		}
+	}
+}
+
+// TestPassesCountIPv6ByItsSlash64: a device may use any address of its
+// /64 (privacy and link-local addresses), so an IPv6 pass is its /64's;
+// an IPv4 pass is the address's only.
+func TestPassesCountIPv6ByItsSlash64(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 20, 20, 0, 0, 0, time.UTC)}
+	p := portal.NewPasses(c.now, time.Hour, 2)
+	for _, a := range []string{"fe80::1%wlan0", "2001:db8:1:2::17"} {
+		if _, err := p.Mark(netip.MustParseAddr(a)); err != nil {
+			t.Fatalf("marking %s: %v", a, err)
+		}
+	}
+	tests := []struct {
+		addr string
+		want bool
+	}{
+		{"fe80::1", true},
+		{"fe80::dead:beef:1:2%eth0", true},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", true},
+		{"2001:db8:1:3::17", false},
+		{"fe81::1", false},
+		{"10.42.0.17", false},
+	}
+	for _, tc := range tests {
+		if got := p.Has(netip.MustParseAddr(tc.addr)); got != tc.want {
+			t.Errorf("Has(%s) = %v, want %v", tc.addr, got, tc.want)
+		}
+	}
+	// A thousand addresses of a kept /64 are one device: nothing is refused.
+	for i := range 1000 {
+		a := netip.AddrFrom16([16]byte{0xfe, 0x80, 14: byte(i >> 8), 15: byte(i)})
+		if _, err := p.Mark(a); err != nil {
+			t.Fatalf("marking %s of a kept /64: %v", a, err)
+		}
+	}
+	if p.Len() != 2 {
+		t.Errorf("%d passes kept, want 2", p.Len())
 	}
 }
 
