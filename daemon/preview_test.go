@@ -3,6 +3,8 @@ package daemon_test
 import (
 	"bytes"
 	"image/jpeg"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,5 +77,51 @@ func TestAlbumShowsTheCamerasPreviewUntilTheThumb(t *testing.T) {
 		png := guest.upload(slug, undecodablePNG(), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
 		waitFailedAttempts(t, h, png, 1)
 		expectPlaceholder(t, guest.do("GET", "/api/media/"+png+"?v=preview", nil))
+	})
+}
+
+// TestPreviewNeverAnswersAnError: ?v=preview of a photo whose thumb is not
+// made yet answers a camera preview in 4:4:4 (chroma at full resolution)
+// like any other, where it answered 500 "chroma subsampling 1x1 is not
+// 4:2:0" (issue 39), and any failure of making a preview (here the
+// original gone from the card) answers the placeholder, never an error.
+func TestPreviewNeverAnswersAnError(t *testing.T) {
+	h := newHarness(t)
+	ev := h.createEvent(h.owner(), map[string]any{"name": "P"})
+	slug := ev["slug"].(string)
+	guest := h.guest(slug)
+	b444, err := os.ReadFile(filepath.Join("imaging", "internal", "jpegdec", "testdata", "chroma-444.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stuck sends file and waits for its variants' first attempt to fail,
+	// so that its preview is asked while it has no thumb.
+	stuck := func(t *testing.T, file []byte) string {
+		t.Helper()
+		id := guest.upload(slug, file, nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+		waitFailedAttempts(t, h, id, 1)
+		return id
+	}
+	t.Run("a 4:4:4 camera preview is shown", func(t *testing.T) {
+		id := stuck(t, imagingtest.WithOwnPreview(b444, 1, true))
+		r := guest.do("GET", "/api/media/"+id+"?v=preview", nil).expect(t, 200, "")
+		if r.Header.Get("ETag") != `"`+id+`-preview"` {
+			t.Fatalf("preview ETag %q, want the camera's preview, not the placeholder", r.Header.Get("ETag"))
+		}
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body))
+		if err != nil || cfg.Width != 133 || cfg.Height != 91 {
+			t.Fatalf("preview is %+v (%v), want a 133×91 JPEG", cfg, err)
+		}
+	})
+	t.Run("a preview that cannot be made answers the placeholder", func(t *testing.T) {
+		id := stuck(t, imagingtest.PhoneJPEG(t, true))
+		p, err := h.st.Photos().Get(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.st.Media().Remove(p.OriginalName()); err != nil {
+			t.Fatal(err)
+		}
+		expectPlaceholder(t, guest.do("GET", "/api/media/"+id+"?v=preview", nil))
 	})
 }

@@ -2,6 +2,7 @@ package guests
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -106,15 +107,22 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 // preview answers, at once, what the album shows of a photo whose thumb
 // is not made yet: the camera's own small preview from the original's
 // EXIF block to a viewer who may have the original (the preview is part
-// of it), never cached, else the placeholder. It never starts image work:
-// the page asks for the thumb beside it, and shows that once it comes.
+// of it), never cached, else the placeholder. Any failure of making the
+// preview is logged and answers the placeholder too, never an error: the
+// page only waits for the thumb. It never starts image work: the page
+// asks for the thumb beside it, and shows that once it comes.
 func (a *API) preview(w http.ResponseWriter, r *http.Request, p store.Photo) error {
 	if p.VariantsFailed || a.cfg.Preview == nil || a.photoViewer(r, p, "original") != nil {
 		return a.cfg.Placeholder(w, r)
 	}
 	b, err := a.cfg.Preview(r.Context(), p)
 	if err != nil {
-		return err
+		level := slog.LevelWarn
+		if r.Context().Err() != nil {
+			level = slog.LevelDebug // the page went away while it waited its turn
+		}
+		a.log.Log(r.Context(), level, "making a photo's preview; answering the placeholder", "photo", p.ID, "error", err)
+		return a.cfg.Placeholder(w, r)
 	}
 	if b == nil {
 		return a.cfg.Placeholder(w, r)

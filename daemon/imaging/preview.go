@@ -67,6 +67,7 @@ func (t tiff) long(e tiffEntry) int64 {
 // wrapped, when the file is not a JPEG or has no such preview, or one
 // that is too large, broken, or of another shape than the photo (an
 // editor that cropped the photo and left the camera's preview as it was).
+// A preview of any chroma subsampling (4:4:4 too) is encoded as 4:2:0.
 func Preview(r io.ReaderAt, size int64) ([]byte, error) {
 	head, err := readAt(r, 0, int(min(size, 512)), size)
 	if err != nil {
@@ -106,10 +107,21 @@ func Preview(r io.ReaderAt, size int64) ([]byte, error) {
 	if err != nil {
 		return nil, ErrNoPreview
 	}
-	img := planar.Orient(planar.FromImage(m), info.Orientation)
+	img := planar.Orient(to420(planar.FromImage(m)), info.Orientation)
 	out, err := encode(img, ThumbQuality)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the preview: %w", err)
 	}
 	return out, nil
+}
+
+// to420 returns m with the 4:2:0 chroma the encoder writes: a preview in
+// 4:4:4, 4:2:2 or another subsampling has its chroma resampled (a copy of
+// a few hundred KB at most, at a preview's size); a grey or 4:2:0 one is
+// returned as it is.
+func to420(m planar.Image) planar.Image {
+	if m.Gray || (m.SubX == 2 && m.SubY == 2) {
+		return m
+	}
+	return planar.Resize(m, m.W, m.H)
 }

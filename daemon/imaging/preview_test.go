@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"image"
+	"image/jpeg"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"eventbox/daemon/imaging"
@@ -102,4 +105,72 @@ func TestPreviewIsTheCamerasOwnUpright(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPreviewOfA444Camera: a camera preview in 4:4:4 (chroma at full
+// resolution; image/jpeg decodes it as such) comes out upright at its own
+// size, in the colours of the preview, like a 4:2:0 one. It failed with
+// "chroma subsampling 1x1 is not 4:2:0" (issue 39). The file is cjpeg's
+// 4:4:4 fixture (internal/jpegdec/testdata/README.md) carrying itself as
+// its preview.
+func TestPreviewOfA444Camera(t *testing.T) {
+	b444, err := os.ReadFile(filepath.Join("internal", "jpegdec", "testdata", "chroma-444.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := jpeg.Decode(bytes.NewReader(b444))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ycc, ok := want.(*image.YCbCr); !ok || ycc.SubsampleRatio != image.YCbCrSubsampleRatio444 {
+		t.Fatalf("the fixture decodes as %T, want 4:4:4 Y'CbCr", want)
+	}
+	tests := []struct {
+		name string
+		o    int
+		size image.Point
+	}{
+		{"as stored", 1, image.Pt(133, 91)},
+		{"turned a quarter (orientation 6)", 6, image.Pt(91, 133)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := imagingtest.WithOwnPreview(b444, tc.o, false)
+			out, err := imaging.Preview(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatalf("Preview: %v", err)
+			}
+			m := decodeJPEG(t, out)
+			if got := m.Bounds().Size(); got != tc.size {
+				t.Fatalf("preview is %v, want %v", got, tc.size)
+			}
+			if tc.o != 1 {
+				return
+			}
+			if e := imagingtest.LumaError(m, want.(*image.YCbCr)); e > 3 {
+				t.Errorf("preview's luma is %.1f levels off the camera's", e)
+			}
+			g, w := meanRGB(m), meanRGB(want)
+			for i := range g {
+				if d := g[i] - w[i]; d > 3 || d < -3 {
+					t.Errorf("preview's mean colour %v, the camera's %v", g, w)
+					break
+				}
+			}
+		})
+	}
+}
+
+// meanRGB is the mean red, green and blue of m, 0 to 255.
+func meanRGB(m image.Image) [3]float64 {
+	var sum [3]float64
+	b := m.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := m.At(x, y).RGBA()
+			sum[0], sum[1], sum[2] = sum[0]+float64(r>>8), sum[1]+float64(g>>8), sum[2]+float64(bl>>8)
+		}
+	}
+	n := float64(b.Dx() * b.Dy())
+	return [3]float64{sum[0] / n, sum[1] / n, sum[2] / n}
 }

@@ -81,13 +81,33 @@ func PhoneJPEG(t testing.TB, badHuffman bool) []byte {
 	}
 	b := buf.Bytes()
 	if badHuffman {
-		// Every DHT segment's first count says 200 codes of one bit.
-		for i := 2; i+5 < len(b) && b[i] == 0xff && b[i+1] != 0xda; {
-			if b[i+1] == 0xc4 {
-				b[i+5] = 200
-			}
-			i += 2 + int(binary.BigEndian.Uint16(b[i+2:]))
-		}
+		DamageHuffman(b)
 	}
 	return WithAPP1(b, EXIFWithPreview(1, PreviewOf(m, 160, 120)))
+}
+
+// DamageHuffman damages the Huffman tables of the JPEG b in place: every
+// DHT segment's first count says 200 codes of one bit. The file still
+// passes the upload's check, but its image data cannot be decoded.
+func DamageHuffman(b []byte) {
+	for i := 2; i+5 < len(b) && b[i] == 0xff && b[i+1] != 0xda; {
+		if b[i+1] == 0xc4 {
+			b[i+5] = 200
+		}
+		i += 2 + int(binary.BigEndian.Uint16(b[i+2:]))
+	}
+}
+
+// WithOwnPreview returns the JPEG b carrying a copy of itself as its
+// camera's preview in an EXIF block with orientation o, so the preview has
+// b's size and chroma subsampling (a 4:4:4 file made by cjpeg gives a
+// 4:4:4 preview, which image/jpeg's encoder cannot write). With
+// badHuffman the photo's own tables are damaged (DamageHuffman), not the
+// preview's.
+func WithOwnPreview(b []byte, o int, badHuffman bool) []byte {
+	photo := bytes.Clone(b)
+	if badHuffman {
+		DamageHuffman(photo)
+	}
+	return WithAPP1(photo, EXIFWithPreview(o, b))
 }
