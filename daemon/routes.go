@@ -89,12 +89,13 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/messages/:id/audio", s.guests.MessageAudio)
 	// Added: resumable uploads, tus 1.0.0 (daemon/resumable;
 	// docs/decisions/guests.md, "Resumable uploads"). Creation sends no
-	// body: the storage guard answers it; a PATCH's body is paced and
-	// counted as any upload's.
+	// body: the storage guard answers it; a PATCH's body is paced,
+	// counted as any upload's and written only while the card is above
+	// the guard's margin.
 	h("OPTIONS", "/api/e/:slug/uploads", s.resumable.Options)
 	h("POST", "/api/e/:slug/uploads", s.storage.Uploads(s.resumable.Create))
 	h("HEAD", "/api/e/:slug/uploads/:id", s.resumable.Head)
-	h("PATCH", "/api/e/:slug/uploads/:id", s.upload(s.guestUploader, s.resumable.Patch))
+	h("PATCH", "/api/e/:slug/uploads/:id", guestUpload(s.resumable.Patch))
 	h("DELETE", "/api/e/:slug/uploads/:id", s.resumable.Delete)
 	h("GET", "/api/e/:slug/uploads/:id", s.resumable.Result)
 
@@ -248,6 +249,11 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/stats", s.visitors.Admin(s.box.Stats))
 	// Added route: the storage guard's state, for the console's banner.
 	h("GET", "/api/admin/storage", s.visitors.Admin(s.box.Storage))
+	// Added routes: the guests' unfinished resumable uploads, which the
+	// owner may see and remove (daemon/resumable; docs/decisions/guests.md,
+	// "What a guest can reserve").
+	h("GET", "/api/admin/uploads", s.visitors.Owner(s.resumable.List))
+	h("DELETE", "/api/admin/uploads/:id", s.visitors.Owner(s.resumable.Remove))
 	// Added route: the About screen (version, licence, third-party notice).
 	h("GET", "/api/admin/about", s.visitors.Admin(s.box.About))
 	h("GET", "/api/metrics", s.box.Metrics)

@@ -444,7 +444,8 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.resumable, err = resumable.New(resumable.Config{Dir: filepath.Join(cfg.DataDir, "uploads"),
 		Logger: s.log.With("component", "uploads"), Now: cfg.Now,
 		Photos: s.api(s.guests.Upload), Messages: s.api(s.guests.PostMessage),
-		Who: s.guestUploader, Room: s.storage.Room})
+		Who: s.guestUploader, Room: s.storage.Room, Store: st,
+		MaxPhoto: int64(cfg.MaxUploadMB) << 20, MaxVideo: int64(cfg.MaxVideoMB) << 20, MaxVoice: guests.MaxVoiceBytes})
 	if err != nil {
 		return nil, err
 	}

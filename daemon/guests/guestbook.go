@@ -23,7 +23,8 @@ import (
 // Guestbook limits (docs/design.md, "Voice notes").
 const (
 	maxMessageText = 2000
-	maxVoiceBytes  = 20 << 20
+	// MaxVoiceBytes is the largest voice note taken.
+	MaxVoiceBytes  = 20 << 20
 	maxVoiceLength = 5 * time.Minute
 	// MessagePageSize is the page size of guestbook lists.
 	MessagePageSize = 50
@@ -142,13 +143,13 @@ func (a *API) PostMessage(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readMessageForm streams the guestbook form: the audio part to a temp
-// file (capped at maxVoiceBytes), text and seconds small.
+// file (capped at MaxVoiceBytes), text and seconds small.
 func (a *API) readMessageForm(w http.ResponseWriter, r *http.Request) (map[string]string, ingest.File, error) {
 	mt := r.Header.Get("Content-Type")
 	if !strings.HasPrefix(mt, "multipart/") {
 		return nil, ingest.File{}, web.Field("body", "send text and/or audio as multipart/form-data")
 	}
-	return a.cfg.Ingest.ReadForm(w, r, ingest.Form{Limit: maxVoiceBytes, FileField: "audio",
+	return a.cfg.Ingest.ReadForm(w, r, ingest.Form{Limit: MaxVoiceBytes, FileField: "audio",
 		TextFields: []string{"text", "seconds"}, MaxText: maxMessageText * 4})
 }
 

@@ -20,9 +20,11 @@ const (
 
 // info is an upload's record, info.json in its folder.
 type info struct {
-	ID     string `json:"id"`
-	Slug   string `json:"slug"`
-	Guest  string `json:"guest"`
+	ID    string `json:"id"`
+	Slug  string `json:"slug"`
+	Guest string `json:"guest"`
+	// Addr is the creating client's address key (addressKey).
+	Addr   string `json:"addr,omitempty"`
 	Kind   string `json:"kind"`
 	Length int64  `json:"length"`
 	// Offset is the bytes of data fsynced: what the box vouches for.
@@ -85,6 +87,7 @@ func (s *Server) write(in info) error {
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("writing upload %s: %w", in.ID, err)
 	}
+	s.idx.put(in, s.doneUntil(in))
 	return nil
 }
 
@@ -121,11 +124,12 @@ func (s *Server) create(in info) error {
 	return nil
 }
 
-// remove deletes an upload's folder.
+// remove deletes an upload's folder and forgets it.
 func (s *Server) remove(id string) error {
 	if err := os.RemoveAll(s.dir(id)); err != nil {
 		return fmt.Errorf("removing upload %s: %w", id, err)
 	}
+	s.idx.drop(id)
 	return nil
 }
 
@@ -137,26 +141,36 @@ func (s *Server) removeData(id string) error {
 	return nil
 }
 
-// all lists the records of every upload, and the names of folders that
-// are not whole uploads (a creation a crash cut).
-func (s *Server) all() (ups []info, partial []string, err error) {
+// load reads every upload's record into the index, once at start, and
+// notes the folders that are not whole uploads (a creation a crash cut).
+func (s *Server) load() error {
 	entries, err := os.ReadDir(s.cfg.Dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("listing uploads: %w", err)
+		return fmt.Errorf("listing uploads: %w", err)
 	}
+	var videos []info
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), "new-") {
-			partial = append(partial, e.Name())
+			s.idx.partial = append(s.idx.partial, e.Name())
 			continue
 		}
 		in, err := s.read(e.Name())
-		if err != nil {
-			partial = append(partial, e.Name())
+		if err != nil || in.ID != e.Name() {
+			s.idx.partial = append(s.idx.partial, e.Name())
 			continue
 		}
-		ups = append(ups, in)
+		if in.Kind == KindVideo && in.Done == nil {
+			// After its poster, which it names.
+			videos = append(videos, in)
+			continue
+		}
+		s.idx.put(in, s.doneUntil(in))
 	}
-	return ups, partial, nil
+	for _, in := range videos {
+		s.idx.put(in, s.doneUntil(in))
+	}
+	s.idx.sortQueue()
+	return nil
 }
 
 func writeSynced(path string, b []byte) error {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"eventbox/daemon/ingest"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -31,18 +33,19 @@ const (
 )
 
 const (
-	// DefaultExpiry is how long an upload that stopped advancing is kept:
-	// a guest who left the hotspot at night and comes back the next
-	// morning still resumes; the pieces of one who never comes back are
-	// removed a day later.
+	// DefaultExpiry is how long an upload with bytes in it that stopped
+	// advancing is kept, and a finished upload's answer: a guest who left
+	// the hotspot at night and comes back the next morning still resumes;
+	// the pieces of one who never comes back are removed a day later.
+	// (An upload with no byte in it expires after ShortExpiry.)
 	DefaultExpiry = 24 * time.Hour
 	// syncEvery is how many bytes a PATCH writes between two fsyncs, each
 	// followed by the offset's advance: what a power cut can cost at most.
 	syncEvery = 8 << 20
-	// maxOpenPerGuest is how many unfinished uploads one guest may hold:
-	// the page sends two files at a time (and a video's poster); a guest
-	// cannot reserve the card with hundreds of announced videos.
-	maxOpenPerGuest = 16
+	// roomEvery is how many bytes a PATCH writes between two looks at the
+	// card's free space: N PATCHes at once pass the storage guard's
+	// margin by N times this at most.
+	roomEvery = 1 << 20
 	// takeoverWait is how long a PATCH waits for the request it took the
 	// upload over from (a phone's connection lost mid-body, still read by
 	// the box) to store what it received.
@@ -51,13 +54,18 @@ const (
 	// upload before it stops it: bytes already on their way are stored,
 	// not thrown away.
 	takeoverGrace = 2 * time.Second
-	// sweepEvery is how often expired uploads are looked for.
-	sweepEvery = 10 * time.Minute
+	// sweepEvery is how often expired uploads are looked for: the index
+	// is in memory, so a sweep reads no folder.
+	sweepEvery = time.Minute
 	// maxMetadata caps the Upload-Metadata header.
 	maxMetadata = 4 << 10
 	// formSlack is what a dry run announces beyond the file for a form's
 	// boundaries and fields.
 	formSlack = 1 << 10
+	// The largest file of each kind when Config leaves it zero.
+	defaultMaxPhoto = 25 << 20
+	defaultMaxVideo = 200 << 20
+	defaultMaxVoice = 20 << 20
 )
 
 // Refusals of the protocol itself (the others are the spec's).
@@ -93,8 +101,18 @@ type Config struct {
 	// Who is the guest behind a request, "" when none.
 	Who func(r *http.Request) string
 	// Room answers the bytes that may still be written before the
-	// storage guard's margin; nil means no limit.
+	// storage guard's margin; nil means no limit. A creation counts
+	// every reservation against it, and a PATCH writes only while it is
+	// positive.
 	Room func(ctx context.Context) int64
+	// MaxPhoto, MaxVideo and MaxVoice are the largest file of each kind,
+	// in bytes (zero: 25 MiB, 200 MiB, 20 MiB); a poster's is
+	// ingest.MaxPosterBytes. An Upload-Length past its kind's is refused
+	// before any arithmetic.
+	MaxPhoto, MaxVideo, MaxVoice int64
+	// Store names an upload's event and guest in the console's list;
+	// nil lists them by slug and id alone.
+	Store *store.Store
 }
 
 // Server answers the resumable upload routes. It is safe for concurrent
@@ -104,6 +122,8 @@ type Server struct {
 
 	mu    sync.Mutex
 	slots map[string]*slot
+
+	idx *index
 }
 
 // slot is one upload's lock: a PATCH, a finish or a DELETE holds it.
@@ -122,10 +142,50 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Expiry <= 0 {
 		cfg.Expiry = DefaultExpiry
 	}
+	for _, m := range []struct {
+		v   *int64
+		def int64
+	}{{&cfg.MaxPhoto, defaultMaxPhoto}, {&cfg.MaxVideo, defaultMaxVideo}, {&cfg.MaxVoice, defaultMaxVoice}} {
+		if *m.v <= 0 {
+			*m.v = m.def
+		}
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("creating the uploads folder: %w", err)
 	}
-	return &Server{cfg: cfg, slots: map[string]*slot{}}, nil
+	s := &Server{cfg: cfg, slots: map[string]*slot{}, idx: newIndex()}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// maxLength is the largest file of kind.
+func (s *Server) maxLength(kind string) int64 {
+	switch kind {
+	case KindVideo:
+		return s.cfg.MaxVideo
+	case KindVoice:
+		return s.cfg.MaxVoice
+	case KindPoster:
+		return ingest.MaxPosterBytes
+	}
+	return s.cfg.MaxPhoto
+}
+
+// limits are what a creation is held to now.
+func (s *Server) limits(ctx context.Context) limits {
+	room := int64(math.MaxInt64)
+	if s.cfg.Room != nil {
+		room = s.cfg.Room(ctx)
+	}
+	largest := max(s.cfg.MaxPhoto, s.cfg.MaxVideo, s.cfg.MaxVoice, ingest.MaxPosterBytes)
+	return limits{room: room, perAddress: largestPerAddress * largest, expiry: s.cfg.Expiry}
+}
+
+// doneUntil is when a finished upload's kept answer expires, epoch ms.
+func (s *Server) doneUntil(in info) int64 {
+	return in.Touched + s.cfg.Expiry.Milliseconds()
 }
 
 // lock takes the upload's slot, asking a PATCH that holds it to stop
@@ -299,14 +359,19 @@ func (s *Server) Create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	slug := web.Param(r, "slug")
-	in := info{ID: store.NewID(), Slug: slug, Guest: s.cfg.Who(r), Kind: kind, Length: length, Meta: meta,
-		Touched: s.cfg.Now().UnixMilli()}
+	in := info{ID: store.NewID(), Slug: slug, Guest: s.cfg.Who(r), Addr: addressKey(web.ClientIP(r)), Kind: kind,
+		Length: length, Meta: meta, Touched: s.cfg.Now().UnixMilli()}
 	var poster info
 	if kind == KindVideo {
 		if poster, err = s.posterOf(r, in); err != nil {
 			return err
 		}
 		in.Poster = poster.ID
+	}
+	// Held to the kind's own limit before any sum: the dry run's form,
+	// a video's poster and video, and the reservations add lengths.
+	if length > s.maxLength(kind) {
+		return web.ErrTooLarge
 	}
 	// The spec's route answers first: it knows the guest, the event's
 	// rules and limits (a refusal is its answer, as is).
@@ -316,10 +381,11 @@ func (s *Server) Create(w http.ResponseWriter, r *http.Request) error {
 	if in.Guest == "" {
 		return web.ErrForbidden
 	}
-	if err := s.room(r.Context(), in); err != nil {
+	if err := s.idx.reserve(in, in.Touched, s.limits(r.Context())); err != nil {
 		return err
 	}
 	if err := s.create(in); err != nil {
+		s.idx.drop(in.ID)
 		return err
 	}
 	s.cfg.Logger.DebugContext(r.Context(), "upload created", "upload", in.ID, "kind", kind, "bytes", length)
@@ -336,42 +402,27 @@ func (s *Server) posterOf(r *http.Request, v info) (info, error) {
 		return info{}, web.Field("Upload-Metadata", "a video names its poster's finished upload (poster)")
 	}
 	p, err := s.read(id)
-	if err != nil || p.Kind != KindPoster || p.Slug != v.Slug || p.Guest != v.Guest || !p.complete() {
+	if err != nil || p.Kind != KindPoster || p.Slug != v.Slug || p.Guest != v.Guest || !p.complete() || s.expired(p) {
 		return info{}, web.Field("Upload-Metadata", "poster must be a finished poster upload of yours")
 	}
 	return p, nil
 }
 
-// room refuses an upload the card has no room for once every unfinished
-// upload's rest is counted (507 insufficient_storage), and a guest's
-// upload past maxOpenPerGuest unfinished ones (429).
-func (s *Server) room(ctx context.Context, in info) error {
-	ups, _, err := s.all()
-	if err != nil {
-		return err
+// until is when an upload expires, epoch ms (entry.until).
+func (s *Server) until(in info) int64 {
+	if in.Done != nil {
+		return s.doneUntil(in)
 	}
-	rest, mine := in.Length, 0
-	for _, u := range ups {
-		if u.Done != nil {
-			continue
-		}
-		rest += u.Length - u.Offset
-		if u.Guest == in.Guest && !u.complete() {
-			mine++
-		}
+	e := entryOf(in)
+	if in.Kind == KindPoster && s.idx.named(in.ID) {
+		e.videos = 1
 	}
-	if mine >= maxOpenPerGuest {
-		return web.RateLimited(60)
-	}
-	if s.cfg.Room != nil && rest > s.cfg.Room(ctx) {
-		return web.ErrInsufficientStorage
-	}
-	return nil
+	return e.until(s.cfg.Expiry)
 }
 
 // expires is an upload's Upload-Expires.
 func (s *Server) expires(in info) string {
-	return time.UnixMilli(in.Touched).Add(s.cfg.Expiry).UTC().Format(http.TimeFormat)
+	return time.UnixMilli(s.until(in)).UTC().Format(http.TimeFormat)
 }
 
 // open loads the upload of the route's :id, the caller's own on this
@@ -395,7 +446,7 @@ func (s *Server) open(r *http.Request) (info, error) {
 }
 
 func (s *Server) expired(in info) bool {
-	return s.cfg.Now().After(time.UnixMilli(in.Touched).Add(s.cfg.Expiry))
+	return s.cfg.Now().UnixMilli() >= s.until(in)
 }
 
 // Head answers an upload's offset (HEAD .../uploads/:id).
@@ -472,6 +523,9 @@ func (s *Server) Patch(w http.ResponseWriter, r *http.Request) error {
 			_ = rc.SetReadDeadline(time.Now())
 		})
 		werr := s.receive(r.Context(), &in, r.Body, &kicked)
+		// Whatever ended the body, the offset answered is what the box
+		// holds: the client resumes there.
+		w.Header().Set("Upload-Offset", strconv.FormatInt(in.Offset, 10))
 		if kicked.Load() {
 			// Another request of the same client took over: it answers.
 			w.Header().Set("Connection", "close")
@@ -483,6 +537,11 @@ func (s *Server) Patch(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	w.Header().Set("Upload-Offset", strconv.FormatInt(in.Offset, 10))
+	if in.complete() && in.Kind == KindPoster {
+		if err := s.checkPoster(r.Context(), in); err != nil {
+			return err
+		}
+	}
 	w.Header().Set("Upload-Expires", s.expires(in))
 	if in.complete() && in.Kind != KindPoster {
 		answered := false
@@ -534,6 +593,16 @@ func (s *Server) receive(ctx context.Context, in *info, body io.Reader, kicked *
 	src := io.LimitReader(body, rest+1)
 	buf := make([]byte, 64<<10)
 	var written, unsynced int64
+	// room is what may be written before the card's free space is
+	// looked at again: a PATCH writes only while the card is above the
+	// storage guard's margin.
+	room := func() int64 {
+		if s.cfg.Room == nil {
+			return roomEvery
+		}
+		return min(s.cfg.Room(ctx), roomEvery)
+	}
+	budget := room()
 	commit := func() error {
 		if unsynced == 0 {
 			return nil
@@ -551,8 +620,16 @@ func (s *Server) receive(ctx context.Context, in *info, body io.Reader, kicked *
 		return nil
 	}
 	var rerr error
+	full := false
 	for written < rest && !kicked.Load() {
-		n, err := src.Read(buf[:min(int64(len(buf)), rest-written)])
+		if budget <= 0 {
+			if budget = room(); budget <= 0 {
+				full = true
+				break
+			}
+		}
+		n, err := src.Read(buf[:min(int64(len(buf)), rest-written, budget)])
+		budget -= int64(n)
 		if n > 0 {
 			if _, werr := f.Write(buf[:n]); werr != nil {
 				return fmt.Errorf("storing upload %s: %w", in.ID, werr)
@@ -573,6 +650,10 @@ func (s *Server) receive(ctx context.Context, in *info, body io.Reader, kicked *
 	}
 	if err := commit(); err != nil {
 		return err
+	}
+	if full {
+		s.cfg.Logger.InfoContext(ctx, "upload stopped at the storage margin", "upload", in.ID, "offset", in.Offset)
+		return web.ErrInsufficientStorage
 	}
 	if rerr != nil {
 		s.cfg.Logger.DebugContext(ctx, "upload body cut", "upload", in.ID, "offset", in.Offset, "error", rerr)
@@ -666,32 +747,25 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // Sweep removes the uploads that expired and the folders a crash left
-// half made, and answers how many it removed.
+// half made, and answers how many it removed. It reads no folder: the
+// index knows when each upload expires.
 func (s *Server) Sweep() (int, error) {
-	ups, partial, err := s.all()
-	if err != nil {
-		return 0, err
-	}
 	n := 0
 	var errs []error
-	for _, u := range ups {
-		if !s.expired(u) || s.busy(u.ID) {
+	for _, id := range s.idx.expiredAt(s.cfg.Now().UnixMilli(), s.cfg.Expiry) {
+		if s.busy(id) {
+			s.idx.requeue(id)
 			continue
 		}
-		if err := s.remove(u.ID); err != nil {
+		if err := s.remove(id); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		n++
 	}
-	for _, name := range partial {
-		if s.busy(strings.TrimPrefix(name, "new-")) {
-			continue
-		}
-		info, err := os.Stat(s.dir(name))
-		if err != nil || s.cfg.Now().Sub(info.ModTime()) < time.Hour {
-			continue
-		}
+	// Half-made folders are from before this start: no request holds
+	// them.
+	for _, name := range s.idx.takePartial() {
 		if err := s.remove(name); err != nil {
 			errs = append(errs, err)
 			continue
