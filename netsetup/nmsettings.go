@@ -24,8 +24,11 @@ type HotspotState struct {
 	// Exists is false when NetworkManager has no such connection.
 	Exists bool
 	// SSID is the network's name; Password its WPA passphrase ("" when
-	// open).
+	// open, or when the caller may not read it: see Secured).
 	SSID, Password string
+	// Secured is true when the network has a password (a WPA key
+	// management), whether or not Password could be read.
+	Secured bool
 	// Channel is its 2.4 GHz channel (0 when NetworkManager picks one).
 	Channel int
 	// On is true when the connection comes up by itself (autoconnect).
@@ -40,7 +43,7 @@ type HotspotState struct {
 func ReadHotspot(ctx context.Context, runner Runner, connection string) (HotspotState, error) {
 	connection = or(connection, DefaultConnection)
 	out, err := runner.Run(ctx, "nmcli", "-s", "-t", "-f",
-		"connection.autoconnect,802-11-wireless.ssid,802-11-wireless.channel,802-11-wireless-security.psk,GENERAL.STATE",
+		"connection.autoconnect,802-11-wireless.ssid,802-11-wireless.channel,802-11-wireless-security.key-mgmt,802-11-wireless-security.psk,GENERAL.STATE",
 		"connection", "show", connection)
 	if err != nil {
 		if strings.Contains(string(out), "no such connection") {
@@ -62,8 +65,14 @@ func ReadHotspot(ctx context.Context, runner Runner, connection string) (Hotspot
 			st.SSID = v
 		case "802-11-wireless.channel":
 			st.Channel, _ = strconv.Atoi(v)
+		case "802-11-wireless-security.key-mgmt":
+			st.Secured = v != "" && v != "none"
 		case "802-11-wireless-security.psk":
-			st.Password = v
+			// nmcli prints a secret it may not show as "<hidden>", or
+			// not at all when NetworkManager refused it.
+			if v != "<hidden>" {
+				st.Password = v
+			}
 		case "GENERAL.STATE":
 			st.Active = v == "activated"
 		}

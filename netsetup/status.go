@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -83,6 +84,44 @@ func ReadHotspotWiFi(root, connection string) (ssid, password string, ok bool) {
 	}
 	ssid = unescapeSSID(keyfileValue(string(data), "ssid"))
 	return ssid, unescapeKeyfileString(keyfileValue(string(data), "psk")), ssid != ""
+}
+
+// HotspotWiFi tells the hotspot's network name and WPA passphrase for the
+// printed signs, as the daemon's own unprivileged user can read them:
+// NetworkManager's answer through nmcli (runner), which shows a system
+// connection's passphrase to a user who may modify it (the package's polkit
+// rule grants the eventbox user that). The connection's keyfile under root
+// ("" for "/"), root's and 0600 on a box, is read only when there is no
+// nmcli (runner nil) or when nmcli fails or hides the passphrase: a daemon
+// run as root, a developer's machine. ok is false when there is no hotspot,
+// or when its passphrase cannot be read: a sign never shows a network with
+// a password as an open one. What failed is logged on log (nil: nowhere).
+func HotspotWiFi(ctx context.Context, runner Runner, root, connection string, log *slog.Logger) (ssid, password string, ok bool) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if runner == nil {
+		return ReadHotspotWiFi(root, connection)
+	}
+	st, err := ReadHotspot(ctx, runner, connection)
+	switch {
+	case err != nil:
+		if ssid, password, ok = ReadHotspotWiFi(root, connection); !ok {
+			log.WarnContext(ctx, "signs: the hotspot's Wi-Fi is unknown (NetworkManager did not tell it, its connection file is root's): the signs leave it out", "error", err)
+		}
+		return ssid, password, ok
+	case !st.Exists || st.SSID == "":
+		return "", "", false
+	case st.Secured && st.Password == "":
+		// The file, if readable, only for the same network with a
+		// password: never an open one on the sign.
+		if ssid, password, ok = ReadHotspotWiFi(root, connection); ok && ssid == st.SSID && password != "" {
+			return ssid, password, true
+		}
+		log.WarnContext(ctx, "signs: NetworkManager keeps the hotspot's password from the daemon (is the polkit rule installed?): the signs leave the Wi-Fi out", "ssid", st.SSID)
+		return "", "", false
+	}
+	return st.SSID, st.Password, true
 }
 
 // unescapeSSID undoes keyfileSSID: "72;105;" is the bytes of "Hi".

@@ -215,16 +215,15 @@ func serveOnce(ctx context.Context, cf *configFlags, ln keepOpen, up *update.Upd
 		}
 		return secure.ln.Close()
 	}
-	// The printed signage names the hotspot's Wi-Fi when the box runs one
-	// (eventbox netsetup hotspot).
-	cfg.HotspotWiFi = func(context.Context) (string, string, bool) {
-		return netsetup.ReadHotspotWiFi("", "")
-	}
 	// The Network screen drives NetworkManager with nmcli where it is
 	// installed; elsewhere (make run) it says it is not available.
+	var nmcli netsetup.Runner
 	if _, err := exec.LookPath("nmcli"); err == nil {
-		cfg.NetworkRunner = netsetup.ExecRunner{}
+		nmcli = netsetup.ExecRunner{}
+		cfg.NetworkRunner = nmcli
 	}
+	// The printed signs' Wi-Fi, as NetworkManager tells it.
+	cfg.HotspotWiFi = hotspotWiFi(nmcli, log)
 	// The first-run setup page (daemon/setup): under the service, its
 	// network choices go to the root step through DATA_DIR/setup.txt and
 	// a restart; the clock is set from the phone's when it may be.
@@ -423,4 +422,16 @@ func localURL(a net.Addr) string {
 		host = "localhost"
 	}
 	return fmt.Sprintf("http://%s", net.JoinHostPort(host, fmt.Sprint(tcp.Port)))
+}
+
+// hotspotWiFi is the daemon's HotspotWiFi: the printed signs name the
+// hotspot's Wi-Fi and its password when the box runs one, as
+// NetworkManager tells them through nmcli (nil: no nmcli here), since
+// the connection file is root's and the daemon is not
+// (docs/decisions/trust.md, "The Network screen: what the daemon may
+// change").
+func hotspotWiFi(nmcli netsetup.Runner, log *slog.Logger) func(context.Context) (string, string, bool) {
+	return func(ctx context.Context) (string, string, bool) {
+		return netsetup.HotspotWiFi(ctx, nmcli, "", "", log)
+	}
 }

@@ -36,6 +36,10 @@ type NM struct {
 	// Stopped makes every nmcli command fail as with NetworkManager not
 	// running.
 	Stopped bool
+	// HideSecrets makes NetworkManager keep the connections' passwords
+	// from the caller, as for a user without the polkit rule: nmcli -s
+	// then prints the passphrase empty.
+	HideSecrets bool
 	// InRange lists the access points.
 	InRange []AP
 	// Hotspot is the hotspot connection; nil when there is none.
@@ -75,6 +79,7 @@ func (nm *NM) Reset() {
 }
 
 func (nm *NM) reset() {
+	nm.HideSecrets = false
 	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
 	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
 	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
@@ -183,8 +188,16 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 		if h.Autoconnect {
 			auto = "yes"
 		}
-		out := fmt.Sprintf("connection.autoconnect:%s\n802-11-wireless.ssid:%s\n802-11-wireless.channel:%d\n802-11-wireless-security.psk:%s\n",
-			auto, escape(h.SSID), h.Channel, escape(h.Password))
+		out := fmt.Sprintf("connection.autoconnect:%s\n802-11-wireless.ssid:%s\n802-11-wireless.channel:%d\n", auto, escape(h.SSID), h.Channel)
+		if h.Password != "" {
+			// An open hotspot has no security setting: nmcli prints
+			// none of its fields.
+			psk := escape(h.Password)
+			if nm.HideSecrets {
+				psk = ""
+			}
+			out += "802-11-wireless-security.key-mgmt:wpa-psk\n802-11-wireless-security.psk:" + psk + "\n"
+		}
 		if nm.Active[netsetup.DefaultConnection] == "activated" {
 			out += "GENERAL.STATE:activated\n"
 		}
