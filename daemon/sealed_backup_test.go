@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// TestBackupCarriesNoSecretInClear sets a cloud password and a webhook's
-// url and secret through the console, downloads a backup through its
-// route, and finds none of them, nor the key that signs the guests'
-// cookies, anywhere in the ZIP's bytes or its database's. Restored on the
+// TestBackupCarriesNoSecretInClear sets a cloud password, a mail
+// password and a webhook's url and secret through the console, downloads
+// a backup through its route, and finds none of them, nor the key that
+// signs the guests' cookies, anywhere in the ZIP's bytes or its
+// database's. Restored on the
 // same box everything still opens; restored on another box the console
 // says what must be entered again, and the test and deliveries say so
 // instead of failing obscurely.
@@ -19,6 +20,7 @@ func TestBackupCarriesNoSecretInClear(t *testing.T) {
 	t.Parallel()
 	const (
 		cloudPass  = "cloud-Pass-CLEAR-7f3a"
+		smtpPass   = "smtp-Pass-CLEAR-3e19"
 		hookURL    = "https://hooks.example.org/T0KEN-CLEAR-91bc"
 		hookSecret = "hook-Secret-CLEAR-55d2"
 	)
@@ -28,6 +30,8 @@ func TestBackupCarriesNoSecretInClear(t *testing.T) {
 		"password": cloudPass, "folder": "Photos"}).expect(t, 200, "")
 	owner.do("POST", "/api/admin/webhooks", map[string]any{"name": "Phone", "type": "json", "url": hookURL,
 		"kinds": []string{"event.ended"}, "secret": hookSecret}).expect(t, 201, "")
+	owner.do("PUT", "/api/admin/mail", map[string]any{"smtp": map[string]any{"host": "smtp.example.org", "username": "ana",
+		"password": smtpPass, "from": "photos@example.org"}}).expect(t, 200, "")
 	cookieKey, err := os.ReadFile(filepath.Join(src.cfg.DataDir, "guest-cookie.key"))
 	if err != nil || len(cookieKey) != 32 {
 		t.Fatalf("the guest cookies' key beside secret.key: %d bytes, %v", len(cookieKey), err)
@@ -48,6 +52,7 @@ func TestBackupCarriesNoSecretInClear(t *testing.T) {
 		value []byte
 	}{
 		{"the cloud password", []byte(cloudPass)},
+		{"the mail password", []byte(smtpPass)},
 		{"the webhook's url", []byte(hookURL)},
 		{"the webhook's url's token", []byte("T0KEN-CLEAR-91bc")},
 		{"the webhook's secret", []byte(hookSecret)},
@@ -71,6 +76,10 @@ func TestBackupCarriesNoSecretInClear(t *testing.T) {
 		r = o.do("GET", "/api/admin/webhooks", nil).expect(t, 200, "")
 		if strings.Contains(string(r.Body), "reenter") || !strings.Contains(string(r.Body), `"hasSecret":true`) {
 			t.Fatalf("webhooks after the restore: %s", r.Body)
+		}
+		r = o.do("GET", "/api/admin/mail", nil).expect(t, 200, "")
+		if sm := r.JSON["smtp"].(map[string]any); sm["hasPassword"] != true || sm["passwordLost"] != nil {
+			t.Fatalf("mail settings after the restore: %s", r.Body)
 		}
 		if c, _, _ := after.st.Cloud().Settings(t.Context()); c.Password != cloudPass {
 			t.Fatalf("stored password %q after the restore", c.Password)
@@ -101,11 +110,20 @@ func TestBackupCarriesNoSecretInClear(t *testing.T) {
 		if !strings.Contains(string(r.Body), "enter them again") {
 			t.Fatalf("webhook test: %s", r.Body)
 		}
+		r = o.do("GET", "/api/admin/mail", nil).expect(t, 200, "")
+		if sm := r.JSON["smtp"].(map[string]any); sm["hasPassword"] != false || sm["passwordLost"] != true || sm["username"] != "ana" {
+			t.Fatalf("mail settings: %s", r.Body)
+		}
 		// Entered again, the password is this box's.
 		o.do("PUT", "/api/admin/cloud", map[string]any{"url": "https://dav.example.org/dav/", "user": "ana",
 			"password": "new-pass", "folder": "Photos"}).expect(t, 200, "")
 		if r := o.do("GET", "/api/admin/cloud", nil).expect(t, 200, ""); r.JSON["hasPassword"] != true || r.JSON["passwordLost"] != nil {
 			t.Fatalf("after the password was entered again: %s", r.Body)
+		}
+		r = o.do("PUT", "/api/admin/mail", map[string]any{"smtp": map[string]any{"host": "smtp.example.org", "username": "ana",
+			"password": "new-smtp-pass", "from": "photos@example.org"}}).expect(t, 200, "")
+		if sm := r.JSON["smtp"].(map[string]any); sm["hasPassword"] != true || sm["passwordLost"] != nil {
+			t.Fatalf("after the mail password was entered again: %s", r.Body)
 		}
 	})
 }

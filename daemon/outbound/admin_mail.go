@@ -23,8 +23,11 @@ type smtpDTO struct {
 	Port        int    `json:"port"`
 	Username    string `json:"username"`
 	HasPassword bool   `json:"hasPassword"`
-	From        string `json:"from"`
-	Security    string `json:"security"`
+	// PasswordLost: a password is stored but sealed by another box (the
+	// database comes from its backup): it must be entered again.
+	PasswordLost bool   `json:"passwordLost,omitempty"`
+	From         string `json:"from"`
+	Security     string `json:"security"`
 }
 
 type mailAlertsDTO struct {
@@ -135,6 +138,7 @@ func (s *API) mailBody(ctx context.Context, m store.MailSettings) (mailBody, err
 		Alerts:     mailAlertsDTO(m.Alerts),
 		Queue:      mailQueueDTO{Items: []mailItemDTO{}},
 	}
+	b.SMTP.PasswordLost = len(m.SMTP.PasswordSealed) > 0 && !b.SMTP.HasPassword
 	if b.SMTP.Security == "" {
 		b.SMTP.Security = mail.SecurityStartTLS
 	}
