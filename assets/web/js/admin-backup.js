@@ -1,5 +1,6 @@
-// The console's Backup screen (Settings → Backup) and the storage banner
-// every console page shows while the card is nearly full.
+// The console's Backup screen (Settings → Backup), the storage banner
+// every console page shows while the card is nearly full, and the banner
+// of the secrets a restore from another box lost.
 import { api, h, clear, toast, fmtTime, fmtBytes } from './lib.js';
 import { call, errText, field, showErrors, busy, confirmDo } from './admin-ui.js';
 import { t } from './admin-i18n.js';
@@ -174,6 +175,62 @@ async function waitAndReload() {
     } catch (e) { /* still restarting */ }
   }
   location.reload();
+}
+
+// OWN_SCREEN are the screens where each lost secret is typed again; there
+// the screen's own notice says it, and the banner below stays out.
+const OWN_SCREEN = /^\/admin\/settings\/(cloud|mail|webhooks)\/?$/;
+
+/**
+ * lostSecrets asks the box which secrets a restore from another box lost
+ * (a backup carries them only sealed with the key of the box that made
+ * it) and answers one line for each: [{ kind, href, text }].
+ */
+async function lostSecrets() {
+  const [cloud, mail, hooks] = await Promise.all(['/api/admin/cloud', '/api/admin/mail', '/api/admin/webhooks']
+    .map((p) => api(p).catch(() => null))); // not offered, or offline: nothing to say
+  const out = [];
+  if (cloud && cloud.passwordLost) out.push({ kind: 'cloud', href: '/admin/settings/cloud', text: t('The cloud export\'s WebDAV password') });
+  if (mail && mail.smtp && mail.smtp.passwordLost) out.push({ kind: 'mail', href: '/admin/settings/mail', text: t('The mail server\'s password (SMTP)') });
+  for (const w of (hooks && hooks.webhooks) || []) {
+    const re = w.reenter || [];
+    if (!re.length) continue;
+    const what = re.includes('url') && re.includes('secret') ? t('Webhook “{name}”: its address and its signing secret', { name: w.name }) :
+      re.includes('url') ? t('Webhook “{name}”: its address', { name: w.name }) : t('Webhook “{name}”: its signing secret', { name: w.name });
+    out.push({ kind: 'webhook', href: '/admin/settings/webhooks', text: what });
+  }
+  return out;
+}
+
+/**
+ * reenterBanner returns the element that lists, on the owners' console
+ * pages, the secrets a restore lost, each a link to the screen where it is
+ * typed again. look(path) asks the box again: at the first page, then at
+ * every page while a secret is missing, so that the banner goes once all
+ * are entered (a restore that loses more reloads the console). Its
+ * data-lost is how many lines the last look found.
+ */
+export function reenterBanner() {
+  const list = h('ul');
+  const el = h('aside', { class: 'banner', id: 'reenter-banner', role: 'status', hidden: true },
+    h('p', null, t('Lost in the restore: a backup never carries these secrets. Type them again on this box; until then, what needs them does not work.')), list);
+  let lines = null; // what the last look found; null before the first
+  let said = '';
+  el.look = async (path) => {
+    if (lines && !lines.length) return; // nothing lost: only a restore changes that
+    el.hidden = !lines || OWN_SCREEN.test(path);
+    delete el.dataset.lost;
+    const found = await lostSecrets();
+    lines = found;
+    const now = found.map((l) => l.kind + l.text).join('\n');
+    if (now !== said) { // a live region: redrawn only when it says something new
+      said = now;
+      clear(list, found.map((l) => h('li', { dataset: { lost: l.kind } }, h('a', { href: l.href }, l.text))));
+    }
+    el.dataset.lost = String(found.length);
+    el.hidden = !found.length || OWN_SCREEN.test(location.pathname);
+  };
+  return el;
 }
 
 /**

@@ -31,7 +31,8 @@ export async function cloudPart(box) {
   };
   const form = h('form', { novalidate: true },
     field('url', t('WebDAV address'), url, t('Nextcloud: https://cloud.example.com/remote.php/dav/files/<user>/ · NAS: https://nas.local:5006/')),
-    h('div', { class: 'two' }, field('user', t('User'), user), field('password', t('Password'), pass, t('For Nextcloud, an app password (Settings → Security).'))),
+    h('div', { class: 'two' }, field('user', t('User'), user), field('password', t('Password'), pass,
+      [s.passwordLost ? t('Lost in the restore: type it again.') + ' ' : '', t('For Nextcloud, an app password (Settings → Security).')])),
     field('folder', t('Folder'), folder, t('Each event gets a folder inside it, named from its date and name.')), auto,
     h('div', { class: 'two' },
       field('guestLink', t('Public link for the guests (optional)'), guestLink, t('Only for a cloud that cannot share by itself: share the export folder there and paste its link. Nextcloud and ownCloud need nothing here.')),
@@ -58,7 +59,12 @@ export async function cloudPart(box) {
     const res = await busy(form.querySelector('[type=submit]'), call('/api/admin/cloud', { method: 'PUT', body: body() }), (err) => showErrors(form, err));
     if (res) { toast(t('Saved')); cloudPart(box); }
   });
-  clear(box, h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud storage (WebDAV)')), h('p', { class: 'muted small' }, t('Each export copies the photos and videos as they were taken, a JPEG of every HEIC, the guestbook and a page that shows them offline into one folder per event. It runs when the box is online, one file at a time, and waits while guests upload.')), form));
+  // After a restore from another box the password did not come along
+  // (a backup never carries it): say so, with a way to the field.
+  const lost = s.passwordLost ? h('div', { class: 'banner', id: 'cloud-lost', role: 'status' },
+    t('The WebDAV password was lost in the restore: a backup never carries it. Type it again below and save; exports fail until then.'), ' ',
+    h('button', { type: 'button', class: 'linkish', onclick: () => pass.focus() }, t('Type it again'))) : null;
+  clear(box, h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Cloud storage (WebDAV)')), lost, h('p', { class: 'muted small' }, t('Each export copies the photos and videos as they were taken, a JPEG of every HEIC, the guestbook and a page that shows them offline into one folder per event. It runs when the box is online, one file at a time, and waits while guests upload.')), form));
 }
 
 /** exportLine shows one export: its status, a progress bar and its counts. */

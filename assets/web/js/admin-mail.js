@@ -34,7 +34,9 @@ export async function mailPart(box) {
   const port = inp('smtp.port', smtp.port || '', 'number');
   const user = inp('smtp.username', smtp.username);
   const pass = h('input', { type: 'password', name: 'smtp.password', autocomplete: 'new-password', placeholder: smtp.hasPassword ? t('Unchanged') : '' });
-  const drop = smtp.hasPassword ? check('dropPassword', t('Remove the stored password'), false) : null;
+  // A password lost in a restore (a backup never carries it) can be typed
+  // again, or removed for a server that takes none.
+  const drop = smtp.hasPassword || smtp.passwordLost ? check('dropPassword', t('Remove the stored password'), false) : null;
   const from = inp('smtp.from', smtp.from);
   const sec = select('smtp.security', [['starttls', 'STARTTLS'], ['tls', 'TLS'], ['none', t('None')]], smtp.security || 'starttls');
   const admin = inp('adminEmail', s.adminEmail, 'email');
@@ -43,9 +45,12 @@ export async function mailPart(box) {
   const al = ['storageLow', 'exportFailed', 'backupFailed', 'printerAttention'].map((k) => check(k, alertNames[k], alerts[k]));
   const form = h('form', { novalidate: true, id: 'mail-form' },
     smtp.host ? null : h('div', { class: 'banner' }, t('Mail is not set up: mails wait in the queue (up to 48 hours) until it is.')),
+    smtp.passwordLost ? h('div', { class: 'banner', id: 'mail-lost', role: 'status' },
+      t('The mail server\'s password was lost in the restore: a backup never carries it. Type it again below and save; mails wait in the queue until then.'), ' ',
+      h('button', { type: 'button', class: 'linkish', onclick: () => pass.focus() }, t('Type it again'))) : null,
     h('div', { class: 'two' },
       field('smtp.host', t('SMTP server'), host), field('smtp.port', t('Port'), port, t('Empty: 587 for STARTTLS, 465 for TLS, 25 for none.')),
-      field('smtp.username', t('Username'), user), field('smtp.password', t('Password'), pass, smtp.hasPassword || !smtp.username ? null : t('No password is stored. After a restore on another box, enter it again.')),
+      field('smtp.username', t('Username'), user), field('smtp.password', t('Password'), pass, smtp.passwordLost ? t('Lost in the restore: type it again.') : smtp.hasPassword || !smtp.username ? null : t('No password is stored.')),
       field('smtp.from', t('From address'), from, t('For example: Our wedding <photos@example.com>')), field('smtp.security', t('Security'), sec)),
     drop,
     field('adminEmail', t('Admin email'), admin, t('Summaries and alerts go here.')),

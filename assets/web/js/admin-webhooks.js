@@ -38,13 +38,31 @@ export async function webhooksPart(box) {
       deliveries.length ? deliveryTable(deliveries, names) : h('p', { class: 'muted' }, t('None yet.'))));
 }
 
+/**
+ * lostText says what of a webhook a restore from another box lost (its
+ * reenter: a backup never carries the address or the secret), or null.
+ */
+function lostText(re) {
+  if (re.includes('url') && re.includes('secret')) return t('Lost in the restore: its address and its signing secret. Type them again below and save; nothing is sent to it until then.');
+  if (re.includes('url')) return t('Lost in the restore: its address. Type it again below and save; nothing is sent to it until then.');
+  if (re.includes('secret')) return t('Lost in the restore: its signing secret. Type it again below and save, or remove it; nothing is sent to it until then.');
+  return null;
+}
+
 /** hookItem is one webhook of the list with its actions. */
 function hookItem(w, again) {
   const result = h('div', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const re = w.reenter || [];
+  const form = hookForm(w, again);
+  // What the restore lost, with its form open below and a way to its field.
+  const lost = lostText(re) ? h('div', { class: 'banner lost', role: 'status' }, lostText(re), ' ',
+    h('button', { type: 'button', class: 'linkish', onclick: () => form.querySelector(re.includes('url') ? 'input[name=url]' : 'input[name=secret]').focus() },
+      re.length > 1 ? t('Type them again') : t('Type it again'))) : null;
   return h('li', { dataset: { webhook: w.id } },
     h('div', { class: 'spread' }, h('strong', null, w.name), h('span', { class: 'row small' }, h('span', { class: 'pill' }, w.type),
       w.enabled ? h('span', { class: 'pill good' }, t('on')) : h('span', { class: 'pill' }, t('off')))),
-    h('div', { class: 'small muted' }, w.url, ' · ', w.kinds.map((k) => kindNames()[k] || k).join(', ')),
+    h('div', { class: 'small muted' }, w.url ? [w.url, ' · '] : null, w.kinds.map((k) => kindNames()[k] || k).join(', ')),
+    lost,
     h('div', { class: 'row', style: 'margin-top:6px' },
       h('button', {
         class: 'small test', onclick: async (e) => {
@@ -70,7 +88,7 @@ function hookItem(w, again) {
         },
       }, t('Delete'))),
     result,
-    h('details', null, h('summary', { class: 'small' }, t('Edit')), hookForm(w, again)));
+    h('details', { open: re.length > 0 }, h('summary', { class: 'small' }, t('Edit')), form));
 }
 
 /** hookForm adds a webhook (w null) or edits w: an empty address or
@@ -78,15 +96,18 @@ function hookItem(w, again) {
 function hookForm(w, again) {
   const name = h('input', { type: 'text', value: w ? w.name : '', maxlength: 100 });
   const type = select('type', [['ntfy', 'ntfy'], ['discord', 'Discord'], ['slack', 'Slack'], ['json', 'JSON']], w ? w.type : 'ntfy');
-  const url = h('input', { type: 'url', autocapitalize: 'none', placeholder: w ? t('Unchanged ({shown}…)', { shown: w.url }) : 'https://…' });
-  const secret = h('input', { type: 'text', autocapitalize: 'none', autocomplete: 'off', placeholder: w && w.hasSecret ? t('Unchanged') : t('Optional') });
-  const remove = w && w.hasSecret ? check('removeSecret', t('Remove the secret'), false) : null;
+  const re = (w && w.reenter) || [];
+  const url = h('input', { type: 'url', autocapitalize: 'none', placeholder: w && !re.includes('url') ? t('Unchanged ({shown}…)', { shown: w.url }) : 'https://…' });
+  const secret = h('input', { type: 'text', autocapitalize: 'none', autocomplete: 'off', placeholder: w && w.hasSecret ? t('Unchanged') : re.includes('secret') ? '' : t('Optional') });
+  const remove = w && (w.hasSecret || re.includes('secret')) ? check('removeSecret', t('Remove the secret'), false) : null;
+  const lostHint = t('Lost in the restore: type it again.');
   const kinds = h('div', { class: 'two' }, KINDS.map((k) => h('label', { class: 'check' },
     h('input', { type: 'checkbox', value: k, checked: w ? w.kinds.includes(k) : k !== 'photo.uploaded' }), kindNames()[k])));
   const enabled = check('enabled', t('Enabled'), w ? w.enabled : true);
   const f = h('form', { novalidate: true },
     h('div', { class: 'two' }, field('name', t('Name'), name), field('type', t('Type'), type)),
-    field('url', t('Address'), url), field('secret', t('Signing secret'), secret, t('With a secret, each message carries X-Eventbox-Signature (HMAC-SHA256).')), remove,
+    field('url', t('Address'), url, re.includes('url') ? lostHint : null),
+    field('secret', t('Signing secret'), secret, [re.includes('secret') ? lostHint + ' ' : '', t('With a secret, each message carries X-Eventbox-Signature (HMAC-SHA256).')]), remove,
     h('div', { class: 'field', dataset: { field: 'kinds' } }, h('label', null, t('Send on')), kinds, h('div', { class: 'err' })),
     enabled, h('button', { class: 'primary', type: 'submit' }, w ? t('Save') : t('Add webhook')));
   f.addEventListener('submit', async (e) => {

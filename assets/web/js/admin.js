@@ -3,7 +3,7 @@
 // used less often load on demand from their own modules.
 import { api, h, $, clear, toast, fmtDate } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
-import { storageBanner, restoreNote } from './admin-backup.js';
+import { storageBanner, restoreNote, reenterBanner } from './admin-backup.js';
 import { clockBanner, clockUnsure, codeHint } from './admin-clock.js'; // the box's clock
 import { t, loadConsoleLang, langMenu } from './admin-i18n.js';
 
@@ -93,6 +93,8 @@ async function route() {
 // (made at the first signed-in page).
 let banner = null;
 let clockNote = null; // the box's clock, set by the first owner while unsure
+// reenter lists, for owners, the secrets a restore lost (admin-backup.js).
+let reenter = null;
 // restored says, on the first page after a restore, that it is done
 // (made with the first page, in the console's language).
 let restored;
@@ -114,6 +116,10 @@ function shell(me, ...content) {
   if (me && !clockNote) clockNote = clockBanner(me); // the box's clock (admin-clock.js)
   if (restored === undefined) restored = restoreNote();
   const here = location.pathname;
+  if (me && me.role === 'owner') {
+    if (!reenter) reenter = reenterBanner();
+    reenter.look(here);
+  }
   const link = (href, label) => h('a', { href, 'aria-current': (href === '/admin' ? here === '/admin' || here.startsWith('/admin/events') : here.startsWith(href)) ? 'page' : null }, label);
   const nav = me ? h('nav', { class: 'tabs', 'aria-label': t('Console') },
     link('/admin', t('Events')),
@@ -128,7 +134,7 @@ function shell(me, ...content) {
       me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
         h('button', { class: 'small', onclick: signOut }, t('Sign out'))) : langMenu(h)),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
-    h('main', { class: 'wrap', id: 'main' }, restored, me ? banner : null, me ? clockNote : null, content),
+    h('main', { class: 'wrap', id: 'main' }, restored, me ? banner : null, me ? clockNote : null, me && me.role === 'owner' ? reenter : null, content),
   ];
 }
 
