@@ -95,7 +95,8 @@ unit:
 # at the end.
 FUZZ_TARGETS := FuzzVideo:./daemon/probe FuzzAudio:./daemon/probe \
 	FuzzDecode:./daemon/imaging/internal/jpegdec FuzzCheck:./daemon/imaging \
-	FuzzJPEGEnd:./daemon/imaging FuzzFormReader:./daemon/ingest
+	FuzzJPEGEnd:./daemon/imaging FuzzFormReader:./daemon/ingest \
+	FuzzResumableHeaders:./daemon/resumable
 
 fuzz:
 	@failed=""; \
