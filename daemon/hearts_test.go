@@ -139,3 +139,87 @@ func TestHeartsAreRateLimited(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	g.do("PUT", heart, nil).expect(t, 200, "")
 }
+
+// TestHeartsFollowTheReveal: hearts follow the album's rule for photos,
+// the one GET /api/media/:id follows (issue 39, finding 7). Before the
+// event's revealAt a guest who knows another guest's photo id could
+// heart it (200 and its count) while the photo itself answered 404, and
+// the change reached the consoles. Now a photo the guest may not see
+// answers 404 to its heart and its undo, is not among the guest's hearts,
+// and nothing is changed or told; the guest's own photo stays hers to
+// heart; at the reveal the album's photos open to hearts.
+func TestHeartsFollowTheReveal(t *testing.T) {
+	h := newHarness(t)
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "Surprise", "albumShared": true})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	ana, ben := h.guest(slug), h.guest(slug)
+	anas := uploadID(t, ana, slug, 1, nil, "")
+	bens := uploadID(t, ben, slug, 2, nil, "")
+	last := uploadID(t, ben, slug, 3, nil, "") // Ben's, hearted last: the consoles' marker
+	waitVariants(t, h)
+	// Ben hearted Ana's photo while the album was open; then the hosts
+	// hold it back until the reveal.
+	ben.do("PUT", "/api/e/"+slug+"/photos/"+anas+"/heart", nil).expect(t, 200, "")
+	reveal := h.clock.Now().Add(2 * time.Hour).UnixMilli()
+	owner.do("PATCH", "/api/admin/events/"+id, map[string]any{"revealAt": reveal}).expect(t, 200, "")
+	console := owner.live("/api/admin/events/"+id+"/live", "")
+	if console.Status != 200 {
+		t.Fatalf("console stream answered %d", console.Status)
+	}
+	console.until(t, "counts", "")
+
+	heart := func(photo string) string { return "/api/e/" + slug + "/photos/" + photo + "/heart" }
+	hearted := func(c *client) []any {
+		return c.do("GET", "/api/e/"+slug+"/hearts?ids="+anas+","+bens+","+last, nil).expect(t, 200, "").JSON["hearted"].([]any)
+	}
+	ben.do("GET", "/api/media/"+anas+"?v=thumb", nil).expect(t, 404, "not_found") // the rule hearts follow
+	before := []struct {
+		name   string
+		c      *client
+		method string
+		photo  string
+		status int
+	}{
+		{"another guest's photo cannot be hearted", ana, "PUT", bens, 404},
+		{"nor its heart taken back", ben, "DELETE", anas, 404},
+		{"nor given again", ben, "PUT", anas, 404},
+		{"a guest's own photo can", ben, "PUT", last, 200},
+	}
+	for _, s := range before {
+		t.Run("before the reveal "+s.name, func(t *testing.T) {
+			r := s.c.do(s.method, heart(s.photo), nil)
+			if s.status != 200 {
+				r.expect(t, s.status, "not_found")
+				return
+			}
+			if r.expect(t, 200, ""); r.JSON["hearts"] != float64(1) {
+				t.Fatalf("answer %s, want 1 heart", r.Body)
+			}
+		})
+	}
+	t.Run("before the reveal nothing changed or was told", func(t *testing.T) {
+		for photo, want := range map[string]int{anas: 1, bens: 0, last: 1} {
+			if n, err := h.st.Hearts().Count(t.Context(), photo); err != nil || n != want {
+				t.Errorf("%s has %d hearts (%v), want %d", photo, n, err, want)
+			}
+		}
+		// The consoles hear Ben's heart on his own photo, and nothing before it.
+		if named := console.namedUntil(t, "photo.changed", last); len(named) != 1 {
+			t.Errorf("the console was told of %v before the reveal, want only %s", named, last)
+		}
+		if got := hearted(ben); len(got) != 1 || got[0] != last {
+			t.Errorf("Ben's hearts before the reveal = %v, want only his own photo", got)
+		}
+	})
+	t.Run("at the reveal the album opens to hearts", func(t *testing.T) {
+		h.clock.Advance(2 * time.Hour)
+		if got := hearted(ben); len(got) != 2 || got[0] != anas {
+			t.Errorf("Ben's hearts after the reveal = %v, want Ana's photo and his own", got)
+		}
+		if r := ana.do("PUT", heart(bens), nil).expect(t, 200, ""); r.JSON["hearts"] != float64(1) {
+			t.Fatalf("answer %s, want 1 heart", r.Body)
+		}
+		ben.do("DELETE", heart(anas), nil).expect(t, 200, "")
+	})
+}

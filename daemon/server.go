@@ -414,7 +414,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}})
 	// Hearts (daemon/hearts): a joined guest's or a gallery browser's.
 	s.hearts = hearts.New(hearts.Config{Store: st, Cookies: s.cookies, Logger: s.log,
-		GuestOf: s.guests.GuestOf, GalleryShare: s.gallery.UnlockedShare,
+		GuestOf: s.guests.GuestOf, GuestSees: s.guests.SeesPhoto, GalleryShare: s.gallery.UnlockedShare,
 		PhotosOnWall: s.changes.PhotosOnWall, PhotosChanged: s.changes.PhotosChanged})
 	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
 	netCfg := network.Config{Jobs: st.Jobs(), QR: s.qr, Logger: s.log.With("component", "network")}

@@ -35,6 +35,14 @@ func (a *API) photoViewer(r *http.Request, p store.Photo, v string) error {
 	}
 }
 
+// SeesPhoto answers whether this request may see the photo at all, by
+// the rule of GET /api/media/:id for its thumb (access.Media): nil, or
+// web.ErrNotFound as if the photo did not exist. The hearts routes ask
+// it, so that a photo held back by the reveal cannot be hearted.
+func (a *API) SeesPhoto(r *http.Request, p store.Photo) error {
+	return a.photoViewer(r, p, string(access.Thumb))
+}
+
 // Media serves a photo's variant, original or video to a viewer who
 // may see it. Variants are immutable per id: long-lived private caching
 // with an ETag. A variant that cannot be served now (set aside, or

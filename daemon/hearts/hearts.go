@@ -33,6 +33,12 @@ type Config struct {
 	// GuestOf resolves the :slug event and the guest this browser is in
 	// it (403 forbidden for a browser that has not joined).
 	GuestOf func(r *http.Request) (store.Event, store.Guest, error)
+	// GuestSees answers whether this browser may see the photo, by the
+	// rule of the guest media route (GET /api/media/:id, daemon/guests:
+	// the album's sharing and reveal, the guest's own photos): nil, or
+	// web.ErrNotFound (or web.ErrForbidden) when it may not, or the error
+	// that kept it from knowing.
+	GuestSees func(r *http.Request, p store.Photo) error
 	// GalleryShare resolves the :token link this browser may see (404
 	// for a dead link, 403 forbidden before its password).
 	GalleryShare func(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error)
@@ -76,10 +82,10 @@ type GivenBody struct {
 	Hearted []string `json:"hearted"`
 }
 
-// GuestHeart gives the joined guest's heart to a photo of the shared
-// album (PUT) or takes it back (DELETE). A photo the guest may not see
-// (another guest's while the album is not shared, not visible, another
-// event's, unknown) answers 404.
+// GuestHeart gives the joined guest's heart to a photo of the album (PUT)
+// or takes it back (DELETE). A photo the guest may not see (GuestSees:
+// another guest's while the album is not shared or before its reveal, not
+// visible, another event's, unknown) answers 404, and nothing changes.
 func (a *API) GuestHeart(w http.ResponseWriter, r *http.Request) error {
 	e, g, err := a.cfg.GuestOf(r)
 	if err != nil {
@@ -89,26 +95,24 @@ func (a *API) GuestHeart(w http.ResponseWriter, r *http.Request) error {
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	if !e.AlbumShared {
-		p, err := a.cfg.Store.Photos().Get(r.Context(), id)
-		if err != nil {
-			return err
-		}
-		if p.GuestID != g.ID {
-			return web.ErrNotFound
-		}
-	}
-	return a.set(w, r, e.ID, id, store.GuestHearter(g.ID), func(store.Photo) bool { return true })
+	return a.set(w, r, e.ID, id, store.GuestHearter(g.ID), a.guestSees(r))
 }
 
 // GuestGiven answers which of ids= (comma-separated) the joined guest
-// hearted.
+// hearted, among the photos the guest may see now (GuestSees): a photo
+// held back by the reveal is not named.
 func (a *API) GuestGiven(w http.ResponseWriter, r *http.Request) error {
 	_, g, err := a.cfg.GuestOf(r)
 	if err != nil {
 		return err
 	}
-	return a.given(w, r, store.GuestHearter(g.ID))
+	return a.given(w, r, store.GuestHearter(g.ID), a.guestSees(r))
+}
+
+// guestSees is the guest's rule for r's photos (Config.GuestSees), as
+// set and given take it.
+func (a *API) guestSees(r *http.Request) func(store.Photo) error {
+	return func(p store.Photo) error { return a.cfg.GuestSees(r, p) }
 }
 
 // GalleryHeart gives the browser's heart to a photo of the link (PUT) or
@@ -127,7 +131,12 @@ func (a *API) GalleryHeart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.set(w, r, e.ID, id, h, func(p store.Photo) bool { return !sh.FavoritesOnly || p.Favorite })
+	return a.set(w, r, e.ID, id, h, func(p store.Photo) error {
+		if sh.FavoritesOnly && !p.Favorite {
+			return web.ErrNotFound
+		}
+		return nil
+	})
 }
 
 // GalleryGiven answers which of ids= the browser hearted through any
@@ -140,7 +149,7 @@ func (a *API) GalleryGiven(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.given(w, r, h)
+	return a.given(w, r, h, nil)
 }
 
 // browser is the hearter of this browser's gr_heart, made and given to
@@ -161,16 +170,20 @@ func (a *API) browser(w http.ResponseWriter, r *http.Request, create bool) (stor
 }
 
 // set does the heart (PUT) or its undo (DELETE) and answers HeartBody;
-// shows says whether the viewer may see the photo at all.
-func (a *API) set(w http.ResponseWriter, r *http.Request, eventID, id string, h store.Hearter, shows func(store.Photo) bool) error {
+// sees answers whether the viewer may see the photo at all (nil), else
+// the error to answer, before anything changes.
+func (a *API) set(w http.ResponseWriter, r *http.Request, eventID, id string, h store.Hearter, sees func(store.Photo) error) error {
 	ctx := r.Context()
 	on := r.Method == http.MethodPut
 	p, err := a.cfg.Store.Photos().Get(ctx, id)
 	if err != nil {
 		return err
 	}
-	if p.EventID != eventID || !shows(p) {
+	if p.EventID != eventID {
 		return web.ErrNotFound
+	}
+	if err := sees(p); err != nil {
+		return err
 	}
 	before := a.cfg.PhotosOnWall(ctx, []string{id})
 	p, changed, err := a.cfg.Store.Hearts().Set(ctx, eventID, id, h, on)
@@ -186,7 +199,9 @@ func (a *API) set(w http.ResponseWriter, r *http.Request, eventID, id string, h 
 	return web.JSON(w, r, http.StatusOK, HeartBody{ID: p.ID, Hearts: p.Hearts, Hearted: on})
 }
 
-func (a *API) given(w http.ResponseWriter, r *http.Request, h store.Hearter) error {
+// given answers which of ids= h hearted; with sees (nil: all of them),
+// only those of the photos the viewer may see.
+func (a *API) given(w http.ResponseWriter, r *http.Request, h store.Hearter, sees func(store.Photo) error) error {
 	var ids []string
 	if v := r.URL.Query().Get("ids"); v != "" {
 		ids = strings.Split(v, ",")
@@ -208,10 +223,41 @@ func (a *API) given(w http.ResponseWriter, r *http.Request, h store.Hearter) err
 		return err
 	}
 	for _, id := range ids {
-		if given[id] {
+		if !given[id] {
+			continue
+		}
+		delete(given, id)
+		ok, err := a.shown(r.Context(), id, sees)
+		if err != nil {
+			return err
+		}
+		if ok {
 			out.Hearted = append(out.Hearted, id)
-			delete(given, id)
 		}
 	}
 	return web.JSON(w, r, http.StatusOK, out)
+}
+
+// shown reports whether sees lets the viewer see photo id (nil sees:
+// yes); a photo gone, or one sees refuses as not found or forbidden, is
+// not shown.
+func (a *API) shown(ctx context.Context, id string, sees func(store.Photo) error) (bool, error) {
+	if sees == nil {
+		return true, nil
+	}
+	p, err := a.cfg.Store.Photos().Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading hearted photo %s: %w", id, err)
+	}
+	switch err := sees(p); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, web.ErrNotFound), errors.Is(err, web.ErrForbidden):
+		return false, nil
+	default:
+		return false, fmt.Errorf("checking who sees hearted photo %s: %w", id, err)
+	}
 }
