@@ -189,8 +189,10 @@
 // Once CUPS has accepted a print, its job id is recorded as the print
 // job's progress state (PrintState) by Jobs.SetProgress, one commit: an
 // attempt after a restart reads it and asks CUPS about that job instead
-// of sending the document again. Printing.Attention stores a new trouble
-// and its printer.attention notice in one transaction.
+// of sending the document again. Printing.CancelPrint removes a queued
+// print's job, and marks a running one Cancelled in its payload, which
+// every later attempt reads. Printing.Attention stores a new trouble and
+// its printer.attention notice in one transaction.
 //
 // # Schema
 //

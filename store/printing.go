@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,6 +89,10 @@ type PrintJob struct {
 	// was asked for, for the gallery link's code ("" = the default).
 	Origin    string `json:"origin,omitempty"`
 	CreatedAt int64  `json:"createdAt"`
+	// Cancelled: a host cancelled the print while an attempt held it
+	// (Printing.CancelPrint). No attempt sends it from then on, after a
+	// restart too, and one that finds it at CUPS cancels it there.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // PrintState is a print job's resume point (its JobProgress.State): the
@@ -166,6 +171,64 @@ func (p Printing) SaveLayout(ctx context.Context, eventID string, l PrintLayout)
 // transaction.
 func deleteEventPrintLayout(tx *bolt.Tx, eventID string) error {
 	return tx.Bucket(bMeta).Delete(printLayoutKey(eventID))
+}
+
+// PrintCancel is what Printing.CancelPrint did.
+type PrintCancel struct {
+	// Found: the print was queued or running. Neither is no such print,
+	// or one that has finished.
+	Found bool
+	// Removed: it was queued, and its job is gone.
+	Removed bool
+	// State is where a running print stood: its CUPS job, once CUPS has
+	// it, for the caller to cancel there.
+	State PrintState
+}
+
+// CancelPrint cancels print id in one transaction: a queued print's job
+// is removed, as Jobs.Cancel does; a running one is marked Cancelled in
+// its job's payload, which every later attempt reads, so the cancel
+// holds across a restart of the daemon.
+func (p Printing) CancelPrint(ctx context.Context, id string) (PrintCancel, error) {
+	var c PrintCancel
+	err := p.s.db.Update(func(tx *bolt.Tx) error {
+		c = PrintCancel{}
+		removed, err := cancelJob(tx, PrintJobKind, id)
+		if err != nil || removed {
+			c.Found, c.Removed = removed, removed
+			return err
+		}
+		jid := tx.Bucket(bJobByKey).Get(uniqueKey(PrintJobKind, id))
+		if jid == nil {
+			return nil
+		}
+		j, err := getJob(tx, binary.BigEndian.Uint64(jid))
+		if err != nil || j.Status != JobRunning {
+			return err
+		}
+		var pj PrintJob
+		if err := json.Unmarshal(j.Payload, &pj); err != nil {
+			return fmt.Errorf("reading the payload: %w", err)
+		}
+		if j.Progress != nil && len(j.Progress.State) > 0 {
+			// A state that does not read is a print not at CUPS: its
+			// attempt sets it aside.
+			_ = json.Unmarshal(j.Progress.State, &c.State)
+		}
+		c.Found = true
+		if pj.Cancelled {
+			return nil
+		}
+		pj.Cancelled = true
+		if j.Payload, err = json.Marshal(pj); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bJobs), u64(j.ID), j)
+	})
+	if err != nil {
+		return PrintCancel{}, fmt.Errorf("cancelling print %s: %w", id, err)
+	}
+	return c, nil
 }
 
 // PrintJobSpec is the job of print pj, for Jobs.Enqueue or a change that

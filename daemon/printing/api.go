@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -285,44 +286,34 @@ func (a *API) Queue(w http.ResponseWriter, r *http.Request) error {
 }
 
 // CancelPrint answers DELETE /api/admin/printing/queue/:printId (owners):
-// a print not sent yet leaves the queue; one at the print server is
-// cancelled there, and its job ends as cancelled.
+// a print not sent yet leaves the queue; one an attempt holds is marked
+// cancelled with its job (it is not sent after this, even after a
+// restart), and cancelled at the print server when CUPS has it already;
+// its job then ends as cancelled.
 func (a *API) CancelPrint(w http.ResponseWriter, r *http.Request) error {
 	id := web.Param(r, "printId")
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	removed, err := a.store.Jobs().Cancel(r.Context(), store.PrintJobKind, id)
+	c, err := a.store.Printing().CancelPrint(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	if removed {
+	switch {
+	case !c.Found:
+		return web.ErrNotFound
+	case c.Removed:
 		a.log.InfoContext(r.Context(), "print cancelled before it was sent", "print", id)
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	}
-	js, err := a.prints(r.Context(), 200)
-	if err != nil {
-		return err
-	}
-	for _, j := range js {
-		if j.Key != id || (j.Status != store.JobRunning && j.Status != store.JobQueued) {
-			continue
-		}
-		a.mu.Lock()
-		a.cancelled[id] = true
-		a.mu.Unlock()
-		var st store.PrintState
-		if j.Progress != nil && len(j.Progress.State) > 0 && json.Unmarshal(j.Progress.State, &st) == nil && st.CUPSJob > 0 {
-			if err := a.cups.Cancel(r.Context(), st.Printer, st.CUPSJob); err != nil {
-				return err
+	default:
+		if c.State.CUPSJob > 0 {
+			if err := a.cups.Cancel(r.Context(), c.State.Printer, c.State.CUPSJob); err != nil {
+				return fmt.Errorf("cancelling print %s at the print server: %w", id, err)
 			}
 		}
-		a.log.InfoContext(r.Context(), "print cancelled", "print", id, "cups_job", st.CUPSJob)
-		w.WriteHeader(http.StatusNoContent)
-		return nil
+		a.log.InfoContext(r.Context(), "print cancelled", "print", id, "cups_job", c.State.CUPSJob)
 	}
-	return web.ErrNotFound
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // enqueue queues print pj and nudges the runner.

@@ -94,8 +94,6 @@ type API struct {
 	poll  time.Duration
 
 	mu sync.Mutex
-	// cancelled are prints a host cancelled before CUPS had them.
-	cancelled map[string]bool
 	// seen is the printer's state as last read, for the booth pages.
 	seen   cups.Printer
 	seenOK bool
@@ -128,7 +126,7 @@ func New(cfg Config) *API {
 		cfg.DeviceTimeout = 5 * time.Second
 	}
 	a := &API{cfg: cfg, store: cfg.Store, log: cfg.Logger.With("component", "printing"), cups: cfg.CUPS,
-		now: cfg.Now, poll: cfg.Poll, cancelled: map[string]bool{}}
+		now: cfg.Now, poll: cfg.Poll}
 	if cfg.QR != nil {
 		a.fonts = cfg.QR.Fonts()
 	}
@@ -166,7 +164,7 @@ func (a *API) run(ctx context.Context, j jobs.Job) error {
 		}
 	}
 	if st.CUPSJob == 0 {
-		if a.isCancelled(pj.ID) {
+		if pj.Cancelled {
 			return jobs.Permanent(errCancelled)
 		}
 		settings, err := a.store.Printing().Settings(ctx)
@@ -209,8 +207,33 @@ func (a *API) run(ctx context.Context, j jobs.Job) error {
 		if err := j.Report(ctx, store.JobProgress{Note: "sent", State: state}); err != nil {
 			return fmt.Errorf("recording print %s as sent: %w", pj.ID, err)
 		}
+		// A cancel that came while the print was on its way found no
+		// CUPS job to cancel: it is cancelled there now.
+		if pj.Cancelled, err = a.cancelledMeanwhile(ctx, j.ID); err != nil {
+			return err
+		}
+	}
+	if pj.Cancelled {
+		if err := a.cups.Cancel(ctx, st.Printer, st.CUPSJob); err != nil {
+			a.observe(ctx, st.Printer, nil, err)
+			return jobs.RetryAfter(10*time.Second, fmt.Errorf("cancelling print %s at the print server: %w", pj.ID, err))
+		}
 	}
 	return a.follow(ctx, pj, st)
+}
+
+// cancelledMeanwhile reads again the print of job id and reports whether
+// a host cancelled it during the attempt (store.PrintJob.Cancelled).
+func (a *API) cancelledMeanwhile(ctx context.Context, id uint64) (bool, error) {
+	sj, err := a.store.Jobs().Get(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("reading print job %d again: %w", id, err)
+	}
+	var pj store.PrintJob
+	if err := json.Unmarshal(sj.Payload, &pj); err != nil {
+		return false, jobs.Permanent(fmt.Errorf("reading print job %d again: %w", id, err))
+	}
+	return pj.Cancelled, nil
 }
 
 // send lays print pj out and hands it to CUPS, and answers CUPS's job id.
@@ -315,13 +338,6 @@ func (a *API) pdf(pg page) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return io.NopCloser(strings.NewReader(b.String())), nil
-}
-
-// isCancelled reports whether a host cancelled print id before CUPS had it.
-func (a *API) isCancelled(id string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.cancelled[id]
 }
 
 // problems maps printer-state-reasons (less their -error, -warning and
