@@ -72,7 +72,7 @@ func (s *Server) List(w http.ResponseWriter, r *http.Request) error {
 		if e.until(s.cfg.Expiry) <= now {
 			continue // expired: the next sweep removes it
 		}
-		u := Unfinished{ID: id, EventSlug: e.slug, GuestName: e.guest, Kind: e.kind, Filename: e.filename,
+		u := Unfinished{ID: id, EventSlug: e.slug, Kind: e.kind, Filename: e.filename,
 			Length: e.length, Offset: e.offset, ReservedBytes: e.rest(now),
 			UpdatedAt: rfc3339(e.touched), ExpiresAt: rfc3339(e.until(s.cfg.Expiry))}
 		s.name(r.Context(), &u, e.guest, events)
