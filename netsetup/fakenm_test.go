@@ -33,6 +33,10 @@ type fakeNM struct {
 	noRescan bool
 	// iwPhy is the output of `iw phy phy0 info`.
 	iwPhy string
+	// stations is how many phones `iw dev wlan0 station dump` lists.
+	stations int
+	// ethtool is the output of `ethtool -i wlan0` ("": ethtool missing).
+	ethtool string
 	// fail maps a command line to an error it answers.
 	fail  map[string]string
 	calls []string
@@ -138,6 +142,13 @@ func (nm *fakeNM) Run(_ context.Context, name string, args ...string) ([]byte, e
 		return []byte("Interface wlan0\n\tifindex 3\n\twdev 0x1\n\taddr b8:27:eb:00:00:01\n\ttype AP\n\twiphy 0\n"), nil
 	case cmd == "iw phy phy0 info":
 		return []byte(nm.iwPhy), nil
+	case cmd == "iw dev wlan0 station dump":
+		return []byte(stationDump(nm.stations)), nil
+	case cmd == "ethtool -i wlan0":
+		if nm.ethtool == "" {
+			return []byte("exec: \"ethtool\": executable file not found in $PATH"), errors.New("exec: not found")
+		}
+		return []byte(nm.ethtool), nil
 	}
 	return nil, nil
 }
@@ -195,4 +206,13 @@ func (nm *fakeNM) ran() []string {
 	nm.mu.Lock()
 	defer nm.mu.Unlock()
 	return append([]string(nil), nm.calls...)
+}
+
+// stationDump is what `iw dev wlan0 station dump` prints for n phones.
+func stationDump(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "Station 02:00:00:00:00:%02x (on wlan0)\n\tinactive time:\t1200 ms\n\trx bytes:\t52311\n\tsignal:  \t-48 dBm\n\tauthorized:\tyes\n\tassociated:\tyes\n", i)
+	}
+	return b.String()
 }

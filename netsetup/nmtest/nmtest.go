@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -57,6 +58,11 @@ type NM struct {
 	Country string
 	// IWPhy is the output of `iw phy phy0 info`.
 	IWPhy string
+	// Stations is how many phones `iw dev wlan0 station dump` lists.
+	Stations int
+	// Ethtool is the output of `ethtool -i wlan0` (Ethtool43455Standard
+	// and the like); "" fails as without ethtool.
+	Ethtool string
 	// Fail maps a command line (or its prefix ending in "*") to the error
 	// text it answers.
 	Fail  map[string]string
@@ -81,6 +87,7 @@ func (nm *NM) Reset() {
 func (nm *NM) reset() {
 	nm.HideSecrets = false
 	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
+	nm.Stations, nm.Ethtool = 0, ""
 	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
 	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
 	nm.Fail = map[string]string{}
@@ -288,6 +295,14 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 		return []byte("Interface wlan0\n\tifindex 3\n\ttype AP\n\twiphy 0\n"), nil
 	case cmd == "iw phy phy0 info":
 		return []byte(nm.IWPhy), nil
+	case cmd == "iw dev wlan0 station dump":
+		var b strings.Builder
+		for i := range nm.Stations {
+			fmt.Fprintf(&b, "Station 02:00:00:00:%02x:%02x (on wlan0)\n\tinactive time:\t800 ms\n\tsignal:  \t-51 dBm\n\tassociated:\tyes\n", i/256, i%256)
+		}
+		return []byte(b.String()), nil
+	case cmd == "ethtool -i wlan0" && nm.Ethtool != "":
+		return []byte(nm.Ethtool), nil
 	}
 	return fail("nmtest: command not modelled: " + cmd)
 }
@@ -324,3 +339,28 @@ const APAndClient = `Wiphy phy0
 		 * #{ managed } <= 1, #{ AP } <= 1, #{ P2P-device } <= 1,
 		   total <= 3, #channels <= 1
 `
+
+// The radios of a Raspberry Pi, for SysRoot's
+// sys/class/net/wlan0/device/uevent (Uevent…) and NM.Ethtool (Ethtool…):
+// the CYW43455 on Cypress's standard firmware and on Raspberry Pi's
+// minimal one, and a USB adapter.
+const (
+	Uevent43455          = "DRIVER=brcmfmac\nSDIO_CLASS=00\nSDIO_ID=02D0:4345\nMODALIAS=sdio:c00v02D0d4345\n"
+	Ethtool43455Standard = "driver: brcmfmac\nversion: 7.45.234\nfirmware-version: 01-996384e2\nbus-info: mmc1:0001:1\n"
+	Ethtool43455Minimal  = "driver: brcmfmac\nversion: 7.45.241\nfirmware-version: 01-703fd60\nbus-info: mmc1:0001:1\n"
+	UeventUSB            = "DEVTYPE=usb_interface\nDRIVER=mt76x2u\nPRODUCT=e8d/7612/100\n"
+	EthtoolUSB           = "driver: mt76x2u\nversion: 6.12.47\nfirmware-version: N/A\nbus-info: 1-1.3:1.0\n"
+)
+
+// WriteUevent writes uevent as wlan0's device's under sysRoot, as sysfs
+// shows it.
+func WriteUevent(sysRoot, uevent string) error {
+	dir := filepath.Join(sysRoot, "sys/class/net/wlan0/device")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("making the fake sysfs: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "uevent"), []byte(uevent), 0o644); err != nil {
+		return fmt.Errorf("writing the fake uevent: %w", err)
+	}
+	return nil
+}
