@@ -17,6 +17,7 @@ import (
 	"eventbox/booth"
 	"eventbox/daemon/box"
 	"eventbox/daemon/imaging"
+	"eventbox/daemon/network"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/setup"
@@ -88,6 +89,11 @@ type Config struct {
 	// screen says so. cmd/eventbox gives netsetup.ExecRunner when nmcli
 	// is installed; tests give netsetup/nmtest's stand-in.
 	NetworkRunner netsetup.Runner
+	// PhoneCapacity is about how many phones the hotspot's radio holds,
+	// as cmd/eventbox's WIFI_PHONE_CAPACITY says; 0: the published figure
+	// for the radio, or unknown (netsetup.RadioCapacity). The Network
+	// screen's own figure, when the owner gives one, wins over it.
+	PhoneCapacity int
 	// First-run setup (daemon/setup): SetupNetwork applies the setup
 	// page's Wi-Fi, country and time zone (nil: no setup page, as under
 	// make run); SetupWindow is how long after the start the page of an
@@ -240,6 +246,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s must be a whole number from 1 to 100000", name))
 		}
 	}
+	if c.PhoneCapacity < 0 || c.PhoneCapacity > MaxPhoneCapacity {
+		errs = append(errs, fmt.Errorf("WIFI_PHONE_CAPACITY must be a whole number from 1 to %d, or 0 for the radio's published figure", MaxPhoneCapacity))
+	}
 	if c.Logger == nil {
 		errs = append(errs, errors.New("logger must not be nil"))
 	}
@@ -248,6 +257,9 @@ func (c *Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// MaxPhoneCapacity is the most phones PhoneCapacity may say a radio holds.
+const MaxPhoneCapacity = network.MaxPhoneCapacity
 
 // Backups is what the updates and the metrics need of a backup service
 // (box.Backups): a backup now, and when the last good one was made.

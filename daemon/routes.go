@@ -232,6 +232,7 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/network/hotspot/back", s.visitors.Owner(s.network.Back))
 	h("GET", "/api/admin/network/wifi", s.visitors.Owner(s.network.Scan))
 	h("POST", "/api/admin/network/wifi/join", s.visitors.Owner(s.network.Join))
+	h("PUT", "/api/admin/network/phones", s.visitors.Owner(s.network.SetPhones))
 
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free

@@ -417,9 +417,10 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		GuestOf: s.guests.GuestOf, GuestSees: s.guests.SeesPhoto, GalleryShare: s.gallery.UnlockedShare,
 		PhotosOnWall: s.changes.PhotosOnWall, PhotosChanged: s.changes.PhotosChanged})
 	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
-	netCfg := network.Config{Jobs: st.Jobs(), QR: s.qr, Logger: s.log.With("component", "network")}
+	netCfg := network.Config{Jobs: st.Jobs(), Settings: st.Network(), PhoneCapacity: cfg.PhoneCapacity,
+		QR: s.qr, Logger: s.log.With("component", "network")}
 	if cfg.NetworkRunner != nil {
-		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Logger: netCfg.Logger}}
+		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Root: cfg.SysRoot, Logger: netCfg.Logger}}
 	}
 	s.network = network.New(netCfg)
 	s.names = newOwnNames(cfg)

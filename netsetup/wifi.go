@@ -38,7 +38,8 @@ func (n Network) Open() bool { return n.Security == "" || n.Security == "--" }
 type WiFi struct {
 	// Runner runs nmcli and iw. Must not be nil.
 	Runner Runner
-	// Root prefixes the keyfile written by Join ("" for "/").
+	// Root prefixes the keyfile written by Join and the sysfs file Radio
+	// reads ("" for "/").
 	Root string
 	// Interface is the Wi-Fi device (DefaultInterface when empty).
 	Interface string

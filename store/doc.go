@@ -194,6 +194,14 @@
 // every later attempt reads. Printing.Attention stores a new trouble and
 // its printer.attention notice in one transaction.
 //
+// # Network
+//
+// The Network screen's own settings (the hotspot itself is
+// NetworkManager's) are one value of the meta bucket (store/network.go):
+//
+//	meta       "network/settings"                      NetworkSettings (the owner's figure of
+//	                                                   how many phones the radio holds)
+//
 // # Schema
 //
 // migrations (migrate.go) is an ordered list; the database stores the

@@ -88,6 +88,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 	num(&cfg.MaxVideoMB, "MAX_VIDEO_MB", "max-video-mb", "video upload limit in MB")
 	num(&cfg.MaxVideoSeconds, "MAX_VIDEO_SECONDS", "max-video-seconds", "video duration limit in seconds")
 	str(&cfg.CUPS, "CUPS_SERVER", "cups-server", "the print server: a socket's path or host:port; empty: the local CUPS's socket /run/cups/cups.sock")
+	num(&cfg.PhoneCapacity, "WIFI_PHONE_CAPACITY", "wifi-phone-capacity", "about how many phones the hotspot's radio holds; 0: the published figure for the radio, or unknown")
 	str(&cfg.UpdateURL, "UPDATE_URL", "update-url", "release manifest URL; empty: update checks off")
 	str(&c.releaseKeysFile, "RELEASE_KEYS_FILE", "release-keys-file", "root's file of further trusted release keys, one a line")
 	str(&c.boothButtonPin, "BOOTH_BUTTON_PIN", "booth-button-pin", "GPIO line of the booth's shutter button, e.g. GPIO17")

@@ -14,6 +14,9 @@
 // runs), so that a wrong password or a lost router brings the hotspot
 // back within two minutes.
 //
+// The screen also says how many phones are on the hotspot and about how
+// many its radio holds (phones.go).
+//
 // Without a Runner, or when NetworkManager does not answer (a developer's
 // machine), GET /api/admin/network answers available:false and the
 // routes that change something answer 503 unavailable.
@@ -51,6 +54,10 @@ type Box interface {
 	Connectivity(ctx context.Context) (netsetup.Connectivity, error)
 	// Capability is what the radio can do at once.
 	Capability(ctx context.Context) (netsetup.Capability, error)
+	// Radio is the hotspot's radio: driver, chip and firmware.
+	Radio(ctx context.Context) (netsetup.Radio, error)
+	// Stations counts the phones associated with the radio.
+	Stations(ctx context.Context) (int, error)
 	netsetup.HomeLink
 }
 
@@ -107,6 +114,12 @@ func (n NM) Capability(ctx context.Context) (netsetup.Capability, error) {
 	return n.WiFi.Capability(ctx)
 }
 
+// Radio implements Box.
+func (n NM) Radio(ctx context.Context) (netsetup.Radio, error) { return n.WiFi.Radio(ctx) }
+
+// Stations implements Box.
+func (n NM) Stations(ctx context.Context) (int, error) { return n.WiFi.Stations(ctx) }
+
 // HomeConnected implements netsetup.HomeLink.
 func (n NM) HomeConnected(ctx context.Context) (bool, error) { return n.WiFi.HomeConnected(ctx) }
 
@@ -123,6 +136,14 @@ type Jobs interface {
 	List(ctx context.Context, f store.JobFilter) (store.JobPage, error)
 }
 
+// Settings are the screen's own settings (store.Network).
+type Settings interface {
+	// Settings answers the stored settings.
+	Settings(ctx context.Context) (store.NetworkSettings, error)
+	// SaveSettings stores them.
+	SaveSettings(ctx context.Context, ns store.NetworkSettings) error
+}
+
 // QR draws the hotspot's Wi-Fi QR code (qr.Renderer).
 type QR interface {
 	// SVG writes the code of content as SVG, size pixels wide.
@@ -135,6 +156,12 @@ type Config struct {
 	Box Box
 	// Jobs are read for the last deliveries. Must not be nil.
 	Jobs Jobs
+	// Settings keep the owner's figure of how many phones the radio
+	// holds. Must not be nil.
+	Settings Settings
+	// PhoneCapacity is the configuration's figure (WIFI_PHONE_CAPACITY);
+	// 0: none.
+	PhoneCapacity int
 	// QR draws the Wi-Fi QR code. Must not be nil.
 	QR QR
 	// Logger receives the changes. Nil discards.
@@ -149,6 +176,8 @@ type Config struct {
 type API struct {
 	box      Box
 	jobs     Jobs
+	settings Settings
+	capacity int
 	qr       QR
 	log      *slog.Logger
 	fallback *netsetup.Fallback
@@ -168,7 +197,7 @@ func New(cfg Config) *API {
 	if cfg.Grace <= 0 {
 		cfg.Grace = netsetup.DefaultFallbackGrace
 	}
-	a := &API{box: cfg.Box, jobs: cfg.Jobs, qr: cfg.QR, log: cfg.Logger, grace: cfg.Grace}
+	a := &API{box: cfg.Box, jobs: cfg.Jobs, settings: cfg.Settings, capacity: cfg.PhoneCapacity, qr: cfg.QR, log: cfg.Logger, grace: cfg.Grace}
 	var link netsetup.HomeLink = noLink{}
 	if cfg.Box != nil {
 		link = cfg.Box

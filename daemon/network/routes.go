@@ -69,6 +69,7 @@ type stateBody struct {
 	Capability      *capabilityDTO `json:"capability"`
 	FallbackSeconds int            `json:"fallbackSeconds"`
 	LastDelivered   deliveredDTO   `json:"lastDelivered"`
+	Phones          *phonesDTO     `json:"phones"`
 }
 
 // errUnavailable answers a change asked of a box without NetworkManager.
@@ -114,6 +115,9 @@ func (a *API) State(w http.ResponseWriter, r *http.Request) error {
 		a.log.InfoContext(ctx, "reading the radio's capability", "error", err)
 	}
 	body.Capability = &capabilityDTO{Hotspot: capabilityWord(c)}
+	if body.Phones, err = a.phones(ctx, hs.Active); err != nil {
+		return err
+	}
 	fb := a.fallback.State()
 	a.mu.Lock()
 	joining, joinErr := a.joining, a.joinErr

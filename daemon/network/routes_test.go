@@ -25,7 +25,8 @@ import (
 const ownerPassword = "owner-password-1"
 
 // box is the real daemon over a fresh store, with the NetworkManager
-// stand-in nm (nil: none on this machine), and an owner's cookie.
+// stand-in nm (nil: none on this machine), and an owner's cookie; opts
+// change its configuration.
 type box struct {
 	t       *testing.T
 	h       http.Handler
@@ -33,7 +34,7 @@ type box struct {
 	cookies []*http.Cookie
 }
 
-func newBox(t *testing.T, nm *nmtest.NM) *box {
+func newBox(t *testing.T, nm *nmtest.NM, opts ...func(*daemon.Config)) *box {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -49,6 +50,9 @@ func newBox(t *testing.T, nm *nmtest.NM) *box {
 	cfg.PasswordCost = 4
 	if nm != nil {
 		cfg.NetworkRunner = nm
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	srv, err := daemon.New(ctx, cfg, st)
 	if err != nil {
