@@ -14,8 +14,15 @@ import (
 
 // networkBox is a box whose NetworkManager is the stand-in: on its
 // hotspot "Party", Ethernet without a cable, a radio that keeps the
-// hotspot on one channel, two networks in range.
+// hotspot on one channel, two networks in range, and 7 phones on a
+// Raspberry Pi's own radio (the CYW43455 on its standard firmware).
 func networkBox(t *testing.T) (*box, *nmtest.NM) {
+	t.Helper()
+	return radioNetworkBox(t, nmtest.Uevent43455, nmtest.Ethtool43455Standard)
+}
+
+// radioNetworkBox is networkBox on the radio of uevent and ethtool.
+func radioNetworkBox(t *testing.T, uevent, ethtool string) (*box, *nmtest.NM) {
 	t.Helper()
 	nm := nmtest.New()
 	nm.Ethernet, nm.Country, nm.IWPhy = "unavailable", "FR", nmtest.APAndClient
@@ -23,7 +30,65 @@ func networkBox(t *testing.T) (*box, *nmtest.NM) {
 		{SSID: "Maison", Security: "WPA2", Password: "homepass99", Signal: 78},
 		{SSID: "Café du coin", Signal: 35},
 	}
-	return startBox(t, func(c *daemon.Config) { c.NetworkRunner = nm }), nm
+	nm.Stations, nm.Ethtool = 7, ethtool
+	sys := t.TempDir()
+	if err := nmtest.WriteUevent(sys, uevent); err != nil {
+		t.Fatal(err)
+	}
+	return startBox(t, func(c *daemon.Config) { c.NetworkRunner, c.SysRoot = nm, sys }), nm
+}
+
+// TestNetworkScreenPhones: on a phone, in English and French, the owner
+// reads how many phones are on the Wi-Fi of about how many the radio
+// holds, that it is nearly full, and the hint about the minimal firmware;
+// a radio without a published figure says so; the owner's own figure
+// replaces the table's.
+func TestNetworkScreenPhones(t *testing.T) {
+	t.Parallel()
+	box, _ := networkBox(t)
+	for _, c := range []struct{ lang, phones, full, hint string }{
+		{"en-US", "Phones on the Wi-Fi: 7 of about 8", "The Wi-Fi is nearly full: more guests cannot join until some leave.", "minimal firmware holds about 19–20 phones"},
+		{"fr-FR", "Téléphones sur le Wi-Fi : 7 sur 8 environ", "Le Wi-Fi est presque plein : d’autres invités ne pourront s’y connecter que quand certains partiront.", "accepte environ 19 à 20 téléphones"},
+	} {
+		b := newBrowserAt(t, c.lang, phoneWidth, phoneHeight)
+		b.signIn(t, box.URL)
+		b.do(t, "opening the Network screen", chromedp.Navigate(box.URL+"/admin/settings/network"), chromedp.WaitVisible(chromedp.CSS(`#net-phones`)))
+		b.waitText(t, "#net-phones", c.phones)
+		b.waitText(t, "#net-phones-full", c.full)
+		b.waitText(t, "#net-phones-hint", c.hint)
+		b.waitText(t, "#net-radio", "CYW43455 (brcmfmac)")
+		var wide bool
+		b.eval(t, `document.documentElement.scrollWidth > window.innerWidth + 1`, &wide)
+		if wide {
+			t.Errorf("%s: the Network screen is wider than the phone", c.lang)
+		}
+	}
+
+	b := newBrowser(t)
+	b.signIn(t, box.URL)
+	b.do(t, "giving the figure by hand", chromedp.Navigate(box.URL+"/admin/settings/network"), chromedp.WaitVisible(chromedp.CSS(`#net-phones`)),
+		click(`#phones-figure summary`),
+		fill(`#phones-form [name=capacity]`, "30"), click(`#phones-form [type=submit]`))
+	b.waitText(t, "#net-phones", "Phones on the Wi-Fi: 7 of about 30")
+	var banner bool
+	b.eval(t, `!!document.querySelector('#net-phones-full')`, &banner)
+	if banner {
+		t.Error("7 phones of about 30: the screen still says the Wi-Fi is nearly full")
+	}
+
+	t.Run("unknown radio", func(t *testing.T) {
+		usb, _ := radioNetworkBox(t, nmtest.UeventUSB, nmtest.EthtoolUSB)
+		b := newBrowser(t)
+		b.signIn(t, usb.URL)
+		b.do(t, "opening the Network screen", chromedp.Navigate(usb.URL+"/admin/settings/network"), chromedp.WaitVisible(chromedp.CSS(`#net-phones`)))
+		b.waitText(t, "#net-phones", "7 phones on the Wi-Fi; how many the radio holds is unknown.")
+		b.waitText(t, "#net-radio", "Radio: mt76x2u")
+		var extra bool
+		b.eval(t, `!!document.querySelector('#net-phones-full, #net-phones-hint')`, &extra)
+		if extra {
+			t.Error("an unknown radio: the screen says it is nearly full, or hints at the Pi's firmware")
+		}
+	})
 }
 
 // TestNetworkScreen: on a phone, the owner sees the hotspot with its QR

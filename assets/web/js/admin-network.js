@@ -1,8 +1,9 @@
 // The console's Network screen (owners): the hotspot with its Wi-Fi QR
 // code, going online at home (the networks in range, pick one, its
 // password), what the radio does with the hotspot then, the fall-back's
-// promise, going back to the hotspot by hand, Ethernet, the internet and
-// when mail, webhooks and the export last got through.
+// promise, going back to the hotspot by hand, Ethernet, the internet,
+// when mail, webhooks and the export last got through, and how many phones
+// are on the hotspot of about how many its radio holds.
 import { h, clear, toast, fmtTime } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy } from './admin-ui.js';
 import { t } from './admin-i18n.js';
@@ -130,6 +131,45 @@ function homeCard(box, s) {
     list);
 }
 
+/** phonesLine says how many phones are on the Wi-Fi, and of about how many. */
+function phonesLine(p) {
+  if (p.connected === null) return t('The box cannot count the phones on its Wi-Fi now.');
+  if (p.capacity === null) return t('{n} phones on the Wi-Fi; how many the radio holds is unknown.', { n: p.connected });
+  return t('Phones on the Wi-Fi: {n} of about {max}', { n: p.connected, max: p.capacity });
+}
+
+/** radioLine names the radio and its firmware, as far as the box knows them. */
+function radioLine(p) {
+  const radio = p.chip ? 'CYW' + p.chip + (p.driver ? ' (' + p.driver + ')' : '') : p.driver;
+  if (!radio) return t('Radio: unknown');
+  return p.firmware ? t('Radio: {radio}, firmware {firmware}', { radio, firmware: p.firmware }) : t('Radio: {radio}', { radio });
+}
+
+/** phonesCard is the phones on the hotspot, the radio, and the owner's figure. */
+function phonesCard(box, p) {
+  const figure = h('input', { type: 'number', name: 'capacity', min: 1, max: 1000, step: 1, inputmode: 'numeric',
+    value: p.setting === null ? '' : String(p.setting), placeholder: p.capacity === null ? '' : String(p.capacity), style: 'max-width:8em' });
+  const form = h('form', { novalidate: true, id: 'phones-form' },
+    field('capacity', t('About how many phones the radio holds'), figure, t('Leave it empty for the box\'s own figure.')),
+    h('button', { class: 'primary', type: 'submit' }, t('Save')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    showErrors(form, null);
+    const v = figure.value.trim();
+    const body = { capacity: v === '' ? null : Number(v) };
+    if (await busy(form.querySelector('[type=submit]'), call('/api/admin/network/phones', { method: 'PUT', body }), (err) => showErrors(form, err))) {
+      toast(t('Saved'));
+      networkPart(box);
+    }
+  });
+  return card(t('Wi-Fi radio'),
+    h('p', { id: 'net-phones', style: 'margin-top:0' }, h('strong', null, phonesLine(p))),
+    p.nearlyFull ? h('div', { class: 'banner', id: 'net-phones-full', role: 'status' }, t('The Wi-Fi is nearly full: more guests cannot join until some leave.')) : null,
+    p.firmwareBuild === 'standard' ? h('p', { class: 'small', id: 'net-phones-hint' }, t('This radio runs the standard firmware; Raspberry Pi\'s minimal firmware holds about 19–20 phones.')) : null,
+    h('p', { class: 'small muted', id: 'net-radio' }, radioLine(p)),
+    h('details', { id: 'phones-figure' }, h('summary', null, t('Give the figure by hand')), form));
+}
+
 /** linksCard is Ethernet and the internet. */
 function linksCard(s) {
   const internet = { full: t('Reaches the internet'), limited: t('On a network, no internet'), portal: t('A sign-in page is in the way'), none: t('Not connected'), unknown: t('Cannot tell') }[s.internet] || s.internet;
@@ -149,5 +189,5 @@ export async function networkPart(box) {
         h('p', null, t('Not available on this machine: the Network screen needs NetworkManager, as on the box.'))),
       lastCard(s.lastDelivered));
   }
-  clear(box, hotspotCard(box, s.hotspot), homeCard(box, s), linksCard(s), lastCard(s.lastDelivered));
+  clear(box, s.phones ? phonesCard(box, s.phones) : null, hotspotCard(box, s.hotspot), homeCard(box, s), linksCard(s), lastCard(s.lastDelivered));
 }
