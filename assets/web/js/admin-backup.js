@@ -1,7 +1,8 @@
-// The console's Backup screen (Settings → Backup), the storage banner
-// every console page shows while the card is nearly full, and the banner
-// of the secrets a restore from another box lost.
-import { api, h, clear, toast, fmtTime, fmtBytes } from './lib.js';
+// The console's Backup screen (Settings → Backup) with the guests'
+// unfinished uploads, the storage banner every console page shows while
+// the card is nearly full, and the banner of the secrets a restore from
+// another box lost.
+import { api, h, clear, toast, fmtTime, fmtBytes, guestLabel } from './lib.js';
 import { call, errText, field, showErrors, busy, confirmDo } from './admin-ui.js';
 import { t } from './admin-i18n.js';
 
@@ -9,6 +10,88 @@ import { t } from './admin-i18n.js';
 const storageLow = (free) => t('The card is nearly full ({free} left): guests cannot upload any more. Free some space (remove old events or backups) and uploads reopen by themselves.', { free: fmtBytes(free) });
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);
+
+// UNFINISHED is the card of the guests' unfinished uploads, which the
+// storage banner links to: they may be what fills the card.
+const UNFINISHED = '/admin/settings/backup#unfinished-uploads';
+
+/** percent writes a share (0 to 1) as the console's language does: 25%, 25 %. */
+const percent = (x) => new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'percent', maximumFractionDigits: 0 }).format(x);
+
+/**
+ * unfinishedCard is the card of the guests' unfinished uploads, for
+ * owners (the box answers anyone else 403, and the card stays hidden):
+ * each with its event, guest, file and progress, and a button to remove
+ * it; the space they reserve on the card in all. When the page's address
+ * names the card (the storage banner's link), it is brought into view.
+ */
+function unfinishedCard() {
+  const title = h('h2', { id: 'unfinished-title', tabindex: '-1', style: 'margin-top:0' }, t('Unfinished uploads'));
+  const body = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
+  const el = h('section', { class: 'card uploads', id: 'unfinished-uploads', 'aria-labelledby': 'unfinished-title' }, title,
+    h('p', { class: 'small muted' }, t('Files guests started to send and have not finished. The guest\'s phone carries on by itself when the guest comes back. Removing one deletes what arrived of it and frees the space it reserves on the card.')),
+    body);
+  const kinds = { photo: t('Photo'), video: t('Video'), poster: t('Video cover'), voice: t('Voice note') };
+  const row = (u, draw) => {
+    const file = u.filename || t('A file without a name');
+    const guest = guestLabel(u.guestName, t('Photo booth')) || t('Unnamed');
+    const event = u.eventName || u.eventSlug;
+    const share = u.length > 0 ? Math.floor((u.offset * 100) / u.length) / 100 : 0;
+    const remove = h('button', { class: 'small danger', type: 'button', 'aria-label': t('Remove {file}', { file }) }, t('Remove'));
+    remove.addEventListener('click', async () => {
+      if (!confirmDo(t('Remove the unfinished upload "{file}" from {guest} ({event})? What arrived of it is deleted and the space it reserves is freed. If the guest is still here, their phone sends the file again from the start.', { file, guest, event }))) return;
+      const done = await busy(remove, call('/api/admin/uploads/' + encodeURIComponent(u.id), { method: 'DELETE' }).then(() => true), (e) => {
+        toast(errText(e), 'bad');
+        if (e.status === 404) draw(true); // finished or gone meanwhile
+      });
+      if (done) {
+        toast(t('Upload removed'));
+        draw(true);
+      }
+    });
+    return h('li', { dataset: { upload: u.id } },
+      h('div', { class: 'spread' }, h('strong', { class: 'file' }, file), h('span', { class: 'pill' }, kinds[u.kind] || u.kind)),
+      h('div', { class: 'small' }, t('{event} · from {guest}', { event, guest })),
+      h('progress', { max: Math.max(u.length, 1), value: u.offset, 'aria-label': t('Progress of {file}', { file }) }),
+      h('div', { class: 'small' }, t('{done} of {total} ({percent})', { done: fmtBytes(u.offset), total: fmtBytes(u.length), percent: percent(share) }),
+        u.reservedBytes > 0 ? [' · ', t('reserving {size} for the rest', { size: fmtBytes(u.reservedBytes) })] :
+          u.kind === 'poster' && u.offset >= u.length ? [' · ', t('it waits for its video')] : null),
+      h('div', { class: 'small muted' }, t('Last activity: {at}.', { at: fmtTime(Date.parse(u.updatedAt)) }), ' ',
+        t('If the guest does not come back, it goes by itself on {at}.', { at: fmtTime(Date.parse(u.expiresAt)) })),
+      h('div', { class: 'row', style: 'margin-top:6px' }, remove));
+  };
+  let first = true;
+  const draw = async (focus) => {
+    let list;
+    try {
+      list = await call('/api/admin/uploads');
+    } catch (e) {
+      if ([403, 404, 501].includes(e.status)) { // not an owner, or not offered by this box
+        el.hidden = true;
+        return;
+      }
+      clear(body, h('p', { class: 'banner bad' }, errText(e)));
+      return;
+    }
+    const ups = list.uploads || [];
+    clear(body, ups.length ? [
+      h('p', { id: 'unfinished-reserved' }, list.reservedBytes > 0 ? t('Together they reserve {size} on the card for what is still to come.', { size: fmtBytes(list.reservedBytes) }) :
+        t('None of them reserves space on the card now: each keeps only what already arrived.')),
+      h('ul', { class: 'list' }, ups.map((u) => row(u, draw))),
+    ] : h('p', { class: 'muted', id: 'unfinished-none' }, t('No upload is waiting.')));
+    if (focus) title.focus();
+    if (first && location.hash === '#unfinished-uploads') {
+      // Clear of the console's bar, which stays at the top.
+      const bar = document.querySelector('header.top');
+      el.style.scrollMarginTop = (bar ? bar.offsetHeight : 0) + 8 + 'px';
+      el.scrollIntoView({ block: 'start' });
+      title.focus({ preventScroll: true });
+    }
+    first = false;
+  };
+  draw();
+  return el;
+}
 
 /** backupPart draws Settings → Backup into box. */
 export async function backupPart(box) {
@@ -77,6 +160,7 @@ export async function backupPart(box) {
       h('h3', null, t('Kept backups')),
       s.backups && s.backups.length ? h('table', null, h('tbody', null, s.backups.slice().reverse().map((b) => h('tr', null,
         h('td', null, fmtTime(b.createdAt)), h('td', { class: 'small' }, b.name), h('td', null, fmtBytes(b.bytes)))))) : h('p', { class: 'muted' }, t('None kept yet.'))),
+    unfinishedCard(),
     card(t('Restore'), h('p', { class: 'muted small' }, t('Replace everything on this box (events, photos, messages, accounts and sessions) with a backup ZIP made by an eventbox. From another box, the mail and cloud passwords and the webhooks\' addresses and secrets must be entered again afterwards.')),
       h('div', { class: 'field' }, h('label', { for: 'restore-file' }, t('Backup ZIP')), file), about,
       h('div', { class: 'row' }, restore), done));
@@ -235,15 +319,28 @@ export function reenterBanner() {
 
 /**
  * storageBanner returns the element that warns the hosts while the card is
- * nearly full; it looks again every minute.
+ * nearly full; it looks again every minute. owner() says whether the
+ * signed-in account is an owner: an owner's banner links to the guests'
+ * unfinished uploads, which may be what fills the card. Its draw() redraws
+ * it from the last look for the account signed in now.
  */
-export function storageBanner() {
+export function storageBanner(owner = () => false) {
   const el = h('aside', { class: 'banner bad', id: 'storage-banner', role: 'status', hidden: true });
+  let last = null; // the last answer of the box
+  let said = ''; // a live region: redrawn only when it says something new
+  el.draw = () => {
+    el.hidden = !last || !last.low;
+    if (el.hidden) return;
+    const link = owner();
+    const now = last.freeBytes + (link ? ' uploads' : '');
+    if (now === said) return;
+    said = now;
+    clear(el, storageLow(last.freeBytes), link ? [' ', h('a', { href: UNFINISHED }, t('Unfinished uploads may be taking up space: see them.'))] : null);
+  };
   const look = async () => {
     try {
-      const s = await api('/api/admin/storage');
-      el.hidden = !s.low;
-      if (s.low) clear(el, storageLow(s.freeBytes));
+      last = await api('/api/admin/storage');
+      el.draw();
     } catch (e) { /* signed out or offline: keep what is shown */ }
   };
   look();

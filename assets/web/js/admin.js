@@ -24,7 +24,7 @@ document.addEventListener('click', (e) => {
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin || !url.pathname.startsWith('/admin') || url.pathname.startsWith('/admin/wall')) return;
   e.preventDefault();
-  go(url.pathname + url.search);
+  go(url.pathname + url.search + url.hash);
 });
 window.addEventListener('popstate', route);
 window.addEventListener(SIGNED_OUT, () => {
@@ -112,7 +112,8 @@ function skipTo(e) {
 
 /** shell is the page frame: top bar with navigation, then the content. */
 function shell(me, ...content) {
-  if (me && !banner) banner = storageBanner();
+  if (me && !banner) banner = storageBanner(() => !!ctx.me && ctx.me.role === 'owner');
+  if (banner) banner.draw(); // its link is for owners: the account may have changed
   if (me && !clockNote) clockNote = clockBanner(me); // the box's clock (admin-clock.js)
   if (restored === undefined) restored = restoreNote();
   const here = location.pathname;
