@@ -157,7 +157,7 @@ type Config struct {
 	// Jobs are read for the last deliveries. Must not be nil.
 	Jobs Jobs
 	// Settings keep the owner's figure of how many phones the radio
-	// holds. Must not be nil.
+	// holds; nil: none, and the figure cannot be given.
 	Settings Settings
 	// PhoneCapacity is the configuration's figure (WIFI_PHONE_CAPACITY);
 	// 0: none.

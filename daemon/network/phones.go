@@ -7,6 +7,7 @@ import (
 
 	"eventbox/daemon/web"
 	"eventbox/netsetup"
+	"eventbox/store"
 )
 
 // MaxPhoneCapacity is the most phones a figure may say a radio holds.
@@ -36,7 +37,7 @@ type phonesDTO struct {
 // down: the radio's one station is then the home router) and the
 // figures. Only the settings' store failing is an error.
 func (a *API) phones(ctx context.Context, hotspotUp bool) (*phonesDTO, error) {
-	ns, err := a.settings.Settings(ctx)
+	ns, err := a.networkSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +70,14 @@ func (a *API) phones(ctx context.Context, hotspotUp bool) (*phonesDTO, error) {
 	return d, nil
 }
 
+// networkSettings reads the screen's settings; none without a store.
+func (a *API) networkSettings(ctx context.Context) (store.NetworkSettings, error) {
+	if a.settings == nil {
+		return store.NetworkSettings{}, nil
+	}
+	return a.settings.Settings(ctx)
+}
+
 // phonesBody is PUT /api/admin/network/phones.
 type phonesBody struct {
 	// Capacity is the owner's figure; null forgets it.
@@ -86,7 +95,7 @@ func (a *API) SetPhones(w http.ResponseWriter, r *http.Request) error {
 		return web.Field("capacity", fmt.Sprintf("must be a whole number from 1 to %d, or null for the radio's own figure", MaxPhoneCapacity))
 	}
 	ctx := r.Context()
-	if !a.available(ctx) {
+	if !a.available(ctx) || a.settings == nil {
 		return errUnavailable
 	}
 	ns, err := a.settings.Settings(ctx)
