@@ -46,7 +46,7 @@ E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestG
 # SVG, grid HEICs encoded with heif-enc and decoded tile by tile, HEIC
 # turned into JPEG for archives, and the join limit's hundreds of requests
 # in a row. The memory and latency bounds stay in make test.
-LONG_TESTS := ^(TestCrashUploads|TestPrintsExactlyOnceAcrossKills|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS)$$
+LONG_TESTS := ^(TestCrashUploads|TestPrintsExactlyOnceAcrossKills|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS|TestSoakLeavesNothingBehind)$$
 LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG|TestQRCodesScan|TestJoinsAreLimitedAndStoreNothing|TestSVGDecodesWithARealReader|TestPNGDecodesWithARealReader|TestGridHEICMakesVariantsTileByTile|TestJPEGCopyOfGridHEIC)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
