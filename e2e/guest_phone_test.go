@@ -60,7 +60,7 @@ func fillIn(s string, vars map[string]any) string {
 	return s
 }
 
-// say is a catalogue text ("guest.allSent") in a language as the pages
+// say is a catalogue text ("guest.allSentPhotos") in a language as the pages
 // write it: its {name} blanks filled from vars, given as name, value
 // pairs, and its plural blanks given the form of the value's plural
 // category ("1 photo", "4 photos").
@@ -160,7 +160,8 @@ func TestGuestPageOnAPhone(t *testing.T) {
 			})`, nil)
 			b.waitJS(t, "the queue scrolled into view", `(() => {
 				const q = document.getElementById('queue');
-				const l = document.querySelector('#queue-list li');
+				// The file's row, or the thank-you once it is in.
+				const l = document.querySelector('#queue-list li') || document.getElementById('queue-done');
 				if (!q || !l) return false;
 				return q.getBoundingClientRect().top >= -1 && l.getBoundingClientRect().bottom <= innerHeight;
 			})()`)
@@ -300,7 +301,7 @@ func TestGuestQueueKeptAcrossReload(t *testing.T) {
 
 			held.let()
 			b.eval(t, `window.dispatchEvent(new Event('online'))`, nil)
-			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.allSent", "n", "4"))
+			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.allSentPhotos", "n", "4"))
 			b.waitText(t, "#queue-done", say(t, pc.lang, "guest.someRefused", "n", "1"))
 			photos := eventPhotos(t, box.Store, ev.ID)
 			if len(photos) != 4 {

@@ -134,7 +134,7 @@ func TestGuestRefusesOverLimitBeforeSending(t *testing.T) {
 		chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), []string{big, writeJPEG(t, "small.jpg", 640, 480)}))
 	b.waitJS(t, "the small photo is sent", `document.querySelectorAll('#my-photos .tile').length === 1`)
 	b.waitText(t, "#queue-done", "Thank you!")
-	b.waitText(t, "#queue-done", "1 sent to the hosts. 1 could not be sent")
+	b.waitText(t, "#queue-done", "1 photo sent to the hosts. 1 could not be sent")
 	if n := proxy.posts(); n != 1 {
 		t.Errorf("the page sent %d uploads; want 1, the small photo", n)
 	}
@@ -157,7 +157,7 @@ func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
 	b.waitText(t, "#quota-cut", "The limit is 2 photos per guest, so only 2 of your selection will be sent.")
 	b.waitText(t, "#quota-cut", "Not sent: third.jpg.")
 	b.waitJS(t, "two photos are sent", `document.querySelectorAll('#my-photos .tile').length === 2`)
-	b.waitText(t, "#queue-done", "2 sent")
+	b.waitText(t, "#queue-done", "2 photos sent")
 	if s := b.text(t, "#queue-done"); strings.Contains(s, "could not be sent") {
 		t.Errorf("the thank-you counts a refusal that did not happen: %q", s)
 	}

@@ -348,17 +348,54 @@ function qthumb(item) {
     url ? safeImg({ src: url }) : null);
 }
 
-// overall is the one line over the list: "4 of 6 sent", "retry now" when
-// the box cannot be reached, and the thank-you once everything is in.
+// sentCount says what the selection sent: "2 photos and 1 video".
+function sentCount() {
+  const { sent, videos = 0, refused } = queue.batch;
+  const photos = sent - videos;
+  const what = !videos ? t('allSentPhotos', { n: photos })
+    : !photos ? t('allSentVideos', { n: videos })
+      : t('allSentBoth', { photos, videos });
+  return refused ? what + ' ' + t('someRefused', { n: refused }) : what;
+}
+
+// thanks is the queue's end state: the thank-you with what was sent.
+const thanks = () => h('div', { class: 'banner good thanks', id: 'queue-done', role: 'status' },
+  h('strong', null, t('allSentTitle')), sentCount());
+
+// platform is the phone's kind as its browser says it: 'ios', 'android'
+// or '' (not said: a computer, another browser).
+function platform() {
+  const ua = navigator.userAgent || '';
+  if (/iPhone|iPad|iPod/.test(ua) || (/Macintosh/.test(ua) && navigator.maxTouchPoints > 1)) return 'ios';
+  if (/Android/i.test(ua)) return 'android';
+  return '';
+}
+
+// leaveWifi says, once all is sent, that the guest may leave the box's
+// Wi-Fi: its radio holds only a few phones at once (about 8 on the Pi's
+// own), and the phone's own internet comes back. The steps are the
+// phone's (both when the browser does not say which); the QR code brings
+// the page, and anything still to send, back later.
+function leaveWifi() {
+  const p = platform();
+  const steps = [];
+  if (p !== 'android') steps.push(['ios', t('leaveIphone')]);
+  if (p !== 'ios') steps.push(['android', t('leaveAndroid')]);
+  return h('div', { class: 'card leave', id: 'leave-wifi' },
+    h('h3', null, t('leaveTitle')),
+    h('p', null, t('leaveWhy')),
+    // One phone's steps are a sentence; both, a list.
+    steps.length === 1 ? h('p', { dataset: { platform: steps[0][0] } }, steps[0][1])
+      : h('ul', { class: 'leave-steps' }, steps.map(([k, text]) => h('li', { dataset: { platform: k } }, text))),
+    h('p', { class: 'small muted' }, t('leaveLater')));
+}
+
+// overall is the one line over the list: "4 of 6 sent", and "retry now"
+// when the box cannot be reached.
 function overall() {
-  const { sent, refused } = queue.batch;
+  const { sent } = queue.batch;
   const pending = queue.pending;
-  if (!pending && !sent) return null;
-  if (!pending) {
-    return h('div', { class: 'banner good thanks', id: 'queue-done', role: 'status' },
-      h('strong', null, t('allSentTitle')), t('allSent', { n: sent }),
-      refused ? ' ' + t('someRefused', { n: refused }) : '');
-  }
+  if (!pending) return null;
   return h('div', { class: 'overall', id: 'queue-overall', role: 'status' },
     h('strong', null, t('queueOverall', { sent, total: sent + pending })),
     (() => {
@@ -381,7 +418,6 @@ function drawQueue() {
     t('quotaCut', { n: state.cut.sent, max: data.event.maxPhotosPerGuest }), ' ',
     h('strong', null, t('quotaCutNames', { n: state.cut.names.length, names: state.cut.names.join(', ') })), ' ',
     h('button', { class: 'linkish', onclick: () => { state.cut = null; drawQueue(); } }, t('dismiss'))) : null;
-  if (!items.length) { clear(box, cut, overall()); return; }
   const now = Date.now();
   const status = (i) => {
     if (queue.stopped && i.state === 'waiting') return t('queueStopped', { reason: refusal(queue.stopped, i) });
@@ -402,16 +438,26 @@ function drawQueue() {
       }
     }
   };
-  clear(box, cut, h('h3', null, t('queueTitle')), overall(),
-    h('ul', { class: 'queue', id: 'queue-list' }, items.map((i) => h('li', { dataset: { state: i.state } },
-      qthumb(i),
-      h('div', { class: 'grow' },
-        h('div', { class: 'qname' }, i.name),
-        h('div', { class: i.state === 'failed' || i.state === 'held' ? 'form-err' : '' }, status(i)),
-        i.state === 'uploading' || i.state === 'sent' ? h('progress', { max: 1, value: i.progress, 'aria-label': i.name }) : null),
-      i.state === 'held' ? h('button', { class: 'small', onclick: () => queue.retryHeld(i.id) }, t('retry')) : null,
-      i.state !== 'uploading' && i.state !== 'sent' ? h('button', { class: 'small', onclick: () => queue.remove(i.id), 'aria-label': t('removeFile', { name: i.name }) }, '✕') : null))),
-    queue.pending ? h('p', { class: 'small muted' }, t('queueKept')) : null);
+  const row = (i) => h('li', { dataset: { state: i.state } },
+    qthumb(i),
+    h('div', { class: 'grow' },
+      h('div', { class: 'qname' }, i.name),
+      h('div', { class: i.state === 'failed' || i.state === 'held' ? 'form-err' : '' }, status(i)),
+      i.state === 'uploading' || i.state === 'sent' ? h('progress', { max: 1, value: i.progress, 'aria-label': i.name }) : null),
+    i.state === 'held' ? h('button', { class: 'small', onclick: () => queue.retryHeld(i.id) }, t('retry')) : null,
+    i.state !== 'uploading' && i.state !== 'sent' ? h('button', { class: 'small', onclick: () => queue.remove(i.id), 'aria-label': t('removeFile', { name: i.name }) }, '✕') : null);
+  // All in: the thank-you alone (the files are in My photos), the files
+  // the box refused with their reason, and the way off the Wi-Fi.
+  if (queue.done) {
+    const refused = items.filter((i) => i.state === 'failed');
+    clear(box, cut, thanks(), refused.length ? h('ul', { class: 'queue', id: 'queue-list' }, refused.map(row)) : null, leaveWifi());
+  } else if (!items.length) {
+    clear(box, cut);
+  } else {
+    clear(box, cut, h('h3', null, t('queueTitle')), overall(),
+      h('ul', { class: 'queue', id: 'queue-list' }, items.map(row)),
+      queue.pending ? h('p', { class: 'small muted' }, t('queueKept')) : null);
+  }
   const waiting = items.some((i) => i.state === 'waiting' && i.retryAt > now);
   if (waiting && !ticking) ticking = setInterval(() => drawQueue(), 1000);
   if (!waiting && ticking) { clearInterval(ticking); ticking = null; }

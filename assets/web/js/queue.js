@@ -28,7 +28,8 @@
 // refused with their reasons, the challenge chosen) is kept beside the
 // files, in localStorage, written at once on each change: a reload, a
 // closed tab or a lost connection keeps "2 of 5 sent" and the refused
-// file's reason, and the thank-you counts the files sent before it too.
+// file's reason, and the thank-you counts the files sent before it too
+// (the photos and the videos apart: "2 photos and 1 video").
 // The note also keeps how much of each unsent file the box holds (written
 // at most once a second while it goes, and as the page goes), so the
 // bytes line after a reload starts from there, not from 0, until the box
@@ -248,8 +249,9 @@ export class UploadQueue extends EventTarget {
     this.slug = slug;
     this.limits = opts.limits || {};
     // What happened to the files of the current selection, for the overall
-    // line ("4 of 6 sent") and the thank-you once all are in.
-    this.batch = { sent: 0, refused: 0, sentBytes: 0 };
+    // line ("4 of 6 sent") and the thank-you once all are in; videos: how
+    // many of those sent are videos.
+    this.batch = { sent: 0, videos: 0, refused: 0, sentBytes: 0 };
     // The ids of the files of this selection the box has, so one sent
     // just before a reload is neither sent nor counted twice.
     this.sentIds = [];
@@ -298,7 +300,10 @@ export class UploadQueue extends EventTarget {
       });
     }
     if (n.batch && !(n.pending === 0 && Date.now() - (Number(n.at) || 0) > BATCH_STALE_MS)) {
-      this.batch = { sent: count(n.batch.sent), refused: count(n.batch.refused), sentBytes: count(n.batch.sentBytes) };
+      this.batch = {
+        sent: count(n.batch.sent), videos: Math.min(count(n.batch.videos), count(n.batch.sent)),
+        refused: count(n.batch.refused), sentBytes: count(n.batch.sentBytes),
+      };
       this.sentIds = Array.isArray(n.sentIds) ? n.sentIds.filter((x) => typeof x === 'string') : [];
     }
   }
@@ -354,6 +359,15 @@ export class UploadQueue extends EventTarget {
   }
 
   /**
+   * done is true once the selection is all in: the files kept from an
+   * earlier visit are read, none waits, goes or is held, and at least
+   * one was sent (a file the box refused does not keep it from done).
+   */
+  get done() {
+    return this.loaded && this.pending === 0 && this.batch.sent > 0;
+  }
+
+  /**
    * unreachable is true when a file waits because no answer came (the
    * hotspot dropped, the box is off): the page offers "retry now".
    */
@@ -396,7 +410,7 @@ export class UploadQueue extends EventTarget {
    */
   newBatch() {
     if (this.pending === 0) {
-      this.batch = { sent: 0, refused: 0, sentBytes: 0 };
+      this.batch = { sent: 0, videos: 0, refused: 0, sentBytes: 0 };
       this.sentIds = [];
       this.saveNote();
     }
@@ -642,6 +656,7 @@ export class UploadQueue extends EventTarget {
       item.error = null;
       item.progress = 1;
       this.batch.sent++;
+      if (item.kind === 'video') this.batch.videos = (this.batch.videos || 0) + 1;
       this.batch.sentBytes = (this.batch.sentBytes || 0) + UploadQueue.total(item);
       item.sent = UploadQueue.total(item);
       this.sentIds.push(item.id);
