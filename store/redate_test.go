@@ -96,7 +96,7 @@ func TestRedateMovesWhatTheWrongClockDated(t *testing.T) {
 	if err != nil || len(byGuest.Items) != 3 || byGuest.Items[0].CreatedAt != real.UnixMilli() {
 		t.Errorf("the guest index: %+v, %v", byGuest.Items, err)
 	}
-	hours, err := st.Hourly(ctx, []string{e.ID})
+	hours, err := st.Stats().Hourly(ctx, []string{e.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

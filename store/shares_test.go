@@ -123,7 +123,7 @@ func TestHourlyCountersFollowPhotosAndMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := st.Hourly(ctx, tt.events)
+			got, err := st.Stats().Hourly(ctx, tt.events)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestHourlyCountersFollowPhotosAndMessages(t *testing.T) {
 		if _, err := st.Messages().Delete(ctx, e.ID, "", []string{m.ID}); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := st.Hourly(ctx, []string{e.ID})
+		got, _ := st.Stats().Hourly(ctx, []string{e.ID})
 		want := []store.HourCount{{Hour: hour(16), Photos: 1, Messages: 1}}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("hourly = %v, want %v", got, want)
@@ -149,10 +149,10 @@ func TestHourlyCountersFollowPhotosAndMessages(t *testing.T) {
 		if err := st.Events().Delete(ctx, e.ID); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := st.Hourly(ctx, []string{e.ID}); len(got) != 0 {
+		if got, _ := st.Stats().Hourly(ctx, []string{e.ID}); len(got) != 0 {
 			t.Fatalf("hours survived the event: %v", got)
 		}
-		if got, _ := st.Hourly(ctx, []string{other.ID}); len(got) != 1 || got[0].Photos != 1 {
+		if got, _ := st.Stats().Hourly(ctx, []string{other.ID}); len(got) != 1 || got[0].Photos != 1 {
 			t.Fatalf("the other event's hours = %v", got)
 		}
 	})
@@ -182,7 +182,7 @@ func TestTopGuestsCountPhotosPerGuest(t *testing.T) {
 	add(guests[1], 5)
 	add(guests[2], 1)
 	addPhoto(t, st, store.Photo{EventID: e.ID, GuestName: "Photographer", Status: store.StatusVisible}, 0) // an import
-	top, err := st.TopGuests(ctx, []string{e.ID}, 2)
+	top, err := st.Stats().TopGuests(ctx, []string{e.ID}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,20 @@ func addHourly(tx *bolt.Tx, eventID string, ms int64, photos, messages int) erro
 	return putJSON(b, key, c)
 }
 
+// Stats reads the statistics' counters: activity by hour and the guests
+// who sent the most. It is a view of the Store it came from, as cheap to
+// copy as a pointer; its methods are safe for concurrent use.
+type Stats struct{ s *Store }
+
+// Stats returns the statistics' counters.
+func (s *Store) Stats() Stats { return Stats{s} }
+
 // Hourly returns the hours with activity of the events, merged, oldest
 // first. It reads the hourly counters only (one entry per active hour and
 // event), never the photos.
-func (s *Store) Hourly(ctx context.Context, eventIDs []string) ([]HourCount, error) {
+func (st Stats) Hourly(ctx context.Context, eventIDs []string) ([]HourCount, error) {
 	byHour := map[int64]*HourCount{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := st.s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bStatsHourly)
 		for _, id := range eventIDs {
 			prefix := []byte(id)
@@ -93,9 +101,9 @@ type GuestCount struct {
 // first (ties in id order, so the list is stable). It counts keys of the
 // per-guest photo index without reading a photo record, then reads the n
 // guests. Admin imports belong to no guest and are not counted.
-func (s *Store) TopGuests(ctx context.Context, eventIDs []string, n int) ([]GuestCount, error) {
+func (st Stats) TopGuests(ctx context.Context, eventIDs []string, n int) ([]GuestCount, error) {
 	var out []GuestCount
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := st.s.db.View(func(tx *bolt.Tx) error {
 		type key struct{ event, guest string }
 		counts := map[key]int{}
 		idx := tx.Bucket(bPhotoByGuest)

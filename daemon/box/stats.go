@@ -81,12 +81,12 @@ func (a *API) Stats(w http.ResponseWriter, r *http.Request) error {
 		out.Totals.Guests += c.Guests
 		out.Totals.Bytes += c.Bytes
 	}
-	hours, err := a.cfg.Store.Hourly(r.Context(), ids)
+	hours, err := a.cfg.Store.Stats().Hourly(r.Context(), ids)
 	if err != nil {
 		return err
 	}
 	out.Series = hourlySeries(hours)
-	top, err := a.cfg.Store.TopGuests(r.Context(), ids, statsTopGuests)
+	top, err := a.cfg.Store.Stats().TopGuests(r.Context(), ids, statsTopGuests)
 	if err != nil {
 		return err
 	}

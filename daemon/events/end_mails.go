@@ -43,7 +43,7 @@ func (a *API) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, 
 		if err != nil {
 			return nil, err
 		}
-		top, err := a.store.TopGuests(ctx, []string{e.ID}, 5)
+		top, err := a.store.Stats().TopGuests(ctx, []string{e.ID}, 5)
 		if err != nil {
 			return nil, err
 		}
