@@ -40,7 +40,9 @@ E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestG
 # test, so every landing passes them): the real binary killed, hung or
 # updated and restarted (they wait tens of seconds each; make test keeps
 # the start, backup, restore, mail, webhook and print black-box tests), a
-# 150 MB video through a cutting proxy, the tus client in Node, printing
+# 150 MB video through a cutting proxy, the tus client in Node, the soak
+# of 24 guests whose goroutines, open files and RSS must come back after it
+# (TestSoakLeavesNothingBehind), printing
 # through CUPS and Ghostscript; and, unraced, the signs rendered and
 # scanned at 72 and 200 dpi, QR codes read back by zbarimg from PNG and
 # SVG, grid HEICs encoded with heif-enc and decoded tile by tile, HEIC
