@@ -160,7 +160,7 @@ func pluralOnly(t *testing.T) map[string]map[string]bool {
 }
 
 // productNames are names written in camel case that are no catalogue key.
-var productNames = map[string]bool{"ownCloud": true}
+var productNames = map[string]bool{"ownCloud": true, "iPhone": true}
 
 // pluralWords are plurals the console writes after a count, known here
 // too so that a count the catalogue does not yet write as a plural blank
