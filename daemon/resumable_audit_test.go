@@ -147,6 +147,8 @@ func TestResumablePatchStopsAtTheMargin(t *testing.T) {
 	if offset <= 0 || offset >= size {
 		t.Fatalf("offset %d after a PATCH cut at the margin", offset)
 	}
+	t.Logf("a PATCH of %d MiB with %d MiB of room stopped at offset %.1f MiB: %.1f MiB free, margin %d MiB",
+		size>>20, 8, float64(offset)/(1<<20), float64(free)/(1<<20), margin>>20)
 	// Room again: the upload resumes where the box said and takes the rest.
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)

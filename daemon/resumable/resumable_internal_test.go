@@ -123,7 +123,9 @@ func TestCreationAndSweepReadNoFinishedUpload(t *testing.T) {
 	c := &clock{t: time.Date(2026, 6, 20, 18, 0, 0, 0, time.UTC)}
 	finishedUploads(t, dir, 3000, c.now().UnixMilli())
 	room := int64(1 << 30)
+	loadStart := time.Now()
 	s, h := testServer(t, dir, c, &room)
+	t.Logf("the start read 3,000 finished uploads in %v", time.Since(loadStart))
 	if n := len(s.idx.finished); n != 3000 {
 		t.Fatalf("the index holds %d finished uploads, want 3000", n)
 	}
