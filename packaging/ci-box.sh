@@ -14,6 +14,9 @@ step() { echo "ci-box: $*"; }
 
 need=()
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+# mmdebstrap checks that this machine can run arm64 programs with arch-test
+# (a Recommends of mmdebstrap, which --no-install-recommends leaves out).
+command -v arch-test >/dev/null || need+=(arch-test)
 command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
 command -v update-binfmts >/dev/null || need+=(binfmt-support)
 command -v sfdisk >/dev/null || need+=(fdisk)
