@@ -24,6 +24,10 @@ command -v mkfs.vfat >/dev/null || need+=(dosfstools)
 command -v debugfs >/dev/null || need+=(e2fsprogs)
 command -v mcopy >/dev/null || need+=(mtools)
 command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
+# The emulated box's virtio network card boots with iPXE's ROM
+# (efi-virtio.rom), a Recommends of qemu-system that --no-install-recommends
+# leaves out.
+[ -e /usr/lib/ipxe/qemu/efi-virtio.rom ] || need+=(ipxe-qemu)
 command -v qemu-io >/dev/null || need+=(qemu-utils)
 command -v dpkg-deb >/dev/null || need+=(dpkg)
 if [ ${#need[@]} -gt 0 ]; then
