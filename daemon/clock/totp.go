@@ -1,14 +1,11 @@
 package clock
 
 import (
-	"crypto/hmac"
-	"crypto/sha1"
 	"crypto/subtle"
-	"encoding/base32"
-	"encoding/binary"
-	"hash"
-	"strings"
 	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/hotp"
 )
 
 // The authenticator codes eventbox uses (RFC 6238 as apps know it): SHA-1,
@@ -21,41 +18,18 @@ const (
 	PairWindow = 3 * 24 * time.Hour
 )
 
-// hotpCodes makes the codes of one secret (RFC 4226), with the key
-// decoded once: a pair is looked for among 17,282 steps.
-type hotpCodes struct {
-	mac hash.Hash
-	msg [8]byte
-	out []byte
-}
+// hotpOpts are the authenticator codes' settings for pquerna/otp's HOTP.
+var hotpOpts = hotp.ValidateOpts{Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 
-// newHOTP decodes secret as authenticator apps and pquerna/otp do
-// (base32, any case, padding optional).
-func newHOTP(secret string) (*hotpCodes, bool) {
-	secret = strings.ToUpper(strings.TrimSpace(secret))
-	if n := len(secret) % 8; n != 0 {
-		secret += strings.Repeat("=", 8-n)
-	}
-	key, err := base32.StdEncoding.DecodeString(secret)
-	if err != nil || len(key) == 0 {
+// hotpCode answers the six digits of step (RFC 4226, through pquerna/otp,
+// which decodes secret as authenticator apps do: base32, any case, padding
+// optional), or false when secret is not a key.
+func hotpCode(secret string, step int64) ([]byte, bool) {
+	c, err := hotp.GenerateCodeCustom(secret, uint64(step), hotpOpts)
+	if err != nil {
 		return nil, false
 	}
-	return &hotpCodes{mac: hmac.New(sha1.New, key), out: make([]byte, totpDigits)}, true
-}
-
-// code answers the six digits of step, in a buffer reused by the next call.
-func (h *hotpCodes) code(step int64) []byte {
-	binary.BigEndian.PutUint64(h.msg[:], uint64(step))
-	h.mac.Reset()
-	h.mac.Write(h.msg[:])
-	sum := h.mac.Sum(nil)
-	off := sum[len(sum)-1] & 0xf
-	v := binary.BigEndian.Uint32(sum[off:off+4]) & 0x7fffffff
-	for i := totpDigits - 1; i >= 0; i-- {
-		h.out[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return h.out
+	return []byte(c), true
 }
 
 // PairMatch is where a pair of authenticator codes matched.
@@ -84,18 +58,18 @@ func MatchTOTPPair(secret, code string, now time.Time, last int64) (PairMatch, b
 	if secret == "" || len(code) != 2*totpDigits {
 		return PairMatch{}, false
 	}
-	h, ok := newHOTP(secret)
-	if !ok {
+	if _, ok := hotpCode(secret, 0); !ok {
 		return PairMatch{}, false
 	}
+	code1 := func(step int64) []byte { c, _ := hotpCode(secret, step); return c }
 	first, second := []byte(code[:totpDigits]), []byte(code[totpDigits:])
 	cur := now.Unix() / totpPeriod
 	span := int64(PairWindow / (totpPeriod * time.Second))
 	best, found := int64(0), false
 	// prevOK: the code of step-1 was the first code.
-	prevOK := subtle.ConstantTimeCompare(h.code(max(cur-span, 0)), first)
+	prevOK := subtle.ConstantTimeCompare(code1(max(cur-span, 0)), first)
 	for step := max(cur-span, 0) + 1; step <= cur+span+1; step++ {
-		c := h.code(step)
+		c := code1(step)
 		if prevOK&subtle.ConstantTimeCompare(c, second) == 1 && step-1 > last && (!found || abs(step-cur) < abs(best-cur)) {
 			best, found = step, true
 		}
