@@ -46,13 +46,15 @@ func fromAddr(h *harness, ip string) *client {
 	return c
 }
 
-// TestCaptiveSheetGoesAwayForTheLeaseOnceTheGuestGoesOn plays the probe
+// TestCaptiveSheetGoesAwayWhileTheGuestUsesTheBox plays the probe
 // sequences of iOS, macOS, Android and Windows over the real router: before
 // "continue", every probe and the sheet's own pages are sent to the portal
 // page; after it, the probes of that address only get the answers each OS
-// expects from the internet, for the hotspot's lease; after the lease, the
-// sheet comes back.
-func TestCaptiveSheetGoesAwayForTheLeaseOnceTheGuestGoesOn(t *testing.T) {
+// expects from the internet, for ten minutes (portal.DefaultPass) from the
+// continue and from each page the phone asks of the box (a page asked under
+// another site's name, or a probe, does not count); ten minutes after its
+// last page, the sheet comes back.
+func TestCaptiveSheetGoesAwayWhileTheGuestUsesTheBox(t *testing.T) {
 	h := newHarness(t)
 	ev := h.createEvent(h.owner(), map[string]any{"name": "Captive"})
 	slug := ev["slug"].(string)
@@ -120,8 +122,8 @@ func TestCaptiveSheetGoesAwayForTheLeaseOnceTheGuestGoesOn(t *testing.T) {
 			toPortal(t, phone, d.probes[0])
 
 			cont := phone.do("POST", "/api/portal/continue", nil).expect(t, 200, "")
-			if until := int64(cont.JSON["until"].(float64)); until != h.clock.Now().Add(portal.DefaultLease).UnixMilli() {
-				t.Errorf("until = %d, want one lease from now", until)
+			if until := int64(cont.JSON["until"].(float64)); until != h.clock.Now().Add(portal.DefaultPass).UnixMilli() {
+				t.Errorf("until = %d, want one pass (%v) from now", until, portal.DefaultPass)
 			}
 			if st := phone.do("GET", "/api/portal", nil).expect(t, 200, ""); st.JSON["through"] != true {
 				t.Fatalf("portal state after = %v", st.JSON)
@@ -135,11 +137,17 @@ func TestCaptiveSheetGoesAwayForTheLeaseOnceTheGuestGoesOn(t *testing.T) {
 				t.Errorf("a page under another Host: %d %q, want the event", r.Status, r.Header.Get("Location"))
 			}
 
-			h.clock.Advance(portal.DefaultLease - time.Minute)
+			// The guest uses the event's page: each of its requests carries
+			// the pass; the probes and other sites' pages do not.
+			h.clock.Advance(portal.DefaultPass - time.Minute)
 			online(t, phone, d.probes[0])
+			phone.do("GET", "/api/portal", nil).expect(t, 200, "")
+			h.clock.Advance(portal.DefaultPass - time.Minute)
+			online(t, phone, d.probes[0])
+			phone.do("GET", "/", nil, "Host", "www.example.com", "User-Agent", uaAndroidChrome)
 			h.clock.Advance(time.Minute)
 			for _, s := range d.probes {
-				toPortal(t, phone, s) // the lease is over: the sheet again
+				toPortal(t, phone, s) // ten minutes without a page of the box: the sheet again
 			}
 		})
 	}
@@ -213,7 +221,7 @@ func TestPortalContinuesCannotEvictAPhonesPass(t *testing.T) {
 			if w := goOn(addr); i < 1022 && w.Code != http.StatusOK {
 				t.Fatalf("continue %d: %d %s", i+1, w.Code, w.Body)
 			} else if i >= 1022 {
-				refused(t, w, "3600") // until the phone's pass ends
+				refused(t, w, "600") // until the phone's pass ends
 			}
 		}
 		if got := probe(phone); got != http.StatusNoContent {
@@ -224,7 +232,7 @@ func TestPortalContinuesCannotEvictAPhonesPass(t *testing.T) {
 		}
 	})
 	t.Run("once passes end a new address goes on", func(t *testing.T) {
-		h.clock.Advance(portal.DefaultLease)
+		h.clock.Advance(portal.DefaultPass)
 		if w := goOn("10.44.0.1"); w.Code != http.StatusOK {
 			t.Fatalf("continue after the lease: %d %s", w.Code, w.Body)
 		}

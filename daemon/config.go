@@ -101,10 +101,11 @@ type Config struct {
 	// clock from the phone's through daemon/clock while it is unsure.
 	SetupNetwork setup.Network
 	SetupWindow  time.Duration
-	// PortalLease is how long a phone that went on through the captive
-	// portal page gets "connected" answers to its probes, by address: the
-	// hotspot's DHCP lease; 0 means portal.DefaultLease (one hour).
-	PortalLease time.Duration
+	// PortalPass is how long a phone that went on through the captive
+	// portal page gets "connected" answers to its probes, by address, from
+	// its continue and from each page it asks of the box; 0 means
+	// portal.DefaultPass (ten minutes).
+	PortalPass time.Duration
 	// BoothCountdown is how long the LED shows the countdown after a
 	// button press, matching the booth page's countdown; 0 means 3 s.
 	BoothCountdown time.Duration

@@ -27,12 +27,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 // probe under the hotspot's catch-all DNS, or a DNS-rebinding attack whose
 // page would otherwise share the box's origin. Pages get the captive
 // portal's redirect to the box's own address; the API answers 421
-// misdirected, before any cookie is read.
+// misdirected, before any cookie is read. A request under the box's own
+// name carries its phone's captive-portal pass (portal.Passes.Seen).
 func (s *Server) ownHost(next http.Handler) http.Handler {
 	toPortal := portal.Redirect(s.portalTarget)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case s.names.own(r):
+			s.portal.Passes().SeenRequest(r) // a phone still using the box keeps its pass
 			next.ServeHTTP(w, r)
 		case web.IsAPIPath(r.URL.Path):
 			s.writeError(w, r, web.ErrMisdirected)

@@ -424,7 +424,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	}
 	s.network = network.New(netCfg)
 	s.names = newOwnNames(cfg)
-	s.portal = portal.New(portal.Config{Passes: portal.NewPasses(cfg.Now, cfg.PortalLease, 0),
+	s.portal = portal.New(portal.Config{Passes: portal.NewPasses(cfg.Now, cfg.PortalPass, 0),
 		Limit: s.limits.portal, Event: s.eventTarget, Origin: s.origin})
 	// The box's own routes: backups and restore, updates, stats,
 	// storage, About, metrics, health, the API reference, the CA.

@@ -80,6 +80,20 @@ func Connected(passes *Passes, next http.Handler) http.Handler {
 	})
 }
 
+// SeenRequest carries the pass of r's peer (Passes.Seen) when r is a page
+// or API call the box answers as itself, not a probe: the daemon calls it
+// for requests under the box's own names only, so that an app's background
+// request to another site, which the hotspot's DNS also sends to the box,
+// does not keep a phone that is done with the box on its Wi-Fi.
+func (p *Passes) SeenRequest(r *http.Request) {
+	if IsProbe(r) {
+		return
+	}
+	if addr, ok := clientAddr(r); ok {
+		p.Seen(addr)
+	}
+}
+
 // clientAddr is the address of the request's peer (RemoteAddr only: a
 // forwarded-for header is the client's to invent).
 func clientAddr(r *http.Request) (netip.Addr, bool) {

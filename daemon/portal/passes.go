@@ -7,11 +7,13 @@ import (
 	"time"
 )
 
-// DefaultLease is how long a device that went on through the portal page
-// gets "connected" answers to its probes: one DHCP lease of the hotspot,
-// NetworkManager's shared-mode default (ipv4.shared-dhcp-lease-time, one
-// hour). docs/decisions/guests.md, "Through the captive sheet".
-const DefaultLease = time.Hour
+// DefaultPass is how long a device that went on through the portal page
+// gets "connected" answers to its probes, from its continue and again from
+// each page it asks of the box (Seen): long enough for the sheet to close
+// and for the guest's uploads, short enough that a phone done with the box
+// soon counts its Wi-Fi as a captive network again and goes back to its
+// own internet. docs/decisions/guests.md, "Through the captive sheet".
+const DefaultPass = 10 * time.Minute
 
 // DefaultMaxPasses bounds how many devices Passes remembers: four
 // hotspot /24s' worth, far above the guests of one party.
@@ -30,33 +32,34 @@ func (e *FullError) Error() string {
 }
 
 // Passes remembers, in memory, the devices that went on through the
-// portal page, each until its lease would have ended. A device is its
+// portal page, each until one pass (DefaultPass) after its continue or
+// its last page asked of the box. A device is its
 // address for IPv4, and its address's /64 for IPv6, where one device may
 // use any address of its /64 (privacy and link-local addresses). It is
 // safe for concurrent use.
 type Passes struct {
-	now   func() time.Time
-	lease time.Duration
-	max   int
+	now  func() time.Time
+	pass time.Duration
+	max  int
 
 	mu    sync.Mutex
 	until map[netip.Prefix]time.Time
 }
 
-// NewPasses makes an empty memory of passes that each last lease (0:
-// DefaultLease), holding at most max devices (0: DefaultMaxPasses); now
-// is the clock (nil: time.Now).
-func NewPasses(now func() time.Time, lease time.Duration, max int) *Passes {
+// NewPasses makes an empty memory of passes that each last pass (0:
+// DefaultPass) from a continue or a page seen, holding at most max
+// devices (0: DefaultMaxPasses); now is the clock (nil: time.Now).
+func NewPasses(now func() time.Time, pass time.Duration, max int) *Passes {
 	if now == nil {
 		now = time.Now
 	}
-	if lease <= 0 {
-		lease = DefaultLease
+	if pass <= 0 {
+		pass = DefaultPass
 	}
 	if max <= 0 {
 		max = DefaultMaxPasses
 	}
-	return &Passes{now: now, lease: lease, max: max, until: map[netip.Prefix]time.Time{}}
+	return &Passes{now: now, pass: pass, max: max, until: map[netip.Prefix]time.Time{}}
 }
 
 // Device is the device an address stands for: an IPv4 address (an
@@ -74,7 +77,7 @@ func Device(addr netip.Addr) netip.Prefix {
 	return p
 }
 
-// Mark remembers addr's device as gone through until one lease from now,
+// Mark remembers addr's device as gone through until one pass from now,
 // and returns that time. A device already remembered is renewed. When the
 // memory is full, the ended passes are dropped; if every pass is still
 // live, nothing is dropped and Mark answers a *FullError.
@@ -88,9 +91,27 @@ func (p *Passes) Mark(addr netip.Addr) (time.Time, error) {
 			return time.Time{}, &FullError{Free: free}
 		}
 	}
-	until := now.Add(p.lease)
+	until := now.Add(p.pass)
 	p.until[d] = until
 	return until, nil
+}
+
+// Seen carries the live pass of addr's device to one pass from now: the
+// device asked a page of the box, so its guest is still using it. A
+// device without a live pass stays without one (its phone shows the
+// sheet again, and its guest continues again if they need to).
+func (p *Passes) Seen(addr netip.Addr) {
+	d := Device(addr)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	u, ok := p.until[d]
+	if !ok || !now.Before(u) {
+		return
+	}
+	if next := now.Add(p.pass); next.After(u) {
+		p.until[d] = next
+	}
 }
 
 // dropEnded drops the passes that ended by now and returns when the first

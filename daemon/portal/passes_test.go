@@ -205,3 +205,48 @@ func TestConnectedAnswersEachProbeAsTheInternetWould(t *testing.T) {
 		}
 	}
 }
+
+// TestPassesLastWhileThePhoneUsesTheBox: a pass lasts DefaultPass (ten
+// minutes) from the guest's continue, and each page the phone asks of the
+// box (Seen) carries it to ten minutes from then; the probes themselves
+// never do (a phone's own re-checks would keep it forever), and a pass that
+// ended is not brought back by a page: the phone shows the sheet again.
+func TestPassesLastWhileThePhoneUsesTheBox(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 20, 20, 0, 0, 0, time.UTC)}
+	p := portal.NewPasses(c.now, 0, 8)
+	phone := netip.MustParseAddr("10.42.0.17")
+	other := netip.MustParseAddr("10.42.0.18")
+	if until, err := p.Mark(phone); err != nil || !until.Equal(c.now().Add(portal.DefaultPass)) {
+		t.Fatalf("Mark = %v, %v; want %v from now", until, err, portal.DefaultPass)
+	}
+	if portal.DefaultPass != 10*time.Minute {
+		t.Fatalf("DefaultPass = %v, want ten minutes", portal.DefaultPass)
+	}
+	steps := []struct {
+		name  string
+		after time.Duration
+		seen  string // an address whose page the box answers, or ""
+		addr  string
+		want  bool
+	}{
+		{"just after continue", 0, "", "10.42.0.17", true},
+		{"a page from another phone changes nothing", 0, "10.42.0.18", "10.42.0.18", false},
+		{"nine minutes later, with a page", 9 * time.Minute, "10.42.0.17", "10.42.0.17", true},
+		{"ten minutes after continue: the page carried it", time.Minute, "", "10.42.0.17", true},
+		{"just before ten minutes after the page", 8*time.Minute + 59*time.Second, "", "10.42.0.17", true},
+		{"ten minutes after the last page", time.Second, "", "10.42.0.17", false},
+		{"a page after the end does not bring it back", time.Second, "10.42.0.17", "10.42.0.17", false},
+	}
+	for _, s := range steps {
+		c.add(s.after)
+		if s.seen != "" {
+			p.Seen(netip.MustParseAddr(s.seen))
+		}
+		if got := p.Has(netip.MustParseAddr(s.addr)); got != s.want {
+			t.Errorf("%s: Has = %v, want %v", s.name, got, s.want)
+		}
+	}
+	if p.Has(other) {
+		t.Error("a phone that never went on has a pass")
+	}
+}
