@@ -24,6 +24,12 @@ type AP struct {
 	Signal                   int
 }
 
+// Device is a network device NM lists: its name, type ("wifi",
+// "ethernet", "veth") and state ("disconnected" when empty).
+type Device struct {
+	Name, Type, State string
+}
+
 // Hotspot is the hotspot connection as NM holds it.
 type Hotspot struct {
 	SSID, Password string
@@ -52,6 +58,12 @@ type NM struct {
 	hasHome           bool
 	// Ethernet is eth0's state; "" for no Ethernet device.
 	Ethernet string
+	// Devices are the devices besides wlan0 and eth0 (a USB Wi-Fi
+	// adapter's wlan1, a second port eth1, a veth), listed after them.
+	Devices []Device
+	// Guests maps a port to the addresses of its guests' connection
+	// (netsetup.GuestPortConnection), as `connection add` gave them.
+	Guests map[string]string
 	// Connectivity answers the connectivity check ("none" when empty).
 	Connectivity string
 	// Country answers `iw reg get` ("00" when empty).
@@ -88,6 +100,7 @@ func (nm *NM) reset() {
 	nm.HideSecrets = false
 	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
 	nm.Stations, nm.Ethtool = 0, ""
+	nm.Devices, nm.Guests = nil, map[string]string{}
 	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
 	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
 	nm.Fail = map[string]string{}
@@ -181,9 +194,35 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 			if nm.Ethernet == "connected" {
 				conn = "Wired connection 1"
 			}
+			if nm.Active[netsetup.GuestPortConnection("eth0")] == "activated" {
+				conn = netsetup.GuestPortConnection("eth0")
+			}
 			fmt.Fprintf(&b, "eth0:ethernet:%s:%s\n", nm.Ethernet, conn)
 		}
+		for _, d := range nm.Devices {
+			state, conn := or(d.State, "disconnected"), "--"
+			if id := netsetup.GuestPortConnection(d.Name); nm.Active[id] == "activated" {
+				state, conn = "connected", id
+			}
+			fmt.Fprintf(&b, "%s:%s:%s:%s\n", d.Name, d.Type, state, escape(conn))
+		}
 		return []byte(b.String()), nil
+	case len(args) > 3 && args[0] == "connection" && args[1] == "add" && strings.HasPrefix(value(args, "con-name"), netsetup.GuestPortPrefix):
+		dev := value(args, "ifname")
+		if value(args, "con-name") != netsetup.GuestPortConnection(dev) || value(args, "ipv4.method") != "shared" {
+			return fail("nmtest: a guests' connection not named after its port, or not shared")
+		}
+		nm.Guests[dev] = value(args, "ipv4.addresses")
+		return nil, nil
+	case strings.HasPrefix(cmd, "nmcli connection delete "+netsetup.GuestPortPrefix):
+		id := strings.TrimPrefix(cmd, "nmcli connection delete ")
+		dev := strings.TrimPrefix(id, netsetup.GuestPortPrefix)
+		if _, ok := nm.Guests[dev]; !ok {
+			return fail("Error: unknown connection '" + id + "'.")
+		}
+		delete(nm.Guests, dev)
+		delete(nm.Active, id)
+		return nil, nil
 	case cmd == "nmcli networking connectivity check":
 		return []byte(or(nm.Connectivity, "none") + "\n"), nil
 	case strings.HasPrefix(cmd, "nmcli -s -t -f ") && strings.HasSuffix(cmd, " connection show "+netsetup.DefaultConnection):
@@ -276,6 +315,11 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 				return fail("Error: unknown connection '" + id + "'.")
 			}
 			delete(nm.Active, netsetup.DefaultHomeConnection)
+		}
+		if dev, ok := strings.CutPrefix(id, netsetup.GuestPortPrefix); ok {
+			if _, ok := nm.Guests[dev]; !ok {
+				return fail("Error: unknown connection '" + id + "'.")
+			}
 		}
 		nm.Active[id] = "activated"
 		return nil, nil

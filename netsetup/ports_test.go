@@ -1,0 +1,116 @@
+package netsetup_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"eventbox/netsetup"
+	"eventbox/netsetup/nmtest"
+)
+
+// TestPortsListRadiosAndPortsWithUSB: the box's radios and ports as
+// NetworkManager lists them, a veth counted as an Ethernet port, a Wi-Fi
+// adapter on USB known by its sysfs subsystem, the loopback left out.
+func TestPortsListRadiosAndPortsWithUSB(t *testing.T) {
+	root := t.TempDir()
+	usbDev := filepath.Join(root, "sys/devices/platform/usb1/1-1/1-1:1.0")
+	if err := os.MkdirAll(filepath.Join(root, "sys/class/net/wlan1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(usbDev, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "sys/bus/usb"), filepath.Join(usbDev, "subsystem")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(usbDev, filepath.Join(root, "sys/class/net/wlan1/device")); err != nil {
+		t.Fatal(err)
+	}
+	nm := nmtest.New()
+	nm.Ethernet = "connected"
+	nm.Devices = []nmtest.Device{{Name: "wlan1", Type: "wifi"}, {Name: "veth1", Type: "veth"}, {Name: "docker0", Type: "bridge"}}
+	w := netsetup.WiFi{Runner: nm, Root: root, Logger: slog.New(slog.DiscardHandler)}
+	got, err := w.Ports(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netsetup.Port{
+		{Device: "wlan0", Kind: "wifi", State: "connected", Connection: "eventbox-hotspot"},
+		{Device: "eth0", Kind: "ethernet", State: "connected", Connection: "Wired connection 1"},
+		{Device: "wlan1", Kind: "wifi", State: "disconnected", USB: true},
+		{Device: "veth1", Kind: "ethernet", State: "disconnected"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Ports =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack: setting a
+// port (eth0, or a second port eth1 or a veth) to guests' access points
+// adds its shared connection with the box's addresses and brings it up;
+// setting it back removes it. A name that is no interface is refused
+// before nmcli runs.
+func TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack(t *testing.T) {
+	ctx := context.Background()
+	for _, dev := range []string{"eth0", "eth1", "veth-ap0"} {
+		t.Run(dev, func(t *testing.T) {
+			nm := nmtest.New()
+			nm.Ethernet = "connected"
+			nm.Devices = []nmtest.Device{{Name: "eth1", Type: "ethernet"}, {Name: "veth-ap0", Type: "veth"}}
+			w := netsetup.WiFi{Runner: nm, Logger: slog.New(slog.DiscardHandler)}
+			if err := w.SetGuestPort(ctx, dev, true); err != nil {
+				t.Fatal(err)
+			}
+			if got := nm.Guests[dev]; got != "10.43.0.1/22,10.42.0.1/32" {
+				t.Errorf("the guests' connection's addresses = %q", got)
+			}
+			if !nm.IsActive(netsetup.GuestPortConnection(dev)) {
+				t.Fatal("the guests' connection is not up")
+			}
+			ports, err := w.Ports(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			guests := 0
+			for _, p := range ports {
+				if p.Guests {
+					guests++
+					if p.Device != dev {
+						t.Errorf("port %s serves guests, want %s", p.Device, dev)
+					}
+				}
+			}
+			if guests != 1 {
+				t.Errorf("%d ports serve guests, want 1: %+v", guests, ports)
+			}
+			// Again: the earlier connection is replaced, not doubled.
+			if err := w.SetGuestPort(ctx, dev, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.SetGuestPort(ctx, dev, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := nm.Guests[dev]; ok || nm.IsActive(netsetup.GuestPortConnection(dev)) {
+				t.Error("the guests' connection is still there after going back to the home internet")
+			}
+			// Back again when it is already back: nothing fails.
+			if err := w.SetGuestPort(ctx, dev, false); err != nil {
+				t.Errorf("back twice: %v", err)
+			}
+		})
+	}
+	nm := nmtest.New()
+	w := netsetup.WiFi{Runner: nm, Logger: slog.New(slog.DiscardHandler)}
+	for _, bad := range []string{"", "eth0;reboot", "a-name-longer-than-15"} {
+		if err := w.SetGuestPort(ctx, bad, true); err == nil {
+			t.Errorf("SetGuestPort(%q) = nil, want an error", bad)
+		}
+	}
+	if calls := nm.Calls(); len(calls) != 0 {
+		t.Errorf("nmcli ran for invalid names: %q", calls)
+	}
+}
