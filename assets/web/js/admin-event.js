@@ -4,7 +4,7 @@
 // export, ending the event). Photos and guestbook live in admin-moderation.js.
 import { h, clear, toast, fmtDate, fmtTime } from './lib.js';
 import { openLive } from './live.js';
-import { t } from './admin-i18n.js';
+import { t, consoleLang } from './admin-i18n.js';
 import { LANGS } from './i18n.js';
 import { contactsCard, endResult } from './admin-contacts.js';
 import {
@@ -477,8 +477,14 @@ function signageCard(ev) {
     if (size) q.set('size', size);
     if (!wifiOn.querySelector('input').checked) q.set('wifi', '0');
     else if (ssid.value.trim()) { q.set('ssid', ssid.value.trim()); q.set('wifiPassword', pass.value); }
+    q.set('lang', lang.value);
     return `/api/admin/events/${ev.id}/signage?${q}`;
   };
+  // The signs speak the language the host reads them in, the console's,
+  // whatever the guests' pages speak; the host may pick another.
+  const lang = select('signLang', Object.entries(LANGS), LANGS[consoleLang()] ? consoleLang() : Object.keys(LANGS)[0]);
+  lang.id = 'sign-lang';
+  lang.style.cssText = 'width:auto;max-width:100%';
   const links = [['table', 'a6', t('Table cards A6 (4 per A4)')], ['table', 'a5', t('Table cards A5 (2 per A4)')],
     ['poster', 'a4', t('Poster A4')], ['poster', 'a3', t('Poster A3')], ['place', '', t('One card per place')]]
     .map(([k, s, label]) => h('a', { class: 'btn small', href: href(k, s), download: '', dataset: { kind: k, size: s } }, label));
@@ -495,12 +501,14 @@ function signageCard(ev) {
   }, t('Print on the box\'s printer'));
   [ssid, pass, wifiOn].forEach((x) => x.addEventListener('input', refresh));
   wifiOn.addEventListener('change', refresh);
+  lang.addEventListener('change', refresh);
   return h('div', { class: 'card', id: 'signage' }, h('h2', { style: 'margin-top:0' }, t('Printed signs')),
     h('p', { class: 'muted small' }, t('Ready-to-print PDFs in the event\'s colours: how to join the Wi-Fi, the code to scan and the access code. Cut along the marks.')),
     wifiOn,
     h('div', { class: 'two' }, h('div', { class: 'field' }, h('label', { for: 'sign-ssid' }, t('Wi-Fi name')), ssid),
       h('div', { class: 'field' }, h('label', { for: 'sign-pass' }, t('Wi-Fi password')), pass)),
-    h('div', { class: 'row' }, links),
+    h('div', { class: 'row', style: 'align-items:center' }, h('label', { for: 'sign-lang' }, t('Language of the signs')), lang),
+    h('div', { class: 'row', style: 'margin-top:8px' }, links),
     h('div', { class: 'row', style: 'margin-top:8px' }, which, printSigns));
 }
 
