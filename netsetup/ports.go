@@ -36,6 +36,9 @@ type Port struct {
 	// Guests is true when the port serves guests' access points: its
 	// connection is its GuestPortConnection.
 	Guests bool
+	// Hotspot is true when the radio carries the hotspot: the hotspot's
+	// own connection or a second one (ExtraHotspotConnection).
+	Hotspot bool
 }
 
 // GuestPortConnection is the connection id of device set to guests'
@@ -65,6 +68,7 @@ func (w WiFi) Ports(ctx context.Context) ([]Port, error) {
 		}
 		p := Port{Device: f[0], Kind: kind, State: f[2], Connection: strings.TrimPrefix(f[3], "--")}
 		p.Guests = p.Connection == GuestPortConnection(p.Device)
+		p.Hotspot = kind == "wifi" && (p.Connection == or(w.Hotspot, DefaultConnection) || p.Connection == ExtraHotspotConnection(p.Device))
 		p.USB = onUSB(w.Root, p.Device)
 		out = append(out, p)
 	}
@@ -126,6 +130,121 @@ func (w WiFi) SetGuestPort(ctx context.Context, device string, on bool) error {
 	}
 	if err := (Applier{Runner: w.Runner, Logger: w.Logger}).Apply(ctx, plan); err != nil {
 		return fmt.Errorf("setting port %s for guests=%v: %w", device, on, err)
+	}
+	return nil
+}
+
+// ExtraHotspotPrefix starts the connection id of a second hotspot on
+// another radio (a USB adapter): ExtraHotspotPrefix + the device name.
+const ExtraHotspotPrefix = "eventbox-hotspot-"
+
+// ExtraHotspotConnection is the connection id of the second hotspot on
+// device.
+func ExtraHotspotConnection(device string) string { return ExtraHotspotPrefix + device }
+
+// extraChannels are the channels a second hotspot takes, the first that
+// is not the main hotspot's: 1, 6 and 11 do not overlap.
+var extraChannels = [...]int{11, 1, 6}
+
+// PlanHotspotRadiosNM computes the nmcli steps that put the hotspot main
+// (its name, password and channel, as ReadHotspot gives them) on the
+// radios devices: the hotspot's own connection moves to devices[0], and
+// each further radio carries a second hotspot of the same name and
+// password (ExtraHotspotConnection) on a channel that does not overlap
+// the first's, so that phones join either. A second hotspot has its own
+// network, 10.44.<its index>.1/24, and the hotspot's address as a /32 for
+// the DNS drop-in's answer (see PlanGuestPortNM). The second hotspots of
+// the radios in known that are not in devices are removed.
+func PlanHotspotRadiosNM(main HotspotState, devices, known []string) (Plan, error) {
+	if len(devices) == 0 {
+		return Plan{}, fmt.Errorf("no radio for the hotspot")
+	}
+	if len(devices) > 4 {
+		return Plan{}, fmt.Errorf("%d radios: at most 4 carry the hotspot", len(devices))
+	}
+	seen := map[string]bool{}
+	for _, d := range append(append([]string(nil), devices...), known...) {
+		if !interfacePattern.MatchString(d) {
+			return Plan{}, fmt.Errorf("interface %q: not a network interface name", d)
+		}
+	}
+	for _, d := range devices {
+		if seen[d] {
+			return Plan{}, fmt.Errorf("radio %s named twice", d)
+		}
+		seen[d] = true
+	}
+	if !main.Exists || main.SSID == "" {
+		return Plan{}, fmt.Errorf("no hotspot to put on the radios: set its name first")
+	}
+	p := Plan{Title: "hotspot on " + strings.Join(devices, ", ")}
+	p.Steps = append(p.Steps,
+		Step{Kind: StepRun, Why: "put the hotspot on " + devices[0],
+			Argv: []string{"nmcli", "connection", "modify", DefaultConnection, "connection.interface-name", devices[0]}},
+		Step{Kind: StepRun, Why: "take it down, so the change applies", Argv: []string{"nmcli", "connection", "down", DefaultConnection}, IgnoreFailure: true},
+	)
+	if main.On {
+		p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "bring the hotspot up", Argv: []string{"nmcli", "connection", "up", DefaultConnection}})
+	}
+	for _, d := range known {
+		if !seen[d] || d == devices[0] {
+			p.Steps = append(p.Steps, Step{Kind: StepRun, Why: "remove the second hotspot on " + d,
+				Argv: []string{"nmcli", "connection", "delete", ExtraHotspotConnection(d)}, IgnoreFailure: true})
+		}
+	}
+	box := netip.MustParsePrefix(DefaultAddress).Addr()
+	var channels []int
+	for _, c := range extraChannels {
+		if c != main.Channel {
+			channels = append(channels, c)
+		}
+	}
+	for i, d := range devices[1:] {
+		ch := channels[i%len(channels)]
+		id := ExtraHotspotConnection(d)
+		argv := []string{"nmcli", "connection", "add", "type", "wifi", "con-name", id, "ifname", d,
+			"connection.autoconnect", "yes", "ipv4.method", "shared",
+			"ipv4.addresses", fmt.Sprintf("10.44.%d.1/24,%s/32", i+1, box), "ipv6.method", "disabled",
+			"802-11-wireless.ssid", main.SSID, "802-11-wireless.mode", "ap", "802-11-wireless.band", "bg",
+			"802-11-wireless.channel", fmt.Sprint(ch)}
+		if main.Password != "" {
+			argv = append(argv, "802-11-wireless-security.key-mgmt", "wpa-psk", "802-11-wireless-security.proto", "rsn",
+				"802-11-wireless-security.pairwise", "ccmp", "802-11-wireless-security.group", "ccmp",
+				"802-11-wireless-security.psk", main.Password)
+		}
+		p.Steps = append(p.Steps,
+			Step{Kind: StepRun, Why: "forget an earlier second hotspot on " + d, Argv: []string{"nmcli", "connection", "delete", id}, IgnoreFailure: true},
+			Step{Kind: StepRun, Why: "add the second hotspot on " + d, Argv: argv},
+			Step{Kind: StepRun, Why: "bring it up", Argv: []string{"nmcli", "connection", "up", id}},
+		)
+	}
+	return p, nil
+}
+
+// SetHotspotRadios puts the hotspot on the radios devices
+// (PlanHotspotRadiosNM), removing the second hotspots of the other
+// radios the box has.
+func (w WiFi) SetHotspotRadios(ctx context.Context, devices []string) error {
+	main, err := ReadHotspot(ctx, w.Runner, w.Hotspot)
+	if err != nil {
+		return err
+	}
+	ports, err := w.Ports(ctx)
+	if err != nil {
+		return err
+	}
+	var known []string
+	for _, p := range ports {
+		if p.Kind == "wifi" {
+			known = append(known, p.Device)
+		}
+	}
+	plan, err := PlanHotspotRadiosNM(main, devices, known)
+	if err != nil {
+		return err
+	}
+	if err := (Applier{Runner: w.Runner, Logger: w.Logger}).Apply(ctx, plan); err != nil {
+		return fmt.Errorf("putting the hotspot on %s: %w", strings.Join(devices, ", "), err)
 	}
 	return nil
 }

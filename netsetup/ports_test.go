@@ -39,7 +39,7 @@ func TestPortsListRadiosAndPortsWithUSB(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []netsetup.Port{
-		{Device: "wlan0", Kind: "wifi", State: "connected", Connection: "eventbox-hotspot"},
+		{Device: "wlan0", Kind: "wifi", State: "connected", Connection: "eventbox-hotspot", Hotspot: true},
 		{Device: "eth0", Kind: "ethernet", State: "connected", Connection: "Wired connection 1"},
 		{Device: "wlan1", Kind: "wifi", State: "disconnected", USB: true},
 		{Device: "veth1", Kind: "ethernet", State: "disconnected"},
@@ -112,5 +112,73 @@ func TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack(t *testing.T) {
 	}
 	if calls := nm.Calls(); len(calls) != 0 {
 		t.Errorf("nmcli ran for invalid names: %q", calls)
+	}
+}
+
+// TestHotspotOnAUSBRadio: the hotspot moves to a USB adapter (wlan1), or
+// a second hotspot of the same name and password goes on it, on a channel
+// that does not overlap the first's; going back to wlan0 alone removes the
+// second hotspot. An empty choice, a radio named twice or an invalid name
+// is refused.
+func TestHotspotOnAUSBRadio(t *testing.T) {
+	ctx := context.Background()
+	type step struct {
+		radios  []string
+		iface   string // the hotspot's own radio afterwards
+		extra   map[string]int
+		wantErr bool
+	}
+	steps := []struct {
+		name string
+		step
+	}{
+		{"a second hotspot on wlan1", step{radios: []string{"wlan0", "wlan1"}, iface: "wlan0", extra: map[string]int{"wlan1": 11}}},
+		{"the hotspot on wlan1 alone", step{radios: []string{"wlan1"}, iface: "wlan1", extra: map[string]int{}}},
+		{"three radios", step{radios: []string{"wlan1", "wlan0", "wlan2"}, iface: "wlan1", extra: map[string]int{"wlan0": 11, "wlan2": 1}}},
+		{"back to wlan0 alone", step{radios: []string{"wlan0"}, iface: "wlan0", extra: map[string]int{}}},
+		{"none", step{radios: nil, wantErr: true}},
+		{"twice", step{radios: []string{"wlan1", "wlan1"}, wantErr: true}},
+		{"not a name", step{radios: []string{"wlan0", "wlan1;reboot"}, wantErr: true}},
+	}
+	nm := nmtest.New()
+	nm.Devices = []nmtest.Device{{Name: "wlan1", Type: "wifi"}, {Name: "wlan2", Type: "wifi"}}
+	w := netsetup.WiFi{Runner: nm, Logger: slog.New(slog.DiscardHandler)}
+	for _, s := range steps {
+		err := w.SetHotspotRadios(ctx, s.radios)
+		if s.wantErr {
+			if err == nil {
+				t.Errorf("%s: no error", s.name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := nm.Hotspot.Interface; got != s.iface {
+			t.Errorf("%s: the hotspot is on %q, want %q", s.name, got, s.iface)
+		}
+		got := map[string]int{}
+		for dev, h := range nm.Extra {
+			got[dev] = h.Channel
+			if h.SSID != "Party" || h.Password != "letmein123" {
+				t.Errorf("%s: the second hotspot on %s is %q/%q, want the hotspot's name and password", s.name, dev, h.SSID, h.Password)
+			}
+		}
+		if !reflect.DeepEqual(got, s.extra) {
+			t.Errorf("%s: second hotspots %v, want %v", s.name, got, s.extra)
+		}
+		ports, err := w.Ports(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ports {
+			want := false
+			for _, r := range s.radios {
+				want = want || r == p.Device
+			}
+			if p.Kind == "wifi" && p.Hotspot != want {
+				t.Errorf("%s: %s carries the hotspot = %v, want %v", s.name, p.Device, p.Hotspot, want)
+			}
+		}
 	}
 }

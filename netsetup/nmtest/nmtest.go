@@ -32,6 +32,8 @@ type Device struct {
 
 // Hotspot is the hotspot connection as NM holds it.
 type Hotspot struct {
+	// Interface is its radio ("" for wlan0).
+	Interface      string
 	SSID, Password string
 	Channel        int
 	Autoconnect    bool
@@ -64,6 +66,9 @@ type NM struct {
 	// Guests maps a port to the addresses of its guests' connection
 	// (netsetup.GuestPortConnection), as `connection add` gave them.
 	Guests map[string]string
+	// Extra maps a radio to its second hotspot
+	// (netsetup.ExtraHotspotConnection).
+	Extra map[string]Hotspot
 	// Connectivity answers the connectivity check ("none" when empty).
 	Connectivity string
 	// Country answers `iw reg get` ("00" when empty).
@@ -100,7 +105,7 @@ func (nm *NM) reset() {
 	nm.HideSecrets = false
 	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
 	nm.Stations, nm.Ethtool = 0, ""
-	nm.Devices, nm.Guests = nil, map[string]string{}
+	nm.Devices, nm.Guests, nm.Extra = nil, map[string]string{}, map[string]Hotspot{}
 	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
 	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
 	nm.Fail = map[string]string{}
@@ -188,7 +193,13 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 		return []byte(b.String()), nil
 	case cmd == "nmcli -t -f DEVICE,TYPE,STATE,CONNECTION device status":
 		var b strings.Builder
-		b.WriteString("wlan0:wifi:connected:eventbox-hotspot\n")
+		if nm.Hotspot == nil || or(nm.Hotspot.Interface, "wlan0") == "wlan0" {
+			b.WriteString("wlan0:wifi:connected:eventbox-hotspot\n")
+		} else if id := netsetup.ExtraHotspotConnection("wlan0"); nm.Active[id] == "activated" {
+			b.WriteString("wlan0:wifi:connected:" + id + "\n")
+		} else {
+			b.WriteString("wlan0:wifi:disconnected:--\n")
+		}
 		if nm.Ethernet != "" {
 			conn := "--"
 			if nm.Ethernet == "connected" {
@@ -204,6 +215,12 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 			if id := netsetup.GuestPortConnection(d.Name); nm.Active[id] == "activated" {
 				state, conn = "connected", id
 			}
+			if id := netsetup.ExtraHotspotConnection(d.Name); nm.Active[id] == "activated" {
+				state, conn = "connected", id
+			}
+			if nm.Hotspot != nil && nm.Hotspot.Interface == d.Name && nm.Active[netsetup.DefaultConnection] == "activated" {
+				state, conn = "connected", netsetup.DefaultConnection
+			}
 			fmt.Fprintf(&b, "%s:%s:%s:%s\n", d.Name, d.Type, state, escape(conn))
 		}
 		return []byte(b.String()), nil
@@ -213,6 +230,24 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 			return fail("nmtest: a guests' connection not named after its port, or not shared")
 		}
 		nm.Guests[dev] = value(args, "ipv4.addresses")
+		return nil, nil
+	case len(args) > 3 && args[0] == "connection" && args[1] == "add" && strings.HasPrefix(value(args, "con-name"), netsetup.ExtraHotspotPrefix):
+		dev := value(args, "ifname")
+		if value(args, "con-name") != netsetup.ExtraHotspotConnection(dev) || value(args, "ipv4.method") != "shared" {
+			return fail("nmtest: a second hotspot not named after its radio, or not shared")
+		}
+		h := Hotspot{Interface: dev, SSID: value(args, "802-11-wireless.ssid"), Password: value(args, "802-11-wireless-security.psk"), Autoconnect: true}
+		fmt.Sscan(value(args, "802-11-wireless.channel"), &h.Channel)
+		nm.Extra[dev] = h
+		return nil, nil
+	case strings.HasPrefix(cmd, "nmcli connection delete "+netsetup.ExtraHotspotPrefix):
+		id := strings.TrimPrefix(cmd, "nmcli connection delete ")
+		dev := strings.TrimPrefix(id, netsetup.ExtraHotspotPrefix)
+		if _, ok := nm.Extra[dev]; !ok {
+			return fail("Error: unknown connection '" + id + "'.")
+		}
+		delete(nm.Extra, dev)
+		delete(nm.Active, id)
 		return nil, nil
 	case strings.HasPrefix(cmd, "nmcli connection delete "+netsetup.GuestPortPrefix):
 		id := strings.TrimPrefix(cmd, "nmcli connection delete ")
@@ -271,6 +306,8 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 				h.Password = v
 			case "connection.autoconnect":
 				h.Autoconnect = v == "yes"
+			case "connection.interface-name":
+				h.Interface = v
 			}
 		}
 		return nil, nil
