@@ -35,6 +35,9 @@ func (s *Server) ownHost(next http.Handler) http.Handler {
 		switch {
 		case s.names.own(r):
 			s.portal.Passes().SeenRequest(r) // a phone still using the box keeps its pass
+			if !portal.InMiniBrowser(r) {
+				s.network.NAT().Observe(r) // several browsers behind one address: an access point's NAT
+			}
 			next.ServeHTTP(w, r)
 		case web.IsAPIPath(r.URL.Path):
 			s.writeError(w, r, web.ErrMisdirected)

@@ -233,6 +233,7 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/network/wifi", s.visitors.Owner(s.network.Scan))
 	h("POST", "/api/admin/network/wifi/join", s.visitors.Owner(s.network.Join))
 	h("PUT", "/api/admin/network/phones", s.visitors.Owner(s.network.SetPhones))
+	h("PUT", "/api/admin/network/ports", s.visitors.Owner(s.network.SetPorts))
 
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free

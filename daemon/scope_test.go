@@ -178,6 +178,7 @@ func scopeRows() []scopeRow {
 		{name: "network scan", method: "GET", path: "/api/admin/network/wifi", want: ownerOnly},
 		{name: "network join", method: "POST", path: "/api/admin/network/wifi/join", body: map[string]any{"ssid": "Home", "password": "letmein123"}, want: ownerOnly},
 		{name: "network phones figure", method: "PUT", path: "/api/admin/network/phones", body: map[string]any{"capacity": 12}, want: ownerOnly},
+		{name: "network ports", method: "PUT", path: "/api/admin/network/ports", body: map[string]any{"guestPort": ""}, want: ownerOnly},
 
 		// Backup and updates.
 		{name: "backup", method: "GET", path: "/api/admin/backup", want: ownerOnly},

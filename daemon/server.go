@@ -419,6 +419,9 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
 	netCfg := network.Config{Jobs: st.Jobs(), Settings: st.Network(), PhoneCapacity: cfg.PhoneCapacity,
 		QR: s.qr, Logger: s.log.With("component", "network")}
+	// The addresses several browsers come from: an access point in router
+	// mode on a guests' port (network.NATWatch, fed in middleware.go).
+	netCfg.NAT = network.NewNATWatch(cfg.Now)
 	if cfg.NetworkRunner != nil {
 		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Root: cfg.SysRoot, Logger: netCfg.Logger}}
 	}

@@ -17,8 +17,14 @@ var networkSettingsKey = []byte("network/settings")
 type NetworkSettings struct {
 	// PhoneCapacity is about how many phones the owner says the hotspot's
 	// radio holds; 0: the box's own figure (netsetup.RadioCapacity).
-	PhoneCapacity int   `json:"phoneCapacity,omitempty"`
-	UpdatedAt     int64 `json:"updatedAt,omitempty"`
+	PhoneCapacity int `json:"phoneCapacity,omitempty"`
+	// GuestPort is the Ethernet port the host set to guests' access points
+	// ("" for none: every port is for the home internet, the default).
+	GuestPort string `json:"guestPort,omitempty"`
+	// HotspotRadios are the radios the host put the hotspot on (none
+	// kept: the built-in one).
+	HotspotRadios []string `json:"hotspotRadios,omitempty"`
+	UpdatedAt     int64    `json:"updatedAt,omitempty"`
 }
 
 // Network holds the Network screen's settings. It is a view of the Store

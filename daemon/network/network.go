@@ -164,6 +164,9 @@ type Config struct {
 	PhoneCapacity int
 	// QR draws the Wi-Fi QR code. Must not be nil.
 	QR QR
+	// NAT counts the browsers behind each address, to tell an access
+	// point in router mode (NATWatch); nil: none.
+	NAT *NATWatch
 	// Logger receives the changes. Nil discards.
 	Logger *slog.Logger
 	// Grace is how long the home Wi-Fi may be missing before the hotspot
@@ -182,6 +185,7 @@ type API struct {
 	log      *slog.Logger
 	fallback *netsetup.Fallback
 	grace    time.Duration
+	nat      *NATWatch
 
 	mu      sync.Mutex
 	joining bool
@@ -197,7 +201,7 @@ func New(cfg Config) *API {
 	if cfg.Grace <= 0 {
 		cfg.Grace = netsetup.DefaultFallbackGrace
 	}
-	a := &API{box: cfg.Box, jobs: cfg.Jobs, settings: cfg.Settings, capacity: cfg.PhoneCapacity, qr: cfg.QR, log: cfg.Logger, grace: cfg.Grace}
+	a := &API{box: cfg.Box, jobs: cfg.Jobs, settings: cfg.Settings, capacity: cfg.PhoneCapacity, qr: cfg.QR, log: cfg.Logger, grace: cfg.Grace, nat: cfg.NAT}
 	var link netsetup.HomeLink = noLink{}
 	if cfg.Box != nil {
 		link = cfg.Box

@@ -70,6 +70,9 @@ type stateBody struct {
 	FallbackSeconds int            `json:"fallbackSeconds"`
 	LastDelivered   deliveredDTO   `json:"lastDelivered"`
 	Phones          *phonesDTO     `json:"phones"`
+	// Ports is the "Radios and ports" card (ports.go); nil when the box
+	// cannot list them.
+	Ports *portsDTO `json:"ports"`
 }
 
 // errUnavailable answers a change asked of a box without NetworkManager.
@@ -118,6 +121,7 @@ func (a *API) State(w http.ResponseWriter, r *http.Request) error {
 	if body.Phones, err = a.phones(ctx, hs.Active); err != nil {
 		return err
 	}
+	body.Ports = a.portsOf(ctx)
 	fb := a.fallback.State()
 	a.mu.Lock()
 	joining, joinErr := a.joining, a.joinErr

@@ -126,6 +126,7 @@ export function photosTab(env, body) {
     const list = photos.slice();
     closeView = openLightbox(list, list.indexOf(p), {
       caption: (q) => `${guestLabel(q.guestName, t('Photo booth')) || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ' · ' + t('{n} downloads', { n: q.downloads }) : ''}`,
+      name: (q) => `${q.video ? t('Video') : t('Photo')} · ${guestLabel(q.guestName, t('Photo booth')) || t('Guest')} · ${fmtTime(q.createdAt)}`,
       actions,
       keys: { a: 'approve', h: 'hide', f: 'favorite' },
       onKey: (action, q, close) => viewAct(action === 'favorite' && q.favorite ? 'unfavorite' : action, q, null, close),

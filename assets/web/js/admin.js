@@ -1,7 +1,7 @@
 // The console (/admin/…) and the invitation page (/invite/<token>): the
 // shell, the router, sign-in, the event list and the account page. Parts
 // used less often load on demand from their own modules.
-import { api, h, $, clear, toast, fmtDate } from './lib.js';
+import { api, h, $, clear, toast, fmtDate, showCurrentTabs } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
 import { storageBanner, restoreNote, reenterBanner } from './admin-backup.js';
 import { clockBanner, clockUnsure, codeHint } from './admin-clock.js'; // the box's clock
@@ -143,6 +143,7 @@ function shell(me, ...content) {
 function view(title, ...content) {
   document.title = title + ' · eventbox';
   clear(app, shell(ctx.me, title ? h('h1', null, title) : null, content));
+  showCurrentTabs(app);
   return app;
 }
 

@@ -134,6 +134,7 @@ function viewer(list, i, autoplay) {
     slideshow: true,
     autoplay,
     caption: (q) => tileName(q),
+    name: tileName,
     actions: (q) => [hearts.button(q), data.share.allowDownload ? downloadLink(q, t('download')) : null],
   });
 }

@@ -592,6 +592,7 @@ function tileFor(p, list, scopeAll) {
     labels: { close: t('close'), prev: t('prev'), next: t('next'), play: t('gallerySlideshow'), pause: t('galleryPause'), unavailable: t('photoUnavailable') },
     slideshow: scopeAll,
     caption: (q) => (scopeAll && q.guestName ? t('byGuest', { name: guestLabel(q.guestName, t('boothName')) }) : fmtTime(q.createdAt, lang)),
+    name: (q) => tileName(q, scopeAll),
     actions: (q, close) => [
       scopeAll && q.status === 'visible' ? guestHearts().button(q) : null,
       downloadLink(q, t('download')),

@@ -87,6 +87,20 @@ export function clear(el, ...kids) {
   return el;
 }
 
+/**
+ * showCurrentTabs scrolls each tab bar under root that is wider than the
+ * screen (app.css: tab bars keep one row and scroll sideways) so that its
+ * current tab is in view.
+ */
+export function showCurrentTabs(root) {
+  for (const cur of root.querySelectorAll('.tabs [aria-current=page], .tabs [aria-selected=true]')) {
+    const bar = cur.closest('.tabs');
+    if (bar.scrollWidth <= bar.clientWidth) continue;
+    const off = cur.getBoundingClientRect().left - bar.getBoundingClientRect().left;
+    bar.scrollLeft += off - (bar.clientWidth - cur.offsetWidth) / 2;
+  }
+}
+
 /** toast shows a short message at the bottom of the screen. */
 export function toast(text, kind = '') {
   let box = document.querySelector('.toasts');

@@ -6,6 +6,8 @@ import { h, clear, mediaURL, safeImg } from './lib.js';
  * openLightbox shows items[index]. items are PhotoDto-like objects with id
  * and optional video. opts:
  *   caption(p) → string or node under the photo,
+ *   name(p) → the item's name for screen readers (by whom, when); the
+ *     viewer is named with it and its place, "Photo · by Sophie, 2 / 6",
  *   actions(p, close) → nodes for the bar (e.g. a download link),
  *   labels { close, prev, next, play, pause, unavailable } for the
  *     buttons' accessible names and the placeholder of a photo that
@@ -42,7 +44,9 @@ export function openLightbox(items, index, opts = {}) {
     clear(stage, media);
     clear(info, opts.caption ? opts.caption(p) : '');
     clear(tools, opts.actions ? opts.actions(p, close) : []);
-    box.querySelector('.count').textContent = `${i + 1} / ${items.length}`;
+    const at = `${i + 1} / ${items.length}`;
+    box.querySelector('.count').textContent = at;
+    box.setAttribute('aria-label', opts.name ? `${opts.name(p)}, ${at}` : at);
     // Warm the next photo so swiping feels instant on a slow hotspot.
     const n = items[i + 1];
     if (n && !n.video) new Image().src = mediaURL(n.id, 'display');
