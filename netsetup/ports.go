@@ -248,3 +248,41 @@ func (w WiFi) SetHotspotRadios(ctx context.Context, devices []string) error {
 	}
 	return nil
 }
+
+// LeasesDir holds the DHCP leases of NetworkManager's dnsmasq, one file
+// per shared device: dnsmasq-<device>.leases.
+const LeasesDir = "/var/lib/NetworkManager"
+
+// PortPhones counts the phones on p: a radio's associated phones (`iw dev
+// <device> station dump`), or the DHCP leases NetworkManager's dnsmasq
+// holds on an Ethernet port (under w.Root), one per phone behind the
+// access points, kept while the phone renews it (an hour).
+func (w WiFi) PortPhones(ctx context.Context, p Port) (int, error) {
+	if !interfacePattern.MatchString(p.Device) {
+		return 0, fmt.Errorf("interface %q: not a network interface name", p.Device)
+	}
+	if p.Kind == "wifi" {
+		out, err := w.Runner.Run(ctx, "iw", "dev", p.Device, "station", "dump")
+		if err != nil {
+			return 0, fmt.Errorf("listing the phones on %s: %w: %s", p.Device, err, strings.TrimSpace(string(out)))
+		}
+		n := 0
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, "Station ") {
+				n++
+			}
+		}
+		return n, nil
+	}
+	data, err := os.ReadFile(filepath.Join(w.Root, LeasesDir, "dnsmasq-"+p.Device+".leases"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the leases on %s: %w", p.Device, err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if len(strings.Fields(line)) >= 3 {
+			n++
+		}
+	}
+	return n, nil
+}
