@@ -191,8 +191,11 @@ type EventSummary struct {
 	CreatedAt   int64   `json:"createdAt"`
 	EndedAt     *int64  `json:"endedAt"`
 	UploadsOpen bool    `json:"uploadsOpen"`
-	Photos      int     `json:"photos"`
-	Pending     int     `json:"pending"`
+	// Photos counts the event's photos and videos, Videos the videos
+	// among them: the console says "5 photos · 1 video".
+	Photos  int `json:"photos"`
+	Videos  int `json:"videos"`
+	Pending int `json:"pending"`
 }
 
 // EventSummaryOf is an event's line in the console's list, with its counts.
@@ -200,7 +203,7 @@ func EventSummaryOf(e store.Event, c store.EventCounts) EventSummary {
 	return EventSummary{
 		ID: e.ID, Slug: e.Slug, Name: e.Name, EventDate: NullString(e.EventDate),
 		CreatedAt: e.CreatedAt, EndedAt: NullTime(e.EndedAt), UploadsOpen: e.UploadsOpen,
-		Photos: c.Photos, Pending: c.Pending,
+		Photos: c.Photos, Videos: c.Videos, Pending: c.Pending,
 	}
 }
 

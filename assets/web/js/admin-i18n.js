@@ -19,6 +19,18 @@ export function t(text, vars) {
 }
 
 /** consoleLang is the language the console speaks. */
+/**
+ * mediaCount says how many photos and videos a count holds, each by its
+ * own name ("5 photos · 1 video"): all counts every item, videos those
+ * that are videos (the API's photos and videos fields).
+ */
+export function mediaCount(all, videos = 0) {
+  const photos = Math.max(0, (all || 0) - (videos || 0));
+  if (!videos) return t('{n} photos', { n: photos });
+  if (!photos) return t('{n} videos', { n: videos });
+  return t('{n} photos', { n: photos }) + ' · ' + t('{n} videos', { n: videos });
+}
+
 export function consoleLang() {
   return current.lang;
 }

@@ -3,7 +3,7 @@
 import { h, clear, toast, fmtTime, infinite, mediaURL, voiceNote, guestLabel } from './lib.js';
 import { call, errText, select, busy, notYet, unavailable, confirmDo } from './admin-ui.js';
 import { openLightbox } from './lightbox.js';
-import { t } from './admin-i18n.js';
+import { t, mediaCount } from './admin-i18n.js';
 
 // What each action does to a photo, to update the grid without a reload.
 const EFFECT = {
@@ -214,7 +214,7 @@ export function photosTab(env, body) {
       photos.push(...fresh);
       grid.append(...fresh.map(tile));
       cursor = res.nextCursor;
-      note.textContent = photos.length ? (cursor === null ? t('{n} photos', { n: photos.length }) : '') : t('No photo here yet.');
+      note.textContent = photos.length ? (cursor === null ? mediaCount(photos.length, photos.filter((p) => p.video).length) : '') : t('No photo here yet.');
       return cursor !== null;
     } catch (e) {
       clear(note, notYet(e) ? unavailable(t('Photo moderation')) : h('span', { class: 'form-err' }, errText(e), ' ', h('button', { class: 'small', onclick: restart }, t('Retry'))));

@@ -218,7 +218,7 @@ export async function statsPage(ctx, view) {
     const series = s.series || [];
     clear(box,
       h('div', { class: 'grid', style: 'grid-template-columns:repeat(auto-fill,minmax(130px,1fr))' },
-        [[t('Photos'), tot.photos], [t('Videos'), tot.videos], [t('Messages'), tot.messages], [t('Guests'), tot.guests], [t('Events'), tot.events], [t('Storage'), fmtBytes(tot.bytes)]]
+        [[t('Photos'), Math.max(0, (tot.photos || 0) - (tot.videos || 0))], [t('Videos'), tot.videos], [t('Messages'), tot.messages], [t('Guests'), tot.guests], [t('Events'), tot.events], [t('Storage'), fmtBytes(tot.bytes)]]
           .map(([l, v]) => h('div', { class: 'card center' }, h('div', { style: 'font-size:1.6rem;font-weight:800' }, v ?? 0), h('div', { class: 'small muted' }, l)))),
       series.length ? card(t('Uploads per hour'), hourChart(series)) : null,
       spots.length ? card(t('Photos per place'), h('table', { id: 'stats-places' },

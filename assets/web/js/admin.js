@@ -5,7 +5,7 @@ import { api, h, $, clear, toast, fmtDate, showCurrentTabs } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
 import { storageBanner, restoreNote, reenterBanner } from './admin-backup.js';
 import { clockBanner, clockUnsure, codeHint } from './admin-clock.js'; // the box's clock
-import { t, loadConsoleLang, langMenu } from './admin-i18n.js';
+import { t, loadConsoleLang, langMenu, mediaCount } from './admin-i18n.js';
 
 const app = $('#app');
 /** ctx is what every view gets: the signed-in account and navigation. */
@@ -218,7 +218,7 @@ async function eventsPage() {
         h('a', { class: 'title', href: '/admin/events/' + ev.id }, ev.name),
         eventStatus(ev)),
       h('div', { class: 'small muted' },
-        [ev.eventDate ? fmtDate(ev.eventDate) : t('No date'), t('{n} photos', { n: ev.photos }),
+        [ev.eventDate ? fmtDate(ev.eventDate) : t('No date'), mediaCount(ev.photos, ev.videos),
           '/e/' + ev.slug].filter(Boolean).join(' · '),
         ev.pending ? [' ', h('span', { class: 'count-badge' }, String(ev.pending)), ' ', t('waiting for review')] : null))) :
       h('li', { class: 'muted' }, events.length ? t('No event matches.') : owner ? t('No event yet. Create the first one.') : t('No event has been shared with you yet.')));
