@@ -14,7 +14,7 @@ func TestCreateEventDefaults(t *testing.T) {
 		"name": "Ana & Ben", "moderation": "post", "uploadsOpen": true, "uploadsCloseAt": nil,
 		"captureMode": "both", "askGuestName": true, "maxPhotosPerGuest": float64(0), "defaultLocale": nil,
 		"collectGuestEmails": false, "notifyAdminSummary": true, "emailGuestsGallery": true,
-		"galleryLinkDays": float64(30), "galleryLinkDownload": true, "galleryMailIncludesPassword": false,
+		"galleryLinkDays": float64(30), "galleryLinkDownload": true, "galleryMailIncludesPassword": true,
 		"galleryLinkFavorites": false, "guestbookEnabled": true, "guestbookVoice": true,
 		"guestbookInGallery": false, "frame": "none", "allowVideos": true, "albumShared": true,
 		"accessCode": nil, "endedAt": nil, "logoVersion": nil, "boothEnabled": false, "eventDate": nil,

@@ -201,7 +201,7 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 	qg := h.guest(quiet["slug"].(string))
 	qg.do("POST", "/api/e/"+quiet["slug"].(string)+"/contact", map[string]any{"email": "quiet@guest.example"}).expect(t, 200, "")
 	// A code, and a link password the hosts keep to themselves.
-	secret := h.createEvent(owner, map[string]any{"name": "Secret", "accessCode": "hush-hush", "collectGuestEmails": true})
+	secret := h.createEvent(owner, map[string]any{"name": "Secret", "accessCode": "hush-hush", "collectGuestEmails": true, "galleryMailIncludesPassword": false})
 	sg := h.client()
 	sg.do("POST", "/api/e/"+secret["slug"].(string)+"/unlock", map[string]any{"code": "hush-hush"}).expect(t, 200, "")
 	sg.do("POST", "/api/e/"+secret["slug"].(string)+"/contact", map[string]any{"email": "secret@guest.example"}).expect(t, 200, "")

@@ -163,7 +163,7 @@ func TestConsoleSharing(t *testing.T) {
 	})
 
 	var password string
-	run("a gallery link with a made-up password is created and shown once", func(t *testing.T) {
+	run("a gallery link with a made-up password is created and its password shown in the list", func(t *testing.T) {
 		b.do(t, "opening the share tab",
 			chromedp.Navigate(box.URL+"/admin/events/"+ev.ID+"/share"),
 			chromedp.WaitVisible(chromedp.CSS(`#guest-url`)),
@@ -172,8 +172,8 @@ func TestConsoleSharing(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS(`input[name=label]`), "For the family"),
 			choose(`select[name=pwMode]`, "gen"),
 			click(`details.section form button[type=submit]`))
-		b.waitText(t, ".banner.good", "shown once")
-		password = b.text(t, ".banner.good strong")
+		b.waitText(t, "#gallery-links .share-pw", "Password")
+		password = b.text(t, "#gallery-links .share-pw strong")
 		if len(password) < 10 {
 			t.Fatalf("shown password %q; want a made-up one", password)
 		}

@@ -73,10 +73,12 @@ func TestSignsSpeakTheHostsLanguage(t *testing.T) {
 			}
 		})
 	}
-	// The signs' card on the Share tab (make shots).
+	// The signs' card and a gallery link with the password the box made
+	// on the Share tab (make shots).
 	if *shotDir == "" {
 		return
 	}
+	admin.json(t, "POST", "/api/admin/events/"+ev.ID+"/shares", map[string]any{"password": true, "label": "Famiglia"}, nil)
 	for _, lang := range []string{"en", "fr", "it", "es"} {
 		for _, size := range [][2]int{{phoneWidth, phoneHeight}, {1366, 768}, {1920, 1080}} {
 			b := newBrowserAt(t, lang, size[0], size[1])
@@ -85,6 +87,8 @@ func TestSignsSpeakTheHostsLanguage(t *testing.T) {
 			b.settle(t, "#signage a[download]")
 			b.eval(t, `(() => { document.querySelector('#signage').scrollIntoView(); return true; })()`, nil)
 			b.shotScreen(t, fmt.Sprintf("signs-card-%s-%dx%d", lang, size[0], size[1]))
+			b.eval(t, `(() => { document.querySelector('#gallery-links').scrollIntoView(); return true; })()`, nil)
+			b.shotScreen(t, fmt.Sprintf("gallery-links-%s-%dx%d", lang, size[0], size[1]))
 		}
 	}
 }

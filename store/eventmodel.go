@@ -105,14 +105,17 @@ func NewEvent(name string) Event {
 		EmailGuestsGallery:  true,
 		GalleryLinkDays:     30,
 		GalleryLinkDownload: true,
-		GuestbookEnabled:    true,
-		GuestbookVoice:      true,
-		Challenges:          []Challenge{},
-		WallStyle:           WallStyle{Interval: 8, Layout: "single", ShowNames: true, ShowQR: true},
-		Frame:               "none",
-		CaptureFilters:      CaptureFilters{Enabled: []string{}},
-		AllowVideos:         true,
-		QRStyle:             QRStyle{Foreground: "#000000", Background: "#ffffff", Dots: "square"},
-		AlbumShared:         true,
+		// The guests' mail carries the end link's password
+		// (docs/decisions/gallery.md, "The end's gallery password").
+		GalleryMailIncludesPassword: true,
+		GuestbookEnabled:            true,
+		GuestbookVoice:              true,
+		Challenges:                  []Challenge{},
+		WallStyle:                   WallStyle{Interval: 8, Layout: "single", ShowNames: true, ShowQR: true},
+		Frame:                       "none",
+		CaptureFilters:              CaptureFilters{Enabled: []string{}},
+		AllowVideos:                 true,
+		QRStyle:                     QRStyle{Foreground: "#000000", Background: "#ffffff", Dots: "square"},
+		AlbumShared:                 true,
 	}
 }

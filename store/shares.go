@@ -24,7 +24,13 @@ type Share struct {
 	Token   string `json:"token"`
 	Label   string `json:"label"`
 	// PasswordHash is the bcrypt hash of the link's password; "" = open.
-	PasswordHash  string `json:"passwordHash,omitempty"`
+	PasswordHash string `json:"passwordHash,omitempty"`
+	// Password is the link's password when the box made it (the link
+	// made when the event ends, "make a password for me"), kept so that
+	// the hosts can give it to the guests again; "" for a password the
+	// hosts typed, which is kept as its hash alone
+	// (docs/decisions/gallery.md, "The end's gallery password").
+	Password      string `json:"password,omitempty"`
 	AllowDownload bool   `json:"allowDownload"`
 	FavoritesOnly bool   `json:"favoritesOnly"`
 	ExpiresAt     int64  `json:"expiresAt"` // epoch ms; 0 = never

@@ -4,13 +4,14 @@ import "eventbox/store"
 
 // Share is the hosts' view of a gallery link: its list and creation
 // answer it, and so does ending an event, which makes one. Never the
-// password hash.
+// password hash; the password itself when the box made it.
 type Share struct {
 	ID            string  `json:"id"`
 	Token         string  `json:"token"`
 	URL           string  `json:"url"`
 	Label         *string `json:"label"`
 	HasPassword   bool    `json:"hasPassword"`
+	Password      *string `json:"password"`
 	AllowDownload bool    `json:"allowDownload"`
 	FavoritesOnly bool    `json:"favoritesOnly"`
 	ExpiresAt     *int64  `json:"expiresAt"`
@@ -23,7 +24,7 @@ type Share struct {
 func ShareOf(origin string, sh store.Share, now int64) Share {
 	return Share{
 		ID: sh.ID, Token: sh.Token, URL: origin + "/g/" + sh.Token, Label: NullString(sh.Label),
-		HasPassword: sh.PasswordHash != "", AllowDownload: sh.AllowDownload,
+		HasPassword: sh.PasswordHash != "", Password: NullString(sh.Password), AllowDownload: sh.AllowDownload,
 		FavoritesOnly: sh.FavoritesOnly, ExpiresAt: NullTime(sh.ExpiresAt),
 		Expired: sh.ExpiredAt(now), CreatedAt: sh.CreatedAt,
 	}

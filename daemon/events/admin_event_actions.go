@@ -125,6 +125,8 @@ func (a *API) EndEvent(w http.ResponseWriter, r *http.Request) error {
 			if sh.PasswordHash, err = passwords.Hash(password, a.cfg.PasswordCost); err != nil {
 				return err
 			}
+			// Kept, so that the Share tab shows it again to the hosts.
+			sh.Password = password
 		}
 		plan.Share = &sh
 	}

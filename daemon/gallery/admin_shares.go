@@ -96,7 +96,7 @@ func (g *API) createShare(ctx context.Context, e store.Event, o newShareOptions)
 		if err != nil {
 			return store.Share{}, "", err
 		}
-		sh.PasswordHash = hash
+		sh.PasswordHash, sh.Password = hash, generated
 	}
 	if err := g.store.Shares().Create(ctx, &sh); err != nil {
 		return store.Share{}, "", err

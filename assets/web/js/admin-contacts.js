@@ -12,7 +12,7 @@ export function endResult(r) {
     h('p', null, t('The event has ended.')),
     r.shareUrl ? h('p', null, t('Gallery link: '), h('a', { href: r.shareUrl, target: '_blank', rel: 'noopener' }, r.shareUrl), ' ',
       h('button', { class: 'small', onclick: () => copyText(r.shareUrl) }, t('Copy'))) : null,
-    r.sharePassword ? h('p', null, t('Its password (shown once): '), h('strong', { class: 'mono' }, r.sharePassword)) : null,
+    r.sharePassword ? h('p', null, t('Its password (the Share tab shows it again): '), h('strong', { class: 'mono' }, r.sharePassword)) : null,
     h('p', { class: 'small' }, [
       r.guestEmails ? t('{n} guest emails queued.', { n: r.guestEmails }) : t('No guest email queued.'),
       r.summaryQueued ? t('Summary queued.') : null,

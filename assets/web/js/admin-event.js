@@ -574,7 +574,6 @@ async function drawShares(env, box) {
     const res = await busy(form.querySelector('[type=submit]'), call(`/api/admin/events/${ev.id}/shares`, { method: 'POST', body: req }), (err) => showErrors(form, err));
     if (!res) return;
     await drawShares(env, box);
-    if (res.password) box.prepend(h('div', { class: 'banner good' }, t('Password of the new link (shown once): '), h('strong', { class: 'mono' }, res.password)));
   });
   clear(box,
     h('ul', { class: 'list', id: 'gallery-links' }, list.length ? list.map((s) => h('li', null,
@@ -585,6 +584,9 @@ async function drawShares(env, box) {
           s.allowDownload ? h('span', { class: 'pill' }, t('Download')) : null,
           s.favoritesOnly ? h('span', { class: 'pill' }, t('Favorites')) : null)),
       h('div', { class: 'small' }, h('code', null, s.url)),
+      // A password the box made is kept, so the hosts can give it again.
+      s.password ? h('div', { class: 'row small share-pw' }, h('span', null, t('Password: '), h('strong', { class: 'mono' }, s.password)),
+        h('button', { class: 'small', onclick: () => copyText(s.password) }, t('Copy the password'))) : null,
       h('div', { class: 'small muted' }, s.expiresAt ? t('Expires ') + fmtTime(s.expiresAt) : t('Does not expire')),
       h('div', { class: 'row', style: 'margin-top:6px' },
         h('button', { class: 'small', onclick: () => copyText(s.url) }, t('Copy')),
