@@ -69,7 +69,7 @@ func (n *NATWatch) Observe(r *http.Request) {
 		return
 	}
 	addr, ok := peer(r)
-	if !ok || addr.IsLoopback() {
+	if !ok {
 		return
 	}
 	key := fnv64(ua)

@@ -7,6 +7,7 @@
 import { h, clear, toast, fmtTime } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy } from './admin-ui.js';
 import { t } from './admin-i18n.js';
+import { portsCard } from './admin-ports.js';
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);
 const row = (label, value, id) => h('div', { class: 'spread', style: 'padding:4px 0' }, h('span', { class: 'muted' }, label), h('strong', { id }, value));
@@ -189,5 +190,6 @@ export async function networkPart(box) {
         h('p', null, t('Not available on this machine: the Network screen needs NetworkManager, as on the box.'))),
       lastCard(s.lastDelivered));
   }
-  clear(box, s.phones ? phonesCard(box, s.phones) : null, hotspotCard(box, s.hotspot), homeCard(box, s), linksCard(s), lastCard(s.lastDelivered));
+  clear(box, s.phones ? phonesCard(box, s.phones) : null, s.ports ? portsCard(s.ports, () => networkPart(box)) : null,
+    hotspotCard(box, s.hotspot), homeCard(box, s), linksCard(s), lastCard(s.lastDelivered));
 }
