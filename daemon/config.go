@@ -94,6 +94,15 @@ type Config struct {
 	// for the radio, or unknown (netsetup.RadioCapacity). The Network
 	// screen's own figure, when the owner gives one, wins over it.
 	PhoneCapacity int
+	// The crowd watch of the hotspot (daemon/network, crowd.go):
+	// PhoneSampleEvery is how often the phones are counted (0: every
+	// minute, WIFI_SAMPLE_EVERY); FullNotice how long the hotspot stays
+	// nearly full before the hosts are told (0: ten minutes,
+	// WIFI_FULL_NOTICE); LetGoIdle how long a phone must have made no
+	// request, with none in progress, before the box lets it go while the
+	// hotspot is nearly full (0: five minutes; negative: never,
+	// WIFI_LET_GO_IDLE=off).
+	PhoneSampleEvery, FullNotice, LetGoIdle time.Duration
 	// First-run setup (daemon/setup): SetupNetwork applies the setup
 	// page's Wi-Fi, country and time zone (nil: no setup page, as under
 	// make run); SetupWindow is how long after the start the page of an

@@ -233,6 +233,9 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/network/wifi", s.visitors.Owner(s.network.Scan))
 	h("POST", "/api/admin/network/wifi/join", s.visitors.Owner(s.network.Join))
 	h("PUT", "/api/admin/network/phones", s.visitors.Owner(s.network.SetPhones))
+	// The phones on the hotspot over the evening: every console account's
+	// (the event's dashboard, the nearly-full notice).
+	h("GET", "/api/admin/phones", s.visitors.Admin(s.network.Phones))
 	h("PUT", "/api/admin/network/ports", s.visitors.Owner(s.network.SetPorts))
 
 	// Admin: backup and updates (owners).

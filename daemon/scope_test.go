@@ -194,6 +194,7 @@ func scopeRows() []scopeRow {
 		{name: "another event's statistics", method: "GET", path: "/api/admin/stats?eventId={B}", want: outOfScope},
 		{name: "own statistics", method: "GET", path: "/api/admin/stats", want: ownRoute, statuses: []int{200}},
 		{name: "the storage banner", method: "GET", path: "/api/admin/storage", want: ownRoute, statuses: []int{200}},
+		{name: "the phones on the hotspot", method: "GET", path: "/api/admin/phones", want: ownRoute, statuses: []int{200}},
 		{name: "the guests' unfinished uploads", method: "GET", path: "/api/admin/uploads", want: ownerOnly},
 		{name: "removing a guest's unfinished upload", method: "DELETE", path: "/api/admin/uploads/{A}", want: ownerOnly},
 		{name: "the About screen", method: "GET", path: "/api/admin/about", want: ownRoute, statuses: []int{200}},

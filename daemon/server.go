@@ -79,6 +79,9 @@ type Server struct {
 	cloud    *cloudexport.API
 	outbound *outbound.API
 	network  *network.API // the Network screen (daemon/network), added
+	// activity is each client address's last request and requests in
+	// progress, for the crowd watch (daemon/network).
+	activity *web.Activity
 	// printing prints through CUPS: its routes and the print job kind
 	// (daemon/printing).
 	printing *printing.API
@@ -419,6 +422,11 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
 	netCfg := network.Config{Jobs: st.Jobs(), Settings: st.Network(), PhoneCapacity: cfg.PhoneCapacity,
 		QR: s.qr, Logger: s.log.With("component", "network")}
+	// The crowd watch: the evening's counts, and the idle phones it lets
+	// go, told apart from busy ones by s.activity (middleware.go).
+	s.activity = web.NewActivity(cfg.Now, 0)
+	netCfg.Samples, netCfg.Activity = st.Network(), s.activity
+	netCfg.Crowd = network.CrowdConfig{Every: cfg.PhoneSampleEvery, FullNotice: cfg.FullNotice, LetGoIdle: cfg.LetGoIdle, Now: cfg.Now}
 	// The addresses several browsers come from: an access point in router
 	// mode on a guests' port (network.NATWatch, fed in middleware.go).
 	netCfg.NAT = network.NewNATWatch(cfg.Now)
@@ -524,6 +532,9 @@ func (s *Server) Run(ctx context.Context) error {
 		// Expired sessions and invitations.
 		// The hotspot's fall-back after a home Wi-Fi join (daemon/network), added.
 		service.Member{Name: "wifi fall-back", Service: s.network.Fallback()},
+		// The phones on the hotspot: counted, and idle ones let go when
+		// it is nearly full (daemon/network).
+		service.Member{Name: "crowd", Service: s.network.Crowd()},
 		service.Member{Name: "sessions", Service: service.Func(func(ctx context.Context) error {
 			s.sweepSessions(ctx)
 			return nil

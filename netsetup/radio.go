@@ -116,17 +116,11 @@ func keyValues(data []byte, sep string) map[string]string {
 // (`iw dev <if> station dump`: nl80211's station dump, which needs no
 // privilege). Only the count leaves: the phones' addresses are not kept.
 func (w WiFi) Stations(ctx context.Context) (int, error) {
-	out, err := w.Runner.Run(ctx, "iw", "dev", w.iface(), "station", "dump")
+	list, err := w.StationList(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("counting the phones on %s: %w: %s", w.iface(), err, strings.TrimSpace(string(out)))
+		return 0, fmt.Errorf("counting the phones: %w", err)
 	}
-	n := 0
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(line, "Station ") {
-			n++
-		}
-	}
-	return n, nil
+	return len(list), nil
 }
 
 // Where a radio's capacity comes from.

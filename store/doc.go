@@ -201,6 +201,10 @@
 //
 //	meta       "network/settings"                      NetworkSettings (the owner's figure of
 //	                                                   how many phones the radio holds)
+//	phone_samples  8-byte big-endian epoch ms          PhoneSample (phones on the hotspot, the
+//	                                                   radio's figure, idle phones let go; made
+//	                                                   with the first sample, the last day kept
+//	                                                   and at most MaxPhoneSamples)
 //
 // # Schema
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"eventbox/daemon"
 	"eventbox/daemon/sdnotify"
@@ -74,6 +75,21 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		}
 		fs.IntVar(p, name, *p, help+" (env "+env+")")
 	}
+	// dur reads a duration such as 5m; off (when allowed) is negative.
+	dur := func(p *time.Duration, env, name, help string, off bool) {
+		if v := getenv(env); v != "" {
+			d, err := time.ParseDuration(v)
+			switch {
+			case off && v == "off":
+				*p = -1
+			case err != nil || d <= 0:
+				c.errs = append(c.errs, fmt.Errorf("%s=%q is not a duration such as 5m", env, v))
+			default:
+				*p = d
+			}
+		}
+		fs.DurationVar(p, name, *p, help+" (env "+env+")")
+	}
 	cfg := &c.cfg
 	str(&c.listenAddr, "LISTEN_ADDR", "listen-addr", "address to listen on")
 	str(&c.tlsListenAddr, "TLS_LISTEN_ADDR", "tls-listen-addr", "address to serve HTTPS on, e.g. :443; off disables")
@@ -89,6 +105,9 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 	num(&cfg.MaxVideoSeconds, "MAX_VIDEO_SECONDS", "max-video-seconds", "video duration limit in seconds")
 	str(&cfg.CUPS, "CUPS_SERVER", "cups-server", "the print server: a socket's path or host:port; empty: the local CUPS's socket /run/cups/cups.sock")
 	num(&cfg.PhoneCapacity, "WIFI_PHONE_CAPACITY", "wifi-phone-capacity", "about how many phones the hotspot's radio holds; 0: the published figure for the radio, or unknown")
+	dur(&cfg.PhoneSampleEvery, "WIFI_SAMPLE_EVERY", "wifi-sample-every", "how often the phones on the hotspot are counted; 0: every minute", false)
+	dur(&cfg.FullNotice, "WIFI_FULL_NOTICE", "wifi-full-notice", "how long the hotspot stays nearly full before the hosts are told; 0: 10m", false)
+	dur(&cfg.LetGoIdle, "WIFI_LET_GO_IDLE", "wifi-let-go-idle", "how long a phone must be idle before the box lets it go while the hotspot is nearly full; 0: 5m; off: never", true)
 	str(&cfg.UpdateURL, "UPDATE_URL", "update-url", "release manifest URL; empty: update checks off")
 	str(&c.releaseKeysFile, "RELEASE_KEYS_FILE", "release-keys-file", "root's file of further trusted release keys, one a line")
 	str(&c.boothButtonPin, "BOOTH_BUTTON_PIN", "booth-button-pin", "GPIO line of the booth's shutter button, e.g. GPIO17")

@@ -15,7 +15,10 @@
 // back within two minutes.
 //
 // The screen also says how many phones are on the hotspot and about how
-// many its radio holds (phones.go).
+// many its radio holds (phones.go); the crowd watch (crowd.go) counts
+// them every minute for the evening's chart, tells the hosts when the
+// hotspot stays nearly full, and then lets idle phones go
+// (GET /api/admin/phones, history.go).
 //
 // Without a Runner, or when NetworkManager does not answer (a developer's
 // machine), GET /api/admin/network answers available:false and the
@@ -26,6 +29,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -58,6 +62,12 @@ type Box interface {
 	Radio(ctx context.Context) (netsetup.Radio, error)
 	// Stations counts the phones associated with the radio.
 	Stations(ctx context.Context) (int, error)
+	// StationList lists the phones associated with the radio.
+	StationList(ctx context.Context) ([]netsetup.Station, error)
+	// Neighbours maps the hotspot's phones' MACs to their addresses.
+	Neighbours(ctx context.Context) (map[string][]netip.Addr, error)
+	// LetGo disconnects one phone from the hotspot.
+	LetGo(ctx context.Context, mac string) error
 	netsetup.HomeLink
 }
 
@@ -120,6 +130,19 @@ func (n NM) Radio(ctx context.Context) (netsetup.Radio, error) { return n.WiFi.R
 // Stations implements Box.
 func (n NM) Stations(ctx context.Context) (int, error) { return n.WiFi.Stations(ctx) }
 
+// StationList implements Box.
+func (n NM) StationList(ctx context.Context) ([]netsetup.Station, error) {
+	return n.WiFi.StationList(ctx)
+}
+
+// Neighbours implements Box.
+func (n NM) Neighbours(ctx context.Context) (map[string][]netip.Addr, error) {
+	return n.WiFi.Neighbours(ctx)
+}
+
+// LetGo implements Box.
+func (n NM) LetGo(ctx context.Context, mac string) error { return n.WiFi.LetGo(ctx, mac) }
+
 // HomeConnected implements netsetup.HomeLink.
 func (n NM) HomeConnected(ctx context.Context) (bool, error) { return n.WiFi.HomeConnected(ctx) }
 
@@ -164,6 +187,13 @@ type Config struct {
 	PhoneCapacity int
 	// QR draws the Wi-Fi QR code. Must not be nil.
 	QR QR
+	// Samples keep the evening's counts of the phones; nil: none kept.
+	Samples Samples
+	// Activity is the requests per client address (web.Activity); nil:
+	// no phone is ever let go.
+	Activity Activity
+	// Crowd is the crowd watch's clock and thresholds.
+	Crowd CrowdConfig
 	// NAT counts the browsers behind each address, to tell an access
 	// point in router mode (NATWatch); nil: none.
 	NAT *NATWatch
@@ -185,6 +215,9 @@ type API struct {
 	log      *slog.Logger
 	fallback *netsetup.Fallback
 	grace    time.Duration
+	samples  Samples
+	activity Activity
+	crowdCfg CrowdConfig
 	nat      *NATWatch
 
 	mu      sync.Mutex
@@ -202,6 +235,8 @@ func New(cfg Config) *API {
 		cfg.Grace = netsetup.DefaultFallbackGrace
 	}
 	a := &API{box: cfg.Box, jobs: cfg.Jobs, settings: cfg.Settings, capacity: cfg.PhoneCapacity, qr: cfg.QR, log: cfg.Logger, grace: cfg.Grace, nat: cfg.NAT}
+	cfg.Crowd.defaults()
+	a.samples, a.activity, a.crowdCfg = cfg.Samples, cfg.Activity, cfg.Crowd
 	var link netsetup.HomeLink = noLink{}
 	if cfg.Box != nil {
 		link = cfg.Box

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"eventbox/netsetup"
 )
@@ -28,6 +29,13 @@ type AP struct {
 // "ethernet", "veth") and state ("disconnected" when empty).
 type Device struct {
 	Name, Type, State string
+}
+
+// Phone is a phone on the hotspot: its radio's MAC, its IP address (""
+// for none in the neighbour table) and how long it has been associated.
+type Phone struct {
+	MAC, IP   string
+	Connected time.Duration
 }
 
 // Hotspot is the hotspot connection as NM holds it.
@@ -77,6 +85,13 @@ type NM struct {
 	IWPhy string
 	// Stations is how many phones `iw dev wlan0 station dump` lists.
 	Stations int
+	// Phones, when not empty, are the phones on the hotspot instead of
+	// Stations' made-up ones: the station dump lists them, `ip neigh show
+	// dev wlan0` their addresses, and `iw dev wlan0 station del` lets one
+	// go (LetGone then lists it).
+	Phones []Phone
+	// LetGone lists the MACs `iw dev wlan0 station del` let go.
+	LetGone []string
 	// Ethtool is the output of `ethtool -i wlan0` (Ethtool43455Standard
 	// and the like); "" fails as without ethtool.
 	Ethtool string
@@ -111,6 +126,7 @@ func (nm *NM) reset() {
 	nm.Fail = map[string]string{}
 	nm.homeSSID, nm.homePSK, nm.hasHome = "", "", false
 	nm.calls = nil
+	nm.Phones, nm.LetGone = nil, nil
 }
 
 var _ netsetup.Runner = (*NM)(nil)
@@ -376,6 +392,30 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 		return []byte("Interface wlan0\n\tifindex 3\n\ttype AP\n\twiphy 0\n"), nil
 	case cmd == "iw phy phy0 info":
 		return []byte(nm.IWPhy), nil
+	case cmd == "iw dev wlan0 station dump" && len(nm.Phones) > 0:
+		var b strings.Builder
+		for _, p := range nm.Phones {
+			fmt.Fprintf(&b, "Station %s (on wlan0)\n\tinactive time:\t800 ms\n\tconnected time:\t%d seconds\n", p.MAC, int(p.Connected.Seconds()))
+		}
+		return []byte(b.String()), nil
+	case cmd == "ip neigh show dev wlan0":
+		var b strings.Builder
+		for _, p := range nm.Phones {
+			if p.IP != "" {
+				fmt.Fprintf(&b, "%s lladdr %s REACHABLE\n", p.IP, p.MAC)
+			}
+		}
+		return []byte(b.String()), nil
+	case strings.HasPrefix(cmd, "iw dev wlan0 station del "):
+		mac := strings.TrimPrefix(cmd, "iw dev wlan0 station del ")
+		for i, p := range nm.Phones {
+			if p.MAC == mac {
+				nm.Phones = append(nm.Phones[:i:i], nm.Phones[i+1:]...)
+				nm.LetGone = append(nm.LetGone, mac)
+				return nil, nil
+			}
+		}
+		return fail("command failed: No such file or directory (-2)")
 	case cmd == "iw dev wlan0 station dump":
 		var b strings.Builder
 		for i := range nm.Stations {

@@ -1,0 +1,67 @@
+package netsetup_test
+
+import (
+	"context"
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+
+	"eventbox/netsetup"
+)
+
+func TestParseStationDumpReadsEachPhone(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      []netsetup.Station
+	}{
+		{name: "none", out: "", want: nil},
+		{name: "two phones", out: "Station 02:00:00:00:00:0A (on wlan0)\n\tinactive time:\t1200 ms\n\trx bytes:\t52311\n\tconnected time:\t61 seconds\n" +
+			"Station 02:00:00:00:00:0b (on wlan0)\n\tinactive time:\t300000 ms\n\tconnected time:\t3600 seconds\n",
+			want: []netsetup.Station{{MAC: "02:00:00:00:00:0a", Inactive: 1200 * time.Millisecond, Connected: 61 * time.Second},
+				{MAC: "02:00:00:00:00:0b", Inactive: 5 * time.Minute, Connected: time.Hour}}},
+		{name: "no times", out: "Station 02:00:00:00:00:01 (on wlan0)\n\tsignal:  \t-48 dBm\n",
+			want: []netsetup.Station{{MAC: "02:00:00:00:00:01"}}},
+	} {
+		if got := netsetup.ParseStationDump(tc.out); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParseNeighboursMapsEachRadioToItsAddresses(t *testing.T) {
+	out := "10.42.0.23 lladdr 02:00:00:00:00:17 REACHABLE\n" +
+		"fe80::1c2b:3dff:fe4e:5f60 lladdr 02:00:00:00:00:17 router STALE\n" +
+		"10.42.0.24 lladdr 02:00:00:00:00:AA DELAY\n" +
+		"10.42.0.99  INCOMPLETE\n" +
+		"garbage\n"
+	want := map[string][]netip.Addr{
+		"02:00:00:00:00:17": {netip.MustParseAddr("10.42.0.23"), netip.MustParseAddr("fe80::1c2b:3dff:fe4e:5f60")},
+		"02:00:00:00:00:aa": {netip.MustParseAddr("10.42.0.24")},
+	}
+	if got := netsetup.ParseNeighbours(out); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestLetGoDeauthenticatesOnePhone(t *testing.T) {
+	for _, tc := range []struct {
+		mac     string
+		wantRun []string
+		wantErr bool
+	}{
+		{mac: "02:00:00:00:00:17", wantRun: []string{"iw dev wlan0 station del 02:00:00:00:00:17"}},
+		{mac: "02:00:00:00:00:17 ; reboot", wantErr: true},
+		{mac: "all", wantErr: true},
+		{mac: "", wantErr: true},
+	} {
+		w, nm := newWiFi(t)
+		err := w.LetGo(context.Background(), tc.mac)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("LetGo(%q) = %v, want error %v", tc.mac, err, tc.wantErr)
+		}
+		if got := nm.ran(); !reflect.DeepEqual(got, tc.wantRun) {
+			t.Errorf("LetGo(%q) ran %q, want %q", tc.mac, got, tc.wantRun)
+		}
+	}
+}
