@@ -2,7 +2,8 @@
 // qemu-system-aarch64 (the virt machine, full emulation) and tries it as
 // the box it is: its hotspot on a virtual radio, a guest's phone on a
 // second radio in a network namespace of its own, the hosts' home Wi-Fi on
-// a third, and power cuts that lose what the disk was not told to flush.
+// a third, a crowd of phones on as many more radios as it has phones (one
+// namespace each, all driven by one agent process), and power cuts that lose what the disk was not told to flush.
 //
 // The tests run only when EVENTBOX_IMAGE names a built image (`make
 // boxtest` does that); they need root (debugfs on the card's copy, qemu).

@@ -50,7 +50,7 @@ func repoFile(parts ...string) string {
 	return filepath.Join(append([]string{filepath.Dir(here), "..", ".."}, parts...)...)
 }
 
-// TestGuestsPhoneOnTheHotspot boots a card with a settings file, as a host
+// onePhoneOnTheHotspot is a box booted with a settings file, as a host
 // who wrote eventbox.txt: the box applies it and opens its hotspot on its
 // radio with its own NetworkManager setup; a phone on a second radio joins
 // with the password, gets an address, finds every name resolving to the
@@ -58,11 +58,7 @@ func repoFile(parts ...string) string {
 // opens the event and uploads a photo and a video, which the hosts' console
 // lists byte for byte; the console, opened in this machine's Chromium
 // through the forwarded port, signs the host in and shows both.
-func TestGuestsPhoneOnTheHotspot(t *testing.T) {
-	image := cardImage(t)
-	c := newCard(t, image, t.TempDir(), partySettings)
-	m := bootMachine(t, c, "")
-
+func onePhoneOnTheHotspot(t *testing.T, m *machine) {
 	t.Logf("the box's devices:\n%s", m.sh("", "nmcli", "-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device"))
 	left := m.sh("", "cat", "/boot/firmware/eventbox.txt")
 	if strings.Contains(left, "confetti2025") || strings.Contains(left, "a-long-party-password") {

@@ -156,9 +156,27 @@ func (c *card) reachHost(t *testing.T, guestAddr, hostAddr string) {
 
 // newCard copies the image into dir, grows it by 1 GiB, writes the agent
 // and its units into the root, and settings
-// (when not empty) as eventbox.txt on the boot partition.
+// (when not empty) as eventbox.txt on the boot partition. The rig has
+// three virtual radios: the box's, a phone's and the home's.
 func newCard(t *testing.T, image, dir, settings string) *card {
 	t.Helper()
+	return newCardWith(t, image, dir, settings, cardOptions{})
+}
+
+// cardOptions are a card's differences from newCard's.
+type cardOptions struct {
+	// Radios is how many virtual radios the rig has (3 when 0): those
+	// beyond the third are the crowd's phones (boxagent radios).
+	Radios int
+	// Env lines (KEY=value) are added to the service's settings,
+	// /etc/default/eventbox.
+	Env []string
+}
+
+// newCardWith is newCard with opts.
+func newCardWith(t *testing.T, image, dir, settings string, opts cardOptions) *card {
+	t.Helper()
+	radios := max(opts.Radios, 3)
 	path := filepath.Join(dir, "card.img")
 	run(t, "cp", "--sparse=always", image, path)
 	run(t, "truncate", "-s", "+1G", path)
@@ -171,7 +189,7 @@ Before=NetworkManager.service eventbox.service
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-ExecStart=/usr/local/lib/boxtest/boxagent radios
+ExecStart=/usr/local/lib/boxtest/boxagent radios ` + fmt.Sprint(radios) + `
 [Install]
 WantedBy=multi-user.target
 `,
@@ -198,6 +216,17 @@ WantedBy=multi-user.target
 		"mkdir /etc/systemd/system/multi-user.target.wants",
 		"symlink /etc/systemd/system/multi-user.target.wants/boxtest-radios.service /etc/systemd/system/boxtest-radios.service",
 		"symlink /etc/systemd/system/multi-user.target.wants/boxtest-agent.service /etc/systemd/system/boxtest-agent.service",
+	}
+	if len(opts.Env) > 0 {
+		old, err := exec.Command("debugfs", "-R", "cat /etc/default/eventbox", fmt.Sprintf("%s?offset=%d", path, c.parts[1].start)).Output()
+		if err != nil {
+			t.Fatalf("reading the card's /etc/default/eventbox: %v", err)
+		}
+		f := filepath.Join(dir, "eventbox.env")
+		if err := os.WriteFile(f, []byte(string(old)+"\n"+strings.Join(opts.Env, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, "rm /etc/default/eventbox", "write "+f+" /etc/default/eventbox", "sif /etc/default/eventbox mode 0100600")
 	}
 	// BOXTEST_EVENTBOX puts another arm64 build of the daemon in the card
 	// (for example one with an fsync taken out, to see the power cuts

@@ -3,13 +3,16 @@
 // the test writes it into its own copy of the card, with two units, before
 // the first boot.
 //
-//	boxagent radios     before NetworkManager: the virtual radios wlan1 and
-//	                    wlan2 moved into the network namespaces "phone" and
-//	                    "home", so the box's NetworkManager sees only wlan0,
-//	                    as on a Pi
+//	boxagent radios [N] before NetworkManager: N virtual radios (3 by
+//	                    default), wlan1 and wlan2 moved into the network
+//	                    namespaces "phone" and "home" and the rest into
+//	                    crowd01, crowd02, ..., so the box's NetworkManager
+//	                    sees only wlan0, as on a Pi
 //	boxagent serve ADDR the test's control channel: runs commands (in a
 //	                    namespace if asked) and moves files, over HTTP
 //	boxagent phone ...  what a guest's phone does on the hotspot (see phone.go)
+//	boxagent crowd ...  many phones arriving at the hotspot (see crowd.go)
+//	boxagent sample     the box's load: stations, CPU, memory (see sample.go)
 //	boxagent home ...   the "home" network's fake internet (see home.go)
 //	boxagent dbcheck F  bbolt's consistency check of the database F
 package main
@@ -21,13 +24,13 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: boxagent radios | serve ADDR | phone CMD ... | home CMD ... | dbcheck DB | pipe HOST:PORT")
+		fmt.Fprintln(os.Stderr, "usage: boxagent radios [N] | serve ADDR | phone ... | crowd ... | sample [IF] | home CMD ... | dbcheck DB | pipe HOST:PORT")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "radios":
-		err = radios()
+		err = radios(os.Args[2:])
 	case "serve":
 		addr := ":7000"
 		if len(os.Args) > 2 {
@@ -36,6 +39,10 @@ func main() {
 		err = serve(addr)
 	case "phone":
 		err = phone(os.Args[2:])
+	case "sample":
+		err = sample(os.Args[2:])
+	case "crowd":
+		err = crowd(os.Args[2:])
 	case "home":
 		err = home(os.Args[2:])
 	case "pipe":

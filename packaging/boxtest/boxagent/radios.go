@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -13,19 +14,39 @@ import (
 // the hosts' home access point, each in a network namespace of its own.
 var radioNamespaces = map[string]string{"wlan1": "phone", "wlan2": "home"}
 
-// radios loads mac80211_hwsim with three virtual radios and moves two of
-// them into their namespaces. It runs
-// before NetworkManager, which then manages only wlan0.
-func radios() error {
+// crowdNamespace names the namespace of the crowd's phone n (from 1):
+// radio wlan(n+2) goes there when the rig has more than three radios.
+func crowdNamespace(n int) string { return fmt.Sprintf("crowd%02d", n) }
+
+// radios loads mac80211_hwsim with count virtual radios (at least three)
+// and moves all but wlan0 into their namespaces: wlan1 and wlan2 as above,
+// wlan3 and on each in a crowd phone's own (crowd01, crowd02, ...). It
+// runs before NetworkManager, which then manages only wlan0.
+func radios(args []string) error {
+	count := 3
+	if len(args) > 0 {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < 3 || n > 100 {
+			return fmt.Errorf("radios %q: want a count from 3 to 100", args[0])
+		}
+		count = n
+	}
+	where := map[string]string{}
+	for iface, ns := range radioNamespaces {
+		where[iface] = ns
+	}
+	for i := 3; i < count; i++ {
+		where[fmt.Sprintf("wlan%d", i)] = crowdNamespace(i - 2)
+	}
 	// The Pi's radio is there from the start; the virtual ones come with
 	// their module, loaded here (systemd's module loading gives up after
 	// 90 s, which full emulation on a busy machine can take).
 	if _, err := os.Stat("/sys/module/mac80211_hwsim"); err != nil {
-		if out, err := exec.Command("modprobe", "mac80211_hwsim", "radios=3").CombinedOutput(); err != nil {
+		if out, err := exec.Command("modprobe", "mac80211_hwsim", fmt.Sprintf("radios=%d", count)).CombinedOutput(); err != nil {
 			return fmt.Errorf("loading mac80211_hwsim: %v: %s", err, out)
 		}
 	}
-	for iface, ns := range radioNamespaces {
+	for iface, ns := range where {
 		if err := addNetns(ns); err != nil {
 			return err
 		}
@@ -64,7 +85,7 @@ func addNetns(name string) error {
 func phyOf(iface string) (string, error) {
 	b, err := os.ReadFile(filepath.Join("/sys/class/net", iface, "phy80211/name"))
 	if err != nil {
-		return "", fmt.Errorf("no radio %s (is mac80211_hwsim loaded with radios=3?): %w", iface, err)
+		return "", fmt.Errorf("no radio %s (is mac80211_hwsim loaded with enough radios?): %w", iface, err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
