@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -84,6 +85,8 @@ func TestSetupPageSetsUpTheBoxOnce(t *testing.T) {
 	c := noRedirects(h)
 	if st := c.do("GET", "/api/setup", nil).expect(t, 200, ""); st.JSON["state"] != "open" || st.JSON["closesAt"] != float64(h.clock.Now().Add(30*time.Minute).UnixMilli()) {
 		t.Fatalf("setup state = %s, want open for 30 minutes", st.Body)
+	} else if zones, countries := fmt.Sprint(st.JSON["timeZones"]), fmt.Sprint(st.JSON["countries"]); !strings.Contains(zones, "Europe/Paris") || !strings.Contains(countries, "code:FR name:France") {
+		t.Fatalf("the open page's lists lack Europe/Paris or France: %.300s … %.300s", zones, countries)
 	}
 	for _, path := range []string{"/generate_204", "/"} {
 		if r := c.do("GET", path, nil); r.Status != http.StatusFound || !strings.HasSuffix(r.Header.Get("Location"), "/setup") {

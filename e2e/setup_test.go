@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -71,14 +73,51 @@ func TestSetupPageOnAPhone(t *testing.T) {
 	if overflow {
 		t.Error("the setup page is wider than the phone's screen")
 	}
+	// An empty form: every field says its problem at once (the country
+	// and zone the page guessed from the phone cleared too).
+	b.eval(t, `(() => { document.querySelector('#setup-country').value = ''; document.querySelector('#setup-timeZone').value = ''; return true; })()`, nil)
+	b.do(t, "sending the form empty", click(`form button[type=submit]`))
+	b.waitJS(t, "the problems", `!!document.querySelector('#setup-timeZone-err').textContent`)
+	var flagged []string
+	b.eval(t, `[...document.querySelectorAll('.field.invalid [aria-describedby]')].map((e) => e.id)`, &flagged)
+	if want := []string{"setup-ownerName", "setup-ownerPassword", "setup-wifiName", "setup-wifiPassword", "setup-country", "setup-timeZone"}; !slices.Equal(flagged, want) {
+		t.Errorf("an empty form flags %v, want every field %v", flagged, want)
+	}
+	// The country is a list; the time zone a list a city's name finds.
+	var country string
+	b.eval(t, `document.querySelector('#setup-country').tagName + ' ' + document.querySelector('#setup-country').options.length`, &country)
+	if !strings.HasPrefix(country, "SELECT ") || len(country) < len("SELECT 200") {
+		t.Errorf("the country is %q, want a list of the countries", country)
+	}
+	b.do(t, "finding Paris", chromedp.SendKeys(chromedp.CSS(`#setup-tzSearch`), "paris"))
+	var zone string
+	b.eval(t, `document.querySelector('#setup-timeZone').value`, &zone)
+	if zone != "Europe/Paris" {
+		t.Errorf("typing paris picks the time zone %q, want Europe/Paris", zone)
+	}
 	fillSetup(t, b, "short")
 	b.do(t, "sending a password too short", click(`form button[type=submit]`))
 	b.waitText(t, "#setup-wifiPassword-err", "8 to 63 characters")
 	b.do(t, "fixing it",
 		chromedp.SendKeys(chromedp.CSS(`#setup-wifiPassword`), "-and-longer"),
 		click(`form button[type=submit]`))
-	b.waitText(t, "main", "Now join the Wi-Fi “Anna & Marc”")
+	// The last screen: done, the Wi-Fi with its password, the console's
+	// addresses as links, to keep the page.
+	b.waitText(t, "h1", "Your eventbox is set up")
+	b.waitText(t, "#setup-done-ssid", "Anna & Marc")
+	b.waitText(t, "#setup-done-pass", "short-and-longer")
 	b.waitText(t, "main", "sign in as “anna”")
+	b.waitText(t, "main", "screenshot")
+	var links []string
+	b.eval(t, `[...document.querySelectorAll('#setup-done-addresses a')].map((a) => a.href)`, &links)
+	if want := []string{"http://eventbox.local/admin", "http://10.42.0.1/admin"}; !slices.Equal(links, want) {
+		t.Errorf("the last screen links to %v, want %v", links, want)
+	}
+	var copies int
+	b.eval(t, `document.querySelectorAll('#setup-done-addresses button').length`, &copies)
+	if copies != 2 {
+		t.Errorf("the last screen has %d copy buttons, want one per address", copies)
+	}
 	net.mu.Lock()
 	got := fmt.Sprintf("%+v", net.got)
 	net.mu.Unlock()
@@ -99,14 +138,14 @@ func TestSetupPageOnAPhone(t *testing.T) {
 }
 
 // TestShotsSetup takes screenshots of the setup page (run with -shots
-// DIR): the form and the page once sent, in English and French, on a
-// phone, a laptop and a large screen.
+// DIR): the form and the page once sent, in English, French, Italian and
+// Spanish, on a phone, a laptop and a large screen.
 func TestShotsSetup(t *testing.T) {
 	if *shotDir == "" {
 		t.Skip("screenshots only: run with -shots DIR")
 	}
-	for _, lang := range []string{"en", "fr"} {
-		for _, size := range [][2]int{{phoneWidth, phoneHeight}, {1366, 900}, {1920, 1080}} {
+	for _, lang := range []string{"en", "fr", "it", "es"} {
+		for _, size := range [][2]int{{phoneWidth, phoneHeight}, {1366, 768}, {1920, 1080}} {
 			box, _ := unsetBox(t)
 			b := newBrowserAt(t, lang, size[0], size[1])
 			name := fmt.Sprintf("setup-%s-%dx%d", lang, size[0], size[1])
@@ -122,6 +161,7 @@ func TestShotsSetup(t *testing.T) {
 			b.do(t, "fixing", chromedp.SendKeys(chromedp.CSS(`#setup-wifiPassword`), "-and-longer"), click(`form button[type=submit]`))
 			b.waitJS(t, "the page once sent", `!document.querySelector('form')`)
 			b.shotScreen(t, name+"-done")
+			b.shot(t, name+"-done-full")
 		}
 	}
 }

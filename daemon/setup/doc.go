@@ -14,3 +14,5 @@
 // once the window is over, the routes refuse everything. What this allows
 // and what not: docs/decisions/trust.md, "The first-run setup page".
 package setup
+
+//go:generate go run zones_gen.go

@@ -214,6 +214,17 @@ type stateBody struct {
 	// Now is the box's time (epoch ms), for the page to tell whether the
 	// phone's differs.
 	Now int64 `json:"now"`
+	// Countries and TimeZones are the page's lists while it is open: the
+	// ISO 3166 countries (code and English name; the page names them in
+	// its language) and Go's time zone names (zones.go).
+	Countries []countryDTO `json:"countries,omitempty"`
+	TimeZones []string     `json:"timeZones,omitempty"`
+}
+
+// countryDTO is one country of the setup page's list.
+type countryDTO struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
 }
 
 // State is GET /api/setup: whether the page is open, why not, until when.
@@ -227,6 +238,11 @@ func (a *API) State(w http.ResponseWriter, r *http.Request) error {
 		body.State, body.Reason = "closed", reason
 	} else {
 		body.ClosesAt = closes.UnixMilli()
+		body.TimeZones = timeZones[:]
+		body.Countries = make([]countryDTO, len(countries))
+		for i, c := range countries {
+			body.Countries[i] = countryDTO{Code: c[0], Name: c[1]}
+		}
 	}
 	return web.JSON(w, r, http.StatusOK, body)
 }
