@@ -4,6 +4,7 @@
 // export, ending the event). Photos and guestbook live in admin-moderation.js.
 import { h, clear, toast, fmtDate, fmtTime } from './lib.js';
 import { openLive } from './live.js';
+import { phonesEvening } from './admin-phones.js';
 import { t, consoleLang } from './admin-i18n.js';
 import { LANGS } from './i18n.js';
 import { contactsCard, endResult } from './admin-contacts.js';
@@ -329,7 +330,8 @@ async function settingsTab(env, body) {
       if (body.isConnected) settingsTab(env, body);
     }
   });
-  clear(body, logoCard(env, () => settingsTab(env, body)), form.el, dangerCard(env));
+  // The phones on the box's Wi-Fi over the evening, while the event runs.
+  clear(body, ev.endedAt ? null : phonesEvening('event-phones'), logoCard(env, () => settingsTab(env, body)), form.el, dangerCard(env));
 }
 
 function logoCard(env, redraw) {

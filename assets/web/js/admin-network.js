@@ -3,11 +3,13 @@
 // password), what the radio does with the hotspot then, the fall-back's
 // promise, going back to the hotspot by hand, Ethernet, the internet,
 // when mail, webhooks and the export last got through, and how many phones
-// are on the hotspot of about how many its radio holds.
+// are on the hotspot of about how many its radio holds, with the evening's
+// chart and the idle phones let go (admin-phones.js).
 import { h, clear, toast, fmtTime } from './lib.js';
 import { call, errText, field, check, select, showErrors, busy } from './admin-ui.js';
 import { t } from './admin-i18n.js';
 import { portsCard } from './admin-ports.js';
+import { phonesEvening } from './admin-phones.js';
 
 const card = (title, ...kids) => h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, title), kids);
 const row = (label, value, id) => h('div', { class: 'spread', style: 'padding:4px 0' }, h('span', { class: 'muted' }, label), h('strong', { id }, value));
@@ -190,6 +192,6 @@ export async function networkPart(box) {
         h('p', null, t('Not available on this machine: the Network screen needs NetworkManager, as on the box.'))),
       lastCard(s.lastDelivered));
   }
-  clear(box, s.phones ? phonesCard(box, s.phones) : null, s.ports ? portsCard(s.ports, () => networkPart(box)) : null,
+  clear(box, s.phones ? phonesCard(box, s.phones) : null, s.phones ? phonesEvening('net-evening', false) : null, s.ports ? portsCard(s.ports, () => networkPart(box)) : null,
     hotspotCard(box, s.hotspot), homeCard(box, s), linksCard(s), lastCard(s.lastDelivered));
 }

@@ -5,6 +5,7 @@ import { api, h, $, clear, toast, fmtDate, showCurrentTabs } from './lib.js';
 import { call, errText, field, showErrors, busy, notYet, unavailable, SIGNED_OUT } from './admin-ui.js';
 import { storageBanner, restoreNote, reenterBanner } from './admin-backup.js';
 import { clockBanner, clockUnsure, codeHint } from './admin-clock.js'; // the box's clock
+import { crowdBanner } from './admin-phones.js'; // the Wi-Fi nearly full
 import { t, loadConsoleLang, langMenu, mediaCount } from './admin-i18n.js';
 
 const app = $('#app');
@@ -93,6 +94,8 @@ async function route() {
 // (made at the first signed-in page).
 let banner = null;
 let clockNote = null; // the box's clock, set by the first owner while unsure
+// crowd tells the hosts while the Wi-Fi has stayed nearly full (admin-phones.js).
+let crowd = null;
 // reenter lists, for owners, the secrets a restore lost (admin-backup.js).
 let reenter = null;
 // restored says, on the first page after a restore, that it is done
@@ -115,6 +118,7 @@ function shell(me, ...content) {
   if (me && !banner) banner = storageBanner(() => !!ctx.me && ctx.me.role === 'owner');
   if (banner) banner.draw(); // its link is for owners: the account may have changed
   if (me && !clockNote) clockNote = clockBanner(me); // the box's clock (admin-clock.js)
+  if (me && !crowd) crowd = crowdBanner(() => !!ctx.me && ctx.me.role === 'owner');
   if (restored === undefined) restored = restoreNote();
   const here = location.pathname;
   if (me && me.role === 'owner') {
@@ -135,7 +139,7 @@ function shell(me, ...content) {
       me ? h('span', { class: 'row small muted' }, h('a', { href: '/admin/account', class: 'muted', id: 'me' }, me.name || me.username),
         h('button', { class: 'small', onclick: signOut }, t('Sign out'))) : langMenu(h)),
       h('div', { class: 'wrap', style: 'padding-top:0;padding-bottom:0' }, nav)),
-    h('main', { class: 'wrap', id: 'main' }, restored, me ? banner : null, me ? clockNote : null, me && me.role === 'owner' ? reenter : null, content),
+    h('main', { class: 'wrap', id: 'main' }, restored, me ? banner : null, me ? crowd : null, me ? clockNote : null, me && me.role === 'owner' ? reenter : null, content),
   ];
 }
 
