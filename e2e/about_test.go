@@ -20,7 +20,7 @@ func TestConsoleAbout(t *testing.T) {
 	box := startBox(t, func(c *daemon.Config) { c.Version = "2.3.1" })
 	langs := []struct{ lang, code, title, version, notice string }{
 		{"en-US", "en", "About eventbox", "This box runs eventbox 2.3.1.", "What the box carries from others"},
-		{"fr-FR", "fr", "À propos d’eventbox", "Ce boîtier fait tourner eventbox 2.3.1.", "Ce que le boîtier reprend d’autres projets"},
+		{"fr-FR", "fr", "À propos d’eventbox", "Cette boîte fait tourner eventbox 2.3.1.", "Ce que la boîte reprend d’autres projets"},
 	}
 	sizes := []struct {
 		name          string

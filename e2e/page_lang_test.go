@@ -35,6 +35,7 @@ var notEnglish = map[string]bool{
 	"heic": true, "jpeg": true, "mp4": true, "webm": true, "id": true, "url": true, "ok": true,
 	"ca": true, "ios": true, "android": true, "totp": true, "dhcp": true, "mdns": true,
 	"kb": true, "mb": true, "gb": true, // Italian and Spanish write them so; French's are checked apart
+	"admin": true, // the first owner's name and the console's path (/admin)
 }
 
 // words are the lowercase words of s, split at whatever is not a letter.
@@ -250,12 +251,13 @@ func (f *langFinder) count() int {
 // placeholders, labels, titles and alternatives of its elements.
 const pageTextsJS = `(() => {
 	// The licence texts of the About screen are legal texts, kept as
-	// their authors wrote them.
-	const legal = [...document.querySelectorAll('#about-licence details, #about-notice pre, #about-notice textarea')];
+	// their authors wrote them; the time zones' cities are the zone
+	// database's place names.
+	const legal = [...document.querySelectorAll('#about-licence details, #about-notice pre, #about-notice textarea, #notice, #setup-timeZone')];
 	for (const e of legal) e.hidden = true;
 	const out = [document.title];
 	for (const l of (document.body.innerText || '').split('\n')) out.push(l);
-	for (const e of document.querySelectorAll('.toast, option, [data-status]')) out.push(e.textContent);
+	for (const e of document.querySelectorAll('.toast, option:not(#setup-timeZone option), [data-status]')) out.push(e.textContent);
 	for (const e of document.querySelectorAll('[placeholder], [aria-label], [title], [alt]'))
 		for (const a of ['placeholder', 'aria-label', 'title', 'alt']) if (e.hasAttribute(a)) out.push(e.getAttribute(a));
 	for (const e of legal) e.hidden = false;
@@ -404,6 +406,21 @@ func TestEveryPageInItsLanguage(t *testing.T) {
 	if st := admin.json(t, "PUT", "/api/admin/mail", map[string]any{"smtp": map[string]any{"host": "mail.party.example", "port": 8080, "from": "box@party.example", "security": "none"}}, nil); st != http.StatusOK {
 		t.Fatalf("saving the mail settings: status %d", st)
 	}
+	// An event ended: its gallery link carries the box's own label.
+	ended := createEvent(t, box.Store, "Giulia & Luca", func(e *store.Event) { e.AccessCode = "" })
+	guestUploads(t, box, ended, "Carla", 1)
+	var end struct {
+		Result struct {
+			ShareURL string `json:"shareUrl"`
+		} `json:"result"`
+	}
+	if st := admin.json(t, "POST", "/api/admin/events/"+ended.ID+"/end", nil, &end); st != http.StatusOK || end.Result.ShareURL == "" {
+		t.Fatalf("ending the event: status %d, link %q", st, end.Result.ShareURL)
+	}
+	// An organizer beside the owner: the Team screen names both roles.
+	if st := admin.json(t, "POST", "/api/admin/accounts", map[string]any{"username": "paola", "role": "organizer", "eventIds": []string{}}, nil); st != http.StatusCreated && st != http.StatusOK {
+		t.Fatalf("adding an organizer: status %d", st)
+	}
 	unset, _ := unsetBox(t)
 
 	counts := map[string]int{}
@@ -453,6 +470,12 @@ func TestEveryPageInItsLanguage(t *testing.T) {
 			g.do(t, "opening the gallery", chromedp.Navigate(box.URL+"/g/"+share.Share.Token))
 			g.settle(t, "#gallery-photos .tile")
 			f.check("gallery", g.texts(t))
+			g.do(t, "opening the gallery made at the end", chromedp.Navigate(end.Result.ShareURL))
+			g.settle(t, "#gallery-photos .tile")
+			f.check("gallery made at the end", g.texts(t))
+			if sub := g.text(t, ".hero p"); sub != cat.Lang(lang).Text("guest.galleryEndLabel") {
+				t.Errorf("the end's gallery says %q under its name, want %q", sub, cat.Lang(lang).Text("guest.galleryEndLabel"))
+			}
 			g.do(t, "opening the portal page", chromedp.Navigate(box.URL+"/portal"))
 			g.settle(t, "#portal-continue")
 			f.check("portal", g.texts(t))
@@ -509,6 +532,21 @@ func TestEveryPageInItsLanguage(t *testing.T) {
 					a.do(t, "selecting a message", click(`#messages .msg input[type=checkbox]`))
 					a.waitJS(t, "the selection's bar", `!!document.querySelector('.actionbar:not([hidden])')`)
 					f.check("console, guestbook, one selected", a.texts(t))
+				case "team": // the roles in the page's language
+					var roles []string
+					a.eval(t, `[...document.querySelectorAll('main .pill')].map((e) => e.textContent)`, &roles)
+					l := cat.Lang(lang)
+					for _, want := range []string{l.Text("console.Owner"), l.Text("console.Organizer")} {
+						if !slices.Contains(roles, want) {
+							t.Errorf("the Team screen's roles read %q, want %q among them", roles, want)
+						}
+					}
+				case "about": // the notice read as a document, not as its Markdown
+					var raw string
+					a.eval(t, `(() => { const n = document.querySelector('#notice'); return n.querySelectorAll('h2, table').length > 1 ? [...n.children].filter((e) => e.tagName !== 'PRE').map((e) => e.innerText).join('\n') : 'no headings or tables'; })()`, &raw)
+					if m := regexp.MustCompile(`(?m)^#{1,6} |\|---|\*\*|no headings or tables`).FindString(raw); m != "" {
+						t.Errorf("the About screen shows the notice's Markdown (%q)", m)
+					}
 				case "mail":
 					var port string
 					a.eval(t, `document.querySelector('[name="smtp.port"]').value`, &port)

@@ -89,7 +89,7 @@ func TestUpdatesScreenExplainsItself(t *testing.T) {
 	box := startBox(t)
 	for _, tc := range []struct{ lang, how, states string }{
 		{"en-GB", "A new version reaches the box in one of two ways", "What the states mean"},
-		{"fr-FR", "Une nouvelle version arrive sur la box de deux façons", "Ce que veulent dire les états"},
+		{"fr-FR", "Une nouvelle version arrive sur la boîte de deux façons", "Ce que veulent dire les états"},
 		{"it-IT", "Una nuova versione arriva sul box in due modi", "Cosa vogliono dire gli stati"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {

@@ -72,6 +72,9 @@ export async function twoFactorCard(ctx, box) {
 }
 
 /** teamPage lists accounts and invitations (owners). */
+/** roleName is an account's role in the console's language. */
+const roleName = (role) => ({ owner: t('Owner'), organizer: t('Organizer') }[role] || role);
+
 export async function teamPage(ctx, view) {
   const accounts = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
   const invites = h('div', null, h('p', { class: 'muted' }, t('Loading…')));
@@ -126,13 +129,13 @@ async function drawAccounts(ctx, box, events) {
     const editPicks = eventPicker(events, a.eventIds);
     return h('li', null,
       h('div', { class: 'spread' }, h('strong', null, a.name || a.username, a.id === ctx.me.id ? ' ' + t('(you)') : ''),
-        h('span', { class: 'row small' }, h('span', { class: 'pill' }, a.role), a.twoFactor ? h('span', { class: 'pill good' }, '2-step') : null)),
+        h('span', { class: 'row small' }, h('span', { class: 'pill' }, roleName(a.role)), a.twoFactor ? h('span', { class: 'pill good' }, t('2-step sign-in')) : null)),
       h('div', { class: 'small muted' }, [a.username, a.email, a.lastLoginAt ? t('last sign-in {at}', { at: fmtTime(a.lastLoginAt) }) : t('never signed in')].filter(Boolean).join(' · ')),
-      a.role === 'organizer' ? h('div', { class: 'small' }, t('Events: '), a.eventIds.map((id) => names[id] || id).join(', ') || 'none') : null,
+      a.role === 'organizer' ? h('div', { class: 'small' }, t('Events: '), a.eventIds.map((id) => names[id] || id).join(', ') || t('none yet')) : null,
       a.id === ctx.me.id ? null : h('details', null, h('summary', { class: 'small' }, t('Manage')),
         a.role === 'organizer' ? h('div', null, editPicks, h('button', { class: 'small', onclick: (e) => patch(a, { eventIds: pickedIds(editPicks) })(e) }, t('Save events'))) : null,
         h('div', { class: 'row', style: 'margin-top:8px' },
-          h('button', { class: 'small', onclick: patch(a, { role: a.role === 'owner' ? 'organizer' : 'owner' }, `Make ${a.username} ${a.role === 'owner' ? 'an organizer' : 'an owner'}?`) }, a.role === 'owner' ? t('Make organizer') : t('Make owner')),
+          h('button', { class: 'small', onclick: patch(a, { role: a.role === 'owner' ? 'organizer' : 'owner' }, t(a.role === 'owner' ? 'Make {name} an organizer?' : 'Make {name} an owner?', { name: a.username })) }, a.role === 'owner' ? t('Make organizer') : t('Make owner')),
           h('button', { class: 'small', onclick: patch(a, { resetPassword: true }, `Give ${a.username} a new password?`) }, t('Reset password')),
           a.twoFactor ? h('button', { class: 'small', onclick: patch(a, { resetTwoFactor: true }, `Turn off two-step sign-in for ${a.username}?`) }, t('Reset 2-step')) : null,
           h('button', {
@@ -167,7 +170,7 @@ async function drawInvites(ctx, box, events) {
       h('code', null, res.url), ' ', h('button', { class: 'small', onclick: () => copyText(res.url) }, t('Copy'))));
   });
   clear(box, h('ul', { class: 'list' }, invitations.length ? invitations.map((iv) => h('li', { class: 'spread' },
-    h('span', null, h('strong', null, iv.email), ' ', h('span', { class: 'pill' }, iv.role),
+    h('span', null, h('strong', null, iv.email), ' ', h('span', { class: 'pill' }, roleName(iv.role)),
       h('div', { class: 'small muted' }, t('Expires ') + fmtTime(iv.expiresAt))),
     h('button', {
       class: 'small danger', onclick: async (e) => {
@@ -309,5 +312,65 @@ export async function aboutPage(ctx, view) {
     h('div', { class: 'card', id: 'about-notice' },
       h('h2', { style: 'margin-top:0' }, t('What the box carries from others')),
       h('p', null, t('The HEIC photo decoder (libheif and libde265, under the LGPL), the fonts and the Go libraries are each under their own licence. The notice below lists them, says where their source is, and holds their licence texts.')),
-      text('notice', t('Third-party notice'), about.notice)));
+      h('div', { class: 'notice-md', id: 'notice', tabindex: 0, role: 'region', 'aria-label': t('Third-party notice') }, markdown(about.notice))));
+}
+
+/** inline renders a line's `code`, **bold** and [links](url) as elements. */
+function inline(text) {
+  const out = [];
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\[([^\]]+)\]\((https?:[^)\s]+)\)|(https?:\/\/[^\s)|]+[^\s)|.,;:])/g;
+  let at = 0;
+  for (let m; (m = re.exec(text));) {
+    out.push(text.slice(at, m.index));
+    if (m[1]) out.push(h('code', null, m[1]));
+    else if (m[2]) out.push(h('strong', null, m[2]));
+    else if (m[3]) out.push(h('a', { href: m[4], target: '_blank', rel: 'noopener' }, m[3]));
+    else out.push(h('a', { href: m[5], target: '_blank', rel: 'noopener' }, m[5]));
+    at = re.lastIndex;
+  }
+  out.push(text.slice(at));
+  return out;
+}
+
+/** markdown renders the notice's Markdown (headings, paragraphs, lists,
+ * tables, fenced blocks) as elements, never as HTML: the licence texts in
+ * its fenced blocks stay as their authors wrote them. */
+function markdown(md) {
+  const out = [];
+  const lines = String(md || '').split('\n');
+  for (let i = 0; i < lines.length;) {
+    const line = lines[i];
+    if (line.startsWith('```')) {
+      const body = [];
+      for (i++; i < lines.length && !lines[i].startsWith('```'); i++) body.push(lines[i]);
+      i++;
+      out.push(h('pre', { class: 'notice-text' }, body.join('\n')));
+    } else if (/^#{1,6} /.test(line)) {
+      const level = Math.min(line.indexOf(' ') + 1, 5);
+      out.push(h('h' + level, null, inline(line.replace(/^#+ /, ''))));
+      i++;
+    } else if (line.startsWith('|')) {
+      const rows = [];
+      for (; i < lines.length && lines[i].startsWith('|'); i++) {
+        if (!/^\|[\s|:-]+\|$/.test(lines[i])) rows.push(lines[i].slice(1, -1).split('|').map((c) => c.trim()));
+      }
+      out.push(h('div', { class: 'scroll-x' }, h('table', { class: 'notice-table' },
+        h('thead', null, h('tr', null, rows[0].map((c) => h('th', null, inline(c))))),
+        h('tbody', null, rows.slice(1).map((r) => h('tr', null, r.map((c) => h('td', null, inline(c)))))))));
+    } else if (/^\s*[-*] /.test(line)) {
+      const items = [];
+      for (; i < lines.length && (/^\s*[-*] /.test(lines[i]) || (/^\s+\S/.test(lines[i]) && items.length)); i++) {
+        if (/^\s*[-*] /.test(lines[i])) items.push(lines[i].replace(/^\s*[-*] /, ''));
+        else items[items.length - 1] += ' ' + lines[i].trim();
+      }
+      out.push(h('ul', null, items.map((it) => h('li', null, inline(it)))));
+    } else if (!line.trim()) {
+      i++;
+    } else {
+      const para = [];
+      for (; i < lines.length && lines[i].trim() && !/^(#{1,6} |```|\||\s*[-*] )/.test(lines[i]); i++) para.push(lines[i].trim());
+      out.push(h('p', null, inline(para.join(' '))));
+    }
+  }
+  return out;
 }

@@ -57,7 +57,8 @@ function header() {
     ev.logoVersion ? safeImg({ class: 'logo', src: `${base}/logo?v=${ev.logoVersion}` }) : null,
     h('h1', null, ev.name),
     ev.eventDate ? h('div', { class: 'date' }, fmtDate(ev.eventDate, lang)) : null,
-    share.label ? h('p', null, share.label) : null,
+    // The link the box made at the end carries a fixed English label.
+    share.label ? h('p', null, share.label === 'Made when the event ended' ? t('galleryEndLabel') : share.label) : null,
     share.favoritesOnly ? h('p', { class: 'small muted' }, t('galleryFavorites')) : null,
     share.expiresAt ? h('p', { class: 'small muted' }, t('galleryUntil', { date: fmtTime(share.expiresAt, lang) })) : null);
 }
