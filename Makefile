@@ -62,11 +62,17 @@ ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs browsertest longtest
+.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs browsertest longtest
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
 	$(GO) run ./cmd/eventbox serve
+
+## run-setup: make run on a fresh data dir with the first-run setup page
+## open (http://localhost:8080/setup), as on a new box; what the page sends
+## is logged, not applied (EVENTBOX_SETUP_PREVIEW).
+run-setup:
+	DATA_DIR="$$(mktemp -d)" ADMIN_PASSWORD= EVENTBOX_SETUP_PREVIEW=1 $(GO) run ./cmd/eventbox serve
 
 ## build: a static binary for this machine in bin/
 build:

@@ -65,6 +65,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		logger.Warn("large photos will get no variants: this binary cannot be found to decode them apart", "error", err)
 	}
 	cf.launched = getenv(update.LaunchedEnv) != ""
+	if getenv(SetupPreviewEnv) != "" {
+		// make run-setup: the setup page opens on a fresh data dir outside
+		// the service, and only logs what it would apply.
+		cf.cfg.SetupNetwork = setupPreview{log: logger}
+	}
 	cf.notify = sdnotify.FromEnv(getenv)
 	if err := cf.validate(); err != nil {
 		fmt.Fprintf(stderr, "eventbox: configuration:\n%v\n", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,5 +53,25 @@ func (s setupHandoff) Apply(_ context.Context, c setup.Choice) error {
 		return fmt.Errorf("writing the setup page's choices: %w", err)
 	}
 	s.restart()
+	return nil
+}
+
+// SetupPreviewEnv, when set, opens the first-run setup page under
+// `make run` (make run-setup): on a fresh data dir, with no ADMIN_PASSWORD,
+// /setup and /api/setup behave as on a new box, and what the page sends
+// is logged instead of applied (the machine's network, time zone and
+// clock stay as they are). Under the service, the real handoff wins.
+const SetupPreviewEnv = "EVENTBOX_SETUP_PREVIEW"
+
+// setupPreview is the setup page's network outside the service: it logs
+// the choices and changes nothing.
+type setupPreview struct{ log *slog.Logger }
+
+var _ setup.Network = setupPreview{}
+
+// Apply logs what the page chose (never the passwords).
+func (p setupPreview) Apply(ctx context.Context, c setup.Choice) error {
+	p.log.InfoContext(ctx, "setup preview: the page's choices, not applied", "wifi", c.WiFiName, "open", c.WiFiPassword == "",
+		"country", c.Country, "time_zone", c.TimeZone)
 	return nil
 }
