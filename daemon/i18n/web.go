@@ -12,8 +12,14 @@ import (
 // "Français"}, the reference first.
 const IndexPath = "locales/index.json"
 
+// IndexModulePath is the same list as a JavaScript module whose default
+// export is that object: the pages import it (js/i18n.js), so the list
+// arrives with their code instead of a request after it.
+const IndexModulePath = "locales/index.js"
+
 // Web returns the web interface ui with what the pages read of the
-// catalogue in its locales folder added: IndexPath, and each language's
+// catalogue in its locales folder added: IndexPath (and IndexModulePath),
+// and each language's
 // sections apart, locales/<code>/<section>.json (a JSON object of keys to
 // texts, the language's own only: the pages fall back to the reference's
 // file themselves). A nil ui stays nil. The result holds ui's files in
@@ -51,6 +57,8 @@ func Web(ui fs.FS) (fs.FS, error) {
 		return nil, err
 	}
 	out[IndexPath] = &fstest.MapFile{Data: index, Mode: 0o444}
+	module := append(append([]byte("export default "), index...), ";\n"...)
+	out[IndexModulePath] = &fstest.MapFile{Data: module, Mode: 0o444}
 	for _, code := range c.codes {
 		l := c.langs[code]
 		for _, s := range l.Sections() {

@@ -5,11 +5,28 @@
 // With ?booth=<key> the page becomes the event's photo booth (booth.js).
 import { api, ApiError, fmtBytes, h, $, clear, toast, errorText, secretForm, fmtDate, fmtTime, setAccent, infinite, mediaURL, icon, safeImg, fmtSeconds, downloadLink, voiceNote, guestLabel } from './lib.js';
 import { loadI18n, pickLang, saveLang, LANGS } from './i18n.js';
-import { UploadQueue, sendResumable } from './queue.js';
-import { openLightbox } from './lightbox.js';
-import { FILTERS, applyFilter } from './filters.js';
-import { when, filterBar, filtered } from './album-filters.js';
-import { heartsOf } from './hearts.js';
+
+// The code the first screens (the access code, the name) do not use: the
+// upload queue, the viewer, the capture filters, the album's filters and
+// the hearts. loadRest fetches it while the guest reads the first screen,
+// so that screen waits only for lib.js, i18n.js and this file
+// (TestGuestSeesTheEventNameSoonOnASlowHotspot).
+let UploadQueue, sendResumable, openLightbox, FILTERS, applyFilter, when, filterBar, filtered, heartsOf;
+let rest = null;
+function loadRest() {
+  if (!rest) {
+    rest = Promise.all([import('./queue.js'), import('./lightbox.js'), import('./filters.js'), import('./album-filters.js'), import('./hearts.js')])
+      .then(([q, l, f, a, hm]) => {
+        ({ UploadQueue, sendResumable } = q);
+        ({ openLightbox } = l);
+        ({ FILTERS, applyFilter } = f);
+        ({ when, filterBar, filtered } = a);
+        ({ heartsOf } = hm);
+      });
+    rest.catch(() => { rest = null; });
+  }
+  return rest;
+}
 
 const app = $('#app');
 const slug = decodeURIComponent(location.pathname.split('/')[2] || '').toLowerCase();
@@ -34,8 +51,11 @@ function fail(text, retry) {
 /** errMsg turns an API failure into a sentence for guests. */
 const errMsg = (e) => errorText(t, e);
 
-async function loadEvent() {
-  data = await api(base);
+// loadEvent asks for the event; first (the page's first call) takes the
+// answer the page's Link header preloaded (daemon/ui.go, preloads), which
+// a no-store request would ask for again.
+async function loadEvent(first = false) {
+  data = await api(base, first ? { cache: 'default' } : {});
   return data;
 }
 
@@ -44,16 +64,27 @@ async function main() {
     location.replace('/');
     return;
   }
+  // The event and the catalogue of the language the guest would read
+  // without the event's default (their choice, else the phone's) are asked
+  // for together: one round trip, not two, before the first screen. Only
+  // an event whose default language is another asks again.
+  const guess = pickLang(null);
+  const guessed = loadI18n(guess);
   try {
-    await loadEvent();
+    await loadEvent(true);
   } catch (e) {
-    const i = await loadI18n(pickLang(null));
-    t = i.t;
+    t = (await guessed).t;
     if (e.status === 404) return fail(t('eventNotFound'));
     return fail(errMsg(e), main);
   }
   const ev = data.event;
-  ({ t, lang } = await loadI18n(pickLang(ev.defaultLocale)));
+  if (!boothKey) loadRest();
+  const want = pickLang(ev.defaultLocale);
+  // Both settled, the page's language is the one wanted (loadI18n marks
+  // the page with the language it loaded, the guess's included).
+  const [, mine] = await Promise.all([guessed, want === guess ? guessed : loadI18n(want)]);
+  ({ t, lang } = mine);
+  document.documentElement.lang = lang;
   setAccent(ev.accentColor);
   document.title = ev.name;
   try { localStorage.setItem('eventbox.lastEvent', JSON.stringify({ slug, name: ev.name })); } catch { /* storage off */ }
@@ -173,7 +204,17 @@ const refusal = (code, item) => {
 // cut: the names of the files a quota left unsent, shown until dismissed.
 let state = { challenge: '', filter: '', tab: 'mine', cut: null };
 
-function mainView() {
+/** mainView draws the page of a guest who is in, once its code is here. */
+async function mainView() {
+  try {
+    await loadRest();
+  } catch {
+    return fail(t('offline'), mainView);
+  }
+  drawMain();
+}
+
+function drawMain() {
   const ev = data.event;
   if (!queue) {
     queue = new UploadQueue(slug, {
@@ -294,7 +335,7 @@ function drawCapture() {
       pick(ev.allowVideos ? 'image/*,video/*' : 'image/*', null, true), mode === 'picker', 'pick-photos'));
   }
   const chips = ev.challenges.length ? h('div', null,
-    h('h3', null, t('challengesTitle')),
+    h('h2', { class: 'h3' }, t('challengesTitle')),
     h('p', { class: 'small muted', style: 'margin:0 0 6px' }, t('challengeHint')),
     h('div', { class: 'challenges', role: 'group' },
       [{ id: '', label: t('challengeNone') }, ...ev.challenges].map((c) => h('button', {
@@ -303,7 +344,7 @@ function drawCapture() {
       }, c.label)))) : null;
   const offered = (ev.captureFilters.enabled || []).filter((f) => FILTERS[f]);
   const filters = offered.length ? h('div', null,
-    h('h3', null, t('filtersTitle')),
+    h('h2', { class: 'h3' }, t('filtersTitle')),
     h('div', { class: 'challenges', role: 'group', id: 'filters' },
       ['', ...offered].map((f) => h('button', {
         type: 'button', 'aria-pressed': state.filter === f ? 'true' : 'false', dataset: { filter: f },
@@ -382,7 +423,7 @@ function leaveWifi() {
   if (p !== 'android') steps.push(['ios', t('leaveIphone')]);
   if (p !== 'ios') steps.push(['android', t('leaveAndroid')]);
   return h('div', { class: 'card leave', id: 'leave-wifi' },
-    h('h3', null, t('leaveTitle')),
+    h('h2', { class: 'h3' }, t('leaveTitle')),
     h('p', null, t('leaveWhy')),
     // One phone's steps are a sentence; both, a list.
     steps.length === 1 ? h('p', { dataset: { platform: steps[0][0] } }, steps[0][1])
@@ -454,7 +495,7 @@ function drawQueue() {
   } else if (!items.length) {
     clear(box, cut);
   } else {
-    clear(box, cut, h('h3', null, t('queueTitle')), overall(),
+    clear(box, cut, h('h2', { class: 'h3' }, t('queueTitle')), overall(),
       h('ul', { class: 'queue', id: 'queue-list' }, items.map(row)),
       queue.pending ? h('p', { class: 'small muted' }, t('queueKept')) : null);
   }
@@ -468,7 +509,7 @@ function drawQueue() {
 function drawGallery(box, gal) {
   const mail = { sent: 'galleryMailSent', pending: 'galleryMailPending', failed: 'galleryMailFailed' }[gal.mail];
   clear(box, h('div', { class: 'card', id: 'gallery-ready' },
-    h('h3', { style: 'margin-top:0' }, t('galleryReadyTitle')),
+    h('h2', { class: 'h3', style: 'margin-top:0' }, t('galleryReadyTitle')),
     h('p', { class: 'small muted' }, t('galleryReadyHint')),
     h('p', null, h('a', { class: 'btn primary', href: gal.url }, t('galleryOpenLink'))),
     h('p', { class: 'small mono', style: 'word-break:break-all' }, gal.url),
@@ -503,7 +544,7 @@ function drawContact() {
   const input = h('input', { type: 'email', autocomplete: 'email', id: 'contact-email', inputmode: 'email' });
   const err = h('div', { class: 'form-err' });
   const form = h('form', { class: 'card', novalidate: true },
-    h('h3', { style: 'margin-top:0' }, t('emailTitle')),
+    h('h2', { class: 'h3', style: 'margin-top:0' }, t('emailTitle')),
     h('p', { class: 'small muted' }, t('emailHint')),
     h('div', { class: 'field' }, h('label', { for: 'contact-email' }, t('emailLabel')), input, err),
     h('button', { type: 'submit', class: 'block' }, t('emailSave')));
@@ -797,7 +838,7 @@ async function guestbook(panel) {
   };
   const mine = h('div', { id: 'gb-mine' });
   const form = h('form', { class: 'card', novalidate: true },
-    h('h3', { style: 'margin-top:0' }, t('gbTitle')),
+    h('h2', { class: 'h3', style: 'margin-top:0' }, t('gbTitle')),
     h('div', { class: 'field' }, h('label', { for: 'gb-text' }, t('gbText')), text),
     voice, err,
     h('button', { class: 'primary block', type: 'submit', style: 'margin-top:10px' }, t('send')));

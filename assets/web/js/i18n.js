@@ -1,8 +1,10 @@
 // The pages' one loader of the language catalogue (assets/web/locales,
 // one file per language; daemon/i18n's doc says its format). The box
 // serves each language's sections apart, /locales/<lang>/<section>.json,
-// and the list of languages, /locales/index.json; English is the fallback
-// for any key.
+// and the list of languages, /locales/index.js (a module, so it comes with
+// the page's code rather than after it); English is the fallback for any
+// key.
+import INDEX from '/locales/index.js';
 
 async function fetchJSON(url) {
   const res = await fetch(url);
@@ -12,10 +14,9 @@ async function fetchJSON(url) {
 
 /**
  * LANGS are the languages the box speaks, code → the language's own name,
- * as the catalogue's files present them (English alone if the list cannot
- * be read).
+ * as the catalogue's files present them.
  */
-export const LANGS = await fetchJSON('/locales/index.json').catch(() => ({ en: 'English' }));
+export const LANGS = INDEX;
 
 const SAVED = 'eventbox.lang';
 

@@ -16,11 +16,12 @@ export class ApiError extends Error {
 
 /**
  * api calls a JSON route of the box and resolves with the decoded answer.
- * body may be a plain object (sent as JSON), FormData or a Blob.
- * It rejects with ApiError for any answer other than 2xx.
+ * body may be a plain object (sent as JSON), FormData or a Blob; cache is
+ * the fetch's cache mode ('no-store' unless a call takes a preloaded
+ * answer). It rejects with ApiError for any answer other than 2xx.
  */
-export async function api(path, { method = 'GET', body, headers = {}, signal } = {}) {
-  const init = { method, headers: { ...headers }, credentials: 'same-origin', signal, cache: 'no-store' };
+export async function api(path, { method = 'GET', body, headers = {}, signal, cache = 'no-store' } = {}) {
+  const init = { method, headers: { ...headers }, credentials: 'same-origin', signal, cache };
   if (body instanceof FormData || body instanceof Blob) init.body = body;
   else if (body !== undefined) {
     init.body = JSON.stringify(body);
