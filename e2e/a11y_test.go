@@ -24,8 +24,16 @@ type axeViolation struct {
 	Nodes []string `json:"nodes"`
 }
 
-// axeCheck runs axe-core inside the page for the WCAG 2.1 A and AA rules
-// and fails the test for each violation.
+// axeRun is the script that runs axe-core in the page and answers its
+// violations (axe's result objects): the WCAG 2.1 A and AA rules, then the
+// rules beyond them that a product page should still keep (headings in
+// order, roles an element may take, a named dialog).
+const axeRun = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
+	.then((a) => axe.run(document, { runOnly: { type: 'rule', values: ['heading-order', 'aria-allowed-role', 'aria-dialog-name'] }, resultTypes: ['violations'] })
+		.then((b) => a.violations.concat(b.violations)))`
+
+// axeCheck runs axe-core inside the page (axeRun) and fails the test for
+// each violation.
 func (b *browser) axeCheck(t *testing.T, page string) {
 	t.Helper()
 	src, err := os.ReadFile(axePath)
@@ -38,8 +46,8 @@ func (b *browser) axeCheck(t *testing.T, page string) {
 		t.Fatalf("axe-core did not load")
 	}
 	var found []axeViolation
-	b.eval(t, `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-		.then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary.replace(/\s+/g, ' ')) })))`, &found)
+	b.eval(t, axeRun+`
+		.then((vs) => vs.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary.replace(/\s+/g, ' ')) })))`, &found)
 	for _, v := range found {
 		t.Errorf("%s: %s (%s):\n\t%s", page, v.ID, v.Help, strings.Join(v.Nodes, "\n\t"))
 	}
