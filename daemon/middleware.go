@@ -14,12 +14,14 @@ import (
 )
 
 // middleware is the global chain, outermost first: recover → log →
-// each client address's activity (for the crowd watch) → restore gate → "connected" to the probes of a phone that went through
-// the portal page → the box's own names → body pacing → same-origin rule
-// → captive-portal probes.
+// restore gate → "connected" to the probes of a phone that went through
+// the portal page → the box's own names → each client address's activity
+// (for the crowd watch: a phone's own captive-portal probes, answered
+// before, do not make it busy) → body pacing → same-origin rule →
+// captive-portal probes.
 func (s *Server) middleware(next http.Handler) http.Handler {
-	return s.recoverPanics(s.logRequests(s.activity.Middleware(s.box.RestoreGate(portal.Connected(s.portal.Passes(),
-		s.ownHost(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next)))))))))
+	return s.recoverPanics(s.logRequests(s.box.RestoreGate(portal.Connected(s.portal.Passes(),
+		s.ownHost(s.activity.Middleware(s.paceBodies(s.sameOrigin(portal.Middleware(s.portalTarget, next)))))))))
 }
 
 // ownHost serves only requests whose Host names the box (ownNames). Any
