@@ -77,7 +77,7 @@ function closedView(reason) {
 function doneView(res, owner, wifiPassword) {
   const wifi = res.wifiName;
   const addr = (url) => h('li', { style: 'display:flex;align-items:center;justify-content:space-between;gap:8px' },
-    h('a', { href: url, class: 'mono', style: 'overflow-wrap:anywhere;min-width:0' }, url),
+    h('a', { href: url, class: 'mono', style: 'overflow-wrap:anywhere;min-width:0' }, url.replace('http://', '')),
     h('button', { type: 'button', class: 'small', onclick: (e) => copyText(url, e.currentTarget) }, t('doneCopy')));
   titled(t('doneTitle'),
     h('div', { class: 'banner good', role: 'status' }, h('p', { style: 'margin:0' }, t('doneKeep'))),
