@@ -1,6 +1,6 @@
 // Console building blocks: the API wrapper that notices a lost session,
 // form fields with their error slots, and plain-English error text.
-import { api, ApiError, h, toast } from './lib.js';
+import { api, ApiError, h, toast, clipboard } from './lib.js';
 import { t } from './admin-i18n.js';
 
 /** signedOut is the event the console listens to: a call answered 401. */
@@ -186,16 +186,7 @@ export function localInputToMs(v) {
 
 /** copyText puts text on the clipboard, with a fallback for plain http. */
 export async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const ta = h('textarea', { style: 'position:fixed;opacity:0' });
-    ta.value = text;
-    document.body.append(ta);
-    ta.select();
-    document.execCommand('copy');
-    ta.remove();
-  }
+  await clipboard(text);
   toast(t('Copied'));
 }
 

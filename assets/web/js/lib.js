@@ -102,6 +102,24 @@ export function showCurrentTabs(root) {
   }
 }
 
+/**
+ * clipboard puts text on the clipboard, also on a page served over plain
+ * http, where the clipboard API is missing (a hidden textarea and the
+ * copy command).
+ */
+export async function clipboard(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const ta = h('textarea', { style: 'position:fixed;opacity:0' });
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    document.execCommand('copy');
+    ta.remove();
+  }
+}
+
 /** toast shows a short message at the bottom of the screen. */
 export function toast(text, kind = '') {
   let box = document.querySelector('.toasts');

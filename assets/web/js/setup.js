@@ -3,7 +3,7 @@
 // it sets the box up: the owner's sign-in, the guests' Wi-Fi, the country,
 // the time zone, and the box's clock from this phone's. Then the phone must
 // join the new Wi-Fi. docs/decisions/trust.md, "The first-run setup page".
-import { h, $, clear, api } from './lib.js';
+import { h, $, clear, api, clipboard } from './lib.js';
 import { LANGS, loadI18n, pickLang, saveLang } from './i18n.js';
 
 const app = $('#app');
@@ -52,16 +52,7 @@ const CONSOLE = ['http://eventbox.local/admin', 'http://10.42.0.1/admin'];
 /** copyText copies text, also on a page served over plain http (no
  * clipboard API there), and says so on the button. */
 async function copyText(text, btn) {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const ta = h('textarea', { style: 'position:fixed;opacity:0' });
-    ta.value = text;
-    document.body.append(ta);
-    ta.select();
-    document.execCommand('copy');
-    ta.remove();
-  }
+  await clipboard(text);
   btn.textContent = t('doneCopied');
   setTimeout(() => { btn.textContent = t('doneCopy'); }, 2500);
 }
