@@ -81,7 +81,7 @@ echo "build.sh: debian $suite arm64 from $mirror into $root"
 packages=(
 	systemd-sysv udev kmod initramfs-tools linux-image-arm64
 	raspi-firmware firmware-brcm80211 wireless-regdb
-	network-manager wpasupplicant dnsmasq-base iw rfkill ethtool avahi-daemon libnss-mdns
+	network-manager wpasupplicant dnsmasq-base iw iproute2 rfkill ethtool avahi-daemon libnss-mdns
 	polkitd adduser systemd-timesyncd ca-certificates tzdata
 	e2fsprogs dosfstools fdisk util-linux zstd
 	cups printer-driver-gutenprint ipp-usb
