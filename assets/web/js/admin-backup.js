@@ -296,7 +296,7 @@ async function lostSecrets() {
  */
 export function reenterBanner() {
   const list = h('ul');
-  const el = h('div', { class: 'banner', id: 'reenter-banner', role: 'status', hidden: true },
+  const el = h('section', { class: 'banner', id: 'reenter-banner', role: 'status', hidden: true },
     h('p', null, t('Lost in the restore: a backup never carries these secrets. Type them again on this box; until then, what needs them does not work.')), list);
   let lines = null; // what the last look found; null before the first
   let said = '';
@@ -325,7 +325,7 @@ export function reenterBanner() {
  * it from the last look for the account signed in now.
  */
 export function storageBanner(owner = () => false) {
-  const el = h('div', { class: 'banner bad', id: 'storage-banner', role: 'status', hidden: true });
+  const el = h('section', { class: 'banner bad', id: 'storage-banner', role: 'status', hidden: true });
   let last = null; // the last answer of the box
   let said = ''; // a live region: redrawn only when it says something new
   el.draw = () => {

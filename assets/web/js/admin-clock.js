@@ -21,7 +21,7 @@ export const codeHint = () => t('The box does not know the time yet: type the co
  * clock; for an owner it sets the clock first when it is unsure.
  */
 export function clockBanner(me) {
-  const el = h('div', { class: 'banner', id: 'clock-banner', role: 'status', hidden: true });
+  const el = h('section', { class: 'banner', id: 'clock-banner', role: 'status', hidden: true });
   (async () => {
     if (!(await clockUnsure())) return;
     if (me.role !== 'owner') {

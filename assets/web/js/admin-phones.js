@@ -153,7 +153,7 @@ export function phonesEvening(id = 'phones-evening', withCount = true) {
  * signed-in account is an owner (the Network screen is theirs).
  */
 export function crowdBanner(owner = () => false) {
-  const el = h('div', { class: 'banner bad', id: 'crowd-banner', role: 'status', hidden: true });
+  const el = h('section', { class: 'banner bad', id: 'crowd-banner', role: 'status', hidden: true });
   let said = '';
   const check = async () => {
     try {
