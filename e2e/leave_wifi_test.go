@@ -154,6 +154,10 @@ func TestGuestLeavesTheWiFiOnceAllIsSent(t *testing.T) {
 					b.do(t, "picking one more photo",
 						chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), []string{more}))
 					b.waitJS(t, "the leave-the-Wi-Fi block goes while a file waits", `!document.getElementById('leave-wifi') && !!document.querySelector('#queue-list li')`)
+					// The held box's refusal must be in (the file waiting for its
+					// retry) before the box lets it through and the page is woken:
+					// a wake while the refusal is on its way finds nothing to retry.
+					b.waitText(t, "#queue-list", strings.TrimSpace(strings.Split(g["queueRetryBox"], "{s}")[0]))
 					held.let()
 					b.eval(t, `window.dispatchEvent(new Event('online'))`, nil)
 					b.waitText(t, "#queue-done", say(t, l.code, "guest.allSentPhotos", "n", "1"))
