@@ -2,12 +2,15 @@ package network
 
 import (
 	"cmp"
+	"hash/maphash"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"eventbox/daemon/web"
 )
 
 // An access point in router mode puts the phones behind it on one address
@@ -43,7 +46,8 @@ type SharedAddress struct {
 // seen, in memory. It is safe for concurrent use; a nil *NATWatch watches
 // nothing.
 type NATWatch struct {
-	now func() time.Time
+	now  func() time.Time
+	seed maphash.Seed
 
 	mu    sync.Mutex
 	addrs map[netip.Addr]map[uint64]time.Time
@@ -54,7 +58,7 @@ func NewNATWatch(now func() time.Time) *NATWatch {
 	if now == nil {
 		now = time.Now
 	}
-	return &NATWatch{now: now, addrs: map[netip.Addr]map[uint64]time.Time{}}
+	return &NATWatch{now: now, seed: maphash.MakeSeed(), addrs: map[netip.Addr]map[uint64]time.Time{}}
 }
 
 // Observe counts r's browser for its client address. Call it for the
@@ -68,11 +72,11 @@ func (n *NATWatch) Observe(r *http.Request) {
 	if ua == "" {
 		return
 	}
-	addr, ok := peer(r)
+	addr, ok := web.ClientAddr(r)
 	if !ok {
 		return
 	}
-	key := fnv64(ua)
+	key := maphash.String(n.seed, ua)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	now := n.now()
@@ -134,23 +138,4 @@ func (n *NATWatch) Shared() []SharedAddress {
 		return cmp.Or(cmp.Compare(y.Devices, x.Devices), strings.Compare(x.Address, y.Address))
 	})
 	return out
-}
-
-// peer is r's client address (RemoteAddr only), unmapped, without zone.
-func peer(r *http.Request) (netip.Addr, bool) {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	return ap.Addr().WithZone("").Unmap(), true
-}
-
-// fnv64 is the FNV-1a hash of s.
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }

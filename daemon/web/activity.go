@@ -55,8 +55,8 @@ func NewActivity(now func() time.Time, limit int) *Activity {
 // Middleware records every request of next by its client's address.
 func (a *Activity) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr, err := netip.ParseAddr(ClientIP(r))
-		if err != nil {
+		addr, ok := ClientAddr(r)
+		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}

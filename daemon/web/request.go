@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -40,6 +41,16 @@ func ClientIP(r *http.Request) string {
 		host = host[:i]
 	}
 	return strings.Trim(host, "[]")
+}
+
+// ClientAddr is ClientIP parsed, unmapped (an IPv4-mapped IPv6 address as
+// its IPv4 one) and without zone; ok is false when it is not an address.
+func ClientAddr(r *http.Request) (addr netip.Addr, ok bool) {
+	a, err := netip.ParseAddr(ClientIP(r))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
 }
 
 // LogPath is the request path as logs may show it, with the credential
