@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"eventbox/daemon/network"
+	"eventbox/internal/testclock"
 	"eventbox/netsetup"
 	"eventbox/netsetup/nmtest"
 )
@@ -113,25 +113,12 @@ func TestPortsRouteWithoutNetworkManager(t *testing.T) {
 	}
 }
 
-// natClock is the injected clock of the NAT watch's test.
-type natClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *natClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *natClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // TestNATWatchTellsAnAccessPointInRouterMode: four or more browsers from
 // one address in ten minutes make it shared; one phone's browser asking
 // many pages does not, nor do three; the watch forgets after ten minutes.
 func TestNATWatchTellsAnAccessPointInRouterMode(t *testing.T) {
-	c := &natClock{t: time.Date(2026, 6, 20, 21, 0, 0, 0, time.UTC)}
-	w := network.NewNATWatch(c.now)
+	c := testclock.New(time.Date(2026, 6, 20, 21, 0, 0, 0, time.UTC))
+	w := network.NewNATWatch(c.Now)
 	seen := func(addr, ua string) {
 		r := httptest.NewRequest("GET", "http://eventbox.local/e/party", nil)
 		r.RemoteAddr = addr + ":50000"
@@ -165,7 +152,7 @@ func TestNATWatchTellsAnAccessPointInRouterMode(t *testing.T) {
 		{"ten minutes later", time.Minute, nil},
 	}
 	for _, s := range steps {
-		c.add(s.after)
+		c.Advance(s.after)
 		got := w.Shared()
 		if len(got) != len(s.want) || len(got) == 1 && (got[0].Address != s.want[0] || got[0].Devices != 4) {
 			t.Errorf("%s: Shared = %+v, want %v with 4 devices", s.name, got, s.want)

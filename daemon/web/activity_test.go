@@ -4,24 +4,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
 
 	"eventbox/daemon/web"
+	"eventbox/internal/testclock"
 )
-
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *stepClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // TestActivityKnowsEachAddressesRequests: the middleware records each
 // request's start and end by its client's address, counts those in
@@ -30,7 +18,7 @@ func (c *stepClock) add(d time.Duration) {
 // progress.
 func TestActivityKnowsEachAddressesRequests(t *testing.T) {
 	t0 := time.Date(2026, 6, 20, 21, 0, 0, 0, time.UTC)
-	clk := &stepClock{t: t0}
+	clk := testclock.New(t0)
 	a := web.NewActivity(clk.Now, 3)
 	inside := make(chan struct{})
 	release := make(chan struct{})
@@ -48,9 +36,9 @@ func TestActivityKnowsEachAddressesRequests(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); get("10.42.0.10:50000", "/slow") }()
 	<-inside
-	clk.add(time.Minute)
+	clk.Advance(time.Minute)
 	get("[::ffff:10.42.0.11]:50001", "/")
-	clk.add(time.Minute)
+	clk.Advance(time.Minute)
 	get("[fe80::c]:50002", "/")
 	for _, tc := range []struct {
 		addr     string
@@ -77,7 +65,7 @@ func TestActivityKnowsEachAddressesRequests(t *testing.T) {
 	if got, ok := a.Of(netip.MustParseAddr("10.42.0.10")); !ok || got.InFlight != 1 {
 		t.Errorf("the address mid-request was forgotten: %+v %v", got, ok)
 	}
-	clk.add(time.Minute)
+	clk.Advance(time.Minute)
 	close(release)
 	<-done
 	if got, _ := a.Of(netip.MustParseAddr("10.42.0.10")); got.InFlight != 0 || !got.Last.Equal(t0.Add(3*time.Minute)) {
