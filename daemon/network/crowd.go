@@ -120,10 +120,11 @@ func (c *CrowdWatch) Tick(ctx context.Context) {
 		a.log.InfoContext(ctx, "counting the phones on the hotspot", "error", err)
 		return
 	}
-	capacity, err := a.capacityNow(ctx)
+	_, _, rc, err := a.radioCapacity(ctx)
 	if err != nil {
 		a.log.WarnContext(ctx, "reading the radio's phone figure", "error", err)
 	}
+	capacity := rc.Phones
 	s := store.PhoneSample{At: now.UnixMilli(), Phones: len(stations), Capacity: capacity}
 	if capacity > 0 && len(stations) >= capacity-1 && c.cfg.LetGoIdle > 0 {
 		s.LetGo = c.letGo(ctx, now, stations, capacity)
@@ -207,23 +208,6 @@ func IdlePhones(now, started time.Time, idleFor time.Duration, stations []netset
 		return out[i].MAC < out[j].MAC
 	})
 	return out
-}
-
-// capacityNow is the radio's figure as the screen says it; 0 unknown.
-func (a *API) capacityNow(ctx context.Context) (int, error) {
-	ns, err := a.networkSettings(ctx)
-	if err != nil {
-		return 0, err
-	}
-	r, err := a.box.Radio(ctx)
-	if err != nil {
-		a.log.DebugContext(ctx, "reading the hotspot's radio", "error", err)
-	}
-	setting := a.capacity
-	if ns.PhoneCapacity > 0 {
-		setting = ns.PhoneCapacity
-	}
-	return netsetup.RadioCapacity(r, setting).Phones, nil
 }
 
 // Crowded says whether the hotspot has stayed nearly full (at or above

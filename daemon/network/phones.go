@@ -37,19 +37,10 @@ type phonesDTO struct {
 // down: the radio's one station is then the home router) and the
 // figures. Only the settings' store failing is an error.
 func (a *API) phones(ctx context.Context, hotspotUp bool) (*phonesDTO, error) {
-	ns, err := a.networkSettings(ctx)
+	ns, r, c, err := a.radioCapacity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.box.Radio(ctx)
-	if err != nil {
-		a.log.DebugContext(ctx, "reading the hotspot's radio", "error", err)
-	}
-	setting := a.capacity
-	if ns.PhoneCapacity > 0 {
-		setting = ns.PhoneCapacity
-	}
-	c := netsetup.RadioCapacity(r, setting)
 	d := &phonesDTO{CapacitySource: c.Source, CapacityReason: c.Reason, Driver: r.Driver, Chip: r.Chip,
 		Firmware: r.Firmware, FirmwareBuild: c.Build}
 	if c.Phones > 0 {
@@ -68,6 +59,26 @@ func (a *API) phones(ctx context.Context, hotspotUp bool) (*phonesDTO, error) {
 	d.Connected = &n
 	d.NearlyFull = c.Phones > 0 && n >= c.Phones-1
 	return d, nil
+}
+
+// radioCapacity reads the screen's settings, the hotspot's radio and the
+// figure of phones it holds: the owner's figure, else WIFI_PHONE_CAPACITY,
+// else the radio's from the table. Only the settings' store failing is an
+// error; a radio that cannot be read gives an unknown figure.
+func (a *API) radioCapacity(ctx context.Context) (store.NetworkSettings, netsetup.Radio, netsetup.Capacity, error) {
+	ns, err := a.networkSettings(ctx)
+	if err != nil {
+		return ns, netsetup.Radio{}, netsetup.Capacity{}, err
+	}
+	r, err := a.box.Radio(ctx)
+	if err != nil {
+		a.log.DebugContext(ctx, "reading the hotspot's radio", "error", err)
+	}
+	setting := a.capacity
+	if ns.PhoneCapacity > 0 {
+		setting = ns.PhoneCapacity
+	}
+	return ns, r, netsetup.RadioCapacity(r, setting), nil
 }
 
 // networkSettings reads the screen's settings; none without a store.
