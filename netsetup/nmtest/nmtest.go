@@ -257,23 +257,9 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 		nm.Extra[dev] = h
 		return nil, nil
 	case strings.HasPrefix(cmd, "nmcli connection delete "+netsetup.ExtraHotspotPrefix):
-		id := strings.TrimPrefix(cmd, "nmcli connection delete ")
-		dev := strings.TrimPrefix(id, netsetup.ExtraHotspotPrefix)
-		if _, ok := nm.Extra[dev]; !ok {
-			return fail("Error: unknown connection '" + id + "'.")
-		}
-		delete(nm.Extra, dev)
-		delete(nm.Active, id)
-		return nil, nil
+		return deleteByDevice(nm.Extra, nm.Active, strings.TrimPrefix(cmd, "nmcli connection delete "), netsetup.ExtraHotspotPrefix)
 	case strings.HasPrefix(cmd, "nmcli connection delete "+netsetup.GuestPortPrefix):
-		id := strings.TrimPrefix(cmd, "nmcli connection delete ")
-		dev := strings.TrimPrefix(id, netsetup.GuestPortPrefix)
-		if _, ok := nm.Guests[dev]; !ok {
-			return fail("Error: unknown connection '" + id + "'.")
-		}
-		delete(nm.Guests, dev)
-		delete(nm.Active, id)
-		return nil, nil
+		return deleteByDevice(nm.Guests, nm.Active, strings.TrimPrefix(cmd, "nmcli connection delete "), netsetup.GuestPortPrefix)
 	case cmd == "nmcli networking connectivity check":
 		return []byte(or(nm.Connectivity, "none") + "\n"), nil
 	case strings.HasPrefix(cmd, "nmcli -s -t -f ") && strings.HasSuffix(cmd, " connection show "+netsetup.DefaultConnection):
@@ -484,4 +470,17 @@ func WriteUevent(sysRoot, uevent string) error {
 		return fmt.Errorf("writing the fake uevent: %w", err)
 	}
 	return nil
+}
+
+// deleteByDevice removes the connection id, named prefix + its device,
+// from conns (by device) and from the active ones, as `nmcli connection
+// delete id` does; an unknown id fails as nmcli's.
+func deleteByDevice[V any](conns map[string]V, active map[string]string, id, prefix string) ([]byte, error) {
+	dev := strings.TrimPrefix(id, prefix)
+	if _, ok := conns[dev]; !ok {
+		return fail("Error: unknown connection '" + id + "'.")
+	}
+	delete(conns, dev)
+	delete(active, id)
+	return nil, nil
 }
