@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -101,16 +102,86 @@ func ParseNeighbours(out string) map[string][]netip.Addr {
 	return m
 }
 
-// LetGo disconnects the phone mac from the hotspot (`iw dev <if> station
-// del <mac>`: a deauthentication, which needs CAP_NET_ADMIN, which the
-// daemon's service has). The phone may join again at once.
+// LetGoUnit is the systemd template unit that lets one phone go from the
+// hotspot as root (`eventbox netsetup let-go %i`, %i being LetGoInstance's
+// interface and address); polkit lets the eventbox user start its
+// instances (packaging/eventbox-network.rules), so the daemon needs no
+// CAP_NET_ADMIN of its own.
+const LetGoUnit = "eventbox-let-go@"
+
+// LetGo disconnects the phone mac from the hotspot: it starts LetGoUnit's
+// instance for the hotspot's interface and mac, which deauthenticates the
+// phone as root (Deauthenticate) and returns once it has. The phone may
+// join again at once.
 func (w WiFi) LetGo(ctx context.Context, mac string) error {
-	if _, err := parseMAC(mac); err != nil {
+	inst, err := LetGoInstance(w.iface(), mac)
+	if err != nil {
 		return err
 	}
-	out, err := w.Runner.Run(ctx, "iw", "dev", w.iface(), "station", "del", mac)
+	out, err := w.Runner.Run(ctx, "systemctl", "start", LetGoUnit+inst+".service")
 	if err != nil {
 		return fmt.Errorf("letting %s go from %s: %w: %s", mac, w.iface(), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// LetGoInstance is the instance of LetGoUnit for a phone on a Wi-Fi
+// interface: the interface, a dash, and the address's twelve hex digits
+// ("wlan0-02000000001a"), which a unit name may hold and the polkit rule
+// can check with one pattern.
+func LetGoInstance(iface, mac string) (string, error) {
+	m, err := parseMAC(mac)
+	if err != nil {
+		return "", err
+	}
+	if !ifacePattern.MatchString(iface) {
+		return "", fmt.Errorf("letting a phone go: %q is not a Wi-Fi interface's name", iface)
+	}
+	return iface + "-" + strings.ReplaceAll(m, ":", ""), nil
+}
+
+// ParseLetGoInstance reads LetGoInstance's form back into the interface
+// and the address, refusing anything else: it is what the root unit is
+// given.
+func ParseLetGoInstance(inst string) (iface, mac string, err error) {
+	i := strings.LastIndexByte(inst, '-')
+	hex := inst[i+1:]
+	if i <= 0 || len(hex) != 12 || !ifacePattern.MatchString(inst[:i]) {
+		return "", "", fmt.Errorf("%q is not an interface and a hardware address (such as wlan0-02000000001a)", inst)
+	}
+	var b strings.Builder
+	for j := 0; j < 12; j += 2 {
+		if j > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(hex[j : j+2])
+	}
+	m, err := parseMAC(b.String())
+	if err != nil {
+		return "", "", err
+	}
+	return inst[:i], m, nil
+}
+
+// ifacePattern is a network interface's name as the box's radios have
+// them (wlan0, wlx00c0ca123456): lower-case letters and digits, at most
+// 15 characters, the kernel's limit.
+var ifacePattern = regexp.MustCompile(`^[a-z][a-z0-9]{0,14}$`)
+
+// Deauthenticate disconnects the phone mac from iface's access point
+// (`iw dev <if> station del <mac>`), which needs CAP_NET_ADMIN: only the
+// root unit LetGoUnit runs it.
+func Deauthenticate(ctx context.Context, runner Runner, iface, mac string) error {
+	m, err := parseMAC(mac)
+	if err != nil {
+		return err
+	}
+	if !ifacePattern.MatchString(iface) {
+		return fmt.Errorf("letting a phone go: %q is not a Wi-Fi interface's name", iface)
+	}
+	out, err := runner.Run(ctx, "iw", "dev", iface, "station", "del", m)
+	if err != nil {
+		return fmt.Errorf("letting %s go from %s: %w: %s", m, iface, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }

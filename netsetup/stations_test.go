@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +51,8 @@ func TestLetGoDeauthenticatesOnePhone(t *testing.T) {
 		wantRun []string
 		wantErr bool
 	}{
-		{mac: "02:00:00:00:00:17", wantRun: []string{"iw dev wlan0 station del 02:00:00:00:00:17"}},
+		{mac: "02:00:00:00:00:17", wantRun: []string{"systemctl start eventbox-let-go@wlan0-020000000017.service"}},
+		{mac: "02:00:00:00:00:AB", wantRun: []string{"systemctl start eventbox-let-go@wlan0-0200000000ab.service"}},
 		{mac: "02:00:00:00:00:17 ; reboot", wantErr: true},
 		{mac: "all", wantErr: true},
 		{mac: "", wantErr: true},
@@ -62,6 +64,64 @@ func TestLetGoDeauthenticatesOnePhone(t *testing.T) {
 		}
 		if got := nm.ran(); !reflect.DeepEqual(got, tc.wantRun) {
 			t.Errorf("LetGo(%q) ran %q, want %q", tc.mac, got, tc.wantRun)
+		}
+	}
+}
+
+func TestLetGoInstanceNamesOnePhoneOnOneRadio(t *testing.T) {
+	for _, tc := range []struct {
+		iface, mac string
+		want       string
+		wantErr    bool
+	}{
+		{iface: "wlan0", mac: "02:00:00:00:00:17", want: "wlan0-020000000017"},
+		{iface: "wlx00c0ca123456", mac: "AA:BB:CC:DD:EE:FF", want: "wlx00c0ca123456-aabbccddeeff"},
+		{iface: "wlan0", mac: "02:00:00:00:00", wantErr: true},
+		{iface: "wlan0;reboot", mac: "02:00:00:00:00:17", wantErr: true},
+		{iface: "../wlan0", mac: "02:00:00:00:00:17", wantErr: true},
+		{iface: "", mac: "02:00:00:00:00:17", wantErr: true},
+	} {
+		got, err := netsetup.LetGoInstance(tc.iface, tc.mac)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("LetGoInstance(%q, %q) = %q, %v; want %q, error %v", tc.iface, tc.mac, got, err, tc.want, tc.wantErr)
+			continue
+		}
+		if tc.wantErr {
+			continue
+		}
+		// What the daemon names, the root unit reads back unchanged.
+		iface, mac, err := netsetup.ParseLetGoInstance(got)
+		if err != nil || iface != tc.iface || mac != strings.ToLower(tc.mac) {
+			t.Errorf("ParseLetGoInstance(%q) = %q, %q, %v; want %q, %q", got, iface, mac, err, tc.iface, strings.ToLower(tc.mac))
+		}
+	}
+}
+
+func TestParseLetGoInstanceRefusesAnythingElse(t *testing.T) {
+	for _, inst := range []string{"", "wlan0", "wlan0-", "-020000000017", "wlan0-02000000001", "wlan0-0200000000177",
+		"wlan0-02000000001g", "wlan0-02:00:00:00:00:17", "WLAN0-020000000017", "wlan 0-020000000017", "a-b-020000000017"} {
+		if iface, mac, err := netsetup.ParseLetGoInstance(inst); err == nil {
+			t.Errorf("ParseLetGoInstance(%q) = %q, %q, want an error", inst, iface, mac)
+		}
+	}
+}
+
+func TestDeauthenticateRunsIwForOnePhone(t *testing.T) {
+	for _, tc := range []struct {
+		iface, mac string
+		wantRun    []string
+	}{
+		{iface: "wlan1", mac: "02:00:00:00:00:AB", wantRun: []string{"iw dev wlan1 station del 02:00:00:00:00:ab"}},
+		{iface: "wlan1", mac: "ff:ff:ff:ff:ff", wantRun: nil},
+		{iface: "wlan1 x", mac: "02:00:00:00:00:ab", wantRun: nil},
+	} {
+		_, nm := newWiFi(t)
+		err := netsetup.Deauthenticate(context.Background(), nm, tc.iface, tc.mac)
+		if (err != nil) != (tc.wantRun == nil) {
+			t.Errorf("Deauthenticate(%q, %q) = %v", tc.iface, tc.mac, err)
+		}
+		if got := nm.ran(); !reflect.DeepEqual(got, tc.wantRun) {
+			t.Errorf("Deauthenticate(%q, %q) ran %q, want %q", tc.iface, tc.mac, got, tc.wantRun)
 		}
 	}
 }

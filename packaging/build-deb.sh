@@ -40,6 +40,7 @@ fi
 install -d "$root/usr/share/polkit-1/rules.d"
 install -m 0644 "$here/eventbox-network.rules" "$root/usr/share/polkit-1/rules.d/50-eventbox-network.rules"
 install -m 0644 "$here/eventbox-wifi-country@.service" "$root/lib/systemd/system/eventbox-wifi-country@.service"
+install -m 0644 "$here/eventbox-let-go@.service" "$root/lib/systemd/system/eventbox-let-go@.service"
 # Settings may hold secrets (ADMIN_PASSWORD): readable by root only; systemd
 # reads it before it drops to the eventbox user.
 install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"

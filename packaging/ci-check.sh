@@ -105,7 +105,8 @@ for arch in arm64 armhf amd64; do
 		"drwxr-xr-x root/root .* ./etc/eventbox/" \
 		"-rw-r--r-- root/root .* ./etc/eventbox/release-keys" \
 		"-rw-r--r-- root/root .* ./usr/share/polkit-1/rules.d/50-eventbox-network.rules" \
-		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox-wifi-country@.service"; do
+		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox-wifi-country@.service" \
+		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox-let-go@.service"; do
 		grep -Eq -- "^$want\$" <<<"$contents" || fail "$deb: no file matching '$want'"
 	done
 	unit=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/eventbox.service)

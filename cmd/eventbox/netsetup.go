@@ -31,6 +31,10 @@ const netsetupUsage = `Usage:
   eventbox netsetup country CC
       set the Wi-Fi country (root; the Network screen starts it through
       the unit eventbox-wifi-country@CC.service)
+  eventbox netsetup let-go IFACE-MAC
+      let one phone go from the hotspot on IFACE (root; the daemon starts it
+      through the unit eventbox-let-go@IFACE-MAC.service, MAC as twelve hex
+      digits, when the hotspot is nearly full and the phone is idle)
   eventbox netsetup boot-settings [--apply [--if-present] [--owner-to FILE]
                                   [--setup-hotspot-unless FILE]] [PATH]
       check (or apply once) the settings file on the card's boot partition
@@ -84,6 +88,8 @@ func (c netsetupCommand) run(ctx context.Context, args []string) int {
 		return c.bootSettings(ctx, args[1:])
 	case "country":
 		return c.country(ctx, args[1:])
+	case "let-go":
+		return c.letGo(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, netsetupUsage)
 		return 0
@@ -238,6 +244,36 @@ func (c netsetupCommand) country(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.stderr, "eventbox netsetup country: %v\n", err)
 		return 1
 	}
+	return 0
+}
+
+// letGo is `eventbox netsetup let-go IFACE-MAC`, which the unit
+// eventbox-let-go@IFACE-MAC.service runs as root: it deauthenticates that
+// one phone, and refuses anything but an interface and an address before
+// it runs a command.
+func (c netsetupCommand) letGo(ctx context.Context, args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(c.stderr, "eventbox netsetup let-go: want one interface and address, such as wlan0-02000000001a\n")
+		return 2
+	}
+	iface, mac, err := netsetup.ParseLetGoInstance(args[0])
+	if err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup let-go: %v\n", err)
+		return 2
+	}
+	if c.euid() != 0 {
+		fmt.Fprintln(c.stderr, "eventbox netsetup let-go: letting a phone go needs root: the daemon starts it through its unit")
+		return 1
+	}
+	if _, err := c.lookPath("iw"); err != nil {
+		fmt.Fprintln(c.stderr, "eventbox netsetup let-go: iw not found (apt install iw)")
+		return 1
+	}
+	if err := netsetup.Deauthenticate(ctx, c.runner, iface, mac); err != nil {
+		fmt.Fprintf(c.stderr, "eventbox netsetup let-go: %v\n", err)
+		return 1
+	}
+	c.logger().Info("let a phone go from the hotspot", "interface", iface)
 	return 0
 }
 

@@ -44,3 +44,43 @@ func TestNetsetupCountry(t *testing.T) {
 		})
 	}
 }
+
+// TestNetsetupLetGo: `eventbox netsetup let-go IFACE-MAC`, which the unit
+// eventbox-let-go@IFACE-MAC.service runs as root when the daemon lets an
+// idle phone go, deauthenticates that one phone and refuses anything but
+// an interface and twelve hex digits before it runs a command.
+func TestNetsetupLetGo(t *testing.T) {
+	tests := []struct {
+		name      string
+		euid      int
+		tools     []string
+		args      []string
+		wantCode  int
+		wantCalls []string
+		wantErr   string
+	}{
+		{name: "one phone", tools: []string{"nmcli", "iw"}, args: []string{"let-go", "wlan0-02000000001a"},
+			wantCalls: []string{"iw dev wlan0 station del 02:00:00:00:00:1a"}},
+		{name: "a USB radio", tools: []string{"iw"}, args: []string{"let-go", "wlx00c0ca123456-aabbccddeeff"},
+			wantCalls: []string{"iw dev wlx00c0ca123456 station del aa:bb:cc:dd:ee:ff"}},
+		{name: "every phone", tools: []string{"iw"}, args: []string{"let-go", "wlan0-all"}, wantCode: 2, wantErr: "not an interface"},
+		{name: "a command", tools: []string{"iw"}, args: []string{"let-go", "wlan0;reboot-02000000001a"}, wantCode: 2, wantErr: "not an interface"},
+		{name: "nothing", tools: []string{"iw"}, args: []string{"let-go"}, wantCode: 2, wantErr: "want one interface"},
+		{name: "not root", euid: 1000, tools: []string{"iw"}, args: []string{"let-go", "wlan0-02000000001a"}, wantCode: 1, wantErr: "needs root"},
+		{name: "no iw", tools: []string{"nmcli"}, args: []string{"let-go", "wlan0-02000000001a"}, wantCode: 1, wantErr: "iw not found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, runner, _, stderr := newNetsetupCommand(t, tc.euid, tc.tools...)
+			if code := cmd.run(context.Background(), tc.args); code != tc.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if !slices.Equal(runner.calls, tc.wantCalls) {
+				t.Errorf("ran %q, want %q", runner.calls, tc.wantCalls)
+			}
+			if !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}

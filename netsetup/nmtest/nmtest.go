@@ -87,10 +87,12 @@ type NM struct {
 	Stations int
 	// Phones, when not empty, are the phones on the hotspot instead of
 	// Stations' made-up ones: the station dump lists them, `ip neigh show
-	// dev wlan0` their addresses, and `iw dev wlan0 station del` lets one
-	// go (LetGone then lists it).
+	// dev wlan0` their addresses, and starting the let-go unit's instance
+	// (`systemctl start eventbox-let-go@wlan0-<mac>.service`, whose root
+	// command is `iw dev wlan0 station del`) lets one go (LetGone then
+	// lists it).
 	Phones []Phone
-	// LetGone lists the MACs `iw dev wlan0 station del` let go.
+	// LetGone lists the MACs the let-go unit let go.
 	LetGone []string
 	// Ethtool is the output of `ethtool -i wlan0` (Ethtool43455Standard
 	// and the like); "" fails as without ethtool.
@@ -392,8 +394,12 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 			}
 		}
 		return []byte(b.String()), nil
-	case strings.HasPrefix(cmd, "iw dev wlan0 station del "):
-		mac := strings.TrimPrefix(cmd, "iw dev wlan0 station del ")
+	case strings.HasPrefix(cmd, "systemctl start "+netsetup.LetGoUnit):
+		// The root unit's instance runs `iw dev <if> station del <mac>`.
+		iface, mac, err := netsetup.ParseLetGoInstance(strings.TrimSuffix(strings.TrimPrefix(cmd, "systemctl start "+netsetup.LetGoUnit), ".service"))
+		if err != nil || iface != "wlan0" {
+			return fail("Job for " + cmd + " failed")
+		}
 		for i, p := range nm.Phones {
 			if p.MAC == mac {
 				nm.Phones = append(nm.Phones[:i:i], nm.Phones[i+1:]...)
