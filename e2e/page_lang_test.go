@@ -571,7 +571,7 @@ func TestEveryPageInItsLanguage(t *testing.T) {
 			var layouts []string
 			fin.eval(t, `[...document.querySelectorAll('select[name=layout] option')].map((o) => o.textContent)`, &layouts)
 			l := cat.Lang(lang)
-			want := []string{l.Format("console.{n} photos a page", "n", "1"), l.Format("console.{n} photos a page", "n", "2"), l.Format("console.{n} photos a page", "n", "4")}
+			want := []string{l.Format("console.{n, plural, one {# photo a page} other {# photos a page}}", "n", "1"), l.Format("console.{n, plural, one {# photo a page} other {# photos a page}}", "n", "2"), l.Format("console.{n, plural, one {# photo a page} other {# photos a page}}", "n", "4")}
 			if !slices.Equal(layouts, want) {
 				t.Errorf("the album's layouts read %q, want %q", layouts, want)
 			}

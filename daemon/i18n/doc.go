@@ -21,8 +21,9 @@
 // English (en.json) is the reference: it holds every key, a text a
 // language lacks is the English one, and an unknown language reads
 // English. The console's keys are its English texts themselves, so its
-// English section maps each text to itself; the other sections use short
-// identifiers.
+// English section maps each text to itself (a test holds it; a plural is
+// keyed by its plural form) and the English console fetches no catalogue
+// at all; the other sections use short identifiers.
 //
 // Go code reads a text by its full key, "section.key" ("mail.hello"),
 // written out as one literal where it is used, so that a test can find

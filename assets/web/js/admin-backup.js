@@ -129,8 +129,8 @@ export async function backupPart(box) {
     const m = chosen && chosen.file === f ? chosen.manifest : await backupManifest(f).catch(() => null);
     const when = m ? fmtTime(m.createdAt) : t('an unknown date');
     const events = await call('/api/admin/events').then((r) => r.events.length).catch(() => null);
-    const now = events === null ? t('{files} files ({size})', { files: s.files, size: fmtBytes(s.bytes) }) :
-      t('{events} events, {files} files ({size})', { events, files: s.files, size: fmtBytes(s.bytes) });
+    const now = events === null ? t('{files, plural, one {# file} other {# files}} ({size})', { files: s.files, size: fmtBytes(s.bytes) }) :
+      t('{events, plural, one {# event} other {# events}}, {files, plural, one {# file} other {# files}} ({size})', { events, files: s.files, size: fmtBytes(s.bytes) });
     if (!confirmDo(t('Replace EVERYTHING on this box with the backup of {at} ("{name}")?', { at: when, name: f.name }) + '\n\n' +
       t('Replaced: what is on the box now ({now}), every account and every session: you may have to sign in again with the backup\'s passwords. It cannot be brought back unless you downloaded a backup first.', { now }))) return;
     clear(done, h('p', { class: 'banner' }, t('Restoring… the box restarts over the restored data.')));

@@ -14,7 +14,7 @@ export function endResult(r) {
       h('button', { class: 'small', onclick: () => copyText(r.shareUrl) }, t('Copy'))) : null,
     r.sharePassword ? h('p', null, t('Its password (the Share tab shows it again): '), h('strong', { class: 'mono' }, r.sharePassword)) : null,
     h('p', { class: 'small' }, [
-      r.guestEmails ? t('{n} guest emails queued.', { n: r.guestEmails }) : t('No guest email queued.'),
+      r.guestEmails ? t('{n, plural, one {# guest email queued.} other {# guest emails queued.}}', { n: r.guestEmails }) : t('No guest email queued.'),
       r.summaryQueued ? t('Summary queued.') : null,
       r.exportQueued ? t('Cloud export queued.') : null].filter(Boolean).join(' ')),
     (r.notes || []).map((n) => h('p', { class: 'small' }, n)));

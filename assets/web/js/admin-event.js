@@ -635,7 +635,7 @@ function drawBooth(env, box) {
 function finishTab(env, body) {
   const ev = env.ev();
   const a = (href, label) => h('a', { class: 'btn small', href, download: '' }, label);
-  const layout = select('layout', [1, 2, 4].map((n) => [String(n), t('{n} photos a page', { n })]), '2');
+  const layout = select('layout', [1, 2, 4].map((n) => [String(n), t('{n, plural, one {# photo a page} other {# photos a page}}', { n })]), '2');
   const scope = select('scope', [['visible', t('Every visible photo')], ['favorites', t('Favorites only')]], 'visible');
   layout.setAttribute('aria-label', t('Album layout'));
   scope.setAttribute('aria-label', t('Which photos'));
@@ -711,7 +711,7 @@ function drawEnd(env, box, contacts) {
   }
   const will = [
     t('Uploads close.'),
-    ev.galleryLinkDays > 0 ? t(ev.galleryLinkFavorites ? 'A gallery link of the favourites, valid for {n} days, is made.' : 'A gallery link valid for {n} days is made.', { n: ev.galleryLinkDays }) : null,
+    ev.galleryLinkDays > 0 ? t(ev.galleryLinkFavorites ? 'A gallery link of the favourites, valid for {n, plural, one {# day} other {# days}}, is made.' : 'A gallery link valid for {n, plural, one {# day} other {# days}} is made.', { n: ev.galleryLinkDays }) : null,
     ev.galleryLinkDays > 0 && ev.accessCode ? t('The link gets a password, as the event has an access code.') : null,
     ev.emailGuestsGallery ? t('Guests who left an email get the gallery link when the box is online.') : null,
     ev.notifyAdminSummary ? t('You get a summary by email.') : null,

@@ -26,9 +26,9 @@ export function t(text, vars) {
  */
 export function mediaCount(all, videos = 0) {
   const photos = Math.max(0, (all || 0) - (videos || 0));
-  if (!videos) return t('{n} photos', { n: photos });
-  if (!photos) return t('{n} videos', { n: videos });
-  return t('{n} photos', { n: photos }) + ' · ' + t('{n} videos', { n: videos });
+  if (!videos) return t('{n, plural, one {# photo} other {# photos}}', { n: photos });
+  if (!photos) return t('{n, plural, one {# video} other {# videos}}', { n: videos });
+  return t('{n, plural, one {# photo} other {# photos}}', { n: photos }) + ' · ' + t('{n, plural, one {# video} other {# videos}}', { n: videos });
 }
 
 export function consoleLang() {

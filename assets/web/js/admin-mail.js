@@ -18,7 +18,7 @@ function queueList(items) {
       h('span', null, h('strong', null, m.subject || '—'), ' ', h('span', { class: 'muted' }, '→ ', m.to)),
       h('span', { class: pillClass[m.status] || 'pill' }, status[m.status] || m.status)),
     h('div', { class: 'small muted' }, [
-      purpose[m.purpose] || m.purpose, t('{n} tries', { n: m.attempts }),
+      purpose[m.purpose] || m.purpose, t('{n, plural, one {# try} other {# tries}}', { n: m.attempts }),
       m.sentAt ? t('sent {at}', { at: fmtTime(m.sentAt) }) : null,
       m.status === 'pending' && m.nextAttemptAt ? t('next try {at}', { at: fmtTime(m.nextAttemptAt) }) : null,
     ].filter(Boolean).join(' · ')),

@@ -125,7 +125,7 @@ export function photosTab(env, body) {
     ];
     const list = photos.slice();
     closeView = openLightbox(list, list.indexOf(p), {
-      caption: (q) => `${guestLabel(q.guestName, t('Photo booth')) || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ' · ' + t('{n} downloads', { n: q.downloads }) : ''}`,
+      caption: (q) => `${guestLabel(q.guestName, t('Photo booth')) || t('Guest')} · ${fmtTime(q.createdAt)}${q.downloads ? ' · ' + t('{n, plural, one {# download} other {# downloads}}', { n: q.downloads }) : ''}`,
       name: (q) => `${q.video ? t('Video') : t('Photo')} · ${guestLabel(q.guestName, t('Photo booth')) || t('Guest')} · ${fmtTime(q.createdAt)}`,
       actions,
       keys: { a: 'approve', h: 'hide', f: 'favorite' },
@@ -144,11 +144,11 @@ export function photosTab(env, body) {
       t.querySelector('.pick').setAttribute('aria-pressed', on ? 'true' : 'false');
     }
     bar.hidden = selected.size === 0;
-    count.textContent = t('{n} photos selected', { n: selected.size });
+    count.textContent = t('{n, plural, one {# photo selected} other {# photos selected}}', { n: selected.size });
   };
   const act = async (action, ids, button) => {
     if (!ids.length) return;
-    if (action === 'delete' && !confirmDo(t(ids.length === 1 ? 'Delete this photo for good?' : 'Delete {n} photos for good?', { n: ids.length }))) return;
+    if (action === 'delete' && !confirmDo(t(ids.length === 1 ? 'Delete this photo for good?' : 'Delete {n, plural, one {# photo} other {# photos}} for good?', { n: ids.length }))) return;
     const req = call(`/api/admin/events/${ev.id}/photos`, { method: 'POST', body: { action, ids } });
     const res = button ? await busy(button, req) : await req.catch((err) => { toast(errText(err), 'bad'); return null; });
     if (!res) return;
@@ -159,7 +159,7 @@ export function photosTab(env, body) {
       if (action === 'delete') redraw({ ...p, deleted: true });
       else { EFFECT[action](p); redraw(p); }
     }
-    if (ids.length > 1) toast(t('{n} photos changed', { n: res.changed }));
+    if (ids.length > 1) toast(t('{n, plural, one {# photo changed} other {# photos changed}}', { n: res.changed }));
     redrawSel();
   };
   // Changes pushed by the box: uploads, and moderation from elsewhere.
@@ -291,7 +291,7 @@ function lovedBox(params) {
 
 // heartsSaid is what a tile's name adds for its hearts.
 function heartsSaid(p) {
-  return p.hearts > 0 ? ', ' + t('{n} hearts', { n: p.hearts }) : '';
+  return p.hearts > 0 ? ', ' + t('{n, plural, one {# heart} other {# hearts}}', { n: p.hearts }) : '';
 }
 
 // heartCount is a tile's count of hearts: nothing without any.
@@ -315,7 +315,7 @@ async function importFiles(ev, files, credit, done) {
       if (notYet(e)) break;
     }
   }
-  if (ok) toast(t('{n} photos imported', { n: ok }));
+  if (ok) toast(t('{n, plural, one {# photo imported} other {# photos imported}}', { n: ok }));
   done();
 }
 
@@ -343,7 +343,7 @@ export function guestbookTab(env, body) {
     box.addEventListener('change', () => {
       if (box.checked) selected.add(m.id); else selected.delete(m.id);
       bar.hidden = !selected.size;
-      count.textContent = t('{n} messages selected', { n: selected.size });
+      count.textContent = t('{n, plural, one {# message selected} other {# messages selected}}', { n: selected.size });
     });
     return h('div', { class: 'msg row', dataset: { id: m.id }, style: 'align-items:flex-start' },
       box,
@@ -363,9 +363,9 @@ export function guestbookTab(env, body) {
     if (res) { toast(t(action === 'approve' ? 'Approved' : 'Hidden')); restart(); }
   };
   const act = async (action, button) => {
-    if (action === 'delete' && !confirmDo(t('Delete {n} messages?', { n: selected.size }))) return;
+    if (action === 'delete' && !confirmDo(t('Delete {n, plural, one {# message} other {# messages}}?', { n: selected.size }))) return;
     const res = await busy(button, call(`/api/admin/events/${ev.id}/messages`, { method: 'POST', body: { action, ids: [...selected] } }));
-    if (res) { toast(t('{n} messages changed', { n: res.changed })); restart(); }
+    if (res) { toast(t('{n, plural, one {# message changed} other {# messages changed}}', { n: res.changed })); restart(); }
   };
   const more = async () => {
     if (cursor === null) return false;

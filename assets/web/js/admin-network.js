@@ -97,7 +97,7 @@ function homeCard(box, s) {
       if (!res) return;
       clear(list, h('div', { class: 'banner', id: 'join-sent' },
         h('p', { style: 'margin-top:0' }, t('The box is joining {ssid}. Your phone may lose the box now: join {ssid} or the box\'s hotspot again, then come back to this page.', { ssid: res.ssid })),
-        h('p', { class: 'small', style: 'margin-bottom:0' }, t('If the home Wi-Fi can\'t be joined or is lost, the box comes back on its hotspot within {n} minutes.', { n: Math.ceil(res.fallbackSeconds / 60) }))));
+        h('p', { class: 'small', style: 'margin-bottom:0' }, t('If the home Wi-Fi can\'t be joined or is lost, the box comes back on its hotspot within {n, plural, one {# minute} other {# minutes}}.', { n: Math.ceil(res.fallbackSeconds / 60) }))));
     });
     clear(list, form);
     if (!n.open) pw.focus();
@@ -128,7 +128,7 @@ function homeCard(box, s) {
   return card(t('Going online at home'),
     h('p', null, t('Join your home Wi-Fi so that mail, webhooks and the cloud export can go out.')),
     h('p', { id: 'net-capability' }, capabilityText(s.capability)),
-    h('p', { class: 'small', id: 'net-fallback' }, t('If the home Wi-Fi can\'t be joined or is lost, the box comes back on its hotspot within {n} minutes.', { n: Math.ceil(s.fallbackSeconds / 60) })),
+    h('p', { class: 'small', id: 'net-fallback' }, t('If the home Wi-Fi can\'t be joined or is lost, the box comes back on its hotspot within {n, plural, one {# minute} other {# minutes}}.', { n: Math.ceil(s.fallbackSeconds / 60) })),
     status,
     h('div', { class: 'row' }, scan, home ? back : null),
     list);
@@ -137,7 +137,7 @@ function homeCard(box, s) {
 /** phonesLine says how many phones are on the Wi-Fi, and of about how many. */
 function phonesLine(p) {
   if (p.connected === null) return t('The box cannot count the phones on its Wi-Fi now.');
-  if (p.capacity === null) return t('{n} phones on the Wi-Fi; how many the radio holds is unknown.', { n: p.connected });
+  if (p.capacity === null) return t('{n, plural, one {# phone} other {# phones}} on the Wi-Fi; how many the radio holds is unknown.', { n: p.connected });
   return t('Phones on the Wi-Fi: {n} of about {max}', { n: p.connected, max: p.capacity });
 }
 

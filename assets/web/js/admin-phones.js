@@ -22,7 +22,7 @@ const look = () => api('/api/admin/phones');
 /** countLine says how many phones are on the Wi-Fi, and of about how many. */
 export function countLine(p) {
   if (p.connected === null) return t('The box cannot count the phones on its Wi-Fi now.');
-  if (p.capacity === null) return t('{n} phones on the Wi-Fi; how many the radio holds is unknown.', { n: p.connected });
+  if (p.capacity === null) return t('{n, plural, one {# phone} other {# phones}} on the Wi-Fi; how many the radio holds is unknown.', { n: p.connected });
   return t('Phones on the Wi-Fi: {n} of about {max}', { n: p.connected, max: p.capacity });
 }
 

@@ -114,7 +114,7 @@ export async function printingPart(box, picked) {
   const printer = select('printer', choices, picked || s.printer || '');
   const paper = select('paper', p.papers.map((k) => [k, paperNames()[k] || k]), s.paper);
   const auto = check('autoBooth', t('Print every booth photo as it is taken'), s.autoBooth);
-  const copies = select('boothCopies', [...Array(p.maxBoothCopies + 1).keys()].map((n) => [String(n), n ? t('Up to {n} copies a photo', { n }) : t('No print button on the booth')]), String(s.boothCopies));
+  const copies = select('boothCopies', [...Array(p.maxBoothCopies + 1).keys()].map((n) => [String(n), n ? t('Up to {n, plural, one {# copy} other {# copies}} a photo', { n }) : t('No print button on the booth')]), String(s.boothCopies));
   const hosts = check('hostPrint', t('Hosts may print any photo from moderation'), s.hostPrint);
   const body = () => ({
     printer: printer.value || null, paper: paper.value, autoBooth: auto.querySelector('input').checked,

@@ -277,7 +277,7 @@ function hourChart(series) {
     const when = new Date(at);
     if (n > 0) {
       kids.push(svg('rect', { x: L + i * cw + cw * 0.12, y: y(n), width: Math.max(1, cw * 0.76), height: y(0) - y(n), rx: 2, class: 'bar' },
-        svg('title', null, `${dayFmt.format(when)} ${hourFmt.format(when)}: ${t('{p} photos, {m} messages', { p: x.photos, m: x.messages })}`)));
+        svg('title', null, `${dayFmt.format(when)} ${hourFmt.format(when)}: ${t('{p, plural, one {# photo} other {# photos}}, {m, plural, one {# message} other {# messages}}', { p: x.photos, m: x.messages })}`)));
     }
     if (i % every === 0) {
       const cx = L + i * cw + cw / 2;

@@ -30,7 +30,7 @@ export function errText(e) {
     case 'invalid_code': return t('That code is not right.');
     case 'forbidden': return t('You are not allowed to do this.');
     case 'not_found': return t('Not found: it may have been deleted.');
-    case 'rate_limited': return t('Too many attempts. Try again in {n} seconds.', { n: e.retryAfter || 60 });
+    case 'rate_limited': return t('Too many attempts. Try again in {n, plural, one {# second} other {# seconds}}.', { n: e.retryAfter || 60 });
     case 'not_implemented': return t('This box does not offer this yet.');
     case 'too_large': return t('That file is too large.');
     case 'invalid_image': return t('That file is not a supported image.');
@@ -52,8 +52,8 @@ export function errText(e) {
 // console's words for each; a problem of no known shape reads as refused.
 const DETAILS = [
   [/^(is )?required$|^must be set$/, () => t('This is required.')],
-  [/^must be at least (\d+) characters$/, (m) => t('At least {n} characters.', { n: Number(m[1]) })],
-  [/^must be at most (\d+) characters$|^too long$/, (m) => (m[1] ? t('At most {n} characters.', { n: Number(m[1]) }) : t('This is too long.'))],
+  [/^must be at least (\d+) characters$/, (m) => t('At least {n, plural, one {# character} other {# characters}}.', { n: Number(m[1]) })],
+  [/^must be at most (\d+) characters$|^too long$/, (m) => (m[1] ? t('At most {n, plural, one {# character} other {# characters}}.', { n: Number(m[1]) }) : t('This is too long.'))],
   [/^must be (\d+) to (\d+) characters$/, (m) => t('{min} to {max} characters.', { min: Number(m[1]), max: Number(m[2]) })],
   [/^must be an email address$/, () => t('This is not an email address.')],
   [/^is already taken$/, () => t('This is already taken.')],

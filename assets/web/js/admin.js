@@ -234,7 +234,7 @@ async function eventsPage() {
   const open = events.filter((ev) => !ev.endedAt && ev.uploadsOpen);
   view(t('Events'),
     open.length > 1 ? h('p', { class: 'banner warn', id: 'several-open', role: 'status' },
-      t('{n} events are open at once: guests who scan the box\'s address see a list and must pick theirs. End or close the ones that are over.', { n: open.length })) : null,
+      t('{n, plural, one {# event is open} other {# events are open}} at once: guests who scan the box\'s address see a list and must pick theirs. End or close the ones that are over.', { n: open.length })) : null,
     h('div', { class: 'row', style: 'margin-bottom:10px' },
       events.length > 6 ? h('div', { class: 'grow' }, search) : h('div', { class: 'grow' }),
       owner ? h('a', { class: 'btn primary', href: '/admin/events/new' }, t('+ New event')) : null),

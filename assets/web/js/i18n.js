@@ -3,7 +3,8 @@
 // serves each language's sections apart, /locales/<lang>/<section>.json,
 // and the list of languages, /locales/index.js (a module, so it comes with
 // the page's code rather than after it); English is the fallback for any
-// key.
+// key. The console's keys are its English: an English console fetches no
+// catalogue.
 import INDEX from '/locales/index.js';
 
 async function fetchJSON(url) {
@@ -67,6 +68,10 @@ export function fill(s, vars, lang) {
   });
 }
 
+// The sections whose keys are their English texts (daemon/i18n's tests
+// hold each English text equal to its key): the console's.
+const KEYED_BY_ENGLISH = new Set(['console']);
+
 /**
  * loadI18n loads one section of the catalogue (guest, console, wall) in
  * lang and returns { lang, t }: t(key, vars) gives the text with {name}
@@ -77,8 +82,11 @@ export function fill(s, vars, lang) {
 export async function loadI18n(lang, section = 'guest') {
   if (!LANGS[lang]) lang = 'en';
   const part = (l) => fetchJSON(`/locales/${l}/${section}.json`).catch(() => ({}));
-  const [en, own] = await Promise.all([part('en'), lang === 'en' ? null : part(lang)]);
-  const dict = { ...en, ...(own || {}) };
+  // A section keyed by its English needs no English catalogue: English
+  // fetches nothing, another language only its own.
+  const keyed = KEYED_BY_ENGLISH.has(section);
+  const [en, own] = await Promise.all([keyed ? null : part('en'), lang === 'en' ? null : part(lang)]);
+  const dict = { ...(en || {}), ...(own || {}) };
   document.documentElement.lang = lang;
   const t = (key, vars) => fill(dict[key] ?? key, vars, lang);
   return { lang, t };
