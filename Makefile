@@ -230,7 +230,10 @@ image: dist/eventbox-linux-arm64
 ## with qemu-system-arm, qemu-utils, e2fsprogs, mtools
 BOXTEST_IMAGE ?= $(IMAGE_OUT)
 BOXTEST_RUN ?= .
+# How many scenarios (each its own machine, 1 GiB and two emulated cores)
+# run at once.
+BOXTEST_PARALLEL ?= 2
 .PHONY: boxtest
 boxtest:
 	test -f $(BOXTEST_IMAGE) || $(MAKE) image IMAGE_OUT=$(BOXTEST_IMAGE)
-	EVENTBOX_IMAGE=$(abspath $(BOXTEST_IMAGE)) go test -count=1 -v -timeout 90m -run '$(BOXTEST_RUN)' ./packaging/boxtest/
+	EVENTBOX_IMAGE=$(abspath $(BOXTEST_IMAGE)) go test -count=1 -v -timeout 90m -parallel $(BOXTEST_PARALLEL) -run '$(BOXTEST_RUN)' ./packaging/boxtest/

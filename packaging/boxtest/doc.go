@@ -10,6 +10,12 @@
 // The command in boxagent is the test's hands inside the machine: it is
 // written into the test's own copy of the card, never into the image.
 //
+// Each scenario boots its own copy of the card and runs beside the others
+// (t.Parallel; `make boxtest` runs BOXTEST_PARALLEL of them at once, 2 by
+// default): a machine under full emulation spends much of its time waiting
+// on its own timers and on the test, so two keep a two-core machine busy
+// where one left a core idle.
+//
 // What this cannot show is the Pi's own firmware boot (config.txt, the
 // device trees, the SD controller): the virt machine boots the card's
 // kernel and initrd directly, with the card's cmdline.txt.

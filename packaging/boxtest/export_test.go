@@ -37,6 +37,7 @@ const davAddr = "10.0.2.100:80"
 // photo; on the box every photo is listed and whole, and at the end bbolt's
 // own check finds the database whole.
 func TestPowerCutsDuringAnExport(t *testing.T) {
+	t.Parallel()
 	image := cardImage(t)
 	c := newCard(t, image, t.TempDir(), partySettings)
 	disk, drive := lossyDrive(t, c)

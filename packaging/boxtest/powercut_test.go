@@ -53,6 +53,7 @@ func envCount(t *testing.T, name string, def int) int {
 // that no record names, no temp file remains, and bbolt's own check finds
 // the database whole.
 func TestPowerCuts(t *testing.T) {
+	t.Parallel()
 	image := cardImage(t)
 	c := newCard(t, image, t.TempDir(), partySettings)
 	disk, drive := lossyDrive(t, c)

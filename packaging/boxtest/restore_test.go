@@ -28,6 +28,7 @@ func restoreCuts(t *testing.T) int {
 // no record, no temp file remains and bbolt's own check finds the
 // database whole.
 func TestPowerCutsDuringARestore(t *testing.T) {
+	t.Parallel()
 	image := cardImage(t)
 	c := newCard(t, image, t.TempDir(), partySettings)
 	disk, drive := lossyDrive(t, c)

@@ -34,16 +34,42 @@ func (m *machine) runPhone(args ...string) phoneReport {
 	return rep
 }
 
-// TestFirstStartOnTheSetupHotspot boots a card with no settings file, as a
-// host who wrote the image and powered on: the box opens its open setup
-// Wi-Fi, a phone that joins it is sent to the setup page, and the host's
-// choices (owner, the guests' Wi-Fi) make the box the party's: its hotspot
-// comes up under the chosen name and password, a phone joins it, and the
-// owner signs in with the chosen password.
-func TestFirstStartOnTheSetupHotspot(t *testing.T) {
+// TestFromFirstStartToHome is a box's life in one boot of a blank card, a
+// subtest with its own time for each step: the first start on the setup
+// hotspot (firstStartOnTheSetupHotspot), then the box brought home after
+// the party (homeWiFi). One boot serves both: a boot under full emulation
+// costs more than either step.
+func TestFromFirstStartToHome(t *testing.T) {
+	t.Parallel()
 	image := cardImage(t)
+	start := time.Now()
 	c := newCard(t, image, t.TempDir(), "")
 	m := bootMachine(t, c, "")
+	t.Logf("time: the blank box booted in %s", time.Since(start).Round(time.Second))
+	for _, p := range []struct {
+		name string
+		f    func(t *testing.T, m *machine)
+	}{
+		{"first start", firstStartOnTheSetupHotspot},
+		{"home Wi-Fi", func(t *testing.T, m *machine) { homeWiFi(t, m, "marc") }},
+	} {
+		t0 := time.Now()
+		ok := t.Run(p.name, func(t *testing.T) { p.f(t, m.in(t)) })
+		t.Logf("time: %s took %s", p.name, time.Since(t0).Round(time.Second))
+		if !ok {
+			break
+		}
+	}
+	t.Logf("time: the box's life took %s in all", time.Since(start).Round(time.Second))
+}
+
+// firstStartOnTheSetupHotspot is a blank card as a host who wrote the
+// image and powered on: the box opens its open setup Wi-Fi, a phone that
+// joins it is sent to the setup page, and the host's choices (owner marc,
+// the guests' Wi-Fi) make the box the party's: its hotspot comes up under
+// the chosen name and password, a phone joins it, and the owner signs in
+// with the chosen password.
+func firstStartOnTheSetupHotspot(t *testing.T, m *machine) {
 	var setupSSID string
 	m.waitFor("the setup Wi-Fi", 3*time.Minute, func() bool {
 		setupSSID = m.boxSSID()

@@ -58,6 +58,7 @@ var updatePhases = []string{"the backup", "the download", "the swap"}
 // named by no record, no temp file remains and bbolt's own check finds
 // the database whole.
 func TestPowerCutsDuringAnUpdate(t *testing.T) {
+	t.Parallel()
 	image := cardImage(t)
 	c := newCard(t, image, t.TempDir(), partySettings)
 	disk, drive := lossyDrive(t, c)
