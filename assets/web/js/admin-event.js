@@ -495,6 +495,22 @@ function signageCard(ev) {
   const which = select('signPrint', links.map((a) => [a.dataset.kind + ':' + a.dataset.size, a.textContent]), 'poster:a4');
   which.setAttribute('aria-label', t('Which signs'));
   which.style.cssText = 'width:auto;max-width:100%';
+  // One card per place needs places: until the event's are known it is
+  // a disabled button, and with none it stays one, saying where to add
+  // them, so no download of the route's refusal is offered.
+  const place = links[links.length - 1];
+  const placeOption = which.querySelector('option[value="place:"]');
+  const placeNote = h('p', { class: 'small', hidden: true },
+    h('a', { id: 'sign-place-note', href: `/admin/events/${ev.id}/places` }, t('Add places first (the Places tab) for one card per place.')));
+  const placeOff = h('button', { type: 'button', class: 'small', id: 'sign-place-off', disabled: true, 'aria-describedby': 'sign-place-note' }, place.textContent);
+  placeOption.disabled = true;
+  const row = h('div', { class: 'row', style: 'margin-top:8px', 'aria-busy': 'true' }, links.map((a) => (a === place ? placeOff : a)));
+  call(`/api/admin/events/${ev.id}/spots`).then(({ spots }) => spots.length, () => 1).then((n) => {
+    row.removeAttribute('aria-busy');
+    if (!n) { placeNote.hidden = false; return; }
+    placeOff.replaceWith(place);
+    placeOption.disabled = false;
+  });
   const printSigns = h('button', {
     type: 'button', class: 'small', id: 'print-signs', onclick: (e) => {
       const [k, s] = which.value.split(':');
@@ -510,7 +526,8 @@ function signageCard(ev) {
     h('div', { class: 'two' }, h('div', { class: 'field' }, h('label', { for: 'sign-ssid' }, t('Wi-Fi name')), ssid),
       h('div', { class: 'field' }, h('label', { for: 'sign-pass' }, t('Wi-Fi password')), pass)),
     h('div', { class: 'row', style: 'align-items:center' }, h('label', { for: 'sign-lang' }, t('Language of the signs')), lang),
-    h('div', { class: 'row', style: 'margin-top:8px' }, links),
+    row,
+    placeNote,
     h('div', { class: 'row', style: 'margin-top:8px' }, which, printSigns));
 }
 
