@@ -161,8 +161,12 @@ longtest: tusjs
 ## the end card, dates and the wall's countdown); make test runs only their
 ## quick cases (-sweep; swept and sweepOnly in e2e/harness_test.go).
 ## .ci/run runs it after make test.
+# BROWSERTEST_SKIP names tests to leave out: .ci/run, which has just run
+# make test, leaves out E2E_QUICK's (none of them sweeps: they would run
+# again exactly as they did).
+BROWSERTEST_SKIP ?= ^$$
 browsertest: axe
-	$(GO) test -count=1 -timeout 15m ./e2e -sweep
+	$(GO) test -count=1 -timeout 15m -skip '$(BROWSERTEST_SKIP)' ./e2e -sweep
 
 ## shots: screenshots of the main pages at phone, laptop and venue-screen
 ## sizes in English and French, in $(SHOTS) (not committed)
@@ -237,3 +241,7 @@ BOXTEST_PARALLEL ?= 2
 boxtest:
 	test -f $(BOXTEST_IMAGE) || $(MAKE) image IMAGE_OUT=$(BOXTEST_IMAGE)
 	EVENTBOX_IMAGE=$(abspath $(BOXTEST_IMAGE)) go test -count=1 -v -timeout 90m -parallel $(BOXTEST_PARALLEL) -run '$(BOXTEST_RUN)' ./packaging/boxtest/
+
+# print-VAR prints a variable of this Makefile (.ci/run reads E2E_QUICK).
+print-%:
+	@printf '%s\n' '$($*)'
