@@ -108,6 +108,7 @@ async function drawDevices(devBox, box) {
  */
 export async function printingPart(box, picked) {
   const [p, list] = await Promise.all([call('/api/admin/printing'), call('/api/admin/printing/printers')]);
+  if (!p.available || !list.available) return noPrintServer(box);
   const s = p.settings;
   const choices = [['', t('None: printing off')], ...list.printers.map((q) => [q.name, q.info && q.info !== q.name ? `${q.info} (${q.name})` : q.name])];
   if (s.printer && !list.printers.some((q) => q.name === s.printer)) choices.push([s.printer, s.printer + ' · ' + t('not found')]);
@@ -121,8 +122,7 @@ export async function printingPart(box, picked) {
     boothCopies: Number(copies.value), hostPrint: hosts.querySelector('input').checked,
   });
   const form = h('form', { novalidate: true, id: 'printing-form' },
-    list.available ? null : h('div', { class: 'banner bad' }, t('The box cannot reach its print server (CUPS).')),
-    list.available && !list.printers.length ? h('div', { class: 'banner' }, t('The print server has no printer yet: plug a USB printer in (a Canon SELPHY, for one) and add it below.')) : null,
+    !list.printers.length ? h('div', { class: 'banner' }, t('The print server has no printer yet: plug a USB printer in (a Canon SELPHY, for one) and add it below.')) : null,
     h('div', { class: 'two' }, field('printer', t('Printer'), printer), field('paper', t('Paper'), paper, t('Each print is laid out at 300 dpi on this paper.'))),
     auto, field('boothCopies', t('Print button on the booth'), copies), hosts,
     h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit' }, t('Save')),
@@ -158,6 +158,26 @@ export async function printingPart(box, picked) {
     if (!box.isConnected || !queueBox.isConnected) { clearInterval(timer); return; }
     drawQueue(queueBox, stateBox).catch(() => {});
   }, 3000);
+}
+
+/**
+ * noPrintServer is the Printing screen when the box cannot reach CUPS (a
+ * machine without it, or CUPS stopped): one sentence saying what is
+ * missing and what to do, a button to look again, and the queue when it
+ * holds prints (they wait for CUPS).
+ */
+async function noPrintServer(box) {
+  const queueBox = h('div', { id: 'print-queue' });
+  clear(box,
+    h('div', { class: 'card', id: 'printing-unavailable' }, h('h2', { style: 'margin-top:0' }, t('Printing')),
+      h('p', { role: 'status' }, t('Printing needs the CUPS print server, which does not answer on this machine: install and start CUPS (the cups package), then retry.')),
+      h('button', { type: 'button', class: 'small', id: 'printing-again', onclick: (e) => busy(e.currentTarget, printingPart(box)) }, t('Retry'))),
+    queueBox);
+  const q = await call('/api/admin/printing/queue').catch(() => null);
+  if (q && q.prints.length && queueBox.isConnected) {
+    clear(queueBox, h('div', { class: 'card' }, h('h2', { style: 'margin-top:0' }, t('Print queue')), h('div')));
+    await drawQueue(queueBox.querySelector('.card > div'));
+  }
 }
 
 /** drawQueue lists the prints, newest first, with a cancel for those not done. */
