@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 
+	"eventbox/daemon/printing"
 	"eventbox/store"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) photoJobs(p store.Photo) []store.JobSpec {
 	if p.GuestID != "" {
 		ctx := context.Background()
 		if g, err := s.store.Guests().Get(ctx, p.EventID, p.GuestID); err == nil && g.Booth {
-			out = append(out, s.printing.AutoPrint(ctx, p, true)...)
+			out = append(out, printing.AutoPrint(ctx, s.store, s.now(), s.log.With("component", "printing"), p, true)...)
 		}
 	}
 	return out

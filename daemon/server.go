@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"sync"
 	"time"
@@ -77,6 +76,13 @@ type Server struct {
 	// (daemon/outbound).
 	exporter *cloudexport.Exporter
 	cloud    *cloudexport.API
+	// remote opens the cloud drive of the settings (daemon/cloud), for
+	// the export and its routes.
+	remote func(context.Context, cloud.Settings) (*cloud.Remote, error)
+	// albums writes the printable album, for the hosts and the printer;
+	// zips streams the archives of the hosts and the gallery links.
+	albums   *albumwriter.Maker
+	zips     *archive.Streamer
 	outbound *outbound.API
 	network  *network.API // the Network screen (daemon/network), added
 	// activity is each client address's last request and requests in
@@ -173,11 +179,37 @@ type limiters struct {
 // New builds a Server over an open store. cfg must have passed Validate;
 // st must not be nil and stays owned by the caller (close it after Run
 // returns).
+//
+// It builds in dependency order, each step over what the steps before it
+// made and nothing after: the core (limits, cookies, who asks, the job
+// runner, the live hub), then the services (storage, backups, clock,
+// variants, mail, outbox, export, ingest; each registers its job kinds
+// with the runner), then the areas (the routes' handlers), then the route
+// table and its middleware.
 func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, store: st, log: cfg.Logger.With("component", "daemon"), now: cfg.Now}
+	for _, step := range []func(context.Context, *Server) error{
+		buildCore, buildBoxServices, buildMediaServices,
+		buildBoxAreas, buildEventAreas, buildPhotoAreas,
+	} {
+		if err := step(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	s.handler = s.middleware(s.routes())
+	return s, nil
+}
+
+// buildCore makes what every later step uses and nothing of theirs: the
+// rate limits, the cookies and the resolver of who asks, the job runner
+// (with no kind yet: each service registers its own), the live hub and
+// its publisher, the upload gate, the box's names, the QR renderer and
+// the pages.
+func buildCore(ctx context.Context, s *Server) error {
+	cfg, st := s.cfg, s.store
 	s.limits = limiters{
 		login:       web.NewRateLimiter(10, time.Minute, cfg.Now),
 		loginUser:   web.NewRateLimiter(10, time.Minute, cfg.Now),
@@ -192,32 +224,175 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.guards = newGuards(cfg.Now)
 	key, err := st.Secrets().Key(ctx, "guest-cookie", 32)
 	if err != nil {
-		return nil, fmt.Errorf("loading cookie key: %w", err)
+		return fmt.Errorf("loading cookie key: %w", err)
 	}
 	if s.cookies, err = cookie.New(key); err != nil {
-		return nil, err
+		return err
 	}
 	s.visitors = visitor.New(st, cfg.Now, s.cookies)
 	s.files = mediafile.New(st.Media(), s.visitors)
-	// Accounts and sign-in (the mailer and runner are read only when an invitation is made).
-	dummyHash, err := passwords.Hash(passwords.Generate(), s.cfg.PasswordCost)
+	if s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger}); err != nil {
+		return fmt.Errorf("setting up the job runner: %w", err)
+	}
+	// The live streams' hub, and the publisher of what changes of photos
+	// and messages (the variants, the uploads and the areas tell it).
+	s.live = live.NewHub(live.Config{})
+	s.changes = live.NewPublisher(s.live, st)
+	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
+	s.names = newOwnNames(cfg)
+	// The crowd watch's view of each client address (middleware.go,
+	// daemon/network).
+	s.activity = web.NewActivity(cfg.Now, 0)
+	s.placeholder = sync.OnceValues(makePlaceholder)
+	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
+		return fmt.Errorf("loading qr fonts: %w", err)
+	}
+	pages := cfg.Pages
+	if pages == nil {
+		if pages, err = PreparePages(cfg.UI); err != nil {
+			return err
+		}
+	}
+	s.ui = pages.files
+	return nil
+}
+
+// buildBoxServices makes the box's own services over the core: updates,
+// the storage guard, backups, the metrics and the clock.
+func buildBoxServices(ctx context.Context, s *Server) error {
+	cfg, st, runner := s.cfg, s.store, s.jobs
+	var err error
+	if s.updater = cfg.Updater; s.updater == nil {
+		s.updater, err = update.New(update.Config{Dir: filepath.Join(cfg.DataDir, "update"), URL: cfg.UpdateURL,
+			Key: cfg.UpdateKey, Version: cfg.Version, Now: cfg.Now, Logger: s.log.With("component", "update")})
+		if err != nil {
+			return err
+		}
+	}
+	s.storage = storage.New(storage.Config{Dir: cfg.DataDir, Margin: StorageMargin(cfg), Free: cfg.Statfs,
+		Logger: s.log.With("component", "storage"), Now: cfg.Now, Store: st,
+		Nudge: func(kind string) { runner.Notify(kind) }})
+	bk, err := backups.New(ctx, backups.Config{Store: st, Logger: s.log.With("component", "backup"), Now: cfg.Now,
+		App: cfg.Version, Margin: s.storage.Margin(), Free: s.storage.FreeSpace, Jobs: runner,
+		Target: backup.TargetConfig{DataDir: cfg.DataDir, Mounts: cfg.Mounts, USBRoots: cfg.USBRoots}})
 	if err != nil {
-		return nil, err
+		return err
+	}
+	s.backups = bk
+	// The backup before an update, and the backup age of the metrics:
+	// the box's own backups unless a test gives others.
+	if s.updateBackups = cfg.Backups; s.updateBackups == nil {
+		s.updateBackups = s.backups
+	}
+	if s.metrics, err = s.newMetrics(); err != nil {
+		return err
 	}
 	// The box's clock: synced, set by a host, or unsure; once set, what the
 	// wrong clock dated is re-dated (clock_wiring.go).
 	s.clock = newClock(cfg, s.log, func(ctx context.Context, from, to time.Time, offset time.Duration) error {
-		return redate(ctx, st, s.backups, s.jobs, s.log, from, to, offset)
+		return redate(ctx, st, bk, runner, s.log, from, to, offset)
 	})
+	updates := update.NewWorker(update.WorkerConfig{Updater: s.updater, Version: cfg.Version, Restart: cfg.Restart, Logger: s.log})
+	if err := runner.Register(updates.Kind(), s.backups.Kind()); err != nil {
+		return fmt.Errorf("setting up the job runner: %w", err)
+	}
+	return s.backups.ScheduleNightly(ctx)
+}
+
+// buildMediaServices makes the services of the photos and of what leaves
+// the box: the variants, the cloud export, mail, the outbox, the booth's
+// relay, the ingest of uploads and the printable album.
+func buildMediaServices(_ context.Context, s *Server) error {
+	cfg, st, runner := s.cfg, s.store, s.jobs
+	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, OutOfProcess: cfg.ImageOutOfProcess,
+		Logger: s.log.With("component", "variants"), Jobs: runner, Processed: s.metrics.Processing,
+		Made: func(ctx context.Context, p store.Photo) {
+			// Its display was not made until now: it was not on the wall.
+			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
+		}})
+	// The cloud export (daemon/cloudexport): its job kind; its routes are
+	// an area.
+	s.remote = func(ctx context.Context, set cloud.Settings) (*cloud.Remote, error) {
+		return cloud.New(ctx, set, cloud.Config{Transport: cfg.CloudTransport})
+	}
+	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: s.remote,
+		Notify: runner.Notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
+		Uploads:       s.uploads.activity,
+		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName, ShareTransport: cfg.CloudTransport,
+		WakeMail: func(ctx context.Context) {
+			if _, err := runner.Wake(ctx, store.MailJobKind); err != nil {
+				s.log.WarnContext(ctx, "mails not woken after an export", "error", err)
+			}
+		}})
+	mailKey, err := mail.LoadKey(st.Dir())
+	if err != nil {
+		return fmt.Errorf("loading the mail key: %w", err)
+	}
+	// A guest's gallery mail without a link that opens from home waits
+	// for the cloud copy's.
+	cloudLink := func(ctx context.Context, e store.Event, expires int64) (string, string, error) {
+		l, err := s.exporter.GuestLink(ctx, e, expires)
+		return l.URL, l.Password, err
+	}
+	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now,
+		CloudLink: cloudLink}); err != nil {
+		return fmt.Errorf("setting up mail: %w", err)
+	}
+	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now, Jobs: runner,
+		Window: cfg.NoticeWindow, Fanouts: []outbox.Fanout{s.mailer.AlertFanout}})
+	if err != nil {
+		return fmt.Errorf("setting up the outbox: %w", err)
+	}
+	if err := runner.Register(append([]jobs.Kind{s.variants.Kind(), s.exporter.Kind(), s.mailer.Kind()},
+		s.outbox.Kinds()...)...); err != nil {
+		return fmt.Errorf("setting up the job runner: %w", err)
+	}
+	s.booth = boothapi.NewRelay(boothapi.RelayConfig{Device: cfg.Booth, Logger: s.log.With("component", "booth"),
+		Now: cfg.Now, Countdown: cfg.BoothCountdown})
+	s.ingest = ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: s.log,
+		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
+			s.photoStored()
+			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
+		}})
+	// The printable album, for the hosts' download and the printer.
+	s.albums = albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
+		Display: displayMaker(s.variants)})
+	// The ZIP streamer the hosts' archives and the gallery links share.
+	s.zips = archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
+	return nil
+}
+
+// displayMaker is what makes a photo's display now if it is missing, and
+// answers whether there is one (a photo the box cannot read has none).
+func displayMaker(v *variants.Maker) func(ctx context.Context, id string) (bool, error) {
+	return func(ctx context.Context, id string) (bool, error) {
+		err := v.Ensure(ctx, id)
+		if errors.Is(err, variants.ErrNoVariants) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}
+
+// buildBoxAreas makes the areas of the box and its owners: sign-in and
+// accounts, the first-run setup, the cloud and mail settings, the
+// Network screen, the captive portal and the box's own routes.
+func buildBoxAreas(ctx context.Context, s *Server) error {
+	cfg, st, runner := s.cfg, s.store, s.jobs
+	// Accounts and sign-in.
+	dummyHash, err := passwords.Hash(passwords.Generate(), cfg.PasswordCost)
+	if err != nil {
+		return err
+	}
 	acctCfg := accounts.Config{Store: st, Visitors: s.visitors, Cookies: s.cookies, Logger: s.log, Now: cfg.Now, Clock: s.clock,
 		DataDir: cfg.DataDir, AdminUsername: cfg.AdminUsername, AdminPassword: cfg.AdminPassword,
 		PasswordCost: cfg.PasswordCost, DummyHash: dummyHash,
 		Limits: accounts.Limits{Address: s.limits.login, Username: s.limits.loginUser, Guesses: s.guards.signIn, Device: s.guards.device},
-		Origin: s.origin, MailDomain: func(ctx context.Context) string { return s.mailer.Domain(ctx) },
-		MailQueued: func() { s.jobs.Notify(store.MailJobKind) }}
+		Origin: s.origin, MailDomain: s.mailer.Domain,
+		MailQueued: func() { runner.Notify(store.MailJobKind) }}
 	s.signIn, s.accounts = accounts.NewSignIn(acctCfg), accounts.NewAPI(acctCfg)
 	if err := s.signIn.EnsureFirstOwner(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	// The first-run setup page of a box nobody set up yet (daemon/setup).
 	s.setup = setup.New(setup.Config{Store: st, Logger: s.log.With("component", "setup"), Now: cfg.Now,
@@ -227,172 +402,101 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 			_, err := s.clock.Set(ctx, t)
 			return err
 		}})
-	if s.updater = cfg.Updater; s.updater == nil {
-		s.updater, err = update.New(update.Config{Dir: filepath.Join(cfg.DataDir, "update"), URL: cfg.UpdateURL,
-			Key: cfg.UpdateKey, Version: cfg.Version, Now: cfg.Now, Logger: s.log.With("component", "update")})
-		if err != nil {
-			return nil, err
-		}
-	}
-	s.storage = storage.New(storage.Config{Dir: cfg.DataDir, Margin: StorageMargin(cfg), Free: cfg.Statfs,
-		Logger: s.log.With("component", "storage"), Now: cfg.Now, Store: st,
-		Nudge: func(kind string) { s.jobs.Notify(kind) }})
-	s.backups, err = backups.New(ctx, backups.Config{Store: st, Logger: s.log.With("component", "backup"), Now: cfg.Now,
-		App: cfg.Version, Margin: s.storage.Margin(), Free: s.storage.FreeSpace,
-		Target: backup.TargetConfig{DataDir: cfg.DataDir, Mounts: cfg.Mounts, USBRoots: cfg.USBRoots}})
-	if err != nil {
-		return nil, err
-	}
-	// The backup before an update, and the backup age of the metrics:
-	// the box's own backups unless a test gives others.
-	if s.updateBackups = cfg.Backups; s.updateBackups == nil {
-		s.updateBackups = s.backups
-	}
-	if s.metrics, err = s.newMetrics(); err != nil {
-		return nil, err
-	}
-	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, OutOfProcess: cfg.ImageOutOfProcess, Logger: s.log.With("component", "variants"),
-		Processed: s.metrics.Processing, Made: func(ctx context.Context, p store.Photo) {
-			// Its display was not made until now: it was not on the wall.
-			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
-		}})
-	mailKey, err := mail.LoadKey(st.Dir())
-	if err != nil {
-		return nil, fmt.Errorf("loading the mail key: %w", err)
-	}
-	// A guest's gallery mail without a link that opens from home waits
-	// for the cloud copy's (the exporter is made below).
-	cloudLink := func(ctx context.Context, e store.Event, expires int64) (string, string, error) {
-		l, err := s.exporter.GuestLink(ctx, e, expires)
-		return l.URL, l.Password, err
-	}
-	if s.mailer, err = mail.New(mail.Config{Store: st, Key: mailKey, Logger: s.log, TLS: cfg.MailTLS, Now: cfg.Now,
-		CloudLink: cloudLink}); err != nil {
-		return nil, fmt.Errorf("setting up mail: %w", err)
-	}
-	s.outbox, err = outbox.New(outbox.Config{Store: st, Logger: cfg.Logger, Now: cfg.Now,
-		Window: cfg.NoticeWindow, Fanouts: []outbox.Fanout{s.mailer.AlertFanout}})
-	if err != nil {
-		return nil, fmt.Errorf("setting up the outbox: %w", err)
-	}
-	// The cloud export (daemon/cloudexport): its job kind and its routes.
-	remote := func(ctx context.Context, set cloud.Settings) (*cloud.Remote, error) {
-		return cloud.New(ctx, set, cloud.Config{Transport: cfg.CloudTransport})
-	}
-	notify := func(kinds ...string) { s.jobs.Notify(kinds...) }
-	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: remote,
-		Notify: notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
-		Uploads:       func() (int, uint64, <-chan struct{}) { return s.uploads.activity() },
-		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName, ShareTransport: cfg.CloudTransport,
-		WakeMail: func(ctx context.Context) {
-			if _, err := s.jobs.Wake(ctx, store.MailJobKind); err != nil {
-				s.log.WarnContext(ctx, "mails not woken after an export", "error", err)
-			}
-		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
-		Remote: remote, Notify: notify, Origin: s.origin})
-	if s.qr, err = qr.NewRendererFS(assets.Fonts(), assets.CaptionFonts()...); err != nil {
-		return nil, fmt.Errorf("loading qr fonts: %w", err)
-	}
-	// The printable album, for the hosts' download and the printer.
-	albums := albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
-		Display: func(ctx context.Context, id string) (bool, error) {
-			err := s.variants.Ensure(ctx, id)
-			if errors.Is(err, variants.ErrNoVariants) {
-				return false, nil
-			}
-			return err == nil, err
-		}})
-	// Printing through CUPS (daemon/printing): its routes and job kind.
-	s.printing = printing.New(printing.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
-		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),
-		Notify: func() { s.jobs.Notify(store.PrintJobKind) }, Notice: s.notice,
-		NoticesQueued: func() { s.outbox.Notify() }, Poll: cfg.PrintPoll, DeviceSchemes: cfg.PrintDevices,
-		EventBySlug: func(r *http.Request) (store.Event, error) { return s.guests.EventBySlug(r) },
-		Signage: func(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error) {
-			return s.events.SignagePDF(ctx, e, q, origin)
-		},
-		Album: func(ctx context.Context, e store.Event, w io.Writer) error {
-			done, ok := albums.TryStart()
-			if !ok {
-				return errors.New("another album is being made")
-			}
-			defer done()
-			ids, err := albums.PhotoIDs(ctx, e.ID, false)
-			if err != nil {
-				return err
-			}
-			_, _, err = albums.Write(ctx, w, e, ids, 2, false)
-			return err
-		}})
-	s.jobs, err = jobs.New(jobs.Config{Store: st, Logger: cfg.Logger,
-		Kinds: append([]jobs.Kind{s.variants.Kind(), s.exporter.Kind(), update.NewWorker(update.WorkerConfig{Updater: s.updater,
-			Version: cfg.Version, Restart: cfg.Restart, Logger: s.log}).Kind(), s.mailer.Kind(), s.backups.Kind(),
-			s.printing.Kind()}, s.outbox.Kinds()...)})
-	if err != nil {
-		return nil, fmt.Errorf("setting up the job runner: %w", err)
-	}
-	s.variants.UseRunner(s.jobs)
-	s.outbox.UseRunner(s.jobs)
+		Remote: s.remote, Notify: runner.Notify, Origin: s.origin})
 	// The mail and webhook settings (daemon/outbound).
-	s.outbound = outbound.New(outbound.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: s.jobs, Webhooks: s.outbox})
-	s.backups.UseRunner(s.jobs)
-	if err := s.backups.ScheduleNightly(ctx); err != nil {
-		return nil, err
+	s.outbound = outbound.New(outbound.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: runner, Webhooks: s.outbox})
+	// The Network screen (daemon/network), added: NetworkManager through
+	// cfg.NetworkRunner; the crowd watch's counts, and the idle phones it
+	// lets go, told apart from busy ones by s.activity; the addresses
+	// several browsers come from (network.NATWatch, fed in middleware.go).
+	netCfg := network.Config{Jobs: st.Jobs(), Settings: st.Network(), PhoneCapacity: cfg.PhoneCapacity,
+		QR: s.qr, Logger: s.log.With("component", "network"), Samples: st.Network(), Activity: s.activity,
+		Crowd: network.CrowdConfig{Every: cfg.PhoneSampleEvery, FullNotice: cfg.FullNotice, LetGoIdle: cfg.LetGoIdle, Now: cfg.Now},
+		NAT:   network.NewNATWatch(cfg.Now)}
+	if cfg.NetworkRunner != nil {
+		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Root: cfg.SysRoot, Logger: netCfg.Logger}}
 	}
-	s.live = live.NewHub(live.Config{})
-	s.changes = live.NewPublisher(s.live, st)
-	s.ingest = ingest.New(ingest.Config{Records: st.Photos(), Media: st.Media(), Logger: s.log,
-		Jobs: s.photoJobs, Stored: func(ctx context.Context, p store.Photo) {
-			s.photoStored()
-			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
-		}})
-	s.placeholder = sync.OnceValues(makePlaceholder)
+	s.network = network.New(netCfg)
+	s.portal = portal.New(portal.Config{Passes: portal.NewPasses(cfg.Now, cfg.PortalPass, 0),
+		Limit: s.limits.portal, Event: s.eventTarget, Origin: s.origin})
+	// The box's own routes: backups and restore, updates, stats,
+	// storage, About, metrics, health, the API reference, the CA.
+	s.box = box.New(box.Config{Store: st, Clock: s.clock, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
+		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
+		Updater: s.updater, Restart: cfg.Restart, Jobs: runner, Metrics: s.metrics.Handler(),
+		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: guests.BoothName,
+		AbortStream: func(r *http.Request, err error) error { return web.AbortStream(s.log, r, err) }, WriteError: s.writeError})
+	return nil
+}
+
+// buildEventAreas makes the areas of an event's guests and hosts: the
+// guest page and the media, the hosts' event settings, and printing
+// (over both; it registers its job kind).
+func buildEventAreas(_ context.Context, s *Server) error {
+	cfg, st, runner := s.cfg, s.store, s.jobs
 	// The guests' routes, over what the daemon keeps: limits, notices, live updates, variants.
 	s.guests = guests.New(guests.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
 		Ingest: s.ingest, Files: s.files, EventCode: s.guards.eventCode, AllowUpload: s.allowUpload,
 		Origin: s.origin, HTTPS: func() *dto.HTTPS { return box.HTTPS(cfg.HTTPSPort, cfg.BoxCA) },
-		MailStatus: outbound.MailStatus, Receiving: s.variants.Receive,
-		EnsureVariants: func(ctx context.Context, id string) (bool, error) {
-			err := s.variants.Ensure(ctx, id)
-			if errors.Is(err, variants.ErrNoVariants) {
-				return false, nil
-			}
-			return err == nil, err
-		},
+		MailStatus: outbound.MailStatus, Receiving: s.variants.Receive, EnsureVariants: displayMaker(s.variants),
 		Preview:     s.variants.Preview,
-		Placeholder: s.servePlaceholder, BoothCaptured: func() { s.booth.Captured() }, Uploaded: s.metrics.Upload,
+		Placeholder: s.servePlaceholder, BoothCaptured: s.booth.Captured, Uploaded: s.metrics.Upload,
 		MessageNotice: func(m store.Message) []store.JobSpec {
 			return s.notice(store.NoticeMessageCreated, m.EventID,
 				messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
 		},
 		NoticesQueued: s.outbox.Notify, PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
 		PhotosRemoved: s.changes.PhotosRemoved, MessagesRemoved: s.changes.MessagesRemoved, MessagesChanged: s.changes.MessagesChanged})
-	pages := cfg.Pages
-	if pages == nil {
-		if pages, err = PreparePages(cfg.UI); err != nil {
-			return nil, err
-		}
-	}
-	s.ui = pages.files
-	s.booth = boothapi.NewRelay(boothapi.RelayConfig{Device: cfg.Booth, Logger: s.log.With("component", "booth"),
-		Now: cfg.Now, Countdown: cfg.BoothCountdown})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
 		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
 		MailDomain: s.mailer.Domain, MailState: s.guests.GalleryMailState, Notice: s.notice,
 		Queued: func() {
-			s.jobs.Notify(store.MailJobKind)
+			runner.Notify(store.MailJobKind)
 			s.outbox.Notify()
 		},
 		AutoExport: s.cloud.AutoExport, DropBooth: s.booth.Drop, ForgetLive: s.live.Forget})
-	// The hosts' moderation and the gallery links, sharing the ZIP streamer.
-	zips := archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
+	// Printing through CUPS (daemon/printing): its routes and job kind.
+	s.printing = printing.New(printing.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
+		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),
+		Notify: func() { runner.Notify(store.PrintJobKind) }, Notice: s.notice,
+		NoticesQueued: s.outbox.Notify, Poll: cfg.PrintPoll, DeviceSchemes: cfg.PrintDevices,
+		EventBySlug: s.guests.EventBySlug, Signage: s.events.SignagePDF, Album: albumPrinter(s.albums)})
+	if err := runner.Register(s.printing.Kind()); err != nil {
+		return fmt.Errorf("setting up the job runner: %w", err)
+	}
+	return nil
+}
+
+// albumPrinter is what writes an event's printable album for the
+// printer, unless another album is being made.
+func albumPrinter(albums *albumwriter.Maker) func(ctx context.Context, e store.Event, w io.Writer) error {
+	return func(ctx context.Context, e store.Event, w io.Writer) error {
+		done, ok := albums.TryStart()
+		if !ok {
+			return errors.New("another album is being made")
+		}
+		defer done()
+		ids, err := albums.PhotoIDs(ctx, e.ID, false)
+		if err != nil {
+			return err
+		}
+		_, _, err = albums.Write(ctx, w, e, ids, 2, false)
+		return err
+	}
+}
+
+// buildPhotoAreas makes the areas over an event's photos: moderation, the
+// gallery links, hearts, the live streams, the wall links, the booth, and
+// the resumable uploads.
+func buildPhotoAreas(_ context.Context, s *Server) error {
+	cfg, st := s.cfg, s.store
 	s.moderation = moderation.New(moderation.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
-		PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize, Archive: zips,
-		Album:        albums,
+		PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize, Archive: s.zips,
+		Album:        s.albums,
 		PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
 		PhotosChanged: s.changes.PhotosChanged, PhotosRemoved: s.changes.PhotosRemoved,
 		MessagesChanged: s.changes.MessagesChanged, MessagesRemoved: s.changes.MessagesRemoved,
@@ -402,7 +506,7 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		}})
 	s.gallery = gallery.New(gallery.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize,
-		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: zips, ServeLogo: s.events.ServeLogo,
+		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: s.zips, ServeLogo: s.events.ServeLogo,
 		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
 			if r.URL.Query().Get("order") == "loved" {
 				// The most loved first (daemon/hearts): the photos with hearts.
@@ -419,32 +523,6 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 	s.hearts = hearts.New(hearts.Config{Store: st, Cookies: s.cookies, Logger: s.log,
 		GuestOf: s.guests.GuestOf, GuestSees: s.guests.SeesPhoto, GalleryShare: s.gallery.UnlockedShare,
 		PhotosOnWall: s.changes.PhotosOnWall, PhotosChanged: s.changes.PhotosChanged})
-	// The Network screen (daemon/network), added: NetworkManager through cfg.NetworkRunner.
-	netCfg := network.Config{Jobs: st.Jobs(), Settings: st.Network(), PhoneCapacity: cfg.PhoneCapacity,
-		QR: s.qr, Logger: s.log.With("component", "network")}
-	// The crowd watch: the evening's counts, and the idle phones it lets
-	// go, told apart from busy ones by s.activity (middleware.go).
-	s.activity = web.NewActivity(cfg.Now, 0)
-	netCfg.Samples, netCfg.Activity = st.Network(), s.activity
-	netCfg.Crowd = network.CrowdConfig{Every: cfg.PhoneSampleEvery, FullNotice: cfg.FullNotice, LetGoIdle: cfg.LetGoIdle, Now: cfg.Now}
-	// The addresses several browsers come from: an access point in router
-	// mode on a guests' port (network.NATWatch, fed in middleware.go).
-	netCfg.NAT = network.NewNATWatch(cfg.Now)
-	if cfg.NetworkRunner != nil {
-		netCfg.Box = network.NM{WiFi: netsetup.WiFi{Runner: cfg.NetworkRunner, Root: cfg.SysRoot, Logger: netCfg.Logger}}
-	}
-	s.network = network.New(netCfg)
-	s.names = newOwnNames(cfg)
-	s.portal = portal.New(portal.Config{Passes: portal.NewPasses(cfg.Now, cfg.PortalPass, 0),
-		Limit: s.limits.portal, Event: s.eventTarget, Origin: s.origin})
-	// The box's own routes: backups and restore, updates, stats,
-	// storage, About, metrics, health, the API reference, the CA.
-	s.box = box.New(box.Config{Store: st, Clock: s.clock, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
-		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
-		Updater: s.updater, Restart: cfg.Restart, Jobs: s.jobs, Metrics: s.metrics.Handler(),
-		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: guests.BoothName,
-		AbortStream: func(r *http.Request, err error) error { return web.AbortStream(s.log, r, err) }, WriteError: s.writeError})
-	s.uploads = newUploadGate(cfg.UploadWindow, cfg.UploadMinBytes, lingerFactor*int64(max(cfg.MaxUploadMB, cfg.MaxVideoMB))<<20)
 	// Live streams, wall links and the booth's routes.
 	s.liveAPI = live.NewAPI(live.APIConfig{Hub: s.live, Store: st, Visitors: s.visitors, Logger: s.log})
 	s.walls = wall.New(wall.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Hub: s.live,
@@ -453,16 +531,13 @@ func New(ctx context.Context, cfg Config, st *store.Store) (*Server, error) {
 		QR: s.qr, Origin: s.origin, EventBySlug: s.guests.EventBySlug})
 	// Resumable uploads (daemon/resumable): their whole file goes
 	// through the spec's upload routes, inside the PATCH's upload slot.
+	var err error
 	s.resumable, err = resumable.New(resumable.Config{Dir: filepath.Join(cfg.DataDir, "uploads"),
 		Logger: s.log.With("component", "uploads"), Now: cfg.Now,
 		Photos: s.api(s.guests.Upload), Messages: s.api(s.guests.PostMessage),
 		Who: s.guestUploader, Room: s.storage.Room, Store: st,
 		MaxPhoto: int64(cfg.MaxUploadMB) << 20, MaxVideo: int64(cfg.MaxVideoMB) << 20, MaxVoice: guests.MaxVoiceBytes})
-	if err != nil {
-		return nil, err
-	}
-	s.handler = s.middleware(s.routes())
-	return s, nil
+	return err
 }
 
 // Handler is the whole HTTP service: API, pages and middleware.

@@ -56,10 +56,15 @@ type Config struct {
 	Margin int64
 	// Free answers the free bytes of the file system holding a path.
 	Free func(path string) (int64, error)
+	// Jobs is the runner that works the backup kind: the service nudges
+	// the notice kind through it and queues its nightly job with it; nil:
+	// jobs go to the store alone.
+	Jobs *jobs.Runner
 }
 
-// Service makes the box's backups. Build it with New, give its Kind to the
-// job runner, then UseRunner. Its methods are safe for concurrent use.
+// Service makes the box's backups. Build it with New over the job runner
+// (Config.Jobs) and register its Kind with that runner. Its methods are
+// safe for concurrent use.
 type Service struct {
 	cfg    Config
 	log    *slog.Logger
@@ -78,7 +83,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Service{cfg: cfg, log: cfg.Logger}
+	b := &Service{cfg: cfg, log: cfg.Logger, runner: cfg.Jobs}
 	state, err := cfg.Store.Backups().State(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the backup state: %w", err)
@@ -88,11 +93,6 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	return b, nil
 }
-
-// UseRunner gives the service the job runner that works its Kind: it
-// nudges the notice kind through it and queues its nightly job with it.
-// Call it once, before the runner runs; until then jobs go to the store.
-func (b *Service) UseRunner(r *jobs.Runner) { b.runner = r }
 
 // Target answers where a backup would go now.
 func (b *Service) Target() backup.Target { return backup.ChooseTarget(b.cfg.Target) }

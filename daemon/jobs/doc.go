@@ -6,9 +6,10 @@
 //
 // # Adding a kind
 //
-// Register a Kind with New: a name, a Handler, a Concurrency and a retry
-// Policy, and add the runner to the daemon's service group (it is a
-// service.Service).
+// Register a Kind with New, or with Runner.Register before Run (a service
+// built over the runner registers its own kinds): a name, a Handler, a
+// Concurrency and a retry Policy, and add the runner to the daemon's
+// service group (it is a service.Service).
 //
 //	r, err := jobs.New(jobs.Config{Store: st, Logger: log, Kinds: []jobs.Kind{{
 //		Name:        "webhook",

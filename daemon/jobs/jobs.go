@@ -196,15 +196,29 @@ func New(cfg Config) (*Runner, error) {
 	if r.keep[1] <= 0 {
 		r.keep[1] = 30 * 24 * time.Hour
 	}
-	for _, k := range cfg.Kinds {
+	if err := r.Register(cfg.Kinds...); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Register adds kinds to the runner, as Config.Kinds does: a service built
+// after the runner (and given it) registers its kinds here. Names must be
+// valid and distinct. Call it before Run, from the goroutine that builds
+// the runner: the kinds are read without a lock once it runs.
+func (r *Runner) Register(kinds ...Kind) error {
+	if r.inRun.Load() {
+		return errors.New("jobs: kinds registered after Run")
+	}
+	for _, k := range kinds {
 		if !store.ValidJobKind(k.Name) {
-			return nil, fmt.Errorf("jobs: kind %q: %w", k.Name, store.ErrJobKind)
+			return fmt.Errorf("jobs: kind %q: %w", k.Name, store.ErrJobKind)
 		}
 		if k.Handler == nil {
-			return nil, fmt.Errorf("jobs: kind %s has no handler", k.Name)
+			return fmt.Errorf("jobs: kind %s has no handler", k.Name)
 		}
 		if _, dup := r.kinds[k.Name]; dup {
-			return nil, fmt.Errorf("jobs: kind %s registered twice", k.Name)
+			return fmt.Errorf("jobs: kind %s registered twice", k.Name)
 		}
 		k.Concurrency = max(k.Concurrency, 1)
 		r.kinds[k.Name] = &kind{Kind: k, policy: k.Retry.withDefaults(), nudge: make(chan struct{}, 1)}
@@ -213,7 +227,7 @@ func New(cfg Config) (*Runner, error) {
 			r.onSuccess = append(r.onSuccess, k.Name)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // Enqueue adds jobs on their own and tells their kinds. A job caused by a

@@ -549,3 +549,43 @@ func TestNewRejectsBadKinds(t *testing.T) {
 		t.Fatal("enqueued a kind the runner does not know")
 	}
 }
+
+// TestRegisterAddsKindsBeforeRun registers kinds after New, as the
+// daemon's services do with the runner they are given: a registered kind
+// takes jobs, a name already there is refused, and nothing is registered
+// once Run runs.
+func TestRegisterAddsKindsBeforeRun(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	defer st.Close()
+	ok := func(context.Context, jobs.Job) error { return nil }
+	r, err := jobs.New(jobs.Config{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := r.Enqueue(ctx, store.JobSpec{Kind: "mail", Key: "a"}); err == nil {
+		t.Fatal("enqueued before the kind was registered")
+	}
+	if err := r.Register(jobs.Kind{Name: "mail", Handler: ok}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(jobs.Kind{Name: "mail", Handler: ok}); err == nil {
+		t.Fatal("registered a name twice")
+	}
+	if _, err := r.Enqueue(ctx, store.JobSpec{Kind: "mail", Key: "a"}); err != nil {
+		t.Fatalf("enqueue after Register: %v", err)
+	}
+	if got := r.Kinds(); len(got) != 1 || got[0] != "mail" {
+		t.Fatalf("kinds %v", got)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = r.Run(runCtx); close(done) }()
+	defer func() { cancel(); <-done }()
+	if err := r.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(jobs.Kind{Name: "hook", Handler: ok}); err == nil {
+		t.Fatal("registered a kind while the runner runs")
+	}
+}

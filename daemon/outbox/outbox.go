@@ -56,11 +56,14 @@ type Config struct {
 	// Window is the coalescing window of bursty kinds; 0 means
 	// DefaultWindow.
 	Window time.Duration
+	// Jobs is the runner that works the outbox's kinds, told of the
+	// deliveries it enqueues; nil: they wait for its poll.
+	Jobs *jobs.Runner
 }
 
-// Outbox fans notices out and delivers webhooks. Create it with New, give
-// its Kinds to the job runner, then the runner to UseRunner. It is safe
-// for concurrent use.
+// Outbox fans notices out and delivers webhooks. Create it with New over
+// the job runner (Config.Jobs) and register its Kinds with that runner. It
+// is safe for concurrent use.
 type Outbox struct {
 	store   *store.Store
 	log     *slog.Logger
@@ -87,7 +90,7 @@ func New(cfg Config) (*Outbox, error) {
 		return nil, errors.New("outbox: nil store")
 	}
 	o := &Outbox{store: cfg.Store, log: cfg.Logger, client: cfg.Client, now: cfg.Now,
-		fanouts: cfg.Fanouts, window: cfg.Window, bursts: map[string]burst{}}
+		fanouts: cfg.Fanouts, window: cfg.Window, bursts: map[string]burst{}, runner: cfg.Jobs}
 	if o.log == nil {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -104,11 +107,6 @@ func New(cfg Config) (*Outbox, error) {
 	}
 	return o, nil
 }
-
-// UseRunner gives the outbox the runner that works its kinds, so that it
-// can tell the runner about the deliveries it enqueues. Call it once,
-// before the runner runs.
-func (o *Outbox) UseRunner(r *jobs.Runner) { o.runner = r }
 
 // Kinds are the job kinds the outbox handles: the notices and the webhook
 // deliveries.

@@ -113,9 +113,9 @@ func openStore(t *testing.T, dir string) *store.Store {
 	return st
 }
 
-func newOutbox(t *testing.T, st *store.Store, rc http.Handler) *outbox.Outbox {
+func newOutbox(t *testing.T, st *store.Store, rc http.Handler, r *jobs.Runner) *outbox.Outbox {
 	t.Helper()
-	ob, err := outbox.New(outbox.Config{Store: st, Client: &http.Client{Transport: handlerTransport{rc}}})
+	ob, err := outbox.New(outbox.Config{Store: st, Client: &http.Client{Transport: handlerTransport{rc}}, Jobs: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +125,14 @@ func newOutbox(t *testing.T, st *store.Store, rc http.Handler) *outbox.Outbox {
 // startBox runs the outbox's kinds over st until stop (or the test's end).
 func startBox(t *testing.T, st *store.Store, rc http.Handler) *box {
 	t.Helper()
-	ob := newOutbox(t, st, rc)
-	r, err := jobs.New(jobs.Config{Store: st, Kinds: ob.Kinds()})
+	r, err := jobs.New(jobs.Config{Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ob.UseRunner(r)
+	ob := newOutbox(t, st, rc, r)
+	if err := r.Register(ob.Kinds()...); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = r.Run(ctx); close(done) }()
@@ -517,7 +519,7 @@ func TestTestAnswersTheReceiversAnswer(t *testing.T) {
 	st := openStore(t, t.TempDir())
 	defer st.Close()
 	rc := &receiver{t: t, secret: "x", status: func(int) int { return http.StatusNotFound }}
-	ob := newOutbox(t, st, rc)
+	ob := newOutbox(t, st, rc, nil)
 	w := addHook(t, st, store.WebhookJSON, "x")
 	err := ob.Test(context.Background(), w)
 	se, ok := err.(*outbox.SendError)

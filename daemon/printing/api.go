@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -608,17 +609,25 @@ func (a *API) BoothPrint(w http.ResponseWriter, r *http.Request) error {
 // AutoPrint is the print of a booth's new photo when the settings print
 // every booth photo: a job to store with the photo, or none.
 func (a *API) AutoPrint(ctx context.Context, p store.Photo, booth bool) []store.JobSpec {
+	return AutoPrint(ctx, a.store, a.now(), a.log, p, booth)
+}
+
+// AutoPrint is the print of a booth's new photo, made at now, when st's
+// settings print every booth photo: a job to store with the photo, or
+// none. It needs no API, so the upload path can make it before the
+// printing routes are built.
+func AutoPrint(ctx context.Context, st *store.Store, now time.Time, log *slog.Logger, p store.Photo, booth bool) []store.JobSpec {
 	if !booth || p.Video != nil {
 		return nil
 	}
-	s, err := a.store.Printing().Settings(ctx)
+	s, err := st.Printing().Settings(ctx)
 	if err != nil || s.Printer == "" || !s.AutoBooth {
 		return nil
 	}
 	sp, err := store.PrintJobSpec(store.PrintJob{ID: store.NewID(), Document: store.PrintPhoto, EventID: p.EventID,
-		PhotoID: p.ID, Copies: 1, By: "auto", CreatedAt: a.now().UnixMilli()})
+		PhotoID: p.ID, Copies: 1, By: "auto", CreatedAt: now.UnixMilli()})
 	if err != nil {
-		a.log.ErrorContext(ctx, "making a booth photo's print", "error", err)
+		log.ErrorContext(ctx, "making a booth photo's print", "error", err)
 		return nil
 	}
 	return []store.JobSpec{sp}

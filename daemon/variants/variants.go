@@ -42,7 +42,7 @@ type Maker struct {
 	pool    *imaging.Pool
 	log     *slog.Logger
 	workers int
-	// runner works the kind; set once, before any use (UseRunner).
+	// runner works the kind (Config.Jobs).
 	runner *jobs.Runner
 	// made is told of a photo whose variants were just made
 	// (Config.Made); it must not block.
@@ -94,6 +94,9 @@ type Config struct {
 	// Processed, when not nil, is told how long each photo's variants
 	// took (the media processing metric).
 	Processed func(time.Duration)
+	// Jobs is the runner that works the variant kind (register Kind with
+	// it); it must not be nil before the maker is used.
+	Jobs *jobs.Runner
 }
 
 // variantRetry is the variant kind's retry policy: waits doubling from
@@ -157,8 +160,8 @@ func DefaultWorkers() int {
 	return max(1, min(runtime.NumCPU()-1, 3))
 }
 
-// New returns a maker with cfg; give its Kind to the job runner and the
-// runner to UseRunner before use.
+// New returns a maker with cfg; register its Kind with cfg.Jobs before
+// the runner runs.
 func New(cfg Config) *Maker {
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -174,15 +177,11 @@ func New(cfg Config) *Maker {
 		pc.HEICCacheDir = filepath.Join(cfg.Store.Dir(), "cache", "heic")
 	}
 	pool := imaging.NewPool(pc)
-	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers,
+	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers, runner: cfg.Jobs,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{},
 		turns: make(chan struct{}, workers), previews: newPreviews(), previewTurns: make(chan struct{}, previewMakers),
 		cpuWanted: runnableGoroutines}
 }
-
-// UseRunner gives the maker the job runner that works its Kind. Call it
-// once, before any use.
-func (v *Maker) UseRunner(r *jobs.Runner) { v.runner = r }
 
 // Pool is the image pool every image work of the daemon goes through
 // (variants, and the JPEG copies of archives and exports).

@@ -19,12 +19,14 @@ import (
 func newTestMaker(t *testing.T, st *store.Store, workers int) (*Maker, *jobs.Runner) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	v := New(Config{Store: st, Workers: workers, Logger: log})
-	r, err := jobs.New(jobs.Config{Store: st, Logger: log, Kinds: []jobs.Kind{v.Kind()}})
+	r, err := jobs.New(jobs.Config{Store: st, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.UseRunner(r)
+	v := New(Config{Store: st, Workers: workers, Logger: log, Jobs: r})
+	if err := r.Register(v.Kind()); err != nil {
+		t.Fatal(err)
+	}
 	return v, r
 }
 

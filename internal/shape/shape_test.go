@@ -128,3 +128,72 @@ func TestDaemonPackageStaysSmall(t *testing.T) {
 	}
 	t.Logf("package daemon: %d non-test lines", lines)
 }
+
+// maxStepLines is the most lines daemon.New and each of the steps it
+// calls may have: past it the order in which the server is built is no
+// longer something a reader follows.
+const maxStepLines = 100
+
+// TestNewIsBuiltInShortSteps measures daemon.New and every function or
+// method of package daemon it calls directly (its steps: core, services,
+// areas). The route table (routes) is a list read line by line, not a
+// step of the build, and is left out.
+func TestNewIsBuiltInShortSteps(t *testing.T) {
+	dir := filepath.Join(root, "daemon")
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := map[string]*ast.FuncDecl{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				funcs[fd.Name.Name] = fd
+			}
+		}
+	}
+	newFn := funcs["New"]
+	if newFn == nil {
+		t.Fatal("daemon.New not found")
+	}
+	steps := map[string]bool{"New": true}
+	// A step is any function of the package New names, called or listed
+	// (s.buildCore in a list of steps is one).
+	ast.Inspect(newFn.Body, func(n ast.Node) bool {
+		var name string
+		switch x := n.(type) {
+		case *ast.Ident:
+			name = x.Name
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok && id.Name == "s" {
+				name = x.Sel.Name
+			}
+		}
+		if funcs[name] != nil && name != "routes" {
+			steps[name] = true
+		}
+		return true
+	})
+	longest, longestName := 0, ""
+	for name := range steps {
+		fd := funcs[name]
+		n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+		if n > maxStepLines {
+			t.Errorf("daemon.%s, a step of New, has %d lines, more than %d", name, n, maxStepLines)
+		}
+		if n > longest {
+			longest, longestName = n, name
+		}
+	}
+	t.Logf("New's steps: %d; longest: %s, %d lines", len(steps), longestName, longest)
+}
+
