@@ -388,6 +388,11 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 	}
 	m.booted = time.Since(start)
 	t.Logf("the box answered /api/health %s after power on", m.booted.Round(time.Second))
+	// Where the boot's time went, as systemd saw it (the emulated machine
+	// is many times slower than a Pi: its boot is most of a scenario).
+	if r, err := m.try([]string{"systemd-analyze", "critical-chain", "--no-pager", "eventbox.service"}, ""); err == nil {
+		t.Logf("the boot's critical chain to eventbox.service:\n%s", strings.TrimSpace(r.Stdout))
+	}
 	return m
 }
 
