@@ -14,10 +14,28 @@ import (
 const GuestPortPrefix = "eventbox-guests-"
 
 // GuestPortAddress is the box's address on a port for guests' access
-// points, with its network: a /22, so that the DHCP pool NetworkManager's
-// dnsmasq derives from it holds far more than the 300 phones of a large
-// party, and outside the hotspot's 10.42.0.0/24.
+// points, with its network: a /22, room for far more than the 300 phones
+// of a large party, and outside the hotspot's 10.42.0.0/24.
 const GuestPortAddress = "10.43.0.1/22"
+
+// BoxAddressConnection is the NetworkManager connection that keeps the
+// hotspot's address (DefaultAddress, as a /32) on a dummy device of its own
+// (BoxAddressDevice) while a port serves guests' access points: the DNS
+// drop-in answers every name with that address, and the phones behind the
+// access points reach it through the box, their gateway, whether the
+// hotspot is up or not. (NetworkManager keeps only the first address of a
+// shared connection: the /32 cannot ride on the port's own connection.)
+const BoxAddressConnection = "eventbox-box-address"
+
+// BoxAddressDevice is the dummy device of BoxAddressConnection.
+const BoxAddressDevice = "eventbox0"
+
+// GuestPortDHCPRange is the DHCP pool on a port for guests' access points:
+// the whole /22 but the first addresses, 1013 phones. NetworkManager's
+// dnsmasq left to itself takes a pool only from the /24 the box's address
+// lies in (10.43.0.10–10.43.0.254 of a /22, 245 phones): the connection
+// names its range (ipv4.shared-dhcp-range, NetworkManager 1.42 and later).
+const GuestPortDHCPRange = "10.43.0.10,10.43.3.254"
 
 // Port is one network device of the box: a Wi-Fi radio or an Ethernet
 // port, as NetworkManager lists it.
@@ -88,17 +106,21 @@ func onUSB(root, device string) bool {
 //
 // On, the port gets a connection of its own (GuestPortConnection) in
 // NetworkManager's shared mode, as the hotspot's: the box at
-// GuestPortAddress, a DHCP server with one address per phone, and the same
+// GuestPortAddress, a DHCP server with one address per phone from the
+// whole network (GuestPortDHCPRange), and the same
 // dnsmasq that answers every name with the box (DropInPath is read by every
 // shared connection's dnsmasq). The drop-in answers with the hotspot's
-// address (DefaultAddress), so the port carries that address too, as a
-// /32: the phones behind the access points reach it through the box, their
-// gateway, whether the hotspot is up or not. The connection comes up by
+// address (DefaultAddress), so the box keeps that address on a dummy device
+// too (BoxAddressConnection): the phones behind the access points reach it
+// through the box, their gateway, whether the hotspot is up or not. The
+// port's connection carries only GuestPortAddress: NetworkManager keeps
+// only the first address of a shared connection. The connection comes up by
 // itself and before any other on the port (priority 100), so the port is
 // never the home internet's DHCP client at the same time.
 //
-// Off, the connection is taken down and deleted: NetworkManager then brings
-// the port's ordinary connection back (the home internet by DHCP).
+// Off, the connection is taken down and deleted, and the dummy device's
+// with it: NetworkManager then brings the port's ordinary connection back
+// (the home internet by DHCP).
 func PlanGuestPortNM(device string, on bool) (Plan, error) {
 	if !interfacePattern.MatchString(device) {
 		return Plan{}, fmt.Errorf("interface %q: not a network interface name", device)
@@ -108,15 +130,21 @@ func PlanGuestPortNM(device string, on bool) (Plan, error) {
 		return Plan{Title: "port " + device + " back to the home internet", Steps: []Step{
 			{Kind: StepRun, Why: "take the guests' connection down", Argv: []string{"nmcli", "connection", "down", id}, IgnoreFailure: true},
 			{Kind: StepRun, Why: "remove it, so the port's own connection comes back", Argv: []string{"nmcli", "connection", "delete", id}, IgnoreFailure: true},
+			{Kind: StepRun, Why: "remove the box's address kept for the guests' port", Argv: []string{"nmcli", "connection", "delete", BoxAddressConnection}, IgnoreFailure: true},
 		}}, nil
 	}
 	box := netip.MustParsePrefix(DefaultAddress).Addr()
 	return Plan{Title: "port " + device + " for guests' access points", Steps: []Step{
 		{Kind: StepRun, Why: "forget an earlier guests' connection on the port", Argv: []string{"nmcli", "connection", "delete", id}, IgnoreFailure: true},
+		{Kind: StepRun, Why: "forget an earlier connection of the box's address", Argv: []string{"nmcli", "connection", "delete", BoxAddressConnection}, IgnoreFailure: true},
+		{Kind: StepRun, Why: "keep the box's address " + box.String() + " (the DNS answer) on a dummy device, hotspot up or not",
+			Argv: []string{"nmcli", "connection", "add", "type", "dummy", "con-name", BoxAddressConnection, "ifname", BoxAddressDevice,
+				"connection.autoconnect", "yes", "ipv4.method", "manual", "ipv4.addresses", box.String() + "/32", "ipv6.method", "disabled"}},
+		{Kind: StepRun, Why: "bring it up", Argv: []string{"nmcli", "connection", "up", BoxAddressConnection}},
 		{Kind: StepRun, Why: "add the guests' connection " + id, Argv: []string{"nmcli", "connection", "add", "type", "ethernet",
 			"con-name", id, "ifname", device, "connection.autoconnect", "yes", "connection.autoconnect-priority", "100",
-			"ipv4.method", "shared", "ipv4.addresses", GuestPortAddress + "," + box.String() + "/32",
-			"ipv6.method", "disabled"}},
+			"ipv4.method", "shared", "ipv4.addresses", GuestPortAddress,
+			"ipv4.shared-dhcp-range", GuestPortDHCPRange, "ipv6.method", "disabled"}},
 		{Kind: StepRun, Why: "bring it up (the port leaves the home internet)", Argv: []string{"nmcli", "connection", "up", id}},
 	}}, nil
 }

@@ -3,9 +3,11 @@ package netsetup_test
 import (
 	"context"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"eventbox/netsetup"
@@ -51,8 +53,9 @@ func TestPortsListRadiosAndPortsWithUSB(t *testing.T) {
 
 // TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack: setting a
 // port (eth0, or a second port eth1 or a veth) to guests' access points
-// adds its shared connection with the box's addresses and brings it up;
-// setting it back removes it. A name that is no interface is refused
+// adds its shared connection with the box's address there and brings it
+// up, and keeps the hotspot's address (the DNS answer) on a dummy device;
+// setting it back removes both. A name that is no interface is refused
 // before nmcli runs.
 func TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack(t *testing.T) {
 	ctx := context.Background()
@@ -65,11 +68,18 @@ func TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack(t *testing.T) {
 			if err := w.SetGuestPort(ctx, dev, true); err != nil {
 				t.Fatal(err)
 			}
-			if got := nm.Guests[dev]; got != "10.43.0.1/22,10.42.0.1/32" {
+			if got := nm.Guests[dev]; got != "10.43.0.1/22" {
 				t.Errorf("the guests' connection's addresses = %q", got)
 			}
 			if !nm.IsActive(netsetup.GuestPortConnection(dev)) {
 				t.Fatal("the guests' connection is not up")
+			}
+			// The DNS drop-in's answer, the hotspot's address, stays on the
+			// box when the hotspot is down: NetworkManager keeps only the
+			// first address of a shared connection, so it has a dummy
+			// device of its own.
+			if nm.BoxAddress != "10.42.0.1/32" || !nm.IsActive(netsetup.BoxAddressConnection) {
+				t.Errorf("the box's address on its dummy device = %q (up: %v), want 10.42.0.1/32 up", nm.BoxAddress, nm.IsActive(netsetup.BoxAddressConnection))
 			}
 			ports, err := w.Ports(ctx)
 			if err != nil {
@@ -96,6 +106,9 @@ func TestGuestPortTakesThePortFromTheHomeInternetAndGivesItBack(t *testing.T) {
 			}
 			if _, ok := nm.Guests[dev]; ok || nm.IsActive(netsetup.GuestPortConnection(dev)) {
 				t.Error("the guests' connection is still there after going back to the home internet")
+			}
+			if nm.BoxAddress != "" || nm.IsActive(netsetup.BoxAddressConnection) {
+				t.Error("the box's address on its dummy device is still there after going back to the home internet")
 			}
 			// Back again when it is already back: nothing fails.
 			if err := w.SetGuestPort(ctx, dev, false); err != nil {
@@ -179,6 +192,54 @@ func TestHotspotOnAUSBRadio(t *testing.T) {
 			if p.Kind == "wifi" && p.Hotspot != want {
 				t.Errorf("%s: %s carries the hotspot = %v, want %v", s.name, p.Device, p.Hotspot, want)
 			}
+		}
+	}
+}
+
+// TestGuestPortPoolCoversItsNetwork: NetworkManager's dnsmasq, left to
+// itself, hands out addresses only from the /24 the box's address lies in
+// (245 phones on a /22); the guests' connection names its DHCP range, which
+// lies in the port's network, leaves the box's addresses out and holds more
+// than a thousand phones.
+func TestGuestPortPoolCoversItsNetwork(t *testing.T) {
+	network := netip.MustParsePrefix(netsetup.GuestPortAddress)
+	box := netip.MustParsePrefix(netsetup.DefaultAddress).Addr()
+	for _, dev := range []string{"eth0", "eth1"} {
+		plan, err := netsetup.PlanGuestPortNM(dev, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var add []string
+		for _, s := range plan.Steps {
+			if len(s.Argv) > 2 && s.Argv[1] == "connection" && s.Argv[2] == "add" {
+				add = s.Argv
+			}
+		}
+		rng := ""
+		for i := 0; i+1 < len(add); i++ {
+			if add[i] == "ipv4.shared-dhcp-range" {
+				rng = add[i+1]
+			}
+		}
+		first, last, ok := strings.Cut(rng, ",")
+		if !ok {
+			t.Fatalf("%s: the guests' connection names no DHCP range (ipv4.shared-dhcp-range): %q", dev, add)
+		}
+		a, errA := netip.ParseAddr(first)
+		b, errB := netip.ParseAddr(last)
+		if errA != nil || errB != nil || !network.Contains(a) || !network.Contains(b) || b.Less(a) {
+			t.Fatalf("%s: the DHCP range %q is not a range of %s", dev, rng, network)
+		}
+		if own := network.Addr(); !own.Less(a) && !b.Less(own) {
+			t.Errorf("%s: the DHCP range %q holds the box's own address %s", dev, rng, network.Addr())
+		}
+		if network.Contains(box) {
+			t.Errorf("the hotspot's address %s lies in the guests' network %s", box, network)
+		}
+		a4, b4 := a.As4(), b.As4()
+		size := int(b4[2])<<8 + int(b4[3]) - int(a4[2])<<8 - int(a4[3]) + 1
+		if size < 1000 {
+			t.Errorf("%s: the DHCP range %q holds %d phones, want more than 1000", dev, rng, size)
 		}
 	}
 }

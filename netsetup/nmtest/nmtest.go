@@ -72,8 +72,13 @@ type NM struct {
 	// adapter's wlan1, a second port eth1, a veth), listed after them.
 	Devices []Device
 	// Guests maps a port to the addresses of its guests' connection
-	// (netsetup.GuestPortConnection), as `connection add` gave them.
+	// (netsetup.GuestPortConnection) as NetworkManager keeps them: only
+	// the first of those `connection add` gave, as for every shared
+	// connection.
 	Guests map[string]string
+	// BoxAddress is the address of the dummy device's connection
+	// netsetup.BoxAddressConnection, "" when there is none.
+	BoxAddress string
 	// Extra maps a radio to its second hotspot
 	// (netsetup.ExtraHotspotConnection).
 	Extra map[string]Hotspot
@@ -122,7 +127,7 @@ func (nm *NM) reset() {
 	nm.HideSecrets = false
 	nm.Stopped, nm.InRange, nm.Ethernet, nm.Connectivity, nm.Country, nm.IWPhy = false, nil, "", "", "", ""
 	nm.Stations, nm.Ethtool = 0, ""
-	nm.Devices, nm.Guests, nm.Extra = nil, map[string]string{}, map[string]Hotspot{}
+	nm.Devices, nm.Guests, nm.Extra, nm.BoxAddress = nil, map[string]string{}, map[string]Hotspot{}, ""
 	nm.Hotspot = &Hotspot{SSID: "Party", Password: "letmein123", Channel: 6, Autoconnect: true}
 	nm.Active = map[string]string{netsetup.DefaultConnection: "activated"}
 	nm.Fail = map[string]string{}
@@ -247,7 +252,21 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 		if value(args, "con-name") != netsetup.GuestPortConnection(dev) || value(args, "ipv4.method") != "shared" {
 			return fail("nmtest: a guests' connection not named after its port, or not shared")
 		}
-		nm.Guests[dev] = value(args, "ipv4.addresses")
+		first, _, _ := strings.Cut(value(args, "ipv4.addresses"), ",")
+		nm.Guests[dev] = strings.TrimSpace(first)
+		return nil, nil
+	case len(args) > 3 && args[0] == "connection" && args[1] == "add" && value(args, "con-name") == netsetup.BoxAddressConnection:
+		if value(args, "type") != "dummy" || value(args, "ipv4.method") != "manual" || value(args, "ipv4.addresses") == "" {
+			return fail("nmtest: the box's address not on a dummy device with a manual address")
+		}
+		nm.BoxAddress = value(args, "ipv4.addresses")
+		return nil, nil
+	case cmd == "nmcli connection delete "+netsetup.BoxAddressConnection:
+		if nm.BoxAddress == "" {
+			return fail("Error: unknown connection '" + netsetup.BoxAddressConnection + "'.")
+		}
+		nm.BoxAddress = ""
+		delete(nm.Active, netsetup.BoxAddressConnection)
 		return nil, nil
 	case len(args) > 3 && args[0] == "connection" && args[1] == "add" && strings.HasPrefix(value(args, "con-name"), netsetup.ExtraHotspotPrefix):
 		dev := value(args, "ifname")
@@ -356,6 +375,9 @@ func (nm *NM) Run(_ context.Context, name string, args ...string) ([]byte, error
 				return fail("Error: unknown connection '" + id + "'.")
 			}
 			delete(nm.Active, netsetup.DefaultHomeConnection)
+		}
+		if id == netsetup.BoxAddressConnection && nm.BoxAddress == "" {
+			return fail("Error: unknown connection '" + id + "'.")
 		}
 		if dev, ok := strings.CutPrefix(id, netsetup.GuestPortPrefix); ok {
 			if _, ok := nm.Guests[dev]; !ok {
