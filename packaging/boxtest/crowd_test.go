@@ -79,7 +79,7 @@ func TestCrowdOnTheHotspot(t *testing.T) {
 		env = crowdEnv
 	}
 	start := time.Now()
-	c := newCardWith(t, image, t.TempDir(), crowdSettings, cardOptions{Radios: 3 + phones, Env: env})
+	c := newCardWith(t, image, t.TempDir(), crowdSettings, cardOptions{Radios: 3 + phones + 1 + ethernetPhones, Env: env})
 	m := bootMachine(t, c, "")
 	t.Logf("time: the box with %d virtual radios booted in %s", 3+phones, time.Since(start).Round(time.Second))
 	part := func(name string, f func(t *testing.T, m *machine)) {
@@ -94,6 +94,7 @@ func TestCrowdOnTheHotspot(t *testing.T) {
 		}
 		crowdOnTheHotspot(t, m, phones)
 	})
+	part("an access point on the Ethernet port", phonesThroughAnEthernetAccessPoint)
 	t.Logf("time: the box's scenarios took %s in all", time.Since(start).Round(time.Second))
 }
 

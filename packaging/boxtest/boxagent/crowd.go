@@ -226,12 +226,15 @@ func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []by
 }
 
 // startSupplicant starts the phone's wpa_supplicant in its namespace,
-// its network known but not yet enabled.
+// its network known but not yet enabled (an open network when psk is "").
 func (p *crowdPhone) startSupplicant(ssid, psk string) error {
 	p.dir = "/run/boxtest/wpa-" + p.ns
 	p.pidfile = p.dir + ".pid"
-	conf := "ctrl_interface=" + p.dir + "\nnetwork={\n\tssid=" + strconv.Quote(ssid) +
-		"\n\tkey_mgmt=WPA-PSK\n\tpsk=" + strconv.Quote(psk) + "\n\tdisabled=1\n}\n"
+	security := "\n\tkey_mgmt=WPA-PSK\n\tpsk=" + strconv.Quote(psk)
+	if psk == "" {
+		security = "\n\tkey_mgmt=NONE" // an open network, as a venue's
+	}
+	conf := "ctrl_interface=" + p.dir + "\nnetwork={\n\tssid=" + strconv.Quote(ssid) + security + "\n\tdisabled=1\n}\n"
 	path := p.dir + ".conf"
 	if err := os.MkdirAll("/run/boxtest", 0o755); err != nil {
 		return err

@@ -12,6 +12,8 @@
 //	                    namespace if asked) and moves files, over HTTP
 //	boxagent phone ...  what a guest's phone does on the hotspot (see phone.go)
 //	boxagent crowd ...  many phones arriving at the hotspot (see crowd.go)
+//	boxagent ethernet ... a venue's access point on a second Ethernet port
+//	                    and phones behind it (see ethernet.go)
 //	boxagent sample     the box's load: stations, CPU, memory (see sample.go)
 //	boxagent home ...   the "home" network's fake internet (see home.go)
 //	boxagent dbcheck F  bbolt's consistency check of the database F
@@ -24,7 +26,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: boxagent radios [N] | serve ADDR | phone ... | crowd ... | sample [IF] | home CMD ... | dbcheck DB | pipe HOST:PORT")
+		fmt.Fprintln(os.Stderr, "usage: boxagent radios [N] | serve ADDR | phone ... | crowd ... | ethernet ap|phones ... | sample [IF] | home CMD ... | dbcheck DB | pipe HOST:PORT")
 		os.Exit(2)
 	}
 	var err error
@@ -43,6 +45,8 @@ func main() {
 		err = sample(os.Args[2:])
 	case "crowd":
 		err = crowd(os.Args[2:])
+	case "ethernet":
+		err = ethernet(os.Args[2:])
 	case "home":
 		err = home(os.Args[2:])
 	case "pipe":
