@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -122,6 +123,30 @@ func TestSignage(t *testing.T) {
 		}
 		if !strings.Contains(txt, "Dance floor") {
 			t.Errorf("place card text: %q", txt)
+		}
+	})
+	t.Run("a mixed party's sign speaks two languages where both fit", func(t *testing.T) {
+		for _, tt := range []struct{ query, first, second string }{
+			{"?kind=poster&size=a4&lang=fr,en", "Rejoignez le Wi-Fi", "Join the Wi-Fi"},
+			{"?kind=table&lang=it,fr", "Collegati al Wi-Fi", "Rejoignez le Wi-Fi"},
+		} {
+			r := owner.do("GET", path+tt.query, nil).expect(t, 200, "")
+			codes, txt := pdfCodes(t, r.Body)
+			if !slices.Contains(codes, join) {
+				t.Errorf("%s: codes = %q, want the event's among them", tt.query, codes)
+			}
+			flat := strings.Join(strings.Fields(txt), " ")
+			for _, s := range []string{tt.first, tt.second, "ROSE42"} {
+				if !strings.Contains(flat, s) {
+					t.Errorf("%s: the sign lacks %q; text: %q", tt.query, s, flat)
+				}
+			}
+		}
+		for _, bad := range []string{"fr,fr", "fr,de", "fr,en,it", ",en", "fr,"} {
+			r := owner.do("GET", path+"?kind=poster&lang="+bad, nil).expect(t, 400, "bad_request")
+			if d := r.details(); d["lang"] == nil {
+				t.Errorf("lang=%s: details = %v, want lang named", bad, d)
+			}
 		}
 	})
 	t.Run("bad parameters are named", func(t *testing.T) {

@@ -110,18 +110,36 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 			top += lh + 3*u
 		}
 	}
+	// Both languages when they fit on the card, else the first alone.
+	d.also = d.second
+	if d.also != nil {
+		d.dry = true
+		fits := d.below(x, top, w, y+h-m, m, u, ac, spot) <= y+h-m
+		d.dry = false
+		if !fits {
+			d.also = nil
+		}
+	}
+	d.below(x, top, w, y+h-m, m, u, ac, spot)
+}
+
+// below draws the card's texts and codes from top down (see card) and
+// returns the y under its steps when they are as small as they may be.
+func (d *doc) below(x, top, w, bottom, m, u float64, ac color.RGBA, spot *Spot) float64 {
+	s := d.s
+	cx := x + w/2
 	// The event's name, large, on at most two lines.
 	top = d.lines(s.Event, cx, top, w-2*m, 17*u, 2, [3]int{20, 20, 20})
-	line := s.Line
-	if line == "" {
-		line = d.words.Text("signs.line")
+	if s.Line != "" {
+		top = d.lines(s.Line, cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
+	} else {
+		top = d.lines(d.words.Text("signs.line"), cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
+		top = d.under("signs.line", cx, top, w-2*m, 7*u, [3]int{120, 120, 120})
 	}
-	top = d.lines(line, cx, top+1*u, w-2*m, 8.5*u, 2, [3]int{90, 90, 90})
 	if spot != nil {
 		top = d.lines(spot.Label, cx, top+2*u, w-2*m, 15*u, 2, [3]int{int(ac.R), int(ac.G), int(ac.B)})
 	}
 	top += 3 * u
-	bottom := y + h - m
 	// The place's code takes the event's: what it encodes carries the
 	// place, what is printed under it is the event's short address.
 	join := d.code("qr-"+s.URL, s.QR)
@@ -136,13 +154,36 @@ func (d *doc) card(x, y, w, h float64, spot *Spot) {
 	}
 	// Measure the steps, then share what room is left above and below
 	// them, so that a sign uses its whole page.
+	dry := d.dry
 	d.dry = true
 	end := steps(top)
-	d.dry = false
+	d.dry = dry
+	if dry {
+		return end
+	}
 	if spare := bottom - end; spare > 0 {
 		top += spare / 2
 	}
-	steps(top)
+	return steps(top)
+}
+
+// say is a short fixed text (a caption) in the card's languages: "Réseau
+// / Network".
+func (d *doc) say(key string) string {
+	if d.also == nil {
+		return d.words.Text(key)
+	}
+	return d.words.Text(key) + " / " + d.also.Text(key)
+}
+
+// under draws a fixed text in the card's second language, if it has one,
+// centred at cx under y in at most two lines of size pt, and returns the
+// y under it.
+func (d *doc) under(key string, cx, y, w, size float64, rgb [3]int) float64 {
+	if d.also == nil {
+		return y
+	}
+	return d.lines(d.also.Text(key), cx, y-0.5*size*0.3528, w, size, 2, rgb)
 }
 
 // twoSteps draws step 1 (the Wi-Fi's code, its name and password) and
@@ -158,8 +199,8 @@ func (d *doc) twoSteps(x, top, w, bottom, u float64, ac color.RGBA, wifi, join c
 	}
 	cl, cr := x+col/2, x+w-col/2 // the columns' centres
 	tw := w/2 - 0.5*u            // the width of their texts
-	head := max(d.step(1, d.words.Text("signs.step1"), cl-tw/2, top, tw, u, ac),
-		d.step(2, d.words.Text("signs.step2"), cr-tw/2, top, tw, u, ac))
+	head := max(d.step(1, "signs.step1", cl-tw/2, top, tw, u, ac),
+		d.step(2, "signs.step2", cr-tw/2, top, tw, u, ac))
 	below := func(y float64) float64 {
 		return max(d.wifiText(cl, y, tw, u), d.joinText(cr, y, tw, u, ac))
 	}
@@ -179,7 +220,7 @@ func (d *doc) twoSteps(x, top, w, bottom, u float64, ac color.RGBA, wifi, join c
 // from x, and returns the y under them.
 func (d *doc) oneStep(x, top, w, bottom, u float64, ac color.RGBA, join code) float64 {
 	cx := x + w/2
-	head := d.step(0, d.words.Text("signs.step2"), x, top, w, u, ac)
+	head := d.step(0, "signs.step2", x, top, w, u, ac)
 	dry := d.dry
 	d.dry = true
 	under := d.joinText(cx, 0, w, u, ac)
@@ -192,9 +233,11 @@ func (d *doc) oneStep(x, top, w, bottom, u float64, ac color.RGBA, join code) fl
 }
 
 // step draws a step's heading centred in the w mm from x: its number in a
-// disc (when n > 0) and its title under it on at most two lines, as large
-// as that allows. It returns the y under it.
-func (d *doc) step(n int, title string, x, y, w, u float64, ac color.RGBA) float64 {
+// disc (when n > 0) and its title (the text of key) under it on at most
+// two lines, as large as that allows, then the title in the card's second
+// language, smaller. It returns the y under it.
+func (d *doc) step(n int, key string, x, y, w, u float64, ac color.RGBA) float64 {
+	title := d.words.Text(key)
 	p := d.pdf
 	cx := x + w/2
 	if n > 0 {
@@ -211,19 +254,20 @@ func (d *doc) step(n int, title string, x, y, w, u float64, ac color.RGBA) float
 	for size > 8*u && len(d.wrap(title, size, w, 3)) > 2 {
 		size -= 0.5 * u
 	}
-	return d.lines(title, cx, y, w, size, 2, [3]int{30, 30, 30}) + 2*u
+	y = d.lines(title, cx, y, w, size, 2, [3]int{30, 30, 30})
+	return d.under(key, cx, y, w, size*0.8, [3]int{100, 100, 100}) + 2*u
 }
 
 // wifiText draws the network's name and password centred on cx, in w mm,
 // from y down, and returns the y under them.
 func (d *doc) wifiText(cx, y, w, u float64) float64 {
 	wf := d.s.WiFi
-	y = d.label(d.words.Text("signs.network"), cx, y, w, u)
+	y = d.label(d.say("signs.network"), cx, y, w, u)
 	y = d.value(wf.SSID, cx, y, w, u)
 	if wf.Password == "" {
-		return d.label(d.words.Text("signs.openNetwork"), cx, y+1.5*u, w, u)
+		return d.label(d.say("signs.openNetwork"), cx, y+1.5*u, w, u)
 	}
-	y = d.label(d.words.Text("signs.password"), cx, y+1.5*u, w, u)
+	y = d.label(d.say("signs.password"), cx, y+1.5*u, w, u)
 	return d.value(wf.Password, cx, y, w, u)
 }
 
@@ -232,11 +276,11 @@ func (d *doc) wifiText(cx, y, w, u float64) float64 {
 // down, and returns the y under them.
 func (d *doc) joinText(cx, y, w, u float64, ac color.RGBA) float64 {
 	short := strings.TrimPrefix(strings.TrimPrefix(d.s.URL, "https://"), "http://")
-	y = d.lines(d.words.Text("signs.scan")+" "+short, cx, y, w, 7.5*u, 3, [3]int{70, 70, 70})
+	y = d.lines(d.say("signs.scan")+" "+short, cx, y, w, 7.5*u, 3, [3]int{70, 70, 70})
 	if d.s.AccessCode == "" {
 		return y
 	}
-	y = d.label(d.words.Text("signs.code"), cx, y+1.5*u, w, u)
+	y = d.label(d.say("signs.code"), cx, y+1.5*u, w, u)
 	return d.lines(d.s.AccessCode, cx, y-1*u, w, 14*u, 1, [3]int{int(ac.R), int(ac.G), int(ac.B)})
 }
 

@@ -75,6 +75,11 @@ type Sheet struct {
 	// Lang is the language of the fixed texts: en, fr, it or es (others
 	// print in English).
 	Lang string
+	// Also, when not empty and not Lang, is a second language for a
+	// mixed party: each fixed text is printed in it too, under or after
+	// Lang's, on every card where both fit; a card where they do not
+	// has Lang's alone.
+	Also string
 	// Event is the event's name; Line, when not empty, replaces the
 	// language's default line under it.
 	Event, Line string
@@ -130,6 +135,9 @@ func (r *Renderer) Write(w io.Writer, s Sheet) error {
 // write draws s as a PDF to w, shaping its texts with sh.
 func (r *Renderer) write(w io.Writer, s Sheet, sh *text.Shaper) error {
 	d := &doc{r: r, s: s, shaper: sh, words: i18n.Embedded().Lang(s.Lang), loaded: map[int]bool{}, images: map[string]bool{}, codes: map[string]code{}}
+	if s.Also != "" && s.Also != s.Lang && i18n.Embedded().Has(s.Also) {
+		d.second = i18n.Embedded().Lang(s.Also)
+	}
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "mm", Size: fpdf.SizeType{Wd: 210, Ht: 297}})
 	d.pdf = pdf
 	pdf.SetAutoPageBreak(false, 0)
@@ -166,16 +174,19 @@ func (r *Renderer) write(w io.Writer, s Sheet, sh *text.Shaper) error {
 
 // doc is one document being drawn.
 type doc struct {
-	r      *Renderer
-	s      Sheet
-	words  *i18n.Language
-	shaper *text.Shaper
-	pdf    *fpdf.Fpdf
-	loaded map[int]bool // fonts added, by index
-	images map[string]bool
-	codes  map[string]code // the QR codes' symbols, by image name
-	dry    bool            // measuring: nothing is drawn
-	fail   error
+	r     *Renderer
+	s     Sheet
+	words *i18n.Language
+	// second is the second language's words, nil for none; also is
+	// them on the card being drawn (nil where both do not fit).
+	second, also *i18n.Language
+	shaper       *text.Shaper
+	pdf          *fpdf.Fpdf
+	loaded       map[int]bool // fonts added, by index
+	images       map[string]bool
+	codes        map[string]code // the QR codes' symbols, by image name
+	dry          bool            // measuring: nothing is drawn
+	fail         error
 }
 
 func (d *doc) err() error {

@@ -483,8 +483,11 @@ function signageCard(ev) {
     return `/api/admin/events/${ev.id}/signage?${q}`;
   };
   // The signs speak the language the host reads them in, the console's,
-  // whatever the guests' pages speak; the host may pick another.
-  const lang = select('signLang', Object.entries(LANGS), LANGS[consoleLang()] ? consoleLang() : Object.keys(LANGS)[0]);
+  // whatever the guests' pages speak; the host may pick another, or two
+  // for a mixed party ("Français + English": the route's lang=fr,en).
+  const first = LANGS[consoleLang()] ? consoleLang() : Object.keys(LANGS)[0];
+  const pairs = Object.keys(LANGS).filter((l) => l !== first).map((l) => [first + ',' + l, LANGS[first] + ' + ' + LANGS[l]]);
+  const lang = select('signLang', [...Object.entries(LANGS), ...pairs], first);
   lang.id = 'sign-lang';
   lang.style.cssText = 'width:auto;max-width:100%';
   const links = [['table', 'a6', t('Table cards A6 (4 per A4)')], ['table', 'a5', t('Table cards A5 (2 per A4)')],
