@@ -4,14 +4,17 @@ import (
 	"net/http"
 
 	"eventbox/daemon/web"
+	"eventbox/store"
 
 	"github.com/julienschmidt/httprouter"
 )
 
 // routes registers every route of the spec, in the spec's order, so the
-// two can be read side by side. Per-route middleware is explicit: admin
-// (signed in), owner (owners only), rate (a limiter), guestUpload and
-// consoleUpload (upload bodies: at most a few at once, paced).
+// two can be read side by side. Each line states the route's whole access
+// rule: admin (signed in), owner (owners only), event (the :id event
+// within the account's scope, handed to the handler), rate (a limiter),
+// guestUpload and consoleUpload (upload bodies: at most a few at once,
+// paced).
 func (s *Server) routes() http.Handler {
 	rt := httprouter.New()
 	rt.RedirectTrailingSlash = false
@@ -42,6 +45,21 @@ func (s *Server) routes() http.Handler {
 	// nearly full (daemon/storage), before the body is read; like every
 	// refusal of an upload, its answer is one a client that keeps sending
 	// can read (refuseUpload).
+	// event is the per-event scope of the console's /api/admin/events/:id
+	// routes: inside admin or owner (and inside an upload's gate), it
+	// loads the :id event if the signed-in account may reach it, and
+	// hands it to the handler; an event outside an organizer's scope
+	// answers 404, exactly like one that does not exist
+	// (visitor.AdminEvent). No handler looks its event up itself.
+	event := func(fn func(w http.ResponseWriter, r *http.Request, e store.Event) error) web.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) error {
+			e, err := s.visitors.AdminEvent(r)
+			if err != nil {
+				return err
+			}
+			return fn(w, r, e)
+		}
+	}
 	guestUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.guestUploader, s.storage.Uploads(fn)) }
 	consoleUpload := func(fn web.HandlerFunc) web.HandlerFunc { return s.upload(s.accountUploader, s.storage.Uploads(fn)) }
 
@@ -136,62 +154,62 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/admin/events", s.visitors.Admin(s.events.ListEvents))
 	h("GET", "/api/admin/event-model", s.visitors.Admin(s.events.EventModel))
 	h("POST", "/api/admin/events", s.visitors.Owner(s.events.CreateEvent))
-	h("GET", "/api/admin/events/:id", s.visitors.Admin(s.events.GetEvent))
-	h("PATCH", "/api/admin/events/:id", s.visitors.Admin(s.events.UpdateEvent))
-	h("DELETE", "/api/admin/events/:id", s.visitors.Owner(s.events.DeleteEvent))
-	h("POST", "/api/admin/events/:id/rotate", s.visitors.Admin(s.events.RotateEvent))
-	h("POST", "/api/admin/events/:id/logo", s.visitors.Admin(consoleUpload(s.events.UploadLogo)))
-	h("DELETE", "/api/admin/events/:id/logo", s.visitors.Admin(s.events.DeleteLogo))
-	h("GET", "/api/admin/events/:id/qr", s.visitors.Admin(s.events.QR))
-	h("POST", "/api/admin/events/:id/duplicate", s.visitors.Owner(s.events.DuplicateEvent))
+	h("GET", "/api/admin/events/:id", s.visitors.Admin(event(s.events.GetEvent)))
+	h("PATCH", "/api/admin/events/:id", s.visitors.Admin(event(s.events.UpdateEvent)))
+	h("DELETE", "/api/admin/events/:id", s.visitors.Owner(event(s.events.DeleteEvent)))
+	h("POST", "/api/admin/events/:id/rotate", s.visitors.Admin(event(s.events.RotateEvent)))
+	h("POST", "/api/admin/events/:id/logo", s.visitors.Admin(consoleUpload(event(s.events.UploadLogo))))
+	h("DELETE", "/api/admin/events/:id/logo", s.visitors.Admin(event(s.events.DeleteLogo)))
+	h("GET", "/api/admin/events/:id/qr", s.visitors.Admin(event(s.events.QR)))
+	h("POST", "/api/admin/events/:id/duplicate", s.visitors.Owner(event(s.events.DuplicateEvent)))
 	// Not in the spec: the printable signage kit (daemon/events/admin_signage.go).
-	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(s.events.Signage))
-	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(s.events.EndEvent))
-	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(s.boothAPI.Enable))
-	h("DELETE", "/api/admin/events/:id/booth", s.visitors.Admin(s.boothAPI.Disable))
+	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(event(s.events.Signage)))
+	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(event(s.events.EndEvent)))
+	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(event(s.boothAPI.Enable)))
+	h("DELETE", "/api/admin/events/:id/booth", s.visitors.Admin(event(s.boothAPI.Disable)))
 
 	// Admin: places (spots).
-	h("GET", "/api/admin/events/:id/spots", s.visitors.Admin(s.events.ListSpots))
-	h("POST", "/api/admin/events/:id/spots", s.visitors.Admin(s.events.CreateSpot))
-	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.events.RenameSpot))
-	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(s.events.DeleteSpot))
+	h("GET", "/api/admin/events/:id/spots", s.visitors.Admin(event(s.events.ListSpots)))
+	h("POST", "/api/admin/events/:id/spots", s.visitors.Admin(event(s.events.CreateSpot)))
+	h("PATCH", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(event(s.events.RenameSpot)))
+	h("DELETE", "/api/admin/events/:id/spots/:spotId", s.visitors.Admin(event(s.events.DeleteSpot)))
 
 	// Admin: photos.
-	h("GET", "/api/admin/events/:id/photos", s.visitors.Admin(s.moderation.Photos))
-	h("POST", "/api/admin/events/:id/photos", s.visitors.Admin(s.moderation.PhotoAction))
-	h("POST", "/api/admin/events/:id/photos/import", s.visitors.Admin(consoleUpload(s.moderation.Import)))
-	h("GET", "/api/admin/events/:id/archive", s.visitors.Admin(s.moderation.Archive))
-	h("GET", "/api/admin/events/:id/album", s.visitors.Admin(s.moderation.Album))
+	h("GET", "/api/admin/events/:id/photos", s.visitors.Admin(event(s.moderation.Photos)))
+	h("POST", "/api/admin/events/:id/photos", s.visitors.Admin(event(s.moderation.PhotoAction)))
+	h("POST", "/api/admin/events/:id/photos/import", s.visitors.Admin(consoleUpload(event(s.moderation.Import))))
+	h("GET", "/api/admin/events/:id/archive", s.visitors.Admin(event(s.moderation.Archive)))
+	h("GET", "/api/admin/events/:id/album", s.visitors.Admin(event(s.moderation.Album)))
 	// Not in the spec: the console's live stream (daemon/live).
-	h("GET", "/api/admin/events/:id/live", s.visitors.Admin(s.liveAPI.Stream))
+	h("GET", "/api/admin/events/:id/live", s.visitors.Admin(event(s.liveAPI.Stream)))
 
 	// Admin: guestbook messages.
-	h("GET", "/api/admin/events/:id/messages", s.visitors.Admin(s.moderation.Messages))
-	h("POST", "/api/admin/events/:id/messages", s.visitors.Admin(s.moderation.ModerateMessages))
-	h("GET", "/api/admin/events/:id/messages/archive", s.visitors.Admin(s.moderation.MessageArchive))
+	h("GET", "/api/admin/events/:id/messages", s.visitors.Admin(event(s.moderation.Messages)))
+	h("POST", "/api/admin/events/:id/messages", s.visitors.Admin(event(s.moderation.ModerateMessages)))
+	h("GET", "/api/admin/events/:id/messages/archive", s.visitors.Admin(event(s.moderation.MessageArchive)))
 
 	// Admin: gallery links (shares).
-	h("GET", "/api/admin/events/:id/shares", s.visitors.Admin(s.gallery.ListShares))
-	h("POST", "/api/admin/events/:id/shares", s.visitors.Admin(s.gallery.CreateShare))
-	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.visitors.Admin(s.gallery.DeleteShare))
+	h("GET", "/api/admin/events/:id/shares", s.visitors.Admin(event(s.gallery.ListShares)))
+	h("POST", "/api/admin/events/:id/shares", s.visitors.Admin(event(s.gallery.CreateShare)))
+	h("DELETE", "/api/admin/events/:id/shares/:shareId", s.visitors.Admin(event(s.gallery.DeleteShare)))
 	// Added route: the guests' addresses, as JSON or ?format=csv.
-	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(s.events.Contacts))
+	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(event(s.events.Contacts)))
 
 	// Not in the spec: wall links (daemon/wall, docs/decisions.md, "Wall
 	// links"); the hosts make and revoke them, a venue screen opens one
 	// by its token without signing in.
-	h("GET", "/api/admin/events/:id/walls", s.visitors.Admin(s.walls.List))
-	h("POST", "/api/admin/events/:id/walls", s.visitors.Admin(s.walls.Create))
-	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.visitors.Admin(s.walls.Delete))
+	h("GET", "/api/admin/events/:id/walls", s.visitors.Admin(event(s.walls.List)))
+	h("POST", "/api/admin/events/:id/walls", s.visitors.Admin(event(s.walls.Create)))
+	h("DELETE", "/api/admin/events/:id/walls/:wallId", s.visitors.Admin(event(s.walls.Delete)))
 	h("GET", "/api/wall/:token", s.walls.Show)
 	h("GET", "/api/wall/:token/live", s.walls.Stream)
 	h("GET", "/api/wall/:token/media/:id", s.walls.Media)
 	h("GET", "/api/wall/:token/qr", s.walls.QR)
 
 	// Admin: cloud export (WebDAV).
-	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.EventExports))
-	h("POST", "/api/admin/events/:id/cloud", s.visitors.Admin(s.cloud.QueueExport))
-	h("GET", "/api/admin/events/:id/guest-link", s.visitors.Admin(s.cloud.GuestLinkPlan))
+	h("GET", "/api/admin/events/:id/cloud", s.visitors.Admin(event(s.cloud.EventExports)))
+	h("POST", "/api/admin/events/:id/cloud", s.visitors.Admin(event(s.cloud.QueueExport)))
+	h("GET", "/api/admin/events/:id/guest-link", s.visitors.Admin(event(s.cloud.GuestLinkPlan)))
 	h("GET", "/api/admin/cloud", s.visitors.Owner(s.cloud.Settings))
 	h("PUT", "/api/admin/cloud", s.visitors.Owner(s.cloud.SaveSettings))
 	h("DELETE", "/api/admin/cloud", s.visitors.Owner(s.cloud.RemoveSettings))
@@ -208,9 +226,9 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/printing/test", s.visitors.Owner(s.printing.TestPrint))
 	h("GET", "/api/admin/printing/queue", s.visitors.Owner(s.printing.Queue))
 	h("DELETE", "/api/admin/printing/queue/:printId", s.visitors.Owner(s.printing.CancelPrint))
-	h("GET", "/api/admin/events/:id/print-layout", s.visitors.Admin(s.printing.Layout))
-	h("PUT", "/api/admin/events/:id/print-layout", s.visitors.Admin(s.printing.SaveLayout))
-	h("POST", "/api/admin/events/:id/print", s.visitors.Admin(s.printing.PrintEvent))
+	h("GET", "/api/admin/events/:id/print-layout", s.visitors.Admin(event(s.printing.Layout)))
+	h("PUT", "/api/admin/events/:id/print-layout", s.visitors.Admin(event(s.printing.SaveLayout)))
+	h("POST", "/api/admin/events/:id/print", s.visitors.Admin(event(s.printing.PrintEvent)))
 
 	// Admin: webhooks (owners).
 	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.outbound.ListWebhooks))

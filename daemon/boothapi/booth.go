@@ -102,11 +102,8 @@ func (a *API) boothURL(r *http.Request, e store.Event, key string) string {
 // Enable turns the event's booth on, or gives it a new key: the
 // device holding the old key stops working at once (its stream ends, its
 // uploads get 403). The key is answered once; only its hash is kept.
-func (a *API) Enable(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Enable(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	var req boothRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -143,11 +140,7 @@ func (a *API) Enable(w http.ResponseWriter, r *http.Request) error {
 
 // Disable turns the event's booth off: its device is refused
 // from now on.
-func (a *API) Disable(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Disable(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	if _, err := a.store.Events().Update(r.Context(), e.ID, func(e *store.Event) error {
 		e.BoothKeyHash = ""
 		return nil

@@ -257,11 +257,7 @@ type eventCloudBody struct {
 
 // EventExports answers whether the settings exist and the event's
 // exports (GET /api/admin/events/:id/cloud).
-func (s *API) EventExports(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (s *API) EventExports(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	_, ok, err := s.store.Cloud().Settings(r.Context())
 	if err != nil {
 		return err
@@ -287,11 +283,7 @@ type exportBody struct {
 
 // QueueExport queues an export of the event (202); when one of the
 // same scope is still queued or running, it answers that one.
-func (s *API) QueueExport(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (s *API) QueueExport(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var req exportRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -372,10 +364,7 @@ type guestLinkBody struct {
 // GuestLinkPlan answers which gallery link the guests' mails of the :id
 // event will carry (GET /api/admin/events/:id/guest-link): the console's
 // end card says it, and warns when guests could not open it from home.
-func (s *API) GuestLinkPlan(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.visitors.AdminEvent(r); err != nil {
-		return err
-	}
+func (s *API) GuestLinkPlan(w http.ResponseWriter, r *http.Request, _ store.Event) error {
 	origin := ""
 	if s.cfg.Origin != nil {
 		origin = s.cfg.Origin(r)

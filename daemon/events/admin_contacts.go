@@ -8,6 +8,7 @@ import (
 
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/web"
+	"eventbox/store"
 )
 
 // contactDTO is a guest's address, for the hosts (an added route:
@@ -35,11 +36,7 @@ type contactsBody struct {
 // Contacts lists the addresses the event's guests left, with the
 // state of each one's gallery mail; ?format=csv answers them as a CSV
 // file (name, email, left at, mail).
-func (a *API) Contacts(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Contacts(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	format := r.URL.Query().Get("format")
 	if format != "" && format != "csv" && format != "json" {
 		return web.Field("format", "must be csv or json")

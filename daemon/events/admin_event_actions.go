@@ -35,11 +35,7 @@ func copyName(name string) string {
 // DuplicateEvent makes a new event with the settings, challenges,
 // places, logo and styles of this one, and none of its photos, messages,
 // guests, gallery links or booth key (store.DuplicateEvent).
-func (a *API) DuplicateEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) DuplicateEvent(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var req duplicateRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -100,12 +96,8 @@ type endBody struct {
 // and the hosts' summary (notifyAdminSummary) are queued in the same
 // transaction (store.EndEvent), and result counts what was queued.
 // Ending an ended event is a 400.
-func (a *API) EndEvent(w http.ResponseWriter, r *http.Request) error {
+func (a *API) EndEvent(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	ctx := r.Context()
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
 	if e.EndedAt != 0 {
 		return web.Field("event", "has already ended")
 	}

@@ -353,19 +353,12 @@ func (a *API) CreateEvent(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GetEvent answers the :id event.
-func (a *API) GetEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) GetEvent(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	return web.JSON(w, r, http.StatusOK, eventBody{Event: dto.EventOf(e)})
 }
 
 // UpdateEvent writes the body's fields over the :id event, all or none.
-func (a *API) UpdateEvent(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.visitors.AdminEvent(r); err != nil {
-		return err
-	}
+func (a *API) UpdateEvent(w http.ResponseWriter, r *http.Request, _ store.Event) error {
 	var in eventInput
 	if err := web.DecodeJSON(r, &in); err != nil {
 		return err
@@ -386,11 +379,7 @@ func (a *API) UpdateEvent(w http.ResponseWriter, r *http.Request) error {
 
 // DeleteEvent deletes the :id event with everything in it, and ends its
 // booth and live streams.
-func (a *API) DeleteEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) DeleteEvent(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	if err := a.store.Events().Delete(r.Context(), e.ID); err != nil {
 		return err
 	}
@@ -402,11 +391,8 @@ func (a *API) DeleteEvent(w http.ResponseWriter, r *http.Request) error {
 
 // RotateEvent gives the :id event a new slug: the old guest link stops
 // working.
-func (a *API) RotateEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) RotateEvent(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	e, err = a.store.Events().RotateSlug(r.Context(), e.ID)
 	if err != nil {
 		return err

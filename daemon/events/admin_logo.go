@@ -47,11 +47,7 @@ func logoError(msg string) error {
 // UploadLogo takes the event's logo (multipart field logo: PNG,
 // JPEG or WebP), stores it as a PNG no larger than 1024 px under a new
 // version, and removes the previous one.
-func (a *API) UploadLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) UploadLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	_, file, err := a.cfg.Forms.ReadForm(w, r, ingest.Form{Limit: maxLogoBytes, FileField: "logo", FileRequired: true})
 	if err != nil {
 		return err
@@ -94,11 +90,8 @@ func (a *API) UploadLogo(w http.ResponseWriter, r *http.Request) error {
 
 // DeleteLogo removes the event's logo; without one it answers the
 // event as it is.
-func (a *API) DeleteLogo(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) DeleteLogo(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	a.logoMu.Lock()
 	defer a.logoMu.Unlock()
 	if e, err = a.store.Events().RemoveLogo(r.Context(), e.ID); err != nil {

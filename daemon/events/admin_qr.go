@@ -23,11 +23,8 @@ const defaultQRSize = 1024
 // captioned with its name, styled by the event's qrStyle: PNG (default) or
 // SVG, size×size (512 to 4096, default 1024); download=1 makes it an
 // attachment. The code holds <origin>/e/<slug>, or …?at=<spot id>.
-func (a *API) QR(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) QR(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	q := r.URL.Query()
 	details := map[string]string{}
 	format := q.Get("format")

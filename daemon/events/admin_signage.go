@@ -38,11 +38,7 @@ var signageKinds = map[string]string{
 // place). Step 1 names the box's hotspot when it runs one; ssid= and
 // wifiPassword= name another network, wifi=0 leaves the step out. The
 // fixed texts are in lang=, else the event's language, else English.
-func (a *API) Signage(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Signage(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	q := r.URL.Query()
 	pdf, size, err := a.SignagePDF(r.Context(), e, q, a.origin(r))
 	if err != nil {
@@ -89,15 +85,12 @@ func (a *API) SignagePDF(ctx context.Context, e store.Event, q url.Values, origi
 	case kind == signage.Poster && size != signage.A4 && size != signage.A3:
 		details["size"] = "must be a4 or a3 for a poster"
 	}
-	// lang= is one language, or two for a mixed party ("fr,en": each
-	// fixed text in French, then in English where both fit).
-	lang, also, two := strings.Cut(q.Get("lang"), ",")
-	if lang == "" && !two {
+	lang := q.Get("lang")
+	if lang == "" {
 		lang = e.DefaultLocale
 	}
-	langs := store.Choice(i18n.Embedded().Codes())
-	if (lang != "" || two) && !langs.Allows(lang) || two && (!langs.Allows(also) || also == lang) {
-		details["lang"] = "must be " + langs.Phrase() + ", or two different ones, comma-separated (fr,en)"
+	if langs := store.Choice(i18n.Embedded().Codes()); lang != "" && !langs.Allows(lang) {
+		details["lang"] = "must be " + langs.Phrase()
 	}
 	ssid, password := q.Get("ssid"), q.Get("wifiPassword")
 	if utf8.RuneCountInString(ssid) > 32 || len(ssid) > 32 {
@@ -119,7 +112,6 @@ func (a *API) SignagePDF(ctx context.Context, e store.Event, q url.Values, origi
 	if err != nil {
 		return nil, "", err
 	}
-	sheet.Also = also
 	rd, err := a.signageRenderer()
 	if err != nil {
 		return nil, "", err

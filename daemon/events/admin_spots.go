@@ -54,11 +54,7 @@ func (a *API) spotDTO(r *http.Request, sp store.Spot) (spotDTO, error) {
 
 // ListSpots lists an event's places, oldest first, with the number
 // of photos tagged with each.
-func (a *API) ListSpots(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) ListSpots(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	spots, err := a.store.Spots().List(r.Context(), e.ID)
 	if err != nil {
 		return err
@@ -75,11 +71,7 @@ func (a *API) ListSpots(w http.ResponseWriter, r *http.Request) error {
 }
 
 // CreateSpot adds a place; the 101st answers 400 naming label.
-func (a *API) CreateSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) CreateSpot(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var req spotRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -99,11 +91,7 @@ func (a *API) CreateSpot(w http.ResponseWriter, r *http.Request) error {
 }
 
 // RenameSpot changes a place's label; its photos and QR code stay.
-func (a *API) RenameSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) RenameSpot(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	spotID := web.Param(r, "spotId")
 	if !store.ValidID(spotID) {
 		return web.ErrNotFound
@@ -128,11 +116,7 @@ func (a *API) RenameSpot(w http.ResponseWriter, r *http.Request) error {
 }
 
 // DeleteSpot removes a place; its photos stay, untagged.
-func (a *API) DeleteSpot(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) DeleteSpot(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	spotID := web.Param(r, "spotId")
 	if !store.ValidID(spotID) {
 		return web.ErrNotFound

@@ -148,11 +148,7 @@ func (req shareRequest) options(e store.Event) (newShareOptions, error) {
 
 // ListShares lists an event's gallery links, newest first, expired
 // ones included (revoked ones are gone).
-func (g *API) ListShares(w http.ResponseWriter, r *http.Request) error {
-	e, err := g.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (g *API) ListShares(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	shares, err := g.store.Shares().List(r.Context(), e.ID)
 	if err != nil {
 		return err
@@ -167,11 +163,7 @@ func (g *API) ListShares(w http.ResponseWriter, r *http.Request) error {
 
 // CreateShare makes a gallery link. A generated password is in this
 // answer only; it is stored hashed.
-func (g *API) CreateShare(w http.ResponseWriter, r *http.Request) error {
-	e, err := g.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (g *API) CreateShare(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var req shareRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -192,11 +184,7 @@ func (g *API) CreateShare(w http.ResponseWriter, r *http.Request) error {
 
 // DeleteShare revokes a gallery link: its url answers 404 from now
 // on, and browsers that unlocked it lose access to its photos.
-func (g *API) DeleteShare(w http.ResponseWriter, r *http.Request) error {
-	e, err := g.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (g *API) DeleteShare(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	id := web.Param(r, "shareId")
 	if !store.ValidID(id) {
 		return web.ErrNotFound

@@ -67,11 +67,7 @@ func NewAPI(cfg APIConfig) *API {
 // the start, and reset when a resumed stream missed more than is kept.
 // Each change carries an id; a console that reconnects with Last-Event-ID
 // gets what it missed.
-func (a *API) Stream(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Stream(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	counts := func(ctx context.Context) []byte {
 		c, err := a.store.Events().Counts(ctx, e.ID)
 		if err != nil {

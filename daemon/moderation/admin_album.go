@@ -7,6 +7,7 @@ import (
 	"eventbox/daemon/albumwriter"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/web"
+	"eventbox/store"
 )
 
 // albumRetryAfter is the Retry-After, in seconds, of an album refused
@@ -19,11 +20,7 @@ const albumRetryAfter = 30
 // 429 until it is done. After the first byte a failure can only cut the
 // connection (web.AbortStream), so the client never keeps a truncated file
 // that looks whole.
-func (m *API) Album(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) Album(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	perPage, favorites, err := albumParams(r)
 	if err != nil {
 		return err

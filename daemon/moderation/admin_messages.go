@@ -13,11 +13,7 @@ import (
 )
 
 // Messages lists an event's messages for the hosts.
-func (m *API) Messages(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) Messages(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	before, err := web.ParseBefore(r)
 	if err != nil {
 		return err
@@ -58,11 +54,8 @@ func (req moderateRequest) validate(actions ...string) error {
 }
 
 // ModerateMessages approves, hides or deletes messages of the event.
-func (m *API) ModerateMessages(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) ModerateMessages(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	var req moderateRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err

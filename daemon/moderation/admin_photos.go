@@ -18,11 +18,7 @@ var photoStatuses = []string{store.StatusVisible, store.StatusPending, store.Sta
 // Photos lists an event's photos for moderation, newest first:
 // any status unless status= says, favorites=1, challenge= and spot=
 // narrow it; before= pages.
-func (m *API) Photos(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) Photos(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	q := visitor.PhotoQuery(e.ID, access.HostList())
 	q.Limit = m.cfg.PhotoPage
 	details := map[string]string{}
@@ -56,11 +52,8 @@ func (m *API) Photos(w http.ResponseWriter, r *http.Request) error {
 // delete or retry (the variants of set-aside photos) to the listed photos of the event and answers how many changed.
 // Ids of other events, unknown ids and photos already in the asked state
 // are not counted and not touched.
-func (m *API) PhotoAction(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) PhotoAction(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	var req moderateRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -141,11 +134,7 @@ func dedupe(ids []string) []string {
 // a scan): the same checks, limits and variants as a guest upload, no
 // guest, visible at once, with the optional credit shown as its guest
 // name. Imports are neither closed with uploads nor counted in a quota.
-func (m *API) Import(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) Import(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	p := store.Photo{EventID: e.ID, Status: store.StatusVisible}
 	return m.cfg.Import(w, r, e, p)
 }

@@ -7,15 +7,12 @@ import (
 	"eventbox/daemon/archive"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/store"
 )
 
 // Archive streams a ZIP of the event's photos: the visible ones; all=1
 // adds pending and hidden; favorites=1 keeps the favorites.
-func (m *API) Archive(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) Archive(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	all, err := web.ParseFlag(r, "all")
 	if err != nil {
 		return err

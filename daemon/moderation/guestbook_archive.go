@@ -13,11 +13,7 @@ import (
 // every message (oldest first: name, time in the event's language, text,
 // and the file name of its voice note) and the voice notes themselves
 // (archive.Streamer.Guestbook).
-func (m *API) MessageArchive(w http.ResponseWriter, r *http.Request) error {
-	e, err := m.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (m *API) MessageArchive(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var all []store.Message
 	q := visitor.MessageQuery(e.ID, access.HostGuestbook())
 	q.Limit = 500

@@ -386,11 +386,7 @@ func toLayoutDTO(l store.PrintLayout) layoutDTO {
 }
 
 // Layout answers GET /api/admin/events/:id/print-layout.
-func (a *API) Layout(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.Visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Layout(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	l, err := a.store.Printing().Layout(r.Context(), e.ID)
 	if err != nil {
 		return err
@@ -399,11 +395,7 @@ func (a *API) Layout(w http.ResponseWriter, r *http.Request) error {
 }
 
 // SaveLayout answers PUT /api/admin/events/:id/print-layout.
-func (a *API) SaveLayout(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.Visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) SaveLayout(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var req layoutDTO
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -431,11 +423,7 @@ type printRequest struct {
 
 // PrintEvent answers POST /api/admin/events/:id/print: one photo of the
 // event (when the settings let the hosts print) or its album.
-func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.Visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var req printRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err

@@ -104,11 +104,7 @@ type wallRequest struct {
 }
 
 // List lists the event's wall links, newest first.
-func (a *API) List(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) List(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	walls, err := a.store.Walls().List(r.Context(), e.ID)
 	if err != nil {
 		return err
@@ -122,11 +118,8 @@ func (a *API) List(w http.ResponseWriter, r *http.Request) error {
 
 // Create makes a wall link of the event: 201 {wall}, its url
 // holding the token.
-func (a *API) Create(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Create(w http.ResponseWriter, r *http.Request, e store.Event) error {
+	var err error
 	var req wallRequest
 	if err := web.DecodeJSON(r, &req); err != nil {
 		return err
@@ -149,11 +142,7 @@ func (a *API) Create(w http.ResponseWriter, r *http.Request) error {
 
 // Delete revokes a wall link: its url answers 404 from now on
 // and the screens showing it lose their stream.
-func (a *API) Delete(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.visitors.AdminEvent(r)
-	if err != nil {
-		return err
-	}
+func (a *API) Delete(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	id := web.Param(r, "wallId")
 	if !store.ValidID(id) {
 		return web.ErrNotFound

@@ -197,3 +197,35 @@ func TestNewIsBuiltInShortSteps(t *testing.T) {
 	t.Logf("New's steps: %d; longest: %s, %d lines", len(steps), longestName, longest)
 }
 
+// eventScopeWrapper is the one file that resolves a console route's :id
+// event: the route table's event wrapper hands it to the handler.
+const eventScopeWrapper = "daemon/routes.go"
+
+// TestOnlyTheRouteTableResolvesTheEvent finds calls of AdminEvent (the
+// per-event scope, visitor.Resolver.AdminEvent) outside the route
+// table's wrapper: a handler that looks its event up itself hides part
+// of its route's access rule from routes.go.
+func TestOnlyTheRouteTableResolvesTheEvent(t *testing.T) {
+	fset := token.NewFileSet()
+	calls := 0
+	goFiles(t, func(path string) {
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+"/"))
+		if rel == eventScopeWrapper || strings.HasPrefix(rel, "daemon/visitor/") {
+			return
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "AdminEvent" {
+					calls++
+					t.Errorf("%s: calls AdminEvent; give the route the event wrapper in %s instead", fset.Position(call.Pos()), eventScopeWrapper)
+				}
+			}
+			return true
+		})
+	})
+	t.Logf("AdminEvent calls outside %s: %d", eventScopeWrapper, calls)
+}
