@@ -85,12 +85,15 @@ func (a *API) SignagePDF(ctx context.Context, e store.Event, q url.Values, origi
 	case kind == signage.Poster && size != signage.A4 && size != signage.A3:
 		details["size"] = "must be a4 or a3 for a poster"
 	}
-	lang := q.Get("lang")
-	if lang == "" {
+	// lang= is one language, or two for a mixed party ("fr,en": each
+	// fixed text in French, then in English where both fit).
+	lang, also, two := strings.Cut(q.Get("lang"), ",")
+	if lang == "" && !two {
 		lang = e.DefaultLocale
 	}
-	if langs := store.Choice(i18n.Embedded().Codes()); lang != "" && !langs.Allows(lang) {
-		details["lang"] = "must be " + langs.Phrase()
+	langs := store.Choice(i18n.Embedded().Codes())
+	if (lang != "" || two) && !langs.Allows(lang) || two && (!langs.Allows(also) || also == lang) {
+		details["lang"] = "must be " + langs.Phrase() + ", or two different ones, comma-separated (fr,en)"
 	}
 	ssid, password := q.Get("ssid"), q.Get("wifiPassword")
 	if utf8.RuneCountInString(ssid) > 32 || len(ssid) > 32 {
@@ -112,6 +115,7 @@ func (a *API) SignagePDF(ctx context.Context, e store.Event, q url.Values, origi
 	if err != nil {
 		return nil, "", err
 	}
+	sheet.Also = also
 	rd, err := a.signageRenderer()
 	if err != nil {
 		return nil, "", err
