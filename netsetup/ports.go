@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -284,7 +285,9 @@ const LeasesDir = "/var/lib/NetworkManager"
 // PortPhones counts the phones on p: a radio's associated phones (`iw dev
 // <device> station dump`), or the DHCP leases NetworkManager's dnsmasq
 // holds on an Ethernet port (under w.Root), one per phone behind the
-// access points, kept while the phone renews it (an hour).
+// access points, kept while the phone renews it (an hour); when the leases
+// cannot be read (the service is not root), the phones on the port's
+// network in the neighbour table.
 func (w WiFi) PortPhones(ctx context.Context, p Port) (int, error) {
 	if !interfacePattern.MatchString(p.Device) {
 		return 0, fmt.Errorf("interface %q: not a network interface name", p.Device)
@@ -304,13 +307,50 @@ func (w WiFi) PortPhones(ctx context.Context, p Port) (int, error) {
 	}
 	data, err := os.ReadFile(filepath.Join(w.Root, LeasesDir, "dnsmasq-"+p.Device+".leases"))
 	if err != nil {
-		return 0, fmt.Errorf("reading the leases on %s: %w", p.Device, err)
+		// NetworkManager keeps its state directory, the leases with it, for
+		// root alone (on the card a tmpfs of mode 700): the service then
+		// counts the phones behind the port it has heard from lately, in
+		// the neighbour table anyone may read.
+		n, nerr := portNeighbours(w.Root, p.Device)
+		if nerr != nil {
+			return 0, fmt.Errorf("counting the phones on %s: the leases: %w; the neighbour table: %w", p.Device, err, nerr)
+		}
+		return n, nil
 	}
 	n := 0
 	for _, line := range strings.Split(string(data), "\n") {
 		if len(strings.Fields(line)) >= 3 {
 			n++
 		}
+	}
+	return n, nil
+}
+
+// ArpTable is the kernel's IPv4 neighbour table as any user reads it.
+const ArpTable = "/proc/net/arp"
+
+// portNeighbours counts the complete entries of the neighbour table
+// (ArpTable under root) on device whose address lies in the guests' port's
+// network (GuestPortAddress): one per phone the box has heard from lately.
+func portNeighbours(root, device string) (int, error) {
+	data, err := os.ReadFile(filepath.Join(root, ArpTable))
+	if err != nil {
+		return 0, err
+	}
+	network := netip.MustParsePrefix(GuestPortAddress).Masked()
+	n := 0
+	// IP address, HW type, Flags, HW address, Mask, Device.
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[5] != device {
+			continue
+		}
+		ip, err := netip.ParseAddr(f[0])
+		flags, ferr := strconv.ParseUint(strings.TrimPrefix(f[2], "0x"), 16, 32)
+		if err != nil || ferr != nil || flags&0x2 == 0 || !network.Contains(ip) { // 0x2: ATF_COM, complete
+			continue
+		}
+		n++
 	}
 	return n, nil
 }

@@ -243,3 +243,50 @@ func TestGuestPortPoolCoversItsNetwork(t *testing.T) {
 		}
 	}
 }
+
+// TestGuestPortPhonesWithoutTheLeases: NetworkManager keeps the DHCP leases
+// for root alone, and the service is not root: the phones on a guests'
+// port are then the complete entries of the neighbour table on that port
+// in its network (not those of another port or network, nor incomplete
+// ones). When the leases can be read, they count.
+func TestGuestPortPhonesWithoutTheLeases(t *testing.T) {
+	ctx := context.Background()
+	arp := `IP address       HW type     Flags       HW address            Mask     Device
+10.43.0.57       0x1         0x2         02:00:00:00:17:00     *        eth1
+10.43.1.12       0x1         0x2         02:00:00:00:18:00     *        eth1
+10.43.0.99       0x1         0x0         00:00:00:00:00:00     *        eth1
+10.42.0.23       0x1         0x2         02:00:00:00:03:00     *        wlan0
+10.0.2.2         0x1         0x2         52:55:0a:00:02:02     *        eth0
+192.168.1.9      0x1         0x2         02:00:00:00:19:00     *        eth1
+`
+	for _, tc := range []struct {
+		name, leases string
+		want         int
+	}{
+		{"no leases to read: the neighbour table", "", 2},
+		{"the leases", "1795920000 02:00:00:00:17:00 10.43.0.57 phone *\n1795920000 02:00:00:00:18:00 10.43.1.12 phone *\n1795920000 02:00:00:00:19:00 10.43.0.60 phone *\n", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "proc/net"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, netsetup.ArpTable), []byte(arp), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.leases != "" {
+				if err := os.MkdirAll(filepath.Join(root, netsetup.LeasesDir), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, netsetup.LeasesDir, "dnsmasq-eth1.leases"), []byte(tc.leases), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := netsetup.WiFi{Runner: nmtest.New(), Root: root, Logger: slog.New(slog.DiscardHandler)}
+			n, err := w.PortPhones(ctx, netsetup.Port{Device: "eth1", Kind: "ethernet", Guests: true})
+			if err != nil || n != tc.want {
+				t.Errorf("PortPhones(eth1) = %d, %v; want %d", n, err, tc.want)
+			}
+		})
+	}
+}
