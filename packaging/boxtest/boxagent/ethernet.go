@@ -159,6 +159,9 @@ func ethernetAP(args []string) error {
 	// The access point, then its radio on the bridge (a radio joins a
 	// bridge only once in access-point mode).
 	dir := "/run/boxtest/wpa-" + venueNamespace
+	if err := os.MkdirAll("/run/boxtest", 0o755); err != nil {
+		return err
+	}
 	conf := "ctrl_interface=" + dir + "\nnetwork={\n\tssid=" + strconv.Quote(*ssid) +
 		"\n\tmode=2\n\tfrequency=" + strconv.Itoa(*freq) + "\n\tkey_mgmt=NONE\n}\n"
 	if err := os.WriteFile(dir+".conf", []byte(conf), 0o600); err != nil {
