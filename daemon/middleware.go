@@ -9,7 +9,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/portal"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 )
 
@@ -74,7 +73,7 @@ func (s *Server) eventTarget(r *http.Request) string {
 	now := s.now().UnixMilli()
 	slug := ""
 	for _, e := range events {
-		if access.UploadsOpen(visitor.EventRules(e), now) {
+		if access.UploadsOpen(access.EventRules(e), now) {
 			if slug != "" {
 				return "/"
 			}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"eventbox/daemon/access"
-	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -66,7 +65,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 			for _, visible := range []bool{false, true} {
 				for _, fav := range []bool{false, true} {
 					f := access.Filter{GuestID: guest, AlsoVisible: also, VisibleOnly: visible, FavoritesOnly: fav}
-					q := visitor.PhotoQuery(e.ID, f)
+					q := access.PhotoQuery(e.ID, f)
 					q.Limit = 1000
 					page, err := st.Photos().List(ctx, q)
 					if err != nil {
@@ -77,7 +76,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 						got = append(got, p.ID)
 					}
 					for _, p := range photos {
-						if f.Holds(visitor.PhotoItem(p)) {
+						if f.Holds(access.PhotoItem(p)) {
 							want = append(want, p.ID)
 						}
 					}
@@ -90,7 +89,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 					if fav || also {
 						continue // messages have no favourites, no merged list
 					}
-					mq := visitor.MessageQuery(e.ID, f)
+					mq := access.MessageQuery(e.ID, f)
 					mq.Limit = 1000
 					mpage, err := st.Messages().List(ctx, mq)
 					if err != nil {
@@ -101,7 +100,7 @@ func TestStoreQueriesHoldWhatTheFilterHolds(t *testing.T) {
 						got = append(got, m.ID)
 					}
 					for _, m := range msgs {
-						if f.Holds(visitor.MessageItem(m)) {
+						if f.Holds(access.MessageItem(m)) {
 							want = append(want, m.ID)
 						}
 					}

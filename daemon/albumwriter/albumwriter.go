@@ -26,7 +26,6 @@ import (
 	"eventbox/daemon/i18n"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
-	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -84,7 +83,7 @@ func (m *Maker) TryStart() (done func(), ok bool) {
 // kept, so the list stays small however large the event.
 func (m *Maker) PhotoIDs(ctx context.Context, eventID string, favorites bool) ([]string, error) {
 	var ids []string
-	q := visitor.PhotoQuery(eventID, access.AlbumBook(favorites))
+	q := access.PhotoQuery(eventID, access.AlbumBook(favorites))
 	q.Limit = listPage
 	for {
 		page, err := m.cfg.Store.Photos().List(ctx, q)
@@ -188,7 +187,7 @@ func (m *Maker) addPhoto(ctx context.Context, aw *album.Writer, id, locale strin
 	if err != nil {
 		return false, err
 	}
-	if !access.AlbumBook(favorites).Holds(visitor.PhotoItem(p)) {
+	if !access.AlbumBook(favorites).Holds(access.PhotoItem(p)) {
 		return false, nil
 	}
 	if !p.Variants {

@@ -20,7 +20,6 @@ import (
 	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -485,7 +484,7 @@ func (s *Exporter) heicCopy(ctx context.Context, remote *cloud.Remote, dir strin
 // holds names, not files.
 func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]exportItem, error) {
 	var photos []store.Photo
-	q := visitor.PhotoQuery(e.ID, access.CloudPhotos(scope == store.ExportFavorites))
+	q := access.PhotoQuery(e.ID, access.CloudPhotos(scope == store.ExportFavorites))
 	q.Limit = pageSize
 	for {
 		page, err := s.store.Photos().List(ctx, q)
@@ -518,7 +517,7 @@ func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]ex
 		shown = append(shown, entry)
 	}
 	var msgs []store.Message
-	mq := visitor.MessageQuery(e.ID, access.CloudGuestbook())
+	mq := access.MessageQuery(e.ID, access.CloudGuestbook())
 	mq.Limit = 500
 	for {
 		page, err := s.store.Messages().List(ctx, mq)

@@ -70,7 +70,7 @@ func (g *API) liveShare(r *http.Request) (store.Share, store.Event, error) {
 	if err != nil {
 		return store.Share{}, store.Event{}, err
 	}
-	if !access.Live(visitor.ShareLink(sh), g.now().UnixMilli()) {
+	if !access.Live(access.ShareLink(sh), g.now().UnixMilli()) {
 		return store.Share{}, store.Event{}, web.ErrNotFound
 	}
 	e, err := g.store.Events().Get(r.Context(), sh.EventID)
@@ -215,7 +215,7 @@ func (g *API) Photos(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := visitor.PhotoQuery(e.ID, access.GalleryPhotos(visitor.ShareLink(sh), r.URL.Query().Get("favorites") == "1"))
+	q := access.PhotoQuery(e.ID, access.GalleryPhotos(access.ShareLink(sh), r.URL.Query().Get("favorites") == "1"))
 	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, g.cfg.PhotoPage
 	page, err := g.cfg.ListPhotos(r, q)
 	if err != nil {
@@ -231,7 +231,7 @@ func (g *API) Messages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, ok := access.GalleryMessages(visitor.EventRules(e))
+	f, ok := access.GalleryMessages(access.EventRules(e))
 	if !ok {
 		return web.ErrForbidden
 	}
@@ -239,7 +239,7 @@ func (g *API) Messages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := visitor.MessageQuery(e.ID, f)
+	q := access.MessageQuery(e.ID, f)
 	q.Before, q.Limit = before, g.cfg.MessagePage
 	page, err := g.store.Messages().List(r.Context(), q)
 	if err != nil {
@@ -255,7 +255,7 @@ func (g *API) Archive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, ok := access.GalleryArchive(visitor.ShareLink(sh))
+	f, ok := access.GalleryArchive(access.ShareLink(sh))
 	if !ok {
 		return web.ErrForbidden
 	}
@@ -263,7 +263,7 @@ func (g *API) Archive(w http.ResponseWriter, r *http.Request) error {
 	if f.FavoritesOnly {
 		what = "favourites"
 	}
-	return g.cfg.Archive.Photos(w, r, e, visitor.PhotoQuery(e.ID, f), archive.Options{Name: archive.Name(e, what), ForGuests: true})
+	return g.cfg.Archive.Photos(w, r, e, access.PhotoQuery(e.ID, f), archive.Options{Name: archive.Name(e, what), ForGuests: true})
 }
 
 // Logo is the event's logo through a live gallery link, for the gallery

@@ -10,7 +10,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -41,7 +40,7 @@ func (a *API) openEvents(r *http.Request) ([]store.Event, error) {
 	now := a.now().UnixMilli()
 	var out []store.Event
 	for _, e := range events {
-		if access.UploadsOpen(visitor.EventRules(e), now) {
+		if access.UploadsOpen(access.EventRules(e), now) {
 			out = append(out, e)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
 	"eventbox/daemon/i18n"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -137,7 +136,7 @@ func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
-		UploadsOpen: access.UploadsOpen(visitor.EventRules(e), a.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
+		UploadsOpen: access.UploadsOpen(access.EventRules(e), a.now().UnixMilli()), UploadsCloseAt: full.UploadsCloseAt,
 		CaptureMode: e.CaptureMode, AskGuestName: e.AskGuestName, MaxPhotosPerGuest: e.MaxPhotosPerGuest,
 		DefaultLocale: full.DefaultLocale, CollectGuestEmails: e.CollectGuestEmails,
 		GuestbookEnabled: e.GuestbookEnabled, GuestbookVoice: e.GuestbookVoice,

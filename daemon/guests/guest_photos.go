@@ -46,7 +46,7 @@ func (a *API) uploader(r *http.Request, e store.Event) (store.Guest, int, error)
 	if err != nil {
 		return store.Guest{}, 0, err
 	}
-	ev, u := visitor.EventRules(e), visitor.UploaderRules(e, g)
+	ev, u := access.EventRules(e), access.UploaderRules(e, g)
 	if err := visitor.Refusal(access.MayUpload(u, ev, a.now().UnixMilli())); err != nil {
 		return store.Guest{}, 0, err
 	}
@@ -90,7 +90,7 @@ func (a *API) Upload(w http.ResponseWriter, r *http.Request) error {
 	p.SpotID = a.spotOf(r, e, r.URL.Query().Get("at"))
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == videoContentType {
-		if err := visitor.Refusal(access.MayUploadVideo(visitor.EventRules(e))); err != nil {
+		if err := visitor.Refusal(access.MayUploadVideo(access.EventRules(e))); err != nil {
 			return err
 		}
 		p.ChallengeID = challengeOf(e, r.URL.Query().Get("challenge"))
@@ -215,11 +215,11 @@ func (a *API) Photos(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f := access.GuestPhotos(g.ID, visitor.EventRules(e), a.now().UnixMilli(), scope == "all", favorites)
+	f := access.GuestPhotos(g.ID, access.EventRules(e), a.now().UnixMilli(), scope == "all", favorites)
 	if f.None {
 		return web.JSON(w, r, http.StatusOK, dto.PhotoPageBody{Photos: []dto.Photo{}})
 	}
-	q := visitor.PhotoQuery(e.ID, f)
+	q := access.PhotoQuery(e.ID, f)
 	q.Before, q.Limit = before, PhotoPageSize
 	page, err := ListPhotos(r.Context(), a.store.Photos(), q, taken)
 	if err != nil {

@@ -51,7 +51,7 @@ func (a *API) Messages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := visitor.MessageQuery(e.ID, access.GuestMessages(g.ID))
+	q := access.MessageQuery(e.ID, access.GuestMessages(g.ID))
 	q.Limit = guestMessagesCap
 	page, err := a.store.Messages().List(r.Context(), q)
 	if err != nil {
@@ -67,7 +67,7 @@ func (a *API) PostMessage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := visitor.Refusal(access.MayWriteGuestbook(visitor.EventRules(e))); err != nil {
+	if err := visitor.Refusal(access.MayWriteGuestbook(access.EventRules(e))); err != nil {
 		return err
 	}
 	if err := a.cfg.AllowUpload(r, g); err != nil {
@@ -216,5 +216,5 @@ func (a *API) mayHear(r *http.Request, m store.Message) bool {
 		a.log.WarnContext(r.Context(), "reading the event of a voice note", "event", m.EventID, "error", err)
 		e = access.Event{ID: m.EventID}
 	}
-	return access.Hear(a.visitors.Viewer(r, m.EventID), e, visitor.MessageItem(m))
+	return access.Hear(a.visitors.Viewer(r, m.EventID), e, access.MessageItem(m))
 }

@@ -8,7 +8,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -25,7 +24,7 @@ func (a *API) photoViewer(r *http.Request, p store.Photo, v string) error {
 	if err != nil {
 		return err
 	}
-	switch access.Media(a.visitors.Viewer(r, p.EventID), e, visitor.PhotoItem(p), access.Variant(v)) {
+	switch access.Media(a.visitors.Viewer(r, p.EventID), e, access.PhotoItem(p), access.Variant(v)) {
 	case access.Allowed:
 		return nil
 	case access.Forbidden:

@@ -5,11 +5,25 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"eventbox/daemon/web"
 )
+
+// The errors of this file are answered by web.ToError through their
+// Answer method (web.Answerer): the HTTP kernel does not know the
+// services whose errors it answers.
 
 // ErrTooLarge is a body, or its file part, over its limit. It is cut off
 // while streaming, before the rest is read.
-var ErrTooLarge = errors.New("upload over its size limit")
+var ErrTooLarge error = tooLargeError{}
+
+// tooLargeError is the type of ErrTooLarge.
+type tooLargeError struct{}
+
+func (tooLargeError) Error() string { return "upload over its size limit" }
+
+// Answer is the 413 answer.
+func (tooLargeError) Answer() *web.Error { return web.ErrTooLarge }
 
 // FieldError is the client's fault with a form or a body: a missing or
 // empty file, a text field too long, a body that is not a readable
@@ -22,6 +36,9 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }
 
+// Answer is the 400 naming the field.
+func (e *FieldError) Answer() *web.Error { return web.Field(e.Field, e.Message) }
+
 // InvalidImageError is a received file that is not a whole image of a
 // kind the box takes, or one with too many pixels. Err is the
 // imaging error behind it.
@@ -32,6 +49,11 @@ type InvalidImageError struct {
 }
 
 func (e *InvalidImageError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// Answer is the invalid_image answer naming the field.
+func (e *InvalidImageError) Answer() *web.Error {
+	return web.ErrInvalidImage.With(map[string]string{e.Field: e.Reason})
+}
 
 // Unwrap returns the imaging error.
 func (e *InvalidImageError) Unwrap() error { return e.Err }
@@ -45,6 +67,11 @@ type InvalidVideoError struct {
 
 func (e *InvalidVideoError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
 
+// Answer is the invalid_video answer naming the field.
+func (e *InvalidVideoError) Answer() *web.Error {
+	return web.ErrInvalidVideo.With(map[string]string{e.Field: e.Reason})
+}
+
 // VideoTooLongError is a video longer than the box takes.
 type VideoTooLongError struct {
 	Max time.Duration
@@ -52,6 +79,11 @@ type VideoTooLongError struct {
 
 func (e *VideoTooLongError) Error() string {
 	return fmt.Sprintf("video: must be at most %d seconds", int(e.Max/time.Second))
+}
+
+// Answer is the video_too_long answer with the longest the box takes.
+func (e *VideoTooLongError) Answer() *web.Error {
+	return web.ErrVideoTooLong.With(map[string]string{"video": fmt.Sprintf("must be at most %d seconds", int(e.Max/time.Second))})
 }
 
 // tooLarge turns the body limit's error into ErrTooLarge and leaves any

@@ -19,7 +19,6 @@ import (
 	"sync"
 
 	"eventbox/daemon/access"
-	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -119,10 +118,10 @@ func (c Change) PhotoChange() bool {
 func (c Change) Item() *access.Item {
 	switch {
 	case c.Photo != nil:
-		it := visitor.PhotoItem(*c.Photo)
+		it := access.PhotoItem(*c.Photo)
 		return &it
 	case c.Message != nil:
-		it := visitor.MessageItem(*c.Message)
+		it := access.MessageItem(*c.Message)
 		return &it
 	}
 	return nil
@@ -137,11 +136,11 @@ func (c Change) nowOnWall() bool {
 
 // PhotoOnWall reports whether a wall shows the photo: visible, with its
 // display image made (access.WallShows).
-func PhotoOnWall(p store.Photo) bool { return access.WallShows(visitor.PhotoItem(p)) }
+func PhotoOnWall(p store.Photo) bool { return access.WallShows(access.PhotoItem(p)) }
 
 // MessageOnWall reports whether a wall shows the message: approved text
 // (access.WallShows).
-func MessageOnWall(m store.Message) bool { return access.WallShows(visitor.MessageItem(m)) }
+func MessageOnWall(m store.Message) bool { return access.WallShows(access.MessageItem(m)) }
 
 // Hub relays changes of events' photos and messages to the open streams
 // of those events, and keeps the last Config.Backlog changes of each event

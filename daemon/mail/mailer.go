@@ -12,7 +12,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/jobs"
-	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -283,7 +282,7 @@ func (m *Mailer) photos(ctx context.Context, eventID string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range []access.Filter{access.CloudPhotos(true), access.CloudPhotos(false)} {
-		q := visitor.PhotoQuery(eventID, f)
+		q := access.PhotoQuery(eventID, f)
 		q.Limit = 24
 		page, err := m.store.Photos().List(ctx, q)
 		if err != nil {

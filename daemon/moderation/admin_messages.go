@@ -7,7 +7,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -22,7 +21,7 @@ func (m *API) Messages(w http.ResponseWriter, r *http.Request, e store.Event) er
 	if status != "" && !web.OneOf(status, store.StatusVisible, store.StatusPending, store.StatusHidden) {
 		return web.Field("status", "must be visible, pending or hidden")
 	}
-	q := visitor.MessageQuery(e.ID, access.HostList())
+	q := access.MessageQuery(e.ID, access.HostList())
 	q.Status, q.Before, q.Limit = status, before, m.cfg.MessagePage
 	page, err := m.store.Messages().List(r.Context(), q)
 	if err != nil {

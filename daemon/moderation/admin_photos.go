@@ -19,7 +19,7 @@ var photoStatuses = []string{store.StatusVisible, store.StatusPending, store.Sta
 // any status unless status= says, favorites=1, challenge= and spot=
 // narrow it; before= pages.
 func (m *API) Photos(w http.ResponseWriter, r *http.Request, e store.Event) error {
-	q := visitor.PhotoQuery(e.ID, access.HostList())
+	q := access.PhotoQuery(e.ID, access.HostList())
 	q.Limit = m.cfg.PhotoPage
 	details := map[string]string{}
 	if q.Status = r.URL.Query().Get("status"); q.Status != "" && !web.OneOf(q.Status, photoStatuses...) {

@@ -5,7 +5,6 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/archive"
-	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -28,5 +27,5 @@ func (m *API) Archive(w http.ResponseWriter, r *http.Request, e store.Event) err
 	if all {
 		what += " incl. hidden and pending"
 	}
-	return m.archive.Photos(w, r, e, visitor.PhotoQuery(e.ID, access.HostArchive(all, favorites)), archive.Options{Name: archive.Name(e, what)})
+	return m.archive.Photos(w, r, e, access.PhotoQuery(e.ID, access.HostArchive(all, favorites)), archive.Options{Name: archive.Name(e, what)})
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"eventbox/daemon/access"
-	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
 
@@ -15,7 +14,7 @@ import (
 // (archive.Streamer.Guestbook).
 func (m *API) MessageArchive(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	var all []store.Message
-	q := visitor.MessageQuery(e.ID, access.HostGuestbook())
+	q := access.MessageQuery(e.ID, access.HostGuestbook())
 	q.Limit = 500
 	for {
 		page, err := m.store.Messages().List(r.Context(), q)

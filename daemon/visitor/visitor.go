@@ -2,8 +2,8 @@
 // signed-in console account (the gr_admin session, and the admin and
 // owner gates that put it in the request), the events a browser joined as
 // a guest (gr_guest), the gallery links it unlocked (gr_share), and from
-// those the access.Viewer the rules of daemon/access read, with the
-// store queries of their filters.
+// those the access.Viewer the rules of daemon/access read (the store
+// queries of their filters are access.PhotoQuery and access.MessageQuery).
 package visitor
 
 import (
@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"eventbox/daemon/access"
@@ -307,7 +306,7 @@ func (x *Resolver) GalleryShares(r *http.Request, eventID string) []access.Link 
 		if err != nil {
 			continue
 		}
-		out = append(out, ShareLink(sh))
+		out = append(out, access.ShareLink(sh))
 	}
 	return out
 }
@@ -349,24 +348,7 @@ func (x *Resolver) AccessEvent(ctx context.Context, id string) (access.Event, er
 	if err != nil {
 		return access.Event{}, fmt.Errorf("loading event %s for access: %w", id, err)
 	}
-	return EventRules(e), nil
-}
-
-// EventRules is what the access rules read of an event: its settings as
-// stored (the rules read the reveal and closing times against the
-// Viewer's time themselves).
-func EventRules(e store.Event) access.Event {
-	return access.Event{
-		ID: e.ID, AlbumShared: e.AlbumShared, RevealAt: e.RevealAt,
-		GuestbookInGallery: e.GuestbookInGallery, GuestbookEnabled: e.GuestbookEnabled,
-		UploadsOpen: e.UploadsOpen, UploadsCloseAt: e.UploadsCloseAt, Ended: e.EndedAt != 0,
-		MaxPhotosPerGuest: e.MaxPhotosPerGuest, AllowVideos: e.AllowVideos,
-	}
-}
-
-// UploaderRules is what the upload rules read of a guest of event e.
-func UploaderRules(e store.Event, g store.Guest) access.Uploader {
-	return access.Uploader{Booth: g.Booth, BoothKeyOK: e.BoothKeyHash != "" && g.BoothKeyHash == e.BoothKeyHash}
+	return access.EventRules(e), nil
 }
 
 // Refusal is the error answer of an upload rule's refusal; nil lets the
@@ -384,42 +366,4 @@ func Refusal(r access.Refusal) error {
 	default:
 		return web.ErrForbidden
 	}
-}
-
-// PhotoQuery is the store query of an access filter over the event's
-// photos; the caller adds what the viewer narrows on purpose (challenge,
-// place, page). A filter that holds nothing (Filter.None) has no query:
-// the caller answers an empty list without asking the store.
-func PhotoQuery(eventID string, f access.Filter) store.PhotoQuery {
-	q := store.PhotoQuery{EventID: eventID, GuestID: f.GuestID, AlsoVisible: f.AlsoVisible, Favorites: f.FavoritesOnly}
-	if f.VisibleOnly {
-		q.Status = store.StatusVisible
-	}
-	return q
-}
-
-// MessageQuery is photoQuery for guestbook messages (which have no
-// favorites, nor AlsoVisible: no message list merges a guest's own with
-// others').
-func MessageQuery(eventID string, f access.Filter) store.MessageQuery {
-	q := store.MessageQuery{EventID: eventID, GuestID: f.GuestID}
-	if f.VisibleOnly {
-		q.Status = store.StatusVisible
-	}
-	return q
-}
-
-// ShareLink is what the access rules read of a gallery link.
-func ShareLink(sh store.Share) access.Link {
-	return access.Link{EventID: sh.EventID, FavoritesOnly: sh.FavoritesOnly, AllowDownload: sh.AllowDownload, ExpiresAt: sh.ExpiresAt}
-}
-
-// PhotoItem is what the access rules read of a photo.
-func PhotoItem(p store.Photo) access.Item {
-	return access.Item{EventID: p.EventID, GuestID: p.GuestID, Visible: p.Status == store.StatusVisible, Favorite: p.Favorite, Ready: p.Variants}
-}
-
-// MessageItem is what the access rules read of a guestbook message.
-func MessageItem(m store.Message) access.Item {
-	return access.Item{EventID: m.EventID, GuestID: m.GuestID, Visible: m.Status == store.StatusVisible, Ready: strings.TrimSpace(m.Text) != ""}
 }

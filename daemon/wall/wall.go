@@ -239,14 +239,14 @@ func (a *API) Show(w http.ResponseWriter, r *http.Request) error {
 	// takes a photo it has once).
 	pos := a.hub.Position()
 	var photos store.Page[store.Photo]
-	if f := access.WallPhotos(visitor.EventRules(e), a.now().UnixMilli()); !f.None {
-		q := visitor.PhotoQuery(e.ID, f)
+	if f := access.WallPhotos(access.EventRules(e), a.now().UnixMilli()); !f.None {
+		q := access.PhotoQuery(e.ID, f)
 		q.Limit = wallFirstPhotos
 		if photos, err = a.store.Photos().List(r.Context(), q); err != nil {
 			return err
 		}
 	}
-	mq := visitor.MessageQuery(e.ID, access.WallMessages())
+	mq := access.MessageQuery(e.ID, access.WallMessages())
 	mq.Limit = wallFirstMessages
 	msgs, err := a.store.Messages().List(r.Context(), mq)
 	if err != nil {
@@ -285,7 +285,7 @@ func (a *API) Stream(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rules := visitor.EventRules(e)
+	rules := access.EventRules(e)
 	frame := func(c live.Change) (string, any, bool) {
 		return wallLiveFrame(c, access.WallChange(rules, a.now().UnixMilli(), c.PhotoChange(), c.Item(), c.Shown))
 	}
@@ -340,7 +340,7 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !access.WallFile(visitor.EventRules(e), visitor.PhotoItem(p), a.now().UnixMilli()) {
+	if !access.WallFile(access.EventRules(e), access.PhotoItem(p), a.now().UnixMilli()) {
 		return web.ErrNotFound
 	}
 	// Hidden later: the screen must not keep it in its cache for long.

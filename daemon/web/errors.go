@@ -8,9 +8,7 @@ import (
 	"net/http"
 	"os"
 	"syscall"
-	"time"
 
-	"eventbox/daemon/ingest"
 	"eventbox/store"
 )
 
@@ -91,15 +89,20 @@ func RateLimited(retryAfter int) *Error {
 	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: retryAfter}
 }
 
+// Answerer is an error of a service below the areas that knows its
+// answer (the uploads' errors, daemon/ingest): the kernel answers it
+// without importing the service.
+type Answerer interface {
+	error
+	Answer() *Error
+}
+
 // ToError maps any error a handler returns to the answer the client
 // gets. It is the one place where domain errors meet HTTP.
 func ToError(err error) *Error {
 	var (
 		ae *Error
-		fe *ingest.FieldError
-		ie *ingest.InvalidImageError
-		ve *ingest.InvalidVideoError
-		te *ingest.VideoTooLongError
+		an Answerer
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -110,16 +113,8 @@ func ToError(err error) *Error {
 		return ErrQuotaReached
 	case errors.Is(err, store.ErrBadPath):
 		return ErrNotFound
-	case errors.Is(err, ingest.ErrTooLarge):
-		return ErrTooLarge
-	case errors.As(err, &fe):
-		return Field(fe.Field, fe.Message)
-	case errors.As(err, &ie):
-		return ErrInvalidImage.With(map[string]string{ie.Field: ie.Reason})
-	case errors.As(err, &ve):
-		return ErrInvalidVideo.With(map[string]string{ve.Field: ve.Reason})
-	case errors.As(err, &te):
-		return ErrVideoTooLong.With(map[string]string{"video": fmt.Sprintf("must be at most %d seconds", int(te.Max/time.Second))})
+	case errors.As(err, &an):
+		return an.Answer()
 	case NoSpace(err):
 		return ErrInsufficientStorage
 	case IOFault(err):

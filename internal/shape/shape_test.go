@@ -229,3 +229,110 @@ func TestOnlyTheRouteTableResolvesTheEvent(t *testing.T) {
 	})
 	t.Logf("AdminEvent calls outside %s: %d", eventScopeWrapper, calls)
 }
+
+// layers are the module's packages from the bottom up: a package may
+// import packages of its own layer and of the layers below it, never of
+// a layer above. A pattern names a package ("daemon/web") or, ending in
+// "/...", the package and everything under it. Every package of the
+// module is in one layer (a new package is placed here). This is the
+// layering of docs/architecture.md, written once.
+var layers = []struct {
+	name     string
+	packages []string
+}{
+	{"libraries outside the daemon", []string{"", "api", "assets", "booth", "docs", "secret", "netsetup", "internal/..."}},
+	{"store", []string{"store/..."}},
+	{"the daemon's libraries", []string{"daemon/album", "daemon/boxca", "daemon/clock", "daemon/cloud", "daemon/cookie",
+		"daemon/i18n", "daemon/imaging/...", "daemon/mail/mailtest", "daemon/metrics", "daemon/passwords",
+		"daemon/printing/cups", "daemon/printing/cupstest", "daemon/probe", "daemon/qr", "daemon/sdnotify",
+		"daemon/service", "daemon/signage", "daemon/text"}},
+	{"the access rules and the answers' shapes", []string{"daemon/access", "daemon/dto"}},
+	{"the HTTP kernel and who asks", []string{"daemon/web", "daemon/visitor", "daemon/mediafile"}},
+	{"services", []string{"daemon/albumwriter", "daemon/archive", "daemon/backup", "daemon/backups", "daemon/ingest",
+		"daemon/jobs", "daemon/mail", "daemon/outbox", "daemon/storage", "daemon/update", "daemon/variants"}},
+	{"areas", []string{"daemon/accounts", "daemon/boothapi", "daemon/box", "daemon/cloudexport", "daemon/events",
+		"daemon/gallery", "daemon/guests", "daemon/hearts", "daemon/live", "daemon/moderation", "daemon/network",
+		"daemon/outbound", "daemon/portal", "daemon/printing", "daemon/resumable", "daemon/setup", "daemon/wall"}},
+	{"the daemon's wiring", []string{"daemon"}},
+	{"commands, packaging and load tools", []string{"cmd/...", "daemon/internal/...", "e2e/...", "netsetup/nmtest",
+		"packaging/...", "tools/..."}},
+}
+
+// layerExceptions are the imports that still point up, each with why it
+// is allowed for now. TestImportsPointDown fails when one of them is gone
+// (remove it here) as much as when a new one appears.
+var layerExceptions = map[string]string{
+	// The event model's language rule lists the catalogue's languages;
+	// moving the catalogue out of daemon/ moves the browser tests' imports
+	// of it with it.
+	"store -> daemon/i18n": "the event model's DefaultLocale choice",
+}
+
+// layerOf answers the index in layers of the package at dir (relative to
+// the module's root, "" for the root), or -1.
+func layerOf(dir string) int {
+	found, best := -1, -1
+	for i, l := range layers {
+		for _, p := range l.packages {
+			if sub, ok := strings.CutSuffix(p, "/..."); ok {
+				if (dir == sub || strings.HasPrefix(dir, sub+"/")) && len(sub) > best {
+					found, best = i, len(sub)
+				}
+			} else if dir == p && len(p)+1 > best {
+				found, best = i, len(p)+1
+			}
+		}
+	}
+	return found
+}
+
+// TestImportsPointDown reads the imports of every non-test file and fails
+// for one that points to a higher layer than its package's.
+func TestImportsPointDown(t *testing.T) {
+	const module = "eventbox"
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	up := 0
+	goFiles(t, func(path string) {
+		dir := filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, root+"/")))
+		if dir == "." {
+			dir = ""
+		}
+		from := layerOf(dir)
+		if from < 0 {
+			t.Errorf("package %q is in no layer: place it in layers", dir)
+			return
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			p := strings.Trim(im.Path.Value, `"`)
+			if p != module && !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			to := strings.TrimPrefix(strings.TrimPrefix(p, module), "/")
+			toLayer := layerOf(to)
+			if toLayer <= from {
+				continue
+			}
+			key := dir + " -> " + to
+			if _, ok := layerExceptions[key]; ok {
+				seen[key] = true
+				continue
+			}
+			if !seen[key] {
+				up++
+				t.Errorf("%s (%s) imports %s (%s), a layer above it", dir, layers[from].name, to, layers[toLayer].name)
+			}
+			seen[key] = true
+		}
+	})
+	for key := range layerExceptions {
+		if !seen[key] {
+			t.Errorf("the exception %q no longer happens: remove it from layerExceptions", key)
+		}
+	}
+	t.Logf("imports pointing up: %d, and %d allowed exceptions", up, len(layerExceptions))
+}
