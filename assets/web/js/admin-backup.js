@@ -1,3 +1,4 @@
+// @ts-check
 // The console's Backup screen (Settings → Backup) with the guests'
 // unfinished uploads, the storage banner every console page shows while
 // the card is nearly full, and the banner of the secrets a restore from
@@ -82,7 +83,7 @@ function unfinishedCard() {
     if (focus) title.focus();
     if (first && location.hash === '#unfinished-uploads') {
       // Clear of the console's bar, which stays at the top.
-      const bar = document.querySelector('header.top');
+      const bar = /** @type {HTMLElement | null} */ (document.querySelector('header.top'));
       el.style.scrollMarginTop = (bar ? bar.offsetHeight : 0) + 8 + 'px';
       el.scrollIntoView({ block: 'start' });
       title.focus({ preventScroll: true });
@@ -175,7 +176,7 @@ const RESTORED = 'eventbox.restored';
  * (the restored backup's date), or null; it says it once.
  */
 export function restoreNote() {
-  let at = null;
+  let at;
   try {
     at = sessionStorage.getItem(RESTORED);
     sessionStorage.removeItem(RESTORED);
@@ -256,7 +257,7 @@ async function waitAndReload() {
       await api('/api/health');
       location.reload();
       return;
-    } catch (e) { /* still restarting */ }
+    } catch { /* still restarting */ }
   }
   location.reload();
 }
@@ -341,7 +342,7 @@ export function storageBanner(owner = () => false) {
     try {
       last = await api('/api/admin/storage');
       el.draw();
-    } catch (e) { /* signed out or offline: keep what is shown */ }
+    } catch { /* signed out or offline: keep what is shown */ }
   };
   look();
   setInterval(look, 60000);

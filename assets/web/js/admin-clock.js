@@ -1,3 +1,4 @@
+// @ts-check
 // The box's clock in the console: while GET /api/health says it is
 // unsure, the first owner's console sets it from this device's time
 // (POST /api/admin/clock) and says so; others are told an owner will.
@@ -8,7 +9,7 @@ import { t } from './admin-i18n.js';
 export async function clockUnsure() {
   try {
     return (await api('/api/health')).clock === 'unsure';
-  } catch (e) {
+  } catch {
     return false;
   }
 }
@@ -36,7 +37,7 @@ export function clockBanner(me) {
       el.hidden = false;
       el.classList.add('good');
       clear(el, t('The box did not know the time: it is now set from this device ({time}). Photos and messages from before are re-dated.', { time: fmtTime(Date.now()) }));
-    } catch (e) {
+    } catch {
       el.hidden = false;
       el.classList.add('bad');
       clear(el, t('The box does not know the time yet and could not set it from this device.'));

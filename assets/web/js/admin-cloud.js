@@ -1,3 +1,4 @@
+// @ts-check
 // The cloud export in the console: the Cloud settings screen (WebDAV
 // address, user, password, folder, automatic export, a test that shows the
 // server's own words) and, for one event, its exports with a progress bar
@@ -128,7 +129,7 @@ export function exportProgress(eventID) {
     }
     if (!box.dataset.drawn) {
       // The event's export panel, drawn before the end, shows it too.
-      document.querySelector(`[data-export-panel="${eventID}"]`)?.redraw?.();
+      /** @type {(HTMLElement & {redraw?: () => void}) | null} */ (document.querySelector(`[data-export-panel="${eventID}"]`))?.redraw?.();
     }
     box.dataset.drawn = '1';
     const x = data.exports[0];

@@ -1,3 +1,4 @@
+// @ts-check
 // The guests' addresses of one event in the console (GET
 // /api/admin/events/:id/contacts): the list with where each one's gallery
 // mail is, the CSV export, and what ending the event queued and what of it

@@ -1,3 +1,4 @@
+// @ts-check
 // One event in the console: creation, the settings form with every field
 // of the spec's Event table, and the tabs for places, sharing (guest link,
 // QR codes, gallery links, booth, wall) and finishing (downloads, cloud

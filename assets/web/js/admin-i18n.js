@@ -1,3 +1,4 @@
+// @ts-check
 // The console's language: one of the catalogue's, chosen on this browser
 // (the language menu of the top bar), else the browser's, else English
 // (i18n.js's pickLang). The console's texts are their own keys: t('Save')
@@ -5,6 +6,7 @@
 // "Save" itself when a language lacks it.
 import { pickLang, saveLang, loadI18n, LANGS } from './i18n.js';
 
+/** @type {{lang: string, t: import('./i18n.js').Translate}} */
 let current = { lang: 'en', t: (s) => s };
 
 /** loadConsoleLang loads the console's language; call it once, before drawing. */
@@ -13,7 +15,11 @@ export async function loadConsoleLang() {
   return current.lang;
 }
 
-/** t is the text in the console's language; {name} placeholders are filled from vars. */
+/**
+ * t is the text in the console's language; {name} placeholders are filled from vars.
+ * @param {string} text
+ * @param {Record<string, any>} [vars]
+ */
 export function t(text, vars) {
   return current.t(text, vars);
 }

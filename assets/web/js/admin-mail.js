@@ -1,3 +1,4 @@
+// @ts-check
 // The console's Mail screen (owners): the SMTP settings, the admin
 // address and its alerts, a test mail, and the queue of mails with each
 // one's state, reply and retry.

@@ -1,3 +1,4 @@
+// @ts-check
 // Moderation in the console: the photo grid (filters, selections, actions,
 // infinite scroll, import) and the guestbook.
 import { h, clear, toast, fmtTime, infinite, mediaURL, voiceNote, guestLabel } from './lib.js';

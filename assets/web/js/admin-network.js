@@ -1,3 +1,4 @@
+// @ts-check
 // The console's Network screen (owners): the hotspot with its Wi-Fi QR
 // code, going online at home (the networks in range, pick one, its
 // password), what the radio does with the hotspot then, the fall-back's

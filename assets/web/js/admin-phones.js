@@ -1,3 +1,4 @@
+// @ts-check
 // The phones on the box's Wi-Fi over the evening (GET /api/admin/phones),
 // for every console account: the count now of about how many the radio
 // holds, a chart of the last hours with the radio's figure as a line and
@@ -135,7 +136,7 @@ export function phonesEvening(id = 'phones-evening', withCount = true) {
         p.crowded ? h('div', { class: 'banner bad', id: id + '-crowded' }, t('Nearly full since {time}.', { time: fmtTime(p.crowdedSince) })) : null,
         phonesChart(p),
         h('p', { class: 'small muted', id: id + '-letgo' }, letGoLine(p)));
-    } catch (e) {
+    } catch {
       clear(body, h('p', { class: 'muted' }, t('The box cannot count the phones on its Wi-Fi now.')));
     }
     el.dataset.drawn = '1';
@@ -162,7 +163,7 @@ export function crowdBanner(owner = () => false) {
       if (!p.crowded) { said = ''; return; }
       const now = p.crowdedSince + ':' + p.letGoIdleSeconds + ':' + owner();
       if (now !== said) { said = now; clear(el, crowdText(p, owner())); }
-    } catch (e) { /* signed out or offline: keep what is shown */ }
+    } catch { /* signed out or offline: keep what is shown */ }
   };
   check();
   setInterval(check, 60000);

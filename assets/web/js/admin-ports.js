@@ -1,3 +1,4 @@
+// @ts-check
 // The Network screen's "Radios and ports" card (owners): every Wi-Fi radio
 // and Ethernet port of the box with what it does and its phones; which
 // Ethernet port serves guests' access points (none by default: every port

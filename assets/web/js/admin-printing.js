@@ -1,3 +1,4 @@
+// @ts-check
 // Printing in the console: the Printing settings screen (owners: the
 // printer, listed from the box's print server, the paper, what prints, a
 // test page, the printers the print server sees with an Add for each, and

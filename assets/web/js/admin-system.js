@@ -1,8 +1,9 @@
+// @ts-check
 // Console pages for the box as a whole: two-step sign-in, the team
 // (accounts and invitations), settings (mail, webhooks, backup, updates;
 // cloud lives in admin-cloud.js), statistics and About. Owner-only parts are linked for owners only.
 import { h, clear, toast, fmtTime, fmtBytes, guestLabel } from './lib.js';
-import { call, errText, field, check, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
+import { call, errText, field, select, showErrors, busy, notYet, unavailable, confirmDo, copyText } from './admin-ui.js';
 import { mailPart } from './admin-mail.js';
 import { t } from './admin-i18n.js';
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Console building blocks: the API wrapper that notices a lost session,
 // form fields with their error slots, and plain-English error text.
 import { api, ApiError, h, toast, clipboard } from './lib.js';
@@ -50,6 +51,7 @@ export function errText(e) {
 // DETAILS are the shapes of the box's field problems (the details of a
 // bad_request answer, in English as the interface has them) and the
 // console's words for each; a problem of no known shape reads as refused.
+/** @type {Array<[RegExp, (m: RegExpExecArray) => string]>} */
 const DETAILS = [
   [/^(is )?required$|^must be set$/, () => t('This is required.')],
   [/^must be at least (\d+) characters$/, (m) => t('At least {n, plural, one {# character} other {# characters}}.', { n: Number(m[1]) })],

@@ -1,3 +1,4 @@
+// @ts-check
 // The Updates screen of the console (owners): check for a release, apply
 // it with a backup first, follow the download, and see the result after
 // the box restarted into it (or rolled back). docs/decisions.md, "Updates".

@@ -1,3 +1,4 @@
+// @ts-check
 // The console's Webhooks screen (owners): the webhooks with their test,
 // enable/disable, edit and delete, a form for a new one, and the recent
 // deliveries with their status, in the console's language (t).

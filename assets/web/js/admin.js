@@ -1,3 +1,4 @@
+// @ts-check
 // The console (/admin/…) and the invitation page (/invite/<token>): the
 // shell, the router, sign-in, the event list and the account page. Parts
 // used less often load on demand from their own modules.
@@ -20,7 +21,7 @@ function go(path, replace) {
 
 // Same-origin links inside the console navigate without reloading.
 document.addEventListener('click', (e) => {
-  const a = e.target.closest('a[href]');
+  const a = /** @type {HTMLAnchorElement | null} */ (/** @type {Element} */ (e.target).closest('a[href]'));
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || a.target || a.hasAttribute('download')) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin || !url.pathname.startsWith('/admin') || url.pathname.startsWith('/admin/wall')) return;
@@ -107,7 +108,7 @@ let restored;
 // else the main area.
 function skipTo(e) {
   e.preventDefault();
-  const to = document.querySelector('[data-skip] .tile .pick') || document.querySelector('[data-skip]') || document.querySelector('#main');
+  const to = /** @type {HTMLElement | null} */ (document.querySelector('[data-skip] .tile .pick') || document.querySelector('[data-skip]') || document.querySelector('#main'));
   if (!to) return;
   if (!to.matches('a, button, input, select, textarea, [tabindex]')) to.setAttribute('tabindex', '-1');
   to.focus();

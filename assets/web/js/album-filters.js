@@ -1,3 +1,4 @@
+// @ts-check
 // The filters of a photo album, shared by the gallery page (/g/<token>)
 // and the guests' shared album (the guest page's album tab): by guest,
 // place and challenge, over a list loaded whole.

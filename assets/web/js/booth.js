@@ -1,3 +1,4 @@
+// @ts-check
 // The photo booth: /e/<slug>?booth=<key> on a tablet or a laptop with a
 // camera. The device registers with POST /api/e/:slug/booth { key }, shows
 // the camera full screen, and on a touch, a key or a "trigger" message of
@@ -30,10 +31,10 @@ export async function boothPage({ app, slug, key, data, t }) {
     return;
   }
   const queue = new UploadQueue(slug, { concurrency: 1 });
-  queue.addEventListener('stopped', (e) => {
+  queue.addEventListener('stopped', (/** @type {CustomEvent} */ e) => {
     say(e.detail.code === 'uploads_closed' ? t('uploadsClosed') : t('genericError'));
   });
-  queue.addEventListener('uploaded', (e) => {
+  queue.addEventListener('uploaded', (/** @type {CustomEvent} */ e) => {
     if (!busy) say(t('boothSent'));
     if (e.detail && e.detail.id) printer.offer(e.detail.id);
   });

@@ -1,3 +1,4 @@
+// @ts-check
 // Camera filters the hosts can offer guests (event captureFilters): the
 // photo is redrawn through a canvas filter and sent as a JPEG. Where the
 // browser cannot filter a canvas, the photo goes as it was taken.

@@ -1,3 +1,4 @@
+// @ts-check
 // The gallery page, /g/<token>: a read-only view of an event's visible
 // photos through a gallery link, with its password form; the event's
 // logo and a cover photo, the hosts' favourites, every photo in the order
@@ -13,6 +14,7 @@ import { heartsOf, lovedFirst } from './hearts.js';
 const app = $('#app');
 const token = decodeURIComponent(location.pathname.split('/')[2] || '');
 const base = '/api/g/' + encodeURIComponent(token);
+/** @type {import('./i18n.js').Translate} */
 let t = (k) => k;
 let lang = 'en';
 let data = null;

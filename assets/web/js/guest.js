@@ -1,3 +1,4 @@
+// @ts-check
 // The guest page, /e/<slug>[?at=<spot>]: join or unlock the event, give a
 // name, take or pick photos (and videos) into the retrying upload queue,
 // see my photos and, when the album is shared, everyone's; the guestbook
@@ -35,6 +36,7 @@ const spot = params.get('at') || '';
 const boothKey = params.get('booth') || new URLSearchParams(location.hash.slice(1)).get('booth') || '';
 const base = '/api/e/' + encodeURIComponent(slug);
 
+/** @type {import('./i18n.js').Translate} */
 let t = (k) => k;
 let lang = 'en';
 let data = null; // { event, guest }
@@ -892,7 +894,7 @@ async function guestbook(panel) {
     }
   });
   const drawMine = async () => {
-    let messages = [];
+    let messages;
     try {
       ({ messages } = await api(base + '/messages'));
     } catch {

@@ -1,3 +1,4 @@
+// @ts-check
 // Hearts: a guest in the shared album, or a gallery visitor, hearts a
 // photo from its tile in the grid or from its large view (one heart per
 // guest or browser and photo, tapped again to take it back); each heart

@@ -1,3 +1,4 @@
+// @ts-check
 // The pages' one loader of the language catalogue (assets/web/locales,
 // one file per language; daemon/i18n's doc says its format). The box
 // serves each language's sections apart, /locales/<lang>/<section>.json,
@@ -5,6 +6,7 @@
 // the page's code rather than after it); English is the fallback for any
 // key. The console's keys are its English: an English console fetches no
 // catalogue.
+// @ts-expect-error -- the box builds this module at run time (daemon/i18n): no file to check.
 import INDEX from '/locales/index.js';
 
 async function fetchJSON(url) {
@@ -16,6 +18,7 @@ async function fetchJSON(url) {
 /**
  * LANGS are the languages the box speaks, code → the language's own name,
  * as the catalogue's files present them.
+ * @type {Record<string, string>}
  */
 export const LANGS = INDEX;
 
@@ -52,6 +55,9 @@ export function saveLang(lang) {
  * form of the language's plural category for the value (Intl.PluralRules:
  * one, few, many, other…; =0 or =1 for an exact value), with # the number.
  * The catalogue's one plural scheme; docs/i18n.md says it in full.
+ * @param {string} s
+ * @param {Record<string, any>} [vars]
+ * @param {string} [lang]
  */
 export function fill(s, vars, lang) {
   if (!vars) return s;
@@ -68,6 +74,11 @@ export function fill(s, vars, lang) {
   });
 }
 
+/**
+ * Translate gives a key's text with its blanks filled from vars.
+ * @typedef {(key: string, vars?: Record<string, any>) => string} Translate
+ */
+
 // The sections whose keys are their English texts (daemon/i18n's tests
 // hold each English text equal to its key): the console's.
 const KEYED_BY_ENGLISH = new Set(['console']);
@@ -78,6 +89,9 @@ const KEYED_BY_ENGLISH = new Set(['console']);
  * blanks filled from vars, the English text when lang lacks the key, and
  * the key itself when both lack it (the console's keys are its English
  * texts).
+ * @param {string} lang
+ * @param {string} [section]
+ * @returns {Promise<{lang: string, t: Translate}>}
  */
 export async function loadI18n(lang, section = 'guest') {
   if (!LANGS[lang]) lang = 'en';

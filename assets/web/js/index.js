@@ -1,3 +1,4 @@
+// @ts-check
 // The box's front page, /: straight to the event when exactly one is open
 // (the captive portal's rule); with several, the open events by name and
 // logo; and always the code box, which takes the access code the hosts gave

@@ -1,3 +1,4 @@
+// @ts-check
 // Helpers shared by every page: the API client, a tiny DOM builder,
 // toasts and formatting. No dependencies, no build step.
 
@@ -19,8 +20,11 @@ export class ApiError extends Error {
  * body may be a plain object (sent as JSON), FormData or a Blob; cache is
  * the fetch's cache mode ('no-store' unless a call takes a preloaded
  * answer). It rejects with ApiError for any answer other than 2xx.
+ * @param {string} path
+ * @param {{method?: string, body?: any, headers?: Record<string, string>, signal?: AbortSignal, cache?: RequestCache}} [opts]
  */
 export async function api(path, { method = 'GET', body, headers = {}, signal, cache = 'no-store' } = {}) {
+  /** @type {RequestInit & {headers: Record<string, string>}} */
   const init = { method, headers: { ...headers }, credentials: 'same-origin', signal, cache };
   if (body instanceof FormData || body instanceof Blob) init.body = body;
   else if (body !== undefined) {

@@ -1,3 +1,4 @@
+// @ts-check
 // A full-screen photo viewer shared by the console, the guest page and the
 // gallery: arrows, Escape and swipes move through the list.
 import { h, clear, mediaURL, safeImg } from './lib.js';

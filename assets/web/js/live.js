@@ -1,3 +1,4 @@
+// @ts-check
 // A live stream of an event's changes (Server-Sent Events), shared by the
 // console (GET /api/admin/events/<id>/live) and the wall
 // (GET /api/wall/<token>/live). EventSource resumes by itself after a

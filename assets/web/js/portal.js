@@ -1,3 +1,4 @@
+// @ts-check
 // The captive portal page, /portal: a phone that joins the hotspot opens
 // its Wi-Fi sign-in sheet (iOS's and macOS's web sheet, Android's captive
 // portal login), where a file picker or the camera may not open, nothing

@@ -1,3 +1,4 @@
+// @ts-check
 // The guest's upload queue. Files wait in IndexedDB until the box has
 // them, so a reload, a closed tab or a dropped hotspot loses nothing. Up to
 // two go at a time. What each answer does (docs/decisions.md, "Full card
@@ -135,6 +136,9 @@ function b64(v) {
 /**
  * xhr sends one request: it resolves { status, data, header(name),
  * retryAfter } for any answer and rejects when none came (network, stall).
+ * @param {string} method
+ * @param {string} url
+ * @param {{headers?: Record<string, string>, body?: any, onProgress?: (loaded: number) => void, signal?: AbortSignal}} [opts]
  */
 function xhr(method, url, { headers, body, onProgress, signal } = {}) {
   return new Promise((resolve, reject) => {

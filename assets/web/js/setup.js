@@ -1,3 +1,4 @@
+// @ts-check
 // The first-run setup page, /setup: on a box nobody set up yet, the setup
 // Wi-Fi's captive portal opens it (daemon/setup). The first person to send
 // it sets the box up: the owner's sign-in, the guests' Wi-Fi, the country,
@@ -7,6 +8,7 @@ import { h, $, clear, api, clipboard } from './lib.js';
 import { LANGS, loadI18n, pickLang, saveLang } from './i18n.js';
 
 const app = $('#app');
+/** @type {import('./i18n.js').Translate} */
 let t = (k) => k;
 let lang = 'en';
 

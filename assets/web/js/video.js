@@ -1,3 +1,4 @@
+// @ts-check
 // Video uploads: the browser makes the JPEG poster frame, and the body is
 // the poster followed by the video (spec: "POST /api/e/:slug/photos" with
 // Content-Type application/vnd.service.video and X-Poster-Bytes).

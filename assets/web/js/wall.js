@@ -1,3 +1,4 @@
+// @ts-check
 // The live wall (/wall/<token>): a full-screen show of an event's visible
 // photos and approved guestbook texts for a screen at the venue, opened
 // with a wall link the hosts made in the console (no sign-in). It follows
@@ -74,7 +75,8 @@ async function main() {
   let cycle = 0;
   let msgCycle = 0;
   let slides = 0;
-  let current = null; // { el, ids }
+  /** @type {{el: HTMLElement, ids: string[]} | null} */
+  let current = null;
   let wake = null;
 
   const upsert = (list, item, max) => {
@@ -235,7 +237,7 @@ async function main() {
     wake = () => { clearTimeout(t); wake = null; resolve(); };
   });
   while (root.isConnected) {
-    let next = null;
+    let next;
     if (slides > 0 && slides % MESSAGE_EVERY === 0 && messages.length && !fresh.length) {
       next = { el: messageSlide(messages[msgCycle++ % messages.length]), ids: [], ms: Math.max(5000, style.interval * 1000) };
     } else {
