@@ -62,7 +62,7 @@ ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs browsertest longtest
+.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -78,8 +78,8 @@ run-setup:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/eventbox ./cmd/eventbox
 
-## test: formatting, vet, staticcheck, the tests (-race where there is concurrency), short fuzz runs and govulncheck
-test: vet lint axe unit fuzz vulncheck
+## test: formatting, vet, staticcheck, the pages' JavaScript linted and type-checked, the tests (-race where there is concurrency), short fuzz runs and govulncheck
+test: vet lint jslint axe unit fuzz vulncheck
 
 vet:
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -208,6 +208,27 @@ tusjs:
 	if ! (cd $(TUSJS_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null); then \
 		echo "tusjs: SKIPPED, tus-js-client could not be installed from the npm registry: the tus-js-client test will skip"; exit 0; \
 	fi
+
+## jslint: ESLint (the recommended rules, browser globals, ES modules) and
+## TypeScript's checker (tsc --noEmit --checkJs; each file says // @ts-check)
+## over the pages' JavaScript in assets/web/js, with zero findings allowed.
+## Both are pinned with their dependencies and npm integrity in
+## $(JSLINT_DIR)/package-lock.json and installed from the npm registry into
+## $(JSLINT_DIR)/node_modules (not committed: 38 MB). Without npm or the
+## network it says SKIPPED; with EVENTBOX_REQUIRE_ALL=1 (.ci/run) that fails.
+JSLINT_DIR = tools/jslint
+jslint:
+	@skip() { echo "jslint: SKIPPED, $$1: the pages' JavaScript is not checked"; \
+		if [ "$$EVENTBOX_REQUIRE_ALL" = 1 ]; then echo "jslint: EVENTBOX_REQUIRE_ALL=1: a skipped check fails"; exit 1; fi; exit 0; }; \
+	if ! cmp -s $(JSLINT_DIR)/package-lock.json $(JSLINT_DIR)/node_modules/.eventbox-lock.json; then \
+		command -v npm >/dev/null || skip "npm is not installed (Debian packages nodejs npm)"; \
+		(cd $(JSLINT_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || \
+			skip "ESLint and TypeScript could not be installed from the npm registry"; \
+		cp $(JSLINT_DIR)/package-lock.json $(JSLINT_DIR)/node_modules/.eventbox-lock.json; \
+	fi; \
+	$(JSLINT_DIR)/node_modules/.bin/eslint -c $(JSLINT_DIR)/eslint.config.js --max-warnings 0 assets/web/js && \
+	$(JSLINT_DIR)/node_modules/.bin/tsc -p $(JSLINT_DIR)/tsconfig.json && \
+	echo "jslint: ESLint and tsc found nothing in assets/web/js"
 
 clean:
 	rm -rf bin dist
