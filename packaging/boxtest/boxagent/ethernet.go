@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -52,7 +53,10 @@ type EthernetPhone struct {
 	Captive string   `json:"captive"`
 	Probe   string   `json:"probe"`
 	Uploads []Upload `json:"uploads"`
-	Error   string   `json:"error,omitempty"`
+	// DNSRetries counts the DNS questions asked again after 5 s without
+	// an answer.
+	DNSRetries int    `json:"dnsRetries"`
+	Error      string `json:"error,omitempty"`
 }
 
 // ethernet is the venue's access point on the box's second Ethernet port:
@@ -376,8 +380,8 @@ func ethernetPhones(args []string) error {
 				p.Error = err.Error()
 			}
 			ph.leave()
-			fmt.Printf("phone %d (%s): address %v, captive %s, probe %q, %d uploads, error %q\n",
-				p.N, p.NS, p.Lease != nil, p.Captive, p.Probe, len(p.Uploads), p.Error)
+			fmt.Printf("phone %d (%s): address %v, captive %s, probe %q, %d uploads, %d DNS questions asked again, error %q\n",
+				p.N, p.NS, p.Lease != nil, p.Captive, p.Probe, len(p.Uploads), p.DNSRetries, p.Error)
 		}()
 	}
 	wg.Wait()
@@ -425,8 +429,10 @@ func venuePhone(ctx context.Context, ph *crowdPhone, p *EthernetPhone, ssid, slu
 	if err := configure(ph.iface, lease); err != nil {
 		return err
 	}
-	c := venueClient(ph.ns, lease.DNS)
-	if ip, err := lookupIn(ctx, ph.ns, lease.DNS, "connectivitycheck.gstatic.com"); err != nil {
+	var retried atomic.Int32
+	defer func() { p.DNSRetries = int(retried.Load()) }()
+	c := venueClient(ph.ns, lease.DNS, &retried)
+	if ip, err := lookupIn(ctx, ph.ns, lease.DNS, "connectivitycheck.gstatic.com", &retried); err != nil {
 		p.Captive = "error: " + err.Error()
 	} else {
 		p.Captive = ip.String()
@@ -445,9 +451,9 @@ func venuePhone(ctx context.Context, ph *crowdPhone, p *EthernetPhone, ssid, slu
 }
 
 // venueClient is a phone's browser behind the venue's access point: each
-// name is asked of the box's DNS server dns, every socket made in the
-// phone's namespace ns.
-func venueClient(ns string, dns net.IP) *http.Client {
+// name is asked of the box's DNS server dns (retried counting the
+// questions asked again), every socket made in the phone's namespace ns.
+func venueClient(ns string, dns net.IP, retried *atomic.Int32) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{
 		Jar:     jar,
@@ -457,7 +463,7 @@ func venueClient(ns string, dns net.IP) *http.Client {
 		},
 		Transport: &http.Transport{DisableKeepAlives: true, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			host, port, _ := net.SplitHostPort(addr)
-			ip, err := lookupIn(ctx, ns, dns, host)
+			ip, err := lookupIn(ctx, ns, dns, host, retried)
 			if err != nil {
 				return nil, err
 			}
@@ -467,16 +473,28 @@ func venueClient(ns string, dns net.IP) *http.Client {
 }
 
 // lookupIn asks the DNS server dns for name's IPv4 address from
-// namespace ns.
-func lookupIn(ctx context.Context, ns string, dns net.IP, name string) (net.IP, error) {
+// namespace ns, asking again after 5 s without an answer, three times in
+// all, as a phone's resolver does; retried counts the questions asked
+// again (a lost packet on the shared virtual air).
+func lookupIn(ctx context.Context, ns string, dns net.IP, name string, retried *atomic.Int32) (net.IP, error) {
 	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return dialIn(ctx, ns, "udp", net.JoinHostPort(dns.String(), "53"))
 	}}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	ips, err := r.LookupIP(ctx, "ip4", name)
-	if err != nil {
-		return nil, err
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 && retried != nil {
+			retried.Add(1)
+		}
+		var ips []net.IP
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ips, err = r.LookupIP(tctx, "ip4", name)
+		cancel()
+		if err == nil {
+			return ips[0], nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	return ips[0], nil
+	return nil, err
 }
