@@ -226,6 +226,8 @@ jslint:
 			skip "ESLint and TypeScript could not be installed from the npm registry"; \
 		cp $(JSLINT_DIR)/package-lock.json $(JSLINT_DIR)/node_modules/.eventbox-lock.json; \
 	fi; \
+	unchecked="$$(for f in assets/web/js/*.js; do head -n1 "$$f" | grep -qx '// @ts-check' || echo "$$f"; done)"; \
+	if [ -n "$$unchecked" ]; then echo "jslint: these do not start with // @ts-check:"; echo "$$unchecked"; exit 1; fi; \
 	$(JSLINT_DIR)/node_modules/.bin/eslint -c $(JSLINT_DIR)/eslint.config.js --max-warnings 0 assets/web/js && \
 	$(JSLINT_DIR)/node_modules/.bin/tsc -p $(JSLINT_DIR)/tsconfig.json && \
 	echo "jslint: ESLint and tsc found nothing in assets/web/js"
