@@ -1,13 +1,20 @@
-// Package daemon is the HTTP service of eventbox: the API that
-// api/openapi.yaml describes (every route in routes.go, in its order),
-// the embedded pages, sessions and roles, and the background work the
-// requests set off.
+// Package daemon is the wiring of eventbox's HTTP service: the API that
+// api/openapi.yaml describes, the embedded pages, and the background work
+// the requests set off.
 //
-// Handlers return error and are methods of *Server, or of the one area
-// type of a sub-package that New builds (daemon/moderation,
-// daemon/gallery, …); one adapter turns an error into the
-// { error, details } answer (errors.go). Response shapes
-// live in dto.go and are built field by field from store records, which
-// keeps secrets out of answers. The package reaches the database only
-// through package store.
+// New (server.go) builds the server in dependency order, in short steps:
+// the core (limits, cookies, who asks, the job runner, the live hub),
+// the services (each given the runner, registering its own job kinds),
+// then the areas. routes.go is the one route table, in the spec's order,
+// each line with its route's whole access rule (admin, owner, the event
+// wrapper that hands a console handler its :id event, rate limits,
+// upload gates); middleware.go is the middleware, and Run lists the
+// background services.
+//
+// Handlers live in the area packages under daemon/ (daemon/events,
+// daemon/moderation, …) and return an error, which daemon/web turns into
+// the { error, details } answer; the answers' shapes are daemon/dto,
+// built field by field from store records. The package reaches the
+// database only through package store. The layers, and what each package
+// holds, are in docs/architecture.md; internal/shape checks them.
 package daemon
