@@ -68,7 +68,8 @@ type EthernetPhone struct {
 //	ethernet phones -n N -ssid NAME -slug SLUG -photo F -out FILE
 //	    N phones on the N crowd radios before the access point's: each
 //	    joins, gets an address by DHCP, asks the box's DNS for Android's
-//	    probe host and sends the probe, then sends one photo
+//	    probe host and sends the probe, then sends one photo; all stay on
+//	    the access point until every one has sent, and -linger more
 func ethernet(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("ethernet: want ap or phones")
@@ -337,6 +338,7 @@ func ethernetPhones(args []string) error {
 	photo := fs.String("photo", "", "the photo each phone sends (each copy made unique)")
 	spread := fs.Duration("spread", time.Minute, "the phones arrive evenly over this time")
 	total := fs.Duration("for", 8*time.Minute, "the phones give up this long after the first arrival")
+	linger := fs.Duration("linger", 0, "once every phone has sent (or failed), they all stay on the access point this much longer")
 	out := fs.String("out", "/run/boxtest/ethernet.json", "the report")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -358,6 +360,18 @@ func ethernetPhones(args []string) error {
 	rep := EthernetReport{Started: time.Now(), Phones: make([]EthernetPhone, *n)}
 	ctx, cancel := context.WithDeadline(context.Background(), rep.Started.Add(*total))
 	defer cancel()
+	// A phone leaves once every phone has sent (or failed), and the linger.
+	var sent sync.WaitGroup
+	sent.Add(len(radios))
+	allSent := make(chan struct{})
+	go func() {
+		sent.Wait()
+		select {
+		case <-time.After(*linger):
+		case <-ctx.Done():
+		}
+		close(allSent)
+	}()
 	var wg sync.WaitGroup
 	for i, k := range radios {
 		p := &rep.Phones[i]
@@ -373,11 +387,17 @@ func ethernetPhones(args []string) error {
 			select {
 			case <-time.After(time.Until(at)):
 			case <-ctx.Done():
+				sent.Done()
 				return
 			}
 			ph := &crowdPhone{CrowdPhone: &CrowdPhone{N: p.N}, sent: func() {}, iface: fmt.Sprintf("wlan%d", k+2), ns: p.NS}
 			if err := venuePhone(ctx, ph, p, *ssid, *slug, data); err != nil {
 				p.Error = err.Error()
+			}
+			sent.Done()
+			select {
+			case <-allSent:
+			case <-ctx.Done():
 			}
 			ph.leave()
 			fmt.Printf("phone %d (%s): address %v, captive %s, probe %q, %d uploads, %d DNS questions asked again, error %q\n",
