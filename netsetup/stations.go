@@ -3,7 +3,10 @@ package netsetup
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,10 +171,21 @@ func ParseLetGoInstance(inst string) (iface, mac string, err error) {
 // 15 characters, the kernel's limit.
 var ifacePattern = regexp.MustCompile(`^[a-z][a-z0-9]{0,14}$`)
 
-// Deauthenticate disconnects the phone mac from iface's access point
-// (`iw dev <if> station del <mac>`), which needs CAP_NET_ADMIN: only the
-// root unit LetGoUnit runs it.
-func Deauthenticate(ctx context.Context, runner Runner, iface, mac string) error {
+// DefaultCtrlDir is where wpa_supplicant, which runs the hotspot's access
+// point for NetworkManager, keeps a control socket per interface (Debian's
+// wpa_supplicant.service: -O DIR=/run/wpa_supplicant).
+const DefaultCtrlDir = "/run/wpa_supplicant"
+
+// Deauthenticate disconnects the phone mac from iface's access point, as
+// root (only the unit LetGoUnit runs it). It asks the access point itself,
+// wpa_supplicant, over its control socket in ctrlDir (DEAUTHENTICATE
+// <mac>): the access point sends the phone a deauthentication and forgets
+// it, so its slot is free for the next phone. Deleting the station in the
+// kernel alone (`iw dev <if> station del`, CAP_NET_ADMIN) is the fall-back
+// when there is no control socket: on a radio whose access point runs in
+// wpa_supplicant (mac80211 drivers, most USB adapters) it leaves the
+// access point counting the phone, so the slot stays taken.
+func Deauthenticate(ctx context.Context, runner Runner, ctrlDir, iface, mac string) error {
 	m, err := parseMAC(mac)
 	if err != nil {
 		return err
@@ -179,11 +193,57 @@ func Deauthenticate(ctx context.Context, runner Runner, iface, mac string) error
 	if !ifacePattern.MatchString(iface) {
 		return fmt.Errorf("letting a phone go: %q is not a Wi-Fi interface's name", iface)
 	}
+	sock := filepath.Join(ctrlDir, iface)
+	if _, err := os.Stat(sock); err == nil {
+		reply, err := ctrlRequest(ctx, sock, "DEAUTHENTICATE "+m)
+		if err != nil {
+			return fmt.Errorf("letting %s go from %s: %w", m, iface, err)
+		}
+		if strings.TrimSpace(reply) != "OK" {
+			return fmt.Errorf("letting %s go from %s: the access point answered %q", m, iface, strings.TrimSpace(reply))
+		}
+		return nil
+	}
 	out, err := runner.Run(ctx, "iw", "dev", iface, "station", "del", m)
 	if err != nil {
 		return fmt.Errorf("letting %s go from %s: %w: %s", m, iface, err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// ctrlRequest sends one command to a wpa_supplicant (or hostapd) control
+// socket and reads its answer. The client's own socket has an abstract
+// address: wpa_supplicant answers to the address it was sent from, which
+// an abstract one keeps valid across the unit's private /tmp and
+// read-only file system.
+func ctrlRequest(ctx context.Context, sock, cmd string) (string, error) {
+	local := &net.UnixAddr{Name: fmt.Sprintf("@eventbox-ctrl-%d-%d", os.Getpid(), time.Now().UnixNano()), Net: "unixgram"}
+	c, err := net.DialUnix("unixgram", local, &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		return "", fmt.Errorf("reaching the access point's control socket %s: %w", sock, err)
+	}
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.SetDeadline(deadline)
+	if _, err := c.Write([]byte(cmd)); err != nil {
+		return "", fmt.Errorf("sending %s to %s: %w", cmd, sock, err)
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		if err != nil {
+			return "", fmt.Errorf("reading the answer to %s from %s: %w", cmd, sock, err)
+		}
+		// Unsolicited event lines start with "<level>"; they are not the
+		// answer.
+		if n > 0 && buf[0] == '<' {
+			continue
+		}
+		return string(buf[:n]), nil
+	}
 }
 
 // parseMAC checks a hardware address of six hex bytes.

@@ -2,7 +2,9 @@ package netsetup_test
 
 import (
 	"context"
+	"net"
 	"net/netip"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -106,7 +108,7 @@ func TestParseLetGoInstanceRefusesAnythingElse(t *testing.T) {
 	}
 }
 
-func TestDeauthenticateRunsIwForOnePhone(t *testing.T) {
+func TestDeauthenticateRunsIwWithoutAControlSocket(t *testing.T) {
 	for _, tc := range []struct {
 		iface, mac string
 		wantRun    []string
@@ -116,12 +118,59 @@ func TestDeauthenticateRunsIwForOnePhone(t *testing.T) {
 		{iface: "wlan1 x", mac: "02:00:00:00:00:ab", wantRun: nil},
 	} {
 		_, nm := newWiFi(t)
-		err := netsetup.Deauthenticate(context.Background(), nm, tc.iface, tc.mac)
+		err := netsetup.Deauthenticate(context.Background(), nm, t.TempDir(), tc.iface, tc.mac)
 		if (err != nil) != (tc.wantRun == nil) {
 			t.Errorf("Deauthenticate(%q, %q) = %v", tc.iface, tc.mac, err)
 		}
 		if got := nm.ran(); !reflect.DeepEqual(got, tc.wantRun) {
 			t.Errorf("Deauthenticate(%q, %q) ran %q, want %q", tc.iface, tc.mac, got, tc.wantRun)
 		}
+	}
+}
+
+// TestDeauthenticateAsksTheAccessPoint: with the access point's control
+// socket there (wpa_supplicant's, as NetworkManager runs it), the phone is
+// let go by the access point itself, which frees its slot; deleting the
+// station in the kernel behind its back left a mac80211 access point
+// counting the phone (8 of 8 taken, 6 on the radio).
+func TestDeauthenticateAsksTheAccessPoint(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		wantErr      bool
+	}{
+		{name: "done", answer: "OK\n"},
+		{name: "refused", answer: "FAIL\n", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ap, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: filepath.Join(dir, "wlan0"), Net: "unixgram"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ap.Close()
+			got := make(chan string, 1)
+			go func() {
+				buf := make([]byte, 512)
+				n, from, err := ap.ReadFromUnix(buf)
+				if err != nil {
+					return
+				}
+				got <- string(buf[:n])
+				// An event line first, as an attached monitor would see.
+				_, _ = ap.WriteToUnix([]byte("<3>AP-STA-DISCONNECTED 02:00:00:00:00:17"), from)
+				_, _ = ap.WriteToUnix([]byte(tc.answer), from)
+			}()
+			_, nm := newWiFi(t)
+			err = netsetup.Deauthenticate(context.Background(), nm, dir, "wlan0", "02:00:00:00:00:17")
+			if (err != nil) != tc.wantErr {
+				t.Errorf("Deauthenticate = %v, want error %v", err, tc.wantErr)
+			}
+			if cmd := <-got; cmd != "DEAUTHENTICATE 02:00:00:00:00:17" {
+				t.Errorf("the access point was sent %q", cmd)
+			}
+			if ran := nm.ran(); len(ran) != 0 {
+				t.Errorf("with the access point's socket, it also ran %q", ran)
+			}
+		})
 	}
 }

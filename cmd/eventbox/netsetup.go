@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -265,11 +266,14 @@ func (c netsetupCommand) letGo(ctx context.Context, args []string) int {
 		fmt.Fprintln(c.stderr, "eventbox netsetup let-go: letting a phone go needs root: the daemon starts it through its unit")
 		return 1
 	}
-	if _, err := c.lookPath("iw"); err != nil {
-		fmt.Fprintln(c.stderr, "eventbox netsetup let-go: iw not found (apt install iw)")
-		return 1
+	ctrlDir := filepath.Join(c.root, netsetup.DefaultCtrlDir)
+	if _, err := os.Stat(filepath.Join(ctrlDir, iface)); err != nil {
+		if _, err := c.lookPath("iw"); err != nil {
+			fmt.Fprintf(c.stderr, "eventbox netsetup let-go: no access point's control socket for %s, and iw not found (apt install iw)\n", iface)
+			return 1
+		}
 	}
-	if err := netsetup.Deauthenticate(ctx, c.runner, iface, mac); err != nil {
+	if err := netsetup.Deauthenticate(ctx, c.runner, ctrlDir, iface, mac); err != nil {
 		fmt.Fprintf(c.stderr, "eventbox netsetup let-go: %v\n", err)
 		return 1
 	}
