@@ -129,7 +129,7 @@ func TestConsoleSettingsInFrench(t *testing.T) {
 		{"webhooks", "Envois récents", "Aucun webhook pour l’instant."},
 		{"cloud", "Stockage en ligne (WebDAV)", "Adresse WebDAV"},
 		{"backup", "Sauvegardes conservées", "Télécharger une sauvegarde"},
-		{"updates", "Logiciel", "Version en service : 1.4.2."},
+		{"updates", "Logiciel", "Version en service\u00a0: 1.4.2."},
 	}
 	for _, s := range screens {
 		b.do(t, "opening the "+s.part+" settings", chromedp.Navigate(box.URL+"/admin/settings/"+s.part))

@@ -48,7 +48,7 @@ func TestNetworkScreenPhones(t *testing.T) {
 	box, _ := networkBox(t)
 	for _, c := range []struct{ lang, phones, full, hint string }{
 		{"en-US", "Phones on the Wi-Fi: 7 of about 8", "The Wi-Fi is nearly full: more guests cannot join until some leave.", "minimal firmware holds about 19–20 phones"},
-		{"fr-FR", "Téléphones sur le Wi-Fi : 7 sur 8 environ", "Le Wi-Fi est presque plein : d’autres invités ne pourront s’y connecter que quand certains partiront.", "accepte environ 19 à 20 téléphones"},
+		{"fr-FR", "Téléphones sur le Wi-Fi\u00a0: 7 sur 8 environ", "Le Wi-Fi est presque plein\u00a0: d’autres invités ne pourront s’y connecter que quand certains partiront.", "accepte environ 19 à 20 téléphones"},
 	} {
 		b := newBrowserAt(t, c.lang, phoneWidth, phoneHeight)
 		b.signIn(t, box.URL)

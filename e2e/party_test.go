@@ -176,8 +176,8 @@ func TestGuestQuotaCutSaysWhichFilesStay(t *testing.T) {
 		chromedp.Navigate(box.URL+"/e/"+one.Slug),
 		chromedp.WaitVisible(chromedp.CSS(`#pick-photos`)))
 	fr.do(t, "choosing two photos", chromedp.SetUploadFiles(chromedp.CSS(`#pick-photos input[type=file]`), files[:2]))
-	fr.waitText(t, "#quota-cut", "La limite est de 1 photo par invité : seule 1 photo de votre sélection sera envoyée.")
-	fr.waitText(t, "#quota-cut", "Non envoyée : second.jpg.")
+	fr.waitText(t, "#quota-cut", "La limite est de 1 photo par invité\u00a0: seule 1 photo de votre sélection sera envoyée.")
+	fr.waitText(t, "#quota-cut", "Non envoyée\u00a0: second.jpg.")
 	fr.shot(t, "guest-quota-cut-one-fr")
 }
 

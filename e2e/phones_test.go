@@ -48,7 +48,7 @@ func TestPhonesEvening(t *testing.T) {
 	ev := createEvent(t, box.Store, "Noces de Léa", nil)
 	for _, c := range []struct{ lang, count, crowd, letGo string }{
 		{"en-US", "Phones on the Wi-Fi: 7 of about 8", "A party of this size wants an extra access point.", "2 in the last 24 hours"},
-		{"fr-FR", "Téléphones sur le Wi-Fi : 7 sur 8 environ", "Une fête de cette taille demande un point d’accès de plus.", "2 sur 24 heures"},
+		{"fr-FR", "Téléphones sur le Wi-Fi\u00a0: 7 sur 8 environ", "Une fête de cette taille demande un point d’accès de plus.", "2 sur 24 heures"},
 		{"it-IT", "7", "Una festa di queste dimensioni richiede un access point in più.", "2 nelle ultime 24 ore"},
 		{"es-ES", "7", "Una fiesta de este tamaño necesita un punto de acceso más.", "2 en las últimas 24 horas"},
 	} {
