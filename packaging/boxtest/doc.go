@@ -3,7 +3,9 @@
 // the box it is: its hotspot on a virtual radio, a guest's phone on a
 // second radio in a network namespace of its own, the hosts' home Wi-Fi on
 // a third, a crowd of phones on as many more radios as it has phones (one
-// namespace each, all driven by one agent process), and power cuts that lose what the disk was not told to flush.
+// namespace each, all driven by one agent process), a venue's access point
+// bridged to a second network port of the box with its own phones behind
+// it, and power cuts that lose what the disk was not told to flush.
 //
 // The tests run only when EVENTBOX_IMAGE names a built image (`make
 // boxtest` does that); they need root (debugfs on the card's copy, qemu).
