@@ -255,25 +255,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 	}
 
 	// Every photo acknowledged and in the console.
-	listed := map[string]bool{}
-	path := "/api/admin/events/" + id + "/photos"
-	for page := path; ; {
-		v := h.json("GET", page, nil, http.StatusOK)
-		for _, p := range v["photos"].([]any) {
-			listed[p.(map[string]any)["id"].(string)] = true
-		}
-		next, ok := v["nextCursor"].(float64)
-		if !ok {
-			break
-		}
-		page = fmt.Sprintf("%s?before=%d", path, int64(next))
-	}
-	missing := 0
-	for id := range acked {
-		if !listed[id] {
-			missing++
-		}
-	}
+	listed, missing := h.listedPhotos(id, acked)
 	t.Logf("photos: %d of %d acknowledged, the console lists %d (%d acknowledged ones missing)", len(acked), phones*photosEach, len(listed), missing)
 	if len(acked) != phones*photosEach || missing != 0 || len(listed) != len(acked) {
 		t.Errorf("photos: %d of %d acknowledged, %d listed, %d missing", len(acked), phones*photosEach, len(listed), missing)
@@ -354,4 +336,28 @@ func meanOf(ds []time.Duration) time.Duration {
 		sum += d
 	}
 	return sum / time.Duration(len(ds))
+}
+
+// listedPhotos reads every page of the console's photo list for the event
+// id, and counts the acknowledged photos it does not list.
+func (h *host) listedPhotos(id string, acked map[string]bool) (listed map[string]bool, missing int) {
+	listed = map[string]bool{}
+	path := "/api/admin/events/" + id + "/photos"
+	for page := path; ; {
+		v := h.json("GET", page, nil, http.StatusOK)
+		for _, p := range v["photos"].([]any) {
+			listed[p.(map[string]any)["id"].(string)] = true
+		}
+		next, ok := v["nextCursor"].(float64)
+		if !ok {
+			break
+		}
+		page = fmt.Sprintf("%s?before=%d", path, int64(next))
+	}
+	for id := range acked {
+		if !listed[id] {
+			missing++
+		}
+	}
+	return listed, missing
 }

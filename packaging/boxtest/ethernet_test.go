@@ -2,7 +2,6 @@ package boxtest
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -188,25 +187,7 @@ func phonesThroughAnEthernetAccessPoint(t *testing.T, m *machine) {
 		t.Errorf("%d of %d phones got an address from the box", len(toAddress), ethernetPhones)
 	}
 
-	listed := map[string]bool{}
-	path := "/api/admin/events/" + id + "/photos"
-	for page := path; ; {
-		v := h.json("GET", page, nil, http.StatusOK)
-		for _, p := range v["photos"].([]any) {
-			listed[p.(map[string]any)["id"].(string)] = true
-		}
-		next, ok := v["nextCursor"].(float64)
-		if !ok {
-			break
-		}
-		page = fmt.Sprintf("%s?before=%d", path, int64(next))
-	}
-	missing := 0
-	for id := range acked {
-		if !listed[id] {
-			missing++
-		}
-	}
+	listed, missing := h.listedPhotos(id, acked)
 	t.Logf("photos: %d of %d acknowledged, the console lists %d (%d acknowledged ones missing)", len(acked), ethernetPhones, len(listed), missing)
 	if len(acked) != ethernetPhones || missing != 0 || len(listed) != len(acked) {
 		t.Errorf("photos: %d of %d acknowledged, %d listed, %d missing", len(acked), ethernetPhones, len(listed), missing)
