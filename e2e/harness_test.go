@@ -741,3 +741,15 @@ func click(sel string) chromedp.Action[chromedp.Void] {
 		}),
 		chromedp.Click(chromedp.CSS(sel)))
 }
+
+// screenSize is one of the sizes a page is looked at: name, width, height.
+type screenSize struct {
+	name string
+	w, h int
+}
+
+// screenSizes are the phone, laptop and venue-screen sizes every page is
+// checked and photographed at.
+func screenSizes() []screenSize {
+	return []screenSize{{"phone", 390, 844}, {"laptop", 1366, 768}, {"venue", 1920, 1080}}
+}

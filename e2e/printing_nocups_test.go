@@ -19,10 +19,7 @@ import (
 func TestPrintingWithoutCUPS(t *testing.T) {
 	t.Parallel()
 	bx := startBox(t, func(c *daemon.Config) { c.CUPS = filepath.Join(t.TempDir(), "no-cups.sock") })
-	sizes := []struct {
-		name string
-		w, h int
-	}{{"phone", 390, 844}, {"laptop", 1366, 768}, {"venue", 1920, 1080}}
+	sizes := screenSizes()
 	for _, lang := range []string{"en", "fr"} {
 		con := catalogue(t, lang, "console")
 		sentence := con["Printing needs the CUPS print server, which does not answer on this machine: install and start CUPS (the cups package), then retry."]

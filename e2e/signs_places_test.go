@@ -25,10 +25,7 @@ func TestOneCardPerPlaceWaitsForPlaces(t *testing.T) {
 	if code := admin.json(t, "GET", "/api/admin/events/"+ev.ID+"/signage?kind=place", nil, nil); code != http.StatusBadRequest {
 		t.Errorf("the place cards of an event with no places: status %d; want the route's refusal, 400", code)
 	}
-	sizes := []struct {
-		name string
-		w, h int
-	}{{"phone", 390, 844}, {"laptop", 1366, 768}, {"venue", 1920, 1080}}
+	sizes := screenSizes()
 	for _, lang := range []string{"en", "fr"} {
 		con := catalogue(t, lang, "console")
 		for _, sz := range sizes {

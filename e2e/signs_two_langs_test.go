@@ -21,10 +21,7 @@ func TestSignsInTwoLanguages(t *testing.T) {
 	ev := partyEvent(t, box.Store, "Anna & Marco", func(e *store.Event) { e.DefaultLocale = "" })
 	admin := newClient(t, box.URL)
 	admin.signIn(t)
-	sizes := []struct {
-		name string
-		w, h int
-	}{{"phone", 390, 844}, {"laptop", 1366, 768}, {"venue", 1920, 1080}}
+	sizes := screenSizes()
 	for _, c := range []struct{ lang, other, pair, label, first, second string }{
 		{"en", "fr", "en,fr", "English + Français", "Scan to share your photos", "Scannez pour partager vos photos"},
 		{"fr", "en", "fr,en", "Français + English", "Scannez pour partager vos photos", "Scan to share your photos"},
