@@ -14,13 +14,14 @@ import (
 // answer, the Printing screen says so in one sentence, what is missing and
 // what to do, as the Network screen does without NetworkManager, with a
 // button to try again: no stack of banners, no form for printers that
-// cannot be listed, no red line repeated. In English and French at phone,
-// laptop and venue sizes (the quick cases: en and fr at laptop size).
+// cannot be listed, no red line repeated. In English, French, Italian and
+// Spanish at phone, laptop and venue sizes (the quick cases: en and fr at
+// laptop size).
 func TestPrintingWithoutCUPS(t *testing.T) {
 	t.Parallel()
 	bx := startBox(t, func(c *daemon.Config) { c.CUPS = filepath.Join(t.TempDir(), "no-cups.sock") })
 	sizes := screenSizes()
-	for _, lang := range []string{"en", "fr"} {
+	for _, lang := range []string{"en", "fr", "it", "es"} {
 		con := catalogue(t, lang, "console")
 		sentence := con["Printing needs the CUPS print server, which does not answer on this machine: install and start CUPS (the cups package), then retry."]
 		for _, sz := range sizes {

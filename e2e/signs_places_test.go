@@ -14,8 +14,8 @@ import (
 // described by a link that says to add places first and opens the Places
 // tab, and the printer's menu cannot pick it either; the route keeps its
 // refusal. Once a place is added the tab offers the cards as a PDF. In
-// English and French at phone, laptop and venue sizes (the quick cases:
-// en and fr at laptop size).
+// English, French, Italian and Spanish at phone, laptop and venue sizes
+// (the quick cases: en and fr at laptop size).
 func TestOneCardPerPlaceWaitsForPlaces(t *testing.T) {
 	t.Parallel()
 	box := startBox(t)
@@ -26,7 +26,7 @@ func TestOneCardPerPlaceWaitsForPlaces(t *testing.T) {
 		t.Errorf("the place cards of an event with no places: status %d; want the route's refusal, 400", code)
 	}
 	sizes := screenSizes()
-	for _, lang := range []string{"en", "fr"} {
+	for _, lang := range []string{"en", "fr", "it", "es"} {
 		con := catalogue(t, lang, "console")
 		for _, sz := range sizes {
 			name := lang + "-" + sz.name
