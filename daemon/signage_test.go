@@ -126,9 +126,13 @@ func TestSignage(t *testing.T) {
 		}
 	})
 	t.Run("a mixed party's sign speaks two languages where both fit", func(t *testing.T) {
-		for _, tt := range []struct{ query, first, second string }{
-			{"?kind=poster&size=a4&lang=fr,en", "Rejoignez le Wi-Fi", "Join the Wi-Fi"},
-			{"?kind=table&lang=it,fr", "Collegati al Wi-Fi", "Rejoignez le Wi-Fi"},
+		// A word both languages spell alike is printed once: Italian
+		// and English both say "Password".
+		for _, tt := range []struct{ query, first, second, once string }{
+			{"?kind=poster&size=a4&lang=fr,en", "Rejoignez le Wi-Fi", "Join the Wi-Fi", "Mot de passe / Password"},
+			{"?kind=table&lang=it,fr", "Collegati al Wi-Fi", "Rejoignez le Wi-Fi", "Password / Mot de passe"},
+			{"?kind=poster&size=a4&lang=it,en", "Collegati al Wi-Fi", "Join the Wi-Fi", "Password"},
+			{"?kind=table&size=a5&lang=en,it", "Join the Wi-Fi", "Collegati al Wi-Fi", "Password"},
 		} {
 			r := owner.do("GET", path+tt.query, nil).expect(t, 200, "")
 			codes, txt := pdfCodes(t, r.Body)
@@ -136,10 +140,13 @@ func TestSignage(t *testing.T) {
 				t.Errorf("%s: codes = %q, want the event's among them", tt.query, codes)
 			}
 			flat := strings.Join(strings.Fields(txt), " ")
-			for _, s := range []string{tt.first, tt.second, "ROSE42"} {
+			for _, s := range []string{tt.first, tt.second, "ROSE42", tt.once} {
 				if !strings.Contains(flat, s) {
 					t.Errorf("%s: the sign lacks %q; text: %q", tt.query, s, flat)
 				}
+			}
+			if strings.Contains(flat, tt.once+" / "+tt.once) {
+				t.Errorf("%s: the sign prints %q twice over: %q", tt.query, tt.once, flat)
 			}
 		}
 		for _, bad := range []string{"fr,fr", "fr,de", "fr,en,it", ",en", "fr,"} {

@@ -168,19 +168,21 @@ func (d *doc) below(x, top, w, bottom, m, u float64, ac color.RGBA, spot *Spot) 
 }
 
 // say is a short fixed text (a caption) in the card's languages: "Réseau
-// / Network".
+// / Network"; once when both spell it alike (Italian and English
+// "Password").
 func (d *doc) say(key string) string {
-	if d.also == nil {
-		return d.words.Text(key)
+	first := d.words.Text(key)
+	if d.also == nil || d.also.Text(key) == first {
+		return first
 	}
-	return d.words.Text(key) + " / " + d.also.Text(key)
+	return first + " / " + d.also.Text(key)
 }
 
-// under draws a fixed text in the card's second language, if it has one,
-// centred at cx under y in at most two lines of size pt, and returns the
-// y under it.
+// under draws a fixed text in the card's second language, if it has one
+// and it differs from the first's, centred at cx under y in at most two
+// lines of size pt, and returns the y under it.
 func (d *doc) under(key string, cx, y, w, size float64, rgb [3]int) float64 {
-	if d.also == nil {
+	if d.also == nil || d.also.Text(key) == d.words.Text(key) {
 		return y
 	}
 	return d.lines(d.also.Text(key), cx, y-0.5*size*0.3528, w, size, 2, rgb)
