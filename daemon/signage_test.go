@@ -164,3 +164,70 @@ func TestSignage(t *testing.T) {
 		owner.do("GET", path+"?kind=poster&size=a6", nil).expect(t, 400, "bad_request")
 	})
 }
+
+// TestSignageTwoLanguagesFallBackToOne: a sign asked in two languages
+// (lang=es,fr) prints both on every card where both fit, and a card where
+// they do not (a place's long name, a long network name and password on
+// an A6 place card) prints the first language alone, whole: every fixed
+// text in Spanish, none of it in French, and no card left without its
+// steps. The route does not refuse or shrink below the codes' least size.
+func TestSignageTwoLanguagesFallBackToOne(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *daemon.Config) {
+		c.HotspotWiFi = func(context.Context) (string, string, bool) { return "", "", false }
+	})
+	owner := h.owner()
+	ev := h.createEvent(owner, map[string]any{"name": "The wedding of Annabella Margherita & Marco Francesco Bellandi", "accessCode": "ROSE42"})
+	id := ev["id"].(string)
+	path := "/api/admin/events/" + id + "/signage"
+	for _, l := range []string{"Bar", "The dance floor under the old oak trees"} {
+		owner.do("POST", "/api/admin/events/"+id+"/spots", map[string]any{"label": l}).expect(t, 201, "")
+	}
+	const (
+		short = "&ssid=Anna%20%26%20Marco&wifiPassword=celebrate2026"
+		long  = "&ssid=Anna%20%26%20Marco%20wedding%20guests&wifiPassword=celebrate-2026-with-us-all-night-long"
+	)
+	// Each card's fixed texts, in the first language and the second (the
+	// Wi-Fi step's when it has one).
+	es := []string{"Escanea para compartir tus fotos", "Código de acceso", "¡Comparte tus fotos y vídeos del día!"}
+	fr := []string{"Scannez pour partager vos photos", "Code d’accès", "Partagez vos photos et vidéos de la journée"}
+	tests := []struct {
+		name, query string
+		wifi        bool
+		cards, both int
+	}{
+		{"place cards: the bar's has both, the long place's Spanish alone", "?kind=place&lang=es,fr" + short, true, 2, 1},
+		{"place cards with a long network and password: Spanish alone on each", "?kind=place&lang=es,fr" + long, true, 2, 0},
+		{"table cards keep both with the long network", "?kind=table&size=a6&lang=es,fr" + long, true, 4, 4},
+		{"a poster keeps both with the long network", "?kind=poster&size=a4&lang=es,fr" + long, true, 1, 1},
+		{"place cards without the Wi-Fi step keep both", "?kind=place&lang=es,fr&wifi=0", false, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := owner.do("GET", path+tt.query, nil).expect(t, 200, "")
+			codes, txt := pdfCodes(t, r.Body)
+			flat := strings.Join(strings.Fields(txt), " ")
+			first, second := es, fr
+			if tt.wifi {
+				first = append([]string{"Conéctate al Wi-Fi", "Contraseña"}, first...)
+				second = append([]string{"Rejoignez le Wi-Fi", "Red / Réseau", "Contraseña / Mot de passe"}, second...)
+			}
+			if want := map[bool]int{true: 2, false: 1}[tt.wifi] * tt.cards; len(codes) != want {
+				t.Errorf("%d codes, want %d on %d cards: %q", len(codes), want, tt.cards, codes)
+			}
+			for _, s := range first {
+				if n := strings.Count(flat, s); n != tt.cards {
+					t.Errorf("%q is on %d cards, want every one of %d", s, n, tt.cards)
+				}
+			}
+			for _, s := range second {
+				if n := strings.Count(flat, s); n != tt.both {
+					t.Errorf("%q is on %d cards, want %d (those where both languages fit)", s, n, tt.both)
+				}
+			}
+			if t.Failed() {
+				t.Logf("the sign says %q", flat)
+			}
+		})
+	}
+}
