@@ -484,12 +484,15 @@ function signageCard(ev) {
     return `/api/admin/events/${ev.id}/signage?${q}`;
   };
   // The signs speak the language the host reads them in, the console's,
-  // whatever the guests' pages speak; the host may pick another, or two
-  // for a mixed party ("Français + English": the route's lang=fr,en).
+  // whatever the guests' pages speak; the host may pick another, or any
+  // two for a mixed party, in either order ("Français + Italiano": the
+  // route's lang=fr,it), the console's language first in each list.
   const first = LANGS[consoleLang()] ? consoleLang() : Object.keys(LANGS)[0];
-  const pairs = Object.keys(LANGS).filter((l) => l !== first).map((l) => [first + ',' + l, LANGS[first] + ' + ' + LANGS[l]]);
-  const lang = select('signLang', [...Object.entries(LANGS), ...pairs], first);
-  lang.id = 'sign-lang';
+  const order = [first, ...Object.keys(LANGS).filter((l) => l !== first)];
+  const pairs = order.flatMap((a) => order.filter((b) => b !== a).map((b) => h('option', { value: a + ',' + b }, LANGS[a] + ' + ' + LANGS[b])));
+  const lang = h('select', { name: 'signLang', id: 'sign-lang' },
+    h('optgroup', { label: t('One language') }, order.map((l) => h('option', { value: l, selected: l === first }, LANGS[l]))),
+    h('optgroup', { label: t('Two languages') }, pairs));
   lang.style.cssText = 'width:auto;max-width:100%';
   const links = [['table', 'a6', t('Table cards A6 (4 per A4)')], ['table', 'a5', t('Table cards A5 (2 per A4)')],
     ['poster', 'a4', t('Poster A4')], ['poster', 'a3', t('Poster A3')], ['place', '', t('One card per place')]]
