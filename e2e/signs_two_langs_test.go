@@ -21,8 +21,8 @@ import (
 )
 
 // TestSignsInTwoLanguages: for a mixed party the Share tab's sign menu
-// offers the console's language with each other one ("Français +
-// English"); picked, every sign's link asks for both (lang=fr,en) and the
+// offers two languages, the console's first ("Français + English");
+// picked, every sign's link asks for both (lang=fr,en) and the
 // poster prints each fixed text in both. In English, French, Italian
 // (it,en) and Spanish (es,fr) at phone, laptop and venue sizes (the quick
 // cases: en and fr at laptop size); with -shots the A4 poster and the A6
