@@ -49,7 +49,7 @@ E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestG
 # turned into JPEG for archives, and the join limit's hundreds of requests
 # in a row. The memory and latency bounds stay in make test.
 LONG_TESTS := ^(TestCrashUploads|TestPrintsExactlyOnceAcrossKills|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS|TestSoakLeavesNothingBehind)$$
-LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG|TestQRCodesScan|TestJoinsAreLimitedAndStoreNothing|TestSVGDecodesWithARealReader|TestPNGDecodesWithARealReader|TestGridHEICMakesVariantsTileByTile|TestJPEGCopyOfGridHEIC)$$
+LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG|TestQRCodesScan|TestJoinsAreLimitedAndStoreNothing|TestSVGDecodesWithARealReader|TestPNGDecodesWithARealReader|TestGridHEICMakesVariantsTileByTile|TestJPEGCopyOfGridHEIC|TestPhoneGridHEICsUpTo200MP)$$
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.

@@ -44,7 +44,9 @@ type memDaemon struct {
 	mu      *sync.Mutex
 }
 
-func startMemDaemon(t *testing.T) *memDaemon {
+// startMemDaemon builds and starts the daemon; env adds settings
+// (NAME=value) to the few it always has.
+func startMemDaemon(t *testing.T, env ...string) *memDaemon {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "eventbox")
 	// Built without -race, as shipped: the race detector's own memory
@@ -64,6 +66,7 @@ func startMemDaemon(t *testing.T) *memDaemon {
 	dataDir := t.TempDir()
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + dataDir,
 		"MDNS_NAME=off", "ADMIN_PASSWORD=" + memOwnerPass}
+	cmd.Env = append(cmd.Env, env...)
 	d := &memDaemon{url: "http://" + addr, dataDir: dataDir, logs: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{d.mu, d.logs}
 	if err := cmd.Start(); err != nil {
@@ -221,7 +224,7 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 		// budgetLatency unless a known gap is written down.
 		latency time.Duration
 	}
-	var grid12, grid48 *image.YCbCr
+	var grid12, grid48, jpeg200 *image.YCbCr
 	gridMaker := func(w, h int, ref **image.YCbCr) func() ([]byte, error) {
 		return func() ([]byte, error) {
 			b, m, err := imagingtest.GridPicture(dir, w, h, 4, 0)
@@ -252,9 +255,24 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 		{"a 48 MP single-coded HEIC gets its variants", func() ([]byte, error) { return imagingtest.SingleHEIC(dir, 8064, 6048) }, 201, nil, 0},
 		{"a 48 MP progressive JPEG gets its variants", func() ([]byte, error) { return imagingtest.ProgressiveJPEG(8064, 6048) }, 201, nil, 0},
 		{"a 48 MP 16-bit PNG gets its variants", func() ([]byte, error) { return imagingtest.PNG(8064, 6048, 16) }, 201, nil, 0},
+		// The largest phone sensor's photo, decoded at 1/8 scale in the
+		// daemon; one claiming more than 201 MP is refused whatever its
+		// format (docs/decisions/images.md, "Photos up to 200 MP").
+		{"a 200 MP JPEG gets its variants", func() ([]byte, error) {
+			p := filepath.Join(dir, "200mp.jpg")
+			m, err := imagingtest.LargeJPEG(p, 16320, 12240, 8)
+			jpeg200 = m
+			if err != nil {
+				return nil, err
+			}
+			return os.ReadFile(p)
+		}, 201, func() *image.YCbCr { return jpeg200 }, 0},
+		{"a JPEG claiming 250 MP is refused", func() ([]byte, error) { return imagingtest.FalseSizeJPEG(640, 480, 18000, 14000) }, 415, nil, 0},
 	}
 
-	d := startMemDaemon(t)
+	// A 200 MP photo is 26 MB here (30 to 50 MB from a phone): over the
+	// default 25 MB upload limit, which this test is not about.
+	d := startMemDaemon(t, "MAX_UPLOAD_MB=64")
 	owner := newMemClient(t, d.url)
 	owner.json("POST", "/api/admin/login", map[string]any{"password": memOwnerPass}, 200)
 	ev := owner.json("POST", "/api/admin/events", map[string]any{"name": "Memory"}, 201)

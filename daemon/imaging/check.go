@@ -7,14 +7,19 @@ import (
 )
 
 // DefaultMaxPixels is the pixel count (width × height) above which Check
-// refuses an image with ErrTooLarge: 50 MP, well above any phone's 12–48 MP
-// and far below what would exhaust a Pi's memory.
-const DefaultMaxPixels = 50_000_000
+// refuses an image with ErrTooLarge, whatever its format: 201 MP, just over
+// the largest phone sensor's 200 MP (16320×12240; others make 12, 48, 50
+// and 108 MP). Under it each decoder path is still held to the memory
+// budget: a baseline JPEG or a grid HEIC, decoded at 1/8 scale, fits up to
+// this cap; the full-size decoders have lower caps (memoryEstimate).
+const DefaultMaxPixels = 201_000_000
 
 // MaxOutOfProcessPixels is the largest image, in pixels, that is decoded in
 // a process of its own when its decoding would not fit the daemon's memory
-// budget (see CheckUpload and PoolConfig.OutOfProcess): 8064×6048, the
-// 48 MP of the largest phone sensors.
+// budget (see CheckUpload and PoolConfig.OutOfProcess): 8064×6048, 48 MP.
+// Those are files decoded at full size (a progressive JPEG, a 16-bit PNG, a
+// single-coded HEIC); a phone's 50 to 200 MP photos are baseline JPEGs or
+// grid HEICs, decoded at reduced scale within the budget.
 const MaxOutOfProcessPixels = 8064 * 6048
 
 // Info describes a checked image.
@@ -43,6 +48,14 @@ type Info struct {
 	lossless         bool // WebP: VP8L
 	heifTile         int  // HEIC: pixels in one grid tile; 0 when not a grid
 	outOfProcess     bool // its decoding does not fit the in-process budget
+	// JPEG: a layout internal/jpegdec refuses (CMYK, RGB, unusual
+	// chroma), which image/jpeg decodes at full size.
+	fullJPEG   bool
+	components int // JPEG: components in the frame
+	// JPEG: image/jpeg's full-size decode fits the budget the image was
+	// checked against (or the image is for a process of its own), so a
+	// file jpegdec refuses only once its scan is read may fall back to it.
+	fullJPEGFits bool
 }
 
 // OutOfProcess reports whether the image's decoding would not fit the
@@ -112,9 +125,12 @@ func check(r io.ReaderAt, size int64, maxPixels int, memBytes int64, outOfProces
 	if int64(info.storedW)*int64(info.storedH) > int64(maxPixels) {
 		return Info{}, fmt.Errorf("checking %s: %w: %dx%d is more than %d pixels", f, ErrTooLarge, info.storedW, info.storedH, maxPixels)
 	}
+	if f == JPEG {
+		info.fullJPEGFits = fullJPEGEstimate(info) <= memBytes
+	}
 	if need := memoryEstimate(info); need > memBytes {
 		if outOfProcess && int64(info.storedW)*int64(info.storedH) <= MaxOutOfProcessPixels {
-			info.outOfProcess = true
+			info.outOfProcess, info.fullJPEGFits = true, true
 			return oriented(info), nil
 		}
 		return Info{}, fmt.Errorf("checking %s: %w: decoding %dx%d needs about %d MiB, more than the %d MiB budget",

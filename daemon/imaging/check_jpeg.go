@@ -37,6 +37,7 @@ func checkJPEG(r io.ReaderAt, size int64, end *JPEGEnd) (Info, error) {
 func jpegHeader(r io.ReaderAt, size int64) (Info, int64, error) {
 	info := Info{Format: JPEG, Orientation: 1}
 	frame, exif := false, false
+	adobe := -1 // the Adobe APP14 transform, -1 when absent
 	off := int64(2)
 	for range maxSegments {
 		hdr, err := readAt(r, off, 2, size)
@@ -91,10 +92,21 @@ func jpegHeader(r io.ReaderAt, size int64) (Info, int64, error) {
 				exif = true
 				info.Orientation = exifOrientation(seg)
 			}
+		case m == 0xee && n-2 >= 12:
+			seg, err := readAt(r, body, 12, size)
+			if err != nil {
+				return info, 0, err
+			}
+			if bytes.HasPrefix(seg, []byte("Adobe")) {
+				adobe = int(seg[11])
+			}
 		case m == 0xda:
 			if !frame {
 				return info, 0, fmt.Errorf("%w: scan before the frame header", ErrCorrupt)
 			}
+			// internal/jpegdec refuses three components with Adobe's
+			// "no transform" (RGB), as it does RGB component ids.
+			info.fullJPEG = info.fullJPEG || adobe == 0 && !info.progressive && info.components == 3
 			return info, end, nil
 		}
 		off = end
@@ -117,13 +129,48 @@ func readSOF(r io.ReaderAt, off int64, n int, size int64, info *Info) error {
 	if info.storedH == 0 {
 		return fmt.Errorf("%w: height given by a DNL marker", ErrUnsupported)
 	}
-	switch nc := int(b[5]); {
+	nc := int(b[5])
+	switch {
 	case nc != 1 && nc != 3 && nc != 4:
 		return fmt.Errorf("%w: %d components", ErrUnsupported, nc)
 	case n != 6+3*nc:
 		return fmt.Errorf("%w: frame header length", ErrCorrupt)
 	}
+	comps, err := readAt(r, off+6, 3*nc, size)
+	if err != nil {
+		return err
+	}
+	info.components = nc
+	info.fullJPEG = !jpegdecLayout(comps)
 	return nil
+}
+
+// jpegdecLayout reports whether internal/jpegdec decodes a frame of these
+// components (3 bytes each: id, sampling, table), as its readFrame
+// decides: one component, or three as Y'CbCr whose chroma components
+// share a sampling that divides the luma's. Any other layout is decoded
+// by image/jpeg at full size, so its memory is estimated as such. A
+// sampling factor out of 1–4, which both decoders refuse, counts as
+// jpegdec's.
+func jpegdecLayout(comps []byte) bool {
+	switch len(comps) / 3 {
+	case 1:
+		return true
+	case 3:
+	default:
+		return false
+	}
+	var h, v [3]int
+	for i := range 3 {
+		h[i], v[i] = int(comps[3*i+1]>>4), int(comps[3*i+1]&15)
+		if h[i] < 1 || h[i] > 4 || v[i] < 1 || v[i] > 4 {
+			return true
+		}
+	}
+	if h[1] != h[2] || v[1] != v[2] || h[0]%h[1] != 0 || v[0]%v[1] != 0 {
+		return false
+	}
+	return !(comps[0] == 'R' && comps[3] == 'G' && comps[6] == 'B')
 }
 
 // findEOI finds the EOI marker that ends the image data from off (where

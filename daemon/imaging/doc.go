@@ -17,7 +17,8 @@
 //     encodings, so GPS and the rest of the EXIF stay in the original only.
 //
 // Speed and memory come from never holding a full-size image when it can be
-// avoided: a JPEG is decoded at 1/2, 1/4 or 1/8 scale inside the IDCT (see
+// avoided, which is what lets photos of up to 200 MP (DefaultMaxPixels)
+// through: a JPEG is decoded at 1/2, 1/4 or 1/8 scale inside the IDCT (see
 // internal/jpegdec), resampled on its Y'CbCr planes with a fixed-point
 // Catmull-Rom (internal/planar), turned after the resize, and the thumb is
 // made from the display image. Other formats are decoded with the standard

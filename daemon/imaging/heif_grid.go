@@ -11,7 +11,8 @@ import (
 )
 
 // Limits on what a HEIF file may ask of the decoder. A phone's grid has 48
-// (12 MP) to 192 (48 MP) tiles of 512×512.
+// (12 MP) to 192 (48 MP) tiles of 512×512, 768 for the 200 MP of the
+// largest sensor; DefaultMaxPixels bounds the picture before this does.
 const (
 	maxGridTiles    = 1024
 	maxTileDataSize = 16 << 20 // one tile's coded bytes

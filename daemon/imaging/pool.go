@@ -231,7 +231,9 @@ const (
 	// chosen DCT scale.
 	bppJPEGScaled = 3
 	// Progressive JPEG through image/jpeg: every coefficient as an int32,
-	// then the full-size picture and its planes (measured 8.3).
+	// then the full-size picture and its planes (measured 8.3); also
+	// used for the baseline JPEGs jpegdec refuses (CMYK, RGB, unusual
+	// chroma), which image/jpeg decodes at full size.
 	bppJPEGProgressive = 9
 	// PNG through image/png: the full-size picture (4 or 8 bytes a
 	// pixel) and the planes it becomes (measured 5.9 and 10.6).
@@ -262,8 +264,8 @@ func memoryEstimateFor(info Info, long int) int64 {
 	px := int64(info.storedW) * int64(info.storedH)
 	switch info.Format {
 	case JPEG:
-		if info.progressive {
-			return estFixed + bppJPEGProgressive*px
+		if info.progressive || info.fullJPEG {
+			return fullJPEGEstimate(info)
 		}
 		denom := int64(dctScaleFor(info.storedW, info.storedH, long))
 		return estFixed + bppJPEGScaled*px/(denom*denom)
@@ -294,6 +296,12 @@ func memoryEstimateFor(info Info, long int) int64 {
 	default:
 		return estFixed + bppGIF*px
 	}
+}
+
+// fullJPEGEstimate is the working memory of a JPEG decoded at full size by
+// image/jpeg, the fallback for what internal/jpegdec refuses.
+func fullJPEGEstimate(info Info) int64 {
+	return estFixed + bppJPEGProgressive*int64(info.storedW)*int64(info.storedH)
 }
 
 // dctScaleFor is the reduction (8, 4, 2 or 1) at which a w×h picture is

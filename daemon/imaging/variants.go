@@ -107,7 +107,15 @@ func decode(ctx context.Context, r io.ReaderAt, size int64, info Info, long int,
 		case !errors.Is(derr, jpegdec.ErrUnsupported):
 			return planar.Image{}, 0, fmt.Errorf("decoding jpeg: %w", derr)
 		}
-		// Progressive, CMYK and other rare JPEGs: the standard decoder.
+		// Progressive, CMYK and other rare JPEGs: the standard decoder,
+		// at full size. Not when that would not fit the budget: a
+		// baseline JPEG is checked for its scaled decode, and one that
+		// only its scan data shows jpegdec cannot decode (a 200 MP file
+		// would take gigabytes in image/jpeg) is refused instead.
+		if !info.fullJPEGFits {
+			return planar.Image{}, 0, fmt.Errorf("%w: decoding a %dx%d jpeg at full size needs about %d MiB: %w",
+				ErrTooLarge, info.storedW, info.storedH, fullJPEGEstimate(info)>>20, derr)
+		}
 		m, err = jpeg.Decode(sr())
 	case PNG:
 		m, err = png.Decode(sr())

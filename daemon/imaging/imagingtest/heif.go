@@ -208,6 +208,56 @@ func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCb
 	return heic, ref, err
 }
 
+// GridPictureReduced is GridPicture for grids too large to hold their
+// picture (200 MP is 300 MB): the picture returned is reduced by reduce
+// (2, 4 or 8; each pixel the mean of a reduce×reduce block), and only its
+// luma is set, which is what LumaError compares.
+func GridPictureReduced(dir string, outW, outH, distinct, irot, reduce int) ([]byte, *image.YCbCr, error) {
+	const tw, th = 512, 512
+	if reduce < 1 || tw%reduce != 0 {
+		return nil, nil, fmt.Errorf("reduce %d does not divide the %d px tiles", reduce, tw)
+	}
+	cols, rows := (outW+tw-1)/tw, (outH+th-1)/th
+	rtw, rth := tw/reduce, th/reduce
+	small := make([][]byte, distinct) // each tile's luma, reduced
+	tiles := make([][]byte, distinct)
+	for k := range distinct {
+		src := testimgPhoto(tw, th, uint64(k+1))
+		b, err := HEIFEnc(dir, src, 90)
+		if err != nil {
+			return nil, nil, err
+		}
+		tiles[k] = b
+		small[k] = make([]byte, rtw*rth)
+		for y := range rth {
+			for x := range rtw {
+				sum := 0
+				for yy := range reduce {
+					for xx := range reduce {
+						sum += int(src.Y[(y*reduce+yy)*src.YStride+x*reduce+xx])
+					}
+				}
+				small[k][y*rtw+x] = byte((sum + reduce*reduce/2) / (reduce * reduce))
+			}
+		}
+	}
+	cells := make([]int, cols*rows)
+	rw, rh := outW/reduce, outH/reduce
+	ref := image.NewYCbCr(image.Rect(0, 0, rw, rh), image.YCbCrSubsampleRatio420)
+	for i := range cells {
+		c := (i*5 + i/cols) % distinct
+		cells[i] = c
+		x0, y0 := i%cols*rtw, i/cols*rth
+		for y := 0; y < rth && y0+y < rh; y++ {
+			for x := 0; x < rtw && x0+x < rw; x++ {
+				ref.Y[(y0+y)*ref.YStride+x0+x] = small[c][y*rtw+x]
+			}
+		}
+	}
+	heic, err := HEICGrid(tiles, cells, cols, rows, outW, outH, tw, th, irot)
+	return heic, ref, err
+}
+
 // SingleHEIC encodes a w×h gradient as one HEVC-coded image (not a grid)
 // with `heif-enc -q 30` at x265's fastest preset (Debian's
 // libheif-examples), as a desktop export writes it. dir is a scratch
