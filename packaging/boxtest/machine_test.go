@@ -393,6 +393,9 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 	if r, err := m.try([]string{"systemd-analyze", "critical-chain", "--no-pager", "eventbox.service"}, ""); err == nil {
 		t.Logf("the boot's critical chain to eventbox.service:\n%s", strings.TrimSpace(r.Stdout))
 	}
+	if r, err := m.try([]string{"sh", "-c", "systemd-analyze --no-pager; systemd-analyze blame --no-pager | head -n 8"}, ""); err == nil {
+		t.Logf("the boot's split and its slowest units:\n%s", strings.TrimSpace(r.Stdout))
+	}
 	return m
 }
 
