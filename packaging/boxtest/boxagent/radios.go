@@ -5,8 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
 )
 
 // radioNamespaces says which virtual radio goes where: wlan0 stays the
@@ -46,24 +50,33 @@ func radios(args []string) error {
 			return fmt.Errorf("loading mac80211_hwsim: %v: %s", err, out)
 		}
 	}
+	// Each radio's namespace is made in this process and the radios are
+	// moved a few at a time: an emulated box spends about a second on each
+	// program it starts, and the crowd's rig has dozens of radios.
+	var g errgroup.Group
+	g.SetLimit(4)
 	for iface, ns := range where {
-		if err := addNetns(ns); err != nil {
-			return err
-		}
-		phy, err := phyOf(iface)
-		if err != nil {
-			return err
-		}
-		if out, err := exec.Command("iw", "phy", phy, "set", "netns", "name", ns).CombinedOutput(); err != nil {
-			return fmt.Errorf("moving %s (%s) to %s: %v: %s", phy, iface, ns, err, out)
-		}
-		fmt.Printf("boxagent: %s (%s) is in namespace %s\n", iface, phy, ns)
+		g.Go(func() error {
+			if err := addNetns(ns); err != nil {
+				return err
+			}
+			phy, err := phyOf(iface)
+			if err != nil {
+				return err
+			}
+			if out, err := exec.Command("iw", "phy", phy, "set", "netns", "name", ns).CombinedOutput(); err != nil {
+				return fmt.Errorf("moving %s (%s) to %s: %v: %s", phy, iface, ns, err, out)
+			}
+			fmt.Printf("boxagent: %s (%s) is in namespace %s\n", iface, phy, ns)
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
 
 // addNetns makes a named network namespace as `ip netns add` does: a new
-// namespace kept alive by a bind mount at /run/netns/NAME.
+// namespace kept alive by a bind mount at /run/netns/NAME. The namespace is
+// made on a thread of its own, which ends with it.
 func addNetns(name string) error {
 	path := filepath.Join("/run/netns", name)
 	if _, err := os.Stat(path); err == nil {
@@ -75,10 +88,23 @@ func addNetns(name string) error {
 	if err := os.WriteFile(path, nil, 0o444); err != nil {
 		return err
 	}
-	if out, err := exec.Command("unshare", "--net="+path, "true").CombinedOutput(); err != nil {
-		return fmt.Errorf("making namespace %s: %v: %s", name, err, out)
-	}
-	return nil
+	ch := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread, in the new namespace, ends with
+		// this goroutine.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- fmt.Errorf("making namespace %s: %w", name, err)
+			return
+		}
+		self := fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid())
+		if err := unix.Mount(self, path, "", unix.MS_BIND, ""); err != nil {
+			ch <- fmt.Errorf("keeping namespace %s at %s: %w", name, path, err)
+			return
+		}
+		ch <- nil
+	}()
+	return <-ch
 }
 
 // phyOf names the wiphy of a network interface.
