@@ -53,7 +53,11 @@ type CrowdPhone struct {
 	LetGo        time.Time `json:"letGo"`
 	LetGoReason  string    `json:"letGoReason"`
 	DuringUpload bool      `json:"duringUpload"`
-	Error        string    `json:"error,omitempty"`
+	// Retried lists the requests that failed before an answer (no route,
+	// a reset) and were sent again, as a browser's reload or the guest
+	// page's queue would.
+	Retried []string `json:"retried,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // crowd plays n phones arriving at the hotspot over a spread of time, all
@@ -405,31 +409,56 @@ func enterNetns(ns string) error {
 	return nil
 }
 
+// sendAttempts and sendRetryPause bound how a crowd phone sends a request
+// again that got no answer.
+const (
+	sendAttempts   = 5
+	sendRetryPause = 5 * time.Second
+)
+
 // send opens the event as a guest and sends the photos one after the
 // other, each a unique copy (a comment segment naming phone and photo).
 func (p *crowdPhone) send(ctx context.Context, c *http.Client, slug string, photo []byte, photos int) error {
 	base := "http://eventbox.local"
-	do := func(method, path, ctype string, body io.Reader) (int, []byte, error) {
-		req, err := http.NewRequestWithContext(ctx, method, base+path, body)
-		if err != nil {
-			return 0, nil, err
+	// do sends one request; a request that gets no answer at all (the
+	// phone's first packets find no route yet, a connection reset) is sent
+	// again after a pause, up to sendAttempts times, as a person reloads
+	// the page and the guest page's queue sends a failed file again.
+	do := func(method, path, ctype string, body []byte) (int, []byte, error) {
+		var err error
+		for attempt := 1; attempt <= sendAttempts; attempt++ {
+			if attempt > 1 {
+				p.Retried = append(p.Retried, fmt.Sprintf("%s %s: %v", method, path, err))
+				select {
+				case <-time.After(sendRetryPause):
+				case <-ctx.Done():
+					return 0, nil, ctx.Err()
+				}
+			}
+			var req *http.Request
+			req, err = http.NewRequestWithContext(ctx, method, base+path, bytes.NewReader(body))
+			if err != nil {
+				return 0, nil, err
+			}
+			if method == http.MethodPost {
+				req.Header.Set("Origin", base)
+				req.Header.Set("Content-Type", ctype)
+			}
+			var resp *http.Response
+			resp, err = c.Do(req)
+			if err != nil {
+				continue
+			}
+			b, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode, b, rerr
 		}
-		if method == http.MethodPost {
-			req.Header.Set("Origin", base)
-			req.Header.Set("Content-Type", ctype)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		return resp.StatusCode, b, err
+		return 0, nil, err
 	}
 	if st, _, err := do(http.MethodGet, "/e/"+slug, "", nil); err != nil || st != http.StatusOK {
 		return fmt.Errorf("opening the event: %d %v", st, err)
 	}
-	if st, b, err := do(http.MethodPost, "/api/e/"+slug+"/join", "application/json", strings.NewReader(`{}`)); err != nil || st != http.StatusOK {
+	if st, b, err := do(http.MethodPost, "/api/e/"+slug+"/join", "application/json", []byte(`{}`)); err != nil || st != http.StatusOK {
 		return fmt.Errorf("joining the event: %d %s %v", st, b, err)
 	}
 	for k := 1; k <= photos; k++ {
@@ -440,7 +469,7 @@ func (p *crowdPhone) send(ctx context.Context, c *http.Client, slug string, phot
 		_, _ = fw.Write(data)
 		_ = mw.Close()
 		p.uploading.Store(true)
-		st, b, err := do(http.MethodPost, "/api/e/"+slug+"/photos", mw.FormDataContentType(), &body)
+		st, b, err := do(http.MethodPost, "/api/e/"+slug+"/photos", mw.FormDataContentType(), body.Bytes())
 		p.uploading.Store(false)
 		u := Upload{File: fmt.Sprintf("photo %d", k), SHA256: sum(data), Status: st, ID: photoID(b)}
 		p.Uploads = append(p.Uploads, u)

@@ -7,10 +7,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Sample is the box's load at one moment, for the crowd's test.
 type Sample struct {
+	// At is when the radio's list was read, on the box's clock (the
+	// clock of the crowd's report).
+	At time.Time `json:"at"`
 	// Stations is how many stations the radio lists (iw dev IF station
 	// dump), -1 when it could not be read.
 	Stations int `json:"stations"`
@@ -38,6 +42,7 @@ func sample(args []string) error {
 	if out, err := exec.Command("iw", "dev", iface, "station", "dump").Output(); err == nil {
 		s.Stations = strings.Count("\n"+string(out), "\nStation ")
 	}
+	s.At = time.Now()
 	if b, err := os.ReadFile("/proc/stat"); err == nil {
 		line, _, _ := strings.Cut(string(b), "\n")
 		f := strings.Fields(line)
