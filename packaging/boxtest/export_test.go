@@ -19,7 +19,7 @@ import (
 	"eventbox/daemon/cloud"
 )
 
-// exportCuts is how many times TestPowerCutsDuringAnExport pulls the plug
+// exportCuts is how many times powerCutsDuringAnExport pulls the plug
 // while the box sends an event to the cloud (BOXTEST_EXPORT_CUTS, default
 // 2).
 func exportCuts(t *testing.T) int {
@@ -29,36 +29,37 @@ func exportCuts(t *testing.T) int {
 // davAddr is where the machine reaches the test's WebDAV server.
 const davAddr = "10.0.2.100:80"
 
-// TestPowerCutsDuringAnExport sends an event's photos to a WebDAV server
-// the test runs on the host and cuts the box's power while it does. After
-// every cut the box boots, the export is still stored and resumes by
-// itself, and once it is done the server holds every photo byte for byte;
-// right after the cut and at the end nothing under a final name is a half
-// photo; on the box every photo is listed and whole, and at the end bbolt's
-// own check finds the database whole.
-func TestPowerCutsDuringAnExport(t *testing.T) {
-	t.Parallel()
-	image := cardImage(t)
-	c := newCard(t, image, t.TempDir(), partySettings)
-	disk, drive := lossyDrive(t, c)
-	rng := seededRand(t)
-
-	davDir := t.TempDir()
+// serveDAV runs a WebDAV server on the host for the test's time, reachable
+// by the card's machine at davAddr, and answers the directory it serves.
+func serveDAV(t *testing.T, c *card) string {
+	t.Helper()
+	dir := t.TempDir()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dav := &http.Server{Handler: &webdav.Handler{FileSystem: webdav.Dir(davDir), LockSystem: webdav.NewMemLS()}}
+	dav := &http.Server{Handler: &webdav.Handler{FileSystem: webdav.Dir(dir), LockSystem: webdav.NewMemLS()}}
 	go func() { _ = dav.Serve(l) }()
 	t.Cleanup(func() { dav.Close() })
 	c.reachHost(t, davAddr, l.Addr().String())
+	return dir
+}
 
-	m := bootMachine(t, c, drive)
+// powerCutsDuringAnExport sends an event's photos to a WebDAV server
+// the test runs on the host (serveDAV, in davDir) and cuts the box's power
+// while it does. After every cut the box boots, the export is still stored
+// and resumes by itself, and once it is done the server holds every photo
+// byte for byte; right after the cut and at the end nothing under a final
+// name is a half photo; on the box every photo is listed and whole, and at
+// the end bbolt's own check finds the database whole.
+func powerCutsDuringAnExport(t *testing.T, b *lossyBox, davDir string) {
+	m, rng := b.m.in(t), b.rng
 	h := m.signIn("anna", "a-long-party-password")
 	h.json("PUT", "/api/admin/cloud", map[string]any{"url": "http://" + davAddr + "/", "user": "anna", "password": "cloud-password",
 		"folder": "Parties"}, http.StatusOK)
-	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
+	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Léa & Tom"}, http.StatusCreated)["event"].(map[string]any)
 	slug, eventID := ev["slug"].(string), ev["id"].(string)
+	b.events = append(b.events, eventID)
 	g := m.guest(slug)
 	acked := map[string]string{}
 	for i := range 16 {
@@ -98,13 +99,12 @@ func TestPowerCutsDuringAnExport(t *testing.T) {
 		}
 		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
 		wait := time.Since(start).Round(100 * time.Millisecond)
-		m.powerOff()
-		pending, name := cutDisk(t, disk, round, rng)
+		pending, name := b.cut(t, round)
 		// Right after the cut, before any resume: a photo under its final
 		// name is whole, whatever upload the cut broke.
 		onServer, tempsAtCut, _ := checkHalfFiles(t, davDir, acked)
 
-		m = bootMachine(t, c, drive)
+		m = b.boot(t)
 		h.base, g.base = m.http, m.http
 		back := h.export(eventID, exportID)
 		if back.Status == "" {
@@ -136,7 +136,7 @@ func TestPowerCutsDuringAnExport(t *testing.T) {
 			round, way, len(acked), got, temps)
 	}
 
-	files, unnamed, tmp := m.leftovers(h, eventID)
+	files, unnamed, tmp := m.leftovers(h, b.events...)
 	if len(unnamed) > 0 {
 		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
 	}

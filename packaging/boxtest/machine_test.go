@@ -140,6 +140,9 @@ type card struct {
 	// reach, by the address it dials in the user network (IP:PORT) and
 	// the host's address it reaches (reachHost).
 	reach map[string]string
+	// owner, when set, is the test whose end powers off the machines
+	// booted from the card, whichever of its subtests booted them.
+	owner *testing.T
 }
 
 // reachHost lets the machine reach the host's server at hostAddr by
@@ -357,11 +360,15 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 		t.Fatalf("starting qemu: %v", err)
 	}
 	go func() { m.done <- m.qemu.Wait() }()
-	t.Cleanup(func() {
+	owner := t
+	if c.owner != nil {
+		owner = c.owner
+	}
+	owner.Cleanup(func() {
 		// BOXTEST_HOLD=20m keeps the machine running that long after its
 		// test, to look inside it through the agent (its port is logged).
 		if d, err := time.ParseDuration(os.Getenv("BOXTEST_HOLD")); err == nil {
-			t.Logf("holding the machine for %s: agent %s, box %s", d, m.agent, m.http)
+			owner.Logf("holding the machine for %s: agent %s, box %s", d, m.agent, m.http)
 			time.Sleep(d)
 		}
 		m.powerOff()

@@ -44,25 +44,101 @@ func envCount(t *testing.T, name string, def int) int {
 	return n
 }
 
-// TestPowerCuts cuts the box's power again and again while guests upload,
-// on a disk that loses the writes it was not told to flush (all of them,
-// or a random part in a random order, as a card's controller may), and
-// boots it again each time. After every cut the card mounts, the box
-// boots and its daemon answers, and every upload it had acknowledged is
-// listed and byte for byte what was sent. At the end no media file is left
-// that no record names, no temp file remains, and bbolt's own check finds
-// the database whole.
+// TestPowerCuts boots one box on a disk that loses the writes it was not
+// told to flush (all of them, or a random part in a random order, as a
+// card's controller may) and cuts its power while it updates itself
+// (powerCutsDuringAnUpdate), then while guests upload
+// (powerCutsDuringUploads): the two share the box's first boot. The update
+// comes first, while the box holds few photos: each of its backups holds
+// them all.
 func TestPowerCuts(t *testing.T) {
 	t.Parallel()
-	image := cardImage(t)
-	c := newCard(t, image, t.TempDir(), partySettings)
-	disk, drive := lossyDrive(t, c)
-	rng := seededRand(t)
+	b := newLossyBox(t, nil)
+	b.part(t, "during an update", powerCutsDuringAnUpdate)
+	b.part(t, "during uploads", powerCutsDuringUploads)
+}
 
-	m := bootMachine(t, c, drive)
+// lossyBox is a box whose card is served through a disk that loses what
+// was not flushed when the power is cut. The power-cut scenarios share
+// one, each a part of its test (a boot is most of a scenario's time in
+// full emulation): each part makes its own event, and checks at its end
+// every event the box holds.
+type lossyBox struct {
+	c     *card
+	disk  *LossyDisk
+	drive string
+	rng   *rand.Rand
+	m     *machine
+	// events are the events the parts made, for the checks of files
+	// that no record names; parts counts the parts run.
+	events []string
+	parts  int
+}
+
+// newLossyBox makes the card (prepare, when not nil, adds what the card
+// needs before its first boot, such as a server it may reach) and boots it.
+func newLossyBox(t *testing.T, prepare func(c *card)) *lossyBox {
+	t.Helper()
+	c := newCard(t, cardImage(t), t.TempDir(), partySettings)
+	if prepare != nil {
+		prepare(c)
+	}
+	disk, drive := lossyDrive(t, c)
+	b := &lossyBox{c: c, disk: disk, drive: drive, rng: seededRand(t)}
+	// The machines of the parts' boots are powered off when the whole
+	// test ends, not with the part that booted them.
+	c.owner = t
+	b.boot(t)
+	return b
+}
+
+// boot powers the box on (again, after a cut) for the (sub)test t.
+func (b *lossyBox) boot(t *testing.T) *machine {
+	t.Helper()
+	b.m = bootMachine(t, b.c, b.drive)
+	return b.m
+}
+
+// cut pulls the plug and makes the disk lose what was not flushed (see
+// cutDisk).
+func (b *lossyBox) cut(t *testing.T, round int) (int, string) {
+	t.Helper()
+	b.m.powerOff()
+	return cutDisk(t, b.disk, round, b.rng)
+}
+
+// part runs one scenario on the box as a subtest, timed. A part may end
+// with the daemon stopped (its checks of the disk stop it); the next one
+// finds it started again. A failed part ends the test: the parts after it
+// would find the box as it left it.
+func (b *lossyBox) part(t *testing.T, name string, f func(t *testing.T, b *lossyBox)) {
+	t.Helper()
+	if b.parts > 0 {
+		m := b.m.in(t)
+		m.sh("", "systemctl", "start", "eventbox")
+		m.waitHealth()
+	}
+	b.parts++
+	start := time.Now()
+	ok := t.Run(name, func(t *testing.T) { f(t, b) })
+	t.Logf("time: %s took %s", name, time.Since(start).Round(time.Second))
+	if !ok {
+		t.FailNow()
+	}
+}
+
+// powerCutsDuringUploads cuts the box's power again and again while guests
+// upload, and boots it again each time. After every cut the card mounts,
+// the box boots and its daemon answers, and every upload it had
+// acknowledged is listed and byte for byte what was sent. At the end no
+// media file is left that no record names, no temp file remains, and
+// bbolt's own check finds the database whole.
+func powerCutsDuringUploads(t *testing.T, b *lossyBox) {
+	m, disk := b.m.in(t), b.disk
 	h := m.signIn("anna", "a-long-party-password")
 	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
 	slug, eventID := ev["slug"].(string), ev["id"].(string)
+	b.events = append(b.events, eventID)
 	guests := []*host{m.guest(slug), m.guest(slug)}
 
 	var mu sync.Mutex
@@ -101,14 +177,14 @@ func TestPowerCuts(t *testing.T) {
 				}
 			}()
 		}
-		wait := time.Duration(3+rng.IntN(18)) * time.Second
+		wait := time.Duration(3+b.rng.IntN(18)) * time.Second
 		time.Sleep(wait)
 		m.powerOff()
 		close(stop)
 		wg.Wait()
-		pending, name := cutDisk(t, disk, round, rng)
+		pending, name := b.cut(t, round)
 		t.Logf("cut %d after %s of uploads: %d writes were not flushed (%s); %d uploads acknowledged so far", round, wait, pending, name, len(acked))
-		m = bootMachine(t, c, drive)
+		m = b.boot(t)
 		h.base = m.http
 		for _, g := range guests {
 			g.base = m.http
@@ -122,7 +198,7 @@ func TestPowerCuts(t *testing.T) {
 	// The start-up sweep removes files no record names once they are out
 	// of its grace period (an upload in flight may own them): date them
 	// back, start the daemon once more, and look at the disk.
-	files, unnamed, tmp := m.leftovers(h, eventID)
+	files, unnamed, tmp := m.leftovers(h, b.events...)
 	if len(unnamed) > 0 {
 		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
 	}
@@ -189,16 +265,20 @@ func seededRand(t *testing.T) *rand.Rand {
 
 // leftovers restarts the daemon with every media file dated back past the
 // start-up sweep's grace period (an upload in flight may own a new file)
-// and reports the media files that no listed photo of eventID names and
+// and reports the media files that no listed photo of the events names and
 // the temp files left, after checking bbolt's own check of the database.
-func (m *machine) leftovers(h *host, eventID string) (files, unnamed, tmp []string) {
+// It leaves the daemon stopped.
+func (m *machine) leftovers(h *host, eventIDs ...string) (files, unnamed, tmp []string) {
 	m.t.Helper()
 	m.sh("", "systemctl", "stop", "eventbox")
 	m.sh("", "sh", "-c", "find /var/lib/eventbox/media -type f -exec touch -d '-1 hour' {} +")
 	m.sh("", "systemctl", "start", "eventbox")
-	ids := map[string]bool{eventID: true}
-	for _, id := range h.photoIDs(eventID) {
-		ids[id] = true
+	ids := map[string]bool{}
+	for _, eventID := range eventIDs {
+		ids[eventID] = true
+		for _, id := range h.photoIDs(eventID) {
+			ids[id] = true
+		}
 	}
 	files = strings.Fields(m.sh("", "find", "/var/lib/eventbox/media", "-type", "f", "-printf", "%f\n"))
 	for _, f := range files {

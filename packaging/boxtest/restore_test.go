@@ -12,32 +12,39 @@ import (
 	"time"
 )
 
-// restoreCuts is how many times TestPowerCutsDuringARestore pulls the
+// restoreCuts is how many times powerCutsDuringARestore pulls the
 // plug while the box takes a backup in (BOXTEST_RESTORE_CUTS, default 3).
 func restoreCuts(t *testing.T) int {
 	return envCount(t, "BOXTEST_RESTORE_CUTS", 3)
 }
 
-// TestPowerCutsDuringARestore restores a backup on the box and cuts its
-// power while it does (receiving the ZIP, staging it, writing the
-// journal, swapping it in), on a disk that loses what was not flushed.
-// After every cut the box boots and holds either its data as it was
-// before the restore or the backup's, each whole: every photo of the
-// state it is in is listed and byte for byte what was sent, and nothing
-// of the other state is half there. At the end no media file is named by
-// no record, no temp file remains and bbolt's own check finds the
-// database whole.
-func TestPowerCutsDuringARestore(t *testing.T) {
+// TestPowerCutsDuringARestoreAndAnExport boots one box on a disk that
+// loses what was not flushed and cuts its power while it takes a backup in
+// (powerCutsDuringARestore), then while it sends an event to a WebDAV
+// server (powerCutsDuringAnExport): the two share the box's first boot.
+// The restore comes first: it replaces every event the box holds.
+func TestPowerCutsDuringARestoreAndAnExport(t *testing.T) {
 	t.Parallel()
-	image := cardImage(t)
-	c := newCard(t, image, t.TempDir(), partySettings)
-	disk, drive := lossyDrive(t, c)
-	rng := seededRand(t)
+	var davDir string
+	b := newLossyBox(t, func(c *card) { davDir = serveDAV(t, c) })
+	b.part(t, "during a restore", powerCutsDuringARestore)
+	b.part(t, "during an export", func(t *testing.T, b *lossyBox) { powerCutsDuringAnExport(t, b, davDir) })
+}
 
-	m := bootMachine(t, c, drive)
+// powerCutsDuringARestore restores a backup on the box and cuts its power
+// while it does (receiving the ZIP, staging it, writing the journal,
+// swapping it in). After every cut the box boots and holds either its data
+// as it was before the restore or the backup's, each whole: every photo of
+// the state it is in is listed and byte for byte what was sent, and
+// nothing of the other state is half there. At the end no media file is
+// named by no record, no temp file remains and bbolt's own check finds the
+// database whole.
+func powerCutsDuringARestore(t *testing.T, b *lossyBox) {
+	m, rng := b.m.in(t), b.rng
 	h := m.signIn("anna", "a-long-party-password")
 	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
 	slug, eventID := ev["slug"].(string), ev["id"].(string)
+	b.events = append(b.events, eventID)
 	g := m.guest(slug)
 	send := func(n int, seed uint64) map[string]string {
 		sent := map[string]string{}
@@ -84,8 +91,8 @@ func TestPowerCutsDuringARestore(t *testing.T) {
 		time.Sleep(wait)
 		m.powerOff()
 		answer := <-answered
-		pending, name := cutDisk(t, disk, round, rng)
-		m = bootMachine(t, c, drive)
+		pending, name := b.cut(t, round)
+		m = b.boot(t)
 		// The restored data has its own sessions: sign in again.
 		h = m.signIn("anna", "a-long-party-password")
 		g.base = m.http
@@ -119,7 +126,7 @@ func TestPowerCutsDuringARestore(t *testing.T) {
 			maps.Copy(whole, afterBackup)
 		}
 	}
-	files, unnamed, tmp := m.leftovers(h, eventID)
+	files, unnamed, tmp := m.leftovers(h, b.events...)
 	if len(unnamed) > 0 {
 		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
 	}

@@ -25,7 +25,7 @@ import (
 	"eventbox/daemon/update"
 )
 
-// updateCuts is how many times TestPowerCutsDuringAnUpdate pulls the plug
+// updateCuts is how many times powerCutsDuringAnUpdate pulls the plug
 // while the box updates itself (BOXTEST_UPDATE_CUTS, default 2).
 func updateCuts(t *testing.T) int {
 	return envCount(t, "BOXTEST_UPDATE_CUTS", 2)
@@ -46,8 +46,8 @@ const updateURL = "http://127.0.0.1:7000/files" + releaseDir + "/release.json"
 // says installed or the new version answers).
 var updatePhases = []string{"the backup", "the download", "the swap"}
 
-// TestPowerCutsDuringAnUpdate updates the box to a release signed with a
-// key it trusts, served in the machine, and cuts its power while it does:
+// powerCutsDuringAnUpdate updates the box to a release signed with a key
+// it trusts, served in the machine, and cuts its power while it does:
 // during the backup it makes first, the download and its checks, the swap
 // of the binary, or just after. After every cut the box boots and runs
 // either the version it had or the new one; every backup it keeps opens as
@@ -57,17 +57,12 @@ var updatePhases = []string{"the backup", "the download", "the swap"}
 // listed and byte for byte what was sent. At the end no media file is
 // named by no record, no temp file remains and bbolt's own check finds
 // the database whole.
-func TestPowerCutsDuringAnUpdate(t *testing.T) {
-	t.Parallel()
-	image := cardImage(t)
-	c := newCard(t, image, t.TempDir(), partySettings)
-	disk, drive := lossyDrive(t, c)
-	rng := seededRand(t)
-
-	m := bootMachine(t, c, drive)
+func powerCutsDuringAnUpdate(t *testing.T, b *lossyBox) {
+	m, rng := b.m.in(t), b.rng
 	h := m.signIn("anna", "a-long-party-password")
-	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
+	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Léa & Tom"}, http.StatusCreated)["event"].(map[string]any)
 	slug, eventID := ev["slug"].(string), ev["id"].(string)
+	b.events = append(b.events, eventID)
 	g := m.guest(slug)
 	acked := map[string]string{}
 	for i := range 10 {
@@ -157,9 +152,9 @@ func TestPowerCutsDuringAnUpdate(t *testing.T) {
 		if answer == "" {
 			answer = <-applied
 		}
-		pending, name := cutDisk(t, disk, round, rng)
+		pending, name := b.cut(t, round)
 
-		m = bootMachine(t, c, drive)
+		m = b.boot(t)
 		h.base, g.base = m.http, m.http
 		u := m.waitUpdates(h)
 		state := ""
@@ -200,7 +195,7 @@ func TestPowerCutsDuringAnUpdate(t *testing.T) {
 		t.Logf("cut %d: the update to %s %s; %d photos listed, each whole; %d backups kept and checked, %d partial", round, to, way, len(acked), len(kept), partial)
 	}
 
-	files, unnamed, tmp := m.leftovers(h, eventID)
+	files, unnamed, tmp := m.leftovers(h, b.events...)
 	if len(unnamed) > 0 {
 		t.Errorf("%d media files are named by no record: %v", len(unnamed), unnamed)
 	}
