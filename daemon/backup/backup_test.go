@@ -373,23 +373,37 @@ func TestStageStopsWhenInspectFails(t *testing.T) {
 	}
 }
 
-// TestStageRefusesADamagedZip flips a byte inside a stored media file: the
-// ZIP's own CRC catches it while the file is extracted.
+// TestStageRefusesADamagedZip flips a byte inside an entry's data. In a
+// stored media file the ZIP's own CRC catches it while the file is
+// extracted; in the deflated database the decompressor or the CRC does,
+// whichever meets it first.
 func TestStageRefusesADamagedZip(t *testing.T) {
 	s := newSource(t)
 	raw, m := s.backupOf(t)
-	zr := openZip(t, raw)
-	zf := zr.File[1]
-	off, err := zf.DataOffset()
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		entry int
+		says  string
+	}{
+		{0, ""}, // the database
+		{1, "is damaged"},
 	}
-	bad := slices.Clone(raw)
-	bad[off+3] ^= 0x20
-	_, err = backup.Stage(context.Background(), openZip(t, bad), backup.StageConfig{DataDir: t.TempDir(), Room: m.Bytes})
-	re, ok := backup.IsRefused(err)
-	if !ok || re.File != zf.Name || !strings.Contains(re.Reason, "is damaged") {
-		t.Fatalf("Stage = %v, want %s refused as damaged", err, zf.Name)
+	for _, c := range cases {
+		zf := openZip(t, raw).File[c.entry]
+		off, err := zf.DataOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := slices.Clone(raw)
+		bad[off+int64(zf.CompressedSize64)/2] ^= 0x20
+		dataDir := t.TempDir()
+		_, err = backup.Stage(context.Background(), openZip(t, bad), backup.StageConfig{DataDir: dataDir, Room: m.Bytes})
+		re, ok := backup.IsRefused(err)
+		if !ok || re.File != zf.Name || !strings.Contains(re.Reason, c.says) {
+			t.Fatalf("Stage = %v, want %s refused: …%s…", err, zf.Name, c.says)
+		}
+		if _, err := os.Stat(store.StagingDir(dataDir)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the staging area is left: %v", err)
+		}
 	}
 }
 
