@@ -89,7 +89,10 @@ packages=(
 include=$(IFS=,; echo "${packages[*]}")
 # The initrd is made once, at the end: while the packages are installed,
 # update-initramfs is set aside (each kernel, udev and firmware package
-# would otherwise make it again, minutes each under qemu-user).
+# would otherwise make it again, minutes each under qemu-user). So is
+# update-ca-certificates: its shell loop starts several programs for each
+# of the ~150 certificates, three to four minutes under qemu-user, and it
+# runs twice; its links and bundle are made after (ca_certificates).
 # dpkg's unsafe-io: the tree is a scratch directory copied into the image
 # at the end, so syncing each unpacked file buys nothing.
 mmdebstrap --architectures=arm64 --variant=minbase \
@@ -97,6 +100,7 @@ mmdebstrap --architectures=arm64 --variant=minbase \
 	--dpkgopt=force-unsafe-io \
 	--aptopt='Acquire::Languages "none"' \
 	--essential-hook='chroot "$1" dpkg-divert --local --rename --add /usr/sbin/update-initramfs && ln -s /bin/true "$1/usr/sbin/update-initramfs"' \
+	--essential-hook='chroot "$1" dpkg-divert --local --rename --add /usr/sbin/update-ca-certificates && ln -s /bin/true "$1/usr/sbin/update-ca-certificates"' \
 	--include="$include" \
 	--customize-hook="copy-in '$deb' /tmp" \
 	--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends /tmp/$(basename "$deb")" \
@@ -105,6 +109,48 @@ mmdebstrap --architectures=arm64 --variant=minbase \
 fi
 
 install -d "$root/boot/firmware" "$root/data"
+
+# ca_certificates: what update-ca-certificates makes in /etc/ssl/certs, made
+# with this machine's shell and openssl from the root's files: a link
+# NAME.pem to each certificate ca-certificates.conf enables, a link
+# HASH.N to each (openssl's subject hash, as `openssl rehash` names them),
+# and the bundle ca-certificates.crt that Go and most programs read. The
+# real script is put back: a later upgrade on the box finds its work done.
+ca_certificates() {
+	local certs=$root/etc/ssl/certs share=$root/usr/share/ca-certificates crt pem h n count=0
+	if [ -L "$root/usr/sbin/update-ca-certificates" ]; then
+		rm "$root/usr/sbin/update-ca-certificates"
+		chroot "$root" dpkg-divert --local --rename --remove /usr/sbin/update-ca-certificates
+	fi
+	install -d "$certs"
+	: >"$certs/.bundle"
+	while read -r crt; do
+		[ -f "$share/$crt" ] || die "ca-certificates.conf names $crt, which is not in /usr/share/ca-certificates"
+		pem=$(basename "$crt" .crt | sed -e 's/ /_/g' -e 's/[()]/=/g' -e 's/,/_/g').pem
+		ln -sfn "/usr/share/ca-certificates/$crt" "$certs/$pem"
+		sed -e '$a\' "$share/$crt" >>"$certs/.bundle"
+		h=$(openssl x509 -subject_hash -noout -in "$share/$crt") || die "openssl cannot read $crt"
+		n=0
+		while [ -L "$certs/$h.$n" ] && [ "$(readlink "$certs/$h.$n")" != "$pem" ]; do n=$((n + 1)); done
+		ln -sfn "$pem" "$certs/$h.$n"
+		count=$((count + 1))
+	done < <(sed -e '/^$/d' -e '/^#/d' -e '/^!/d' "$root/etc/ca-certificates.conf")
+	[ "$count" -gt 100 ] || die "only $count CA certificates enabled in ca-certificates.conf"
+	# Certificates other packages put there as files (ssl-cert's own) get
+	# their hash link too, as `openssl rehash` gives them.
+	for pem in "$certs"/*.pem; do
+		[ -f "$pem" ] && [ ! -L "$pem" ] || continue
+		h=$(openssl x509 -subject_hash -noout -in "$pem") || continue
+		n=0
+		while [ -L "$certs/$h.$n" ] && [ "$(readlink "$certs/$h.$n")" != "${pem##*/}" ]; do n=$((n + 1)); done
+		ln -sfn "${pem##*/}" "$certs/$h.$n"
+	done
+	chmod 0644 "$certs/.bundle"
+	mv "$certs/.bundle" "$certs/ca-certificates.crt"
+	echo "build.sh: $count CA certificates linked and bundled"
+}
+command -v openssl >/dev/null || die "openssl not found (apt-get install openssl)"
+ca_certificates
 
 # The box's name, and sources that name the components it was built from.
 echo eventbox >"$root/etc/hostname"
@@ -180,6 +226,14 @@ rm -rf "${root:?}/var/lib/eventbox" && install -d -m 0755 "$root/var/lib/eventbo
 # The boot partition's contents leave the root, whose /boot/firmware stays
 # as the empty mount point.
 mv "$root/boot/firmware" "$work/boot" && install -d "$root/boot/firmware"
+
+# What systemd does once after the packages in /usr change (the
+# ConditionNeedsUpdate= units: ldconfig.service, systemd-update-done), done
+# here: each card's first boot would spend some 20 s emulated on it, and
+# /var is on the read-only root, where systemd-update-done cannot leave its
+# stamp, so the units that look at /var would run at every boot.
+chroot "$root" ldconfig
+touch "$root/etc/.updated" "$root/var/.updated"
 
 # Sizes in MiB: the root with a quarter free (package upgrades, made with
 # the root remounted read-write), rounded up to 64 MiB.
