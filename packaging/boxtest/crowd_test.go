@@ -2,7 +2,6 @@ package boxtest
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -182,7 +181,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 		console  int
 		stations int       // the radio's list just before the console's count
 		after    int       // and just after
-		from, to time.Time // when the radio was read, on the box's clock
+		to       time.Time // when the radio was read after (s.At: before), on the box's clock
 		s        boxSample
 	}
 	var samples []sampled
@@ -215,7 +214,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 				after, to = s2.Stations, s2.At
 			}
 		}
-		samples = append(samples, sampled{time.Since(start), console, s.Stations, after, s.At, to, s})
+		samples = append(samples, sampled{time.Since(start), console, s.Stations, after, to, s})
 		t.Logf("%4ds: the console counts %2d phones, the radio lists %2d before and %2d after; box %d MiB available, eventbox %d MiB, %d wpa_supplicants %d MiB",
 			int(time.Since(start).Seconds()), console, s.Stations, after, s.MemAvailableKiB/1024, s.RSSKiB["eventbox"]/1024,
 			s.Count["wpa_supplicant"], s.RSSKiB["wpa_supplicant"]/1024)
@@ -293,7 +292,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 		if s.console != s.stations || s.console != s.after {
 			off++
 		}
-		moves := crowdMoves(rep.Phones, s.from.Add(-time.Second), s.to.Add(time.Second))
+		moves := crowdMoves(rep.Phones, s.s.At.Add(-time.Second), s.to.Add(time.Second))
 		if s.console < min(s.stations, s.after)-moves || s.console > max(s.stations, s.after)+moves {
 			t.Errorf("at %s the console counted %d phones, the radio listed %d before and %d after, with %d joins and let-gos between",
 				s.at.Round(time.Second), s.console, s.stations, s.after, moves)
@@ -367,17 +366,8 @@ func meanOf(ds []time.Duration) time.Duration {
 // id, and counts the acknowledged photos it does not list.
 func (h *host) listedPhotos(id string, acked map[string]bool) (listed map[string]bool, missing int) {
 	listed = map[string]bool{}
-	path := "/api/admin/events/" + id + "/photos"
-	for page := path; ; {
-		v := h.json("GET", page, nil, http.StatusOK)
-		for _, p := range v["photos"].([]any) {
-			listed[p.(map[string]any)["id"].(string)] = true
-		}
-		next, ok := v["nextCursor"].(float64)
-		if !ok {
-			break
-		}
-		page = fmt.Sprintf("%s?before=%d", path, int64(next))
+	for _, p := range h.photoIDs(id) {
+		listed[p] = true
 	}
 	for id := range acked {
 		if !listed[id] {

@@ -54,12 +54,9 @@ func serveDAV(t *testing.T, c *card) string {
 // the end bbolt's own check finds the database whole.
 func powerCutsDuringAnExport(t *testing.T, b *lossyBox, davDir string) {
 	m, rng := b.m.in(t), b.rng
-	h := m.signIn("anna", "a-long-party-password")
+	h, slug, eventID := b.newEvent(m, "Léa & Tom")
 	h.json("PUT", "/api/admin/cloud", map[string]any{"url": "http://" + davAddr + "/", "user": "anna", "password": "cloud-password",
 		"folder": "Parties"}, http.StatusOK)
-	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Léa & Tom"}, http.StatusCreated)["event"].(map[string]any)
-	slug, eventID := ev["slug"].(string), ev["id"].(string)
-	b.events = append(b.events, eventID)
 	g := m.guest(slug)
 	acked := map[string]string{}
 	for i := range 16 {

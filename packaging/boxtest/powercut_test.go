@@ -70,9 +70,8 @@ type lossyBox struct {
 	rng   *rand.Rand
 	m     *machine
 	// events are the events the parts made, for the checks of files
-	// that no record names; parts counts the parts run.
+	// that no record names.
 	events []string
-	parts  int
 }
 
 // newLossyBox makes the card (prepare, when not nil, adds what the card
@@ -99,6 +98,17 @@ func (b *lossyBox) boot(t *testing.T) *machine {
 	return b.m
 }
 
+// newEvent signs the owner in and makes an event named name for a part,
+// kept in the box's events.
+func (b *lossyBox) newEvent(m *machine, name string) (h *host, slug, eventID string) {
+	m.t.Helper()
+	h = m.signIn("anna", "a-long-party-password")
+	ev := h.json("POST", "/api/admin/events", map[string]any{"name": name}, http.StatusCreated)["event"].(map[string]any)
+	slug, eventID = ev["slug"].(string), ev["id"].(string)
+	b.events = append(b.events, eventID)
+	return h, slug, eventID
+}
+
 // cut pulls the plug and makes the disk lose what was not flushed (see
 // cutDisk).
 func (b *lossyBox) cut(t *testing.T, round int) (int, string) {
@@ -113,12 +123,9 @@ func (b *lossyBox) cut(t *testing.T, round int) (int, string) {
 // would find the box as it left it.
 func (b *lossyBox) part(t *testing.T, name string, f func(t *testing.T, b *lossyBox)) {
 	t.Helper()
-	if b.parts > 0 {
-		m := b.m.in(t)
-		m.sh("", "systemctl", "start", "eventbox")
-		m.waitHealth()
-	}
-	b.parts++
+	m := b.m.in(t)
+	m.sh("", "systemctl", "start", "eventbox") // nothing when it runs
+	m.waitHealth()
 	start := time.Now()
 	ok := t.Run(name, func(t *testing.T) { f(t, b) })
 	t.Logf("time: %s took %s", name, time.Since(start).Round(time.Second))
@@ -135,10 +142,7 @@ func (b *lossyBox) part(t *testing.T, name string, f func(t *testing.T, b *lossy
 // bbolt's own check finds the database whole.
 func powerCutsDuringUploads(t *testing.T, b *lossyBox) {
 	m, disk := b.m.in(t), b.disk
-	h := m.signIn("anna", "a-long-party-password")
-	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
-	slug, eventID := ev["slug"].(string), ev["id"].(string)
-	b.events = append(b.events, eventID)
+	h, slug, eventID := b.newEvent(m, "Anna & Marc")
 	guests := []*host{m.guest(slug), m.guest(slug)}
 
 	var mu sync.Mutex

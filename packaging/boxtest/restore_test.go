@@ -41,10 +41,7 @@ func TestPowerCutsDuringARestoreAndAnExport(t *testing.T) {
 // database whole.
 func powerCutsDuringARestore(t *testing.T, b *lossyBox) {
 	m, rng := b.m.in(t), b.rng
-	h := m.signIn("anna", "a-long-party-password")
-	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Anna & Marc"}, http.StatusCreated)["event"].(map[string]any)
-	slug, eventID := ev["slug"].(string), ev["id"].(string)
-	b.events = append(b.events, eventID)
+	h, slug, eventID := b.newEvent(m, "Anna & Marc")
 	g := m.guest(slug)
 	send := func(n int, seed uint64) map[string]string {
 		sent := map[string]string{}

@@ -59,10 +59,7 @@ var updatePhases = []string{"the backup", "the download", "the swap"}
 // the database whole.
 func powerCutsDuringAnUpdate(t *testing.T, b *lossyBox) {
 	m, rng := b.m.in(t), b.rng
-	h := m.signIn("anna", "a-long-party-password")
-	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "Léa & Tom"}, http.StatusCreated)["event"].(map[string]any)
-	slug, eventID := ev["slug"].(string), ev["id"].(string)
-	b.events = append(b.events, eventID)
+	h, slug, eventID := b.newEvent(m, "Léa & Tom")
 	g := m.guest(slug)
 	acked := map[string]string{}
 	for i := range 10 {
