@@ -244,13 +244,9 @@ func newBrowserFlags(t *testing.T, lang string, width, height int, flags map[str
 	}
 	tb.owner.Store(b)
 	b.ctx, b.tab = tb.ctx, tb
-	viewport := chromedp.EmulateViewport(int64(width), int64(height))
-	if width <= phoneWidth {
-		viewport = chromedp.EmulateViewport(int64(width), int64(height), chromedp.EmulateScale(2), chromedp.EmulateTouch)
-	}
 	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
 	defer cancel()
-	if err := chromedp.Do(ctx, viewport); err != nil {
+	if err := chromedp.Do(ctx, viewportFor(width, height)); err != nil {
 		tb.close()
 		t.Fatalf("sizing the browser tab: %v", err)
 	}
@@ -631,6 +627,15 @@ func (b *browser) capture(t *testing.T, name string, how chromedp.Action[[]byte]
 	if err := os.WriteFile(filepath.Join(*shotDir, name+".png"), buf, 0o644); err != nil {
 		t.Fatalf("writing screenshot: %v", err)
 	}
+}
+
+// viewportFor sizes a tab as a screen of width×height: a phone's (at most
+// phoneWidth) at twice the pixels, with touch.
+func viewportFor(width, height int) chromedp.Action[chromedp.Void] {
+	if width <= phoneWidth {
+		return chromedp.EmulateViewport(int64(width), int64(height), chromedp.EmulateScale(2), chromedp.EmulateTouch)
+	}
+	return chromedp.EmulateViewport(int64(width), int64(height))
 }
 
 // signIn signs the first owner in on the console.

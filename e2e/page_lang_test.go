@@ -282,10 +282,10 @@ func (b *browser) settle(t *testing.T, sel string) {
 	b.do(t, "letting late text arrive", chromedp.Sleep(400*time.Millisecond))
 }
 
-// pdfText is the text of a PDF the box makes, through pdftotext.
-func pdfText(t *testing.T, c *client, path string) []string {
+// pdfFile fetches a PDF the box makes into a file of the test's and
+// answers its path.
+func (c *client) pdfFile(t *testing.T, path string) string {
 	t.Helper()
-	testtool.Need(t, "pdftotext")
 	res, err := c.http.Get(c.base + path)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
@@ -299,6 +299,14 @@ func pdfText(t *testing.T, c *client, path string) []string {
 	if err := os.WriteFile(in, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return in
+}
+
+// pdfText is the text of a PDF the box makes, through pdftotext.
+func pdfText(t *testing.T, c *client, path string) []string {
+	t.Helper()
+	testtool.Need(t, "pdftotext")
+	in := c.pdfFile(t, path)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "pdftotext", "-layout", in, "-").Output()

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -107,19 +106,7 @@ func pdfShot(t *testing.T, c *client, path, name string) {
 	testtool.Need(t, "pdftoppm")
 	// With a Wi-Fi step, as at a party without the box's own hotspot.
 	path += "&ssid=Anna%20%26%20Marco&wifiPassword=celebrate2026"
-	res, err := c.http.Get(c.base + path)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	body, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: status %d, %v", path, res.StatusCode, err)
-	}
-	in := filepath.Join(t.TempDir(), "sign.pdf")
-	if err := os.WriteFile(in, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	in := c.pdfFile(t, path)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "pdftoppm", "-png", "-r", "90", "-singlefile", in, filepath.Join(*shotDir, name)).CombinedOutput(); err != nil {

@@ -105,15 +105,7 @@ func TestWriteRecordsEveryFileInTheManifest(t *testing.T) {
 		if zf.Name != f.Name {
 			t.Fatalf("entry %d = %s, manifest says %s", i, zf.Name, f.Name)
 		}
-		rc, err := zf.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(rc)
-		_ = rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		body := entryBody(t, zf)
 		if int64(len(body)) != f.Bytes || hexSum(body) != f.SHA256 {
 			t.Errorf("%s: %d bytes %s, manifest %d %s", f.Name, len(body), hexSum(body), f.Bytes, f.SHA256)
 		}
@@ -135,13 +127,8 @@ func TestWriteRecordsEveryFileInTheManifest(t *testing.T) {
 		t.Fatalf("manifest lists %d files of %d bytes (sum %d)", len(m.Files), m.Bytes, total)
 	}
 	// The manifest in the ZIP is the one answered.
-	rc, err := zr.File[len(zr.File)-1].Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
 	var inZip backup.Manifest
-	if err := json.NewDecoder(rc).Decode(&inZip); err != nil {
+	if err := json.Unmarshal(entryBody(t, zr.File[len(zr.File)-1]), &inZip); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := json.Marshal(inZip)
@@ -195,6 +182,21 @@ type entry struct {
 	body []byte
 }
 
+// entryBody reads one entry of a ZIP whole.
+func entryBody(t *testing.T, zf *zip.File) []byte {
+	t.Helper()
+	rc, err := zf.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
 // rebuild reads a good backup into its entries and manifest, lets edit
 // change them, and writes the ZIP again (with the manifest last, as
 // edited, unless edit drops it).
@@ -204,15 +206,7 @@ func rebuild(t *testing.T, raw []byte, edit func(m *backup.Manifest, es *[]entry
 	var es []entry
 	var m backup.Manifest
 	for _, zf := range zr.File {
-		rc, err := zf.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(rc)
-		_ = rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		body := entryBody(t, zf)
 		if zf.Name == backup.ManifestName {
 			if err := json.Unmarshal(body, &m); err != nil {
 				t.Fatal(err)

@@ -22,21 +22,9 @@ import (
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/internal/testclock"
 	"eventbox/store"
 )
-
-// clock is the test's time, moved by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 const (
 	origin    = "https://box.example"
@@ -51,7 +39,7 @@ const (
 type harness struct {
 	t       *testing.T
 	st      *store.Store
-	clock   *clock
+	clock   *testclock.Clock
 	srv     *httptest.Server
 	mu      sync.Mutex
 	queries []store.PhotoQuery
@@ -59,7 +47,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC)}
+	c := testclock.New(time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC))
 	st, err := store.Open(context.Background(), t.TempDir(), store.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -578,9 +566,7 @@ func TestAnExpiredLinkIsGone(t *testing.T) {
 		{time.Hour, 404},
 	}
 	for _, c := range cases {
-		h.clock.mu.Lock()
-		h.clock.t = expires.Add(c.at)
-		h.clock.mu.Unlock()
+		h.clock.Advance(expires.Add(c.at).Sub(h.clock.Now()))
 		for _, p := range []string{"", "/photos", "/logo"} {
 			if a := h.browser().do("GET", "/api/g/"+sh.Token+p, ""); a.status != c.status {
 				t.Fatalf("%s at expiry%+v: %d %s, want %d", p, c.at, a.status, a.body, c.status)
