@@ -651,7 +651,8 @@ func (s *Server) EndStreams() {
 // mediaSweepEvery is how often the running daemon sweeps the media area.
 const mediaSweepEvery = 10 * time.Minute
 
-// sweepMedia runs store.SweepRunning at once, then every mediaSweepEvery:
+// sweepMedia runs store.SweepRunning at once, then every mediaSweepEvery
+// (the first logs "media swept" with at_start=true, whatever it found):
 // a file an upload cut by a crash left in media/ goes within the grace
 // period and one sweep, and too many at once are quarantined
 // (store.QuarantineOver). The first sweep is the start's reconciliation
@@ -671,9 +672,12 @@ func (s *Server) sweepMedia(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "media sweep failed", "error", err)
 		}
-		if res.Removed+res.Quarantined+res.Temp > 0 {
-			s.log.InfoContext(ctx, "media swept", "removed", res.Removed, "quarantined", res.Quarantined,
-				"quarantine", res.Quarantine, "temp_cleared", res.Temp)
+		// The start's reconciliation always says what it did (after a
+		// power cut, what it removed is what the cut left); later sweeps
+		// only when they did something.
+		if first || res.Removed+res.Quarantined+res.Temp > 0 {
+			s.log.InfoContext(ctx, "media swept", "at_start", first, "removed", res.Removed, "quarantined", res.Quarantined,
+				"quarantine", res.Quarantine, "temp_cleared", res.Temp, "kept_recent", res.Recent)
 		}
 	}
 }
