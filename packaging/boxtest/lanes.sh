@@ -5,16 +5,19 @@
 # the scenarios in any order and could leave the longest for last; the two
 # lanes are made about as long as each other (packaging/image/README.md
 # has each scenario's time). Each lane's lines are prefixed with it; the
-# run fails if either lane fails. EVENTBOX_IMAGE names the image.
+# run fails if either lane fails, and then ends with the lines just before
+# each failure (a long log's end is often all one sees of it, as in CI).
+# EVENTBOX_IMAGE names the image.
 set -uo pipefail
 cd "$(dirname "$0")"
 lane=${1:?usage: lanes.sh PATTERN}
 bin=$(mktemp /tmp/eventbox-boxtest.XXXXXX)
-trap 'rm -f "$bin"' EXIT
+logs=$(mktemp -d /tmp/eventbox-boxtest-logs.XXXXXX)
+trap 'rm -rf "$bin" "$logs"' EXIT
 go test -c -o "$bin" . || exit 1
 
 run() { # run NAME -test.run|-test.skip PATTERN
-	"$bin" -test.count=1 -test.v -test.timeout 90m -test.parallel 1 "$2" "$3" 2>&1 | sed -u "s/^/[$1] /"
+	"$bin" -test.count=1 -test.v -test.timeout 90m -test.parallel 1 "$2" "$3" 2>&1 | sed -u "s/^/[$1] /" | tee "$logs/${1// /-}"
 }
 run "lane 1" -test.run "$lane" &
 one=$!
@@ -23,5 +26,12 @@ two=$!
 rc=0
 wait "$one" || { rc=1; echo "boxtest: lane 1 failed (its lines start with [lane 1])"; }
 wait "$two" || { rc=1; echo "boxtest: lane 2 failed (its lines start with [lane 2])"; }
-[ "$rc" = 0 ] && echo "boxtest: both lanes passed"
+if [ "$rc" = 0 ]; then
+	echo "boxtest: both lanes passed"
+else
+	# A scenario reports its failures last (the crowd's after its figures),
+	# so the lines before each "--- FAIL" say what failed.
+	echo "boxtest: the lines before each failure:"
+	cat "$logs"/* | grep -B 6 -e '--- FAIL' -e 'panic:' | grep -v '^--$' | cut -c1-400 | tail -n 16
+fi
 exit "$rc"
