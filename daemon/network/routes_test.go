@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"eventbox/api"
@@ -99,15 +102,21 @@ func (b *box) do(method, path string, body any) (*httptest.ResponseRecorder, map
 	return res, out
 }
 
+// apiRouter is a router over api/openapi.yaml, loaded once for the test
+// binary: loading it for every request was most of these tests' time.
+var apiRouter = sync.OnceValues(func() (routers.Router, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI())
+	if err != nil {
+		return nil, fmt.Errorf("loading api/openapi.yaml: %w", err)
+	}
+	return legacy.NewRouter(doc)
+})
+
 // checkAnswer fails the test when an answer is not one api/openapi.yaml
 // allows.
 func checkAnswer(t *testing.T, req *http.Request, res *httptest.ResponseRecorder) {
 	t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := legacy.NewRouter(doc)
+	rt, err := apiRouter()
 	if err != nil {
 		t.Fatal(err)
 	}
