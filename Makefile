@@ -10,59 +10,32 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # loaded 2-core machine makes likely; a count has no deadline. Fuzz for real
 # with `make fuzz FUZZTIME=10m`.
 FUZZTIME ?= 100x
-# Packages whose tests are pixel loops, and the browser tests (their time is
+# Packages whose tests are pixel loops or one goroutine reading every file
+# (docs: 8 s raced, 0.5 s not), and the browser tests (their time is
 # Chromium's; the daemon they drive is raced by its own tests), run without
 # -race: the detector makes them several times slower and finds nothing there. Every other package
 # (`go list ./...` minus these) runs with -race, so a new package is raced
 # unless it is added here, and a name here that no longer exists fails.
-NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./e2e
-# Tests of the daemon whose time is pixels (drawing 4096 px QR codes,
-# rendering and scanning printed signs,
-# turning HEIC into JPEG, scaling logos: 24 s under -race, 5 s without)
-# run without -race beside the unraced packages; the rest of the daemon is
-# raced.
-# The tests that measure only a real binary's peak RSS (restore ZIPs,
-# hostile outbound servers) run here too: another process's CPU does not
-# change a child's peak memory. So does the join-limit walk, hundreds of
-# requests one after another (15 s under -race, its logic sequential), and
-# the type check of every answering package (TestNoStoreRecordInAnAnswer:
-# go/types over the module, 25 s under -race, no goroutines of the daemon).
-NORACE_TESTS := ^(TestNoStoreRecordInAnAnswer|TestQRCodesScan|TestGuestArchivesOfferHEICAsJPEG|TestLogoUpload|TestSignCodesScanFromAcrossATable|TestRestoreZipsStayWithinTheMemoryBudget|TestHostileOutboundServersStayWithinTheMemoryBudget|TestJoinsAreLimitedAndStoreNothing)$$
-# The browser tests make test runs: one or two for each page (the guest
-# page and its queue, the shared album with hearts, the gallery, the wall,
-# the booth, the front page, the captive sheet, the setup page, the
-# console's events, moderation, printing and French screens) and axe on
-# the guest page, gallery, booth and console screens. make browsertest,
-# which .ci/run runs after make test, runs every browser test with every
-# language and screen size.
-E2E_QUICK := ^(TestAccessibility|TestConsoleAccessibility|TestGuestUploads|TestGallery|TestWall|TestBooth|TestFrontPage|TestCaptiveSheetOnAPhone|TestSetupPageOnAPhone|TestConsoleEvents|TestConsoleModeration)$$
-# Tests that make test leaves to make longtest (.ci/run runs it after make
-# test, so every landing passes them): the real binary killed, hung or
-# updated and restarted (they wait tens of seconds each; make test keeps
-# the start, backup, restore, mail, webhook and print black-box tests), a
-# 150 MB video through a cutting proxy, the tus client in Node, the soak
-# of 24 guests whose goroutines, open files and RSS must come back after it
-# (TestSoakLeavesNothingBehind), printing
-# through CUPS and Ghostscript; and, unraced, the signs rendered and
-# scanned at 72 and 200 dpi, QR codes read back by zbarimg from PNG and
-# SVG, grid HEICs encoded with heif-enc and decoded tile by tile, HEIC
-# turned into JPEG for archives, and the join limit's hundreds of requests
-# in a row. The memory and latency bounds stay in make test.
-LONG_TESTS := ^(TestCrashUploads|TestPrintsExactlyOnceAcrossKills|TestBlackBoxAHungUpdateIsStoppedAndRolledBack|TestBlackBoxCloudExport|TestBlackBoxUpdate|TestCrashLoopEndsAfterThreeStarts|TestResumableUploadSurvivesAKill|TestResumableVideoAtTheHotspotsEdge|TestTusJSClientUploads|TestPrintingThroughCUPS|TestSoakLeavesNothingBehind)$$
-LONG_NORACE_TESTS := ^(TestSignCodesScanFromAcrossATable|TestGuestArchivesOfferHEICAsJPEG|TestQRCodesScan|TestJoinsAreLimitedAndStoreNothing|TestSVGDecodesWithARealReader|TestPNGDecodesWithARealReader|TestGridHEICMakesVariantsTileByTile|TestJPEGCopyOfGridHEIC|TestPhoneGridHEICsUpTo200MP)$$
+NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./docs ./e2e
+# Which test runs where is said by each test itself, with internal/
+# testtool's markers (tools/testmarks finds them; docs/testing.md):
+# testtool.Long (make test leaves it to make longtest: the real binary
+# killed, hung or updated, a 150 MB video through a cutting proxy, the tus
+# client in Node, the soak, printing through CUPS, signs and QR codes
+# scanned, grid HEICs encoded and decoded), testtool.Unraced (its time is
+# pixels or a child's memory: run without -race) and testtool.Quick (the
+# browser tests make test runs: one or two for each page and axe on the
+# main screens; make browsertest runs them all with every language and
+# screen size).
 # Raced packages whose tests mostly wait (netsetup: avahi in network
 # namespaces, 9 s of real mDNS announcements) start first, so that their
 # waiting overlaps the other packages' work instead of ending the run.
 FIRST_PKGS := ./netsetup
-# The test that times other requests (250 ms while a daemon decodes an
-# image bomb) runs at normal priority while every other stream of the
-# suite runs under `nice -n 10`, so its daemon gets the CPU first.
-ALONE_TESTS := ^(TestImageBombsStayWithinTheMemoryBudget)$$
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest
+.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest latency
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -96,8 +69,7 @@ lint:
 # raced test binary otherwise sleeps 1 s before it exits, once per package.
 DAEMON_SHARDS ?= 3
 unit:
-	@GO="$(GO)" NORACE_PKGS="$(NORACE_PKGS)" FIRST_PKGS="$(FIRST_PKGS)" NORACE_TESTS='$(NORACE_TESTS)' \
-		E2E_QUICK='$(E2E_QUICK)' LONG_TESTS='$(LONG_TESTS)' LONG_NORACE_TESTS='$(LONG_NORACE_TESTS)' ALONE_TESTS='$(ALONE_TESTS)' DAEMON_SHARDS=$(DAEMON_SHARDS) bash tools/unit.sh
+	@GO="$(GO)" NORACE_PKGS="$(NORACE_PKGS)" FIRST_PKGS="$(FIRST_PKGS)" DAEMON_SHARDS=$(DAEMON_SHARDS) bash tools/unit.sh
 
 # Every target runs even when one finds a failure; the failures are reported
 # at the end.
@@ -133,7 +105,7 @@ cross:
 ## (`make test` runs a short variant of the same test)
 CRASH_KILLS ?= 200
 crashtest:
-	EVENTBOX_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 60m -run '^TestCrashUploads$$' -v ./cmd/eventbox
+	EVENTBOX_LONG=1 EVENTBOX_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 60m -run '^TestCrashUploads$$' -v ./cmd/eventbox
 
 # vulncheck needs https://vuln.go.dev (or $$GOVULNDB); where it cannot be
 # reached it says so in one line and does not fail the build.
@@ -149,12 +121,20 @@ vulncheck:
 		printf '%s\n' "$$out"; exit $$rc; \
 	fi
 
-## longtest: the tests make test leaves out for its four minutes
-## (LONG_TESTS raced, LONG_NORACE_TESTS not); .ci/run runs it after make test
+## longtest: the tests make test leaves out for its four minutes, those
+## marked testtool.Long (raced, but those also marked testtool.Unraced);
+## .ci/run runs it after make test
 longtest: tusjs
-	$(GO) test -race -count=1 -timeout 20m -run '$(LONG_TESTS)' ./cmd/eventbox ./daemon/
-	$(GO) test -count=1 -timeout 20m -run '$(LONG_NORACE_TESTS)' ./daemon/ ./daemon/imaging/ ./daemon/qr/
-
+	@eval "$$($(GO) run ./tools/testmarks)" || exit 1; \
+	echo "EVENTBOX_LONG=1 $(GO) test -race -run '$$LONG_RACED' $$LONG_RACED_PKGS"; \
+	EVENTBOX_LONG=1 $(GO) test -race -count=1 -timeout 20m -run "$$LONG_RACED" $$LONG_RACED_PKGS || exit 1; \
+	echo "EVENTBOX_LONG=1 $(GO) test -run '$$LONG_UNRACED' $$LONG_UNRACED_PKGS"; \
+	EVENTBOX_LONG=1 $(GO) test -count=1 -timeout 20m -run "$$LONG_UNRACED" $$LONG_UNRACED_PKGS
+## latency: the image-bomb test held to the memory budget's quarter second
+## for other requests while the daemon decodes each image (make longtest
+## only fails on a stall of eight times that); on a quiet machine
+latency:
+	EVENTBOX_LONG=1 EVENTBOX_STRICT_LATENCY=1 $(GO) test -count=1 -v -run '^TestImageBombsStayWithinTheMemoryBudget$$' ./daemon/
 ## browsertest: every browser test with every language and screen size of
 ## those that sweep them (every page in fr, it and es; the console's
 ## screens, moderation and About at every size in three languages; hearts,
@@ -162,8 +142,8 @@ longtest: tusjs
 ## quick cases (-sweep; swept and sweepOnly in e2e/harness_test.go).
 ## .ci/run runs it after make test.
 # BROWSERTEST_SKIP names tests to leave out: .ci/run, which has just run
-# make test, leaves out E2E_QUICK's (none of them sweeps: they would run
-# again exactly as they did).
+# make test, leaves out those marked testtool.Quick (none of them sweeps:
+# they would run again exactly as they did).
 BROWSERTEST_SKIP ?= ^$$
 browsertest: axe
 	$(GO) test -count=1 -timeout 15m -skip '$(BROWSERTEST_SKIP)' ./e2e -sweep
@@ -273,6 +253,3 @@ boxtest:
 		EVENTBOX_IMAGE=$(abspath $(BOXTEST_IMAGE)) go test -count=1 -v -timeout 90m -parallel $(BOXTEST_PARALLEL) -run '$(BOXTEST_RUN)' ./packaging/boxtest/; \
 	fi
 
-# print-VAR prints a variable of this Makefile (.ci/run reads E2E_QUICK).
-print-%:
-	@printf '%s\n' '$($*)'

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"eventbox/daemon/imaging"
+	"eventbox/internal/testtool"
 )
 
 // TestArchiveNamesSayWhatTheyHold: each ZIP's Content-Disposition names
@@ -79,6 +80,8 @@ func TestArchiveNamesSayWhatTheyHold(t *testing.T) {
 // HEIC photo is its JPEG copy, which decodes and carries no position; the
 // hosts' ZIP keeps the HEIC as sent.
 func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
+	testtool.Long(t, "HEIC photos turned into JPEG")
+	testtool.Unraced(t, "decoding HEIC")
 	if !imaging.HEICSupported() {
 		t.Skip("no HEIC in this build")
 	}

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"eventbox/internal/testtool"
 )
 
 const storePath = "eventbox/store"
@@ -35,6 +37,7 @@ const storePath = "eventbox/store"
 //
 // The area packages whose handlers write answers are checked the same way.
 func TestNoStoreRecordInAnAnswer(t *testing.T) {
+	testtool.Unraced(t, "go/types over the module, no goroutines of the daemon")
 	for _, pkg := range answerPackages(t) {
 		t.Run(pkg.path, func(t *testing.T) {
 			fset := token.NewFileSet()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -244,6 +245,8 @@ func guestIDs(t *testing.T, r response) map[string]string {
 // join alone stores no guest record, a guest is stored once when it first
 // does something, and re-joining does not lift the upload limit.
 func TestJoinsAreLimitedAndStoreNothing(t *testing.T) {
+	testtool.Long(t, "hundreds of joins one after another")
+	testtool.Unraced(t, "its requests go one after another")
 	h := newHarness(t)
 	ctx := context.Background()
 	ev := h.createEvent(h.owner(), map[string]any{"name": "P"})

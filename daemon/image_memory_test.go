@@ -34,6 +34,12 @@ const (
 	memOwnerPass  = "memory-test-password"
 )
 
+// strictLatencyEnv, set to 1 (make latency, on a quiet machine), holds
+// TestImageBombsStayWithinTheMemoryBudget to budgetLatency itself; without
+// it other work shares the CPU and only a stall of eight times the bound
+// fails.
+const strictLatencyEnv = "EVENTBOX_STRICT_LATENCY"
+
 // memDaemon is the real eventbox binary, serving in a child process whose
 // peak RSS is the daemon's alone.
 type memDaemon struct {
@@ -44,18 +50,52 @@ type memDaemon struct {
 	mu      *sync.Mutex
 }
 
-// startMemDaemon builds and starts the daemon; env adds settings
+// memBinary is the eventbox binary the memory tests run, built once for
+// the test binary (a build is about 15 s of CPU, once per test before)
+// into a folder TestMain removes; tests must not change the file.
+var memBinary struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// memDaemonBinary answers memBinary's path, building it on first use:
+// without -race, as shipped, since the race detector's own memory would
+// hide the daemon's.
+func memDaemonBinary(t *testing.T) string {
+	t.Helper()
+	b := &memBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "eventbox-memtest-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "eventbox")
+		build := exec.Command("go", "build", "-o", b.path, "../cmd/eventbox")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("building eventbox: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// TestMain removes the memory tests' binary once every test has run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if memBinary.dir != "" {
+		os.RemoveAll(memBinary.dir)
+	}
+	os.Exit(code)
+}
+
+// startMemDaemon starts the daemon's binary; env adds settings
 // (NAME=value) to the few it always has.
 func startMemDaemon(t *testing.T, env ...string) *memDaemon {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "eventbox")
-	// Built without -race, as shipped: the race detector's own memory
-	// would hide the daemon's.
-	build := exec.Command("go", "build", "-o", bin, "../cmd/eventbox")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building eventbox: %v\n%s", err, out)
-	}
+	bin := memDaemonBinary(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -207,10 +247,13 @@ func (s *latencySampler) finish() {
 // TestImageBombsStayWithinTheMemoryBudget uploads, as a joined guest, each
 // image that once took the daemon past its memory budget, waits for its
 // thumb, and checks the daemon's peak RSS (VmHWM, reset before each image)
-// and the slowest health and photo-list answers while it worked. Phone-like
-// grid HEICs must get their variants, and the display must show the
-// picture.
+// and the slowest health and photo-list answers while it worked (held to
+// the budget's quarter second by make latency on a quiet machine; in make
+// longtest a measurement, failing only on a stall). Phone-like grid HEICs must
+// get their variants, and the display must show the picture.
 func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
+	testtool.Long(t, "49 to 200 MP images made and decoded, a minute on a quiet machine")
+	testtool.Unraced(t, "decoding 49 to 200 MP images in a child binary")
 	if testing.Short() {
 		t.Skip("builds the daemon and uploads 49 MP images")
 	}
@@ -343,6 +386,13 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 			limit := budgetLatency
 			if b.latency > 0 {
 				limit = b.latency
+			}
+			if os.Getenv(strictLatencyEnv) != "1" {
+				// Beside other work on two cores (make longtest runs
+				// beside CI's box lane) the latency is a measurement,
+				// logged above, and only a stall fails: eight times the
+				// bound, as the 57 s wait this test once found.
+				limit *= 8
 			}
 			if s.health > limit || s.list > limit || s.healthErr || !s.listOK {
 				t.Errorf("while the image was processed: health took %v (failed %v), the list %v (ok %v); want under %v",

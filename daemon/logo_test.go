@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -50,6 +51,7 @@ func hugePNG(t *testing.T, w, h int) []byte {
 }
 
 func TestLogoUpload(t *testing.T) {
+	testtool.Unraced(t, "scaling logos")
 	h := newHarness(t)
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Wedding"})

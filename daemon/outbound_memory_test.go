@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/net/webdav"
+
+	"eventbox/internal/testtool"
 )
 
 // outboundFlood is what each hostile server below offers: the 1 GB of the
@@ -46,6 +48,7 @@ func floodConn(c net.Conn, head, line string, n int64, written *atomic.Int64) {
 // routes, and checks each fails with a clear message while the daemon's
 // peak RSS (VmHWM, reset before each) stays small.
 func TestHostileOutboundServersStayWithinTheMemoryBudget(t *testing.T) {
+	testtool.Unraced(t, "it measures a child binary's peak memory")
 	if testing.Short() {
 		t.Skip("builds the daemon and offers it 1 GB answers")
 	}

@@ -49,6 +49,7 @@ func printsOf(q map[string]any) []map[string]any {
 // code) when the printer is started again; the booth's own print button
 // is bounded by its copies; a host cancels a waiting print.
 func TestPrintingThroughCUPS(t *testing.T) {
+	testtool.Long(t, "printing through CUPS and Ghostscript")
 	testtool.Need(t, "poppler-utils", "pdfinfo", "pdftoppm")
 	testtool.Need(t, "zbar-tools", "zbarimg")
 	srv := cupstest.Start(t)

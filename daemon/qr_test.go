@@ -98,6 +98,8 @@ func newQRFixture(t *testing.T) *qrFixture {
 }
 
 func TestQRCodesScan(t *testing.T) {
+	testtool.Long(t, "QR codes read back by zbarimg")
+	testtool.Unraced(t, "drawing 4096 px QR codes")
 	needTool(t, "zbarimg", "zbar-tools")
 	f := newQRFixture(t)
 	// A 4096 px code with a logo takes seconds to draw, many more under

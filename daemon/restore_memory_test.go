@@ -20,6 +20,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"eventbox/daemon/backup"
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -140,6 +141,8 @@ func inflateBomb(t *testing.T, gib int) []byte {
 // peak RSS (VmHWM, reset before each) stays under the budget, and the
 // restore area never grows past what the manifest declares.
 func TestRestoreZipsStayWithinTheMemoryBudget(t *testing.T) {
+	testtool.Long(t, "backups of hundreds of MB made and restored, 20 s on a quiet machine")
+	testtool.Unraced(t, "it measures a child binary's peak memory")
 	if testing.Short() {
 		t.Skip("builds the daemon and sends it ZIPs of hundreds of MB")
 	}

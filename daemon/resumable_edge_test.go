@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"eventbox/internal/fakemp4"
+	"eventbox/internal/testtool"
 	"fmt"
 	"io"
 	"net"
@@ -206,6 +207,7 @@ func (c *edgeClient) tusUpload(t *testing.T, slug string, data []byte, meta map[
 // most 1.1 times its size sent; over the spec's one-request route the
 // same phone never gets it in.
 func TestResumableVideoAtTheHotspotsEdge(t *testing.T) {
+	testtool.Long(t, "a 150 MB video through a cutting proxy")
 	if testing.Short() {
 		t.Skip("150 MB through a proxy")
 	}

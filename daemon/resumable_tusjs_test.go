@@ -98,6 +98,7 @@ func (c tusJS) upload(t *testing.T, args map[string]any) tusJSRun {
 // file arrives whole, and the bytes sent stay close to the file's size,
 // far from the twice it would take if the box made it start again.
 func TestTusJSClientUploads(t *testing.T) {
+	testtool.Long(t, "the official tus client in Node")
 	js := needTusJS(t)
 	h := newHarness(t)
 	owner := h.owner()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"eventbox/daemon"
+	"eventbox/internal/testtool"
 )
 
 // printedCode is one QR code image placed in a PDF: its text and the
@@ -180,6 +181,8 @@ func inkBottom(t *testing.T, page string) float64 {
 // across a table sees the sign about as coarsely as a 72 dpi render.
 // Place cards print no long ?at= address, and the poster fills its page.
 func TestSignCodesScanFromAcrossATable(t *testing.T) {
+	testtool.Long(t, "signs rendered and scanned at 72 and 200 dpi")
+	testtool.Unraced(t, "rendering and scanning pixels")
 	t.Parallel()
 	needTool(t, "pdftoppm", "poppler-utils")
 	needTool(t, "zbarimg", "zbar-tools")

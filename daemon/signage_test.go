@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"eventbox/daemon"
+	"eventbox/internal/testtool"
 )
 
 // pdfCodes renders every page of a PDF with pdftoppm and decodes every QR
@@ -60,6 +61,7 @@ func pdfCodes(t *testing.T, pdf []byte) ([]string, string) {
 }
 
 func TestSignage(t *testing.T) {
+	testtool.Unraced(t, "rendering signs and reading their codes back")
 	t.Parallel()
 	h := newHarness(t, func(c *daemon.Config) {
 		c.HotspotWiFi = func(context.Context) (string, string, bool) { return "Anna;Marco", `pa:ss"word`, true }
@@ -172,6 +174,7 @@ func TestSignage(t *testing.T) {
 // text in Spanish, none of it in French, and no card left without its
 // steps. The route does not refuse or shrink below the codes' least size.
 func TestSignageTwoLanguagesFallBackToOne(t *testing.T) {
+	testtool.Unraced(t, "rendering signs and reading their text back")
 	t.Parallel()
 	h := newHarness(t, func(c *daemon.Config) {
 		c.HotspotWiFi = func(context.Context) (string, string, bool) { return "", "", false }

@@ -57,6 +57,7 @@ func (b *browser) axeCheck(t *testing.T, page string) {
 // guest page (capture, queue, photos, guestbook), the gallery and the
 // booth page, at a phone's size.
 func TestAccessibility(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	if _, err := os.Stat(axePath); err != nil {
 		testtool.Missing(t, fmt.Sprintf("no axe-core (%v): run make axe", err))

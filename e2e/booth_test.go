@@ -10,12 +10,15 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"eventbox/internal/testtool"
 )
 
 // TestBooth sets up a booth device from its link and takes a photo with a
 // key press: Chromium's fake camera stands in for the booth's. The photo
 // goes up through the resumable route, as a guest's does.
 func TestBooth(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)
@@ -64,6 +67,7 @@ func TestBooth(t *testing.T) {
 
 // TestWall shows an event's visible photos on the live wall.
 func TestWall(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"eventbox/internal/testtool"
 )
 
 // uaCaptiveSheet is Android's captive portal login, a WebView.
@@ -22,6 +24,7 @@ const uaCaptiveSheet = "Mozilla/5.0 (Linux; Android 14; Pixel 8; wv) AppleWebKit
 // the screen; "continue" makes the box answer this phone's probes as
 // online, and the page then says to close the sheet.
 func TestCaptiveSheetOnAPhone(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		lang, title, copied, done string

@@ -89,6 +89,7 @@ func TestConsoleInFrench(t *testing.T) {
 // TestConsoleAccessibility runs axe-core's WCAG 2.1 A and AA rules on the
 // console's main screens.
 func TestConsoleAccessibility(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	box := startBox(t)
 	ev := createEvent(t, box.Store, "Checked party", func(e *store.Event) { e.Moderation = "pre" })

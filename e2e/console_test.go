@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -13,6 +14,7 @@ import (
 // create an event (after fixing a bad accent colour), find it in the list,
 // edit it, and sign out.
 func TestConsoleEvents(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)

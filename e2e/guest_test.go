@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -19,6 +20,7 @@ import (
 // name, take a photo for a challenge, see it in "my photos" and, with the
 // album shared, in everyone's photos.
 func TestGuestUploads(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)

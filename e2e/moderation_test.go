@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -59,6 +60,7 @@ func statuses(t *testing.T, st *store.Store, eventID string) map[string]string {
 // moderation "pre": filter the waiting ones, approve two, then mark one
 // a favorite.
 func TestConsoleModeration(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)

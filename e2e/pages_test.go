@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -16,6 +17,7 @@ import (
 // box, which takes a slug or the access code the hosts gave out and says
 // beside the box when no event has the code.
 func TestFrontPage(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	b := newBrowser(t)
 	box := startBox(t)
@@ -71,6 +73,7 @@ func TestFrontPage(t *testing.T) {
 // TestGallery opens a password-protected gallery link: a wrong password
 // is refused, the right one shows the photo and the ZIP download.
 func TestGallery(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	box := startBox(t)
 	admin := newClient(t, box.URL)

@@ -12,6 +12,7 @@ import (
 
 	"eventbox/daemon"
 	"eventbox/daemon/setup"
+	"eventbox/internal/testtool"
 )
 
 // setupNetwork stands in for what applies the setup page's network.
@@ -56,6 +57,7 @@ func fillSetup(t *testing.T, b *browser, wifiPassword string) {
 // Wi-Fi to join and how to reach the console, and the owner can sign in.
 // A second phone then finds the box set up.
 func TestSetupPageOnAPhone(t *testing.T) {
+	testtool.Quick(t)
 	t.Parallel()
 	box, net := unsetBox(t)
 	b := newBrowserAt(t, "en", phoneWidth, phoneHeight)

@@ -116,6 +116,7 @@ func (b *heldBody) Close() error { return b.r.Close() }
 // a file resumes at the next start with no file sent twice, no partial
 // file under its own name, and every file byte for byte.
 func TestBlackBoxCloudExport(t *testing.T) {
+	testtool.Long(t, "the real binary exporting to rclone's WebDAV server")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"eventbox/daemon/printing/cupstest"
+	"eventbox/internal/testtool"
 )
 
 // vmKiB reads a field of /proc/<pid>/status, in KiB.
@@ -75,6 +76,7 @@ func printedTitles(srv *cupstest.Server) map[string]int {
 // fresh start, it prints a 48 MP photo on 10×15 cm at 300 dpi and reports
 // the daemon's peak RSS.
 func TestPrintsExactlyOnceAcrossKills(t *testing.T) {
+	testtool.Long(t, "the real binary killed while it prints")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

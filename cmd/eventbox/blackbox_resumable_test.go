@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"eventbox/internal/testtool"
 )
 
 // tusDo sends one tus request as a guest's phone does (cookies, Origin),
@@ -42,6 +44,7 @@ func (c *crashClient) tusDo(base, method, path string, r io.Reader, size int64, 
 // byte it had acknowledged; the phone sends the rest from there, and the
 // photo arrives whole, byte for byte, listed once.
 func TestResumableUploadSurvivesAKill(t *testing.T) {
+	testtool.Long(t, "the real binary killed during a resumable upload")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
 // The soak's shape and bounds (docs/decisions/engineering.md, "The soak").
@@ -628,6 +630,7 @@ func (g *soakGuest) run(start, end time.Time, photos, hearts int) {
 // daemon's goroutines and open files must come back to where they were
 // after the warm-up, and its resident memory stay within rssBudget.
 func TestSoakLeavesNothingBehind(t *testing.T) {
+	testtool.Long(t, "24 guests soaking the real binary")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
 // buildVersion compiles eventbox as version, trusting pub as its release
@@ -51,6 +53,7 @@ func (p *daemonProc) stop(t *testing.T) {
 // the update confirms itself healthy. With systemd, the daemon's exit
 // after the install and Restart=always do the same.
 func TestBlackBoxUpdate(t *testing.T) {
+	testtool.Long(t, "the real binary updated and restarted")
 	t.Parallel()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

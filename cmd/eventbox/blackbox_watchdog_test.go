@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
 // notifySocket plays systemd's side of $NOTIFY_SOCKET: it collects what
@@ -112,6 +114,7 @@ func superviseStart(t *testing.T, n *notifySocket, bin, dir string, startTimeout
 // never says READY=1, so the start timeout kills it, and the next start
 // puts the previous version back and is ready.
 func TestBlackBoxAHungUpdateIsStoppedAndRolledBack(t *testing.T) {
+	testtool.Long(t, "a hung update waited out and rolled back")
 	t.Parallel()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

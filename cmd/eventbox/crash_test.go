@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
 // crashKills is how many times TestCrashUploads kills the daemon: a few in
@@ -47,6 +49,7 @@ const crashGuests = 3
 // is byte for byte what was sent, its thumb and display decode, no media
 // file is left that no record names, and no temp file remains.
 func TestCrashUploads(t *testing.T) {
+	testtool.Long(t, "the real binary killed again and again while guests upload")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
 // crashMarker and crashExit are daemon/variants/crashtest_on.go's marker and exit
@@ -102,6 +104,7 @@ func (p *daemonProc) crashed(t *testing.T, wait time.Duration) bool {
 // then set aside, and the daemon stays up, as it must under systemd's
 // Restart=always on a Pi that an out-of-memory decode takes down.
 func TestCrashLoopEndsAfterThreeStarts(t *testing.T) {
+	testtool.Long(t, "the real binary failing its start three times")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/pquerna/otp/hotp"
 
 	"eventbox/daemon/clock"
+	"eventbox/internal/testtool"
 )
 
 const secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
@@ -79,6 +80,7 @@ func TestMatchTOTPPair(t *testing.T) {
 // box time: the window holds 17,281 steps, so about one pair in 58
 // million should; in 20,000 tries none may.
 func TestMatchTOTPPairChance(t *testing.T) {
+	testtool.Unraced(t, "hundreds of thousands of HOTP codes")
 	if testing.Short() {
 		t.Skip("slow")
 	}

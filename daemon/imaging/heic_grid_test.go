@@ -30,6 +30,8 @@ func lumaError(t *testing.T, got image.Image, want *image.YCbCr) float64 {
 // 48 MP phone sizes go through the daemon in
 // TestImageBombsStayWithinTheMemoryBudget.
 func TestGridHEICMakesVariantsTileByTile(t *testing.T) {
+	testtool.Long(t, "grid HEICs encoded with heif-enc")
+	testtool.Unraced(t, "decoding HEIC tiles")
 	testtool.Need(t, "libheif-examples", "heif-enc")
 	if !imaging.HEICSupported() {
 		t.Skip("no HEIC in this build")

@@ -58,6 +58,8 @@ func TestJPEGCopyOfHEICIsFullSize(t *testing.T) {
 // A grid HEIC (what phones write) is copied at full size with its irot
 // applied, and the copy shows the picture its tiles code.
 func TestJPEGCopyOfGridHEIC(t *testing.T) {
+	testtool.Long(t, "grid HEICs encoded with heif-enc")
+	testtool.Unraced(t, "decoding HEIC tiles")
 	t.Parallel()
 	testtool.Need(t, "libheif-examples", "heif-enc")
 	if !HEICSupported() {

@@ -63,6 +63,8 @@ func TestPhoneJPEGsUpTo200MP(t *testing.T) {
 // of 512×512 tiles, decoded tile by tile (about 2 to 4 minutes here: make
 // longtest runs it).
 func TestPhoneGridHEICsUpTo200MP(t *testing.T) {
+	testtool.Long(t, "grid HEICs up to 200 MP")
+	testtool.Unraced(t, "decoding HEIC tiles")
 	testLargePhotos(t, true, []largePhoto{
 		{"a 50 MP grid HEIC", 8160, 6120, 1920, 1440, 400, 300},
 		{"a 108 MP grid HEIC", 12000, 9000, 1920, 1440, 400, 300},

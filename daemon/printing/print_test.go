@@ -139,6 +139,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 2 }
 // PDF it wrote: the paper's size, and the gallery link's code in the
 // frame (twice on the strips' sheet).
 func TestAPhotoPrintsAtThePapersSizeWithItsLayout(t *testing.T) {
+	testtool.Unraced(t, "scaling photos to the print's pixels")
 	testtool.Need(t, "poppler-utils", "pdfinfo", "pdftoppm")
 	b := newBox(t)
 	ctx := context.Background()

@@ -156,6 +156,8 @@ func decodeCases() []decodeCase {
 }
 
 func TestPNGDecodesWithARealReader(t *testing.T) {
+	testtool.Long(t, "QR codes read back by zbarimg")
+	testtool.Unraced(t, "drawing QR codes")
 	needTool(t, "zbarimg", "zbar-tools")
 	rd := renderer(t)
 	st := styles()
@@ -186,6 +188,8 @@ func TestPNGDecodesWithARealReader(t *testing.T) {
 }
 
 func TestSVGDecodesWithARealReader(t *testing.T) {
+	testtool.Long(t, "QR codes read back by zbarimg")
+	testtool.Unraced(t, "drawing QR codes")
 	needTool(t, "zbarimg", "zbar-tools")
 	needTool(t, "rsvg-convert", "librsvg2-bin")
 	rd := renderer(t)
