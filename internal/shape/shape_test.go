@@ -336,3 +336,50 @@ func TestImportsPointDown(t *testing.T) {
 	}
 	t.Logf("imports pointing up: %d, and %d allowed exceptions", up, len(layerExceptions))
 }
+
+// untestedLines is the most non-test lines a package may have without a
+// test file of its own: past it, its behaviour is only proven, if at all,
+// through another package's tests.
+const untestedLines = 300
+
+// testTooling says whether the package at rel is code only tests and
+// measurements run: a test kit (its name ends in "test": imagingtest,
+// nmtest, mailtest, cupstest), the image benchmark command, or the agent
+// make boxtest runs inside the emulated box. Their users are the tests
+// that would test them.
+func testTooling(rel string) bool {
+	return strings.HasSuffix(rel, "test") || rel == "daemon/imaging/internal/imagebench" || rel == "packaging/boxtest/boxagent"
+}
+
+// TestEveryLargePackageHasTests counts each package's non-test lines and
+// fails for one over untestedLines whose folder has no test file, test
+// tooling aside.
+func TestEveryLargePackageHasTests(t *testing.T) {
+	lines := map[string]int{}
+	goFiles(t, func(path string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines[filepath.Dir(path)] += strings.Count(string(b), "\n")
+	})
+	var dirs []string
+	for dir := range lines {
+		dirs = append(dirs, dir)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(root, dir)
+		rel = filepath.ToSlash(rel)
+		if lines[dir] <= untestedLines || testTooling(rel) {
+			continue
+		}
+		tests, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tests) == 0 {
+			t.Errorf("package %s has %d non-test lines and no test file", rel, lines[dir])
+		}
+	}
+}
