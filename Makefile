@@ -134,7 +134,7 @@ longtest: tusjs
 ## for other requests while the daemon decodes each image (make longtest
 ## only fails on a stall of eight times that); on a quiet machine
 latency:
-	EVENTBOX_LONG=1 EVENTBOX_STRICT_LATENCY=1 $(GO) test -count=1 -v -run '^TestImageBombsStayWithinTheMemoryBudget$$' ./daemon/
+	EVENTBOX_LONG=1 EVENTBOX_STRICT_LATENCY=1 $(GO) test -count=1 -v -run '^TestImageBombsStayWithinTheMemoryBudget$$' ./daemon/scenarios/
 ## browsertest: every browser test with every language and screen size of
 ## those that sweep them (every page in fr, it and es; the console's
 ## screens, moderation and About at every size in three languages; hearts,

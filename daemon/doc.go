@@ -16,5 +16,7 @@
 // the { error, details } answer; the answers' shapes are daemon/dto,
 // built field by field from store records. The package reaches the
 // database only through package store. The layers, and what each package
-// holds, are in docs/architecture.md; internal/shape checks them.
+// holds, are in docs/architecture.md; internal/shape checks them. The
+// route-level tests, which build the whole daemon and drive its router,
+// are in daemon/scenarios; this package keeps the tests of its internals.
 package daemon

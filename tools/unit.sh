@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # unit.sh: the tests of `make unit` (and so of `make test`), in streams that
 # run side by side, each printing its output when it ends:
-#   race      every package with -race but the daemon's and NORACE_PKGS'
-#             (FIRST_PKGS first: they mostly wait)
-#   daemon    once the daemon's raced test binary is built (which compiles
-#             nearly every package with the detector, once), DAEMON_SHARDS
-#             processes of it, each with every DAEMON_SHARDS-th test (they
-#             mostly wait on servers, timers and child processes: one
-#             process at a time left a core idle)
+#   race      every package with -race but daemon/scenarios and
+#             NORACE_PKGS (FIRST_PKGS first: they mostly wait)
+#   daemon    once the raced test binary of daemon/scenarios (the route-
+#             level scenarios) is built (which compiles nearly every
+#             package with the detector, once), DAEMON_SHARDS processes of
+#             it, each with every DAEMON_SHARDS-th test (they mostly wait on
+#             servers, timers and child processes: one process at a time
+#             left a core idle)
 #   norace    NORACE_PKGS but ./e2e, without -race (pixel loops)
 #   unraced   the tests that mark themselves testtool.Unraced, without
-#             -race, in the raced packages that hold them (the daemon's)
+#             -race, in the raced packages that hold them
 #   e2e       the browser tests that mark themselves testtool.Quick
 # Which test goes where is said by the tests themselves (internal/testtool's
 # markers, read by tools/testmarks): the tests marked testtool.Long skip
@@ -25,7 +26,7 @@ export GORACE=atexit_sleep_ms=0
 marks=$($GO run ./tools/testmarks) || exit 1
 eval "$marks"
 norace=$($GO list $NORACE_PKGS) && all=$($GO list ./...) && first=$($GO list $FIRST_PKGS) || exit 1
-race=$(printf '%s\n' "$first"; printf '%s\n' "$all" | grep -vxF "$norace" | grep -vxF "$first" | grep -vxF eventbox/daemon)
+race=$(printf '%s\n' "$first"; printf '%s\n' "$all" | grep -vxF "$norace" | grep -vxF "$first" | grep -vxF eventbox/daemon/scenarios)
 # The unraced stream runs the marked tests of raced packages; those of
 # unraced packages run with the rest of their package.
 unraced_pkgs=$(for p in $UNRACED_PKGS; do $GO list "$p"; done | grep -vxF "$norace")
@@ -45,10 +46,10 @@ stream() {
 	} &
 }
 
-echo "go test -race: $(echo $race | wc -w) packages and the daemon's tests in $shards processes; without -race: $(echo $norace | wc -w) packages and the tests marked Unraced; side by side"
+echo "go test -race: $(echo $race | wc -w) packages and the daemon's scenarios in $shards processes; without -race: $(echo $norace | wc -w) packages and the tests marked Unraced; side by side"
 
-# in_daemon CMD...: runs CMD in the daemon's folder, where its tests run.
-in_daemon() { (cd daemon && "$@"); }
+# in_scenarios CMD...: runs CMD in daemon/scenarios, where its tests run.
+in_scenarios() { (cd daemon/scenarios && "$@"); }
 
 stream norace $GO test -count=1 -timeout 15m $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)
 if [ -n "$unraced_pkgs" ]; then
@@ -64,23 +65,23 @@ fi
 
 daemon_shards() {
 	local names
-	names=$(in_daemon "$tmp/daemon.test" -test.list '.*' | grep '^Test' | grep -vE "$UNRACED|$LONG_RACED|$LONG_UNRACED") || return 1
+	names=$(in_scenarios "$tmp/scenarios.test" -test.list '.*' | grep '^Test' | grep -vE "$UNRACED|$LONG_RACED|$LONG_UNRACED") || return 1
 	local i pids=() rc=0
 	for ((i = 0; i < shards; i++)); do
 		local run
 		run="^($(printf '%s\n' "$names" | awk -v n="$shards" -v i="$i" 'NR % n == i' | paste -sd'|'))\$"
-		in_daemon "$tmp/daemon.test" -test.count=1 -test.timeout=15m -test.run "$run" >"$tmp/daemon-$i.out" 2>&1 &
+		in_scenarios "$tmp/scenarios.test" -test.count=1 -test.timeout=15m -test.run "$run" >"$tmp/daemon-$i.out" 2>&1 &
 		pids+=($!)
 	done
 	for i in "${!pids[@]}"; do
 		wait "${pids[$i]}" || rc=1
-		echo "--- daemon tests, process $((i + 1)) of $shards"
+		echo "--- daemon/scenarios, process $((i + 1)) of $shards"
 		cat "$tmp/daemon-$i.out"
 	done
 	return $rc
 }
 raced() {
-	$GO test -race -c -o "$tmp/daemon.test" ./daemon/ || {
+	$GO test -race -c -o "$tmp/scenarios.test" ./daemon/scenarios/ || {
 		echo 1 >"$tmp/race.rc"
 		return 1
 	}

@@ -254,7 +254,7 @@ var layers = []struct {
 		"daemon/gallery", "daemon/guests", "daemon/hearts", "daemon/live", "daemon/moderation", "daemon/network",
 		"daemon/outbound", "daemon/portal", "daemon/printing", "daemon/resumable", "daemon/setup", "daemon/wall"}},
 	{"the daemon's wiring", []string{"daemon"}},
-	{"commands, packaging and load tools", []string{"cmd/...", "daemon/internal/...", "e2e/...", "netsetup/nmtest",
+	{"commands, packaging and load tools", []string{"cmd/...", "daemon/internal/...", "daemon/scenarios", "e2e/...", "netsetup/nmtest",
 		"packaging/...", "tools/..."}},
 }
 
@@ -380,6 +380,26 @@ func TestEveryLargePackageHasTests(t *testing.T) {
 		}
 		if len(tests) == 0 {
 			t.Errorf("package %s has %d non-test lines and no test file", rel, lines[dir])
+		}
+	}
+}
+
+// TestDaemonKeepsOnlyItsWiringsTests fails on a test file in package
+// daemon's folder that is not an internal test of the wiring (package
+// daemon): the route-level scenarios live in daemon/scenarios.
+func TestDaemonKeepsOnlyItsWiringsTests(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(root, "daemon", "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, parser.PackageClauseOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file.Name.Name != "daemon" {
+			t.Errorf("daemon/%s is package %s: route-level tests go in daemon/scenarios", filepath.Base(f), file.Name.Name)
 		}
 	}
 }

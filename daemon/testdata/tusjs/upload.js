@@ -1,5 +1,5 @@
 // One upload with the official tus client (tus-js-client, installed here by
-// `make tusjs`), for daemon/resumable_tusjs_test.go. The one argument is
+// `make tusjs`), for daemon/scenarios/resumable_tusjs_test.go. The one argument is
 // JSON: endpoint, file, metadata, headers, retryDelays and, to resume an
 // upload the box already holds part of, uploadUrl. It prints one JSON line
 // per event: {"url"} once the box named the upload, then {"done", "result",

@@ -1,0 +1,7 @@
+// Package scenarios holds the daemon's route-level tests and nothing else:
+// each test builds the whole daemon (daemon.New over a real store in a
+// temporary folder) and drives it through its real router as guests,
+// hosts, booths and walls do, checking every answer against
+// api/openapi.yaml (harness_test.go). The daemon package itself keeps only
+// the tests of its wiring's internals.
+package scenarios
