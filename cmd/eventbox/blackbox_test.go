@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/jpeg"
 	"io"
@@ -18,46 +17,24 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"eventbox/internal/testtool"
 )
 
-// builtBinary is the eventbox binary the black-box tests share: built on
-// first use, removed by TestMain. Linking it takes seconds on a quiet
-// machine and far longer beside other builds, so each test process links
-// it once, not once per test.
-var builtBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// eventboxBinary is the eventbox binary the black-box tests share, built
+// once per test process and removed by TestMain.
+var eventboxBinary = testtool.Binary{Pkg: "."}
 
 // buildBinary answers the shared eventbox binary, building it on first
 // use; tests must not change the file.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	b := &builtBinary
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "eventbox-blackbox-"); b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, "eventbox")
-		cmd := exec.Command("go", "build", "-o", b.path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("building eventbox: %v\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
+	return eventboxBinary.Path(t)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if builtBinary.dir != "" {
-		os.RemoveAll(builtBinary.dir)
-	}
+	eventboxBinary.Remove()
 	os.Exit(code)
 }
 

@@ -51,43 +51,15 @@ type memDaemon struct {
 }
 
 // memBinary is the eventbox binary the memory tests run, built once for
-// the test binary (a build is about 15 s of CPU, once per test before)
-// into a folder TestMain removes; tests must not change the file.
-var memBinary struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
-
-// memDaemonBinary answers memBinary's path, building it on first use:
-// without -race, as shipped, since the race detector's own memory would
-// hide the daemon's.
-func memDaemonBinary(t *testing.T) string {
-	t.Helper()
-	b := &memBinary
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "eventbox-memtest-"); b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, "eventbox")
-		build := exec.Command("go", "build", "-o", b.path, "../../cmd/eventbox")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("building eventbox: %v\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
+// the test binary (a build is about 15 s of CPU, once per test before),
+// without -race as shipped: the race detector's own memory would hide the
+// daemon's. TestMain removes it.
+var memBinary = testtool.Binary{Pkg: "../../cmd/eventbox"}
 
 // TestMain removes the memory tests' binary once every test has run.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if memBinary.dir != "" {
-		os.RemoveAll(memBinary.dir)
-	}
+	memBinary.Remove()
 	os.Exit(code)
 }
 
@@ -95,7 +67,7 @@ func TestMain(m *testing.M) {
 // (NAME=value) to the few it always has.
 func startMemDaemon(t *testing.T, env ...string) *memDaemon {
 	t.Helper()
-	bin := memDaemonBinary(t)
+	bin := memBinary.Path(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
