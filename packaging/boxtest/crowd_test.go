@@ -240,7 +240,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
 	defer func() {
 		for _, f := range failures {
-			t.Error(f)
+			t.Error("FAILED: " + f)
 		}
 	}()
 

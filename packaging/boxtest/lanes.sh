@@ -5,8 +5,9 @@
 # the scenarios in any order and could leave the longest for last; the two
 # lanes are made about as long as each other (packaging/image/README.md
 # has each scenario's time). Each lane's lines are prefixed with it; the
-# run fails if either lane fails, and then ends with the lines just before
-# each failure (a long log's end is often all one sees of it, as in CI).
+# run fails if either lane fails, and then ends with what failed: for each
+# failed test, its failure messages (lanelog; a long log's end is often
+# all one sees of it, as in CI).
 # EVENTBOX_IMAGE names the image.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -15,9 +16,11 @@ bin=$(mktemp /tmp/eventbox-boxtest.XXXXXX)
 logs=$(mktemp -d /tmp/eventbox-boxtest-logs.XXXXXX)
 trap 'rm -rf "$bin" "$logs"' EXIT
 go test -c -o "$bin" . || exit 1
+go build -o "$logs/lanelog" ./lanelog || exit 1
 
 run() { # run NAME -test.run|-test.skip PATTERN
-	"$bin" -test.count=1 -test.v -test.timeout 90m -test.parallel 1 "$2" "$3" 2>&1 | sed -u "s/^/[$1] /" | tee "$logs/${1// /-}"
+	"$bin" -test.count=1 -test.v=test2json -test.timeout 90m -test.parallel 1 "$2" "$3" 2>&1 |
+		go tool test2json | "$logs/lanelog" -prefix "[$1] " -digest "$logs/${1// /-}.digest"
 }
 run "lane 1" -test.run "$lane" &
 one=$!
@@ -29,9 +32,7 @@ wait "$two" || { rc=1; echo "boxtest: lane 2 failed (its lines start with [lane 
 if [ "$rc" = 0 ]; then
 	echo "boxtest: both lanes passed"
 else
-	# A scenario reports its failures last (the crowd's after its figures),
-	# so the lines before each "--- FAIL" say what failed.
-	echo "boxtest: the lines before each failure:"
-	cat "$logs"/* | grep -B 6 -e '--- FAIL' -e 'panic:' | grep -v '^--$' | cut -c1-400 | tail -n 16
+	echo "boxtest: what failed:"
+	cat "$logs"/*.digest | tail -n 30
 fi
 exit "$rc"

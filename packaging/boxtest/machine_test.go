@@ -374,9 +374,10 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 		m.powerOff()
 	})
 	deadline := time.Now().Add(bootTimeout())
+	health, agent := "not asked", "not asked" // the last answers, for the failure
 	for {
 		if time.Now().After(deadline) {
-			m.fail("the box did not answer /api/health in %s", bootTimeout())
+			m.fail("the box did not answer /api/health in %s (its last answer: %s; the agent's: %s)", bootTimeout(), health, agent)
 		}
 		select {
 		case err := <-m.done:
@@ -387,10 +388,14 @@ func bootMachine(t *testing.T, c *card, drive string) *machine {
 		if b, _ := os.ReadFile(m.console); bytes.Contains(b, []byte("Emergency Mode")) {
 			m.fail("the box booted into emergency mode")
 		}
-		if st, _ := m.get("/api/health"); st == http.StatusOK {
-			if _, err := m.try([]string{"true"}, ""); err == nil {
+		st, b := m.get("/api/health")
+		health = fmt.Sprintf("%d %.200s", st, b)
+		if st == http.StatusOK {
+			_, err := m.try([]string{"true"}, "")
+			if err == nil {
 				break
 			}
+			agent = err.Error()
 		}
 	}
 	m.booted = time.Since(start)
@@ -423,7 +428,7 @@ func (m *machine) fail(format string, args ...any) {
 	if len(lines) > 60 {
 		lines = lines[len(lines)-60:]
 	}
-	m.t.Fatalf("%s\nthe console's last lines:\n%s", fmt.Sprintf(format, args...), strings.Join(lines, "\n"))
+	m.t.Fatalf("FAILED: %s\nthe console's last lines:\n%s", fmt.Sprintf(format, args...), strings.Join(lines, "\n"))
 }
 
 // powerOff pulls the plug: the process ends without the guest's knowing.
