@@ -38,11 +38,15 @@ const storePath = "eventbox/store"
 // The area packages whose handlers write answers are checked the same way.
 func TestNoStoreRecordInAnAnswer(t *testing.T) {
 	testtool.Unraced(t, "go/types over the module, no goroutines of the daemon")
-	for _, pkg := range answerPackages(t) {
+	pkgs := answerPackages(t)
+	// One importer for every package: one `go list -export` instead of
+	// one for each package (a second or more each).
+	fset := token.NewFileSet()
+	imp := exportImporter(t, fset, pkgs)
+	for _, pkg := range pkgs {
 		t.Run(pkg.path, func(t *testing.T) {
-			fset := token.NewFileSet()
 			files := daemonFiles(t, fset, pkg.dir)
-			conf := types.Config{Importer: exportImporter(t, fset, pkg.dir)}
+			conf := types.Config{Importer: imp}
 			info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
 			if _, err := conf.Check(pkg.path, fset, files, info); err != nil {
 				t.Fatalf("type-checking %s: %v", pkg.path, err)
@@ -81,18 +85,19 @@ func answerPackages(t *testing.T) []answerPackage {
 	return pkgs
 }
 
-// exportImporter imports the dependencies of the package in dir from the
-// compiler's export data, which `go list -export` finds in (or adds to)
-// the build cache: much faster than type-checking them from source. `go
-// test` puts its own go command first on PATH.
-func exportImporter(t *testing.T, fset *token.FileSet, dir string) types.Importer {
+// exportImporter imports the dependencies of pkgs from the compiler's
+// export data, which `go list -export` finds in (or adds to) the build
+// cache: much faster than type-checking them from source. `go test` puts
+// its own go command first on PATH.
+func exportImporter(t *testing.T, fset *token.FileSet, pkgs []answerPackage) types.Importer {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}={{.Export}}", ".")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}"}
+	for _, p := range pkgs {
+		args = append(args, p.path)
+	}
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
-		t.Fatalf("listing the dependencies of %s: %v", dir, err)
+		t.Fatalf("listing the dependencies of the answering packages: %v", err)
 	}
 	exports := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
