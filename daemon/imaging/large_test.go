@@ -50,12 +50,22 @@ type largePhoto struct {
 // at 1/4 or 1/8 scale, its display and thumb have the right sizes and show
 // the picture, and the peak memory of its Make stays within the share of
 // the budget the pool reserves for it (see testLargePhotos).
+// The 108 and 200 MP rows take most of the time (about 15 s): make
+// longtest runs them, make test the 50 MP one (TestPhoneJPEGsOf50MP).
 func TestPhoneJPEGsUpTo200MP(t *testing.T) {
+	testtool.Long(t, "JPEGs of 108 and 200 MP")
 	testLargePhotos(t, false, []largePhoto{
-		{"a 50 MP JPEG", 8160, 6120, 1920, 1440, 400, 300},
 		{"a 108 MP JPEG", 12000, 9000, 1920, 1440, 400, 300},
 		{"a 200 MP JPEG", 16320, 12240, 1920, 1440, 400, 300},
 		{"a 200 MP JPEG in 16:9", 16320, 9180, 1920, 1080, 400, 225},
+	})
+}
+
+// TestPhoneJPEGsOf50MP is TestPhoneJPEGsUpTo200MP's most common size, the
+// 50 MP of a Pixel's or a Samsung's full-resolution mode, in make test.
+func TestPhoneJPEGsOf50MP(t *testing.T) {
+	testLargePhotos(t, false, []largePhoto{
+		{"a 50 MP JPEG", 8160, 6120, 1920, 1440, 400, 300},
 	})
 }
 
