@@ -27,10 +27,11 @@ NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./
 # browser tests make test runs: one or two for each page and axe on the
 # main screens; make browsertest runs them all with every language and
 # screen size).
-# Raced packages whose tests mostly wait (netsetup: avahi in network
-# namespaces, 9 s of real mDNS announcements) start first, so that their
-# waiting overlaps the other packages' work instead of ending the run.
-FIRST_PKGS := ./netsetup
+# Raced packages whose tests mostly wait (cmd/eventbox: the built daemon
+# driven from outside; netsetup: avahi in network namespaces, 9 s of real
+# mDNS announcements) start first, so that their waiting overlaps the
+# other packages' work instead of ending the run.
+FIRST_PKGS := ./cmd/eventbox ./netsetup
 # Linters, pinned and run with `go run`, so the module's go.mod stays clean.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
@@ -62,11 +63,12 @@ vet:
 lint:
 	$(GO) run $(STATICCHECK) ./...
 
-# The raced packages, the daemon's raced tests (in DAEMON_SHARDS processes
-# of one test binary: they mostly wait on servers and timers), the unraced
-# packages and the daemon's unraced tests run side by side, each stream's
-# output held until it ends (tools/unit.sh). GORACE=atexit_sleep_ms=0: a
-# raced test binary otherwise sleeps 1 s before it exits, once per package.
+# The raced packages, the unraced packages, the tests marked Unraced and
+# the route-level scenarios (without -race, in DAEMON_SHARDS processes of
+# one test binary: they mostly wait on servers and timers; make longtest
+# runs them raced) run side by side, each stream's output held until it
+# ends (tools/unit.sh). GORACE=atexit_sleep_ms=0: a raced test binary
+# otherwise sleeps 1 s before it exits, once per package.
 DAEMON_SHARDS ?= 3
 unit:
 	@GO="$(GO)" NORACE_PKGS="$(NORACE_PKGS)" FIRST_PKGS="$(FIRST_PKGS)" DAEMON_SHARDS=$(DAEMON_SHARDS) bash tools/unit.sh
@@ -122,12 +124,15 @@ vulncheck:
 	fi
 
 ## longtest: the tests make test leaves out for its four minutes, those
-## marked testtool.Long (raced, but those also marked testtool.Unraced);
-## .ci/run runs it after make test
+## marked testtool.Long (raced, but those also marked testtool.Unraced),
+## and the route-level scenarios under the race detector (make test runs
+## them without it); .ci/run runs it after make test
 longtest: tusjs
 	@eval "$$($(GO) run ./tools/testmarks)" || exit 1; \
 	echo "EVENTBOX_LONG=1 $(GO) test -race -run '$$LONG_RACED' $$LONG_RACED_PKGS"; \
 	EVENTBOX_LONG=1 $(GO) test -race -count=1 -timeout 20m -run "$$LONG_RACED" $$LONG_RACED_PKGS || exit 1; \
+	echo "$(GO) test -race ./daemon/scenarios (make test runs them without the detector)"; \
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 20m ./daemon/scenarios || exit 1; \
 	echo "EVENTBOX_LONG=1 $(GO) test -run '$$LONG_UNRACED' $$LONG_UNRACED_PKGS"; \
 	EVENTBOX_LONG=1 $(GO) test -count=1 -timeout 20m -run "$$LONG_UNRACED" $$LONG_UNRACED_PKGS
 ## latency: the image-bomb test held to the memory budget's quarter second
