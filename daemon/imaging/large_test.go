@@ -54,6 +54,7 @@ type largePhoto struct {
 // longtest runs them, make test the 50 MP one (TestPhoneJPEGsOf50MP).
 func TestPhoneJPEGsUpTo200MP(t *testing.T) {
 	testtool.Long(t, "JPEGs of 108 and 200 MP")
+	testtool.Unraced(t, "decoding JPEGs")
 	testLargePhotos(t, false, []largePhoto{
 		{"a 108 MP JPEG", 12000, 9000, 1920, 1440, 400, 300},
 		{"a 200 MP JPEG", 16320, 12240, 1920, 1440, 400, 300},
