@@ -447,8 +447,7 @@ func buildEventAreas(_ context.Context, s *Server) error {
 			return s.notice(store.NoticeMessageCreated, m.EventID,
 				messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
 		},
-		NoticesQueued: s.outbox.Notify, PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
-		PhotosRemoved: s.changes.PhotosRemoved, MessagesRemoved: s.changes.MessagesRemoved, MessagesChanged: s.changes.MessagesChanged})
+		NoticesQueued: s.outbox.Notify, Live: s.changes})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
@@ -496,11 +495,8 @@ func buildPhotoAreas(_ context.Context, s *Server) error {
 	cfg, st := s.cfg, s.store
 	s.moderation = moderation.New(moderation.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize, Archive: s.zips,
-		Album:        s.albums,
-		PhotosOnWall: s.changes.PhotosOnWall, MessagesOnWall: s.changes.MessagesOnWall,
-		PhotosChanged: s.changes.PhotosChanged, PhotosRemoved: s.changes.PhotosRemoved,
-		MessagesChanged: s.changes.MessagesChanged, MessagesRemoved: s.changes.MessagesRemoved,
-		RetryVariants: s.variants.Nudge,
+		Album: s.albums,
+		Live:  s.changes, RetryVariants: s.variants.Nudge,
 		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
 			return s.guests.ReceivePhoto(w, r, e, p, 0, "credit")
 		}})
@@ -522,7 +518,7 @@ func buildPhotoAreas(_ context.Context, s *Server) error {
 	// Hearts (daemon/hearts): a joined guest's or a gallery browser's.
 	s.hearts = hearts.New(hearts.Config{Store: st, Cookies: s.cookies, Logger: s.log,
 		GuestOf: s.guests.GuestOf, GuestSees: s.guests.SeesPhoto, GalleryShare: s.gallery.UnlockedShare,
-		PhotosOnWall: s.changes.PhotosOnWall, PhotosChanged: s.changes.PhotosChanged})
+		Live: s.changes})
 	// Live streams, wall links and the booth's routes.
 	s.liveAPI = live.NewAPI(live.APIConfig{Hub: s.live, Store: st, Visitors: s.visitors, Logger: s.log})
 	s.walls = wall.New(wall.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Hub: s.live,

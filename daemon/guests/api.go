@@ -21,6 +21,7 @@ import (
 
 	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/live"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -82,14 +83,10 @@ type Config struct {
 	MessageNotice func(m store.Message) []store.JobSpec
 	NoticesQueued func()
 
-	// PhotosOnWall and MessagesOnWall are which of ids are on the event's
-	// walls now, taken before a removal; PhotosRemoved, MessagesRemoved
-	// and MessagesChanged tell the walls and consoles what changed.
-	PhotosOnWall    func(ctx context.Context, ids []string) map[string]bool
-	MessagesOnWall  func(ctx context.Context, ids []string) map[string]bool
-	PhotosRemoved   func(eventID string, ids []string, before map[string]bool)
-	MessagesRemoved func(eventID string, ids []string, before map[string]bool)
-	MessagesChanged func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+	// Live tells the walls and consoles what changed: which photos and
+	// messages are on the event's walls, taken before a removal, then the
+	// removal or the new message (daemon/live.Publisher).
+	Live live.Changes
 }
 
 // API holds the guests' handlers (web.HandlerFunc methods) and what

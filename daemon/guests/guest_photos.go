@@ -239,7 +239,7 @@ func (a *API) DeletePhoto(w http.ResponseWriter, r *http.Request) error {
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	before := a.cfg.PhotosOnWall(r.Context(), []string{id})
+	before := a.cfg.Live.PhotosOnWall(r.Context(), []string{id})
 	removed, err := a.store.Photos().Delete(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
@@ -247,7 +247,7 @@ func (a *API) DeletePhoto(w http.ResponseWriter, r *http.Request) error {
 	if len(removed) == 0 {
 		return web.ErrNotFound
 	}
-	a.cfg.PhotosRemoved(e.ID, removed, before)
+	a.cfg.Live.PhotosRemoved(e.ID, removed, before)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 

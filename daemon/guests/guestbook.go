@@ -138,7 +138,7 @@ func (a *API) PostMessage(w http.ResponseWriter, r *http.Request) error {
 	if m.HasAudio() {
 		a.cfg.Uploaded("voice")
 	}
-	a.cfg.MessagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
+	a.cfg.Live.MessagesChanged(r.Context(), e.ID, []string{m.ID}, true, nil)
 	return web.JSON(w, r, http.StatusCreated, dto.MessageBody{Message: dto.MessageOf(m, g.ID)})
 }
 
@@ -176,7 +176,7 @@ func (a *API) DeleteMessage(w http.ResponseWriter, r *http.Request) error {
 	if !store.ValidID(id) {
 		return web.ErrNotFound
 	}
-	before := a.cfg.MessagesOnWall(r.Context(), []string{id})
+	before := a.cfg.Live.MessagesOnWall(r.Context(), []string{id})
 	removed, err := a.store.Messages().Delete(r.Context(), e.ID, g.ID, []string{id})
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func (a *API) DeleteMessage(w http.ResponseWriter, r *http.Request) error {
 	if len(removed) == 0 {
 		return web.ErrNotFound
 	}
-	a.cfg.MessagesRemoved(e.ID, removed, before)
+	a.cfg.Live.MessagesRemoved(e.ID, removed, before)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }
 

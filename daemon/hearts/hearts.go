@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"eventbox/daemon/cookie"
+	"eventbox/daemon/live"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
@@ -42,10 +43,9 @@ type Config struct {
 	// GalleryShare resolves the :token link this browser may see (404
 	// for a dead link, 403 forbidden before its password).
 	GalleryShare func(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error)
-	// PhotosOnWall and PhotosChanged tell the consoles and walls
+	// Live tells the consoles and walls of a photo's new hearts
 	// (daemon/live.Publisher).
-	PhotosOnWall  func(ctx context.Context, ids []string) map[string]bool
-	PhotosChanged func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+	Live live.Changes
 }
 
 // API holds the heart routes' handlers.
@@ -185,7 +185,7 @@ func (a *API) set(w http.ResponseWriter, r *http.Request, eventID, id string, h 
 	if err := sees(p); err != nil {
 		return err
 	}
-	before := a.cfg.PhotosOnWall(ctx, []string{id})
+	before := a.cfg.Live.PhotosOnWall(ctx, []string{id})
 	p, changed, err := a.cfg.Store.Hearts().Set(ctx, eventID, id, h, on)
 	if errors.Is(err, store.ErrNotVisible) {
 		return web.ErrNotFound
@@ -194,7 +194,7 @@ func (a *API) set(w http.ResponseWriter, r *http.Request, eventID, id string, h 
 		return err
 	}
 	if changed {
-		a.cfg.PhotosChanged(ctx, eventID, []string{id}, false, before)
+		a.cfg.Live.PhotosChanged(ctx, eventID, []string{id}, false, before)
 	}
 	return web.JSON(w, r, http.StatusOK, HeartBody{ID: p.ID, Hearts: p.Hearts, Hearted: on})
 }

@@ -17,6 +17,21 @@ type Publisher struct {
 	store *store.Store
 }
 
+// Changes is the live publisher as the areas that change photos and
+// messages see it (daemon/guests, moderation, hearts): which of the items
+// are on the wall before a change, then their new state or their removal.
+// *Publisher is the daemon's; a test may record the calls instead.
+type Changes interface {
+	PhotosOnWall(ctx context.Context, ids []string) map[string]bool
+	MessagesOnWall(ctx context.Context, ids []string) map[string]bool
+	PhotosChanged(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+	PhotosRemoved(eventID string, ids []string, before map[string]bool)
+	MessagesChanged(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
+	MessagesRemoved(eventID string, ids []string, before map[string]bool)
+}
+
+var _ Changes = (*Publisher)(nil)
+
 // NewPublisher makes a publisher to hub that reads the records from st.
 func NewPublisher(hub *Hub, st *store.Store) *Publisher {
 	return &Publisher{hub: hub, store: st}

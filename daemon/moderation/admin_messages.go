@@ -62,7 +62,7 @@ func (m *API) ModerateMessages(w http.ResponseWriter, r *http.Request, e store.E
 	if err := req.validate("approve", "hide", "delete"); err != nil {
 		return err
 	}
-	before := m.cfg.MessagesOnWall(r.Context(), req.IDs)
+	before := m.cfg.Live.MessagesOnWall(r.Context(), req.IDs)
 	var changed []string
 	switch req.Action {
 	case "approve":
@@ -76,9 +76,9 @@ func (m *API) ModerateMessages(w http.ResponseWriter, r *http.Request, e store.E
 		return err
 	}
 	if req.Action == "delete" {
-		m.cfg.MessagesRemoved(e.ID, changed, before)
+		m.cfg.Live.MessagesRemoved(e.ID, changed, before)
 	} else {
-		m.cfg.MessagesChanged(r.Context(), e.ID, changed, false, before)
+		m.cfg.Live.MessagesChanged(r.Context(), e.ID, changed, false, before)
 	}
 	return web.JSON(w, r, http.StatusOK, dto.ChangedBody{Changed: len(changed)})
 }

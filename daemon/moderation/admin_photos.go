@@ -62,7 +62,7 @@ func (m *API) PhotoAction(w http.ResponseWriter, r *http.Request, e store.Event)
 		return err
 	}
 	ids := dedupe(req.IDs)
-	before := m.cfg.PhotosOnWall(r.Context(), ids)
+	before := m.cfg.Live.PhotosOnWall(r.Context(), ids)
 	var changed []string
 	switch req.Action {
 	case "delete":
@@ -79,9 +79,9 @@ func (m *API) PhotoAction(w http.ResponseWriter, r *http.Request, e store.Event)
 		return err
 	}
 	if req.Action == "delete" {
-		m.cfg.PhotosRemoved(e.ID, changed, before)
+		m.cfg.Live.PhotosRemoved(e.ID, changed, before)
 	} else {
-		m.cfg.PhotosChanged(r.Context(), e.ID, changed, false, before)
+		m.cfg.Live.PhotosChanged(r.Context(), e.ID, changed, false, before)
 	}
 	if len(changed) > 0 {
 		m.log.InfoContext(r.Context(), "photos moderated", "event", e.ID, "action", req.Action,

@@ -10,13 +10,13 @@
 package moderation
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"eventbox/daemon/albumwriter"
 	"eventbox/daemon/archive"
+	"eventbox/daemon/live"
 	"eventbox/daemon/visitor"
 	"eventbox/store"
 )
@@ -37,18 +37,11 @@ type Config struct {
 	// Album makes the printable album, one at a time.
 	Album *albumwriter.Maker
 
-	// PhotosOnWall and MessagesOnWall say which of the ids are on the
-	// wall now; called before a change, their answer is the before of
-	// the calls below.
-	PhotosOnWall   func(ctx context.Context, ids []string) map[string]bool
-	MessagesOnWall func(ctx context.Context, ids []string) map[string]bool
-	// PhotosChanged and MessagesChanged publish the items' state after a
-	// change to the console's live stream and the walls; PhotosRemoved
-	// and MessagesRemoved their removal.
-	PhotosChanged   func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
-	PhotosRemoved   func(eventID string, ids []string, before map[string]bool)
-	MessagesChanged func(ctx context.Context, eventID string, ids []string, added bool, before map[string]bool)
-	MessagesRemoved func(eventID string, ids []string, before map[string]bool)
+	// Live tells the console's live stream and the walls what changed:
+	// which of the items are on the wall before a change (the before of
+	// the calls after it), then their new state or their removal
+	// (daemon/live.Publisher).
+	Live live.Changes
 	// RetryVariants nudges the variant jobs once photos were given
 	// theirs back.
 	RetryVariants func()

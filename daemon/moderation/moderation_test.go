@@ -80,43 +80,12 @@ func newHarness(t *testing.T) *harness {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	h.album = albumwriter.New(albumwriter.Config{Store: st, Logger: log, Now: now})
-	record := func(kind, eventID string, ids []string, before map[string]bool) {
-		h.mu.Lock()
-		h.calls = append(h.calls, call{kind, eventID, slices.Clone(ids), before})
-		h.mu.Unlock()
-	}
-	wall := func(_ context.Context, ids []string) map[string]bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		out := map[string]bool{}
-		if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
-			h.askedTwice = true
-		}
-		for _, id := range ids {
-			if h.onWall[id] {
-				out[id] = true
-			}
-		}
-		return out
-	}
 	m := moderation.New(moderation.Config{
 		Store: st, Visitors: visitor.New(st, now, codec), Logger: log, Now: now,
 		PhotoPage: photoPage, MessagePage: messagePage,
-		Archive:      archive.New(archive.Config{Store: st, Logger: log}),
-		Album:        h.album,
-		PhotosOnWall: wall, MessagesOnWall: wall,
-		PhotosChanged: func(_ context.Context, eventID string, ids []string, added bool, before map[string]bool) {
-			record("photos changed", eventID, ids, before)
-		},
-		PhotosRemoved: func(eventID string, ids []string, before map[string]bool) {
-			record("photos removed", eventID, ids, before)
-		},
-		MessagesChanged: func(_ context.Context, eventID string, ids []string, added bool, before map[string]bool) {
-			record("messages changed", eventID, ids, before)
-		},
-		MessagesRemoved: func(eventID string, ids []string, before map[string]bool) {
-			record("messages removed", eventID, ids, before)
-		},
+		Archive:       archive.New(archive.Config{Store: st, Logger: log}),
+		Album:         h.album,
+		Live:          (*liveRecorder)(h),
 		RetryVariants: func() { h.mu.Lock(); h.retries++; h.mu.Unlock() },
 		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
 			h.mu.Lock()
@@ -571,4 +540,54 @@ func TestArchiveAndImport(t *testing.T) {
 	if len(h.imports) != 1 || h.imports[0] != (store.Photo{EventID: e.ID, Status: store.StatusVisible}) {
 		t.Fatalf("imported %+v", h.imports)
 	}
+}
+
+// liveRecorder is the harness as the live publisher: it records each
+// change and answers which items are on the wall from h.onWall, noting an
+// id asked twice in one call.
+type liveRecorder harness
+
+func (l *liveRecorder) record(kind, eventID string, ids []string, before map[string]bool) {
+	l.mu.Lock()
+	l.calls = append(l.calls, call{kind, eventID, slices.Clone(ids), before})
+	l.mu.Unlock()
+}
+
+func (l *liveRecorder) onWallOf(ids []string) map[string]bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]bool{}
+	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+		l.askedTwice = true
+	}
+	for _, id := range ids {
+		if l.onWall[id] {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+func (l *liveRecorder) PhotosOnWall(_ context.Context, ids []string) map[string]bool {
+	return l.onWallOf(ids)
+}
+
+func (l *liveRecorder) MessagesOnWall(_ context.Context, ids []string) map[string]bool {
+	return l.onWallOf(ids)
+}
+
+func (l *liveRecorder) PhotosChanged(_ context.Context, eventID string, ids []string, _ bool, before map[string]bool) {
+	l.record("photos changed", eventID, ids, before)
+}
+
+func (l *liveRecorder) PhotosRemoved(eventID string, ids []string, before map[string]bool) {
+	l.record("photos removed", eventID, ids, before)
+}
+
+func (l *liveRecorder) MessagesChanged(_ context.Context, eventID string, ids []string, _ bool, before map[string]bool) {
+	l.record("messages changed", eventID, ids, before)
+}
+
+func (l *liveRecorder) MessagesRemoved(eventID string, ids []string, before map[string]bool) {
+	l.record("messages removed", eventID, ids, before)
 }
