@@ -23,7 +23,6 @@ import (
 	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
-	"eventbox/daemon/dto"
 	"eventbox/daemon/events"
 	"eventbox/daemon/gallery"
 	"eventbox/daemon/guests"
@@ -356,23 +355,36 @@ func buildMediaServices(_ context.Context, s *Server) error {
 		}})
 	// The printable album, for the hosts' download and the printer.
 	s.albums = albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
-		Display: displayMaker(s.variants)})
+		Display: guestVariants{s.variants}.Ensure})
 	// The ZIP streamer the hosts' archives and the gallery links share.
 	s.zips = archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
 	return nil
 }
 
-// displayMaker is what makes a photo's display now if it is missing, and
-// answers whether there is one (a photo the box cannot read has none).
-func displayMaker(v *variants.Maker) func(ctx context.Context, id string) (bool, error) {
-	return func(ctx context.Context, id string) (bool, error) {
-		err := v.Ensure(ctx, id)
-		if errors.Is(err, variants.ErrNoVariants) {
-			return false, nil
-		}
-		return err == nil, err
+// guestVariants is the variant maker as the guest routes and the album
+// use it: Ensure makes a photo's display now if it is missing, and answers
+// whether there is one (false, without an error, for a photo whose
+// variants cannot be made: one the box cannot read has none).
+type guestVariants struct{ *variants.Maker }
+
+func (v guestVariants) Ensure(ctx context.Context, id string) (bool, error) {
+	err := v.Maker.Ensure(ctx, id)
+	if errors.Is(err, variants.ErrNoVariants) {
+		return false, nil
 	}
+	return err == nil, err
 }
+
+// guestNotices is the outbox as the guestbook uses it: a new message's
+// message.created notice, then the outbox woken.
+type guestNotices struct{ s *Server }
+
+func (n guestNotices) MessageNotice(m store.Message) []store.JobSpec {
+	return n.s.notice(store.NoticeMessageCreated, m.EventID,
+		messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
+}
+
+func (n guestNotices) Queued() { n.s.outbox.Notify() }
 
 // buildBoxAreas makes the areas of the box and its owners: sign-in and
 // accounts, the first-run setup, the cloud and mail settings, the
@@ -439,15 +451,10 @@ func buildEventAreas(_ context.Context, s *Server) error {
 	s.guests = guests.New(guests.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
 		Ingest: s.ingest, Files: s.files, EventCode: s.guards.eventCode, AllowUpload: s.allowUpload,
-		Origin: s.origin, HTTPS: func() *dto.HTTPS { return box.HTTPS(cfg.HTTPSPort, cfg.BoxCA) },
-		MailStatus: outbound.MailStatus, Receiving: s.variants.Receive, EnsureVariants: displayMaker(s.variants),
-		Preview:     s.variants.Preview,
-		Placeholder: s.servePlaceholder, BoothCaptured: s.booth.Captured, Uploaded: s.metrics.Upload,
-		MessageNotice: func(m store.Message) []store.JobSpec {
-			return s.notice(store.NoticeMessageCreated, m.EventID,
-				messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
-		},
-		NoticesQueued: s.outbox.Notify, Live: s.changes})
+		Origin: s.origin, HTTPS: box.HTTPS(cfg.HTTPSPort, cfg.BoxCA),
+		Variants: guestVariants{s.variants}, Placeholder: s.servePlaceholder,
+		BoothCaptured: s.booth.Captured, Uploaded: s.metrics.Upload,
+		Notices: guestNotices{s}, Live: s.changes})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,

@@ -237,3 +237,16 @@ type HTTPS struct {
 	Port  int     `json:"port"`
 	CAURL *string `json:"caURL"`
 }
+
+// MailStatus maps a mail job's status to the queue's words: pending
+// (queued or being tried), sent or failed (set aside). The guest page
+// says where a guest's gallery mail is in the same words.
+func MailStatus(st store.JobStatus) string {
+	switch st {
+	case store.JobDone:
+		return "sent"
+	case store.JobFailed:
+		return "failed"
+	}
+	return "pending"
+}

@@ -28,6 +28,28 @@ import (
 	"eventbox/store"
 )
 
+// Variants is the photo variant maker as the guest routes use it.
+type Variants interface {
+	// Receive marks an upload body as being received until done is
+	// called (background image work yields to it).
+	Receive() (done func())
+	// Ensure makes a photo's thumb and display unless they exist; ok is
+	// false, with a nil error, when they cannot be served now (set aside,
+	// waiting for a retry, or the attempt failed).
+	Ensure(ctx context.Context, photoID string) (ok bool, err error)
+	// Preview answers the camera's own preview of a photo whose thumb is
+	// not made yet, or nil when it has none.
+	Preview(ctx context.Context, p store.Photo) ([]byte, error)
+}
+
+// Notices is the outbox as the guestbook uses it.
+type Notices interface {
+	// MessageNotice is the message.created notice of m, stored with it.
+	MessageNotice(m store.Message) []store.JobSpec
+	// Queued wakes the outbox once the notice is stored.
+	Queued()
+}
+
 // Config is what the guests' routes need. Every field is required unless
 // it says otherwise.
 type Config struct {
@@ -54,22 +76,10 @@ type Config struct {
 	// Origin is the absolute origin of links the box hands out.
 	Origin func(r *http.Request) string
 	// HTTPS is where the box also serves HTTPS, or nil.
-	HTTPS func() *dto.HTTPS
-	// MailStatus is a mail job's status in the mail queue's words
-	// (pending, sent, failed).
-	MailStatus func(store.JobStatus) string
+	HTTPS *dto.HTTPS
 
-	// Receiving marks an upload body as being received until the
-	// returned function is called (background image work yields to it).
-	Receiving func() (done func())
-	// EnsureVariants makes a photo's thumb and display unless they
-	// exist; ok is false, with a nil error, when they cannot be served
-	// now (set aside, waiting for a retry, or the attempt failed).
-	EnsureVariants func(ctx context.Context, photoID string) (ok bool, err error)
-	// Preview, when not nil, returns the camera's own preview of a photo
-	// whose thumb is not made yet, or nil when it has none
-	// (variants.Maker.Preview).
-	Preview func(ctx context.Context, p store.Photo) ([]byte, error)
+	// Variants makes and finds the photos' thumbs and displays.
+	Variants Variants
 	// Placeholder answers a thumb or display that cannot be served now.
 	Placeholder web.HandlerFunc
 	// BoothCaptured tells the booth that its photo is in.
@@ -78,10 +88,8 @@ type Config struct {
 	// in the metrics.
 	Uploaded func(kind string)
 
-	// MessageNotice is the message.created notice of m, stored with it;
-	// NoticesQueued wakes the outbox once it is.
-	MessageNotice func(m store.Message) []store.JobSpec
-	NoticesQueued func()
+	// Notices stores a new message's notice with it and wakes the outbox.
+	Notices Notices
 
 	// Live tells the walls and consoles what changed: which photos and
 	// messages are on the event's walls, taken before a removal, then the

@@ -144,7 +144,7 @@ func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
 		Spots: places, Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
 		Limits: guestLimitsDTO{ImageBytes: int64(a.cfg.MaxUploadMB) << 20},
-		HTTPS:  a.cfg.HTTPS(),
+		HTTPS:  a.cfg.HTTPS,
 	}}
 	if e.AllowVideos {
 		body.Event.Limits.VideoBytes = int64(a.cfg.MaxVideoMB) << 20

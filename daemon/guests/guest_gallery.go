@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"eventbox/daemon/dto"
 	"eventbox/store"
 )
 
@@ -23,7 +24,7 @@ func (a *API) GalleryMailState(ctx context.Context, g store.Guest) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return a.cfg.MailStatus(j.Status), nil
+	return dto.MailStatus(j.Status), nil
 }
 
 // guestGalleryDTO is, on the guest page after the end, the gallery link

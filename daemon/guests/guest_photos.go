@@ -127,7 +127,7 @@ func challengeOf(e store.Event, id string) string {
 // the guest name (the admin import's "credit", which takes its photos
 // through here too); guests have none.
 func (a *API) ReceivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
-	defer a.cfg.Receiving()()
+	defer a.cfg.Variants.Receive()()
 	limit := int64(a.cfg.MaxUploadMB) << 20
 	fields, file, err := a.cfg.Ingest.ReadForm(w, r, ingest.Form{Limit: limit, FileField: "photo",
 		TextFields: []string{"challenge", creditField}, MaxText: maxTextPart, FileRequired: true})

@@ -18,7 +18,7 @@ const (
 // receiveVideo has ingest stream a video upload (the poster JPEG, then
 // the video) to disk, check and store it.
 func (a *API) receiveVideo(w http.ResponseWriter, r *http.Request, p store.Photo, quota int) error {
-	defer a.cfg.Receiving()()
+	defer a.cfg.Variants.Receive()()
 	res, err := a.cfg.Ingest.Video(w, r, p, quota, ingest.VideoLimits{
 		MaxBytes:    int64(a.cfg.MaxVideoMB) << 20,
 		MaxDuration: time.Duration(a.cfg.MaxVideoSeconds) * time.Second,

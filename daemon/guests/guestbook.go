@@ -127,14 +127,14 @@ func (a *API) PostMessage(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	m, err = a.store.Messages().Add(r.Context(), m, a.cfg.MessageNotice(m)...)
+	m, err = a.store.Messages().Add(r.Context(), m, a.cfg.Notices.MessageNotice(m)...)
 	if err != nil {
 		if m.HasAudio() {
 			_ = a.store.Media().Remove(m.AudioName())
 		}
 		return err
 	}
-	a.cfg.NoticesQueued()
+	a.cfg.Notices.Queued()
 	if m.HasAudio() {
 		a.cfg.Uploaded("voice")
 	}

@@ -81,7 +81,7 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 			return a.cfg.Placeholder(w, r)
 		}
 		if !p.Variants {
-			ok, err := a.cfg.EnsureVariants(r.Context(), p.ID)
+			ok, err := a.cfg.Variants.Ensure(r.Context(), p.ID)
 			if err != nil {
 				return err
 			}
@@ -119,10 +119,10 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 // page only waits for the thumb. It never starts image work: the page
 // asks for the thumb beside it, and shows that once it comes.
 func (a *API) preview(w http.ResponseWriter, r *http.Request, p store.Photo) error {
-	if p.VariantsFailed || a.cfg.Preview == nil || a.photoViewer(r, p, "original") != nil {
+	if p.VariantsFailed || a.photoViewer(r, p, "original") != nil {
 		return a.cfg.Placeholder(w, r)
 	}
-	b, err := a.cfg.Preview(r.Context(), p)
+	b, err := a.cfg.Variants.Preview(r.Context(), p)
 	if err != nil {
 		level := slog.LevelWarn
 		if r.Context().Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"eventbox/daemon/dto"
 	"eventbox/daemon/mail"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
@@ -71,24 +72,11 @@ type mailBody struct {
 // mailQueueItems is how many mails the queue lists, newest first.
 const mailQueueItems = 50
 
-// MailStatus maps a mail job's status to the queue's words: pending
-// (queued or being tried), sent or failed (set aside). The guest page
-// says where a guest's gallery mail is in the same words.
-func MailStatus(st store.JobStatus) string {
-	switch st {
-	case store.JobDone:
-		return "sent"
-	case store.JobFailed:
-		return "failed"
-	}
-	return "pending"
-}
-
 func toMailItem(j store.Job) mailItemDTO {
 	var msg mail.Message
 	_ = json.Unmarshal(j.Payload, &msg) // a mail job's payload; an odd one lists empty
 	it := mailItemDTO{ID: j.ID, To: msg.To, Subject: msg.Subject, Purpose: msg.Purpose, EventID: msg.EventID,
-		Status: MailStatus(j.Status), Attempts: j.Tries, Error: j.LastError, CreatedAt: j.CreatedAt}
+		Status: dto.MailStatus(j.Status), Attempts: j.Tries, Error: j.LastError, CreatedAt: j.CreatedAt}
 	if n := len(j.Attempts); n > 0 {
 		it.Reply = j.Attempts[n-1].Result
 	}
