@@ -377,14 +377,44 @@ func (v guestVariants) Ensure(ctx context.Context, id string) (bool, error) {
 
 // guestNotices is the outbox as the guestbook uses it: a new message's
 // message.created notice, then the outbox woken.
-type guestNotices struct{ s *Server }
+type guestNotices struct {
+	notice func(kind, eventID string, data any) []store.JobSpec
+	outbox *outbox.Outbox
+}
 
 func (n guestNotices) MessageNotice(m store.Message) []store.JobSpec {
-	return n.s.notice(store.NoticeMessageCreated, m.EventID,
+	return n.notice(store.NoticeMessageCreated, m.EventID,
 		messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
 }
 
-func (n guestNotices) Queued() { n.s.outbox.Notify() }
+func (n guestNotices) Queued() { n.outbox.Notify() }
+
+// eventOutbound is what an event's end sends out, as the events area uses
+// it: the webhook notice, the mails' domain and a guest's gallery mail's
+// state, the mail and notice runners woken, the cloud export.
+type eventOutbound struct {
+	notice func(kind, eventID string, data any) []store.JobSpec
+	mailer *mail.Mailer
+	guests *guests.API
+	cloud  *cloudexport.API
+	wake   func()
+}
+
+func (o eventOutbound) Notice(kind, eventID string, data any) []store.JobSpec {
+	return o.notice(kind, eventID, data)
+}
+
+func (o eventOutbound) MailDomain(ctx context.Context) string { return o.mailer.Domain(ctx) }
+
+func (o eventOutbound) MailState(ctx context.Context, g store.Guest) (string, error) {
+	return o.guests.GalleryMailState(ctx, g)
+}
+
+func (o eventOutbound) Queued() { o.wake() }
+
+func (o eventOutbound) AutoExport(ctx context.Context, eventID string) bool {
+	return o.cloud.AutoExport(ctx, eventID)
+}
 
 // buildBoxAreas makes the areas of the box and its owners: sign-in and
 // accounts, the first-run setup, the cloud and mail settings, the
@@ -454,17 +484,20 @@ func buildEventAreas(_ context.Context, s *Server) error {
 		Origin: s.origin, HTTPS: box.HTTPS(cfg.HTTPSPort, cfg.BoxCA),
 		Variants: guestVariants{s.variants}, Placeholder: s.servePlaceholder,
 		BoothCaptured: s.booth.Captured, Uploaded: s.metrics.Upload,
-		Notices: guestNotices{s}, Live: s.changes})
+		Notices: guestNotices{notice: s.notice, outbox: s.outbox}, Live: s.changes})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
 		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
-		MailDomain: s.mailer.Domain, MailState: s.guests.GalleryMailState, Notice: s.notice,
-		Queued: func() {
-			runner.Notify(store.MailJobKind)
-			s.outbox.Notify()
-		},
-		AutoExport: s.cloud.AutoExport, DropBooth: s.booth.Drop, ForgetLive: s.live.Forget})
+		Outbound: eventOutbound{notice: s.notice, mailer: s.mailer, guests: s.guests, cloud: s.cloud,
+			wake: func() {
+				runner.Notify(store.MailJobKind)
+				s.outbox.Notify()
+			}},
+		Deleted: func(eventID string) {
+			s.booth.Drop(eventID)
+			s.live.Forget(eventID)
+		}})
 	// Printing through CUPS (daemon/printing): its routes and job kind.
 	s.printing = printing.New(printing.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),

@@ -47,7 +47,7 @@ func (a *API) Contacts(w http.ResponseWriter, r *http.Request, e store.Event) er
 	}
 	body := contactsBody{Contacts: make([]contactDTO, 0, len(guests))}
 	for _, g := range guests {
-		state, err := a.cfg.MailState(r.Context(), g)
+		state, err := a.cfg.Outbound.MailState(r.Context(), g)
 		if err != nil {
 			return err
 		}

@@ -137,7 +137,7 @@ func (a *API) EndEvent(w http.ResponseWriter, r *http.Request, e store.Event) er
 		if err != nil {
 			return jobs, err
 		}
-		jobs.Other = append(jobs.Other, a.cfg.Notice(store.NoticeEventEnded, ev.ID, endNotice{EndedAt: ev.EndedAt})...)
+		jobs.Other = append(jobs.Other, a.cfg.Outbound.Notice(store.NoticeEventEnded, ev.ID, endNotice{EndedAt: ev.EndedAt})...)
 		return jobs, nil
 	}
 	res, err := a.store.Events().End(ctx, e.ID, plan)
@@ -147,7 +147,7 @@ func (a *API) EndEvent(w http.ResponseWriter, r *http.Request, e store.Event) er
 	if err != nil {
 		return err
 	}
-	a.cfg.Queued()
+	a.cfg.Outbound.Queued()
 	e = res.Event
 	a.log.InfoContext(ctx, "event ended", "event", e.ID, "guest_mails", res.GuestJobs, "summary", mails.summary != nil, "by", visitor.Account(r).Username)
 	result := endResultDTO{Notes: []string{}, GuestEmails: res.GuestJobs, SummaryQueued: mails.summary != nil}
@@ -160,7 +160,7 @@ func (a *API) EndEvent(w http.ResponseWriter, r *http.Request, e store.Event) er
 	} else if plan.Share != nil {
 		result.Notes = append(result.Notes, "The gallery link could not be made (too many links); make one under gallery links.")
 	}
-	result.ExportQueued = a.cfg.AutoExport(ctx, e.ID)
+	result.ExportQueued = a.cfg.Outbound.AutoExport(ctx, e.ID)
 	if e.EmailGuestsGallery && res.Share == nil && res.GuestJobs == 0 {
 		result.Notes = append(result.Notes, "No gallery mail was queued: there is no gallery link to send.")
 	}

@@ -383,8 +383,7 @@ func (a *API) DeleteEvent(w http.ResponseWriter, r *http.Request, e store.Event)
 	if err := a.store.Events().Delete(r.Context(), e.ID); err != nil {
 		return err
 	}
-	a.cfg.DropBooth(e.ID)
-	a.cfg.ForgetLive(e.ID)
+	a.cfg.Deleted(e.ID)
 	a.log.InfoContext(r.Context(), "event deleted", "event", e.ID, "by", visitor.Account(r).Username)
 	return web.JSON(w, r, http.StatusOK, web.OK)
 }

@@ -41,6 +41,24 @@ type QRDrawer interface {
 	SVG(w io.Writer, content string, size int, st qr.Style, caption string) error
 }
 
+// Outbound is what an event's end sends out (its webhook notice, the
+// gallery mails, the cloud export) and how a guest's gallery mail stands.
+type Outbound interface {
+	// Notice is the job of a webhook notice of kind about the event, none
+	// when it cannot be made.
+	Notice(kind, eventID string, data any) []store.JobSpec
+	// MailDomain is the domain of the mails' Message-IDs.
+	MailDomain(ctx context.Context) string
+	// MailState is where a guest's gallery mail is: none, pending, sent
+	// or failed.
+	MailState(ctx context.Context, g store.Guest) (string, error)
+	// Queued wakes the runners of the mails and notices an end queued.
+	Queued()
+	// AutoExport queues the end-of-event cloud export when the settings
+	// ask for it, and reports whether it did.
+	AutoExport(ctx context.Context, eventID string) bool
+}
+
 // Config is what the events area uses. Every field is required unless
 // its comment says otherwise.
 type Config struct {
@@ -64,23 +82,11 @@ type Config struct {
 	// HotspotWiFi, when not nil, names the Wi-Fi network the box runs,
 	// for step 1 of the signs.
 	HotspotWiFi func(ctx context.Context) (ssid, password string, ok bool)
-	// MailDomain is the domain of the mails' Message-IDs.
-	MailDomain func(ctx context.Context) string
-	// MailState is where a guest's gallery mail is: none, pending, sent
-	// or failed.
-	MailState func(ctx context.Context, g store.Guest) (string, error)
-	// Notice is the job of a webhook notice of kind about the event, none
-	// when it cannot be made.
-	Notice func(kind, eventID string, data any) []store.JobSpec
-	// Queued wakes the runners of the mails and notices an end queued.
-	Queued func()
-	// AutoExport queues the end-of-event cloud export when the settings
-	// ask for it, and reports whether it did.
-	AutoExport func(ctx context.Context, eventID string) bool
-	// DropBooth ends the event's booth stream (its key changed or went).
-	DropBooth func(eventID string)
-	// ForgetLive ends the console's live streams of a deleted event.
-	ForgetLive func(eventID string)
+	// Outbound is what an event's end sends out and how its mails stand.
+	Outbound Outbound
+	// Deleted ends a deleted event's booth stream and its consoles' live
+	// streams.
+	Deleted func(eventID string)
 }
 
 // API answers the events area's routes. Build it with New; it is safe for

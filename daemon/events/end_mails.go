@@ -28,7 +28,7 @@ type endMails struct {
 // prepareEnd reads what the end's mails need. summaryTo is where the
 // hosts' summary goes ("" = none).
 func (a *API) prepareEnd(ctx context.Context, e store.Event, origin, summaryTo, password string) (*endMails, error) {
-	m := &endMails{origin: origin, domain: a.cfg.MailDomain(ctx), password: password, names: map[string]string{}, locales: map[string]string{}}
+	m := &endMails{origin: origin, domain: a.cfg.Outbound.MailDomain(ctx), password: password, names: map[string]string{}, locales: map[string]string{}}
 	if e.EmailGuestsGallery {
 		guests, err := a.store.Guests().WithContact(ctx, e.ID)
 		if err != nil {
