@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"time"
@@ -316,8 +317,8 @@ func buildMediaServices(_ context.Context, s *Server) error {
 	}
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: s.remote,
 		Notify: runner.Notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
-		Uploads:       s.uploads.activity,
-		GuestbookText: archive.GuestbookText, UniqueName: archive.UniqueName, ShareTransport: cfg.CloudTransport,
+		Uploads: s.uploads.activity,
+		Naming:  archive.Naming{}, ShareTransport: cfg.CloudTransport,
 		WakeMail: func(ctx context.Context) {
 			if _, err := runner.Wake(ctx, store.MailJobKind); err != nil {
 				s.log.WarnContext(ctx, "mails not woken after an export", "error", err)
@@ -375,19 +376,24 @@ func (v guestVariants) Ensure(ctx context.Context, id string) (bool, error) {
 	return err == nil, err
 }
 
-// guestNotices is the outbox as the guestbook uses it: a new message's
-// message.created notice, then the outbox woken.
-type guestNotices struct {
-	notice func(kind, eventID string, data any) []store.JobSpec
+// boxNotices is the outbox as the guestbook and printing use it: a
+// notice's job (a new message's message.created, the printer's attention),
+// then the outbox woken once it is stored.
+type boxNotices struct {
+	make   func(kind, eventID string, data any) []store.JobSpec
 	outbox *outbox.Outbox
 }
 
-func (n guestNotices) MessageNotice(m store.Message) []store.JobSpec {
-	return n.notice(store.NoticeMessageCreated, m.EventID,
+func (n boxNotices) Notice(kind, eventID string, data any) []store.JobSpec {
+	return n.make(kind, eventID, data)
+}
+
+func (n boxNotices) MessageNotice(m store.Message) []store.JobSpec {
+	return n.make(store.NoticeMessageCreated, m.EventID,
 		messageNotice{MessageID: m.ID, GuestName: m.GuestName, Voice: m.HasAudio()})
 }
 
-func (n guestNotices) Queued() { n.outbox.Notify() }
+func (n boxNotices) Queued() { n.outbox.Notify() }
 
 // eventOutbound is what an event's end sends out, as the events area uses
 // it: the webhook notice, the mails' domain and a guest's gallery mail's
@@ -484,7 +490,7 @@ func buildEventAreas(_ context.Context, s *Server) error {
 		Origin: s.origin, HTTPS: box.HTTPS(cfg.HTTPSPort, cfg.BoxCA),
 		Variants: guestVariants{s.variants}, Placeholder: s.servePlaceholder,
 		BoothCaptured: s.booth.Captured, Uploaded: s.metrics.Upload,
-		Notices: guestNotices{notice: s.notice, outbox: s.outbox}, Live: s.changes})
+		Notices: boxNotices{make: s.notice, outbox: s.outbox}, Live: s.changes})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
@@ -501,31 +507,38 @@ func buildEventAreas(_ context.Context, s *Server) error {
 	// Printing through CUPS (daemon/printing): its routes and job kind.
 	s.printing = printing.New(printing.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),
-		Notify: func() { runner.Notify(store.PrintJobKind) }, Notice: s.notice,
-		NoticesQueued: s.outbox.Notify, Poll: cfg.PrintPoll, DeviceSchemes: cfg.PrintDevices,
-		EventBySlug: s.guests.EventBySlug, Signage: s.events.SignagePDF, Album: albumPrinter(s.albums)})
+		Notify: func() { runner.Notify(store.PrintJobKind) }, Notices: boxNotices{make: s.notice, outbox: s.outbox},
+		Poll: cfg.PrintPoll, DeviceSchemes: cfg.PrintDevices,
+		EventBySlug: s.guests.EventBySlug, Documents: printDocuments{albums: s.albums, events: s.events}})
 	if err := runner.Register(s.printing.Kind()); err != nil {
 		return fmt.Errorf("setting up the job runner: %w", err)
 	}
 	return nil
 }
 
-// albumPrinter is what writes an event's printable album for the
-// printer, unless another album is being made.
-func albumPrinter(albums *albumwriter.Maker) func(ctx context.Context, e store.Event, w io.Writer) error {
-	return func(ctx context.Context, e store.Event, w io.Writer) error {
-		done, ok := albums.TryStart()
-		if !ok {
-			return errors.New("another album is being made")
-		}
-		defer done()
-		ids, err := albums.PhotoIDs(ctx, e.ID, false)
-		if err != nil {
-			return err
-		}
-		_, _, err = albums.Write(ctx, w, e, ids, 2, false)
+// printDocuments makes the documents a print may carry: the album
+// (unless another album is being made) and the signs, as GET …/signage.
+type printDocuments struct {
+	albums *albumwriter.Maker
+	events *events.API
+}
+
+func (d printDocuments) Album(ctx context.Context, e store.Event, w io.Writer) error {
+	done, ok := d.albums.TryStart()
+	if !ok {
+		return errors.New("another album is being made")
+	}
+	defer done()
+	ids, err := d.albums.PhotoIDs(ctx, e.ID, false)
+	if err != nil {
 		return err
 	}
+	_, _, err = d.albums.Write(ctx, w, e, ids, 2, false)
+	return err
+}
+
+func (d printDocuments) Signage(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error) {
+	return d.events.SignagePDF(ctx, e, q, origin)
 }
 
 // buildPhotoAreas makes the areas over an event's photos: moderation, the

@@ -242,6 +242,18 @@ func (l *lazyEntry) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// Naming is the archives' way of writing the guestbook and naming files,
+// for the cloud export to name its files the same (cloudexport.Naming).
+type Naming struct{}
+
+// GuestbookText is [GuestbookText].
+func (Naming) GuestbookText(e store.Event, all []store.Message) (string, map[string]string) {
+	return GuestbookText(e, all)
+}
+
+// UniqueName is [UniqueName].
+func (Naming) UniqueName(taken map[string]bool, name string) string { return UniqueName(taken, name) }
+
 // UniqueName returns name, or name with -2, -3… before its extension when
 // an earlier entry took it, and records the result. Names are compared
 // without case: Windows and macOS file systems do.

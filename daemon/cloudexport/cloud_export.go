@@ -47,6 +47,17 @@ type RemoteFunc func(ctx context.Context, s cloud.Settings) (*cloud.Remote, erro
 // and a channel closed at the next change.
 type ActivityFunc func() (busy int, gen uint64, change <-chan struct{})
 
+// Naming is how the export writes the guestbook and names its files, the
+// same way as the console's archives.
+type Naming interface {
+	// GuestbookText makes guestbook.txt of the messages, oldest first,
+	// and answers the file name of each voice note by message id.
+	GuestbookText(e store.Event, msgs []store.Message) (string, map[string]string)
+	// UniqueName answers name, or name made unique among taken (compared
+	// without case), and records it in taken.
+	UniqueName(taken map[string]bool, name string) string
+}
+
 // Config is what an Exporter needs.
 type Config struct {
 	// Store holds the settings, the exports, the records and the files.
@@ -71,14 +82,9 @@ type Config struct {
 	// Quiet is how long the export waits after the last guest upload
 	// ended before it sends the next file; zero means 10 s.
 	Quiet time.Duration
-	// GuestbookText makes guestbook.txt of the messages, oldest first,
-	// and answers the file name of each voice note by message id (the
-	// console's guestbook archive makes the same). Required.
-	GuestbookText func(e store.Event, msgs []store.Message) (string, map[string]string)
-	// UniqueName answers name, or name made unique among taken (compared
-	// without case), and records it in taken (the archives name their
-	// files the same way). Required.
-	UniqueName func(taken map[string]bool, name string) string
+	// Naming writes guestbook.txt and names the files as the console's
+	// archives do (archive.Naming). Required.
+	Naming Naming
 	// WakeMail makes the mails waiting for a retry due now: the guests'
 	// gallery mails wait for the export (GuestLink). nil wakes nothing.
 	WakeMail func(ctx context.Context)
@@ -506,11 +512,11 @@ func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]ex
 		if p.Video != nil {
 			media, ext = p.VideoName(), mediafile.VideoExt(p.Video.MIME)
 		}
-		name := s.cfg.UniqueName(taken, mediafile.DownloadName(p, "original", ext))
+		name := s.cfg.Naming.UniqueName(taken, mediafile.DownloadName(p, "original", ext))
 		items = append(items, exportItem{name: name, media: media})
 		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
 		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
-			jpg := s.cfg.UniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
+			jpg := s.cfg.Naming.UniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
 			items = append(items, exportItem{name: jpg, media: p.OriginalName(), heicCopy: true})
 			entry.name, entry.original = jpg, name
 		}
@@ -532,7 +538,7 @@ func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]ex
 	}
 	if len(msgs) > 0 {
 		slices.Reverse(msgs)
-		txt, audio := s.cfg.GuestbookText(e, msgs)
+		txt, audio := s.cfg.Naming.GuestbookText(e, msgs)
 		items = append(items, exportItem{name: "guestbook.txt", content: []byte(txt)})
 		for _, m := range msgs {
 			if file, ok := audio[m.ID]; ok {

@@ -82,7 +82,7 @@ type guestbookSpy struct {
 	msgs []store.Message
 }
 
-func (g *guestbookSpy) text(e store.Event, msgs []store.Message) (string, map[string]string) {
+func (g *guestbookSpy) GuestbookText(e store.Event, msgs []store.Message) (string, map[string]string) {
 	g.mu.Lock()
 	g.msgs = append(g.msgs, msgs...)
 	g.mu.Unlock()
@@ -113,15 +113,8 @@ func newBox(t *testing.T) *box {
 	b := &box{st: st, event: e, guestbox: &guestbookSpy{}, notified: make(chan []string, 16)}
 	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
 	x := cloudexport.New(cloudexport.Config{Store: st, Now: now, JPEGCopy: pool.JPEGCopy,
-		Notify:        func(kinds ...string) { b.notified <- kinds },
-		GuestbookText: b.guestbox.text,
-		UniqueName: func(taken map[string]bool, name string) string {
-			for taken[strings.ToLower(name)] {
-				name = "x" + name
-			}
-			taken[strings.ToLower(name)] = true
-			return name
-		}})
+		Notify: func(kinds ...string) { b.notified <- kinds },
+		Naming: b.guestbox})
 	if b.runner, err = jobs.New(jobs.Config{Store: st, Kinds: []jobs.Kind{x.Kind()}}); err != nil {
 		t.Fatal(err)
 	}
@@ -329,4 +322,12 @@ func TestExportFailsForGood(t *testing.T) {
 			}
 		})
 	}
+}
+
+func (g *guestbookSpy) UniqueName(taken map[string]bool, name string) string {
+	for taken[strings.ToLower(name)] {
+		name = "x" + name
+	}
+	taken[strings.ToLower(name)] = true
+	return name
 }

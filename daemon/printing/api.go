@@ -450,7 +450,7 @@ func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request, e store.Event) 
 	case store.PrintSignage:
 		return a.printSigns(w, r, e, req, copies)
 	case store.PrintAlbum:
-		if a.cfg.Album == nil {
+		if a.cfg.Documents == nil {
 			return web.Field("document", "the album cannot be printed on this box")
 		}
 		return a.answerPrint(w, r, store.PrintJob{Document: store.PrintAlbum, EventID: e.ID, Copies: copies, By: "host"})
@@ -471,7 +471,7 @@ func (a *API) PrintEvent(w http.ResponseWriter, r *http.Request, e store.Event) 
 // printSigns queues the event's signs, checked first by making them
 // once: a bad query is the request's bad_request.
 func (a *API) printSigns(w http.ResponseWriter, r *http.Request, e store.Event, req printRequest, copies int) error {
-	if a.cfg.Signage == nil {
+	if a.cfg.Documents == nil {
 		return web.Field("document", "the signs cannot be printed on this box")
 	}
 	if !req.Signs.Set || len(req.Signs.Value) > 500 {
@@ -481,7 +481,7 @@ func (a *API) printSigns(w http.ResponseWriter, r *http.Request, e store.Event, 
 	if err != nil {
 		return web.Field("signs", "must be the signs' query, such as kind=table&size=a6")
 	}
-	if _, _, err := a.cfg.Signage(r.Context(), e, q, a.origin(r)); err != nil {
+	if _, _, err := a.cfg.Documents.Signage(r.Context(), e, q, a.origin(r)); err != nil {
 		return err
 	}
 	return a.answerPrint(w, r, store.PrintJob{Document: store.PrintSignage, EventID: e.ID, Signs: q.Encode(), Copies: copies, By: "host"})

@@ -119,7 +119,7 @@ func (a *API) galleryLink(ctx context.Context, e store.Event, origin string) (st
 
 // signageDocument makes the signs print pj asks for.
 func (a *API) signageDocument(ctx context.Context, pj store.PrintJob) (io.ReadCloser, error) {
-	if a.cfg.Signage == nil {
+	if a.cfg.Documents == nil {
 		return nil, jobs.Permanent(errors.New("the signs cannot be printed on this box"))
 	}
 	e, err := a.store.Events().Get(ctx, pj.EventID)
@@ -134,7 +134,7 @@ func (a *API) signageDocument(ctx context.Context, pj store.PrintJob) (io.ReadCl
 	if origin == "" {
 		origin = a.cfg.DefaultOrigin
 	}
-	pdf, _, err := a.cfg.Signage(ctx, e, q, origin)
+	pdf, _, err := a.cfg.Documents.Signage(ctx, e, q, origin)
 	if err != nil {
 		return nil, jobs.Permanent(fmt.Errorf("making the signs of event %s: %w", e.ID, err))
 	}
@@ -151,7 +151,7 @@ func (d tempDoc) Close() error {
 
 // albumDocument writes the event's album to a temp file.
 func (a *API) albumDocument(ctx context.Context, pj store.PrintJob) (io.ReadCloser, error) {
-	if a.cfg.Album == nil {
+	if a.cfg.Documents == nil {
 		return nil, jobs.Permanent(errors.New("the album cannot be printed on this box"))
 	}
 	e, err := a.store.Events().Get(ctx, pj.EventID)
@@ -162,7 +162,7 @@ func (a *API) albumDocument(ctx context.Context, pj store.PrintJob) (io.ReadClos
 	if err != nil {
 		return nil, err
 	}
-	if err := a.cfg.Album(ctx, e, tmp.File); err != nil {
+	if err := a.cfg.Documents.Album(ctx, e, tmp.File); err != nil {
 		tmp.Abort()
 		return nil, fmt.Errorf("making the album of event %s: %w", e.ID, err)
 	}

@@ -48,14 +48,8 @@ func newBox(t *testing.T) *box {
 	b := &box{st: st, srv: srv}
 	b.api = printing.New(printing.Config{Store: st, CUPS: cups.New(srv.Socket), Pool: imaging.NewPool(imaging.PoolConfig{}),
 		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})), QR: rd, DefaultOrigin: "http://eventbox.local", Poll: 100 * time.Millisecond,
-		Notify: func() { b.runner.Notify(store.PrintJobKind) },
-		Notice: func(kind, eventID string, data any) []store.JobSpec {
-			sp, err := store.NoticeJobSpec(store.Notice{Kind: kind, EventID: eventID}, data)
-			if err != nil {
-				t.Error(err)
-			}
-			return []store.JobSpec{sp}
-		}})
+		Notify:  func() { b.runner.Notify(store.PrintJobKind) },
+		Notices: testNotices{t}})
 	if b.runner, err = jobs.New(jobs.Config{Store: st, Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})), Kinds: []jobs.Kind{b.api.Kind()}, Poll: 200 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
@@ -180,3 +174,17 @@ func TestAPhotoPrintsAtThePapersSizeWithItsLayout(t *testing.T) {
 		})
 	}
 }
+
+// testNotices makes the notices' jobs as the daemon does, without an
+// outbox to wake.
+type testNotices struct{ t *testing.T }
+
+func (n testNotices) Notice(kind, eventID string, data any) []store.JobSpec {
+	sp, err := store.NoticeJobSpec(store.Notice{Kind: kind, EventID: eventID}, data)
+	if err != nil {
+		n.t.Error(err)
+	}
+	return []store.JobSpec{sp}
+}
+
+func (testNotices) Queued() {}

@@ -58,20 +58,16 @@ type Config struct {
 	// booth photo printed by itself).
 	Origin        func(r *http.Request) string
 	DefaultOrigin string
-	// Notify tells the job runner that print jobs were queued; Notice
-	// makes a notice's job and NoticesQueued nudges the outbox. Nil: none.
-	Notify        func()
-	Notice        func(kind, eventID string, data any) []store.JobSpec
-	NoticesQueued func()
+	// Notify tells the job runner that print jobs were queued; nil: none.
+	Notify func()
+	// Notices makes the printer's attention notice and wakes the outbox
+	// once it is stored; nil: no notice.
+	Notices Notices
 	// EventBySlug loads the :slug event (404 when none).
 	EventBySlug func(r *http.Request) (store.Event, error)
-	// Album writes an event's printable album (A4 PDF); nil: the album
-	// cannot be printed.
-	Album func(ctx context.Context, e store.Event, w io.Writer) error
-	// Signage makes an event's signs as GET …/signage does (its query,
-	// the links' origin) and answers the PDF; nil: the signs cannot be
-	// printed.
-	Signage func(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error)
+	// Documents makes the album and the signs a print may carry; nil:
+	// neither can be printed.
+	Documents Documents
 	// Poll is how often a print on its way asks CUPS how it goes; zero
 	// means 2 s.
 	Poll time.Duration
@@ -102,6 +98,24 @@ type API struct {
 	seenEr error
 }
 
+// Notices is the outbox as printing uses it.
+type Notices interface {
+	// Notice is the job of a webhook notice of kind about the event ("":
+	// the box), none when it cannot be made.
+	Notice(kind, eventID string, data any) []store.JobSpec
+	// Queued wakes the outbox once the notice is stored.
+	Queued()
+}
+
+// Documents makes the event documents a print may carry.
+type Documents interface {
+	// Album writes an event's printable album (A4 PDF).
+	Album(ctx context.Context, e store.Event, w io.Writer) error
+	// Signage makes an event's signs as GET …/signage does (its query,
+	// the links' origin) and answers the PDF.
+	Signage(ctx context.Context, e store.Event, q url.Values, origin string) ([]byte, string, error)
+}
+
 // New builds printing over cfg.
 func New(cfg Config) *API {
 	if cfg.Logger == nil {
@@ -112,9 +126,6 @@ func New(cfg Config) *API {
 	}
 	if cfg.Notify == nil {
 		cfg.Notify = func() {}
-	}
-	if cfg.NoticesQueued == nil {
-		cfg.NoticesQueued = func() {}
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second
@@ -412,12 +423,12 @@ func (a *API) observe(ctx context.Context, name string, p *cups.Printer, err err
 	a.mu.Unlock()
 	problem := problemOf(p, err)
 	var notice []store.JobSpec
-	if problem != "" && a.cfg.Notice != nil {
+	if problem != "" && a.cfg.Notices != nil {
 		n := attentionNotice{Printer: name, Problem: problem}
 		if p != nil && err == nil {
 			n.Reasons, n.Message = p.Reasons, p.Message
 		}
-		notice = a.cfg.Notice(store.NoticePrinterAttention, "", n)
+		notice = a.cfg.Notices.Notice(store.NoticePrinterAttention, "", n)
 	}
 	queued, aerr := a.store.Printing().Attention(ctx, problem, notice...)
 	if aerr != nil {
@@ -426,6 +437,8 @@ func (a *API) observe(ctx context.Context, name string, p *cups.Printer, err err
 	}
 	if queued {
 		a.log.WarnContext(ctx, "the printer needs a person", "printer", name, "problem", problem)
-		a.cfg.NoticesQueued()
+		if a.cfg.Notices != nil {
+			a.cfg.Notices.Queued()
+		}
 	}
 }

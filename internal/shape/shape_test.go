@@ -403,3 +403,53 @@ func TestDaemonKeepsOnlyItsWiringsTests(t *testing.T) {
 		}
 	}
 }
+
+// maxConfigFuncs is the most func fields a Config of an area or a service
+// may have: past it the package reaches back into the wiring one function
+// at a time where a small interface (live.Changes, guests.Variants) says
+// what it needs.
+const maxConfigFuncs = 5
+
+// TestConfigsTakeFewFuncs counts the func-typed fields of every struct
+// type whose name ends in Config in the packages below daemon/. The
+// daemon's own Config is left out: its func fields are the operating
+// system's hooks (clock, statfs, mounts, addresses, restart) that
+// cmd/eventbox fills and tests fake.
+func TestConfigsTakeFewFuncs(t *testing.T) {
+	goFiles(t, func(path string) {
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if !strings.HasPrefix(rel, "daemon/") || !strings.Contains(strings.TrimPrefix(rel, "daemon/"), "/") {
+			return
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts := spec.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok || !strings.HasSuffix(ts.Name.Name, "Config") {
+					continue
+				}
+				var funcs []string
+				for _, field := range st.Fields.List {
+					if _, ok := field.Type.(*ast.FuncType); ok {
+						for _, n := range field.Names {
+							funcs = append(funcs, n.Name)
+						}
+					}
+				}
+				if len(funcs) > maxConfigFuncs {
+					t.Errorf("%s: %s has %d func fields, more than %d (%s): group what belongs together into a small interface",
+						rel, ts.Name.Name, len(funcs), maxConfigFuncs, strings.Join(funcs, ", "))
+				}
+			}
+		}
+	})
+}
