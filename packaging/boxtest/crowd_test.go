@@ -202,8 +202,16 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 		if err := json.Unmarshal([]byte(out), &s); err != nil {
 			t.Fatalf("the box's sample: %v\n%s", err, out)
 		}
+		// The console's count: -1 when the Network screen did not answer
+		// (on the emulated box, busy with thirty phones, its calls to
+		// nmcli can take minutes when the machine running it is loaded:
+		// such a sample says nothing of the count, and is left out below).
 		console := -1
-		if st, b := h.do("GET", "/api/admin/network", nil, ""); st == http.StatusOK {
+		st, b, err := h.try("GET", "/api/admin/network", nil)
+		if err != nil {
+			t.Logf("%4ds: the Network screen did not answer: %v", int(time.Since(start).Seconds()), err)
+		}
+		if err == nil && st == http.StatusOK {
 			var v struct {
 				Phones *struct {
 					Connected *int `json:"connected"`
@@ -302,9 +310,13 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 	// the two looks widened by the joins and let-gos the phones reported
 	// in that window (each moves the list by one), on the box's clock,
 	// a second either side for the radio's and the phone's views.
-	off, most := 0, 0
+	off, most, unanswered := 0, 0, 0
 	for _, s := range samples {
 		most = max(most, s.stations, s.after)
+		if s.console < 0 {
+			unanswered++
+			continue
+		}
 		if s.console != s.stations || s.console != s.after {
 			off++
 		}
@@ -314,7 +326,11 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 				s.at.Round(time.Second), s.console, s.stations, s.after, moves)
 		}
 	}
-	t.Logf("the console's count differed from the radio's list at %d of %d samples; the radio held at most %d stations", off, len(samples), most)
+	t.Logf("the console's count differed from the radio's list at %d of %d samples (%d unanswered); the radio held at most %d stations",
+		off, len(samples), unanswered, most)
+	if unanswered*3 > len(samples) {
+		fail("the Network screen did not answer %d of %d samples", unanswered, len(samples))
+	}
 	if most > slots {
 		fail("the radio held %d stations, more than its limit of %d", most, slots)
 	}

@@ -548,7 +548,7 @@ func (h *host) do(method, path string, body io.Reader, ctype string) (int, []byt
 	}
 	resp, err := h.c.Do(req)
 	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
+		h.t.Fatalf("FAILED: %s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
