@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 )
 
 // uiFiles serves the embedded web interface. Each file's ETag is hashed

@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"eventbox/daemon"
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 	"eventbox/internal/testtool"
 	"eventbox/store"
 )

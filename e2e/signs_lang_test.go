@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 

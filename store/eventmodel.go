@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 )
 
 // The event model: the defaults of a new event, the closed lists of values
@@ -57,7 +57,7 @@ type EventRules struct {
 
 	Moderation  Choice
 	CaptureMode Choice
-	// DefaultLocale lists the languages of the catalogue (daemon/i18n,
+	// DefaultLocale lists the languages of the catalogue (i18n,
 	// one file per language in assets/web/locales);
 	// "" (null) means the guest's own.
 	DefaultLocale Choice

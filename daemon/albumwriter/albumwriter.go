@@ -23,9 +23,9 @@ import (
 	"eventbox/assets"
 	"eventbox/daemon/access"
 	"eventbox/daemon/album"
-	"eventbox/daemon/i18n"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 

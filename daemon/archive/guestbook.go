@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"eventbox/daemon/i18n"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/text"
 	"eventbox/daemon/web"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 
@@ -78,7 +78,7 @@ func LocalTime(t time.Time, locale string) string {
 }
 
 // guestbookLabels are the few words of guestbook.txt in locale (title,
-// anonymous, voice note), from the catalogue (daemon/i18n).
+// anonymous, voice note), from the catalogue (i18n).
 func guestbookLabels(locale string) [3]string {
 	l := i18n.Embedded().Lang(locale)
 	return [3]string{l.Text("guestbook.title"), l.Text("guestbook.anonymous"), l.Text("guestbook.voiceNote")}

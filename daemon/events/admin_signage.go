@@ -12,11 +12,11 @@ import (
 	"unicode/utf8"
 
 	"eventbox/assets"
-	"eventbox/daemon/i18n"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/qr"
 	"eventbox/daemon/signage"
 	"eventbox/daemon/web"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 

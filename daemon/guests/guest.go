@@ -8,8 +8,8 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/i18n"
 	"eventbox/daemon/web"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 	"eventbox/store"
 )
 

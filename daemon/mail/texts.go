@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 )
 
 // Locales lists the languages mails are written in: the catalogue's
-// (daemon/i18n).
+// (i18n).
 func Locales() []string { return i18n.Embedded().Codes() }
 
 // wordsFor answers the language of locale in the catalogue, English for

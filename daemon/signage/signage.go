@@ -11,8 +11,8 @@ import (
 
 	fpdf "github.com/phpdave11/gofpdf"
 
-	"eventbox/daemon/i18n"
 	"eventbox/daemon/text"
+	"eventbox/i18n"
 )
 
 // Kinds of sign.

@@ -4,11 +4,11 @@ import (
 	"strconv"
 	"time"
 
-	"eventbox/daemon/i18n"
+	"eventbox/i18n"
 )
 
 // Date writes the calendar day of t the way the language of locale reads
-// it, from the "dates" section of the catalogue (daemon/i18n; English for
+// it, from the "dates" section of the catalogue (i18n; English for
 // a language it lacks): "20 June 2026", "1er juin 2026", "20 giugno
 // 2026", "20 de junio de 2026". The first of a month is written with
 // dates.dateFirst, any other day with dates.date. It does not change t's

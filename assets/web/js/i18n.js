@@ -1,12 +1,12 @@
 // @ts-check
 // The pages' one loader of the language catalogue (assets/web/locales,
-// one file per language; daemon/i18n's doc says its format). The box
+// one file per language; i18n's doc says its format). The box
 // serves each language's sections apart, /locales/<lang>/<section>.json,
 // and the list of languages, /locales/index.js (a module, so it comes with
 // the page's code rather than after it); English is the fallback for any
 // key. The console's keys are its English: an English console fetches no
 // catalogue.
-// @ts-expect-error -- the box builds this module at run time (daemon/i18n): no file to check.
+// @ts-expect-error -- the box builds this module at run time (i18n): no file to check.
 import INDEX from '/locales/index.js';
 
 async function fetchJSON(url) {
@@ -79,7 +79,7 @@ export function fill(s, vars, lang) {
  * @typedef {(key: string, vars?: Record<string, any>) => string} Translate
  */
 
-// The sections whose keys are their English texts (daemon/i18n's tests
+// The sections whose keys are their English texts (i18n's tests
 // hold each English text equal to its key): the console's.
 const KEYED_BY_ENGLISH = new Set(['console']);
 

@@ -13,7 +13,7 @@ import (
 )
 
 // root is the module's root, from this package's folder.
-const root = "../.."
+const root = ".."
 
 // gaps lists what a catalogue lacks or has too much: a key of the
 // reference language another language lacks, a key another language has
