@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"eventbox/daemon/outbox"
@@ -103,33 +104,54 @@ func (a *API) State(w http.ResponseWriter, r *http.Request) error {
 		return networkFailed(err)
 	}
 	body.Hotspot = &hs
-	if eth, err := a.box.Ethernet(ctx); err != nil {
-		a.log.WarnContext(ctx, "reading Ethernet", "error", err)
+	// The reads below are independent calls to NetworkManager and the
+	// radio, a process each on the box: side by side, the screen answers
+	// in the time of the slowest instead of all of them together (on a
+	// box busy with a crowd of phones, that was many seconds).
+	var (
+		wg                sync.WaitGroup
+		eth               netsetup.Link
+		conn              netsetup.Connectivity
+		c                 netsetup.Capability
+		ethErr, connErr   error
+		capErr, phonesErr error
+		homeErr           error
+		homeUp            bool
+	)
+	fb := a.fallback.State()
+	wg.Go(func() { eth, ethErr = a.box.Ethernet(ctx) })
+	wg.Go(func() { conn, connErr = a.box.Connectivity(ctx) })
+	wg.Go(func() { c, capErr = a.box.Capability(ctx) })
+	wg.Go(func() { body.Phones, phonesErr = a.phones(ctx, hs.Active) })
+	wg.Go(func() { body.Ports = a.portsOf(ctx) })
+	if fb.SSID != "" {
+		wg.Go(func() { homeUp, homeErr = a.box.HomeConnected(ctx) })
+	}
+	wg.Wait()
+	if phonesErr != nil {
+		return phonesErr
+	}
+	if ethErr != nil {
+		a.log.WarnContext(ctx, "reading Ethernet", "error", ethErr)
 	} else if eth.Device != "" {
 		body.Ethernet = &ethernetDTO{Device: eth.Device, State: eth.State, Connected: eth.Connected()}
 	}
-	if c, err := a.box.Connectivity(ctx); err != nil {
-		a.log.WarnContext(ctx, "checking the internet", "error", err)
+	if connErr != nil {
+		a.log.WarnContext(ctx, "checking the internet", "error", connErr)
 	} else {
-		body.Internet = string(c)
+		body.Internet = string(conn)
 	}
-	c, err := a.box.Capability(ctx)
-	if err != nil {
-		a.log.InfoContext(ctx, "reading the radio's capability", "error", err)
+	if capErr != nil {
+		a.log.InfoContext(ctx, "reading the radio's capability", "error", capErr)
 	}
 	body.Capability = &capabilityDTO{Hotspot: capabilityWord(c)}
-	if body.Phones, err = a.phones(ctx, hs.Active); err != nil {
-		return err
-	}
-	body.Ports = a.portsOf(ctx)
-	fb := a.fallback.State()
 	a.mu.Lock()
 	joining, joinErr := a.joining, a.joinErr
 	a.mu.Unlock()
 	if fb.SSID != "" {
 		home := &homeDTO{SSID: fb.SSID, Joining: joining, Watching: fb.Armed, FellBack: fb.FellBack, Error: joinErr}
-		if up, err := a.box.HomeConnected(ctx); err == nil {
-			home.Connected = up
+		if homeErr == nil {
+			home.Connected = homeUp
 		}
 		body.Home = home
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -390,5 +391,84 @@ func TestLastDeliveries(t *testing.T) {
 		if g := at(got, "lastDelivered."+k); g != w {
 			t.Errorf("lastDelivered.%s = %v, want %v", k, g, w)
 		}
+	}
+}
+
+// meeting is the Network screen's NetworkManager stand-in with a meeting
+// point: while armed, a call whose command starts with one of prefixes
+// waits until want such calls are in flight at once, or a second has
+// passed (calls made one after another never meet).
+type meeting struct {
+	*nmtest.NM
+	prefixes []string
+	want     int
+
+	mu     sync.Mutex
+	armed  bool
+	n      int
+	met    chan struct{}
+	apart  int // calls that waited out the second alone
+	joined int // calls that met the others
+}
+
+func (m *meeting) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := strings.Join(append([]string{name}, args...), " ")
+	m.mu.Lock()
+	hold := false
+	for _, p := range m.prefixes {
+		hold = hold || (m.armed && strings.HasPrefix(cmd, p))
+	}
+	if hold {
+		if m.n++; m.n == m.want {
+			close(m.met)
+		}
+	}
+	m.mu.Unlock()
+	if hold {
+		t := time.NewTimer(time.Second)
+		select {
+		case <-m.met:
+			m.mu.Lock()
+			m.joined++
+			m.mu.Unlock()
+		case <-t.C:
+			m.mu.Lock()
+			m.apart++
+			m.mu.Unlock()
+		}
+		t.Stop()
+		m.mu.Lock()
+		m.n--
+		m.mu.Unlock()
+	}
+	return m.NM.Run(ctx, name, args...)
+}
+
+// TestStateReadsSideBySide asks the Network screen while NetworkManager's
+// connectivity check and the radio's capability (two of the screen's
+// independent reads, each a process on the box) must be in flight at
+// once to answer: read one after another, each waits alone.
+func TestStateReadsSideBySide(t *testing.T) {
+	nm := nmtest.New()
+	nm.Ethernet, nm.Connectivity, nm.IWPhy = "connected", "none", nmtest.APAndClient
+	m := &meeting{NM: nm, prefixes: []string{"nmcli networking connectivity", "iw dev wlan0 info"}, want: 2, met: make(chan struct{})}
+	b := newBox(t, nm, func(c *daemon.Config) { c.NetworkRunner = m })
+	m.mu.Lock()
+	m.armed = true
+	m.mu.Unlock()
+	res, body := b.do("GET", "/api/admin/network", nil)
+	if res.Code != http.StatusOK {
+		t.Fatalf("GET /api/admin/network answered %d: %s", res.Code, res.Body)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.joined != 2 || m.apart != 0 {
+		t.Errorf("the connectivity check and the capability: %d met in flight, %d waited alone; want 2 and 0", m.joined, m.apart)
+	}
+	if got := at(body, "internet"); got != "none" {
+		t.Errorf("internet = %v, want none", got)
+	}
+	if got := at(body, "capability.hotspot"); got == nil || got == "unknown" {
+		t.Errorf("capability.hotspot = %v, want the radio's", got)
 	}
 }
