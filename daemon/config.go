@@ -133,7 +133,7 @@ type Config struct {
 	// TLS_LISTEN_ADDR); 0: no HTTPS. The booth page links to it.
 	HTTPSPort int
 	// BoxCA is the box's own CA certificate (DER) that devices may trust
-	// for HTTPS (daemon/boxca), served at /ca.crt and /ca.mobileconfig;
+	// for HTTPS (cmd/eventbox/boxca), served at /ca.crt and /ca.mobileconfig;
 	// nil when there is none to trust (no HTTPS, or the host's own
 	// certificate).
 	BoxCA []byte

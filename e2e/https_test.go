@@ -16,8 +16,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"eventbox/cmd/eventbox/boxca"
 	"eventbox/daemon"
-	"eventbox/daemon/boxca"
 )
 
 // TestBoothCameraOverHTTPS: on the box's real name (eventbox.local, not a

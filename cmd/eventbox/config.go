@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"eventbox/cmd/eventbox/internal/sdnotify"
 	"eventbox/daemon"
-	"eventbox/daemon/sdnotify"
 	"eventbox/daemon/update"
 )
 
@@ -37,7 +37,7 @@ type configFlags struct {
 	// "off" (the default outside the systemd unit) serves HTTP only.
 	tlsListenAddr string
 	// tlsCertFile and tlsKeyFile are the host's own certificate and key
-	// (PEM); empty: the box's own CA issues one (daemon/boxca).
+	// (PEM); empty: the box's own CA issues one (cmd/eventbox/boxca).
 	tlsCertFile, tlsKeyFile string
 	// boothButtonPin and boothLEDPin name GPIO lines; empty: no hardware.
 	// serve opens them into cfg.Booth.

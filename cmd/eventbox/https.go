@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"eventbox/cmd/eventbox/boxca"
 	"eventbox/daemon"
-	"eventbox/daemon/boxca"
 	"eventbox/netsetup"
 )
 

@@ -21,9 +21,9 @@ import (
 
 	"eventbox/assets"
 	"eventbox/booth"
+	"eventbox/cmd/eventbox/internal/sdnotify"
 	"eventbox/daemon"
 	"eventbox/daemon/imaging/isolate"
-	"eventbox/daemon/sdnotify"
 	"eventbox/daemon/update"
 	"eventbox/netsetup"
 	"eventbox/store"

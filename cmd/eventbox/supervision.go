@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"eventbox/daemon/sdnotify"
+	"eventbox/cmd/eventbox/internal/sdnotify"
 )
 
 // supervision is the daemon's side of systemd's notify protocol: READY=1

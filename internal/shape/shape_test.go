@@ -242,9 +242,9 @@ var layers = []struct {
 }{
 	{"libraries outside the daemon", []string{"", "api", "assets", "booth", "docs", "i18n", "secret", "netsetup", "internal/..."}},
 	{"store", []string{"store/..."}},
-	{"the daemon's libraries", []string{"daemon/album", "daemon/boxca", "daemon/clock", "daemon/cloud", "daemon/cookie",
+	{"the daemon's libraries", []string{"daemon/album", "daemon/clock", "daemon/cloud", "daemon/cookie",
 		"daemon/imaging/...", "daemon/mail/mailtest", "daemon/metrics", "daemon/passwords",
-		"daemon/printing/cups", "daemon/printing/cupstest", "daemon/probe", "daemon/qr", "daemon/sdnotify",
+		"daemon/printing/cups", "daemon/printing/cupstest", "daemon/probe", "daemon/qr",
 		"daemon/service", "daemon/signage", "daemon/text"}},
 	{"the access rules and the answers' shapes", []string{"daemon/access", "daemon/dto"}},
 	{"the HTTP kernel and who asks", []string{"daemon/web", "daemon/visitor", "daemon/mediafile"}},

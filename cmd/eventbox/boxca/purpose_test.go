@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/boxca"
+	"eventbox/cmd/eventbox/boxca"
 )
 
 // TestCASignsOnlyServerCertificatesForTheBox: with the CA's key in hand,

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/sdnotify"
+	"eventbox/cmd/eventbox/internal/sdnotify"
 )
 
 func TestNotifierSpeaksToTheSocket(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/boxca"
+	"eventbox/cmd/eventbox/boxca"
 )
 
 // TestChainVerifiesOnlyForTheBox: the server certificate verifies under
