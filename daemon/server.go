@@ -396,18 +396,15 @@ func (n boxNotices) MessageNotice(m store.Message) []store.JobSpec {
 func (n boxNotices) Queued() { n.outbox.Notify() }
 
 // eventOutbound is what an event's end sends out, as the events area uses
-// it: the webhook notice, the mails' domain and a guest's gallery mail's
-// state, the mail and notice runners woken, the cloud export.
+// it: the webhook notice (boxNotices'), the mails' domain and a guest's
+// gallery mail's state, the mail runner woken with the outbox, the cloud
+// export.
 type eventOutbound struct {
-	notice func(kind, eventID string, data any) []store.JobSpec
+	boxNotices
 	mailer *mail.Mailer
 	guests *guests.API
 	cloud  *cloudexport.API
-	wake   func()
-}
-
-func (o eventOutbound) Notice(kind, eventID string, data any) []store.JobSpec {
-	return o.notice(kind, eventID, data)
+	runner *jobs.Runner
 }
 
 func (o eventOutbound) MailDomain(ctx context.Context) string { return o.mailer.Domain(ctx) }
@@ -416,7 +413,10 @@ func (o eventOutbound) MailState(ctx context.Context, g store.Guest) (string, er
 	return o.guests.GalleryMailState(ctx, g)
 }
 
-func (o eventOutbound) Queued() { o.wake() }
+func (o eventOutbound) Queued() {
+	o.runner.Notify(store.MailJobKind)
+	o.boxNotices.Queued()
+}
 
 func (o eventOutbound) AutoExport(ctx context.Context, eventID string) bool {
 	return o.cloud.AutoExport(ctx, eventID)
@@ -495,11 +495,8 @@ func buildEventAreas(_ context.Context, s *Server) error {
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
 		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
 		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
-		Outbound: eventOutbound{notice: s.notice, mailer: s.mailer, guests: s.guests, cloud: s.cloud,
-			wake: func() {
-				runner.Notify(store.MailJobKind)
-				s.outbox.Notify()
-			}},
+		Outbound: eventOutbound{boxNotices: boxNotices{make: s.notice, outbox: s.outbox},
+			mailer: s.mailer, guests: s.guests, cloud: s.cloud, runner: runner},
 		Deleted: func(eventID string) {
 			s.booth.Drop(eventID)
 			s.live.Forget(eventID)

@@ -49,6 +49,7 @@ stream() {
 
 echo "go test -race: $(echo $race | wc -w) packages; without -race: $(echo $norace | wc -w) packages, the tests marked Unraced and the daemon's scenarios in $shards processes; side by side"
 
+# in_scenarios CMD...: runs CMD in daemon/scenarios, where its tests run.
 in_scenarios() { (cd daemon/scenarios && "$@"); }
 
 stream norace $GO test -count=1 -timeout 15m $(printf '%s\n' "$norace" | grep -vxF eventbox/e2e)

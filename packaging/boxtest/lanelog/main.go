@@ -28,8 +28,9 @@ type event struct {
 	Output string `json:"Output"`
 }
 
-// keep is how many of a test's last lines are kept for the digest.
-const keep = 40
+// keep is how many of a test's last lines the digest shows when it has no
+// failure message.
+const keep = 6
 
 func main() {
 	prefix := flag.String("prefix", "", "put before every line printed")
@@ -130,11 +131,11 @@ func follow(r io.Reader, w io.Writer, prefix string) (string, error) {
 }
 
 // why picks a failed test's lines that say why: its failure messages
-// (a line with "FAILED:" and the line after it), or else its last 6 lines.
+// (a line with "FAILED:" and the line after it, the last 12 of them), or
+// else its last lines.
 func why(reasons, last []string) []string {
-	picked := reasons
-	if len(picked) == 0 {
-		picked = last[max(0, len(last)-6):]
+	if len(reasons) == 0 {
+		return last
 	}
-	return picked[max(0, len(picked)-12):]
+	return reasons[max(0, len(reasons)-12):]
 }
