@@ -16,7 +16,7 @@ FUZZTIME ?= 100x
 # -race: the detector makes them several times slower and finds nothing there. Every other package
 # (`go list ./...` minus these) runs with -race, so a new package is raced
 # unless it is added here, and a name here that no longer exists fails.
-NORACE_PKGS := ./daemon/imaging/... ./daemon/qr ./daemon/album ./daemon/probe ./docs ./e2e
+NORACE_PKGS := ./imaging/... ./qr ./album ./probe ./docs ./e2e
 # Which test runs where is said by each test itself, with internal/
 # testtool's markers (tools/testmarks finds them; docs/testing.md):
 # testtool.Long (make test leaves it to make longtest: the real binary
@@ -75,9 +75,9 @@ unit:
 
 # Every target runs even when one finds a failure; the failures are reported
 # at the end.
-FUZZ_TARGETS := FuzzVideo:./daemon/probe FuzzAudio:./daemon/probe \
-	FuzzDecode:./daemon/imaging/internal/jpegdec FuzzCheck:./daemon/imaging \
-	FuzzJPEGEnd:./daemon/imaging FuzzFormReader:./daemon/ingest \
+FUZZ_TARGETS := FuzzVideo:./probe FuzzAudio:./probe \
+	FuzzDecode:./imaging/internal/jpegdec FuzzCheck:./imaging \
+	FuzzJPEGEnd:./imaging FuzzFormReader:./daemon/ingest \
 	FuzzResumableHeaders:./daemon/resumable
 
 fuzz:

@@ -169,9 +169,9 @@ func generated(t *testing.T, mods []linkedModule) string {
 // noticeRepoTexts are the licence texts in this repository that the
 // notice carries: the HEIC decoder's and the fonts'.
 var noticeRepoTexts = []string{
-	"daemon/imaging/internal/heifwasm/lib/LICENSE.libheif",
-	"daemon/imaging/internal/heifwasm/lib/LICENSE.libde265",
-	"daemon/imaging/internal/heifwasm/lib/LICENSE.gen2brain-heic",
+	"imaging/internal/heifwasm/lib/LICENSE.libheif",
+	"imaging/internal/heifwasm/lib/LICENSE.libde265",
+	"imaging/internal/heifwasm/lib/LICENSE.gen2brain-heic",
 	"assets/fonts/LICENSE-DejaVu.txt",
 	"assets/fonts/LICENSE-Apache-CJK.txt",
 	"assets/fonts/LICENSE-OFL-Hangul.txt",

@@ -16,13 +16,13 @@ import (
 
 	"eventbox/booth"
 	"eventbox/daemon/box"
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/network"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
+	"eventbox/imaging"
 	"eventbox/netsetup"
 )
 

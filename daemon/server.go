@@ -21,7 +21,6 @@ import (
 	"eventbox/daemon/boothapi"
 	"eventbox/daemon/box"
 	"eventbox/daemon/clock"
-	"eventbox/daemon/cloud"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/events"
@@ -42,7 +41,6 @@ import (
 	"eventbox/daemon/portal"
 	"eventbox/daemon/printing"
 	"eventbox/daemon/printing/cups"
-	"eventbox/daemon/qr"
 	"eventbox/daemon/resumable"
 	"eventbox/daemon/service"
 	"eventbox/daemon/setup"
@@ -53,7 +51,9 @@ import (
 	"eventbox/daemon/wall"
 	"eventbox/daemon/web"
 	"eventbox/netsetup"
+	"eventbox/qr"
 	"eventbox/store"
+	"eventbox/webdav"
 )
 
 // Server is the HTTP service of eventbox: the API of the spec, the pages,
@@ -76,9 +76,9 @@ type Server struct {
 	// (daemon/outbound).
 	exporter *cloudexport.Exporter
 	cloud    *cloudexport.API
-	// remote opens the cloud drive of the settings (daemon/cloud), for
+	// remote opens the cloud drive of the settings (webdav), for
 	// the export and its routes.
-	remote func(context.Context, cloud.Settings) (*cloud.Remote, error)
+	remote func(context.Context, webdav.Settings) (*webdav.Remote, error)
 	// albums writes the printable album, for the hosts and the printer;
 	// zips streams the archives of the hosts and the gallery links.
 	albums   *albumwriter.Maker
@@ -312,8 +312,8 @@ func buildMediaServices(_ context.Context, s *Server) error {
 		}})
 	// The cloud export (daemon/cloudexport): its job kind; its routes are
 	// an area.
-	s.remote = func(ctx context.Context, set cloud.Settings) (*cloud.Remote, error) {
-		return cloud.New(ctx, set, cloud.Config{Transport: cfg.CloudTransport})
+	s.remote = func(ctx context.Context, set webdav.Settings) (*webdav.Remote, error) {
+		return webdav.New(ctx, set, webdav.Config{Transport: cfg.CloudTransport})
 	}
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: s.remote,
 		Notify: runner.Notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,

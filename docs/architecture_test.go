@@ -15,7 +15,7 @@ import (
 // are not tests): each row has its three cells and names a package that
 // exists, and every package has a row of its own, but for a package deeper
 // than one under daemon/ or a top-level folder, which its nearest named
-// parent's row covers (daemon/imaging covers daemon/imaging/internal/jpegdec).
+// parent's row covers (imaging covers imaging/internal/jpegdec).
 // A row "X/…" names the packages under X. So a package added, moved or
 // removed fails here until the page says so.
 func TestArchitectureNamesEveryPackage(t *testing.T) {

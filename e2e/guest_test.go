@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/imaging/imagingtest"
 	"eventbox/internal/testtool"
 	"eventbox/store"
 )
@@ -222,7 +222,7 @@ func TestGuestFilter(t *testing.T) {
 // frame and sends poster and video in one body; the video plays back.
 func TestGuestVideo(t *testing.T) {
 	t.Parallel()
-	video, err := filepath.Abs("../daemon/probe/testdata/streamed.webm")
+	video, err := filepath.Abs("../probe/testdata/streamed.webm")
 	if err != nil {
 		t.Fatal(err)
 	}

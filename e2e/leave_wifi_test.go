@@ -43,7 +43,7 @@ func (b *browser) userAgent(t *testing.T, ua string) {
 func TestGuestLeavesTheWiFiOnceAllIsSent(t *testing.T) {
 	t.Parallel()
 	box := startBox(t)
-	video, err := filepath.Abs("../daemon/probe/testdata/streamed.webm")
+	video, err := filepath.Abs("../probe/testdata/streamed.webm")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -310,7 +310,7 @@ func TestGalleryKeepsake(t *testing.T) {
 // its JPEG display variant; a JPEG's is the original.
 func TestGalleryOffersHEICAsJPEG(t *testing.T) {
 	t.Parallel()
-	heic, err := filepath.Abs("../daemon/imaging/testdata/quadrants.heic")
+	heic, err := filepath.Abs("../imaging/testdata/quadrants.heic")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 func TestQueueEndsOnTheThankYouAlone(t *testing.T) {
 	t.Parallel()
 	box := startBox(t)
-	video, err := filepath.Abs("../daemon/probe/testdata/streamed.webm")
+	video, err := filepath.Abs("../probe/testdata/streamed.webm")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ const (
 	rcloneUser     = "box"
 	rclonePassword = "rclone-secret"
 	cloudOwnerPass = "cloud-owner-password"
-	tempPrefix     = ".eventbox-upload-" // cloud.TempPrefix
+	tempPrefix     = ".eventbox-upload-" // webdav.TempPrefix
 )
 
 // startRclone serves dir over WebDAV with rclone, as CI installs it, and
@@ -176,7 +176,7 @@ func TestBlackBoxCloudExport(t *testing.T) {
 	}
 
 	// A phone's HEIC goes out as it is and as a JPEG copy.
-	heic, err := os.ReadFile("../../daemon/imaging/testdata/quadrants.heic")
+	heic, err := os.ReadFile("../../imaging/testdata/quadrants.heic")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestBlackBoxHostsAndGuests(t *testing.T) {
 	t.Run("videos made by ffmpeg play back with Range", func(t *testing.T) {
 		poster := phoneJPEG(t, 64, 48)
 		for _, name := range []string{"moov-at-end.mp4", "quicktime.mov", "streamed.webm"} {
-			video, err := os.ReadFile(filepath.Join("..", "..", "daemon", "probe", "testdata", name))
+			video, err := os.ReadFile(filepath.Join("..", "..", "probe", "testdata", name))
 			if err != nil {
 				t.Fatal(err)
 			}

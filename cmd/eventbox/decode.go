@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"eventbox/daemon/imaging/isolate"
+	"eventbox/imaging/isolate"
 )
 
 // runDecode is the hidden command the daemon starts to decode one large

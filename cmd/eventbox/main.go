@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"eventbox/daemon/imaging/isolate"
+	"eventbox/imaging/isolate"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

@@ -23,8 +23,8 @@ import (
 	"eventbox/booth"
 	"eventbox/cmd/eventbox/internal/sdnotify"
 	"eventbox/daemon"
-	"eventbox/daemon/imaging/isolate"
 	"eventbox/daemon/update"
+	"eventbox/imaging/isolate"
 	"eventbox/netsetup"
 	"eventbox/store"
 )

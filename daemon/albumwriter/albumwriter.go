@@ -1,5 +1,5 @@
 // Package albumwriter makes an event's printable album: it lists the
-// photos that go in it, writes the PDF (daemon/album) with the cover,
+// photos that go in it, writes the PDF (album) with the cover,
 // the logo and each photo by its display variant, and lets one album be
 // made at a time (docs/decisions.md, "Printable album"). It knows
 // nothing of HTTP; the route is daemon/moderation's.
@@ -20,13 +20,13 @@ import (
 	"slices"
 	"time"
 
+	"eventbox/album"
 	"eventbox/assets"
 	"eventbox/daemon/access"
-	"eventbox/daemon/album"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/text"
 	"eventbox/i18n"
 	"eventbox/store"
+	"eventbox/text"
 )
 
 // Album limits (docs/decisions.md, "Printable album").

@@ -12,8 +12,8 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/albumwriter"
-	"eventbox/daemon/text"
 	"eventbox/store"
+	"eventbox/text"
 )
 
 func openStore(t *testing.T) (*store.Store, store.Event) {

@@ -20,9 +20,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/web"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

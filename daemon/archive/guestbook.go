@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/text"
 	"eventbox/daemon/web"
 	"eventbox/i18n"
 	"eventbox/store"
+	"eventbox/text"
 )
 
 // Guestbook writes the ZIP of a guestbook: guestbook.txt with every

@@ -19,9 +19,9 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/dto"
-	"eventbox/daemon/qr"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

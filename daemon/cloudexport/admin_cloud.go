@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"eventbox/daemon/cloud"
 	"eventbox/daemon/mail"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
+	"eventbox/webdav"
 )
 
 // APIConfig is what the console's routes of the cloud export need.
@@ -26,7 +26,7 @@ type APIConfig struct {
 	// queued.
 	Logger *slog.Logger
 	// Remote opens the WebDAV server for the settings test; nil means
-	// cloud.New with its default transport.
+	// webdav.New with its default transport.
 	Remote RemoteFunc
 	// Notify tells the job runner that jobs of the kinds were queued;
 	// nil tells nobody.
@@ -213,7 +213,7 @@ func (s *API) TestSettings(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), cloudTestTimeout)
 	defer cancel()
-	remote, err := s.cfg.Remote(ctx, cloud.Settings{URL: c.URL, User: c.User, Password: c.Password})
+	remote, err := s.cfg.Remote(ctx, webdav.Settings{URL: c.URL, User: c.User, Password: c.Password})
 	if err == nil {
 		err = remote.Test(c.Folder)
 	}

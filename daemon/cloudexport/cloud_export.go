@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"eventbox/daemon/access"
-	"eventbox/daemon/cloud"
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mediafile"
+	"eventbox/imaging"
 	"eventbox/store"
+	"eventbox/webdav"
 )
 
 // The export's retry policy (docs/decisions.md, "Cloud export"): a failed
@@ -40,7 +40,7 @@ const defaultExportQuiet = 10 * time.Second
 const pageSize = 200
 
 // RemoteFunc opens the WebDAV server of the settings, bound to ctx.
-type RemoteFunc func(ctx context.Context, s cloud.Settings) (*cloud.Remote, error)
+type RemoteFunc func(ctx context.Context, s webdav.Settings) (*webdav.Remote, error)
 
 // ActivityFunc answers the guests' upload activity: how many uploads are
 // being received, a generation that changes whenever one starts or ends,
@@ -66,7 +66,7 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Remote opens the WebDAV server; nil means cloud.New with its
+	// Remote opens the WebDAV server; nil means webdav.New with its
 	// default transport.
 	Remote RemoteFunc
 	// Notify tells the job runner that jobs of the kinds were queued
@@ -122,11 +122,11 @@ func New(cfg Config) *Exporter {
 	return &Exporter{cfg: cfg, store: cfg.Store, log: cfg.Logger, now: cfg.Now}
 }
 
-// dialRemote is the RemoteFunc of cloud.New over transport (nil: its
+// dialRemote is the RemoteFunc of webdav.New over transport (nil: its
 // default).
 func dialRemote(transport http.RoundTripper) RemoteFunc {
-	return func(ctx context.Context, s cloud.Settings) (*cloud.Remote, error) {
-		return cloud.New(ctx, s, cloud.Config{Transport: transport})
+	return func(ctx context.Context, s webdav.Settings) (*webdav.Remote, error) {
+		return webdav.New(ctx, s, webdav.Config{Transport: transport})
 	}
 }
 
@@ -142,7 +142,7 @@ func (s *Exporter) Kind() jobs.Kind {
 // each file it has put on the server, with the size and ETag the server
 // answered, by its path in the event's folder.
 type exportState struct {
-	Files map[string]cloud.Entry `json:"files"`
+	Files map[string]webdav.Entry `json:"files"`
 }
 
 // exportItem is one file of an export.
@@ -243,11 +243,11 @@ type exportNotice struct {
 // Words says why an export or a settings test failed, for the hosts: the
 // server's own words where it answered.
 func Words(err error) string {
-	var ce *cloud.Error
+	var ce *webdav.Error
 	if errors.As(err, &ce) {
 		return ce.Error()
 	}
-	var se *cloud.SetupError
+	var se *webdav.SetupError
 	if errors.As(err, &se) {
 		return se.Msg
 	}
@@ -280,10 +280,10 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	if err != nil {
 		return err
 	}
-	state := exportState{Files: map[string]cloud.Entry{}}
+	state := exportState{Files: map[string]webdav.Entry{}}
 	if j.Progress != nil && len(j.Progress.State) > 0 {
 		if err := json.Unmarshal(j.Progress.State, &state); err != nil || state.Files == nil {
-			state = exportState{Files: map[string]cloud.Entry{}}
+			state = exportState{Files: map[string]webdav.Entry{}}
 		}
 	}
 	items, err := s.items(ctx, e, x.Scope)
@@ -303,14 +303,14 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	if err != nil {
 		return err
 	}
-	remote, err := s.cfg.Remote(ctx, cloud.Settings{URL: settings.URL, User: settings.User, Password: settings.Password})
+	remote, err := s.cfg.Remote(ctx, webdav.Settings{URL: settings.URL, User: settings.User, Password: settings.Password})
 	if err != nil {
 		return jobs.Permanent(err)
 	}
 	if err := remote.MkdirAll(folder); err != nil {
 		return cloudErr(err)
 	}
-	listed := map[string]map[string]cloud.Entry{}
+	listed := map[string]map[string]webdav.Entry{}
 	for _, it := range items {
 		if _, ok := listed[it.dir]; ok {
 			continue
@@ -371,7 +371,7 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 // cloudErr marks the server's refusals that retrying cannot change as
 // permanent.
 func cloudErr(err error) error {
-	var ce *cloud.Error
+	var ce *webdav.Error
 	if errors.As(err, &ce) && ce.Permanent() {
 		return jobs.Permanent(err)
 	}
@@ -382,8 +382,8 @@ func cloudErr(err error) error {
 // answers it as the server has it and whether it was sent now. have is
 // the server's listing of the name (there: listed), noted what an earlier
 // attempt sent under it.
-func (s *Exporter) item(ctx context.Context, remote *cloud.Remote, folder string, it exportItem,
-	have cloud.Entry, there bool, noted cloud.Entry) (cloud.Entry, bool, error) {
+func (s *Exporter) item(ctx context.Context, remote *webdav.Remote, folder string, it exportItem,
+	have webdav.Entry, there bool, noted webdav.Entry) (webdav.Entry, bool, error) {
 	same := func(size int64) bool {
 		return there && have.Size == size && (noted.ETag == "" || have.ETag == "" || noted.ETag == have.ETag)
 	}
@@ -407,15 +407,15 @@ func (s *Exporter) item(ctx context.Context, remote *cloud.Remote, folder string
 	}
 	f, err := s.store.Media().Open(it.media)
 	if errors.Is(err, store.ErrNotFound) {
-		return cloud.Entry{}, false, nil // deleted since it was listed
+		return webdav.Entry{}, false, nil // deleted since it was listed
 	}
 	if err != nil {
-		return cloud.Entry{}, false, err
+		return webdav.Entry{}, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return cloud.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
+		return webdav.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
 	}
 	if same(fi.Size()) {
 		return have, false, nil
@@ -447,35 +447,35 @@ func newUpload(ctx context.Context, f io.ReaderAt, size int64) upload {
 // heicCopy makes the JPEG copy of a HEIC in the temp area (the image
 // memory budget bounds the decoding; the JPEG goes to disk as it is
 // encoded) and sends it.
-func (s *Exporter) heicCopy(ctx context.Context, remote *cloud.Remote, dir string, it exportItem) (cloud.Entry, bool, error) {
+func (s *Exporter) heicCopy(ctx context.Context, remote *webdav.Remote, dir string, it exportItem) (webdav.Entry, bool, error) {
 	src, err := s.store.Media().Open(it.media)
 	if errors.Is(err, store.ErrNotFound) {
-		return cloud.Entry{}, false, nil
+		return webdav.Entry{}, false, nil
 	}
 	if err != nil {
-		return cloud.Entry{}, false, err
+		return webdav.Entry{}, false, err
 	}
 	defer src.Close()
 	fi, err := src.Stat()
 	if err != nil {
-		return cloud.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
+		return webdav.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
 	}
 	tmp, err := s.store.Media().CreateTemp()
 	if err != nil {
-		return cloud.Entry{}, false, err
+		return webdav.Entry{}, false, err
 	}
 	defer tmp.Abort()
 	if err := s.cfg.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
 		if ctx.Err() != nil {
-			return cloud.Entry{}, false, ctx.Err()
+			return webdav.Entry{}, false, ctx.Err()
 		}
 		// The original is sent all the same; only its copy is missing.
 		s.log.WarnContext(ctx, "no jpeg copy of a heic", "media", it.media, "error", err)
-		return cloud.Entry{}, false, nil
+		return webdav.Entry{}, false, nil
 	}
 	size, err := tmp.Seek(0, io.SeekCurrent)
 	if err != nil {
-		return cloud.Entry{}, false, fmt.Errorf("measuring a jpeg copy: %w", err)
+		return webdav.Entry{}, false, fmt.Errorf("measuring a jpeg copy: %w", err)
 	}
 	entry, err := remote.Put(dir, it.name, newUpload(ctx, tmp.File, size), size)
 	return entry, err == nil, cloudErr(err)

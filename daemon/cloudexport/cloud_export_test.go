@@ -18,8 +18,8 @@ import (
 	"golang.org/x/net/webdav"
 
 	"eventbox/daemon/cloudexport"
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

@@ -1,6 +1,6 @@
 // Package cloudexport is the cloud export: the "export" job kind
 // ([Exporter]), which copies an event's photos, videos, guestbook and an
-// offline index.html to a WebDAV server (daemon/cloud) one file at a time,
+// offline index.html to a WebDAV server (webdav) one file at a time,
 // resuming where an earlier attempt stopped and pausing while guests
 // upload ([Quiet]); and the console's routes of it ([API]): the settings
 // and their test (/api/admin/cloud, owners) and an event's exports

@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"eventbox/daemon/dto"
-	"eventbox/daemon/qr"
 	"eventbox/daemon/web"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/qr"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

@@ -15,9 +15,9 @@ import (
 	"golang.org/x/image/webp"
 
 	"eventbox/daemon/dto"
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/web"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/qr"
 	"eventbox/daemon/web"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

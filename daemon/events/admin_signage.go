@@ -13,10 +13,10 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/qr"
-	"eventbox/daemon/signage"
 	"eventbox/daemon/web"
 	"eventbox/i18n"
+	"eventbox/qr"
+	"eventbox/signage"
 	"eventbox/store"
 )
 

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"eventbox/daemon/ingest"
-	"eventbox/daemon/qr"
-	"eventbox/daemon/signage"
 	"eventbox/daemon/visitor"
+	"eventbox/qr"
+	"eventbox/signage"
 	"eventbox/store"
 )
 

@@ -14,9 +14,9 @@ import (
 	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/probe"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/probe"
 	"eventbox/store"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/probe"
+	"eventbox/probe"
 	"eventbox/store"
 )
 

@@ -157,7 +157,7 @@ func TestAdoptedPhoto(t *testing.T) {
 // as that file; the poster comes in the body and is copied.
 func TestAdoptedVideo(t *testing.T) {
 	poster := goodJPEG(t)
-	mp4, err := os.ReadFile("../probe/testdata/moov-at-end.mp4")
+	mp4, err := os.ReadFile("../../probe/testdata/moov-at-end.mp4")
 	if err != nil {
 		t.Fatal(err)
 	}

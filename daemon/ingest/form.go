@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"slices"
 
-	"eventbox/daemon/imaging"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"eventbox/daemon/imaging"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

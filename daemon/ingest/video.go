@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"eventbox/daemon/imaging"
-	"eventbox/daemon/probe"
+	"eventbox/imaging"
+	"eventbox/probe"
 	"eventbox/store"
 )
 

@@ -30,7 +30,7 @@ func (s stopsSending) Read(p []byte) (int, error) {
 // through Video, without the HTTP router, over a real store.
 func TestVideo(t *testing.T) {
 	poster := goodJPEG(t)
-	phoneMP4, err := os.ReadFile("../probe/testdata/moov-at-end.mp4")
+	phoneMP4, err := os.ReadFile("../../probe/testdata/moov-at-end.mp4")
 	if err != nil {
 		t.Fatal(err)
 	}

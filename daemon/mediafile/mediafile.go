@@ -15,8 +15,8 @@ import (
 	"unicode"
 
 	"eventbox/daemon/access"
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/visitor"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

@@ -33,8 +33,8 @@ import (
 	"sync"
 	"time"
 
-	"eventbox/daemon/qr"
 	"eventbox/netsetup"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"eventbox/daemon/outbox"
-	"eventbox/daemon/qr"
-	"eventbox/daemon/signage"
 	"eventbox/daemon/web"
 	"eventbox/netsetup"
+	"eventbox/qr"
+	"eventbox/signage"
 	"eventbox/store"
 )
 

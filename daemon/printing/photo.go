@@ -11,11 +11,11 @@ import (
 	"net/url"
 	"time"
 
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
-	"eventbox/daemon/qr"
-	"eventbox/daemon/text"
+	"eventbox/imaging"
+	"eventbox/qr"
 	"eventbox/store"
+	"eventbox/text"
 )
 
 // photoPage gathers what a photo's print shows: the photo decoded at the

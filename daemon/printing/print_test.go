@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"eventbox/assets"
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/printing"
 	"eventbox/daemon/printing/cups"
 	"eventbox/daemon/printing/cupstest"
-	"eventbox/daemon/qr"
+	"eventbox/imaging"
 	"eventbox/internal/testtool"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

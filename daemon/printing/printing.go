@@ -28,10 +28,10 @@ import (
 
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/printing/cups"
-	"eventbox/daemon/qr"
-	"eventbox/daemon/text"
 	"eventbox/daemon/visitor"
+	"eventbox/qr"
 	"eventbox/store"
+	"eventbox/text"
 )
 
 // Fitter decodes a photo at a print's size within the image pool's

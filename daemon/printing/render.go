@@ -14,8 +14,8 @@ import (
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/text/unicode/norm"
 
-	"eventbox/daemon/text"
 	"eventbox/store"
+	"eventbox/text"
 )
 
 // DPI is the resolution the box lays prints out at.

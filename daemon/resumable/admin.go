@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/web"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

@@ -21,7 +21,7 @@ func TestAccessRulesOverTheRouter(t *testing.T) {
 	id, slug := ev["id"].(string), ev["slug"].(string)
 	other := h.createEvent(owner, map[string]any{"name": "Other"})
 	otherID, otherSlug := other["id"].(string), other["slug"].(string)
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"eventbox/daemon/imaging"
+	"eventbox/imaging"
 	"eventbox/internal/testtool"
 )
 
@@ -90,7 +90,7 @@ func TestGuestArchivesOfferHEICAsJPEG(t *testing.T) {
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Wedding"})
 	slug, id := ev["slug"].(string), ev["id"].(string)
-	sent, err := os.ReadFile(filepath.Join("..", "imaging", "testdata", "phone-gps.heic"))
+	sent, err := os.ReadFile(filepath.Join("..", "..", "imaging", "testdata", "phone-gps.heic"))
 	if err != nil {
 		t.Fatal(err)
 	}

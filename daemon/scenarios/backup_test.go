@@ -35,7 +35,7 @@ func populate(t *testing.T, h *harness) *client {
 	g.upload(slug, photoJPEG(t, 640, 480, 0, false, 1), nil, "").expect(t, 201, "")
 	g.upload(slug, photoJPEG(t, 480, 640, 0, false, 2), nil, "").expect(t, 201, "")
 	g.postMessage(slug, "Congratulations!", nil, "").expect(t, 201, "")
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}

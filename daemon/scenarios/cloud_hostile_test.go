@@ -62,7 +62,7 @@ func bigGet(d *hostileDAV, w http.ResponseWriter, r *http.Request) bool {
 
 // TestCloudTestReadsLittleOfAHostileServer: the settings test reads the
 // test file back cut at its size (the listing's cut is
-// daemon/cloud's TestListingIsCut); a longer answer fails the test with a
+// webdav's TestListingIsCut); a longer answer fails the test with a
 // message that says so, and the box stops reading soon after its cut.
 func TestCloudTestReadsLittleOfAHostileServer(t *testing.T) {
 	t.Parallel()

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/net/webdav"
 
-	"eventbox/daemon/cloud"
 	"eventbox/store"
+	davclient "eventbox/webdav"
 )
 
 // davServer is a real WebDAV server (golang.org/x/net/webdav) over a temp
@@ -235,7 +235,7 @@ func TestCloudExport(t *testing.T) {
 	for i := range 4 {
 		ids = append(ids, uploadID(t, g, slug, 10+i, nil, ""))
 	}
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestCloudExport(t *testing.T) {
 		t.Fatalf("after the cut: %v", x)
 	}
 	for name := range dav.files() {
-		if strings.HasPrefix(name, folder) && !strings.Contains(name, cloud.TempPrefix) && strings.HasSuffix(name, ".jpg") {
+		if strings.HasPrefix(name, folder) && !strings.Contains(name, davclient.TempPrefix) && strings.HasSuffix(name, ".jpg") {
 			base := filepath.Base(name)
 			for p, b := range originals {
 				if strings.Contains(base, p) && !bytes.Equal(dav.files()[name], b) {
@@ -290,7 +290,7 @@ func TestCloudExport(t *testing.T) {
 	files := dav.files()
 	var names []string
 	for name, b := range files {
-		if strings.Contains(name, cloud.TempPrefix) {
+		if strings.Contains(name, davclient.TempPrefix) {
 			t.Errorf("temporary file left: %s", name)
 		}
 		if !strings.HasPrefix(name, folder) {

@@ -107,7 +107,7 @@ func TestDiskFullUploads(t *testing.T) {
 
 	photo := photoJPEG(t, 640, 480, 0, false, 1)
 	poster := photoJPEG(t, 64, 36, 0, false, 2)
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}

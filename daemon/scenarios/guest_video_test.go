@@ -32,19 +32,19 @@ func TestVideoUpload(t *testing.T) {
 	g := h.guest(slug)
 	poster := photoJPEG(t, 64, 36, 0, false, 5)
 	n := strconv.Itoa(len(poster))
-	phoneMP4, err := os.ReadFile("../probe/testdata/moov-at-end.mp4")
+	phoneMP4, err := os.ReadFile("../../probe/testdata/moov-at-end.mp4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mov, err := os.ReadFile("../probe/testdata/quicktime.mov")
+	mov, err := os.ReadFile("../../probe/testdata/quicktime.mov")
 	if err != nil {
 		t.Fatal(err)
 	}
-	webm, err := os.ReadFile("../probe/testdata/streamed.webm")
+	webm, err := os.ReadFile("../../probe/testdata/streamed.webm")
 	if err != nil {
 		t.Fatal(err)
 	}
-	voice, err := os.ReadFile("../probe/testdata/voice.m4a")
+	voice, err := os.ReadFile("../../probe/testdata/voice.m4a")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,13 +37,13 @@ func TestGuestbook(t *testing.T) {
 	otherEv := h.createEvent(owner, map[string]any{"name": "Other"})
 	ana, ben := h.guest(slug), h.guest(slug)
 	ana.do("POST", "/api/e/"+slug+"/guest", map[string]any{"name": "Ana"}).expect(t, 200, "")
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m4a, _ := os.ReadFile("../probe/testdata/voice.m4a")
-	mp3, _ := os.ReadFile("../probe/testdata/voice-vbr.mp3")
-	mp4, _ := os.ReadFile("../probe/testdata/moov-at-end.mp4")
+	m4a, _ := os.ReadFile("../../probe/testdata/voice.m4a")
+	mp3, _ := os.ReadFile("../../probe/testdata/voice-vbr.mp3")
+	mp4, _ := os.ReadFile("../../probe/testdata/moov-at-end.mp4")
 
 	tests := []struct {
 		name       string

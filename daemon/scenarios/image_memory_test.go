@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/imaging/imagingtest"
 	"eventbox/internal/testtool"
 )
 
@@ -249,7 +249,7 @@ func TestImageBombsStayWithinTheMemoryBudget(t *testing.T) {
 	}
 	bombs := []bomb{
 		{"a 7000x7000 single-coded HEIC of 12 KB is refused", func() ([]byte, error) {
-			return os.ReadFile("../imaging/testdata/flat-7000x7000.heic")
+			return os.ReadFile("../../imaging/testdata/flat-7000x7000.heic")
 		}, 415, nil, 0},
 		{"a 49 MP 16-bit PNG is refused", func() ([]byte, error) { return imagingtest.PNG(7000, 7000, 16) }, 415, nil, 0},
 		{"a 49 MP progressive JPEG is refused", func() ([]byte, error) { return imagingtest.ProgressiveJPEG(7000, 7000) }, 415, nil, 0},

@@ -13,7 +13,7 @@ func TestVoiceNoteSeconds(t *testing.T) {
 	ev := h.createEvent(h.owner(), map[string]any{"name": "Voices", "guestbookEnabled": true, "guestbookVoice": true})
 	slug := ev["slug"].(string)
 	g := h.guest(slug)
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}

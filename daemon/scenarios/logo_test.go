@@ -56,7 +56,7 @@ func TestLogoUpload(t *testing.T) {
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Wedding"})
 	id, slug := ev["id"].(string), ev["slug"].(string)
-	webp, err := os.ReadFile("../imaging/testdata/quadrants.webp")
+	webp, err := os.ReadFile("../../imaging/testdata/quadrants.webp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestEventListCountsVideosApart(t *testing.T) {
 	for i := range 2 {
 		g.upload(slug, photoJPEG(t, 64, 48, 0, false, i), nil, "").expect(t, http.StatusCreated, "")
 	}
-	mp4, err := os.ReadFile("../probe/testdata/moov-at-end.mp4")
+	mp4, err := os.ReadFile("../../probe/testdata/moov-at-end.mp4")
 	if err != nil {
 		t.Fatal(err)
 	}

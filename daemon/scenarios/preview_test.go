@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventbox/daemon/imaging/imagingtest"
+	"eventbox/imaging/imagingtest"
 )
 
 // TestAlbumShowsTheCamerasPreviewUntilTheThumb: GET /api/media/:id?v=preview
@@ -90,7 +90,7 @@ func TestPreviewNeverAnswersAnError(t *testing.T) {
 	ev := h.createEvent(h.owner(), map[string]any{"name": "P"})
 	slug := ev["slug"].(string)
 	guest := h.guest(slug)
-	b444, err := os.ReadFile(filepath.Join("..", "imaging", "internal", "jpegdec", "testdata", "chroma-444.jpg"))
+	b444, err := os.ReadFile(filepath.Join("..", "..", "imaging", "internal", "jpegdec", "testdata", "chroma-444.jpg"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/imaging"
+	"eventbox/imaging"
 	"eventbox/internal/testtool"
 )
 
@@ -61,12 +61,12 @@ func TestOthersGetOriginalsWithoutPosition(t *testing.T) {
 		name   string
 		format imaging.Format
 	}{
-		// HEIC is left to daemon/imaging's test: its variants take long
+		// HEIC is left to imaging's test: its variants take long
 		// under -race, past the harness's shutdown wait.
 		{"phone-gps.jpg", imaging.JPEG}, {"phone-gps.png", imaging.PNG}, {"phone-gps.webp", imaging.WebP},
 	} {
 		t.Run(file.name, func(t *testing.T) {
-			sent, err := os.ReadFile(filepath.Join("..", "imaging", "testdata", file.name))
+			sent, err := os.ReadFile(filepath.Join("..", "..", "imaging", "testdata", file.name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestOthersGetOriginalsWithoutPosition(t *testing.T) {
 	}
 	for _, file := range []string{"phone-gps.mp4", "phone-gps.mov"} {
 		t.Run(file, func(t *testing.T) {
-			sent, err := os.ReadFile(filepath.Join("..", "imaging", "testdata", file))
+			sent, err := os.ReadFile(filepath.Join("..", "..", "imaging", "testdata", file))
 			if err != nil {
 				t.Fatal(err)
 			}

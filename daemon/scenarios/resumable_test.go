@@ -61,11 +61,11 @@ func TestResumableUploads(t *testing.T) {
 	g := h.guest(slug)
 	photo := photoJPEG(t, 640, 480, 0, false, 1)
 	poster := photoJPEG(t, 64, 36, 0, false, 5)
-	video, err := os.ReadFile("../probe/testdata/moov-at-end.mp4")
+	video, err := os.ReadFile("../../probe/testdata/moov-at-end.mp4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ogg, err := os.ReadFile("../probe/testdata/voice.ogg")
+	ogg, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}

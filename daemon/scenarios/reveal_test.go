@@ -30,7 +30,7 @@ func TestTakenAtFromPhoneFiles(t *testing.T) {
 	g := h.guest(slug)
 	// Uploaded in this order. A capture time without a zone is the box's
 	// (time.Local); the photo without one sorts at its upload time. (The
-	// zone of OffsetTimeOriginal is read in daemon/imaging's test, on the
+	// zone of OffsetTimeOriginal is read in imaging's test, on the
 	// HEIC, whose variants are too slow under -race for this harness.)
 	files := []struct {
 		name  string
@@ -47,7 +47,7 @@ func TestTakenAtFromPhoneFiles(t *testing.T) {
 		data := photoJPEG(t, 40, 30, 1, false, 7)
 		if f.name != "" {
 			var err error
-			if data, err = os.ReadFile(filepath.Join("..", "imaging", "testdata", f.name)); err != nil {
+			if data, err = os.ReadFile(filepath.Join("..", "..", "imaging", "testdata", f.name)); err != nil {
 				t.Fatal(err)
 			}
 		}

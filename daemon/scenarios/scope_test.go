@@ -263,7 +263,7 @@ func newScopeWorld(t *testing.T, logs *logBuffer) *scopeWorld {
 	evA := h.createEvent(owner, map[string]any{"name": "Ana and Ben"})
 	evB := h.createEvent(owner, map[string]any{"name": "Chloe and Dan"})
 	photoB := h.guest(evB["slug"].(string)).upload(evB["slug"].(string), photoJPEG(t, 60, 40, 0, false, 1), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
-	voice, err := os.ReadFile("../probe/testdata/voice.ogg")
+	voice, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestGuestScope(t *testing.T) {
 	guestA, guestB := h.guest(slugA), h.guest(slugB)
 	photoA := guestA.upload(slugA, photoJPEG(t, 60, 40, 0, false, 2), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
 	photoB := guestB.upload(slugB, photoJPEG(t, 60, 40, 0, false, 3), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
-	voice, err := os.ReadFile("../probe/testdata/voice.ogg")
+	voice, err := os.ReadFile("../../probe/testdata/voice.ogg")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"eventbox/daemon/imaging"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
-	"eventbox/daemon/imaging"
 	"eventbox/daemon/jobs"
+	"eventbox/imaging"
 	"eventbox/store"
 )
 

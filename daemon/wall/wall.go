@@ -24,9 +24,9 @@ import (
 	"eventbox/daemon/dto"
 	"eventbox/daemon/live"
 	"eventbox/daemon/mediafile"
-	"eventbox/daemon/qr"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
+	"eventbox/qr"
 	"eventbox/store"
 )
 

@@ -171,7 +171,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 	}
 	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "The crowd"}, http.StatusCreated)["event"].(map[string]any)
 	slug, id := ev["slug"].(string), ev["id"].(string)
-	m.put(repoFile("daemon", "imaging", "testdata", "phone-gps.jpg"), "/run/boxtest/crowd.jpg")
+	m.put(repoFile("imaging", "testdata", "phone-gps.jpg"), "/run/boxtest/crowd.jpg")
 	_, _ = m.try([]string{"rm", "-f", "/run/boxtest/crowd.json"}, "")
 	if r, err := m.tryBackground("crowd", "", "/usr/local/lib/boxtest/boxagent", "crowd", "-n", strconv.Itoa(phones),
 		"-ssid", ssid, "-psk", psk, "-slug", slug, "-photo", "/run/boxtest/crowd.jpg", "-photos", strconv.Itoa(photosEach),

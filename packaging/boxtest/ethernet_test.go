@@ -112,7 +112,7 @@ func phonesThroughAnEthernetAccessPoint(t *testing.T, m *machine) {
 
 	ev := h.json("POST", "/api/admin/events", map[string]any{"name": "At the venue"}, http.StatusCreated)["event"].(map[string]any)
 	slug, id := ev["slug"].(string), ev["id"].(string)
-	m.put(repoFile("daemon", "imaging", "testdata", "phone-gps.jpg"), "/run/boxtest/venue.jpg")
+	m.put(repoFile("imaging", "testdata", "phone-gps.jpg"), "/run/boxtest/venue.jpg")
 	_, _ = m.try([]string{"rm", "-f", "/run/boxtest/ethernet.json"}, "")
 	if r, err := m.tryBackground("ethernet", "", agent, "ethernet", "phones", "-n", strconv.Itoa(ethernetPhones),
 		"-ssid", ssid, "-slug", slug, "-photo", "/run/boxtest/venue.jpg", "-spread", "1m", "-for", "8m", "-linger", "30s",

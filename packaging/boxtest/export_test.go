@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/net/webdav"
 
-	"eventbox/daemon/cloud"
+	davclient "eventbox/webdav"
 )
 
 // exportCuts is how many times powerCutsDuringAnExport pulls the plug
@@ -201,7 +201,7 @@ func checkHalfFiles(t *testing.T, dir string, acked map[string]string) (files, t
 	}
 	found = map[string]bool{}
 	for path, sum := range davFiles(t, dir) {
-		if strings.HasPrefix(filepath.Base(path), cloud.TempPrefix) {
+		if strings.HasPrefix(filepath.Base(path), davclient.TempPrefix) {
 			temps++
 			continue
 		}

@@ -70,8 +70,8 @@ func onePhoneOnTheHotspot(t *testing.T, m *machine) {
 	slug, id := ev["slug"].(string), ev["id"].(string)
 	t.Logf("the hosts made the event %q (%s) from the console", ev["name"], slug)
 
-	m.put(repoFile("daemon", "imaging", "testdata", "phone-gps.jpg"), "/run/boxtest/photo.jpg")
-	m.put(repoFile("daemon", "imaging", "testdata", "phone-gps.mp4"), "/run/boxtest/video.mp4")
+	m.put(repoFile("imaging", "testdata", "phone-gps.jpg"), "/run/boxtest/photo.jpg")
+	m.put(repoFile("imaging", "testdata", "phone-gps.mp4"), "/run/boxtest/video.mp4")
 	out := m.sh("phone", "/usr/local/lib/boxtest/boxagent", "phone", "-i", "wlan1",
 		"-ssid", "Anna & Marc", "-psk", "confetti2025", "-slug", slug,
 		"-photo", "/run/boxtest/photo.jpg", "-video", "/run/boxtest/video.mp4", "-poster", "/run/boxtest/photo.jpg")

@@ -47,8 +47,8 @@ import (
 	"sync"
 	"time"
 
-	"eventbox/daemon/imaging/imagingtest"
 	"eventbox/daemon/internal/loadclient"
+	"eventbox/imaging/imagingtest"
 	"eventbox/internal/piprofile"
 )
 

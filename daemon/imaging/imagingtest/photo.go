@@ -1,9 +1,0 @@
-package imagingtest
-
-import (
-	"image"
-
-	"eventbox/daemon/imaging/internal/testimg"
-)
-
-func testimgPhoto(w, h int, seed uint64) *image.YCbCr { return testimg.Photo(w, h, seed) }
