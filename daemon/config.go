@@ -175,7 +175,7 @@ type Config struct {
 	// Mounts lists the system's mount points, where a USB drive for
 	// backups is looked for; nil reads /proc/self/mountinfo. USBRoots are
 	// the folders drives are mounted under; nil means /media, /run/media
-	// and /mnt (daemon/backup, ChooseTarget).
+	// and /mnt (daemon/backupzip, ChooseTarget).
 	Mounts   func() ([]string, error)
 	USBRoots []string
 

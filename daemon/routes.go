@@ -231,17 +231,17 @@ func (s *Server) routes() http.Handler {
 	h("POST", "/api/admin/events/:id/print", s.visitors.Admin(event(s.printing.PrintEvent)))
 
 	// Admin: webhooks (owners).
-	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.outbound.ListWebhooks))
-	h("POST", "/api/admin/webhooks", s.visitors.Owner(s.outbound.CreateWebhook))
-	h("PATCH", "/api/admin/webhooks/:id", s.visitors.Owner(s.outbound.UpdateWebhook))
-	h("DELETE", "/api/admin/webhooks/:id", s.visitors.Owner(s.outbound.DeleteWebhook))
-	h("POST", "/api/admin/webhooks/:id/test", s.visitors.Owner(s.outbound.TestWebhook))
+	h("GET", "/api/admin/webhooks", s.visitors.Owner(s.sending.ListWebhooks))
+	h("POST", "/api/admin/webhooks", s.visitors.Owner(s.sending.CreateWebhook))
+	h("PATCH", "/api/admin/webhooks/:id", s.visitors.Owner(s.sending.UpdateWebhook))
+	h("DELETE", "/api/admin/webhooks/:id", s.visitors.Owner(s.sending.DeleteWebhook))
+	h("POST", "/api/admin/webhooks/:id/test", s.visitors.Owner(s.sending.TestWebhook))
 
 	// Admin: mail (owners).
-	h("GET", "/api/admin/mail", s.visitors.Owner(s.outbound.Mail))
-	h("PUT", "/api/admin/mail", s.visitors.Owner(s.outbound.SaveMail))
-	h("POST", "/api/admin/mail/test", s.visitors.Owner(s.outbound.TestMail))
-	h("POST", "/api/admin/mail/retry", s.visitors.Owner(s.outbound.RetryMail))
+	h("GET", "/api/admin/mail", s.visitors.Owner(s.sending.Mail))
+	h("PUT", "/api/admin/mail", s.visitors.Owner(s.sending.SaveMail))
+	h("POST", "/api/admin/mail/test", s.visitors.Owner(s.sending.TestMail))
+	h("POST", "/api/admin/mail/retry", s.visitors.Owner(s.sending.RetryMail))
 
 	// Added routes: the Network screen (owners; daemon/network).
 	h("GET", "/api/admin/network", s.visitors.Owner(s.network.State))

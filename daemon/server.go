@@ -14,10 +14,10 @@ import (
 
 	"eventbox/assets"
 	"eventbox/daemon/accounts"
-	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/albums"
 	"eventbox/daemon/archive"
-	"eventbox/daemon/backup"
 	"eventbox/daemon/backups"
+	"eventbox/daemon/backupzip"
 	"eventbox/daemon/boothapi"
 	"eventbox/daemon/box"
 	"eventbox/daemon/clock"
@@ -35,13 +35,13 @@ import (
 	"eventbox/daemon/metrics"
 	"eventbox/daemon/moderation"
 	"eventbox/daemon/network"
-	"eventbox/daemon/outbound"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/portal"
 	"eventbox/daemon/printing"
 	"eventbox/daemon/printing/cups"
 	"eventbox/daemon/resumable"
+	"eventbox/daemon/sending"
 	"eventbox/daemon/service"
 	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
@@ -72,8 +72,8 @@ type Server struct {
 	outbox   *outbox.Outbox
 	mailer   *mail.Mailer
 	// exporter is the cloud export's job kind, cloud its routes
-	// (daemon/cloudexport); outbound the mail and webhook settings
-	// (daemon/outbound).
+	// (daemon/cloudexport); sending the mail and webhook settings
+	// (daemon/sending).
 	exporter *cloudexport.Exporter
 	cloud    *cloudexport.API
 	// remote opens the cloud drive of the settings (webdav), for
@@ -81,10 +81,10 @@ type Server struct {
 	remote func(context.Context, webdav.Settings) (*webdav.Remote, error)
 	// albums writes the printable album, for the hosts and the printer;
 	// zips streams the archives of the hosts and the gallery links.
-	albums   *albumwriter.Maker
-	zips     *archive.Streamer
-	outbound *outbound.API
-	network  *network.API // the Network screen (daemon/network), added
+	albums  *albums.Maker
+	zips    *archive.Streamer
+	sending *sending.API
+	network *network.API // the Network screen (daemon/network), added
 	// activity is each client address's last request and requests in
 	// progress, for the crowd watch (daemon/network).
 	activity *web.Activity
@@ -274,7 +274,7 @@ func buildBoxServices(ctx context.Context, s *Server) error {
 		Nudge: func(kind string) { runner.Notify(kind) }})
 	bk, err := backups.New(ctx, backups.Config{Store: st, Logger: s.log.With("component", "backup"), Now: cfg.Now,
 		App: cfg.Version, Margin: s.storage.Margin(), Free: s.storage.FreeSpace, Jobs: runner,
-		Target: backup.TargetConfig{DataDir: cfg.DataDir, Mounts: cfg.Mounts, USBRoots: cfg.USBRoots}})
+		Target: backupzip.TargetConfig{DataDir: cfg.DataDir, Mounts: cfg.Mounts, USBRoots: cfg.USBRoots}})
 	if err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func buildMediaServices(_ context.Context, s *Server) error {
 			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
 		}})
 	// The printable album, for the hosts' download and the printer.
-	s.albums = albumwriter.New(albumwriter.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
+	s.albums = albums.New(albums.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
 		Display: guestVariants{s.variants}.Ensure})
 	// The ZIP streamer the hosts' archives and the gallery links share.
 	s.zips = archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
@@ -452,8 +452,8 @@ func buildBoxAreas(ctx context.Context, s *Server) error {
 		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
 		Remote: s.remote, Notify: runner.Notify, Origin: s.origin})
-	// The mail and webhook settings (daemon/outbound).
-	s.outbound = outbound.New(outbound.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: runner, Webhooks: s.outbox})
+	// The mail and webhook settings (daemon/sending).
+	s.sending = sending.New(sending.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: runner, Webhooks: s.outbox})
 	// The Network screen (daemon/network), added: NetworkManager through
 	// cfg.NetworkRunner; the crowd watch's counts, and the idle phones it
 	// lets go, told apart from busy ones by s.activity; the addresses
@@ -516,7 +516,7 @@ func buildEventAreas(_ context.Context, s *Server) error {
 // printDocuments makes the documents a print may carry: the album
 // (unless another album is being made) and the signs, as GET …/signage.
 type printDocuments struct {
-	albums *albumwriter.Maker
+	albums *albums.Maker
 	events *events.API
 }
 

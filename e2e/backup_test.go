@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"eventbox/daemon"
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -34,7 +34,7 @@ func TestConsoleBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := backup.Write(context.Background(), box.Store, f, backup.WriteOptions{}); err != nil {
+	if _, err := backupzip.Write(context.Background(), box.Store, f, backupzip.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -118,7 +118,7 @@ func TestRestoreSaysWhatAndWhen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := backup.Write(context.Background(), r.Store, f, backup.WriteOptions{Now: func() time.Time { return made }}); err != nil {
+			if _, err := backupzip.Write(context.Background(), r.Store, f, backupzip.WriteOptions{Now: func() time.Time { return made }}); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()

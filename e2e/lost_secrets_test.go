@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -38,7 +38,7 @@ func restoredFromAnotherBox(t *testing.T) *restartableBox {
 		t.Fatalf("setting mail up: %d", st)
 	}
 	var zip bytes.Buffer
-	if _, err := backup.Write(ctx, src.Store, &zip, backup.WriteOptions{}); err != nil {
+	if _, err := backupzip.Write(ctx, src.Store, &zip, backupzip.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"eventbox/daemon"
-	"eventbox/daemon/backup"
 	"eventbox/daemon/backups"
+	"eventbox/daemon/backupzip"
 	"eventbox/daemon/storage"
 	"eventbox/store"
 )
@@ -60,9 +60,9 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 		return 1
 	}
 	defer st.Close()
-	opts := backup.WriteOptions{App: version}
+	opts := backupzip.WriteOptions{App: version}
 	if *out == "-" {
-		if _, err := backup.Write(ctx, st, stdout, opts); err != nil {
+		if _, err := backupzip.Write(ctx, st, stdout, opts); err != nil {
 			fmt.Fprintf(stderr, "eventbox: writing the backup: %v\n", err)
 			return 1
 		}
@@ -72,10 +72,10 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if *out != "" {
 		dir, name = filepath.Dir(*out), filepath.Base(*out)
 	} else {
-		target := backup.ChooseTarget(backup.TargetConfig{DataDir: cf.cfg.DataDir})
-		dir, name = target.Dir, backup.FileName(time.Now(), backups.ReasonManual)
+		target := backupzip.ChooseTarget(backupzip.TargetConfig{DataDir: cf.cfg.DataDir})
+		dir, name = target.Dir, backupzip.FileName(time.Now(), backups.ReasonManual)
 	}
-	m, size, err := backup.WriteFile(ctx, st, dir, name, opts)
+	m, size, err := backupzip.WriteFile(ctx, st, dir, name, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "eventbox: writing the backup: %v\n", err)
 		return 1
@@ -119,8 +119,8 @@ func runRestore(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintf(stderr, "eventbox: %v\n", err)
 		return 1
 	}
-	zr, err := backup.OpenZip(f, info.Size())
-	if re, ok := backup.IsRefused(err); ok {
+	zr, err := backupzip.OpenZip(f, info.Size())
+	if re, ok := backupzip.IsRefused(err); ok {
 		fmt.Fprintf(stderr, "eventbox: backup refused, nothing changed: %s %s: %s\n", file, re.File, re.Reason)
 		return 1
 	}
@@ -133,8 +133,8 @@ func runRestore(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintf(stderr, "eventbox: %v\n", err)
 		return 1
 	}
-	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: cf.cfg.DataDir, Room: free - daemon.StorageMargin(cf.cfg)})
-	if re, ok := backup.IsRefused(err); ok {
+	m, err := backupzip.Stage(ctx, zr, backupzip.StageConfig{DataDir: cf.cfg.DataDir, Room: free - daemon.StorageMargin(cf.cfg)})
+	if re, ok := backupzip.IsRefused(err); ok {
 		fmt.Fprintf(stderr, "eventbox: backup refused, nothing changed: %s %s\n", re.File, re.Reason)
 		return 1
 	}

@@ -16,7 +16,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -42,10 +42,10 @@ func rezip(t *testing.T, path string, db []byte) []byte {
 			t.Fatal(err)
 		}
 		switch f.Name {
-		case backup.DBName:
+		case backupzip.DBName:
 			data = db
-		case backup.ManifestName:
-			var m backup.Manifest
+		case backupzip.ManifestName:
+			var m backupzip.Manifest
 			if err := json.Unmarshal(data, &m); err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestBlackBoxRestoreRefusesDatabasesWithoutAnOwner(t *testing.T) {
 			cmd.Env = []string{"DATA_DIR=" + dir}
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), "backup refused, nothing changed") ||
-				!strings.Contains(string(out), backup.DBName) || !strings.Contains(string(out), tt.reason) {
+				!strings.Contains(string(out), backupzip.DBName) || !strings.Contains(string(out), tt.reason) {
 				t.Fatalf("restore: %v: %s", err, out)
 			}
 			st, err := store.Open(ctx, dir, store.Options{})

@@ -1,7 +1,7 @@
 // Package backups makes the box's own backups: the nightly one as a job
 // of the `backup` kind, one before an update when asked (BackupNow), one
-// at a time, into the chosen storage (backup.ChooseTarget), pruned to the
-// retention, never filling the card. The ZIP itself is daemon/backup's.
+// at a time, into the chosen storage (backupzip.ChooseTarget), pruned to the
+// retention, never filling the card. The ZIP itself is daemon/backupzip's.
 package backups
 
 import (
@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/daemon/jobs"
 	"eventbox/store"
 )
@@ -50,7 +50,7 @@ type Config struct {
 	// App is the running version, written into each manifest.
 	App string
 	// Target is where backups may go (the card or a USB drive).
-	Target backup.TargetConfig
+	Target backupzip.TargetConfig
 	// Margin is the free space, in bytes, a backup must leave on the
 	// card (the storage guard's).
 	Margin int64
@@ -95,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 }
 
 // Target answers where a backup would go now.
-func (b *Service) Target() backup.Target { return backup.ChooseTarget(b.cfg.Target) }
+func (b *Service) Target() backupzip.Target { return backupzip.ChooseTarget(b.cfg.Target) }
 
 // LastBackup answers when the latest successful backup ended, and false
 // before the first.
@@ -134,9 +134,9 @@ func (b *Service) BackupNow(ctx context.Context, reason string) (name string, er
 	if err := b.fits(ctx, target); err != nil {
 		return "", err
 	}
-	backup.ClearPartial(target.Dir)
-	name = backup.FileName(b.cfg.Now(), reason)
-	_, size, err := backup.WriteFile(ctx, b.cfg.Store, target.Dir, name, backup.WriteOptions{App: b.cfg.App, Now: b.cfg.Now})
+	backupzip.ClearPartial(target.Dir)
+	name = backupzip.FileName(b.cfg.Now(), reason)
+	_, size, err := backupzip.WriteFile(ctx, b.cfg.Store, target.Dir, name, backupzip.WriteOptions{App: b.cfg.App, Now: b.cfg.Now})
 	if err != nil {
 		return "", fmt.Errorf("writing backup to %s: %w", target.Dir, err)
 	}
@@ -146,7 +146,7 @@ func (b *Service) BackupNow(ctx context.Context, reason string) (name string, er
 	if err != nil {
 		return name, fmt.Errorf("reading the retention: %w", err)
 	}
-	removed, err := backup.Prune(target.Dir, state.RetentionDays, b.cfg.Now())
+	removed, err := backupzip.Prune(target.Dir, state.RetentionDays, b.cfg.Now())
 	if len(removed) > 0 {
 		b.log.InfoContext(ctx, "old backups removed", "files", removed)
 	}
@@ -159,7 +159,7 @@ func (b *Service) BackupNow(ctx context.Context, reason string) (name string, er
 // fits checks that a backup (at most the size of the database and the
 // media) leaves the storage guard's margin on the card, or fits on the
 // drive.
-func (b *Service) fits(ctx context.Context, target backup.Target) error {
+func (b *Service) fits(ctx context.Context, target backupzip.Target) error {
 	usage, err := b.cfg.Store.Usage(ctx)
 	if err != nil {
 		return fmt.Errorf("measuring the data to back up: %w", err)
@@ -167,7 +167,7 @@ func (b *Service) fits(ctx context.Context, target backup.Target) error {
 	// The ZIP's own headers: well under 200 bytes per file.
 	need := usage.Bytes + int64(usage.Files+2)*200
 	probe := target.Dir
-	if target.Kind == backup.OnCard {
+	if target.Kind == backupzip.OnCard {
 		probe = b.cfg.Target.DataDir
 	}
 	free, err := b.cfg.Free(probe)
@@ -175,7 +175,7 @@ func (b *Service) fits(ctx context.Context, target backup.Target) error {
 		return err
 	}
 	keep := int64(0)
-	if target.Kind == backup.OnCard {
+	if target.Kind == backupzip.OnCard {
 		keep = b.cfg.Margin
 	}
 	if free-need < keep {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -35,7 +35,7 @@ func backupService(t *testing.T, free *atomic.Int64, mounts []string, usbRoot st
 	t.Cleanup(func() { st.Close() })
 	b, err := New(ctx, Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clock,
 		App: "test", Margin: 100 << 20,
-		Target: backup.TargetConfig{DataDir: dir, USBRoots: []string{usbRoot},
+		Target: backupzip.TargetConfig{DataDir: dir, USBRoots: []string{usbRoot},
 			Mounts: func() ([]string, error) { return mounts, nil }},
 		Free: func(string) (int64, error) { return free.Load(), nil }})
 	if err != nil {
@@ -70,7 +70,7 @@ func TestBackupNow(t *testing.T) {
 	// one of ours; the retention is 30 days.
 	var old []string
 	for _, days := range []int{40, 31, 29, 1} {
-		name := backup.FileName(now.AddDate(0, 0, -days), ReasonNightly)
+		name := backupzip.FileName(now.AddDate(0, 0, -days), ReasonNightly)
 		if err := os.WriteFile(filepath.Join(card, name), []byte("zip"), 0o640); err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestBackupNow(t *testing.T) {
 		if !slices.Equal(kinds, []string{store.NoticeBackupFailed}) {
 			t.Errorf("notices queued %v; want one backup.failed", kinds)
 		}
-		if kept, _ := backup.List(card); len(kept) != 3 {
+		if kept, _ := backupzip.List(card); len(kept) != 3 {
 			t.Errorf("%d backups on the card; want the 3 from before", len(kept))
 		}
 	})
@@ -139,7 +139,7 @@ func TestBackupNow(t *testing.T) {
 	t.Run("a USB drive with an eventbox-backups folder is chosen", func(t *testing.T) {
 		free.Store(10 << 30)
 		drive := filepath.Join(usb, "STICK")
-		if err := os.MkdirAll(filepath.Join(drive, backup.USBFolder), 0o750); err != nil {
+		if err := os.MkdirAll(filepath.Join(drive, backupzip.USBFolder), 0o750); err != nil {
 			t.Fatal(err)
 		}
 		b.cfg.Target.Mounts = func() ([]string, error) { return []string{"/", drive}, nil }
@@ -147,11 +147,11 @@ func TestBackupNow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(drive, backup.USBFolder, name)); err != nil {
+		if _, err := os.Stat(filepath.Join(drive, backupzip.USBFolder, name)); err != nil {
 			t.Errorf("backup not on the drive: %v", err)
 		}
 		state, _ := st.Backups().State(ctx)
-		if state.Last.Storage != backup.OnUSB {
+		if state.Last.Storage != backupzip.OnUSB {
 			t.Errorf("storage %q; want usb", state.Last.Storage)
 		}
 	})

@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/mediafile"
@@ -63,7 +63,7 @@ type dbDTO struct {
 	Schema uint64 `json:"schema"`
 }
 
-func newManifestDTO(m backup.Manifest) manifestDTO {
+func newManifestDTO(m backupzip.Manifest) manifestDTO {
 	return manifestDTO{Version: m.Version, App: m.App, CreatedAt: m.CreatedAt, Files: len(m.Files), Bytes: m.Bytes,
 		DB: dbDTO{Bytes: m.DB.Bytes, SHA256: m.DB.SHA256, Schema: m.DB.Schema}}
 }
@@ -85,7 +85,7 @@ func (a *API) Backup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	target := a.cfg.Backups.Target()
-	kept, err := backup.List(target.Dir)
+	kept, err := backupzip.List(target.Dir)
 	if err != nil {
 		return err
 	}
@@ -115,16 +115,16 @@ type backupAnswer struct {
 }
 
 // downloadBackup streams a backup ZIP to the owner: nothing is staged on
-// the card but hard links (backup.Write). After the first byte a failure
+// the card but hard links (backupzip.Write). After the first byte a failure
 // cuts the connection.
 func (a *API) downloadBackup(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "application/zip")
-	h.Set("Content-Disposition", mediafile.ContentDisposition(backup.FileName(a.cfg.Now(), "download")))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(backupzip.FileName(a.cfg.Now(), "download")))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	m, err := backup.Write(r.Context(), a.cfg.Store, w, backup.WriteOptions{App: a.cfg.Version, Now: a.cfg.Now})
+	m, err := backupzip.Write(r.Context(), a.cfg.Store, w, backupzip.WriteOptions{App: a.cfg.Version, Now: a.cfg.Now})
 	if err != nil {
 		return a.cfg.AbortStream(r, err)
 	}
@@ -177,14 +177,14 @@ type restoreBody struct {
 
 // errRefused answers a backup that cannot be restored: 400 naming the
 // file, with the reason as the message.
-func errRefused(re *backup.RefusedError) *web.Error {
+func errRefused(re *backupzip.RefusedError) *web.Error {
 	e := web.BadRequest(map[string]string{"file": re.File})
 	e.Message = re.Reason
 	return e
 }
 
 // Restore restores a backup sent as the body. The ZIP is streamed
-// to the temp area, checked and staged (backup.Stage: nothing live
+// to the temp area, checked and staged (backupzip.Stage: nothing live
 // changes until every file checked out), then the swap is decided
 // (store.CommitRestore) and the answer sent. From then on the API answers
 // 503 until the daemon has restarted itself (Restarts) and the next
@@ -199,7 +199,7 @@ func (a *API) Restore(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer a.restoreMu.Unlock()
 	ctx := r.Context()
-	tooLarge := errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "is larger than the free space on the card"})
+	tooLarge := errRefused(&backupzip.RefusedError{File: backupzip.ZipName, Reason: "is larger than the free space on the card"})
 	room := a.cfg.Storage.Room(ctx)
 	if r.ContentLength > room {
 		return tooLarge
@@ -215,7 +215,7 @@ func (a *API) Restore(w http.ResponseWriter, r *http.Request) error {
 	n, err := ingest.Receive(tf, io.LimitReader(r.Body, max(room, 0)+1), "file")
 	var fe *ingest.FieldError
 	if errors.As(err, &fe) || errors.Is(err, ingest.ErrTooLarge) {
-		return errRefused(&backup.RefusedError{File: backup.ZipName, Reason: "the upload was cut off"})
+		return errRefused(&backupzip.RefusedError{File: backupzip.ZipName, Reason: "the upload was cut off"})
 	}
 	if err != nil {
 		return fmt.Errorf("receiving backup: %w", err)
@@ -224,8 +224,8 @@ func (a *API) Restore(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Connection", "close")
 		return tooLarge
 	}
-	zr, err := backup.OpenZip(tf.File, n)
-	if re, ok := backup.IsRefused(err); ok {
+	zr, err := backupzip.OpenZip(tf.File, n)
+	if re, ok := backupzip.IsRefused(err); ok {
 		a.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
 		return errRefused(re)
 	}
@@ -234,7 +234,7 @@ func (a *API) Restore(w http.ResponseWriter, r *http.Request) error {
 	}
 	username := visitor.Account(r).Username
 	var token string
-	m, err := backup.Stage(ctx, zr, backup.StageConfig{DataDir: a.cfg.DataDir, Room: a.cfg.Storage.Room(ctx),
+	m, err := backupzip.Stage(ctx, zr, backupzip.StageConfig{DataDir: a.cfg.DataDir, Room: a.cfg.Storage.Room(ctx),
 		Logger: a.log.With("component", "restore"),
 		Inspect: func(ctx context.Context, st *store.Store) error {
 			a, err := st.Accounts().ByUsername(ctx, username)
@@ -247,7 +247,7 @@ func (a *API) Restore(w http.ResponseWriter, r *http.Request) error {
 			token, err = st.Sessions().Create(ctx, a.ID, false)
 			return err
 		}})
-	if re, ok := backup.IsRefused(err); ok {
+	if re, ok := backupzip.IsRefused(err); ok {
 		a.log.InfoContext(ctx, "restore refused", "file", re.File, "reason", re.Reason)
 		return errRefused(re)
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/albums"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -48,7 +48,7 @@ func (m *API) Album(w http.ResponseWriter, r *http.Request, e store.Event) error
 
 	h := w.Header()
 	h.Set("Content-Type", "application/pdf")
-	h.Set("Content-Disposition", mediafile.ContentDisposition(albumwriter.FileName(e)))
+	h.Set("Content-Disposition", mediafile.ContentDisposition(albums.FileName(e)))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	start := time.Now()

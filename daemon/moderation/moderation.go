@@ -14,7 +14,7 @@ import (
 	"net/http"
 	"time"
 
-	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/albums"
 	"eventbox/daemon/archive"
 	"eventbox/daemon/live"
 	"eventbox/daemon/visitor"
@@ -35,7 +35,7 @@ type Config struct {
 	// Archive streams the photo and guestbook ZIPs.
 	Archive *archive.Streamer
 	// Album makes the printable album, one at a time.
-	Album *albumwriter.Maker
+	Album *albums.Maker
 
 	// Live tells the console's live stream and the walls what changed:
 	// which of the items are on the wall before a change (the before of
@@ -59,7 +59,7 @@ type API struct {
 	log      *slog.Logger
 	now      func() time.Time
 	archive  *archive.Streamer
-	album    *albumwriter.Maker
+	album    *albums.Maker
 }
 
 // New returns the moderation routes over cfg.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/albums"
 	"eventbox/daemon/archive"
 	"eventbox/daemon/cookie"
 	"eventbox/daemon/moderation"
@@ -47,7 +47,7 @@ type harness struct {
 	t       *testing.T
 	st      *store.Store
 	now     time.Time
-	album   *albumwriter.Maker
+	album   *albums.Maker
 	srv     *httptest.Server
 	mu      sync.Mutex
 	calls   []call
@@ -79,7 +79,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h.album = albumwriter.New(albumwriter.Config{Store: st, Logger: log, Now: now})
+	h.album = albums.New(albums.Config{Store: st, Logger: log, Now: now})
 	m := moderation.New(moderation.Config{
 		Store: st, Visitors: visitor.New(st, now, codec), Logger: log, Now: now,
 		PhotoPage: photoPage, MessagePage: messagePage,

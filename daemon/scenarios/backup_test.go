@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"eventbox/daemon"
-	"eventbox/daemon/backup"
 	"eventbox/daemon/backups"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -272,11 +272,11 @@ func writeZip(t *testing.T, entries []zipEntry) []byte {
 }
 
 // editManifest rewrites the manifest entry with fn.
-func editManifest(t *testing.T, entries []zipEntry, fn func(m *backup.Manifest)) []zipEntry {
+func editManifest(t *testing.T, entries []zipEntry, fn func(m *backupzip.Manifest)) []zipEntry {
 	t.Helper()
 	for i, e := range entries {
-		if e.name == backup.ManifestName {
-			var m backup.Manifest
+		if e.name == backupzip.ManifestName {
+			var m backupzip.Manifest
 			if err := json.Unmarshal(e.data, &m); err != nil {
 				t.Fatal(err)
 			}
@@ -334,20 +334,20 @@ func TestRestoreRefusesBadBackups(t *testing.T) {
 		file   string
 		reason string
 	}{
-		{"a body that is not a ZIP", func() []byte { return []byte("not a zip at all") }, 0, backup.ZipName, "not a ZIP"},
-		{"a ZIP without a manifest", func() []byte { return writeZip(t, without(backup.ManifestName)) }, 0, backup.ManifestName, "missing"},
+		{"a body that is not a ZIP", func() []byte { return []byte("not a zip at all") }, 0, backupzip.ZipName, "not a ZIP"},
+		{"a ZIP without a manifest", func() []byte { return writeZip(t, without(backupzip.ManifestName)) }, 0, backupzip.ManifestName, "missing"},
 		{"a manifest that is not JSON", func() []byte {
 			e := zipEntries(t, good)
 			for i := range e {
-				if e[i].name == backup.ManifestName {
+				if e[i].name == backupzip.ManifestName {
 					e[i].data = []byte("{broken")
 				}
 			}
 			return writeZip(t, e)
-		}, 0, backup.ManifestName, "not a valid manifest"},
+		}, 0, backupzip.ManifestName, "not a valid manifest"},
 		{"a manifest of another version", func() []byte {
-			return writeZip(t, editManifest(t, zipEntries(t, good), func(m *backup.Manifest) { m.Version = 99 }))
-		}, 0, backup.ManifestName, "version"},
+			return writeZip(t, editManifest(t, zipEntries(t, good), func(m *backupzip.Manifest) { m.Version = 99 }))
+		}, 0, backupzip.ManifestName, "version"},
 		{"a file with a wrong checksum", func() []byte {
 			e := zipEntries(t, good)
 			for i := range e {
@@ -369,24 +369,24 @@ func TestRestoreRefusesBadBackups(t *testing.T) {
 			return writeZip(t, append(zipEntries(t, good), zipEntry{"/etc/passwd", []byte("x")}))
 		}, 0, "/etc/passwd", "outside"},
 		{"a database newer than the binary", func() []byte {
-			return writeZip(t, editManifest(t, zipEntries(t, good), func(m *backup.Manifest) { m.DB.Schema = 999 }))
-		}, 0, backup.DBName, "newer"},
+			return writeZip(t, editManifest(t, zipEntries(t, good), func(m *backupzip.Manifest) { m.DB.Schema = 999 }))
+		}, 0, backupzip.DBName, "newer"},
 		{"a database that is not one", func() []byte {
 			e := zipEntries(t, good)
 			junk := bytes.Repeat([]byte("junk"), 4096)
 			for i := range e {
-				if e[i].name == backup.DBName {
+				if e[i].name == backupzip.DBName {
 					e[i].data = junk
 				}
 			}
-			return writeZip(t, editManifest(t, e, func(m *backup.Manifest) {
+			return writeZip(t, editManifest(t, e, func(m *backupzip.Manifest) {
 				m.Bytes += int64(len(junk)) - m.DB.Bytes
 				m.DB.Bytes, m.DB.SHA256 = int64(len(junk)), fmt.Sprintf("%x", sha(junk))
 				m.Files[0] = m.DB.File
 			}))
-		}, 0, backup.DBName, "not a database"},
-		{"a ZIP larger than the free space", func() []byte { return good }, 1<<20 + 10, backup.ZipName, "larger than the free space"},
-		{"a ZIP announced larger than the free space", func() []byte { return good }, 1<<20 + 10, backup.ZipName, "larger than the free space"},
+		}, 0, backupzip.DBName, "not a database"},
+		{"a ZIP larger than the free space", func() []byte { return good }, 1<<20 + 10, backupzip.ZipName, "larger than the free space"},
+		{"a ZIP announced larger than the free space", func() []byte { return good }, 1<<20 + 10, backupzip.ZipName, "larger than the free space"},
 		{"a backup too large for the card", func() []byte { return good }, 1<<20 + int64(len(good))*3/2, "*", "does not fit"},
 	}
 	for _, tt := range tests {

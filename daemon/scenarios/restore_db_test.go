@@ -14,7 +14,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -25,11 +25,11 @@ func withDB(t *testing.T, good []byte, db []byte) []byte {
 	t.Helper()
 	e := zipEntries(t, good)
 	for i := range e {
-		if e[i].name == backup.DBName {
+		if e[i].name == backupzip.DBName {
 			e[i].data = db
 		}
 	}
-	return writeZip(t, editManifest(t, e, func(m *backup.Manifest) {
+	return writeZip(t, editManifest(t, e, func(m *backupzip.Manifest) {
 		m.Bytes += int64(len(db)) - m.DB.Bytes
 		m.DB.Bytes, m.DB.SHA256 = int64(len(db)), fmt.Sprintf("%x", sha(db))
 		m.Files[0] = m.DB.File
@@ -40,7 +40,7 @@ func withDB(t *testing.T, good []byte, db []byte) []byte {
 func dbOf(t *testing.T, zipBytes []byte) []byte {
 	t.Helper()
 	for _, e := range zipEntries(t, zipBytes) {
-		if e.name == backup.DBName {
+		if e.name == backupzip.DBName {
 			return e.data
 		}
 	}
@@ -245,8 +245,8 @@ func TestRestoreRefusesDatabasesTheBoxCannotRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused", func(t *testing.T) {
 			r := restoreZip(owner, withDB(t, good, tt.db())).expect(t, 400, "bad_request")
-			if f, _ := r.details()["file"].(string); f != backup.DBName {
-				t.Errorf("details.file %q; want %q (%s)", f, backup.DBName, r.Body)
+			if f, _ := r.details()["file"].(string); f != backupzip.DBName {
+				t.Errorf("details.file %q; want %q (%s)", f, backupzip.DBName, r.Body)
 			}
 			if msg, _ := r.JSON["message"].(string); !strings.Contains(msg, tt.reason) {
 				t.Errorf("message %q; want it to say %q", msg, tt.reason)

@@ -19,7 +19,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/internal/testtool"
 	"eventbox/store"
 )
@@ -36,7 +36,7 @@ func zipOf(t *testing.T, entries map[string][]byte, manifest []byte) []byte {
 		}
 		w.Write(data)
 	}
-	w, _ := zw.CreateHeader(&zip.FileHeader{Name: backup.ManifestName, Method: zip.Deflate})
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: backupzip.ManifestName, Method: zip.Deflate})
 	w.Write(manifest)
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
@@ -44,8 +44,8 @@ func zipOf(t *testing.T, entries map[string][]byte, manifest []byte) []byte {
 	return buf.Bytes()
 }
 
-func manifestFor(files ...backup.File) []byte {
-	m := backup.Manifest{Version: backup.FormatVersion, Files: files, DB: backup.DB{File: files[0], Schema: store.Schemas()}}
+func manifestFor(files ...backupzip.File) []byte {
+	m := backupzip.Manifest{Version: backupzip.FormatVersion, Files: files, DB: backupzip.DB{File: files[0], Schema: store.Schemas()}}
 	for _, f := range files {
 		m.Bytes += f.Bytes
 	}
@@ -53,8 +53,8 @@ func manifestFor(files ...backup.File) []byte {
 	return raw
 }
 
-func fileOf(name string, data []byte) backup.File {
-	return backup.File{Name: name, Bytes: int64(len(data)), SHA256: fmt.Sprintf("%x", sha256.Sum256(data))}
+func fileOf(name string, data []byte) backupzip.File {
+	return backupzip.File{Name: name, Bytes: int64(len(data)), SHA256: fmt.Sprintf("%x", sha256.Sum256(data))}
 }
 
 // manyEntries is a ZIP of n empty entries.
@@ -121,14 +121,14 @@ func inflateBomb(t *testing.T, gib int) []byte {
 	claimed := make([]byte, 1<<20)
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	w, err := zw.CreateRaw(&zip.FileHeader{Name: backup.DBName, Method: zip.Deflate,
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: backupzip.DBName, Method: zip.Deflate,
 		CRC32: crc32.ChecksumIEEE(claimed), CompressedSize64: uint64(len(stream)), UncompressedSize64: uint64(len(claimed))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Write(stream)
-	mw, _ := zw.CreateHeader(&zip.FileHeader{Name: backup.ManifestName, Method: zip.Deflate})
-	mw.Write(manifestFor(fileOf(backup.DBName, claimed)))
+	mw, _ := zw.CreateHeader(&zip.FileHeader{Name: backupzip.ManifestName, Method: zip.Deflate})
+	mw.Write(manifestFor(fileOf(backupzip.DBName, claimed)))
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestRestoreZipsStayWithinTheMemoryBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the daemon and sends it ZIPs of hundreds of MB")
 	}
-	bigManifest := manifestFor(fileOf(backup.DBName, nil))
+	bigManifest := manifestFor(fileOf(backupzip.DBName, nil))
 	bigManifest = append(bigManifest[:len(bigManifest)-1], []byte(`,"app":"`+strings.Repeat("x", 53<<20)+`"}`)...)
 	db300 := hugeValueDB(t, 300<<20)
 	db200 := hugeValueDB(t, 200<<20)
@@ -156,15 +156,15 @@ func TestRestoreZipsStayWithinTheMemoryBudget(t *testing.T) {
 		file     string
 		declared int64 // the most the restore may write
 	}{
-		{"1.5 M empty entries", func() []byte { return manyEntries(t, 1_500_000) }, backup.ZipName, 0},
-		{"a 53 MB manifest", func() []byte { return zipOf(t, map[string][]byte{backup.DBName: nil}, bigManifest) }, backup.ManifestName, 0},
+		{"1.5 M empty entries", func() []byte { return manyEntries(t, 1_500_000) }, backupzip.ZipName, 0},
+		{"a 53 MB manifest", func() []byte { return zipOf(t, map[string][]byte{backupzip.DBName: nil}, bigManifest) }, backupzip.ManifestName, 0},
 		{"a database of 300 MB holding one 300 MB value", func() []byte {
-			return zipOf(t, map[string][]byte{backup.DBName: db300}, manifestFor(fileOf(backup.DBName, db300)))
-		}, backup.DBName, 0},
+			return zipOf(t, map[string][]byte{backupzip.DBName: db300}, manifestFor(fileOf(backupzip.DBName, db300)))
+		}, backupzip.DBName, 0},
 		{"a database of 200 MB holding one 200 MB value", func() []byte {
-			return zipOf(t, map[string][]byte{backup.DBName: db200}, manifestFor(fileOf(backup.DBName, db200)))
-		}, backup.DBName, int64(len(db200))},
-		{"a database entry claiming 1 MB that inflates to 3 GiB", func() []byte { return inflateBomb(t, 3) }, backup.DBName, 1<<20 + 1},
+			return zipOf(t, map[string][]byte{backupzip.DBName: db200}, manifestFor(fileOf(backupzip.DBName, db200)))
+		}, backupzip.DBName, int64(len(db200))},
+		{"a database entry claiming 1 MB that inflates to 3 GiB", func() []byte { return inflateBomb(t, 3) }, backupzip.DBName, 1<<20 + 1},
 	}
 
 	d := startMemDaemon(t)

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/daemon/update"
 )
 
@@ -473,14 +473,14 @@ func wholeBackup(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("opening it as a ZIP: %w", err)
 	}
-	var man backup.Manifest
+	var man backupzip.Manifest
 	files := map[string]*zip.File{}
 	for _, f := range zr.File {
 		files[f.Name] = f
 	}
-	mf := files[backup.ManifestName]
+	mf := files[backupzip.ManifestName]
 	if mf == nil {
-		return fmt.Errorf("no %s", backup.ManifestName)
+		return fmt.Errorf("no %s", backupzip.ManifestName)
 	}
 	if err := readJSONFile(mf, &man); err != nil {
 		return err

@@ -1,4 +1,4 @@
-// Package backup writes and reads eventbox's backup ZIP, stages a restore,
+// Package backupzip writes and reads eventbox's backup ZIP, stages a restore,
 // keeps the scheduled backups on the card or a USB drive, and prunes them
 // (docs/decisions.md, "Backups and restore").
 //
@@ -13,7 +13,7 @@
 // are stored (already compressed), the database is deflated. DATA_DIR's
 // secret.key (which seals the SMTP password) and DATA_DIR/backups are not
 // in a backup: a restored box asks for the SMTP password again.
-package backup
+package backupzip
 
 import (
 	"archive/zip"

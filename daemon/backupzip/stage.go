@@ -1,4 +1,4 @@
-package backup
+package backupzip
 
 import (
 	"archive/zip"

@@ -1,11 +1,11 @@
-package albumwriter_test
+package albums_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/albums"
 	"eventbox/daemon/archive"
 )
 
@@ -18,14 +18,14 @@ func TestTheAlbumAndTheGuestbookWriteDaysAlike(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cover := albumwriter.CoverDate(day, locale)
+			cover := albums.CoverDate(day, locale)
 			book := archive.LocalTime(d.Add(15*time.Hour+4*time.Minute), locale)
 			if cover == "" || book != cover+", 15:04" {
 				t.Errorf("%s in %q: the album says %q, the guestbook %q", day, locale, cover, book)
 			}
 		}
 	}
-	if got := albumwriter.CoverDate("2026-06-20", "es"); !strings.Contains(got, "junio") {
+	if got := albums.CoverDate("2026-06-20", "es"); !strings.Contains(got, "junio") {
 		t.Errorf("a Spanish cover reads %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package albumwriter_test
+package albums_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"eventbox/assets"
-	"eventbox/daemon/albumwriter"
+	"eventbox/daemon/albums"
 	"eventbox/store"
 	"eventbox/text"
 )
@@ -30,13 +30,13 @@ func openStore(t *testing.T) (*store.Store, store.Event) {
 	return st, e
 }
 
-func newMaker(t *testing.T, st *store.Store, display func(context.Context, string) (bool, error)) *albumwriter.Maker {
+func newMaker(t *testing.T, st *store.Store, display func(context.Context, string) (bool, error)) *albums.Maker {
 	t.Helper()
 	fonts, err := text.Open(assets.Fonts(), assets.CaptionFonts()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return albumwriter.New(albumwriter.Config{Store: st, Fonts: fonts, Display: display,
+	return albums.New(albums.Config{Store: st, Fonts: fonts, Display: display,
 		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return time.Date(2026, 6, 21, 10, 0, 0, 0, time.UTC) }})
 }
 

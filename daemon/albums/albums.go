@@ -1,9 +1,9 @@
-// Package albumwriter makes an event's printable album: it lists the
+// Package albums makes an event's printable album: it lists the
 // photos that go in it, writes the PDF (album) with the cover,
 // the logo and each photo by its display variant, and lets one album be
 // made at a time (docs/decisions.md, "Printable album"). It knows
 // nothing of HTTP; the route is daemon/moderation's.
-package albumwriter
+package albums
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package backup_test
+package backupzip_test
 
 import (
 	"archive/zip"
@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/backup"
+	"eventbox/daemon/backupzip"
 	"eventbox/store"
 )
 
@@ -60,10 +60,10 @@ func newSource(t *testing.T) *source {
 }
 
 // backupOf writes a backup of s and answers its bytes and manifest.
-func (s *source) backupOf(t *testing.T) ([]byte, backup.Manifest) {
+func (s *source) backupOf(t *testing.T) ([]byte, backupzip.Manifest) {
 	t.Helper()
 	var buf bytes.Buffer
-	m, err := backup.Write(context.Background(), s.st, &buf, backup.WriteOptions{App: "1.2.3", Now: func() time.Time { return when }})
+	m, err := backupzip.Write(context.Background(), s.st, &buf, backupzip.WriteOptions{App: "1.2.3", Now: func() time.Time { return when }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func (s *source) backupOf(t *testing.T) ([]byte, backup.Manifest) {
 
 func openZip(t *testing.T, raw []byte) *zip.Reader {
 	t.Helper()
-	zr, err := backup.OpenZip(bytes.NewReader(raw), int64(len(raw)))
+	zr, err := backupzip.OpenZip(bytes.NewReader(raw), int64(len(raw)))
 	if err != nil {
 		t.Fatalf("OpenZip: %v", err)
 	}
@@ -84,10 +84,10 @@ func hexSum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(
 func TestWriteRecordsEveryFileInTheManifest(t *testing.T) {
 	s := newSource(t)
 	raw, m := s.backupOf(t)
-	if m.Version != backup.FormatVersion || m.App != "1.2.3" || m.CreatedAt != when.UnixMilli() {
+	if m.Version != backupzip.FormatVersion || m.App != "1.2.3" || m.CreatedAt != when.UnixMilli() {
 		t.Fatalf("manifest head = %d %q %d", m.Version, m.App, m.CreatedAt)
 	}
-	if m.DB.Schema != store.Schemas() || m.DB.Name != backup.DBName || m.Files[0] != m.DB.File {
+	if m.DB.Schema != store.Schemas() || m.DB.Name != backupzip.DBName || m.Files[0] != m.DB.File {
 		t.Fatalf("manifest db = %+v, first file %+v", m.DB, m.Files[0])
 	}
 	zr := openZip(t, raw)
@@ -96,7 +96,7 @@ func TestWriteRecordsEveryFileInTheManifest(t *testing.T) {
 	for _, zf := range zr.File {
 		names = append(names, zf.Name)
 	}
-	if names[len(names)-1] != backup.ManifestName || len(names) != len(m.Files)+1 {
+	if names[len(names)-1] != backupzip.ManifestName || len(names) != len(m.Files)+1 {
 		t.Fatalf("ZIP entries = %v", names)
 	}
 	var total int64
@@ -110,7 +110,7 @@ func TestWriteRecordsEveryFileInTheManifest(t *testing.T) {
 			t.Errorf("%s: %d bytes %s, manifest %d %s", f.Name, len(body), hexSum(body), f.Bytes, f.SHA256)
 		}
 		wantMethod := zip.Store
-		if f.Name == backup.DBName {
+		if f.Name == backupzip.DBName {
 			wantMethod = zip.Deflate
 		} else if want, ok := s.media[f.Name]; !ok || !bytes.Equal(body, want) {
 			t.Errorf("%s: not the stored media file", f.Name)
@@ -127,7 +127,7 @@ func TestWriteRecordsEveryFileInTheManifest(t *testing.T) {
 		t.Fatalf("manifest lists %d files of %d bytes (sum %d)", len(m.Files), m.Bytes, total)
 	}
 	// The manifest in the ZIP is the one answered.
-	var inZip backup.Manifest
+	var inZip backupzip.Manifest
 	if err := json.Unmarshal(entryBody(t, zr.File[len(zr.File)-1]), &inZip); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestStageRestoresTheBackup(t *testing.T) {
 	raw, m := s.backupOf(t)
 	dataDir := t.TempDir()
 	var seen []string
-	got, err := backup.Stage(context.Background(), openZip(t, raw), backup.StageConfig{
+	got, err := backupzip.Stage(context.Background(), openZip(t, raw), backupzip.StageConfig{
 		DataDir: dataDir, Room: m.Bytes,
 		Inspect: func(ctx context.Context, st *store.Store) error {
 			e, err := st.Events().BySlug(ctx, s.event.Slug)
@@ -167,11 +167,11 @@ func TestStageRestoresTheBackup(t *testing.T) {
 			t.Errorf("staged %s: %q, %v", name, body, err)
 		}
 	}
-	info, err := os.Stat(filepath.Join(staged, backup.DBName))
+	info, err := os.Stat(filepath.Join(staged, backupzip.DBName))
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("staged database: %v, %v", info, err)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, backup.DBName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dataDir, backupzip.DBName)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the live data was touched: %v", err)
 	}
 }
@@ -200,14 +200,14 @@ func entryBody(t *testing.T, zf *zip.File) []byte {
 // rebuild reads a good backup into its entries and manifest, lets edit
 // change them, and writes the ZIP again (with the manifest last, as
 // edited, unless edit drops it).
-func rebuild(t *testing.T, raw []byte, edit func(m *backup.Manifest, es *[]entry)) []byte {
+func rebuild(t *testing.T, raw []byte, edit func(m *backupzip.Manifest, es *[]entry)) []byte {
 	t.Helper()
 	zr := openZip(t, raw)
 	var es []entry
-	var m backup.Manifest
+	var m backupzip.Manifest
 	for _, zf := range zr.File {
 		body := entryBody(t, zf)
-		if zf.Name == backup.ManifestName {
+		if zf.Name == backupzip.ManifestName {
 			if err := json.Unmarshal(body, &m); err != nil {
 				t.Fatal(err)
 			}
@@ -217,12 +217,12 @@ func rebuild(t *testing.T, raw []byte, edit func(m *backup.Manifest, es *[]entry
 	}
 	edit(&m, &es)
 	// An edit drops the manifest by adding it without bytes.
-	if !slices.ContainsFunc(es, func(e entry) bool { return e.name == backup.ManifestName && e.body == nil }) {
+	if !slices.ContainsFunc(es, func(e entry) bool { return e.name == backupzip.ManifestName && e.body == nil }) {
 		mraw, err := json.Marshal(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		es = append(es, entry{backup.ManifestName, mraw})
+		es = append(es, entry{backupzip.ManifestName, mraw})
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -230,7 +230,7 @@ func rebuild(t *testing.T, raw []byte, edit func(m *backup.Manifest, es *[]entry
 		if e.name == "" {
 			continue
 		}
-		if e.name == backup.ManifestName && e.body == nil {
+		if e.name == backupzip.ManifestName && e.body == nil {
 			continue
 		}
 		w, err := zw.Create(e.name)
@@ -248,7 +248,7 @@ func rebuild(t *testing.T, raw []byte, edit func(m *backup.Manifest, es *[]entry
 }
 
 // setFile changes a file's bytes and its manifest line to match.
-func setFile(m *backup.Manifest, es []entry, name string, body []byte) {
+func setFile(m *backupzip.Manifest, es []entry, name string, body []byte) {
 	for i := range es {
 		if es[i].name == name {
 			es[i].body = body
@@ -271,60 +271,60 @@ func TestStageRefusesABadBackup(t *testing.T) {
 	other := "media/" + store.NewID() + "/x.jpg"
 	cases := []struct {
 		name       string
-		edit       func(m *backup.Manifest, es *[]entry)
+		edit       func(m *backupzip.Manifest, es *[]entry)
 		room       int64
 		file, says string
 	}{
-		{"no manifest", func(m *backup.Manifest, es *[]entry) {
-			*es = append(*es, entry{backup.ManifestName, nil})
-		}, 0, backup.ManifestName, "is missing"},
-		{"manifest twice", func(m *backup.Manifest, es *[]entry) {
-			*es = append(*es, entry{backup.ManifestName, []byte("{}")})
-		}, 0, backup.ManifestName, "appears twice"},
-		{"newer layout", func(m *backup.Manifest, es *[]entry) { m.Version = backup.FormatVersion + 1 }, 0,
-			backup.ManifestName, "has version 2"},
-		{"database not first", func(m *backup.Manifest, es *[]entry) {
+		{"no manifest", func(m *backupzip.Manifest, es *[]entry) {
+			*es = append(*es, entry{backupzip.ManifestName, nil})
+		}, 0, backupzip.ManifestName, "is missing"},
+		{"manifest twice", func(m *backupzip.Manifest, es *[]entry) {
+			*es = append(*es, entry{backupzip.ManifestName, []byte("{}")})
+		}, 0, backupzip.ManifestName, "appears twice"},
+		{"newer layout", func(m *backupzip.Manifest, es *[]entry) { m.Version = backupzip.FormatVersion + 1 }, 0,
+			backupzip.ManifestName, "has version 2"},
+		{"database not first", func(m *backupzip.Manifest, es *[]entry) {
 			m.Files[0], m.Files[1] = m.Files[1], m.Files[0]
-		}, 0, backup.ManifestName, "does not list the database first"},
-		{"database described twice", func(m *backup.Manifest, es *[]entry) { m.DB.Bytes++ }, 0,
-			backup.ManifestName, "describes the database twice"},
-		{"bytes miscounted", func(m *backup.Manifest, es *[]entry) { m.Bytes++ }, 0,
-			backup.ManifestName, "counts"},
-		{"bad checksum text", func(m *backup.Manifest, es *[]entry) { m.Files[1].SHA256 = "XYZ" }, 0,
-			backup.ManifestName, "bad size or checksum for " + media},
-		{"file not in the manifest", func(m *backup.Manifest, es *[]entry) {
+		}, 0, backupzip.ManifestName, "does not list the database first"},
+		{"database described twice", func(m *backupzip.Manifest, es *[]entry) { m.DB.Bytes++ }, 0,
+			backupzip.ManifestName, "describes the database twice"},
+		{"bytes miscounted", func(m *backupzip.Manifest, es *[]entry) { m.Bytes++ }, 0,
+			backupzip.ManifestName, "counts"},
+		{"bad checksum text", func(m *backupzip.Manifest, es *[]entry) { m.Files[1].SHA256 = "XYZ" }, 0,
+			backupzip.ManifestName, "bad size or checksum for " + media},
+		{"file not in the manifest", func(m *backupzip.Manifest, es *[]entry) {
 			*es = append(*es, entry{other, []byte("extra")})
 		}, 0, other, "is not in the manifest"},
-		{"file not in the ZIP", func(m *backup.Manifest, es *[]entry) { (*es)[1].name = "" }, 0,
+		{"file not in the ZIP", func(m *backupzip.Manifest, es *[]entry) { (*es)[1].name = "" }, 0,
 			media, "is in the manifest but not in the ZIP"},
-		{"file twice in the ZIP", func(m *backup.Manifest, es *[]entry) { *es = append(*es, (*es)[1]) }, 0,
+		{"file twice in the ZIP", func(m *backupzip.Manifest, es *[]entry) { *es = append(*es, (*es)[1]) }, 0,
 			media, "appears twice"},
-		{"file twice in the manifest", func(m *backup.Manifest, es *[]entry) {
+		{"file twice in the manifest", func(m *backupzip.Manifest, es *[]entry) {
 			m.Files = append(m.Files, m.Files[1])
 			m.Bytes += m.Files[1].Bytes
-		}, 0, backup.ManifestName, "lists " + media + " twice"},
-		{"size differs", func(m *backup.Manifest, es *[]entry) {
+		}, 0, backupzip.ManifestName, "lists " + media + " twice"},
+		{"size differs", func(m *backupzip.Manifest, es *[]entry) {
 			(*es)[1].body = append((*es)[1].body, 'x')
 		}, 0, media, "bytes in the ZIP, the manifest says"},
-		{"content differs", func(m *backup.Manifest, es *[]entry) {
+		{"content differs", func(m *backupzip.Manifest, es *[]entry) {
 			b := slices.Clone((*es)[1].body)
 			b[0] ^= 1
 			(*es)[1].body = b
 		}, 0, media, "does not match its checksum"},
-		{"path out of the layout", func(m *backup.Manifest, es *[]entry) {
+		{"path out of the layout", func(m *backupzip.Manifest, es *[]entry) {
 			*es = append(*es, entry{"media/../../secret.key", []byte("k")})
 		}, 0, "media/../../secret.key", "is outside the backup's layout"},
-		{"listed path out of the layout", func(m *backup.Manifest, es *[]entry) {
-			m.Files = append(m.Files, backup.File{Name: "../eventbox.db", SHA256: hexSum(nil)})
+		{"listed path out of the layout", func(m *backupzip.Manifest, es *[]entry) {
+			m.Files = append(m.Files, backupzip.File{Name: "../eventbox.db", SHA256: hexSum(nil)})
 		}, 0, "../eventbox.db", "is outside the backup's layout"},
-		{"newer schema", func(m *backup.Manifest, es *[]entry) { m.DB.Schema = store.Schemas() + 1 }, 0,
-			backup.DBName, "newer eventbox"},
-		{"does not fit", func(m *backup.Manifest, es *[]entry) {}, m.Bytes - 1, m.Files[len(m.Files)-1].Name, "does not fit on the card"},
-		{"database is not one", func(m *backup.Manifest, es *[]entry) {
-			setFile(m, *es, backup.DBName, bytes.Repeat([]byte{0xee}, 64<<10))
-		}, 0, backup.DBName, "is not a database this eventbox can open"},
-		{"database is empty", func(m *backup.Manifest, es *[]entry) { setFile(m, *es, backup.DBName, []byte{}) }, 0,
-			backup.DBName, "is empty"},
+		{"newer schema", func(m *backupzip.Manifest, es *[]entry) { m.DB.Schema = store.Schemas() + 1 }, 0,
+			backupzip.DBName, "newer eventbox"},
+		{"does not fit", func(m *backupzip.Manifest, es *[]entry) {}, m.Bytes - 1, m.Files[len(m.Files)-1].Name, "does not fit on the card"},
+		{"database is not one", func(m *backupzip.Manifest, es *[]entry) {
+			setFile(m, *es, backupzip.DBName, bytes.Repeat([]byte{0xee}, 64<<10))
+		}, 0, backupzip.DBName, "is not a database this eventbox can open"},
+		{"database is empty", func(m *backupzip.Manifest, es *[]entry) { setFile(m, *es, backupzip.DBName, []byte{}) }, 0,
+			backupzip.DBName, "is empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -334,8 +334,8 @@ func TestStageRefusesABadBackup(t *testing.T) {
 				room = 1 << 30
 			}
 			dataDir := t.TempDir()
-			_, err := backup.Stage(context.Background(), openZip(t, raw), backup.StageConfig{DataDir: dataDir, Room: room})
-			re, ok := backup.IsRefused(err)
+			_, err := backupzip.Stage(context.Background(), openZip(t, raw), backupzip.StageConfig{DataDir: dataDir, Room: room})
+			re, ok := backupzip.IsRefused(err)
 			if !ok {
 				t.Fatalf("Stage = %v, want a refusal", err)
 			}
@@ -354,12 +354,12 @@ func TestStageStopsWhenInspectFails(t *testing.T) {
 	raw, m := s.backupOf(t)
 	dataDir := t.TempDir()
 	boom := errors.New("no session")
-	_, err := backup.Stage(context.Background(), openZip(t, raw), backup.StageConfig{DataDir: dataDir, Room: m.Bytes,
+	_, err := backupzip.Stage(context.Background(), openZip(t, raw), backupzip.StageConfig{DataDir: dataDir, Room: m.Bytes,
 		Inspect: func(context.Context, *store.Store) error { return boom }})
 	if !errors.Is(err, boom) {
 		t.Fatalf("Stage = %v, want Inspect's error", err)
 	}
-	if _, ok := backup.IsRefused(err); ok {
+	if _, ok := backupzip.IsRefused(err); ok {
 		t.Fatalf("Inspect's error is not the backup's fault: %v", err)
 	}
 	if _, err := os.Stat(store.StagingDir(dataDir)); !errors.Is(err, os.ErrNotExist) {
@@ -390,8 +390,8 @@ func TestStageRefusesADamagedZip(t *testing.T) {
 		bad := slices.Clone(raw)
 		bad[off+int64(zf.CompressedSize64)/2] ^= 0x20
 		dataDir := t.TempDir()
-		_, err = backup.Stage(context.Background(), openZip(t, bad), backup.StageConfig{DataDir: dataDir, Room: m.Bytes})
-		re, ok := backup.IsRefused(err)
+		_, err = backupzip.Stage(context.Background(), openZip(t, bad), backupzip.StageConfig{DataDir: dataDir, Room: m.Bytes})
+		re, ok := backupzip.IsRefused(err)
 		if !ok || re.File != zf.Name || !strings.Contains(re.Reason, c.says) {
 			t.Fatalf("Stage = %v, want %s refused: …%s…", err, zf.Name, c.says)
 		}
@@ -434,8 +434,8 @@ func TestOpenZipRefuses(t *testing.T) {
 			rec := make([]byte, 56)
 			copy(rec, "PK\x06\x06")
 			binary.LittleEndian.PutUint64(rec[4:], 44)
-			binary.LittleEndian.PutUint64(rec[24:], backup.MaxEntries+1)
-			binary.LittleEndian.PutUint64(rec[32:], backup.MaxEntries+1)
+			binary.LittleEndian.PutUint64(rec[24:], backupzip.MaxEntries+1)
+			binary.LittleEndian.PutUint64(rec[32:], backupzip.MaxEntries+1)
 			binary.LittleEndian.PutUint64(rec[40:], uint64(dirSize))
 			binary.LittleEndian.PutUint64(rec[48:], uint64(dirOff))
 			loc := make([]byte, 20)
@@ -460,10 +460,10 @@ func TestOpenZipRefuses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			raw := c.raw()
-			_, err := backup.OpenZip(bytes.NewReader(raw), int64(len(raw)))
-			re, ok := backup.IsRefused(err)
-			if !ok || re.File != backup.ZipName || !strings.Contains(re.Reason, c.says) {
-				t.Fatalf("OpenZip = %v, want %s refused: …%s…", err, backup.ZipName, c.says)
+			_, err := backupzip.OpenZip(bytes.NewReader(raw), int64(len(raw)))
+			re, ok := backupzip.IsRefused(err)
+			if !ok || re.File != backupzip.ZipName || !strings.Contains(re.Reason, c.says) {
+				t.Fatalf("OpenZip = %v, want %s refused: …%s…", err, backupzip.ZipName, c.says)
 			}
 		})
 	}
@@ -473,10 +473,10 @@ func TestListAndPrune(t *testing.T) {
 	dir := t.TempDir()
 	day := 24 * time.Hour
 	names := []string{
-		backup.FileName(when.Add(-1*day), "nightly"),
-		backup.FileName(when.Add(-5*day), "nightly"),
-		backup.FileName(when.Add(-3*day), "manual"),
-		backup.FileName(when.Add(-3*day-time.Second), "nightly"),
+		backupzip.FileName(when.Add(-1*day), "nightly"),
+		backupzip.FileName(when.Add(-5*day), "nightly"),
+		backupzip.FileName(when.Add(-3*day), "manual"),
+		backupzip.FileName(when.Add(-3*day-time.Second), "nightly"),
 	}
 	for i, n := range names {
 		if err := os.WriteFile(filepath.Join(dir, n), bytes.Repeat([]byte{'z'}, i+1), 0o600); err != nil {
@@ -490,13 +490,13 @@ func TestListAndPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Mkdir(filepath.Join(dir, backup.FileName(when, "dir")), 0o750); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, backupzip.FileName(when, "dir")), 0o750); err != nil {
 		t.Fatal(err)
 	}
 	if names[0] != "eventbox-20260619-150405-nightly.zip" {
 		t.Fatalf("FileName = %s", names[0])
 	}
-	kept, err := backup.List(dir)
+	kept, err := backupzip.List(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,7 +510,7 @@ func TestListAndPrune(t *testing.T) {
 	if kept[3].Bytes != 1 || kept[3].CreatedAt != when.Add(-day).UnixMilli() {
 		t.Fatalf("List's newest = %+v", kept[3])
 	}
-	if none, err := backup.List(filepath.Join(dir, "missing")); err != nil || none != nil {
+	if none, err := backupzip.List(filepath.Join(dir, "missing")); err != nil || none != nil {
 		t.Fatalf("List of a missing folder = %v, %v", none, err)
 	}
 
@@ -526,12 +526,12 @@ func TestListAndPrune(t *testing.T) {
 		{1, []string{names[2]}},
 	}
 	for _, c := range cases {
-		removed, err := backup.Prune(dir, c.days, when)
+		removed, err := backupzip.Prune(dir, c.days, when)
 		if err != nil || !slices.Equal(removed, c.removed) {
 			t.Fatalf("Prune(%d days) = %v, %v, want %v", c.days, removed, err, c.removed)
 		}
 	}
-	kept, _ = backup.List(dir)
+	kept, _ = backupzip.List(dir)
 	if len(kept) != 1 || kept[0].Name != names[0] {
 		t.Fatalf("left after pruning: %+v", kept)
 	}
@@ -540,20 +540,20 @@ func TestListAndPrune(t *testing.T) {
 func TestChooseTarget(t *testing.T) {
 	root := t.TempDir()
 	usb := filepath.Join(root, "media")
-	for _, d := range []string{"a/" + backup.USBFolder, "b", "c/" + backup.USBFolder} {
+	for _, d := range []string{"a/" + backupzip.USBFolder, "b", "c/" + backupzip.USBFolder} {
 		if err := os.MkdirAll(filepath.Join(usb, d), 0o750); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(usb, "b", backup.USBFolder), nil, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(usb, "b", backupzip.USBFolder), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	card := backup.Target{Kind: backup.OnCard, Dir: "/data/backups"}
+	card := backupzip.Target{Kind: backupzip.OnCard, Dir: "/data/backups"}
 	cases := []struct {
 		name   string
 		mounts []string
 		err    error
-		want   backup.Target
+		want   backupzip.Target
 	}{
 		{"no drive", []string{"/", "/boot"}, nil, card},
 		{"mounts unreadable", nil, errors.New("no proc"), card},
@@ -561,13 +561,13 @@ func TestChooseTarget(t *testing.T) {
 		{"the folder outside the roots", []string{root}, nil, card},
 		{"the root itself", []string{usb}, nil, card},
 		{"a drive with the folder", []string{"/", usb + "/c"}, nil,
-			backup.Target{Kind: backup.OnUSB, Dir: filepath.Join(usb, "c", backup.USBFolder)}},
+			backupzip.Target{Kind: backupzip.OnUSB, Dir: filepath.Join(usb, "c", backupzip.USBFolder)}},
 		{"the first in order", []string{usb + "/c", usb + "/b", usb + "/a"}, nil,
-			backup.Target{Kind: backup.OnUSB, Dir: filepath.Join(usb, "a", backup.USBFolder)}},
+			backupzip.Target{Kind: backupzip.OnUSB, Dir: filepath.Join(usb, "a", backupzip.USBFolder)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := backup.ChooseTarget(backup.TargetConfig{DataDir: "/data", USBRoots: []string{usb},
+			got := backupzip.ChooseTarget(backupzip.TargetConfig{DataDir: "/data", USBRoots: []string{usb},
 				Mounts: func() ([]string, error) { return c.mounts, c.err }})
 			if got != c.want {
 				t.Fatalf("ChooseTarget = %+v, want %+v", got, c.want)
@@ -579,8 +579,8 @@ func TestChooseTarget(t *testing.T) {
 func TestWriteFileLeavesOnlyWholeBackups(t *testing.T) {
 	s := newSource(t)
 	dir := filepath.Join(t.TempDir(), "backups")
-	name := backup.FileName(when, "manual")
-	m, size, err := backup.WriteFile(context.Background(), s.st, dir, name, backup.WriteOptions{Now: func() time.Time { return when }})
+	name := backupzip.FileName(when, "manual")
+	m, size, err := backupzip.WriteFile(context.Background(), s.st, dir, name, backupzip.WriteOptions{Now: func() time.Time { return when }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +591,7 @@ func TestWriteFileLeavesOnlyWholeBackups(t *testing.T) {
 	// A cancelled backup leaves no file at all.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := backup.WriteFile(ctx, s.st, dir, backup.FileName(when.Add(time.Hour), "manual"), backup.WriteOptions{}); err == nil {
+	if _, _, err := backupzip.WriteFile(ctx, s.st, dir, backupzip.FileName(when.Add(time.Hour), "manual"), backupzip.WriteOptions{}); err == nil {
 		t.Fatal("a cancelled backup was written")
 	}
 	entries, _ := os.ReadDir(dir)
@@ -602,7 +602,7 @@ func TestWriteFileLeavesOnlyWholeBackups(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".partial-42"), []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	backup.ClearPartial(dir)
+	backupzip.ClearPartial(dir)
 	entries, _ = os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != name {
 		t.Fatalf("folder after ClearPartial: %v", entries)

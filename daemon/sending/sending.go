@@ -1,11 +1,11 @@
-// Package outbound holds the console's settings of what the box sends
+// Package sending holds the console's settings of what the box sends
 // out by itself, for owners: mail (/api/admin/mail: the SMTP settings,
 // the admin address and its alerts, the queue, a test mail, a retry) and
 // webhooks (/api/admin/webhooks: the receivers, their latest deliveries,
 // a test message). The sending itself is daemon/mail and daemon/outbox;
 // what this package uses of them, and of the job runner, comes in through
 // its Config as small interfaces.
-package outbound
+package sending
 
 import (
 	"context"
