@@ -16,8 +16,8 @@ import (
 
 // The box's clock (daemon/clock; docs/decisions/trust.md, "A clock the box
 // can trust"): its state in GET /api/health and POST /api/admin/clock
-// (daemon/box), the two-step sign-in that works with a clock days off
-// (daemon/accounts), and the re-dating of what was recorded meanwhile
+// (daemon/api/box), the two-step sign-in that works with a clock days off
+// (daemon/api/accounts), and the re-dating of what was recorded meanwhile
 // (here).
 
 // ClockHooks reach the system's clock; nil fields are the real system's

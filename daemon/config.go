@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"eventbox/booth"
-	"eventbox/daemon/box"
+	"eventbox/daemon/api/box"
 	"eventbox/daemon/network"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"

@@ -11,9 +11,11 @@
 // upload gates); middleware.go is the middleware, and Run lists the
 // background services.
 //
-// Handlers live in the area packages under daemon/ (daemon/events,
-// daemon/moderation, …) and return an error, which daemon/web turns into
-// the { error, details } answer; the answers' shapes are daemon/dto,
+// Handlers live in the area packages under daemon/api (daemon/api/events,
+// daemon/api/moderation, …; an area that also runs a service or a job
+// kind of its own, such as daemon/printing, stays under daemon/) and
+// return an error, which daemon/web turns into the { error, details }
+// answer; the answers' shapes are daemon/dto,
 // built field by field from store records. The package reaches the
 // database only through package store. The layers, and what each package
 // holds, are in docs/architecture.md; internal/shape checks them. The

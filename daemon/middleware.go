@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"eventbox/daemon/access"
-	"eventbox/daemon/portal"
+	"eventbox/daemon/api/portal"
 	"eventbox/daemon/web"
 )
 

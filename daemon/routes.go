@@ -77,7 +77,7 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/setup", s.setup.State)
 	h("POST", "/api/setup", s.rate(s.limits.login, s.setup.Submit))
 	// The captive portal page (added: docs/decisions/guests.md, "Through
-	// the captive sheet"): the event's address, and "continue" (daemon/portal).
+	// the captive sheet"): the event's address, and "continue" (daemon/api/portal).
 	h("GET", "/api/portal", s.portal.State)
 	h("POST", "/api/portal/continue", s.portal.Continue)
 
@@ -162,7 +162,7 @@ func (s *Server) routes() http.Handler {
 	h("DELETE", "/api/admin/events/:id/logo", s.visitors.Admin(event(s.events.DeleteLogo)))
 	h("GET", "/api/admin/events/:id/qr", s.visitors.Admin(event(s.events.QR)))
 	h("POST", "/api/admin/events/:id/duplicate", s.visitors.Owner(event(s.events.DuplicateEvent)))
-	// Not in the spec: the printable signage kit (daemon/events/admin_signage.go).
+	// Not in the spec: the printable signage kit (daemon/api/events/admin_signage.go).
 	h("GET", "/api/admin/events/:id/signage", s.visitors.Admin(event(s.events.Signage)))
 	h("POST", "/api/admin/events/:id/end", s.visitors.Admin(event(s.events.EndEvent)))
 	h("POST", "/api/admin/events/:id/booth", s.visitors.Admin(event(s.boothAPI.Enable)))
@@ -195,7 +195,7 @@ func (s *Server) routes() http.Handler {
 	// Added route: the guests' addresses, as JSON or ?format=csv.
 	h("GET", "/api/admin/events/:id/contacts", s.visitors.Admin(event(s.events.Contacts)))
 
-	// Not in the spec: wall links (daemon/wall, docs/decisions.md, "Wall
+	// Not in the spec: wall links (daemon/api/wall, docs/decisions.md, "Wall
 	// links"); the hosts make and revoke them, a venue screen opens one
 	// by its token without signing in.
 	h("GET", "/api/admin/events/:id/walls", s.visitors.Admin(event(s.walls.List)))
@@ -258,11 +258,11 @@ func (s *Server) routes() http.Handler {
 
 	// Admin: backup and updates (owners).
 	// A restore is not held back by the storage guard: it may free
-	// space, and it checks its own room (daemon/box).
+	// space, and it checks its own room (daemon/api/box).
 	h("GET", "/api/admin/backup", s.visitors.Owner(s.box.Backup))
 	h("POST", "/api/admin/backup/restore", s.visitors.Owner(s.upload(s.accountUploader, s.box.Restore)))
 	h("PUT", "/api/admin/backup/retention", s.visitors.Owner(s.box.BackupRetention))
-	// Added route: set the box's clock from an owner's browser while it is unsure (daemon/box).
+	// Added route: set the box's clock from an owner's browser while it is unsure (daemon/api/box).
 	h("POST", "/api/admin/clock", s.visitors.Owner(s.box.SetClock))
 	h("GET", "/api/admin/updates", s.visitors.Owner(s.box.Updates))
 	h("POST", "/api/admin/updates/check", s.visitors.Owner(s.box.UpdatesCheck))
@@ -282,7 +282,7 @@ func (s *Server) routes() http.Handler {
 	h("GET", "/api/metrics", s.box.Metrics)
 	h("GET", "/api/health", s.box.Health)
 	// Added route: this interface's reference, the OpenAPI document of
-	// every route above (api/openapi.yaml, daemon/box).
+	// every route above (api/openapi.yaml, daemon/api/box).
 	h("GET", "/api/openapi.yaml", s.box.OpenAPI)
 
 	return rt

@@ -13,42 +13,42 @@ import (
 	"time"
 
 	"eventbox/assets"
-	"eventbox/daemon/accounts"
 	"eventbox/daemon/albums"
+	"eventbox/daemon/api/accounts"
+	"eventbox/daemon/api/box"
+	"eventbox/daemon/api/events"
+	"eventbox/daemon/api/gallery"
+	"eventbox/daemon/api/guests"
+	"eventbox/daemon/api/hearts"
+	"eventbox/daemon/api/moderation"
+	"eventbox/daemon/api/portal"
+	"eventbox/daemon/api/sending"
+	"eventbox/daemon/api/wall"
 	"eventbox/daemon/archive"
 	"eventbox/daemon/backups"
 	"eventbox/daemon/backupzip"
 	"eventbox/daemon/boothapi"
-	"eventbox/daemon/box"
 	"eventbox/daemon/clock"
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/cookie"
-	"eventbox/daemon/events"
-	"eventbox/daemon/gallery"
-	"eventbox/daemon/guests"
-	"eventbox/daemon/hearts"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/live"
 	"eventbox/daemon/mail"
 	"eventbox/daemon/mediafile"
 	"eventbox/daemon/metrics"
-	"eventbox/daemon/moderation"
 	"eventbox/daemon/network"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
-	"eventbox/daemon/portal"
 	"eventbox/daemon/printing"
 	"eventbox/daemon/printing/cups"
 	"eventbox/daemon/resumable"
-	"eventbox/daemon/sending"
 	"eventbox/daemon/service"
 	"eventbox/daemon/setup"
 	"eventbox/daemon/storage"
 	"eventbox/daemon/update"
 	"eventbox/daemon/variants"
 	"eventbox/daemon/visitor"
-	"eventbox/daemon/wall"
 	"eventbox/daemon/web"
 	"eventbox/netsetup"
 	"eventbox/qr"
@@ -73,7 +73,7 @@ type Server struct {
 	mailer   *mail.Mailer
 	// exporter is the cloud export's job kind, cloud its routes
 	// (daemon/cloudexport); sending the mail and webhook settings
-	// (daemon/sending).
+	// (daemon/api/sending).
 	exporter *cloudexport.Exporter
 	cloud    *cloudexport.API
 	// remote opens the cloud drive of the settings (webdav), for
@@ -105,7 +105,7 @@ type Server struct {
 	updateBackups Backups
 	metrics       *metrics.Metrics
 
-	// events answers the hosts' event routes (daemon/events).
+	// events answers the hosts' event routes (daemon/api/events).
 	events *events.API
 
 	// cookies signs the gr_guest, gr_share and gr_device cookies;
@@ -115,7 +115,7 @@ type Server struct {
 	// files sends media files (Range, download names, no position).
 	files *mediafile.Sender
 	// signIn and accounts are the console's sign-in and the owners'
-	// accounts and invitations (daemon/accounts).
+	// accounts and invitations (daemon/api/accounts).
 	signIn   *accounts.SignIn
 	accounts *accounts.API
 
@@ -127,7 +127,7 @@ type Server struct {
 
 	// storage is the storage guard (daemon/storage); backups makes the
 	// box's own backups (daemon/backups); box is the box's own routes
-	// (backup, restore, updates, stats, health, …: daemon/box).
+	// (backup, restore, updates, stats, health, …: daemon/api/box).
 	storage *storage.Guard
 	backups *backups.Service
 	box     *box.API
@@ -139,10 +139,10 @@ type Server struct {
 	placeholder func() ([]byte, error)
 
 	// guests answers the front page, the guest page and the media
-	// (daemon/guests).
+	// (daemon/api/guests).
 	guests *guests.API
 	// The live streams, wall links and the booth (daemon/live,
-	// daemon/wall, daemon/boothapi): changes publishes what changes of
+	// daemon/api/wall, daemon/boothapi): changes publishes what changes of
 	// photos and messages to the live hub.
 	changes  *live.Publisher
 	liveAPI  *live.API
@@ -152,7 +152,7 @@ type Server struct {
 	// setup is the first-run setup page's routes (daemon/setup).
 	setup *setup.API
 	// portal is the captive portal page's routes and the memory of the
-	// devices that went through it (daemon/portal).
+	// devices that went through it (daemon/api/portal).
 	portal *portal.API
 
 	// resumable is the guests' resumable uploads (tus, daemon/resumable).
@@ -452,7 +452,7 @@ func buildBoxAreas(ctx context.Context, s *Server) error {
 		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
 		Remote: s.remote, Notify: runner.Notify, Origin: s.origin})
-	// The mail and webhook settings (daemon/sending).
+	// The mail and webhook settings (daemon/api/sending).
 	s.sending = sending.New(sending.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: runner, Webhooks: s.outbox})
 	// The Network screen (daemon/network), added: NetworkManager through
 	// cfg.NetworkRunner; the crowd watch's counts, and the idle phones it
@@ -555,7 +555,7 @@ func buildPhotoAreas(_ context.Context, s *Server) error {
 		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: s.zips, ServeLogo: s.events.ServeLogo,
 		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
 			if r.URL.Query().Get("order") == "loved" {
-				// The most loved first (daemon/hearts): the photos with hearts.
+				// The most loved first (daemon/api/hearts): the photos with hearts.
 				q.Loved = true
 				return st.Photos().List(r.Context(), q)
 			}
@@ -565,7 +565,7 @@ func buildPhotoAreas(_ context.Context, s *Server) error {
 			}
 			return guests.ListPhotos(r.Context(), st.Photos(), q, taken)
 		}})
-	// Hearts (daemon/hearts): a joined guest's or a gallery browser's.
+	// Hearts (daemon/api/hearts): a joined guest's or a gallery browser's.
 	s.hearts = hearts.New(hearts.Config{Store: st, Cookies: s.cookies, Logger: s.log,
 		GuestOf: s.guests.GuestOf, GuestSees: s.guests.SeesPhoto, GalleryShare: s.gallery.UnlockedShare,
 		Live: s.changes})

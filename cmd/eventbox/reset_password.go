@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 
-	"eventbox/daemon/accounts"
+	"eventbox/daemon/api/accounts"
 	"eventbox/store"
 )
 

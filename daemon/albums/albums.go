@@ -2,7 +2,7 @@
 // photos that go in it, writes the PDF (album) with the cover,
 // the logo and each photo by its display variant, and lets one album be
 // made at a time (docs/decisions.md, "Printable album"). It knows
-// nothing of HTTP; the route is daemon/moderation's.
+// nothing of HTTP; the route is daemon/api/moderation's.
 package albums
 
 import (
@@ -286,7 +286,7 @@ func CoverDate(date, locale string) string {
 }
 
 // boothName is the name the box gives the photo booth's photos
-// (daemon/guests.BoothName); the album writes its own word for it.
+// (daemon/api/guests.BoothName); the album writes its own word for it.
 const boothName = "Photo booth"
 
 // Caption is a photo's caption in the album: its guest's name, the photo

@@ -34,7 +34,7 @@
 // HTTP status: daemon's web.ToError maps them all to the spec's codes in
 // one place.
 //
-// What stays in front of ingest (daemon and daemon/guests), and why:
+// What stays in front of ingest (daemon and daemon/api/guests), and why:
 // the gates that decide whether a request may upload at all (a joined
 // guest, uploads open, quota, rate limits, the per-guest and
 // per-address caps on uploads at once) are about the request and who

@@ -18,7 +18,7 @@ type Publisher struct {
 }
 
 // Changes is the live publisher as the areas that change photos and
-// messages see it (daemon/guests, moderation, hearts): which of the items
+// messages see it (daemon/api/guests, moderation, hearts): which of the items
 // are on the wall before a change, then their new state or their removal.
 // *Publisher is the daemon's; a test may record the calls instead.
 type Changes interface {

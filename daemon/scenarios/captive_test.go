@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/portal"
+	"eventbox/daemon/api/portal"
 )
 
 // User agents of the probes and sheets, as the devices send them.

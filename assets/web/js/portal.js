@@ -6,7 +6,7 @@
 // to open the event in the phone's own browser, with its address and a
 // copy button; "Continue" tells the box that this phone went through, so
 // that its connectivity checks are answered as online while the phone
-// uses the box (ten minutes after its last page) and the sheet goes away (daemon/portal, docs/decisions/guests.md,
+// uses the box (ten minutes after its last page) and the sheet goes away (daemon/api/portal, docs/decisions/guests.md,
 // "Through the captive sheet").
 import { h, $, clear, api } from './lib.js';
 import { LANGS, loadI18n, pickLang, saveLang } from './i18n.js';

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"eventbox/daemon/guests"
+	"eventbox/daemon/api/guests"
 	"eventbox/daemon/mail"
 	"eventbox/store"
 )

@@ -17,8 +17,8 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"eventbox/daemon/api/gallery"
 	"eventbox/daemon/cookie"
-	"eventbox/daemon/gallery"
 	"eventbox/daemon/passwords"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"

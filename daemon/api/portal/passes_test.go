@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/portal"
+	"eventbox/daemon/api/portal"
 )
 
 // clock is the injected clock of these tests.

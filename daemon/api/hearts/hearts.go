@@ -35,7 +35,7 @@ type Config struct {
 	// it (403 forbidden for a browser that has not joined).
 	GuestOf func(r *http.Request) (store.Event, store.Guest, error)
 	// GuestSees answers whether this browser may see the photo, by the
-	// rule of the guest media route (GET /api/media/:id, daemon/guests:
+	// rule of the guest media route (GET /api/media/:id, daemon/api/guests:
 	// the album's sharing and reveal, the guest's own photos): nil, or
 	// web.ErrNotFound (or web.ErrForbidden) when it may not, or the error
 	// that kept it from knowing.

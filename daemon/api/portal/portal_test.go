@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"eventbox/daemon/portal"
+	"eventbox/daemon/api/portal"
 )
 
 // passThrough is the next handler: it answers 299 so a test can tell that

@@ -278,7 +278,7 @@ func (g *API) Logo(w http.ResponseWriter, r *http.Request) error {
 
 // UnlockedShare resolves the :token link this browser may see, as the
 // photo list does: 404 for a dead link, 403 forbidden before its
-// password. The hearts of a link's visitors (daemon/hearts) go through it.
+// password. The hearts of a link's visitors (daemon/api/hearts) go through it.
 func (g *API) UnlockedShare(w http.ResponseWriter, r *http.Request) (store.Share, store.Event, error) {
 	return g.unlockedShare(w, r)
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"eventbox/daemon/albums"
+	"eventbox/daemon/api/moderation"
 	"eventbox/daemon/archive"
 	"eventbox/daemon/cookie"
-	"eventbox/daemon/moderation"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
