@@ -3,8 +3,11 @@ package docs
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -126,4 +129,123 @@ func architectureRows(t *testing.T, file string) []tableRow {
 		t.Fatal("docs/architecture.md has no package table under ## Packages")
 	}
 	return rows
+}
+
+// TestArchitectureDependsOnGoList holds the table's "depends on" cells to
+// what `go list` says the packages import: every package of the module a
+// cell names exists and is a dependency of its row's package (of its
+// code or of its tests), and every package of the module the row's
+// package imports is named in its cell (or a tree over it is), but for a
+// row that says it depends on "every package below" or "everything
+// below" and the row's own sub-packages. So a move or a new import fails
+// here until the table says so.
+func TestArchitectureDependsOnGoList(t *testing.T) {
+	root, _ := repoFiles(t)
+	const module = "eventbox"
+	cmd := exec.Command("go", "list", "-f",
+		`{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	// rel is an import path of the module as the table writes it.
+	rel := func(p string) (string, bool) {
+		if p == module {
+			return ".", true
+		}
+		r, ok := strings.CutPrefix(p, module+"/")
+		return r, ok
+	}
+	type pkgInfo struct{ imports, deps map[string]bool }
+	pkgs := map[string]pkgInfo{}
+	tops := map[string]bool{".": true}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		name, ok := rel(parts[0])
+		if !ok {
+			continue
+		}
+		info := pkgInfo{imports: map[string]bool{}, deps: map[string]bool{}}
+		for _, p := range strings.Fields(parts[1]) {
+			if r, ok := rel(p); ok {
+				info.imports[r] = true
+			}
+		}
+		for _, p := range strings.Fields(parts[2]) {
+			if r, ok := rel(p); ok {
+				info.deps[r] = true
+			}
+		}
+		pkgs[name] = info
+		top, _, _ := strings.Cut(name, "/")
+		tops[top] = true
+	}
+	// exists says whether name is a package or a folder over packages.
+	exists := func(name string) bool {
+		if _, ok := pkgs[name]; ok {
+			return true
+		}
+		for p := range pkgs {
+			if strings.HasPrefix(p, name+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	under := func(p, tree string) bool { return p == tree || strings.HasPrefix(p, tree+"/") }
+	code := regexp.MustCompile("`([^`]+)`")
+	for _, r := range architectureRows(t, filepath.Join(root, "docs", "architecture.md")) {
+		if len(r.cells) != 3 {
+			continue // TestArchitectureNamesEveryPackage says so
+		}
+		var named []string
+		for _, m := range code.FindAllStringSubmatch(r.cells[2], -1) {
+			name := strings.TrimSuffix(strings.TrimSuffix(m[1], "…"), "/")
+			if name == module {
+				name = "." // the module's root
+			}
+			top, _, _ := strings.Cut(name, "/")
+			if !tops[top] {
+				continue // not a package of the module: a library, a file
+			}
+			if !exists(name) {
+				t.Errorf("docs/architecture.md:%d: %s depends on %s, which is not a package of the module", r.line, r.pkg, name)
+				continue
+			}
+			named = append(named, name)
+		}
+		info, ok := pkgs[r.pkg]
+		if !ok {
+			continue // a tree's row, or TestArchitectureNamesEveryPackage's failure
+		}
+		for _, n := range named {
+			found := false
+			for d := range info.deps {
+				found = found || under(d, n)
+			}
+			if !found {
+				t.Errorf("docs/architecture.md:%d: %s does not depend on %s (go list)", r.line, r.pkg, n)
+			}
+		}
+		if strings.HasPrefix(r.cells[2], "every") {
+			continue
+		}
+		var missing []string
+		for imp := range info.imports {
+			if under(imp, r.pkg) && r.pkg != "." {
+				continue
+			}
+			if !slices.ContainsFunc(named, func(n string) bool { return under(imp, n) }) {
+				missing = append(missing, imp)
+			}
+		}
+		sort.Strings(missing)
+		for _, m := range missing {
+			t.Errorf("docs/architecture.md:%d: %s imports %s, which its row's \"depends on\" does not name", r.line, r.pkg, m)
+		}
+	}
 }
