@@ -20,6 +20,7 @@ import (
 
 	"eventbox/booth"
 	"eventbox/daemon"
+	"eventbox/daemon/daemontest"
 	"eventbox/store"
 )
 
@@ -419,7 +420,7 @@ func testBoothButton(t *testing.T) {
 
 func TestShutdownEndsBoothStreams(t *testing.T) {
 	ctx := context.Background()
-	clock := &fakeClock{t: time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC)}
+	clock := daemontest.NewFakeClock(time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC))
 	cfg := daemon.DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.AdminPassword = ownerPassword
@@ -452,7 +453,7 @@ func TestShutdownEndsBoothStreams(t *testing.T) {
 		<-ran
 		st.Close()
 	})
-	h := &harness{t: t, srv: srv, st: st, clock: clock, cfg: cfg}
+	h := wrap(t, &daemontest.Harness{T: t, Server: srv, Store: st, Clock: clock, Config: cfg})
 	owner := h.owner()
 	ev := h.createEvent(owner, map[string]any{"name": "Party"})
 	key := boothOn(t, owner, ev["id"].(string), map[string]any{})["boothKey"].(string)

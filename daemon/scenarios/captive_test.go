@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"eventbox/daemon/api/portal"
+	"eventbox/daemon/daemontest"
 )
 
 // User agents of the probes and sheets, as the devices send them.
@@ -165,7 +166,7 @@ func TestCaptiveSheetGoesAwayWhileTheGuestUsesTheBox(t *testing.T) {
 func TestPortalContinuesCannotEvictAPhonesPass(t *testing.T) {
 	h := newHarness(t)
 	h.createEvent(h.owner(), map[string]any{"name": "Captive"})
-	box := checkAnswers(t, h.d.Handler())
+	box := daemontest.CheckAnswers(t, h.d.Handler())
 	ask := func(method, url, addr string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, url, nil)
 		r.RemoteAddr = net.JoinHostPort(addr, "5000")

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"eventbox/daemon/daemontest"
 	"eventbox/store"
 )
 
@@ -36,11 +37,7 @@ func undecodablePNG() []byte {
 // variantJobs returns the unfinished (queued or running) variant jobs.
 func variantJobs(t *testing.T, st *store.Store) []store.Job {
 	t.Helper()
-	jobs, err := st.Jobs().Unfinished(context.Background(), store.VariantJobKind, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return jobs
+	return daemontest.VariantJobs(t, st)
 }
 
 // variantJob returns the photo's unfinished variant job, ok false when it

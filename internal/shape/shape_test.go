@@ -254,7 +254,7 @@ var layers = []struct {
 	{"areas", []string{"daemon/api/...", "daemon/boothapi", "daemon/cloudexport", "daemon/live", "daemon/network",
 		"daemon/printing", "daemon/resumable", "daemon/setup"}},
 	{"the daemon's wiring", []string{"daemon"}},
-	{"commands, packaging and load tools", []string{"cmd/...", "daemon/internal/...", "daemon/scenarios", "e2e/...", "netsetup/nmtest",
+	{"commands, packaging and load tools", []string{"cmd/...", "daemon/daemontest", "daemon/internal/...", "daemon/scenarios", "e2e/...", "netsetup/nmtest",
 		"packaging/...", "tools/..."}},
 }
 
