@@ -81,15 +81,15 @@ func TestCrowdOnTheHotspot(t *testing.T) {
 	if phones > 0 {
 		env = crowdEnv
 	}
-	start := time.Now()
+	start, cpu := time.Now(), cpuNow(nil)
 	radios := 3 + phones + 1 + ethernetPhones
 	c := newCardWith(t, image, t.TempDir(), crowdSettings, cardOptions{Radios: radios, Env: env})
 	m := bootMachine(t, c, "")
-	t.Logf("time: the box with %d virtual radios booted in %s", radios, time.Since(start).Round(time.Second))
+	t.Logf("time: the box with %d virtual radios booted in %s (%s)", radios, time.Since(start).Round(time.Second), cpu.since(m))
 	part := func(name string, f func(t *testing.T, m *machine)) {
-		start := time.Now()
+		start, cpu := time.Now(), cpuNow(m)
 		t.Run(name, func(t *testing.T) { f(t, m.in(t)) })
-		t.Logf("time: %s took %s", name, time.Since(start).Round(time.Second))
+		t.Logf("time: %s took %s (%s); the box's busiest processes since it booted:\n%s", name, time.Since(start).Round(time.Second), cpu.since(m), m.busiest())
 	}
 	part("one phone", onePhoneOnTheHotspot)
 	part("crowd", func(t *testing.T, m *machine) {
@@ -99,7 +99,7 @@ func TestCrowdOnTheHotspot(t *testing.T) {
 		crowdOnTheHotspot(t, m, phones)
 	})
 	part("an access point on the Ethernet port", phonesThroughAnEthernetAccessPoint)
-	t.Logf("time: the box's scenarios took %s in all", time.Since(start).Round(time.Second))
+	t.Logf("time: the box's scenarios took %s in all (%s)", time.Since(start).Round(time.Second), cpu.since(m))
 }
 
 // crowdMoves counts the joins and let-gos the crowd's phones reported

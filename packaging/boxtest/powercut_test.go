@@ -126,9 +126,9 @@ func (b *lossyBox) part(t *testing.T, name string, f func(t *testing.T, b *lossy
 	m := b.m.in(t)
 	m.sh("", "systemctl", "start", "eventbox") // nothing when it runs
 	m.waitHealth()
-	start := time.Now()
+	start, cpu := time.Now(), cpuNow(b.m)
 	ok := t.Run(name, func(t *testing.T) { f(t, b) })
-	t.Logf("time: %s took %s", name, time.Since(start).Round(time.Second))
+	t.Logf("time: %s took %s (%s); the box's busiest processes since its last boot:\n%s", name, time.Since(start).Round(time.Second), cpu.since(b.m), b.m.busiest())
 	if !ok {
 		t.FailNow()
 	}

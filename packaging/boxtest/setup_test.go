@@ -42,10 +42,10 @@ func (m *machine) runPhone(args ...string) phoneReport {
 func TestFromFirstStartToHome(t *testing.T) {
 	t.Parallel()
 	image := cardImage(t)
-	start := time.Now()
+	start, cpu := time.Now(), cpuNow(nil)
 	c := newCard(t, image, t.TempDir(), "")
 	m := bootMachine(t, c, "")
-	t.Logf("time: the blank box booted in %s", time.Since(start).Round(time.Second))
+	t.Logf("time: the blank box booted in %s (%s)", time.Since(start).Round(time.Second), cpu.since(m))
 	for _, p := range []struct {
 		name string
 		f    func(t *testing.T, m *machine)
@@ -53,9 +53,9 @@ func TestFromFirstStartToHome(t *testing.T) {
 		{"first start", firstStartOnTheSetupHotspot},
 		{"home Wi-Fi", func(t *testing.T, m *machine) { homeWiFi(t, m, "marc") }},
 	} {
-		t0 := time.Now()
+		t0, cpu := time.Now(), cpuNow(m)
 		ok := t.Run(p.name, func(t *testing.T) { p.f(t, m.in(t)) })
-		t.Logf("time: %s took %s", p.name, time.Since(t0).Round(time.Second))
+		t.Logf("time: %s took %s (%s); the box's busiest processes since it booted:\n%s", p.name, time.Since(t0).Round(time.Second), cpu.since(m), m.busiest())
 		if !ok {
 			break
 		}
