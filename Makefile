@@ -229,14 +229,11 @@ clean:
 IMAGE_SUITE ?= trixie
 IMAGE_MIRROR ?= http://deb.debian.org/debian
 IMAGE_OUT ?= dist/eventbox-$(VERSION)-arm64.img
-# The image's build runs at the lowest CPU and I/O priority, so a machine
-# building it stays usable; CI, where it is the longest part, sets it empty.
-IMAGE_NICE ?= nice -n 19 ionice -c3
 .PHONY: image
 image: dist/eventbox-linux-arm64
 	rm -rf dist/image-deb && sh packaging/build-deb.sh $(DEB_VERSION) arm64 dist/eventbox-linux-arm64 dist/image-deb
 	IMAGE_SUITE=$(IMAGE_SUITE) IMAGE_MIRROR=$(IMAGE_MIRROR) \
-		$(IMAGE_NICE) bash packaging/image/build.sh dist/image-deb/eventbox_*_arm64.deb $(IMAGE_OUT)
+		nice -n 19 ionice -c3 bash packaging/image/build.sh dist/image-deb/eventbox_*_arm64.deb $(IMAGE_OUT)
 
 ## boxtest: the card image ($(BOXTEST_IMAGE), made by make image when it
 ## is missing) booted in qemu-system-aarch64 as the box: its hotspot on a

@@ -7,13 +7,12 @@
 #
 #   ci-box.sh               all of it, in order
 #   ci-box.sh prepare       only the installs and the binfmt registration
-#   ci-box.sh image OUT     prepare, then the card image into OUT
+#   ci-box.sh image OUT     prepare, then the card image into OUT (niced)
 #   ci-box.sh boot IMAGE    prepare, then every box scenario on IMAGE
 #
 # .ci/run builds the image in the background (image) while the Go tests
-# run, then boots it (boot): the image and the boots are the run's longest
-# lane, so they run at normal priority and the tests after make test
-# yield to them.
+# run, then boots it (boot), so the image's downloads and its emulated
+# package scripts use what the tests leave idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/go/bin:$PATH"
@@ -62,13 +61,14 @@ if [ "$(uname -m)" != aarch64 ] && ! grep -qs '^enabled' /proc/sys/fs/binfmt_mis
 	grep -qs '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 || fail "qemu-aarch64 is not registered with binfmt_misc"
 fi
 
-# build_image OUT: the card image from scratch, at normal priority (the
-# Makefile's image target would nice it).
+# build_image OUT: the card image from scratch, at the lowest CPU and I/O
+# priority (build.sh niceness covers mmdebstrap; this covers the Go build
+# and the .deb), so tests running beside it keep their timing.
 build_image() {
 	step "building the card image from scratch (make image)"
 	local t0 size
 	t0=$(date +%s)
-	make --no-print-directory image VERSION=1.0.0-ci IMAGE_OUT="$1" IMAGE_NICE=
+	nice -n 19 make --no-print-directory image VERSION=1.0.0-ci IMAGE_OUT="$1"
 	size=$(($(stat -c %s "$1") / 1024 / 1024))
 	step "card image built in $(($(date +%s) - t0)) s, $size MiB"
 }
