@@ -151,7 +151,7 @@ latency:
 # they would run again exactly as they did).
 BROWSERTEST_SKIP ?= ^$$
 browsertest: axe
-	$(GO) test -count=1 -timeout 15m -skip '$(BROWSERTEST_SKIP)' ./e2e -sweep
+	$(GO) test -count=1 -timeout 30m -skip '$(BROWSERTEST_SKIP)' ./e2e -sweep
 
 ## shots: screenshots of the main pages at phone, laptop and venue-screen
 ## sizes in English and French, in $(SHOTS) (not committed)
