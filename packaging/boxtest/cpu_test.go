@@ -26,7 +26,9 @@ func cpuNow(running *machine) cpuUse {
 		test:     rusageCPU(self),
 		programs: rusageCPU(children),
 	}
-	if running != nil && running.qemu != nil && running.qemu.Process != nil && running.qemu.ProcessState == nil {
+	// An emulator already reaped is in the children's count; its /proc
+	// entry is gone then, and procCPU answers 0.
+	if running != nil && running.qemu != nil && running.qemu.Process != nil {
 		u.programs += procCPU(running.qemu.Process.Pid)
 	}
 	return u
