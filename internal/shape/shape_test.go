@@ -248,7 +248,7 @@ var layers = []struct {
 	{"the access rules and the answers' shapes", []string{"daemon/access", "daemon/dto"}},
 	{"the HTTP kernel and who asks", []string{"daemon/web", "daemon/visitor", "daemon/mediafile"}},
 	{"services", []string{"daemon/albums", "daemon/archive", "daemon/backupzip", "daemon/backups", "daemon/ingest",
-		"daemon/jobs", "daemon/mail", "daemon/outbox", "daemon/storage", "daemon/update", "daemon/variants"}},
+		"daemon/jobs", "daemon/mail", "daemon/outbox", "daemon/photos", "daemon/storage", "daemon/update", "daemon/variants"}},
 	// The areas are the packages under daemon/api; those that also hold a
 	// background service or a job kind of their own stay daemon/<name>.
 	{"areas", []string{"daemon/api/...", "daemon/boothapi", "daemon/cloudexport", "daemon/live", "daemon/network",
