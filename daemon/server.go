@@ -493,7 +493,7 @@ func buildEventAreas(_ context.Context, s *Server) error {
 		Notices: boxNotices{make: s.notice, outbox: s.outbox}, Live: s.changes})
 	// The hosts' events: settings, logo, QR codes, signs, end, booth key, places, addresses.
 	s.events = events.New(events.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
-		PasswordCost: cfg.PasswordCost, Origin: s.origin, EventBySlug: s.guests.EventBySlug,
+		PasswordCost: cfg.PasswordCost, Origin: s.origin,
 		Forms: s.ingest, Files: s.files, QR: s.qr, HotspotWiFi: cfg.HotspotWiFi,
 		Outbound: eventOutbound{boxNotices: boxNotices{make: s.notice, outbox: s.outbox},
 			mailer: s.mailer, guests: s.guests, cloud: s.cloud, runner: runner},
@@ -506,7 +506,7 @@ func buildEventAreas(_ context.Context, s *Server) error {
 		CUPS: cups.New(cfg.CUPS), Pool: s.variants.Pool(), QR: s.qr, Origin: s.origin, DefaultOrigin: s.defaultOrigin(),
 		Notify: func() { runner.Notify(store.PrintJobKind) }, Notices: boxNotices{make: s.notice, outbox: s.outbox},
 		Poll: cfg.PrintPoll, DeviceSchemes: cfg.PrintDevices,
-		EventBySlug: s.guests.EventBySlug, Documents: printDocuments{albums: s.albums, events: s.events}})
+		Documents: printDocuments{albums: s.albums, events: s.events}})
 	if err := runner.Register(s.printing.Kind()); err != nil {
 		return fmt.Errorf("setting up the job runner: %w", err)
 	}
@@ -574,7 +574,7 @@ func buildPhotoAreas(_ context.Context, s *Server) error {
 	s.walls = wall.New(wall.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Hub: s.live,
 		Files: s.files, QR: s.qr, Origin: s.origin, QRStyle: s.events.QRStyle})
 	s.boothAPI = boothapi.New(boothapi.Config{Store: st, Visitors: s.visitors, Logger: s.log, Relay: s.booth,
-		QR: s.qr, Origin: s.origin, EventBySlug: s.guests.EventBySlug})
+		QR: s.qr, Origin: s.origin})
 	// Resumable uploads (daemon/resumable): their whole file goes
 	// through the spec's upload routes, inside the PATCH's upload slot.
 	var err error

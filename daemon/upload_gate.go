@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"eventbox/daemon/photos"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 )
@@ -278,7 +279,7 @@ func isTimeout(err error) bool {
 // guestUploader is who(r) for guest upload routes: the guest id of the
 // browser's pass for the :slug event.
 func (s *Server) guestUploader(r *http.Request) string {
-	e, err := s.guests.EventBySlug(r)
+	e, err := photos.EventBySlug(r, s.store.Events())
 	if err != nil {
 		return ""
 	}

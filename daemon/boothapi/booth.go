@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"eventbox/daemon/dto"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/qr"
@@ -44,26 +45,22 @@ type Config struct {
 	// Origin is the box's address as the request reached it, for the
 	// booth link.
 	Origin func(r *http.Request) string
-	// EventBySlug loads the event of the :slug parameter (404 when there
-	// is none).
-	EventBySlug func(r *http.Request) (store.Event, error)
 }
 
 // API is the booth routes. Build it with New.
 type API struct {
-	store       *store.Store
-	visitors    *visitor.Resolver
-	log         *slog.Logger
-	relay       *Relay
-	qr          *qr.Renderer
-	origin      func(r *http.Request) string
-	eventBySlug func(r *http.Request) (store.Event, error)
+	store    *store.Store
+	visitors *visitor.Resolver
+	log      *slog.Logger
+	relay    *Relay
+	qr       *qr.Renderer
+	origin   func(r *http.Request) string
 }
 
 // New makes the booth routes.
 func New(cfg Config) *API {
 	return &API{store: cfg.Store, visitors: cfg.Visitors, log: cfg.Logger, relay: cfg.Relay, qr: cfg.QR,
-		origin: cfg.Origin, eventBySlug: cfg.EventBySlug}
+		origin: cfg.Origin}
 }
 
 type boothRequest struct {
@@ -170,7 +167,7 @@ func boothKeyMatches(e store.Event, key string) bool {
 // key, or a booth that is off, gets 403. A device that is already the
 // booth with the current key stays the same guest.
 func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.eventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}
@@ -202,7 +199,7 @@ func isBooth(g store.Guest, e store.Event) bool {
 // the event's booth device as Server-Sent Events (docs/design.md, "Booth
 // push"). Anyone else, or a device whose key was replaced, gets 403.
 func (a *API) Events(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.eventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"eventbox/daemon/photos"
 	"eventbox/daemon/printing/cups"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -515,7 +516,7 @@ type boothPrintingBody struct {
 // BoothPrinting answers GET /api/e/:slug/booth/printing: the booth
 // page's printing line.
 func (a *API) BoothPrinting(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}
@@ -552,7 +553,7 @@ func (a *API) BoothPrinting(w http.ResponseWriter, r *http.Request) error {
 // BoothPrint answers POST /api/e/:slug/booth/print: the booth's tap on
 // its own photo, up to the settings' copies.
 func (a *API) BoothPrint(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}

@@ -63,8 +63,6 @@ type Config struct {
 	// Notices makes the printer's attention notice and wakes the outbox
 	// once it is stored; nil: no notice.
 	Notices Notices
-	// EventBySlug loads the :slug event (404 when none).
-	EventBySlug func(r *http.Request) (store.Event, error)
 	// Documents makes the album and the signs a print may carry; nil:
 	// neither can be printed.
 	Documents Documents

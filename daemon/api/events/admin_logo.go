@@ -16,6 +16,7 @@ import (
 
 	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/web"
 	"eventbox/imaging"
 	"eventbox/store"
@@ -104,7 +105,7 @@ func (a *API) DeleteLogo(w http.ResponseWriter, r *http.Request, e store.Event) 
 // good when v names the current version, briefly otherwise; 404 without a
 // logo.
 func (a *API) Logo(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.cfg.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}

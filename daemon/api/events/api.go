@@ -71,8 +71,6 @@ type Config struct {
 
 	// Origin is the scheme and host the box's links start with.
 	Origin func(r *http.Request) string
-	// EventBySlug is the event of the :slug parameter (the guests' routes).
-	EventBySlug func(r *http.Request) (store.Event, error)
 	// Forms reads the logo's upload.
 	Forms FormReader
 	// Files sends the logo.
