@@ -40,6 +40,7 @@ import (
 	"eventbox/daemon/network"
 	"eventbox/daemon/outbox"
 	"eventbox/daemon/passwords"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/printing"
 	"eventbox/daemon/printing/cups"
 	"eventbox/daemon/resumable"
@@ -99,7 +100,10 @@ type Server struct {
 	names    *ownNames
 	uploads  *uploadGate
 	ingest   *ingest.Ingester
-	updater  *update.Updater
+	// photos takes an upload from its body to its answer, for the
+	// guests, the booth and the hosts' import (daemon/photos).
+	photos  *photos.Receiver
+	updater *update.Updater
 	// updateBackups makes the backup before an update (backups, unless
 	// Config.Backups gives another).
 	updateBackups Backups
@@ -301,7 +305,8 @@ func buildBoxServices(ctx context.Context, s *Server) error {
 
 // buildMediaServices makes the services of the photos and of what leaves
 // the box: the variants, the cloud export, mail, the outbox, the booth's
-// relay, the ingest of uploads and the printable album.
+// relay, the ingest of uploads and their way to a stored photo, and the
+// printable album.
 func buildMediaServices(_ context.Context, s *Server) error {
 	cfg, st, runner := s.cfg, s.store, s.jobs
 	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, OutOfProcess: cfg.ImageOutOfProcess,
@@ -354,6 +359,9 @@ func buildMediaServices(_ context.Context, s *Server) error {
 			s.photoStored()
 			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, true, nil)
 		}})
+	s.photos = photos.NewReceiver(photos.Config{Ingest: s.ingest, Variants: s.variants,
+		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
+		Uploaded: s.metrics.Upload})
 	// The printable album, for the hosts' download and the printer.
 	s.albums = albums.New(albums.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
 		Display: guestVariants{s.variants}.Ensure})
@@ -473,7 +481,7 @@ func buildBoxAreas(ctx context.Context, s *Server) error {
 	s.box = box.New(box.Config{Store: st, Clock: s.clock, Visitors: s.visitors, Logger: s.log, Now: cfg.Now, Version: cfg.Version,
 		DataDir: cfg.DataDir, Storage: s.storage, Backups: s.backups, UpdateBackups: s.updateBackups,
 		Updater: s.updater, Restart: cfg.Restart, Jobs: runner, Metrics: s.metrics.Handler(),
-		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: guests.BoothName,
+		MetricsToken: cfg.MetricsToken, BoxCA: cfg.BoxCA, BoothName: photos.BoothName,
 		AbortStream: func(r *http.Request, err error) error { return web.AbortStream(s.log, r, err) }, WriteError: s.writeError})
 	return nil
 }
@@ -485,8 +493,7 @@ func buildEventAreas(_ context.Context, s *Server) error {
 	cfg, st, runner := s.cfg, s.store, s.jobs
 	// The guests' routes, over what the daemon keeps: limits, notices, live updates, variants.
 	s.guests = guests.New(guests.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
-		MaxUploadMB: cfg.MaxUploadMB, MaxVideoMB: cfg.MaxVideoMB, MaxVideoSeconds: cfg.MaxVideoSeconds,
-		Ingest: s.ingest, Files: s.files, EventCode: s.guards.eventCode, AllowUpload: s.allowUpload,
+		Photos: s.photos, Ingest: s.ingest, Files: s.files, EventCode: s.guards.eventCode, AllowUpload: s.allowUpload,
 		Origin: s.origin, HTTPS: box.HTTPS(cfg.HTTPSPort, cfg.BoxCA),
 		Variants: guestVariants{s.variants}, Placeholder: s.servePlaceholder,
 		BoothCaptured: s.booth.Captured, Uploaded: s.metrics.Upload,
@@ -544,27 +551,12 @@ func (d printDocuments) Signage(ctx context.Context, e store.Event, q url.Values
 func buildPhotoAreas(_ context.Context, s *Server) error {
 	cfg, st := s.cfg, s.store
 	s.moderation = moderation.New(moderation.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
-		PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize, Archive: s.zips,
-		Album: s.albums,
-		Live:  s.changes, RetryVariants: s.variants.Nudge,
-		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
-			return s.guests.ReceivePhoto(w, r, e, p, 0, "credit")
-		}})
+		PhotoPage: photos.PhotoPageSize, MessagePage: photos.MessagePageSize, Archive: s.zips,
+		Album: s.albums, Live: s.changes, RetryVariants: s.variants.Nudge, Photos: s.photos})
 	s.gallery = gallery.New(gallery.Config{Store: st, Visitors: s.visitors, Logger: s.log, Now: cfg.Now,
-		PasswordCost: cfg.PasswordCost, PhotoPage: guests.PhotoPageSize, MessagePage: guests.MessagePageSize,
+		PasswordCost: cfg.PasswordCost, PhotoPage: photos.PhotoPageSize, MessagePage: photos.MessagePageSize,
 		Origin: s.origin, LinkPass: s.guards.linkPass, Archive: s.zips, ServeLogo: s.events.ServeLogo,
-		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
-			if r.URL.Query().Get("order") == "loved" {
-				// The most loved first (daemon/api/hearts): the photos with hearts.
-				q.Loved = true
-				return st.Photos().List(r.Context(), q)
-			}
-			taken, err := guests.ParseOrder(r)
-			if err != nil {
-				return store.Page[store.Photo]{}, err
-			}
-			return guests.ListPhotos(r.Context(), st.Photos(), q, taken)
-		}})
+		Photos: st.Photos()})
 	// Hearts (daemon/api/hearts): a joined guest's or a gallery browser's.
 	s.hearts = hearts.New(hearts.Config{Store: st, Cookies: s.cookies, Logger: s.log,
 		GuestOf: s.guests.GuestOf, GuestSees: s.guests.SeesPhoto, GalleryShare: s.gallery.UnlockedShare,

@@ -286,7 +286,7 @@ func CoverDate(date, locale string) string {
 }
 
 // boothName is the name the box gives the photo booth's photos
-// (daemon/api/guests.BoothName); the album writes its own word for it.
+// (daemon/photos.BoothName); the album writes its own word for it.
 const boothName = "Photo booth"
 
 // Caption is a photo's caption in the album: its guest's name, the photo

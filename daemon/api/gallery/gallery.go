@@ -14,6 +14,7 @@ import (
 	"eventbox/daemon/archive"
 	"eventbox/daemon/dto"
 	"eventbox/daemon/passwords"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
@@ -37,10 +38,8 @@ type Config struct {
 	LinkPass *web.GuessGuard
 	// Archive streams a link's photos as a ZIP.
 	Archive *archive.Streamer
-	// ListPhotos answers a page of q in the order the request's order=
-	// asks (as the guests' list does): newest upload first, paged, or
-	// the order taken, whole; a bad order= is a field error.
-	ListPhotos func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error)
+	// Photos lists the store's photos (st.Photos()).
+	Photos photos.Lister
 	// ServeLogo answers the event's logo (404 when it has none).
 	ServeLogo func(w http.ResponseWriter, r *http.Request, e store.Event) error
 }
@@ -197,7 +196,9 @@ func (g *API) Unlock(w http.ResponseWriter, r *http.Request) error {
 // Photos lists the link's photos, newest first: visible
 // ones, favorites only when the link says so, challenge= and (added) spot=
 // (a place) narrow, (added) favorites=1 keeps the hosts' favorites only,
-// before= pages.
+// before= pages. order= is as the guests' list's (photos.ParseOrder:
+// new, or taken, whole), or loved: the most loved first, the photos
+// with hearts only (daemon/api/hearts).
 func (g *API) Photos(w http.ResponseWriter, r *http.Request) error {
 	sh, e, err := g.unlockedShare(w, r)
 	if err != nil {
@@ -217,11 +218,26 @@ func (g *API) Photos(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := access.PhotoQuery(e.ID, access.GalleryPhotos(access.ShareLink(sh), r.URL.Query().Get("favorites") == "1"))
 	q.ChallengeID, q.SpotID, q.Before, q.Limit = challenge, spot, before, g.cfg.PhotoPage
-	page, err := g.cfg.ListPhotos(r, q)
+	page, err := g.listPhotos(r, q)
 	if err != nil {
 		return err
 	}
 	return web.JSON(w, r, http.StatusOK, dto.PhotoPage(page, "", false))
+}
+
+// listPhotos answers a page of q in the order the request's order= asks:
+// loved (paged), or as photos.ParseOrder reads it; a bad order= is a
+// field error.
+func (g *API) listPhotos(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
+	if r.URL.Query().Get("order") == "loved" {
+		q.Loved = true
+		return g.cfg.Photos.List(r.Context(), q)
+	}
+	taken, err := photos.ParseOrder(r)
+	if err != nil {
+		return store.Page[store.Photo]{}, err
+	}
+	return photos.ListPhotos(r.Context(), g.cfg.Photos, q, taken)
 }
 
 // Messages lists the guestbook's visible messages through a

@@ -45,6 +45,17 @@ type harness struct {
 	queries []store.PhotoQuery
 }
 
+// photoRecorder is the harness as the store's photos: it records each
+// query and answers an empty page.
+type photoRecorder harness
+
+func (p *photoRecorder) List(_ context.Context, q store.PhotoQuery) (store.Page[store.Photo], error) {
+	p.mu.Lock()
+	p.queries = append(p.queries, q)
+	p.mu.Unlock()
+	return store.Page[store.Photo]{}, nil
+}
+
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	c := testclock.New(time.Date(2026, 6, 20, 15, 0, 0, 0, time.UTC))
@@ -64,12 +75,7 @@ func newHarness(t *testing.T) *harness {
 		PasswordCost: 4, PhotoPage: photoPage, MessagePage: 5,
 		Origin:   func(*http.Request) string { return origin },
 		LinkPass: web.NewGuessGuard(budget, window, c.Now),
-		ListPhotos: func(r *http.Request, q store.PhotoQuery) (store.Page[store.Photo], error) {
-			h.mu.Lock()
-			h.queries = append(h.queries, q)
-			h.mu.Unlock()
-			return store.Page[store.Photo]{}, nil
-		},
+		Photos:   (*photoRecorder)(h),
 		ServeLogo: func(w http.ResponseWriter, r *http.Request, e store.Event) error {
 			_, err := io.WriteString(w, "logo of "+e.Name)
 			return err
@@ -550,6 +556,58 @@ func TestPhotosAskWhatTheLinkShows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPhotosInTheOrderAsked lists newest first, paged, by default and
+// with order=new; the order taken whole from the start; the most loved,
+// paged; and refuses any other order before listing.
+func TestPhotosInTheOrderAsked(t *testing.T) {
+	h := newHarness(t)
+	e := h.event(nil)
+	sh := h.share(e, "", nil)
+	for _, c := range []struct {
+		query  string
+		status int
+		// want is the one query asked, from the page asked for.
+		want func(q store.PhotoQuery) store.PhotoQuery
+	}{
+		{"", 200, func(q store.PhotoQuery) store.PhotoQuery { return q }},
+		{"?order=new", 200, func(q store.PhotoQuery) store.PhotoQuery { return q }},
+		{"?order=taken", 200, func(q store.PhotoQuery) store.PhotoQuery { q.Before, q.Limit = 0, 500; return q }},
+		{"?order=loved", 200, func(q store.PhotoQuery) store.PhotoQuery { q.Loved = true; return q }},
+		{"?order=old", 400, nil},
+		{"?order=Loved", 400, nil},
+	} {
+		t.Run(c.query, func(t *testing.T) {
+			h.mu.Lock()
+			h.queries = nil
+			h.mu.Unlock()
+			a := h.browser().do("GET", "/api/g/"+sh.Token+"/photos"+c.query+sep(c.query)+"before=1700000000000", "")
+			if a.status != c.status {
+				t.Fatalf("%d %s, want %d", a.status, a.body, c.status)
+			}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if c.want == nil {
+				if a.json(t)["error"] != "bad_request" || len(h.queries) != 0 {
+					t.Fatalf("%s, with %d lists asked; want a bad request and none", a.body, len(h.queries))
+				}
+				return
+			}
+			want := c.want(store.PhotoQuery{EventID: e.ID, Status: store.StatusVisible, Before: 1700000000000, Limit: photoPage})
+			if len(h.queries) != 1 || h.queries[0] != want {
+				t.Fatalf("asked %+v, want %+v", h.queries, want)
+			}
+		})
+	}
+}
+
+// sep is what joins another parameter to query.
+func sep(query string) string {
+	if query == "" {
+		return "?"
+	}
+	return "&"
 }
 
 func TestAnExpiredLinkIsGone(t *testing.T) {

@@ -7,10 +7,12 @@
 // under /api/e/:slug/booth and the event's logo stay with their areas.
 //
 // Who asks is read by visitor.Resolver; what they may see or do is
-// decided by daemon/access; the upload body goes through daemon/ingest.
-// What the daemon keeps to itself (the limits per guest and address, the
-// live updates of walls and consoles, the notices, the variants, the
-// placeholder tile) comes in through Config.
+// decided by daemon/access; the event of a :slug, the photo lists' order
+// and the upload of a photo or video from its body to its answer are
+// daemon/photos', shared with the other areas; the guestbook's body goes
+// through daemon/ingest. What the daemon keeps to itself (the limits per
+// guest and address, the live updates of walls and consoles, the
+// notices, the variants, the placeholder tile) comes in through Config.
 package guests
 
 import (
@@ -23,16 +25,14 @@ import (
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/live"
 	"eventbox/daemon/mediafile"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
-// Variants is the photo variant maker as the guest routes use it.
+// Variants is the photo variant maker as the media route uses it.
 type Variants interface {
-	// Receive marks an upload body as being received until done is
-	// called (background image work yields to it).
-	Receive() (done func())
 	// Ensure makes a photo's thumb and display unless they exist; ok is
 	// false, with a nil error, when they cannot be served now (set aside,
 	// waiting for a retry, or the attempt failed).
@@ -59,13 +59,10 @@ type Config struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 
-	// MaxUploadMB, MaxVideoMB and MaxVideoSeconds are the box's upload
-	// limits (daemon.Config's fields of the same names).
-	MaxUploadMB     int
-	MaxVideoMB      int
-	MaxVideoSeconds int
-
-	// Ingest stores uploads; Files sends stored media files.
+	// Photos receives the photo and video uploads, and holds the box's
+	// upload limits the public event tells the page.
+	Photos *photos.Receiver
+	// Ingest reads the guestbook's form; Files sends stored media files.
 	Ingest *ingest.Ingester
 	Files  *mediafile.Sender
 	// EventCode is the failure budget of wrong access codes, per event.
@@ -84,8 +81,8 @@ type Config struct {
 	Placeholder web.HandlerFunc
 	// BoothCaptured tells the booth that its photo is in.
 	BoothCaptured func()
-	// Uploaded counts a stored upload of a kind (photo, video, voice)
-	// in the metrics.
+	// Uploaded counts a stored upload of a kind (the guestbook's voice
+	// notes; Photos counts the photos and videos) in the metrics.
 	Uploaded func(kind string)
 
 	// Notices stores a new message's notice with it and wakes the outbox.

@@ -8,26 +8,19 @@ import (
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/web"
 	"eventbox/i18n"
 	"eventbox/store"
 )
 
-// EventBySlug loads the event of the :slug parameter (404 when there is
-// none); the booth's routes and the event's logo use it too.
-func (a *API) EventBySlug(r *http.Request) (store.Event, error) {
-	slug := web.Param(r, "slug")
-	if slug == "" || len(slug) > 32 {
-		return store.Event{}, web.ErrNotFound
-	}
-	return a.store.Events().BySlug(r.Context(), strings.ToLower(slug))
-}
-
 // GuestOf resolves the event of the :slug parameter and the guest this
 // browser is in it; a browser that has not joined gets 403 forbidden.
-// The booth's stream uses it too.
+// The hearts routes use it too, lent by the wiring: who is a guest of the
+// event is this area's, read from the guest pass its join and unlock
+// give.
 func (a *API) GuestOf(r *http.Request) (store.Event, store.Guest, error) {
-	e, err := a.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return store.Event{}, store.Guest{}, err
 	}
@@ -123,7 +116,7 @@ type publicEventBody struct {
 // PublicEvent is what the guest page loads first: the event as a
 // guest may see it (never the access code) and this browser's standing.
 func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}
@@ -133,6 +126,7 @@ func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	places := dto.SpotsOf(spots)
+	limits := a.cfg.Photos.Limits()
 	body := publicEventBody{Event: publicEventDTO{
 		Slug: e.Slug, Name: e.Name, Description: e.Description, EventDate: full.EventDate,
 		AccentColor: full.AccentColor, NeedsCode: e.AccessCode != "",
@@ -143,12 +137,12 @@ func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
 		AllowVideos: e.AllowVideos, AlbumShared: e.AlbumShared, RevealAt: dto.NullTime(e.RevealAt), Challenges: full.Challenges,
 		Spots: places, Frame: e.Frame, CaptureFilters: full.CaptureFilters, LogoVersion: full.LogoVersion,
 		Ended:  e.EndedAt != 0,
-		Limits: guestLimitsDTO{ImageBytes: int64(a.cfg.MaxUploadMB) << 20},
+		Limits: guestLimitsDTO{ImageBytes: limits.PhotoBytes},
 		HTTPS:  a.cfg.HTTPS,
 	}}
 	if e.AllowVideos {
-		body.Event.Limits.VideoBytes = int64(a.cfg.MaxVideoMB) << 20
-		body.Event.Limits.VideoSeconds = a.cfg.MaxVideoSeconds
+		body.Event.Limits.VideoBytes = limits.VideoBytes
+		body.Event.Limits.VideoSeconds = limits.VideoSeconds
 	}
 	quota, used := e.MaxPhotosPerGuest, 0
 	if g, err := a.visitors.JoinedGuest(r, e); err == nil {
@@ -176,7 +170,7 @@ func (a *API) PublicEvent(w http.ResponseWriter, r *http.Request) error {
 // Join joins an event without an access code. Joining again keeps
 // the guest this browser already is.
 func (a *API) Join(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}
@@ -195,7 +189,7 @@ type unlockRequest struct {
 // per-address limit of the route, the event's failure budget holds the
 // addresses that guessed wrong once it is spent (web.GuessGuard).
 func (a *API) Unlock(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}
@@ -228,8 +222,6 @@ type guestNameBody struct {
 	Name string `json:"name"`
 }
 
-const maxGuestName = 60
-
 // SetName sets the guest's name, kept in the record (for captions)
 // and in the cookie.
 func (a *API) SetName(w http.ResponseWriter, r *http.Request) error {
@@ -242,7 +234,7 @@ func (a *API) SetName(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := strings.Join(strings.Fields(req.Name), " ")
-	if n := utf8.RuneCountInString(name); n < 1 || n > maxGuestName {
+	if n := utf8.RuneCountInString(name); n < 1 || n > photos.MaxGuestName {
 		return web.Field("name", "must be 1 to 60 characters")
 	}
 	if msg := web.LineProblem(name); msg != "" {

@@ -1,32 +1,21 @@
 package guests
 
 import (
-	"context"
-	"fmt"
 	"mime"
 	"net/http"
-	"sort"
-	"strings"
-	"unicode/utf8"
 
 	"eventbox/daemon/access"
 	"eventbox/daemon/dto"
-	"eventbox/daemon/ingest"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/store"
 )
 
-const (
-	// maxTextPart caps a text field of an upload form.
-	maxTextPart = 1 << 10
-	// PhotoPageSize is the page size of photo lists (docs/decisions.md);
-	// MessagePageSize is the guestbook's.
-	PhotoPageSize = 60
-	// BoothName is the name the booth's photos, messages and place in
-	// the statistics go by.
-	BoothName = "Photo booth"
-)
+// videoContentType marks a video upload: the body is the poster JPEG
+// (X-Poster-Bytes long) followed by the video, not multipart, so the
+// video streams straight to disk.
+const videoContentType = "application/vnd.service.video"
 
 // statusForNew is the status of a guest upload under the event's
 // moderation.
@@ -72,7 +61,7 @@ func (a *API) uploader(r *http.Request, e store.Event) (store.Guest, int, error)
 // Upload takes a photo (multipart) or a video (the video
 // content type) from a guest or the booth.
 func (a *API) Upload(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.EventBySlug(r)
+	e, err := photos.EventBySlug(r, a.store.Events())
 	if err != nil {
 		return err
 	}
@@ -82,7 +71,7 @@ func (a *API) Upload(w http.ResponseWriter, r *http.Request) error {
 	}
 	name := g.Name
 	if g.Booth {
-		name = BoothName
+		name = photos.BoothName
 		// The booth's photo is in: the LED leaves busy.
 		defer a.cfg.BoothCaptured()
 	}
@@ -93,10 +82,10 @@ func (a *API) Upload(w http.ResponseWriter, r *http.Request) error {
 		if err := visitor.Refusal(access.MayUploadVideo(access.EventRules(e))); err != nil {
 			return err
 		}
-		p.ChallengeID = challengeOf(e, r.URL.Query().Get("challenge"))
-		return a.receiveVideo(w, r, p, quota)
+		p.ChallengeID = photos.ChallengeOf(e, r.URL.Query().Get("challenge"))
+		return a.cfg.Photos.ReceiveVideo(w, r, p, quota)
 	}
-	return a.ReceivePhoto(w, r, e, p, quota, "")
+	return a.cfg.Photos.ReceivePhoto(w, r, e, p, quota, "")
 }
 
 // spotOf returns the spot id when it names a place of this event, else
@@ -109,74 +98,6 @@ func (a *API) spotOf(r *http.Request, e store.Event, at string) string {
 		return ""
 	}
 	return at
-}
-
-// challengeOf returns the id when it names a challenge of the event.
-func challengeOf(e store.Event, id string) string {
-	for _, c := range e.Challenges {
-		if c.ID == id {
-			return c.ID
-		}
-	}
-	return ""
-}
-
-// ReceivePhoto reads the multipart form of a photo upload into a temp
-// file, then has ingest check the image and store the original, the
-// record and its variant job. creditField names the text field that sets
-// the guest name (the admin import's "credit", which takes its photos
-// through here too); guests have none.
-func (a *API) ReceivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error {
-	defer a.cfg.Variants.Receive()()
-	limit := int64(a.cfg.MaxUploadMB) << 20
-	fields, file, err := a.cfg.Ingest.ReadForm(w, r, ingest.Form{Limit: limit, FileField: "photo",
-		TextFields: []string{"challenge", creditField}, MaxText: maxTextPart, FileRequired: true})
-	if err != nil {
-		return err
-	}
-	defer file.Tmp.Abort()
-	if c := fields["challenge"]; c != "" {
-		p.ChallengeID = challengeOf(e, c)
-	}
-	if creditField != "" {
-		credit := strings.Join(strings.Fields(fields[creditField]), " ")
-		if utf8.RuneCountInString(credit) > maxGuestName {
-			return web.Field(creditField, fmt.Sprintf("must be at most %d characters", maxGuestName))
-		}
-		if msg := web.LineProblem(credit); msg != "" {
-			return web.Field(creditField, msg)
-		}
-		if credit != "" {
-			p.GuestName = credit
-		}
-	}
-	res, err := a.cfg.Ingest.Photo(r.Context(), file, p, quota)
-	if err != nil {
-		return err
-	}
-	return a.writeStored(w, r, p, res)
-}
-
-// writeStored answers a stored upload: 201 with the new photo (with the
-// admin fields for an import, which has no guest), or 200 with the photo
-// a retry found.
-func (a *API) writeStored(w http.ResponseWriter, r *http.Request, p store.Photo, res ingest.Result) error {
-	if res.Existing {
-		return web.JSON(w, r, http.StatusOK, dto.PhotoBody{Photo: dto.PhotoOf(res.Photo, p.GuestID, false)})
-	}
-	a.cfg.Uploaded(uploadKind(res.Photo))
-	return web.JSON(w, r, http.StatusCreated, dto.PhotoBody{Photo: dto.PhotoOf(res.Photo, p.GuestID, p.GuestID == "")})
-}
-
-// uploadKind is the kind label of a stored upload in the metrics.
-func uploadKind(p store.Photo) string {
-	switch {
-	case p.GuestID == "":
-		return "import"
-	case p.Video != nil:
-		return "video"
-	}
-	return "photo"
 }
 
 func containsString(list []string, s string) bool {
@@ -204,7 +125,7 @@ func (a *API) Photos(w http.ResponseWriter, r *http.Request) error {
 	if scope != "" && scope != "all" && scope != "mine" {
 		return web.Field("scope", "must be all or mine")
 	}
-	taken, err := ParseOrder(r)
+	taken, err := photos.ParseOrder(r)
 	if err != nil {
 		return err
 	}
@@ -220,8 +141,8 @@ func (a *API) Photos(w http.ResponseWriter, r *http.Request) error {
 		return web.JSON(w, r, http.StatusOK, dto.PhotoPageBody{Photos: []dto.Photo{}})
 	}
 	q := access.PhotoQuery(e.ID, f)
-	q.Before, q.Limit = before, PhotoPageSize
-	page, err := ListPhotos(r.Context(), a.store.Photos(), q, taken)
+	q.Before, q.Limit = before, photos.PhotoPageSize
+	page, err := photos.ListPhotos(r.Context(), a.store.Photos(), q, taken)
 	if err != nil {
 		return err
 	}
@@ -249,57 +170,4 @@ func (a *API) DeletePhoto(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.cfg.Live.PhotosRemoved(e.ID, removed, before)
 	return web.JSON(w, r, http.StatusOK, web.OK)
-}
-
-// maxTakenList caps a photo list in the order taken, which is answered
-// whole (docs/decisions.md, "Photos in the order taken").
-const maxTakenList = 10000
-
-// ParseOrder reads order=: "" or new (newest upload first, paged) or
-// taken (oldest capture first, whole).
-func ParseOrder(r *http.Request) (taken bool, err error) {
-	switch r.URL.Query().Get("order") {
-	case "", "new":
-		return false, nil
-	case "taken":
-		return true, nil
-	}
-	return false, web.Field("order", "must be new or taken")
-}
-
-// ListPhotos answers a page of q, or with taken the whole list (up to
-// maxTakenList, newest uploads kept) in the order the photos were taken:
-// by takenAt, a photo without one at its upload time, ties by upload.
-// before is ignored then and nextCursor is null.
-func ListPhotos(ctx context.Context, photos store.Photos, q store.PhotoQuery, taken bool) (store.Page[store.Photo], error) {
-	if !taken {
-		return photos.List(ctx, q)
-	}
-	q.Before, q.Limit = 0, 500
-	var all []store.Photo
-	for len(all) < maxTakenList {
-		page, err := photos.List(ctx, q)
-		if err != nil {
-			return store.Page[store.Photo]{}, err
-		}
-		all = append(all, page.Items...)
-		if page.Next == 0 {
-			break
-		}
-		q.Before = page.Next
-	}
-	all = all[:min(len(all), maxTakenList)]
-	at := func(p store.Photo) int64 {
-		if p.TakenAt != 0 {
-			return p.TakenAt
-		}
-		return p.CreatedAt
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if a, b := at(all[i]), at(all[j]); a != b {
-			return a < b
-		}
-		return all[i].CreatedAt < all[j].CreatedAt
-	})
-	return store.Page[store.Photo]{Items: all}, nil
 }

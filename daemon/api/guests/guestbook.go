@@ -14,6 +14,7 @@ import (
 	"eventbox/daemon/dto"
 	"eventbox/daemon/ingest"
 	"eventbox/daemon/mediafile"
+	"eventbox/daemon/photos"
 	"eventbox/daemon/visitor"
 	"eventbox/daemon/web"
 	"eventbox/probe"
@@ -26,8 +27,6 @@ const (
 	// MaxVoiceBytes is the largest voice note taken.
 	MaxVoiceBytes  = 20 << 20
 	maxVoiceLength = 5 * time.Minute
-	// MessagePageSize is the page size of guestbook lists.
-	MessagePageSize = 50
 	// guestMessagesCap bounds the guest's own list, which has no cursor.
 	guestMessagesCap = 500
 )
@@ -93,7 +92,7 @@ func (a *API) PostMessage(w http.ResponseWriter, r *http.Request) error {
 	}
 	m := store.Message{ID: store.NewID(), EventID: e.ID, GuestID: g.ID, GuestName: g.Name, Text: text, Status: statusForNew(e)}
 	if g.Booth {
-		m.GuestName = BoothName
+		m.GuestName = photos.BoothName
 	}
 	if audio.Tmp != nil {
 		if !e.GuestbookVoice {

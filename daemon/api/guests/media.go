@@ -37,7 +37,8 @@ func (a *API) photoViewer(r *http.Request, p store.Photo, v string) error {
 // SeesPhoto answers whether this request may see the photo at all, by
 // the rule of GET /api/media/:id for its thumb (access.Media): nil, or
 // web.ErrNotFound as if the photo did not exist. The hearts routes ask
-// it, so that a photo held back by the reveal cannot be hearted.
+// it, so that a photo held back by the reveal cannot be hearted; it stays
+// beside Media so that the two answer by one rule.
 func (a *API) SeesPhoto(r *http.Request, p store.Photo) error {
 	return a.photoViewer(r, p, string(access.Thumb))
 }

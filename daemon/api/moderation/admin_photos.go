@@ -130,11 +130,15 @@ func dedupe(ids []string) []string {
 	return out
 }
 
+// importCredit is the import form's text field that names the photo's
+// author.
+const importCredit = "credit"
+
 // Import adds a photo from the hosts (a photographer's shot,
 // a scan): the same checks, limits and variants as a guest upload, no
 // guest, visible at once, with the optional credit shown as its guest
 // name. Imports are neither closed with uploads nor counted in a quota.
 func (m *API) Import(w http.ResponseWriter, r *http.Request, e store.Event) error {
 	p := store.Photo{EventID: e.ID, Status: store.StatusVisible}
-	return m.cfg.Import(w, r, e, p)
+	return m.cfg.Photos.ReceivePhoto(w, r, e, p, 0, importCredit)
 }

@@ -5,8 +5,9 @@
 // /api/admin/events/:id/ photos, archive, album and messages).
 //
 // What stays in package daemon reaches it through Config: the live
-// notifications of the console and the walls, the variant jobs' nudge,
-// and the upload path of an import.
+// notifications of the console and the walls and the variant jobs'
+// nudge; an import takes the guests' upload path, daemon/photos'
+// Receiver.
 package moderation
 
 import (
@@ -45,10 +46,16 @@ type Config struct {
 	// RetryVariants nudges the variant jobs once photos were given
 	// theirs back.
 	RetryVariants func()
-	// Import stores the photo of an import request p describes (the
-	// upload path the guests' uploads take: checks, limits, variants,
-	// and the optional credit as its guest name) and writes the answer.
-	Import func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error
+	// Photos stores the photo of an import and writes the answer.
+	Photos Receiver
+}
+
+// Receiver is the upload path the guests' uploads take, as an import
+// uses it (daemon/photos.Receiver): it reads the photo of the request,
+// with the text field creditField as its guest name when given, checks
+// it, stores it with its variant job, counts it and writes the answer.
+type Receiver interface {
+	ReceivePhoto(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo, quota int, creditField string) error
 }
 
 // API holds the moderation routes' handlers.

@@ -40,6 +40,14 @@ type call struct {
 	before  map[string]bool
 }
 
+// imported is one photo an import handed the upload path, with the
+// quota and the credit's field it gave.
+type imported struct {
+	p           store.Photo
+	quota       int
+	creditField string
+}
+
 // harness is the moderation routes over a real store, mounted as the
 // route table mounts them (without the admin gate: the handlers take the
 // event it hands them), with Config's funcs recorded.
@@ -52,7 +60,7 @@ type harness struct {
 	mu      sync.Mutex
 	calls   []call
 	retries int
-	imports []store.Photo
+	imports []imported
 	onWall  map[string]bool
 	// askedTwice: the wall was asked about the same id twice in a call.
 	askedTwice bool
@@ -87,12 +95,7 @@ func newHarness(t *testing.T) *harness {
 		Album:         h.album,
 		Live:          (*liveRecorder)(h),
 		RetryVariants: func() { h.mu.Lock(); h.retries++; h.mu.Unlock() },
-		Import: func(w http.ResponseWriter, r *http.Request, e store.Event, p store.Photo) error {
-			h.mu.Lock()
-			h.imports = append(h.imports, p)
-			h.mu.Unlock()
-			return web.JSON(w, r, http.StatusCreated, web.OK)
-		},
+		Photos:        (*importRecorder)(h),
 	})
 	rt := httprouter.New()
 	handle := func(method, path string, fn func(http.ResponseWriter, *http.Request, store.Event) error) {
@@ -536,10 +539,23 @@ func TestArchiveAndImport(t *testing.T) {
 	if a := h.do("POST", "/api/admin/events/"+e.ID+"/photos/import", ""); a.status != 201 {
 		t.Fatalf("import: %d %s", a.status, a.body)
 	}
-	// An import is the hosts': no guest, visible at once.
-	if len(h.imports) != 1 || h.imports[0] != (store.Photo{EventID: e.ID, Status: store.StatusVisible}) {
+	// An import is the hosts': no guest, visible at once, no quota, and
+	// its credit names it.
+	want := imported{p: store.Photo{EventID: e.ID, Status: store.StatusVisible}, creditField: "credit"}
+	if len(h.imports) != 1 || h.imports[0] != want {
 		t.Fatalf("imported %+v", h.imports)
 	}
+}
+
+// importRecorder is the harness as the upload path of an import: it
+// records what it is handed and answers 201.
+type importRecorder harness
+
+func (i *importRecorder) ReceivePhoto(w http.ResponseWriter, r *http.Request, _ store.Event, p store.Photo, quota int, creditField string) error {
+	i.mu.Lock()
+	i.imports = append(i.imports, imported{p: p, quota: quota, creditField: creditField})
+	i.mu.Unlock()
+	return web.JSON(w, r, http.StatusCreated, web.OK)
 }
 
 // liveRecorder is the harness as the live publisher: it records each
