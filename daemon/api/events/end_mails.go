@@ -5,10 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	"eventbox/daemon/api/guests"
 	"eventbox/daemon/mail"
 	"eventbox/store"
 )
+
+// galleryMailKey keeps one unfinished gallery mail per guest of an event
+// (store.JobSpec.Key).
+func galleryMailKey(eventID, guestID string) string { return "gallery/" + eventID + "/" + guestID }
 
 // endMails prepares what ending e queues (docs/design.md, "Ending an event";
 // docs/decisions.md, "Mail"): the plan for store.EndEvent, whose Jobs
@@ -122,7 +125,7 @@ func (m *endMails) jobs(e store.Event, sh *store.Share, contacts map[string]stri
 				return store.EndJobs{}, err
 			}
 			msg.Gallery = &ref
-			spec, err := mail.Spec(msg, guests.GalleryMailKey(e.ID, guestID))
+			spec, err := mail.Spec(msg, galleryMailKey(e.ID, guestID))
 			if err != nil {
 				return store.EndJobs{}, err
 			}

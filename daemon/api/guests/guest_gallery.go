@@ -8,9 +8,6 @@ import (
 	"eventbox/store"
 )
 
-// GalleryMailKey keeps one unfinished gallery mail per guest of an event.
-func GalleryMailKey(eventID, guestID string) string { return "gallery/" + eventID + "/" + guestID }
-
 // GalleryMailState is where a guest's gallery mail is: none (no mail was
 // queued, or its record is gone), pending, sent or failed.
 func (a *API) GalleryMailState(ctx context.Context, g store.Guest) (string, error) {
