@@ -411,6 +411,7 @@ const maxConfigFuncs = 5
 // system's hooks (clock, statfs, mounts, addresses, restart) that
 // cmd/eventbox fills and tests fake.
 func TestConfigsTakeFewFuncs(t *testing.T) {
+	widest, widestN := []string{}, -1
 	goFiles(t, func(path string) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
@@ -444,7 +445,16 @@ func TestConfigsTakeFewFuncs(t *testing.T) {
 					t.Errorf("%s: %s has %d func fields, more than %d (%s): group what belongs together into a small interface",
 						rel, ts.Name.Name, len(funcs), maxConfigFuncs, strings.Join(funcs, ", "))
 				}
+				name := filepath.ToSlash(filepath.Dir(rel)) + "." + ts.Name.Name + " (" + strings.Join(funcs, ", ") + ")"
+				switch {
+				case len(funcs) > widestN:
+					widest, widestN = []string{name}, len(funcs)
+				case len(funcs) == widestN:
+					widest = append(widest, name)
+				}
 			}
 		}
 	})
+	sort.Strings(widest)
+	t.Logf("widest Configs: %d func fields: %s", widestN, strings.Join(widest, "; "))
 }
