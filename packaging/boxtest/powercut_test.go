@@ -24,9 +24,9 @@ import (
 )
 
 // powerCuts is how many times TestPowerCuts pulls the plug
-// (BOXTEST_CUTS, default 6).
+// (BOXTEST_CUTS, default 4).
 func powerCuts(t *testing.T) int {
-	return envCount(t, "BOXTEST_CUTS", 6)
+	return envCount(t, "BOXTEST_CUTS", 4)
 }
 
 // envCount is the positive number in the environment variable name, or
@@ -46,14 +46,20 @@ func envCount(t *testing.T, name string, def int) int {
 
 // TestPowerCuts boots one box on a disk that loses the writes it was not
 // told to flush (all of them, or a random part in a random order, as a
-// card's controller may) and cuts its power while it updates itself
-// (powerCutsDuringAnUpdate), then while guests upload
-// (powerCutsDuringUploads): the two share the box's first boot. The update
-// comes first, while the box holds few photos: each of its backups holds
-// them all.
+// card's controller may) and cuts its power while it takes a backup in
+// (powerCutsDuringARestore), while it sends an event to a WebDAV server
+// (powerCutsDuringAnExport), while it updates itself
+// (powerCutsDuringAnUpdate) and while guests upload
+// (powerCutsDuringUploads). The four share the box's first boot: in full
+// emulation a boot is most of a part's time. The restore comes first (it
+// replaces every event the box holds), the uploads last (they leave the
+// most photos, which every later backup would hold).
 func TestPowerCuts(t *testing.T) {
 	t.Parallel()
-	b := newLossyBox(t, nil)
+	var davDir string
+	b := newLossyBox(t, func(c *card) { davDir = serveDAV(t, c) })
+	b.part(t, "during a restore", powerCutsDuringARestore)
+	b.part(t, "during an export", func(t *testing.T, b *lossyBox) { powerCutsDuringAnExport(t, b, davDir) })
 	b.part(t, "during an update", powerCutsDuringAnUpdate)
 	b.part(t, "during uploads", powerCutsDuringUploads)
 }

@@ -13,22 +13,9 @@ import (
 )
 
 // restoreCuts is how many times powerCutsDuringARestore pulls the
-// plug while the box takes a backup in (BOXTEST_RESTORE_CUTS, default 3).
+// plug while the box takes a backup in (BOXTEST_RESTORE_CUTS, default 2).
 func restoreCuts(t *testing.T) int {
-	return envCount(t, "BOXTEST_RESTORE_CUTS", 3)
-}
-
-// TestPowerCutsDuringARestoreAndAnExport boots one box on a disk that
-// loses what was not flushed and cuts its power while it takes a backup in
-// (powerCutsDuringARestore), then while it sends an event to a WebDAV
-// server (powerCutsDuringAnExport): the two share the box's first boot.
-// The restore comes first: it replaces every event the box holds.
-func TestPowerCutsDuringARestoreAndAnExport(t *testing.T) {
-	t.Parallel()
-	var davDir string
-	b := newLossyBox(t, func(c *card) { davDir = serveDAV(t, c) })
-	b.part(t, "during a restore", powerCutsDuringARestore)
-	b.part(t, "during an export", func(t *testing.T, b *lossyBox) { powerCutsDuringAnExport(t, b, davDir) })
+	return envCount(t, "BOXTEST_RESTORE_CUTS", 2)
 }
 
 // powerCutsDuringARestore restores a backup on the box and cuts its power
