@@ -190,8 +190,9 @@ func newCardWith(t *testing.T, image, dir, settings string, opts cardOptions) *c
 Description=box test: the phone's and home's radios in their namespaces
 Before=NetworkManager.service eventbox.service
 [Service]
-Type=oneshot
-RemainAfterExit=yes
+# The agent holds the namespaces: it stays, and says when the radios are in.
+Type=notify
+NotifyAccess=main
 ExecStart=/usr/local/lib/boxtest/boxagent radios ` + fmt.Sprint(radios) + `
 [Install]
 WantedBy=multi-user.target

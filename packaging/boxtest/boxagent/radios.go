@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -25,7 +27,9 @@ func crowdNamespace(n int) string { return fmt.Sprintf("crowd%02d", n) }
 // radios loads mac80211_hwsim with count virtual radios (at least three)
 // and moves all but wlan0 into their namespaces: wlan1 and wlan2 as above,
 // wlan3 and on each in a crowd phone's own (crowd01, crowd02, ...). It
-// runs before NetworkManager, which then manages only wlan0.
+// runs before NetworkManager, which then manages only wlan0, and stays:
+// this process holds the namespaces (holdNetns), and tells systemd it is
+// ready (its unit is Type=notify) once every radio is in place.
 func radios(args []string) error {
 	count := 3
 	if len(args) > 0 {
@@ -57,7 +61,7 @@ func radios(args []string) error {
 	g.SetLimit(4)
 	for iface, ns := range where {
 		g.Go(func() error {
-			if err := addNetns(ns); err != nil {
+			if err := holdNetns(ns); err != nil {
 				return err
 			}
 			phy, err := phyOf(iface)
@@ -71,7 +75,76 @@ func radios(args []string) error {
 			return nil
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := notifyReady(); err != nil {
+		return err
+	}
+	// The namespaces live as long as this process: it waits for systemd
+	// to stop it.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, unix.SIGTERM, unix.SIGINT)
+	<-stop
+	return nil
+}
+
+// holdNetns makes a named network namespace that this process holds
+// open, and names it with a link /run/netns/NAME to the open file
+// (/proc/PID/fd/N), where nsenter, iw and the other commands look for it.
+// Unlike `ip netns add`, it mounts nothing: systemd makes a unit of every
+// mount and, in full emulation, a crowd's dozens of them cost the box
+// minutes of CPU at boot and after.
+func holdNetns(name string) error {
+	path := filepath.Join("/run/netns", name)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
+		return err
+	}
+	type held struct {
+		fd  int
+		err error
+	}
+	ch := make(chan held, 1)
+	go func() {
+		// Never unlocked: the thread, in the new namespace, ends with
+		// this goroutine; the open file keeps the namespace.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- held{err: fmt.Errorf("making namespace %s: %w", name, err)}
+			return
+		}
+		fd, err := unix.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		ch <- held{fd, err}
+	}()
+	h := <-ch
+	if h.err != nil {
+		return fmt.Errorf("holding namespace %s: %w", name, h.err)
+	}
+	// A raw descriptor, not an *os.File, whose finalizer would close it:
+	// it stays open (and so the namespace alive) until the process ends.
+	return os.Symlink(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), h.fd), path)
+}
+
+// notifyReady tells systemd the service is ready (sd_notify's READY=1),
+// when it runs under a unit of Type=notify.
+func notifyReady() error {
+	sock := os.Getenv("NOTIFY_SOCKET")
+	if sock == "" {
+		return nil
+	}
+	if sock[0] == '@' {
+		sock = "\x00" + sock[1:]
+	}
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		return fmt.Errorf("telling systemd the radios are ready: %w", err)
+	}
+	defer c.Close()
+	_, err = c.Write([]byte("READY=1"))
+	return err
 }
 
 // addNetns makes a named network namespace as `ip netns add` does: a new
