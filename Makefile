@@ -130,7 +130,7 @@ vulncheck:
 ## longtest: the tests make test leaves out for its four minutes, those
 ## marked testtool.Long (raced, but those also marked testtool.Unraced),
 ## and the route-level scenarios under the race detector (make test runs
-## them without it); .ci/run runs it after make test
+## them without it); run it before a release (not in .ci/run)
 longtest: tusjs
 	@eval "$$($(GO) run ./tools/testmarks)" || exit 1; \
 	echo "EVENTBOX_LONG=1 $(GO) test -race -run '$$LONG_RACED' $$LONG_RACED_PKGS"; \
@@ -149,10 +149,10 @@ latency:
 ## screens, moderation and About at every size in three languages; hearts,
 ## the end card, dates and the wall's countdown); make test runs only their
 ## quick cases (-sweep; swept and sweepOnly in e2e/harness_test.go).
-## .ci/run runs it after make test.
-# BROWSERTEST_SKIP names tests to leave out: .ci/run, which has just run
-# make test, leaves out those marked testtool.Quick (none of them sweeps:
-# they would run again exactly as they did).
+## Run it before a release and after touching a page (not in .ci/run).
+# BROWSERTEST_SKIP names tests to leave out: after make test, those marked
+# testtool.Quick (none of them sweeps: they would run again exactly as they
+# did): eval "$$(go run ./tools/testmarks)"; make browsertest BROWSERTEST_SKIP="$$QUICK".
 BROWSERTEST_SKIP ?= ^$$
 browsertest: axe
 	$(GO) test -count=1 -timeout 30m -skip '$(BROWSERTEST_SKIP)' ./e2e -sweep
@@ -234,17 +234,15 @@ IMAGE_SUITE ?= trixie
 IMAGE_MIRROR ?= http://deb.debian.org/debian
 IMAGE_OUT ?= dist/eventbox-$(VERSION)-arm64.img
 # Where the image's .deb is made (CI keeps it out of dist/, which the
-# packaging checks rebuild meanwhile), and the priority the build runs at
-# (by hand, the lowest, so the machine stays usable; CI, where the image
-# is the longest way to the end, clears it).
+# packaging checks rebuild meanwhile; IMAGE_DEB_READY, when set, names a
+# file touched once the .deb is made).
 IMAGE_DEB_DIR ?= dist/image-deb
-IMAGE_NICE ?= nice -n 19 ionice -c3
 .PHONY: image
 image: dist/eventbox-linux-arm64
 	rm -rf $(IMAGE_DEB_DIR) && sh packaging/build-deb.sh $(DEB_VERSION) arm64 dist/eventbox-linux-arm64 $(IMAGE_DEB_DIR)
 	@if [ -n "$$IMAGE_DEB_READY" ]; then touch "$$IMAGE_DEB_READY"; fi
 	IMAGE_SUITE=$(IMAGE_SUITE) IMAGE_MIRROR=$(IMAGE_MIRROR) \
-		$(IMAGE_NICE) bash packaging/image/build.sh $(IMAGE_DEB_DIR)/eventbox_*_arm64.deb $(IMAGE_OUT)
+		nice -n 19 ionice -c3 bash packaging/image/build.sh $(IMAGE_DEB_DIR)/eventbox_*_arm64.deb $(IMAGE_OUT)
 
 ## boxtest: the card image ($(BOXTEST_IMAGE), made by make image when it
 ## is missing) booted in qemu-system-aarch64 as the box: its hotspot on a

@@ -92,40 +92,20 @@ func radios(args []string) error {
 // holdNetns makes a named network namespace that this process holds
 // open, and names it with a link /run/netns/NAME to the open file
 // (/proc/PID/fd/N), where nsenter, iw and the other commands look for it.
-// Unlike `ip netns add`, it mounts nothing: systemd makes a unit of every
-// mount and, in full emulation, a crowd's dozens of them cost the box
-// minutes of CPU at boot and after.
+// Unlike `ip netns add` (addNetns), it mounts nothing: systemd makes a
+// unit of every mount and, in full emulation, a crowd's dozens of them
+// cost the box minutes of CPU at boot and after.
 func holdNetns(name string) error {
-	path := filepath.Join("/run/netns", name)
-	if _, err := os.Stat(path); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
-		return err
-	}
-	type held struct {
-		fd  int
-		err error
-	}
-	ch := make(chan held, 1)
-	go func() {
-		// Never unlocked: the thread, in the new namespace, ends with
-		// this goroutine; the open file keeps the namespace.
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			ch <- held{err: fmt.Errorf("making namespace %s: %w", name, err)}
-			return
+	return newNetns(name, func(self, path string) error {
+		// A raw descriptor, not an *os.File, whose finalizer would close
+		// it: it stays open (and so the namespace alive) until the
+		// process ends.
+		fd, err := unix.Open(self, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
 		}
-		fd, err := unix.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		ch <- held{fd, err}
-	}()
-	h := <-ch
-	if h.err != nil {
-		return fmt.Errorf("holding namespace %s: %w", name, h.err)
-	}
-	// A raw descriptor, not an *os.File, whose finalizer would close it:
-	// it stays open (and so the namespace alive) until the process ends.
-	return os.Symlink(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), h.fd), path)
+		return os.Symlink(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), fd), path)
+	})
 }
 
 // notifyReady tells systemd the service is ready (sd_notify's READY=1),
@@ -148,17 +128,27 @@ func notifyReady() error {
 }
 
 // addNetns makes a named network namespace as `ip netns add` does: a new
-// namespace kept alive by a bind mount at /run/netns/NAME. The namespace is
-// made on a thread of its own, which ends with it.
+// namespace kept alive by a bind mount at /run/netns/NAME, which outlives
+// this process.
 func addNetns(name string) error {
+	return newNetns(name, func(self, path string) error {
+		if err := os.WriteFile(path, nil, 0o444); err != nil {
+			return err
+		}
+		return unix.Mount(self, path, "", unix.MS_BIND, "")
+	})
+}
+
+// newNetns makes the network namespace /run/netns/NAME unless it is there:
+// on a thread of its own, which unshares its network namespace and ends
+// with it, keep(self, path) makes it last (self is the thread's namespace
+// file under /proc, path /run/netns/NAME).
+func newNetns(name string, keep func(self, path string) error) error {
 	path := filepath.Join("/run/netns", name)
-	if _, err := os.Stat(path); err == nil {
+	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
 	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, nil, 0o444); err != nil {
 		return err
 	}
 	ch := make(chan error, 1)
@@ -170,8 +160,7 @@ func addNetns(name string) error {
 			ch <- fmt.Errorf("making namespace %s: %w", name, err)
 			return
 		}
-		self := fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid())
-		if err := unix.Mount(self, path, "", unix.MS_BIND, ""); err != nil {
+		if err := keep(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()), path); err != nil {
 			ch <- fmt.Errorf("keeping namespace %s at %s: %w", name, path, err)
 			return
 		}
