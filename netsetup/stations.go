@@ -19,8 +19,11 @@ import (
 type Station struct {
 	// MAC is the phone's hardware address, lower case.
 	MAC string
-	// Connected is how long it has been associated (0 when not said).
-	Connected time.Duration
+	// Connected is how long it has been associated, in whole seconds as
+	// the radio says it; ConnectedKnown says whether it did (a phone that
+	// joined in the last second has Connected 0 and ConnectedKnown).
+	Connected      time.Duration
+	ConnectedKnown bool
 	// Inactive is how long since the radio last heard it.
 	Inactive time.Duration
 }
@@ -37,9 +40,13 @@ func (w WiFi) StationList(ctx context.Context) ([]Station, error) {
 
 // ParseStationDump reads `iw dev <if> station dump`: one Station per
 // "Station <mac> (on <if>)" line, with its "connected time" (seconds) and
-// "inactive time" (ms) when given.
+// "inactive time" (ms) when given. A station the dump says is not
+// associated ("associated: no") is left out: it is a phone between its
+// authentication and its association, which the access point adds to the
+// radio's list for a moment whether it then takes a slot or is refused.
 func ParseStationDump(out string) []Station {
 	var list []Station
+	unassociated := map[int]bool{}
 	for _, line := range strings.Split(out, "\n") {
 		if rest, ok := strings.CutPrefix(line, "Station "); ok {
 			mac, _, _ := strings.Cut(rest, " ")
@@ -53,6 +60,10 @@ func ParseStationDump(out string) []Station {
 		if !ok {
 			continue
 		}
+		if strings.TrimSpace(k) == "associated" && strings.TrimSpace(v) == "no" {
+			unassociated[len(list)-1] = true
+			continue
+		}
 		num, _, _ := strings.Cut(strings.TrimSpace(v), " ")
 		n, err := strconv.ParseInt(num, 10, 64)
 		if err != nil {
@@ -61,11 +72,21 @@ func ParseStationDump(out string) []Station {
 		switch strings.TrimSpace(k) {
 		case "connected time":
 			list[len(list)-1].Connected = time.Duration(n) * time.Second
+			list[len(list)-1].ConnectedKnown = true
 		case "inactive time":
 			list[len(list)-1].Inactive = time.Duration(n) * time.Millisecond
 		}
 	}
-	return list
+	if len(unassociated) == 0 {
+		return list
+	}
+	kept := list[:0]
+	for i, st := range list {
+		if !unassociated[i] {
+			kept = append(kept, st)
+		}
+	}
+	return kept
 }
 
 // Neighbours maps each hardware address on the hotspot's interface to the

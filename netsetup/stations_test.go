@@ -21,8 +21,13 @@ func TestParseStationDumpReadsEachPhone(t *testing.T) {
 		{name: "none", out: "", want: nil},
 		{name: "two phones", out: "Station 02:00:00:00:00:0A (on wlan0)\n\tinactive time:\t1200 ms\n\trx bytes:\t52311\n\tconnected time:\t61 seconds\n" +
 			"Station 02:00:00:00:00:0b (on wlan0)\n\tinactive time:\t300000 ms\n\tconnected time:\t3600 seconds\n",
-			want: []netsetup.Station{{MAC: "02:00:00:00:00:0a", Inactive: 1200 * time.Millisecond, Connected: 61 * time.Second},
-				{MAC: "02:00:00:00:00:0b", Inactive: 5 * time.Minute, Connected: time.Hour}}},
+			want: []netsetup.Station{{MAC: "02:00:00:00:00:0a", Inactive: 1200 * time.Millisecond, Connected: 61 * time.Second, ConnectedKnown: true},
+				{MAC: "02:00:00:00:00:0b", Inactive: 5 * time.Minute, Connected: time.Hour, ConnectedKnown: true}}},
+		{name: "one joined in the last second", out: "Station 02:00:00:00:00:0c (on wlan0)\n\tinactive time:\t10 ms\n\tauthorized:\tno\n\tassociated:\tyes\n\tconnected time:\t0 seconds\n",
+			want: []netsetup.Station{{MAC: "02:00:00:00:00:0c", Inactive: 10 * time.Millisecond, ConnectedKnown: true}}},
+		{name: "one only authenticating is left out", out: "Station 02:00:00:00:00:0d (on wlan0)\n\tinactive time:\t0 ms\n\tauthenticated:\tyes\n\tassociated:\tno\n\tconnected time:\t0 seconds\n" +
+			"Station 02:00:00:00:00:0e (on wlan0)\n\tinactive time:\t400 ms\n\tassociated:\tyes\n\tconnected time:\t9 seconds\n",
+			want: []netsetup.Station{{MAC: "02:00:00:00:00:0e", Inactive: 400 * time.Millisecond, Connected: 9 * time.Second, ConnectedKnown: true}}},
 		{name: "no times", out: "Station 02:00:00:00:00:01 (on wlan0)\n\tsignal:  \t-48 dBm\n",
 			want: []netsetup.Station{{MAC: "02:00:00:00:00:01"}}},
 	} {

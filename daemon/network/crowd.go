@@ -175,7 +175,8 @@ type IdlePhone struct {
 
 // IdlePhones lists the phones of stations idle for at least idleFor at
 // now, the longest idle first. A phone is idle since the latest of: the
-// watch's start (nothing is known before), its joining the hotspot, and
+// watch's start (nothing is known before), its joining the hotspot (when
+// the radio says how long ago, even 0 seconds), and
 // the end of the last request of any of its addresses (neigh maps a
 // radio's MAC to its addresses). A phone with a request in progress on
 // any of its addresses is never listed.
@@ -183,7 +184,9 @@ func IdlePhones(now, started time.Time, idleFor time.Duration, stations []netset
 	var out []IdlePhone
 	for _, st := range stations {
 		since := started
-		if st.Connected > 0 {
+		if st.ConnectedKnown {
+			// The radio counts whole seconds: 0 is a phone that joined in
+			// the last second, which has had no time to make a request.
 			if j := now.Add(-st.Connected); j.After(since) {
 				since = j
 			}

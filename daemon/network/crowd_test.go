@@ -81,10 +81,13 @@ func TestIdlePhonesListsTheLongestIdleFirstAndNeverABusyOne(t *testing.T) {
 			want: []network.IdlePhone{{MAC: b, Idle: 20 * time.Minute}}},
 		{name: "busy on its IPv6 address", stations: []netsetup.Station{{MAC: c}},
 			last: map[string]time.Time{"10.42.0.12": now.Add(-50 * time.Minute)}, busy: []string{"fe80::c"}},
-		{name: "a phone that just joined is not idle", stations: []netsetup.Station{{MAC: d, Connected: 2 * time.Minute}}},
-		{name: "a phone never seen is idle since it joined", stations: []netsetup.Station{{MAC: d, Connected: 7 * time.Minute}},
+		{name: "a phone that just joined is not idle", stations: []netsetup.Station{{MAC: d, Connected: 2 * time.Minute, ConnectedKnown: true}}},
+		{name: "a phone that joined in the last second is not idle", stations: []netsetup.Station{{MAC: d, ConnectedKnown: true}}},
+		{name: "a phone whose joining the radio does not say is idle since the watch began", stations: []netsetup.Station{{MAC: d}},
+			want: []network.IdlePhone{{MAC: d, Idle: time.Hour}}},
+		{name: "a phone never seen is idle since it joined", stations: []netsetup.Station{{MAC: d, Connected: 7 * time.Minute, ConnectedKnown: true}},
 			want: []network.IdlePhone{{MAC: d, Idle: 7 * time.Minute}}},
-		{name: "nothing known before the watch began", stations: []netsetup.Station{{MAC: d, Connected: 5 * time.Hour}},
+		{name: "nothing known before the watch began", stations: []netsetup.Station{{MAC: d, Connected: 5 * time.Hour, ConnectedKnown: true}},
 			want: []network.IdlePhone{{MAC: d, Idle: time.Hour}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,18 +35,20 @@ type crowdPhone struct {
 		Status int    `json:"status"`
 		ID     string `json:"id"`
 	} `json:"uploads"`
-	UploadsDone  time.Time `json:"uploadsDone"`
-	LetGo        time.Time `json:"letGo"`
-	LetGoReason  string    `json:"letGoReason"`
-	DuringUpload bool      `json:"duringUpload"`
-	Retried      []string  `json:"retried"`
-	Error        string    `json:"error"`
+	UploadsDone  time.Time   `json:"uploadsDone"`
+	LetGo        time.Time   `json:"letGo"`
+	LetGoReason  string      `json:"letGoReason"`
+	DuringUpload bool        `json:"duringUpload"`
+	Retried      []string    `json:"retried"`
+	Error        string      `json:"error"`
+	Moves        []time.Time `json:"moves"`
 }
 
 // boxSample mirrors boxagent's Sample.
 type boxSample struct {
 	At              time.Time      `json:"at"`
 	Stations        int            `json:"stations"`
+	Authenticating  int            `json:"authenticating"`
 	CPUBusy         uint64         `json:"cpuBusy"`
 	CPUTotal        uint64         `json:"cpuTotal"`
 	MemAvailableKiB int            `json:"memAvailableKiB"`
@@ -102,12 +104,14 @@ func TestCrowdOnTheHotspot(t *testing.T) {
 	t.Logf("time: the box's scenarios took %s in all (%s)", time.Since(start).Round(time.Second), cpu.since(m))
 }
 
-// crowdMoves counts the joins and let-gos the crowd's phones reported
-// between from and to.
+// crowdMoves counts the moves the crowd's phones reported between from
+// and to: each association, join and disconnection their supplicants
+// told of, any of which may change the radio's list by one (a phone whose
+// handshake lapses before it joins leaves the list without a let-go).
 func crowdMoves(phones []crowdPhone, from, to time.Time) int {
 	n := 0
 	for _, p := range phones {
-		for _, at := range []time.Time{p.Joined, p.LetGo} {
+		for _, at := range p.Moves {
 			if !at.IsZero() && !at.Before(from) && !at.After(to) {
 				n++
 			}
@@ -229,8 +233,8 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 			}
 		}
 		samples = append(samples, sampled{time.Since(start), console, s.Stations, after, to, s})
-		t.Logf("%4ds: the console counts %2d phones, the radio lists %2d before and %2d after; box %d MiB available, eventbox %d MiB, %d wpa_supplicants %d MiB",
-			int(time.Since(start).Seconds()), console, s.Stations, after, s.MemAvailableKiB/1024, s.RSSKiB["eventbox"]/1024,
+		t.Logf("%4ds: the console counts %2d phones, the radio lists %2d before (%d authenticating) and %2d after; box %d MiB available, eventbox %d MiB, %d wpa_supplicants %d MiB",
+			int(time.Since(start).Seconds()), console, s.Stations, s.Authenticating, after, s.MemAvailableKiB/1024, s.RSSKiB["eventbox"]/1024,
 			s.Count["wpa_supplicant"], s.RSSKiB["wpa_supplicant"]/1024)
 		if r, err := m.try([]string{"cat", "/run/boxtest/crowd.json"}, ""); err == nil && r.Code == 0 {
 			if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
@@ -263,7 +267,16 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 			t.Logf("phone %d sent a request again, as a browser would: %s", p.N, r)
 		}
 		if p.Error != "" {
-			fail("phone %d: %s", p.N, p.Error)
+			// What the radio did to the phone, so that a failure's line says
+			// whether the box let it go first.
+			what := "never joined"
+			if !p.Joined.IsZero() {
+				what = fmt.Sprintf("joined %s after arriving", p.Joined.Sub(p.Arrived).Round(time.Second))
+				if !p.LetGo.IsZero() {
+					what += fmt.Sprintf(", disconnected %s after joining (%s)", p.LetGo.Sub(p.Joined).Round(time.Second), p.LetGoReason)
+				}
+			}
+			fail("phone %d (%s, %d moves): %s", p.N, what, len(p.Moves), p.Error)
 		}
 		if p.Joined.IsZero() {
 			continue
@@ -322,7 +335,7 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 		}
 		moves := crowdMoves(rep.Phones, s.s.At.Add(-time.Second), s.to.Add(time.Second))
 		if s.console < min(s.stations, s.after)-moves || s.console > max(s.stations, s.after)+moves {
-			fail("at %s the console counted %d phones, the radio listed %d before and %d after, with %d joins and let-gos between",
+			fail("at %s the console counted %d phones, the radio listed %d before and %d after, with %d associations, joins and disconnections between",
 				s.at.Round(time.Second), s.console, s.stations, s.after, moves)
 		}
 	}

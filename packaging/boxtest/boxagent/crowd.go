@@ -58,6 +58,10 @@ type CrowdPhone struct {
 	// page's queue would.
 	Retried []string `json:"retried,omitempty"`
 	Error   string   `json:"error,omitempty"`
+	// Moves are when the phone's supplicant said it associated, joined
+	// or was disconnected (before joining too, when the radio let its
+	// handshake lapse): each may change the radio's list by one.
+	Moves []time.Time `json:"moves,omitempty"`
 }
 
 // crowd plays n phones arriving at the hotspot over a spread of time, all
@@ -176,7 +180,7 @@ type crowdPhone struct {
 	ctrlMu    sync.Mutex
 	ctrl      *net.UnixConn
 	uploading atomic.Bool
-	mu        sync.Mutex // over LetGo, LetGoReason, DuringUpload
+	mu        sync.Mutex // over LetGo, LetGoReason, DuringUpload, Moves
 	gone      chan struct{}
 	sent      func() // called once, when the photos are sent or the phone failed
 }
@@ -195,9 +199,15 @@ func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []by
 	if err != nil {
 		return err
 	}
-	defer events.Close()
-	joined := make(chan struct{})
-	go p.watch(events, joined)
+	joined, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		p.watch(events, joined)
+	}()
+	defer func() {
+		events.Close()
+		<-watched
+	}()
 	p.Arrived = time.Now()
 	if _, err := p.command("ENABLE_NETWORK 0"); err != nil {
 		return err
@@ -320,6 +330,12 @@ func (p *crowdPhone) watch(events *net.UnixConn, joined chan struct{}) {
 			return
 		}
 		ev := string(buf[:n])
+		if strings.Contains(ev, "Associated with") || strings.Contains(ev, "CTRL-EVENT-CONNECTED") ||
+			strings.Contains(ev, "CTRL-EVENT-DISCONNECTED") {
+			p.mu.Lock()
+			p.Moves = append(p.Moves, time.Now())
+			p.mu.Unlock()
+		}
 		switch {
 		case strings.Contains(ev, "CTRL-EVENT-ASSOC-REJECT"), strings.Contains(ev, "CTRL-EVENT-AUTH-REJECT"):
 			if !isJoined {

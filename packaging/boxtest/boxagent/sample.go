@@ -15,9 +15,13 @@ type Sample struct {
 	// At is when the radio's list was read, on the box's clock (the
 	// clock of the crowd's report).
 	At time.Time `json:"at"`
-	// Stations is how many stations the radio lists (iw dev IF station
-	// dump), -1 when it could not be read.
-	Stations int `json:"stations"`
+	// Stations is how many associated stations the radio lists (iw dev
+	// IF station dump), -1 when it could not be read; Authenticating
+	// counts those it lists as not associated (a phone between its
+	// authentication and its association, taken or refused), which are
+	// not phones on the hotspot yet.
+	Stations       int `json:"stations"`
+	Authenticating int `json:"authenticating"`
 	// CPUBusy and CPUTotal are the jiffies of /proc/stat's cpu line.
 	CPUBusy  uint64 `json:"cpuBusy"`
 	CPUTotal uint64 `json:"cpuTotal"`
@@ -40,7 +44,14 @@ func sample(args []string) error {
 	}
 	s := Sample{Stations: -1, RSSKiB: map[string]int{}, Count: map[string]int{}}
 	if out, err := exec.Command("iw", "dev", iface, "station", "dump").Output(); err == nil {
-		s.Stations = strings.Count("\n"+string(out), "\nStation ")
+		s.Stations = 0
+		for _, st := range strings.Split("\n"+string(out), "\nStation ")[1:] {
+			if strings.Contains(st, "\tassociated:\tno") {
+				s.Authenticating++
+			} else {
+				s.Stations++
+			}
+		}
 	}
 	s.At = time.Now()
 	if b, err := os.ReadFile("/proc/stat"); err == nil {
