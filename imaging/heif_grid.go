@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"eventbox/imaging/internal/planar"
 )
@@ -217,39 +220,59 @@ func decodeHEICGrid(ctx context.Context, r io.ReaderAt, size int64, scale int) (
 	return decodeHEIFGrid(ctx, r, size, m, g, scale)
 }
 
-// decodeHEIFGrid decodes a grid image one tile at a time, each tile reduced
-// by scale (1, 2, 4 or 8) straight into the output planes, so memory depends
-// on one tile and the reduced output, never on the whole picture. The result
-// is as stored: the grid's irot and imir are left to the caller.
+// decodeHEIFGrid decodes a grid image tile by tile, each tile reduced by
+// scale (1, 2, 4 or 8) straight into the output planes, so memory depends
+// on the tiles being decoded and the reduced output, never on the whole
+// picture. The result is as stored: the grid's irot and imir are left to
+// the caller.
+//
+// One decoder works through the tiles in order; when the pool lends spare
+// capacity (spare.go), more decoders take tiles beside it, each in a
+// module instance of its own whose memory is reserved from the pool's
+// budget. A helper takes no tile while goroutines wait for a core (an
+// upload, a request, the garbage collector): it looks again every
+// helperPause, and the first decoder goes on meanwhile, as it would have
+// without help.
 func decodeHEIFGrid(ctx context.Context, r io.ReaderAt, size int64, m *heifMeta, g heifGrid, scale int) (planar.Image, error) {
+	img, _, err := decodeHEIFGridWith(ctx, r, size, m, g, scale, spareFor(ctx))
+	return img, err
+}
+
+// helperPause is how often a helper decoder, waiting for a free core,
+// looks again: the pace at which image work gives way to uploads
+// (docs/decisions/images.md, "Image work gives way to uploads").
+const helperPause = 25 * time.Millisecond
+
+// decodeHEIFGridWith is decodeHEIFGrid with the spare capacity given; it
+// also answers how many decoders took tiles (for the tests).
+func decodeHEIFGridWith(ctx context.Context, r io.ReaderAt, size int64, m *heifMeta, g heifGrid, scale int, spare *spareCapacity) (planar.Image, int, error) {
 	if g.tileW%(2*scale) != 0 || g.tileH%(2*scale) != 0 {
 		scale = 1
 		if g.tileW%2 != 0 || g.tileH%2 != 0 {
-			return planar.Image{}, fmt.Errorf("%w: odd grid tile size %dx%d", ErrUnsupported, g.tileW, g.tileH)
+			return planar.Image{}, 0, fmt.Errorf("%w: odd grid tile size %dx%d", ErrUnsupported, g.tileW, g.tileH)
 		}
 	}
 	tw, th := g.tileW/scale, g.tileH/scale
 	out := planar.NewImage(g.cols*tw, g.rows*th, 2, 2, false)
-	dec := newTileDecoder(ctx)
-	defer dec.Close()
-	for i, id := range g.tiles {
-		if err := ctx.Err(); err != nil {
-			return planar.Image{}, err
-		}
+
+	// tile decodes tile i into its place in out; tiles never overlap, so
+	// decoders may place theirs at once.
+	tile := func(dec *tileDecoder, i int) error {
+		id := g.tiles[i]
 		data, err := m.itemData(r, size, id, maxTileDataSize)
 		if err != nil {
-			return planar.Image{}, fmt.Errorf("reading tile %d: %w", i, err)
+			return fmt.Errorf("reading tile %d: %w", i, err)
 		}
 		hvcC, _ := m.prop(id, "hvcC")
 		img, err := dec.decode(singleHEIF(hvcC, g.tileW, g.tileH, data))
 		if errors.Is(err, ErrUnsupported) {
-			return planar.Image{}, err
+			return err
 		}
 		if err != nil {
-			return planar.Image{}, fmt.Errorf("%w: decoding tile %d: %w", ErrCorrupt, i, err)
+			return fmt.Errorf("%w: decoding tile %d: %w", ErrCorrupt, i, err)
 		}
 		if img.W != g.tileW || img.H != g.tileH {
-			return planar.Image{}, fmt.Errorf("%w: tile %d decodes to %dx%d, not %dx%d", ErrCorrupt, i, img.W, img.H, g.tileW, g.tileH)
+			return fmt.Errorf("%w: tile %d decodes to %dx%d, not %dx%d", ErrCorrupt, i, img.W, img.H, g.tileW, g.tileH)
 		}
 		t := tilePlanes(img)
 		for t.W > tw {
@@ -259,14 +282,72 @@ func decodeHEIFGrid(ctx context.Context, r io.ReaderAt, size int64, m *heifMeta,
 		place(out.Y, t.Y, x0, y0)
 		place(out.Cb, t.Cb, x0/2, y0/2)
 		place(out.Cr, t.Cr, x0/2, y0/2)
+		return nil
 	}
+
+	work, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var used atomic.Int32
+	// run takes tiles until none is left or one fails; a helper also stops
+	// when the cores are wanted elsewhere.
+	run := func(dec *tileDecoder, helper bool) {
+		took := false
+		for {
+			// A helper waits while goroutines wait for a core, looking
+			// every helperPause, and leaves once no tile is left.
+			for helper && !spare.coresFree() {
+				if int(next.Load()) >= len(g.tiles) {
+					return
+				}
+				select {
+				case <-time.After(helperPause):
+				case <-work.Done():
+					return
+				}
+			}
+			i := int(next.Add(1)) - 1
+			if i >= len(g.tiles) || work.Err() != nil {
+				break
+			}
+			if !took {
+				took = true
+				used.Add(1)
+			}
+			if err := tile(dec, i); err != nil {
+				cancel(err)
+				break
+			}
+		}
+	}
+	helpers, release := spare.extraDecoders(len(g.tiles)-1, heicInstanceBytes)
+	defer release()
+	var wg sync.WaitGroup
+	for range helpers {
+		wg.Go(func() {
+			dec := newTileDecoder(work)
+			defer dec.Close()
+			run(dec, true)
+		})
+	}
+	dec := newTileDecoder(work)
+	run(dec, false)
+	dec.Close()
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return planar.Image{}, 0, err
+	}
+	if err := context.Cause(work); err != nil {
+		return planar.Image{}, 0, err
+	}
+
 	// Crop to the output size; the strides stay.
 	w, h := ceilDiv(g.outW, scale), ceilDiv(g.outH, scale)
 	out.W, out.H = w, h
 	out.Y.W, out.Y.H = w, h
 	out.Cb.W, out.Cb.H = ceilDiv(w, 2), ceilDiv(h, 2)
 	out.Cr.W, out.Cr.H = out.Cb.W, out.Cb.H
-	return out, nil
+	return out, int(used.Load()), nil
 }
 
 // tilePlanes returns a decoded tile as 4:2:0 planes: a grey tile gets

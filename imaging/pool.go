@@ -64,6 +64,8 @@ type Pool struct {
 	out   OutOfProcessMaker
 	alone chan struct{}
 	heif  *heifRuntimes
+	// spare lends an image the budget no other image holds (spare.go).
+	spare *spareCapacity
 }
 
 // NewPool returns a Pool configured by cfg, with defaults for zero fields.
@@ -80,15 +82,17 @@ func NewPool(cfg PoolConfig) *Pool {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	mem := semaphore.NewWeighted(cfg.MemoryBytes)
 	return &Pool{
 		slots:     make(chan struct{}, cfg.Workers),
-		mem:       semaphore.NewWeighted(cfg.MemoryBytes),
+		mem:       mem,
 		memBytes:  cfg.MemoryBytes,
 		maxPixels: cfg.MaxPixels,
 		log:       cfg.Logger.With("component", "imaging"),
 		out:       cfg.OutOfProcess,
 		alone:     make(chan struct{}, 1),
 		heif:      newHEIFRuntimes(cfg.HEICCacheDir),
+		spare:     &spareCapacity{mem: mem},
 	}
 }
 
@@ -138,7 +142,7 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	defer p.mem.Release(need)
 
 	start := time.Now()
-	v, err := safeMake(ctx, r, size, info, nil)
+	v, err := safeMake(withSpare(ctx, p.spare), r, size, info, nil)
 	if err != nil {
 		return Variants{}, err
 	}

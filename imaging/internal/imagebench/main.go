@@ -21,6 +21,9 @@
 //
 // Both sides run pinned to one CPU (taskset -c, -cpu): libheif decodes a
 // grid's tiles on several threads whatever VIPS_CONCURRENCY says. With
+// -cores N (and -cpu "") neither is pinned: GOMAXPROCS=N for ours, whose
+// pool then decodes a grid's tiles side by side on the cores no other
+// goroutine wants, and VIPS_CONCURRENCY=N for vips. With
 // PROFILE=pi4 or pi3 the whole run, vips included, is in that Pi
 // stand-in's control group (internal/piprofile).
 //
@@ -28,6 +31,7 @@
 //
 //	go run ./imaging/internal/imagebench -photos 6 -rounds 5
 //	go run ./imaging/internal/imagebench -only heic -heic-file /tmp/grid.heic -rounds 3
+//	go run ./imaging/internal/imagebench -only heic -heic-file /tmp/grid.heic -rounds 3 -cores 2 -cpu ""
 //
 // It needs vipsthumbnail (Debian package libvips-tools) and, for HEIC,
 // heif-enc (libheif-examples). Targets: JPEG ratio at most 1.35, HEIC
@@ -74,6 +78,7 @@ func run(args []string) int {
 	only := fs.String("only", "", "jpeg or heic: measure only that format")
 	heicFile := fs.String("heic-file", "", "the grid HEIC to measure: made there if missing (default: a temporary one)")
 	cpus := fs.String("cpu", "0", "the CPU both sides are pinned to (taskset -c), so libheif's threads count as one; \"\" for none")
+	cores := fs.Int("cores", 1, "the cores each side may use (GOMAXPROCS, VIPS_CONCURRENCY); above 1 nothing is pinned, so libheif's threads and our tile decoders use them all")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -88,24 +93,27 @@ func run(args []string) int {
 		}
 		return code
 	}
-	if *cpus != "" && os.Getenv("IMAGEBENCH_PINNED") == "" {
+	if *cores < 1 {
+		*cores = 1
+	}
+	if *cpus != "" && *cores == 1 && os.Getenv("IMAGEBENCH_PINNED") == "" {
 		return pin(*cpus)
 	}
-	runtime.GOMAXPROCS(1)
+	runtime.GOMAXPROCS(*cores)
 	if *child != "" {
 		return runChild(*child)
 	}
 	if *measure != "" {
 		return runMeasure(*measure)
 	}
-	if err := bench(*photos, *rounds, *only != "heic", *withHEIC || *only == "heic", *heicFile); err != nil {
+	if err := bench(*photos, *rounds, *cores, *only != "heic", *withHEIC || *only == "heic", *heicFile); err != nil {
 		fmt.Fprintln(os.Stderr, "imagebench:", err)
 		return 1
 	}
 	return 0
 }
 
-func bench(n, rounds int, withJPEG, withHEIC bool, heicFile string) error {
+func bench(n, rounds, cores int, withJPEG, withHEIC bool, heicFile string) error {
 	vips, err := exec.LookPath("vipsthumbnail")
 	if err != nil {
 		return fmt.Errorf("vipsthumbnail not found (install libvips-tools): %w", err)
@@ -138,16 +146,16 @@ func bench(n, rounds int, withJPEG, withHEIC bool, heicFile string) error {
 			files = append(files, f)
 			total += len(b)
 		}
-		fmt.Printf("%d photos 4032x3024 q90, mean %.2f MB; GOMAXPROCS=1, one worker; vips with VIPS_CONCURRENCY=1\n", n, float64(total)/float64(n)/1e6)
-		if err := sideBySide(vips, files, out, rounds); err != nil {
+		fmt.Printf("%d photos 4032x3024 q90, mean %.2f MB; GOMAXPROCS=%d, one worker; vips with VIPS_CONCURRENCY=%d\n", n, float64(total)/float64(n)/1e6, cores, cores)
+		if err := sideBySide(vips, files, out, rounds, cores); err != nil {
 			return err
 		}
-		if err := peak("jpeg", files[min(1, len(files)-1)]); err != nil {
+		if err := peak("jpeg", files[min(1, len(files)-1)], cores); err != nil {
 			return err
 		}
 	}
 	if withHEIC {
-		return benchHEIC(vips, dir, out, heicFile, rounds)
+		return benchHEIC(vips, dir, out, heicFile, rounds, cores)
 	}
 	return nil
 }
@@ -155,7 +163,7 @@ func bench(n, rounds int, withJPEG, withHEIC bool, heicFile string) error {
 // sideBySide runs, alternately, rounds of our pipeline and of vipsthumbnail
 // on files (after one warm-up of each) and prints each round's times, the
 // medians and the median of the per-round ratios.
-func sideBySide(vips string, files []string, out string, rounds int) error {
+func sideBySide(vips string, files []string, out string, rounds, cores int) error {
 	n := len(files)
 	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
 	// Each run returns wall time and CPU time (user + system) per photo.
@@ -176,7 +184,7 @@ func sideBySide(vips string, files []string, out string, rounds int) error {
 		start := time.Now()
 		for _, size := range []struct{ s, o string }{{"1920", "%s_vd.jpg[Q=85,strip]"}, {"400", "%s_vt.jpg[Q=80,strip]"}} {
 			cmd := exec.Command(vips, append([]string{"-s", size.s, "-o", filepath.Join(out, size.o)}, files...)...)
-			cmd.Env = append(os.Environ(), "VIPS_CONCURRENCY=1")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("VIPS_CONCURRENCY=%d", cores))
 			if b, err := cmd.CombinedOutput(); err != nil {
 				return 0, 0, fmt.Errorf("vipsthumbnail: %w: %s", err, b)
 			}
@@ -338,19 +346,19 @@ func lumaPSNR(a, b image.Image) float64 {
 // exec, so the child is started by a small intermediate process (-measure)
 // whose own RSS is far below the child's, and the child also reads its
 // VmHWM, which belongs to its own address space only.
-func peak(label, file string) error {
+func peak(label, file string, cores int) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "-measure", file)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd := exec.Command(self, "-measure", file, "-cores", strconv.Itoa(cores))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", cores))
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("measuring: %w", err)
 	}
-	fmt.Printf("peak memory, one worker, %s: %s\n", label, strings.TrimSpace(stdout.String()))
+	fmt.Printf("peak memory, one worker, GOMAXPROCS=%d, %s: %s\n", cores, label, strings.TrimSpace(stdout.String()))
 	return nil
 }
 
@@ -360,7 +368,7 @@ func runMeasure(file string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	cmd := exec.Command(self, "-child", file)
+	cmd := exec.Command(self, "-child", file, "-cores", strconv.Itoa(runtime.GOMAXPROCS(0)))
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -400,7 +408,7 @@ func runChild(file string) int {
 // 512×512, the iPhone's layout, every tile coded apart) side by side with
 // vipsthumbnail (libheif), and the first Make in a fresh process, which
 // compiles the WebAssembly decoder.
-func benchHEIC(vips, dir, out, file string, rounds int) error {
+func benchHEIC(vips, dir, out, file string, rounds, cores int) error {
 	if file == "" {
 		file = filepath.Join(dir, "grid.heic")
 	}
@@ -425,9 +433,9 @@ func benchHEIC(vips, dir, out, file string, rounds int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("heic: %s, 4032x3024 grid of 512x512 tiles, %.2f MB; GOMAXPROCS=1, one worker, decoder compiled before the rounds; vips with VIPS_CONCURRENCY=1\n", file, float64(st.Size())/1e6)
-	if err := sideBySide(vips, []string{file}, out, rounds); err != nil {
+	fmt.Printf("heic: %s, 4032x3024 grid of 512x512 tiles, %.2f MB; GOMAXPROCS=%d, one worker, decoder compiled before the rounds; vips with VIPS_CONCURRENCY=%d\n", file, float64(st.Size())/1e6, cores, cores)
+	if err := sideBySide(vips, []string{file}, out, rounds, cores); err != nil {
 		return err
 	}
-	return peak("heic", file)
+	return peak("heic", file, cores)
 }
