@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"eventbox/daemon"
 	"eventbox/daemon/mail/mailtest"
@@ -18,6 +19,39 @@ import (
 // withMailServer trusts srv's test certificate.
 func withMailServer(srv *mailtest.Server) func(*daemon.Config) {
 	return func(c *daemon.Config) { c.MailTLS = srv.ClientTLS }
+}
+
+// waitMailsTried waits until n mails are queued, each with a failed
+// attempt and none being tried: the queue's runner works on its own, so
+// after that nothing goes out before the clock reaches their next try or
+// a retry wakes them.
+func waitMailsTried(t *testing.T, h *harness, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tried, busy := 0, 0
+		for _, st := range []store.JobStatus{store.JobQueued, store.JobRunning, store.JobFailed} {
+			page, err := h.st.Jobs().List(context.Background(), store.JobFilter{Kind: store.MailJobKind, Status: st, Limit: 500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range page.Jobs {
+				switch {
+				case st == store.JobRunning:
+					busy++
+				case j.Failures > 0:
+					tried++
+				}
+			}
+		}
+		if tried == n && busy == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s, %d of %d mails had a failed attempt and %d were being tried", tried, n, busy)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // setUpMail points the box at srv through the mail route.
@@ -277,6 +311,10 @@ func TestEndingAnEventMailsGuestsAndHosts(t *testing.T) {
 		}
 	})
 	t.Run("back online, retry sends each mail once", func(t *testing.T) {
+		// Each mail has had its attempt while offline, and none is under
+		// way: an attempt still to come would otherwise go out by itself
+		// once the server is back, before the retry lists the queue.
+		waitMailsTried(t, h, 7)
 		srv.SetOffline(false)
 		r := owner.do("POST", "/api/admin/mail/retry", nil).expect(t, 200, "")
 		if r.JSON["requeued"] != float64(0) || r.JSON["sent"] != float64(7) || r.JSON["failed"] != float64(0) {
