@@ -53,18 +53,22 @@ func (s *spareCapacity) extraDecoders(want int, bytes int64) (n int, release fun
 	for n < want && s.mem.TryAcquire(bytes) {
 		n++
 	}
-	got := n
-	return n, func() { s.mem.Release(int64(got) * bytes) }
+	return n, func() { s.mem.Release(int64(n) * bytes) }
 }
 
 // cpuFree says whether Go code may run on more than one core and no
-// goroutine is waiting for a core (runtime/metrics' runnable goroutines,
-// the measure image work already gives way to uploads by).
+// goroutine is waiting for a core.
 func cpuFree() bool {
-	if runtime.GOMAXPROCS(0) < 2 {
-		return false
-	}
+	return runtime.GOMAXPROCS(0) >= 2 && !GoroutinesWaitForCPU()
+}
+
+// GoroutinesWaitForCPU reports whether the Go runtime has goroutines
+// ready to run but waiting for a CPU (runtime/metrics' runnable count):
+// the measure by which image work gives way to uploads, whose handlers
+// wait so when receiving keeps every CPU the process may use busy (on a
+// Pi's hotspot they wait for the network instead).
+func GoroutinesWaitForCPU() bool {
 	s := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
 	metrics.Read(s)
-	return s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() == 0
+	return s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > 0
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +70,7 @@ type Maker struct {
 	// took (Config.Processed).
 	processed func(time.Duration)
 	// cpuWanted reports whether goroutines are waiting for a CPU now
-	// (runnableGoroutines; tests set their own).
+	// (imaging.GoroutinesWaitForCPU; tests set their own).
 	cpuWanted func() bool
 }
 
@@ -180,7 +179,7 @@ func New(cfg Config) *Maker {
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers, runner: cfg.Jobs,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{},
 		turns: make(chan struct{}, workers), previews: newPreviews(), previewTurns: make(chan struct{}, previewMakers),
-		cpuWanted: runnableGoroutines}
+		cpuWanted: imaging.GoroutinesWaitForCPU}
 }
 
 // Pool is the image pool every image work of the daemon goes through
@@ -374,14 +373,4 @@ func (v *Maker) make(ctx context.Context, p store.Photo) error {
 		v.made(ctx, p)
 	}
 	return nil
-}
-
-// runnableGoroutines reports whether the Go runtime has goroutines ready
-// to run but waiting for a CPU: the uploads' handlers are when receiving
-// keeps every CPU the process may use busy (on a Pi's hotspot they wait
-// for the network instead).
-func runnableGoroutines() bool {
-	s := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
-	metrics.Read(s)
-	return s[0].Value.Kind() == metrics.KindUint64 && s[0].Value.Uint64() > 0
 }
