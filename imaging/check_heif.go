@@ -79,7 +79,11 @@ type heifMeta struct {
 	fileEnd  int64           // end of the furthest file-based item extent
 	items    map[int64]heifItem
 	dimg     map[int64][]int64 // derived image to its inputs, in order
-	idat     []byte
+	// thumbs lists, for an item, the items that are its thumbnails
+	// ('thmb' references, from the thumbnail to what it shows), in the
+	// order the file gives them.
+	thumbs map[int64][]int64
+	idat   []byte
 }
 
 type heifProp struct {
@@ -118,7 +122,7 @@ func parseHEIFMeta(meta []byte) (*heifMeta, error) {
 		return nil, fmt.Errorf("%w: short meta box", ErrCorrupt)
 	}
 	m := &heifMeta{primary: -1, types: map[int64]string{}, assoc: map[int64][]int{},
-		items: map[int64]heifItem{}, dimg: map[int64][]int64{}}
+		items: map[int64]heifItem{}, dimg: map[int64][]int64{}, thumbs: map[int64][]int64{}}
 	it := boxIter{b: meta[4:]} // after version and flags
 	for typ, p, ok := it.next(); ok; typ, p, ok = it.next() {
 		var err error
@@ -255,7 +259,12 @@ func (m *heifMeta) parseILOC(p []byte) error {
 	return nil
 }
 
-// parseIREF reads the dimg references: a grid's tiles, in order.
+// maxThumbRefs bounds the items one thumbnail reference may name (a
+// phone's names one: the primary image).
+const maxThumbRefs = 16
+
+// parseIREF reads the dimg references (a grid's tiles, in order) and the
+// thmb ones (which items a thumbnail shows).
 func (m *heifMeta) parseIREF(p []byte) error {
 	c := cursor{b: p}
 	n := 2
@@ -268,6 +277,12 @@ func (m *heifMeta) parseIREF(p []byte) error {
 	}
 	it := boxIter{b: c.b}
 	for typ, b, ok := it.next(); ok; typ, b, ok = it.next() {
+		if typ == "thmb" {
+			if err := m.parseThumbRef(b, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if typ != "dimg" {
 			continue
 		}
@@ -285,6 +300,27 @@ func (m *heifMeta) parseIREF(p []byte) error {
 		}
 	}
 	return it.err
+}
+
+// parseThumbRef reads one thmb reference (item ids of n bytes): the
+// thumbnail item, then the items it is a thumbnail of.
+func (m *heifMeta) parseThumbRef(b []byte, n int) error {
+	rc := cursor{b: b}
+	from := rc.uint(n)
+	count := rc.uint(2)
+	if rc.bad || count > maxThumbRefs {
+		return fmt.Errorf("%w: thmb reference", ErrCorrupt)
+	}
+	for range count {
+		to := rc.uint(n)
+		if rc.bad {
+			return fmt.Errorf("%w: thmb reference", ErrCorrupt)
+		}
+		if len(m.thumbs[to]) < maxThumbRefs {
+			m.thumbs[to] = append(m.thumbs[to], from)
+		}
+	}
+	return nil
 }
 
 func (m *heifMeta) parseIPRP(p []byte) error {
@@ -353,15 +389,8 @@ func (m *heifMeta) primaryInfo(info Info) (Info, error) {
 					}
 				}
 			}
-		case "irot":
-			a := c.uint(1) & 3 // counter-clockwise quarter turns
-			o = o.turnCW((4 - int(a)) % 4)
-		case "imir":
-			if c.uint(1)&1 == 0 {
-				o = o.flipTopBottom()
-			} else {
-				o = o.flipLeftRight()
-			}
+		case "irot", "imir":
+			o = o.transformed(&c, p.typ)
 		}
 		if c.bad {
 			return info, fmt.Errorf("%w: %s property", ErrCorrupt, p.typ)
@@ -380,6 +409,22 @@ func (m *heifMeta) primaryInfo(info Info) (Info, error) {
 type orientation struct {
 	rot    int
 	mirror bool
+}
+
+// transformed is o followed by the HEIF transform property typ (irot or
+// imir) whose payload c holds; c.bad says when it is short.
+func (o orientation) transformed(c *cursor, typ string) orientation {
+	switch typ {
+	case "irot":
+		a := c.uint(1) & 3 // counter-clockwise quarter turns
+		return o.turnCW((4 - int(a)) % 4)
+	case "imir":
+		if c.uint(1)&1 == 0 {
+			return o.flipTopBottom()
+		}
+		return o.flipLeftRight()
+	}
+	return o
 }
 
 func (o orientation) turnCW(q int) orientation {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"eventbox/imaging"
 	"eventbox/imaging/imagingtest"
+	"eventbox/internal/testtool"
 )
 
 // TestAlbumShowsTheCamerasPreviewUntilTheThumb: GET /api/media/:id?v=preview
@@ -78,6 +80,31 @@ func TestAlbumShowsTheCamerasPreviewUntilTheThumb(t *testing.T) {
 		waitFailedAttempts(t, h, png, 1)
 		expectPlaceholder(t, guest.do("GET", "/api/media/"+png+"?v=preview", nil))
 	})
+}
+
+// TestAlbumShowsAHEICsThumbnailItemUntilTheThumb: an iPhone's HEIC whose
+// thumb is not made yet gets, at once, the thumbnail item the phone wrote
+// beside the photo (320×240) as its preview, where it got the placeholder
+// until its thumb was made, seconds to minutes later on a busy box.
+func TestAlbumShowsAHEICsThumbnailItemUntilTheThumb(t *testing.T) {
+	testtool.Need(t, "libheif-examples", "heif-enc")
+	if !imaging.HEICSupported() {
+		t.Skip("no HEIC in this build")
+	}
+	h := newHarness(t)
+	slug := h.createEvent(h.owner(), map[string]any{"name": "P"})["slug"].(string)
+	guest := h.guest(slug)
+	// Its tiles cannot be decoded: its thumb is never made.
+	id := guest.upload(slug, imagingtest.PhoneHEIC(t, true), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
+	waitFailedAttempts(t, h, id, 1)
+	r := guest.do("GET", "/api/media/"+id+"?v=preview", nil).expect(t, 200, "")
+	if r.Header.Get("ETag") != `"`+id+`-preview"` || r.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("preview headers %v, want the camera's preview", r.Header)
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body))
+	if err != nil || cfg.Width != 320 || cfg.Height != 240 {
+		t.Fatalf("preview is %+v (%v), want the 320×240 thumbnail item as a JPEG", cfg, err)
+	}
 }
 
 // TestPreviewNeverAnswersAnError: ?v=preview of a photo whose thumb is not

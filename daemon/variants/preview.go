@@ -65,8 +65,9 @@ func (c *previews) drop(id string) {
 }
 
 // Preview returns what the album shows of a photo while its thumb is
-// being made: the camera's own small preview from the original's EXIF
-// block, upright (imaging.Preview), or nil when the original has none.
+// being made: the camera's own small preview, upright (imaging's
+// Pool.Preview: a JPEG's EXIF thumbnail, a HEIC's thumbnail item), or nil
+// when the original has none or the image memory is in use.
 // It never waits for image work. Extractions run at most previewMakers
 // at a time and are kept for the next guest asking.
 func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
@@ -81,7 +82,7 @@ func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	b, err := v.makePreview(p)
+	b, err := v.makePreview(ctx, p)
 	<-v.previewTurns
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
 
 // makePreview extracts the photo's preview; nil and no error when it has
 // none.
-func (v *Maker) makePreview(p store.Photo) ([]byte, error) {
+func (v *Maker) makePreview(ctx context.Context, p store.Photo) ([]byte, error) {
 	if p.Video != nil {
 		return nil, nil
 	}
@@ -107,7 +108,7 @@ func (v *Maker) makePreview(p store.Photo) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading original of %s: %w", p.ID, err)
 	}
-	b, err := imaging.Preview(f, st.Size())
+	b, err := v.pool.Preview(ctx, f, st.Size())
 	if errors.Is(err, imaging.ErrNoPreview) {
 		return nil, nil
 	}

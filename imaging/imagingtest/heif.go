@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // HEIFEnc encodes m with `heif-enc -q quality` (Debian's libheif-examples)
@@ -76,6 +77,18 @@ func coded(heif []byte) (hvcC, data []byte, err error) {
 // HEIFEnc) fills each cell. irot (0–3 counter-clockwise quarter turns) is
 // set on the grid item when not 0.
 func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int) ([]byte, error) {
+	return heicGrid(tiles, cells, cols, rows, outW, outH, tileW, tileH, irot, nil, 0, 0)
+}
+
+// HEICGridThumb is HEICGrid with a thumbnail item, as iPhones write one:
+// thumb, a single-image HEIF of thumbW × thumbH (from HEIFEnc), becomes an
+// HEVC item of its own with its size, its coded configuration and the
+// grid's irot, and a 'thmb' reference to the grid.
+func HEICGridThumb(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int, thumb []byte, thumbW, thumbH int) ([]byte, error) {
+	return heicGrid(tiles, cells, cols, rows, outW, outH, tileW, tileH, irot, thumb, thumbW, thumbH)
+}
+
+func heicGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int, thumb []byte, thumbW, thumbH int) ([]byte, error) {
 	if len(cells) != cols*rows {
 		return nil, fmt.Errorf("%d cells for a %dx%d grid", len(cells), cols, rows)
 	}
@@ -109,6 +122,18 @@ func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH,
 	const gridID = 1
 	tileID := func(i int) int { return 2 + i }
 	n := len(cells)
+	thumbID := 2 + n
+	var thumbHVCC, thumbData []byte
+	if thumb != nil {
+		var err error
+		if thumbHVCC, thumbData, err = coded(thumb); err != nil {
+			return nil, fmt.Errorf("thumbnail: %w", err)
+		}
+	}
+	items := 1 + n
+	if thumb != nil {
+		items++
+	}
 
 	// Properties: 1 grid ispe, 2 tile ispe, 3 irot, then one hvcC per tile
 	// picture.
@@ -120,9 +145,14 @@ func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH,
 	for _, t := range ts {
 		props = append(props, box("hvcC", t.hvcC))
 	}
+	// The thumbnail's properties, when there is one: its ispe, its hvcC.
+	thumbProps := len(props) + 1
+	if thumb != nil {
+		props = append(props, box("ispe", full, u32(thumbW), u32(thumbH)), box("hvcC", thumbHVCC))
+	}
 	ipco := box("ipco", props...)
 	var ipmaBody [][]byte
-	ipmaBody = append(ipmaBody, full, u32(1+n))
+	ipmaBody = append(ipmaBody, full, u32(items))
 	if irot != 0 {
 		ipmaBody = append(ipmaBody, u16(gridID), []byte{2, 1, 0x83})
 	} else {
@@ -131,18 +161,32 @@ func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH,
 	for i, c := range cells {
 		ipmaBody = append(ipmaBody, u16(tileID(i)), []byte{2, 0x80 | byte(4+c), 2})
 	}
+	if thumb != nil {
+		if irot != 0 {
+			ipmaBody = append(ipmaBody, u16(thumbID), []byte{3, byte(thumbProps), 0x80 | byte(thumbProps+1), 0x83})
+		} else {
+			ipmaBody = append(ipmaBody, u16(thumbID), []byte{2, byte(thumbProps), 0x80 | byte(thumbProps+1)})
+		}
+	}
 	iprp := box("iprp", ipco, box("ipma", ipmaBody...))
 
-	infes := [][]byte{full, u16(1 + n), box("infe", []byte{2, 0, 0, 0}, u16(gridID), u16(0), []byte("grid"), []byte{0})}
+	infes := [][]byte{full, u16(items), box("infe", []byte{2, 0, 0, 0}, u16(gridID), u16(0), []byte("grid"), []byte{0})}
 	for i := range cells {
 		infes = append(infes, box("infe", []byte{2, 0, 0, 1}, u16(tileID(i)), u16(0), []byte("hvc1"), []byte{0}))
+	}
+	if thumb != nil {
+		infes = append(infes, box("infe", []byte{2, 0, 0, 0}, u16(thumbID), u16(0), []byte("hvc1"), []byte{0}))
 	}
 	iinf := box("iinf", infes...)
 	refs := [][]byte{u16(gridID), u16(n)}
 	for i := range cells {
 		refs = append(refs, u16(tileID(i)))
 	}
-	iref := box("iref", full, box("dimg", refs...))
+	irefs := [][]byte{full, box("dimg", refs...)}
+	if thumb != nil {
+		irefs = append(irefs, box("thmb", u16(thumbID), u16(1), u16(gridID)))
+	}
+	iref := box("iref", irefs...)
 
 	// mdat: the grid descriptor, then each tile picture's data once.
 	desc := cat([]byte{0, 1, byte(rows - 1), byte(cols - 1)}, u32(outW), u32(outH))
@@ -152,11 +196,16 @@ func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH,
 		payload = append(payload, t.data)
 		dataOff = append(dataOff, dataOff[len(dataOff)-1]+len(t.data))
 	}
+	thumbOff := dataOff[len(dataOff)-1]
+	payload = append(payload, thumbData)
 	ilocFor := func(mdatStart int) []byte {
-		parts := [][]byte{full, {0x44, 0x00}, u16(1 + n),
+		parts := [][]byte{full, {0x44, 0x00}, u16(items),
 			u16(gridID), u16(0), u16(1), u32(mdatStart), u32(len(desc))}
 		for i, c := range cells {
 			parts = append(parts, u16(tileID(i)), u16(0), u16(1), u32(mdatStart+dataOff[c]), u32(len(ts[c].data)))
+		}
+		if thumb != nil {
+			parts = append(parts, u16(thumbID), u16(0), u16(1), u32(mdatStart+thumbOff), u32(len(thumbData)))
 		}
 		return box("iloc", parts...)
 	}
@@ -282,4 +331,48 @@ func SingleHEIC(dir string, w, h int) ([]byte, error) {
 		return nil, fmt.Errorf("heif-enc: %v: %s", err, b)
 	}
 	return os.ReadFile(out)
+}
+
+// PhoneHEIC is a photo as an iPhone writes one, small: a 1024×768 grid of
+// 512×512 HEVC tiles with a 320×240 thumbnail item of the same picture
+// beside it ('thmb'), made with heif-enc (the test fails without it). With
+// brokenTiles the tiles' coded configuration holds no parameter sets, so
+// the file passes the upload's check but its tiles cannot be decoded
+// (its variants fail), while its thumbnail can.
+func PhoneHEIC(t testing.TB, brokenTiles bool) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	const w, h, tw, th = 1024, 768, 320, 240
+	picture := testimgPhoto(w, h, 3)
+	tile, err := HEIFEnc(dir, picture.SubImage(image.Rect(0, 0, 512, 512)), 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if brokenTiles {
+		hvcC, _, err := coded(tile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// numOfArrays, the configuration's last fixed byte, set to 0;
+		// the arrays that followed become padding no reader looks at.
+		hvcC[22] = 0
+	}
+	thumb := image.NewYCbCr(image.Rect(0, 0, tw, th), image.YCbCrSubsampleRatio420)
+	for y := range th {
+		for x := range tw {
+			thumb.Y[y*thumb.YStride+x] = picture.Y[y*h/th*picture.YStride+x*w/tw]
+		}
+	}
+	for i := range thumb.Cb {
+		thumb.Cb[i], thumb.Cr[i] = 128, 128
+	}
+	coded, err := HEIFEnc(dir, thumb, 90)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := HEICGridThumb([][]byte{tile}, make([]int, 4), 2, 2, w, h, 512, 512, 0, coded, tw, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

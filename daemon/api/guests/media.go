@@ -113,9 +113,10 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 }
 
 // preview answers, at once, what the album shows of a photo whose thumb
-// is not made yet: the camera's own small preview from the original's
-// EXIF block to a viewer who may have the original (the preview is part
-// of it), never cached, else the placeholder. Any failure of making the
+// is not made yet: the camera's own small preview from the original (a
+// JPEG's EXIF thumbnail, a HEIC's thumbnail item) to a viewer who may have
+// the original (the preview is part of it), never cached, else the
+// placeholder. Any failure of making the
 // preview is logged and answers the placeholder too, never an error: the
 // page only waits for the thumb. It never starts image work: the page
 // asks for the thumb beside it, and shows that once it comes.
