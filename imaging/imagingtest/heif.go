@@ -224,6 +224,17 @@ func heicGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH,
 // reused across the cells in a pattern, so a 48 MP grid takes seconds to
 // make.
 func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCbCr, error) {
+	return gridPicture(dir, outW, outH, distinct, irot, 0, 0)
+}
+
+// GridPictureThumb is GridPicture with a thumbnail item of thumbW × thumbH
+// beside the grid, as an iPhone writes one (HEICGridThumb): the picture
+// sampled down, its chroma flat.
+func GridPictureThumb(dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]byte, *image.YCbCr, error) {
+	return gridPicture(dir, outW, outH, distinct, irot, thumbW, thumbH)
+}
+
+func gridPicture(dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]byte, *image.YCbCr, error) {
 	const tw, th = 512, 512
 	cols, rows := (outW+tw-1)/tw, (outH+th-1)/th
 	srcs := make([]*image.YCbCr, distinct)
@@ -253,8 +264,32 @@ func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCb
 			}
 		}
 	}
-	heic, err := HEICGrid(tiles, cells, cols, rows, outW, outH, tw, th, irot)
+	if thumbW == 0 {
+		heic, err := HEICGrid(tiles, cells, cols, rows, outW, outH, tw, th, irot)
+		return heic, ref, err
+	}
+	thumb, err := HEIFEnc(dir, sampledDown(ref, thumbW, thumbH), 90)
+	if err != nil {
+		return nil, nil, err
+	}
+	heic, err := HEICGridThumb(tiles, cells, cols, rows, outW, outH, tw, th, irot, thumb, thumbW, thumbH)
 	return heic, ref, err
+}
+
+// sampledDown is m's luma sampled to w × h (the nearest pixel), with flat
+// chroma.
+func sampledDown(m *image.YCbCr, w, h int) *image.YCbCr {
+	mw, mh := m.Rect.Dx(), m.Rect.Dy()
+	out := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	for y := range h {
+		for x := range w {
+			out.Y[y*out.YStride+x] = m.Y[y*mh/h*m.YStride+x*mw/w]
+		}
+	}
+	for i := range out.Cb {
+		out.Cb[i], out.Cr[i] = 128, 128
+	}
+	return out
 }
 
 // GridPictureReduced is GridPicture for grids too large to hold their
@@ -357,16 +392,7 @@ func PhoneHEIC(t testing.TB, brokenTiles bool) []byte {
 		// the arrays that followed become padding no reader looks at.
 		hvcC[22] = 0
 	}
-	thumb := image.NewYCbCr(image.Rect(0, 0, tw, th), image.YCbCrSubsampleRatio420)
-	for y := range th {
-		for x := range tw {
-			thumb.Y[y*thumb.YStride+x] = picture.Y[y*h/th*picture.YStride+x*w/tw]
-		}
-	}
-	for i := range thumb.Cb {
-		thumb.Cb[i], thumb.Cr[i] = 128, 128
-	}
-	coded, err := HEIFEnc(dir, thumb, 90)
+	coded, err := HEIFEnc(dir, sampledDown(picture, tw, th), 90)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ func main() {
 	photos := flag.Int("photos", 200, "photos in all")
 	bases := flag.Int("bases", 8, "distinct images to generate (each photo is one of them with its own bytes)")
 	noPreview := flag.Bool("no-preview", false, "photos without the small preview a phone's camera writes in the EXIF block (as an editor's export may be)")
+	heicEvery := flag.Int("heic-every", 0, "make every N-th photo a 12 MP grid HEIC with its thumbnail item, as an iPhone writes it (needs heif-enc; 0: none)")
 	rounds := flag.Int("rounds", 2, "alternating rounds of trivial server and eventbox")
 	profile := flag.String("profile", os.Getenv(piprofile.EnvVar), "run both servers as on a Pi stand-in: pi4 or pi3 (default $PROFILE)")
 	serveTrivial := flag.String("serve-trivial", "", "internal: serve the trivial server on this address, into -trivial-dir")
@@ -92,7 +93,7 @@ func main() {
 	if *resumable {
 		err = runResumable(*bin, *guests, *videoMB*1e6, *pieceMB*1e6, pp)
 	} else {
-		err = run(*bin, *guests, *photos, *bases, *rounds, !*noPreview, pp)
+		err = run(*bin, *guests, *photos, *bases, *rounds, !*noPreview, *heicEvery, pp)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "uploadload:", err)
@@ -119,9 +120,12 @@ func boundsFor(prof *piprofile.Profile) bounds {
 	return b
 }
 
-func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile.Profile) error {
+func run(bin string, guests, n, bases, rounds int, preview bool, heicEvery int, prof *piprofile.Profile) error {
 	start := time.Now()
-	files := makePhotos(n, bases, preview)
+	files, err := makePhotos(n, bases, preview, heicEvery)
+	if err != nil {
+		return err
+	}
 	var total int64
 	for _, f := range files {
 		total += int64(len(f))
@@ -130,13 +134,19 @@ func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile
 	if !preview {
 		with = "without"
 	}
-	fmt.Printf("%d photos, %.1f MB each on average, %s the camera's preview (made in %v), %d guests\n",
-		n, float64(total)/float64(n)/1e6, with, time.Since(start).Round(time.Millisecond), guests)
+	heics := 0
+	for _, f := range files {
+		if isHEIC(f) {
+			heics++
+		}
+	}
+	fmt.Printf("%d photos (%d of them grid HEICs with a thumbnail item), %.1f MB each on average, %s the camera's preview (made in %v), %d guests\n",
+		n, heics, float64(total)/float64(n)/1e6, with, time.Since(start).Round(time.Millisecond), guests)
 	want := boundsFor(prof)
 	var trivial, box []time.Duration
 	var ratios []float64
 	var peak int64
-	var health, shown, thumbs []time.Duration
+	var health, shown, shownHEIC, thumbs []time.Duration
 	acked, sent := 0, 0
 	var written, stored int64
 	for round := 1; round <= rounds; round++ {
@@ -157,6 +167,7 @@ func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile
 		peak = max(peak, r.rss)
 		health = append(health, r.health...)
 		shown = append(shown, r.shown...)
+		shownHEIC = append(shownHEIC, r.shownHEIC...)
 		thumbs = append(thumbs, r.thumbs...)
 		acked += r.acked
 		sent += len(files)
@@ -190,6 +201,11 @@ func run(bin string, guests, n, bases, rounds int, preview bool, prof *piprofile
 		pct(health, 50), hp99, pct(health, 100), len(health), want.health, check(len(health) > 0 && hp99 <= want.health, "health p99"))
 	fmt.Printf("  ack → tile shows  p50 %v, p95 %v, max %v over %d photos: the camera's preview or the thumb (target p95 ≤ %v) %s\n",
 		pct(shown, 50), sp95, pct(shown, 100), len(shown), want.thumb, check(len(shown) == acked && sp95 <= want.thumb, "album tile p95"))
+	if heics > 0 {
+		hp95 := pct(shownHEIC, 95)
+		fmt.Printf("  ... of the HEICs  p50 %v, p95 %v, max %v over %d photos: the thumbnail item or the thumb (target p95 ≤ %v) %s\n",
+			pct(shownHEIC, 50), hp95, pct(shownHEIC, 100), len(shownHEIC), want.thumb, check(len(shownHEIC) == heics*rounds && hp95 <= want.thumb, "HEIC album tile p95"))
+	}
 	fmt.Printf("  ack → thumbnail   p50 %v, p95 %v, max %v over %d photos (the thumb itself, made while the burst goes on)\n",
 		pct(thumbs, 50), pct(thumbs, 95), pct(thumbs, 100), len(thumbs))
 	perByte := float64(written) / float64(max(stored, 1))
@@ -229,8 +245,22 @@ func median(ds []time.Duration) time.Duration {
 // images with sensor-like noise, each copy made unique by a comment
 // segment so the daemon sees n different uploads. With preview each
 // carries, as a phone camera's photos do, an EXIF block with a 160×120
-// preview (the DCF size) of the picture.
-func makePhotos(n, bases int, preview bool) [][]byte {
+// preview (the DCF size) of the picture. With heicEvery above 0, every
+// heicEvery-th photo is instead a copy of a 12 MP grid HEIC as an iPhone
+// writes it (4032×3024 in 512×512 tiles, a 320×240 thumbnail item),
+// made unique by a free box at its end.
+func makePhotos(n, bases int, preview bool, heicEvery int) ([][]byte, error) {
+	var heic []byte
+	if heicEvery > 0 {
+		dir, err := os.MkdirTemp("", "uploadload-heic-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if heic, _, err = imagingtest.GridPictureThumb(dir, 4032, 3024, 4, 0, 320, 240); err != nil {
+			return nil, fmt.Errorf("making the HEIC: %w", err)
+		}
+	}
 	base := make([][]byte, bases)
 	var wg sync.WaitGroup
 	for i := range base {
@@ -243,12 +273,19 @@ func makePhotos(n, bases int, preview bool) [][]byte {
 	wg.Wait()
 	out := make([][]byte, n)
 	for i := range out {
+		if heicEvery > 0 && i%heicEvery == heicEvery-1 {
+			out[i] = append(append([]byte{}, heic...), fmt.Sprintf("\x00\x00\x00\x16freephoto-%08d", i)...)
+			continue
+		}
 		b := base[i%bases]
 		com := []byte(fmt.Sprintf("\xff\xfe\x00\x10photo-%08d", i))
 		out[i] = append(append(append([]byte{}, b[:2]...), com...), b[2:]...)
 	}
-	return out
+	return out, nil
 }
+
+// isHEIC reports whether b is a HEIF file (an ftyp box first).
+func isHEIC(b []byte) bool { return len(b) >= 8 && string(b[4:8]) == "ftyp" }
 
 func phonePhoto(seed uint64, preview bool) []byte {
 	const w, h = 4032, 3024
@@ -477,7 +514,9 @@ type boxRound struct {
 	// acknowledgement until its album tile showed the photo (its preview
 	// or its thumb) and until its thumbnail was served.
 	shown, thumbs []time.Duration
-	rss           int64
+	// shownHEIC is shown for the HEICs alone.
+	shownHEIC []time.Duration
+	rss       int64
 	// written is what the daemon wrote to the disk during the burst
 	// (/proc/<pid>/io write_bytes).
 	written int64
@@ -501,7 +540,7 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 	go func() { healthDone <- sampleHealth(b.url, stopHealth) }()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	onAck := func(guest int, body []byte, at time.Time) {
+	onAck := func(guest int, file []byte, body []byte, at time.Time) {
 		var ans struct{ Photo struct{ ID string } }
 		if json.Unmarshal(body, &ans) != nil || ans.Photo.ID == "" {
 			return
@@ -512,6 +551,9 @@ func runEventbox(bin string, files [][]byte, guests int, prof *piprofile.Profile
 			if d, ok := waitTile(b.clients[guest], b.url, ans.Photo.ID, at); ok {
 				mu.Lock()
 				out.shown = append(out.shown, d.shown)
+				if isHEIC(file) {
+					out.shownHEIC = append(out.shownHEIC, d.shown)
+				}
 				out.thumbs = append(out.thumbs, d.thumb)
 				mu.Unlock()
 			}
@@ -658,9 +700,9 @@ type photoBurst struct {
 // uploadAll sends the files as multipart uploads, split evenly over the
 // clients, each client one upload at a time (going on after a failed
 // one), and times them until the last answer. onAck, when not nil, is
-// told of each acknowledged upload: the guest, the answer's body and
-// when it came.
-func uploadAll(clients []*http.Client, url, path, origin string, files [][]byte, onAck func(guest int, body []byte, at time.Time)) photoBurst {
+// told of each acknowledged upload: the guest, the file, the answer's
+// body and when it came.
+func uploadAll(clients []*http.Client, url, path, origin string, files [][]byte, onAck func(guest int, file, body []byte, at time.Time)) photoBurst {
 	start := time.Now()
 	var mu sync.Mutex
 	var out photoBurst
@@ -681,7 +723,7 @@ func uploadAll(clients []*http.Client, url, path, origin string, files [][]byte,
 				}
 				mu.Unlock()
 				if err == nil && onAck != nil {
-					onAck(i, body, at)
+					onAck(i, files[j], body, at)
 				}
 			}
 		}()
@@ -695,7 +737,11 @@ func uploadOne(c *http.Client, url, origin string, data []byte) ([]byte, error) 
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
-		fw, err := mw.CreateFormFile("photo", "PXL_0001.jpg")
+		name := "PXL_0001.jpg"
+		if isHEIC(data) {
+			name = "IMG_0001.HEIC"
+		}
+		fw, err := mw.CreateFormFile("photo", name)
 		if err == nil {
 			_, err = fw.Write(data)
 		}
