@@ -77,18 +77,14 @@ func coded(heif []byte) (hvcC, data []byte, err error) {
 // HEIFEnc) fills each cell. irot (0–3 counter-clockwise quarter turns) is
 // set on the grid item when not 0.
 func HEICGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int) ([]byte, error) {
-	return heicGrid(tiles, cells, cols, rows, outW, outH, tileW, tileH, irot, nil, 0, 0)
+	return HEICGridThumb(tiles, cells, cols, rows, outW, outH, tileW, tileH, irot, nil, 0, 0)
 }
 
 // HEICGridThumb is HEICGrid with a thumbnail item, as iPhones write one:
 // thumb, a single-image HEIF of thumbW × thumbH (from HEIFEnc), becomes an
 // HEVC item of its own with its size, its coded configuration and the
-// grid's irot, and a 'thmb' reference to the grid.
+// grid's irot, and a 'thmb' reference to the grid. A nil thumb is HEICGrid.
 func HEICGridThumb(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int, thumb []byte, thumbW, thumbH int) ([]byte, error) {
-	return heicGrid(tiles, cells, cols, rows, outW, outH, tileW, tileH, irot, thumb, thumbW, thumbH)
-}
-
-func heicGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH, irot int, thumb []byte, thumbW, thumbH int) ([]byte, error) {
 	if len(cells) != cols*rows {
 		return nil, fmt.Errorf("%d cells for a %dx%d grid", len(cells), cols, rows)
 	}
@@ -224,17 +220,13 @@ func heicGrid(tiles [][]byte, cells []int, cols, rows, outW, outH, tileW, tileH,
 // reused across the cells in a pattern, so a 48 MP grid takes seconds to
 // make.
 func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCbCr, error) {
-	return gridPicture(dir, outW, outH, distinct, irot, 0, 0)
+	return GridPictureThumb(dir, outW, outH, distinct, irot, 0, 0)
 }
 
 // GridPictureThumb is GridPicture with a thumbnail item of thumbW × thumbH
 // beside the grid, as an iPhone writes one (HEICGridThumb): the picture
-// sampled down, its chroma flat.
+// sampled down, its chroma flat. thumbW 0 is GridPicture.
 func GridPictureThumb(dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]byte, *image.YCbCr, error) {
-	return gridPicture(dir, outW, outH, distinct, irot, thumbW, thumbH)
-}
-
-func gridPicture(dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]byte, *image.YCbCr, error) {
 	const tw, th = 512, 512
 	cols, rows := (outW+tw-1)/tw, (outH+th-1)/th
 	srcs := make([]*image.YCbCr, distinct)
@@ -264,13 +256,12 @@ func gridPicture(dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]
 			}
 		}
 	}
-	if thumbW == 0 {
-		heic, err := HEICGrid(tiles, cells, cols, rows, outW, outH, tw, th, irot)
-		return heic, ref, err
-	}
-	thumb, err := HEIFEnc(dir, sampledDown(ref, thumbW, thumbH), 90)
-	if err != nil {
-		return nil, nil, err
+	var thumb []byte
+	if thumbW > 0 {
+		var err error
+		if thumb, err = HEIFEnc(dir, sampledDown(ref, thumbW, thumbH), 90); err != nil {
+			return nil, nil, err
+		}
 	}
 	heic, err := HEICGridThumb(tiles, cells, cols, rows, outW, outH, tw, th, irot, thumb, thumbW, thumbH)
 	return heic, ref, err
@@ -384,19 +375,20 @@ func PhoneHEIC(t testing.TB, brokenTiles bool) []byte {
 		t.Fatal(err)
 	}
 	if brokenTiles {
+		// coded answers the hvcC inside tile, so this changes the tile
+		// itself: numOfArrays, the configuration's last fixed byte, set
+		// to 0; the arrays that followed become padding no reader reads.
 		hvcC, _, err := coded(tile)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// numOfArrays, the configuration's last fixed byte, set to 0;
-		// the arrays that followed become padding no reader looks at.
 		hvcC[22] = 0
 	}
-	coded, err := HEIFEnc(dir, sampledDown(picture, tw, th), 90)
+	thumb, err := HEIFEnc(dir, sampledDown(picture, tw, th), 90)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := HEICGridThumb([][]byte{tile}, make([]int, 4), 2, 2, w, h, 512, 512, 0, coded, tw, th)
+	b, err := HEICGridThumb([][]byte{tile}, make([]int, 4), 2, 2, w, h, 512, 512, 0, thumb, tw, th)
 	if err != nil {
 		t.Fatal(err)
 	}
