@@ -36,7 +36,7 @@ FIRST_PKGS := ./cmd/eventbox ./netsetup
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest latency
+.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest latency party
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -139,6 +139,19 @@ longtest: tusjs
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 20m ./daemon/scenarios || exit 1; \
 	echo "EVENTBOX_LONG=1 $(GO) test -run '$$LONG_UNRACED' $$LONG_UNRACED_PKGS"; \
 	EVENTBOX_LONG=1 $(GO) test -count=1 -timeout 20m -run "$$LONG_UNRACED" $$LONG_UNRACED_PKGS
+## party: a whole wedding played against the real binary under the pi4
+## stand-in (daemon/internal/party; docs/performance.md, "A whole
+## party"): 300 guests through a link shaped like the box's radio, the
+## walls, consoles and booth, three kill -9, then the mails, the ZIP, the
+## album and the export; prints each figure beside its bound, exits
+## non-zero on a miss and writes the report to docs/party/. About 45
+## minutes; needs root (a network namespace, tc, nftables), rclone, zip,
+## cups-pdf. PARTY_FLAGS adds flags, e.g. "-party.profile pi3" or
+## "-party.guests 60 -party.minutes 6" (the counts scale with the guests).
+PARTY_FLAGS ?=
+party: build
+	$(GO) test -count=1 -v -timeout 3h -run '^TestParty$$' ./daemon/internal/party -args -party \
+		-party.bin $(CURDIR)/bin/eventbox -party.report $(CURDIR)/docs/party $(PARTY_FLAGS)
 ## latency: the image-bomb test held to the memory budget's quarter second
 ## for other requests while the daemon decodes each image (make longtest
 ## only fails on a stall of eight times that); on a quiet machine

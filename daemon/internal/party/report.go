@@ -1,0 +1,271 @@
+package party
+
+import (
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Figure is one measured figure beside its bound.
+type Figure struct {
+	What, Bound, Got string
+	OK               bool
+	// Stated figures have no bound.
+	Stated bool
+}
+
+// pct is the p-th percentile (nearest rank) of ds; 0 for none.
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (p*len(s)+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// since answers, for each acknowledged upload, how long after its
+// acknowledgement a stream first showed it (10 minutes when never).
+func (p *party) since(seen map[string]time.Time) []time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]time.Duration, 0, len(p.acks))
+	for id, a := range p.acks {
+		t, ok := seen[id]
+		switch {
+		case !ok:
+			out = append(out, 10*time.Minute)
+		case t.Before(a.at):
+			out = append(out, 0) // on the stream before the phone had its answer
+		default:
+			out = append(out, t.Sub(a.at))
+		}
+	}
+	return out
+}
+
+// growth compares the median of a figure over the last sixth of the
+// evening with its median over the sixth after warm-up (the first
+// third): the share it grew by.
+func growth(samples []Sample, evening time.Duration, f func(Sample) float64) (from, to, share float64) {
+	median := func(lo, hi time.Duration) float64 {
+		var v []float64
+		for _, s := range samples {
+			if s.Up && s.At >= lo && s.At < hi {
+				v = append(v, f(s))
+			}
+		}
+		if len(v) == 0 {
+			return 0
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	from = median(evening/3, evening/2)
+	to = median(evening*5/6, evening+time.Minute)
+	if from == 0 {
+		return from, to, 0
+	}
+	return from, to, to/from - 1
+}
+
+// Figures are the run's figures beside the issue's bounds.
+func (r *Result) Figures() []Figure {
+	var out []Figure
+	add := func(what, bound, got string, ok bool) {
+		out = append(out, Figure{What: what, Bound: bound, Got: got, OK: ok})
+	}
+	state := func(what, got string) { out = append(out, Figure{What: what, Got: got, OK: true, Stated: true}) }
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	add("uploads acknowledged", "all", fmt.Sprintf("%d of %d (%d videos, %d of them cut and resumed; %d retries)", r.Acked, r.Sent, r.Videos, r.Cut, r.Retries), r.Acked == r.Sent)
+	add("acknowledged uploads lost", "0", fmt.Sprint(r.Lost), r.Lost == 0)
+	var health []time.Duration
+	for _, h := range r.Health {
+		health = append(health, h.D)
+	}
+	add("GET /api/health through the radio, p99", "≤ 250 ms", fmt.Sprintf("%s (p50 %s, max %s, %d samples)", ms(pct(health, 99)), ms(pct(health, 50)), ms(pct(health, 100)), len(health)),
+		len(health) > 0 && pct(health, 99) <= 250*time.Millisecond)
+	add("guest page ready, p95", "≤ 1 s", fmt.Sprintf("%s (p50 %s, %d loads)", ms(pct(r.Pages, 95)), ms(pct(r.Pages, 50)), len(r.Pages)), len(r.Pages) > 0 && pct(r.Pages, 95) <= time.Second)
+	add("photo on the console's live grid after its acknowledgement, p95", "≤ 2 s", fmt.Sprintf("%s (p50 %s, max %s)", ms(pct(r.Console, 95)), ms(pct(r.Console, 50)), ms(pct(r.Console, 100))), len(r.Console) > 0 && pct(r.Console, 95) <= 2*time.Second)
+	add("photo on the walls after its acknowledgement (approved live), p95", "≤ 3 s", fmt.Sprintf("%s (p50 %s, max %s)", ms(pct(r.Wall, 95)), ms(pct(r.Wall, 50)), ms(pct(r.Wall, 100))), len(r.Wall) > 0 && pct(r.Wall, 95) <= 3*time.Second)
+	add("album tile shows the photo (preview or thumb), p95", "≤ 10 s", fmt.Sprintf("%s (p50 %s, %d photos)", ms(pct(r.Tiles, 95)), ms(pct(r.Tiles, 50)), len(r.Tiles)), len(r.Tiles) > 0 && pct(r.Tiles, 95) <= 10*time.Second)
+	add("… of the HEICs, p95", "≤ 10 s", fmt.Sprintf("%s (p50 %s, %d photos)", ms(pct(r.TileHEIC, 95)), ms(pct(r.TileHEIC, 50)), len(r.TileHEIC)), len(r.TileHEIC) > 0 && pct(r.TileHEIC, 95) <= 10*time.Second)
+	from, to, g := growth(r.Samples, r.Evening, func(s Sample) float64 { return float64(s.RSS) })
+	add("RSS over the last two thirds", "grows < 5 %", fmt.Sprintf("%+.1f %% (median %.0f MiB after warm-up, %.0f MiB at the end)", 100*g, from/(1<<20), to/(1<<20)), g < 0.05)
+	gf, gt, gg := growth(r.Samples, r.Evening, func(s Sample) float64 { return float64(s.Goroutines) })
+	add("goroutines over the last two thirds", "flat (< 10 % or 20)", fmt.Sprintf("%.0f → %.0f (%+.1f %%)", gf, gt, 100*gg), gg < 0.10 || gt-gf < 20)
+	add("every thumbnail made after the last upload", "≤ 2 min", r.ThumbsAfter.Round(time.Second).String(), r.ThumbsAfter <= 2*time.Minute)
+	perByte := float64(r.Written) / float64(max(r.Stored, 1))
+	add("bytes written per byte stored", "≤ 1.1", fmt.Sprintf("%.3f (%.1f GB written for %.1f GB stored)", perByte, float64(r.Written)/1e9, float64(r.Stored)/1e9), perByte <= 1.1)
+	add("export of the party vs rclone copy of the same files", "≤ 1.1×", fmt.Sprintf("%.2f× (%s vs %s, %.1f GB)", ratio(r.Export, r.Rclone), r.Export.Round(time.Second), r.Rclone.Round(time.Second), float64(r.ExportBytes)/1e9), ratio(r.Export, r.Rclone) <= 1.1)
+	add("ZIP of everything vs zip -0 of the files", "≤ 1.1×", fmt.Sprintf("%.2f× (%s vs %s, %.1f GB)", ratio(r.ZIP, r.ZIPRef), r.ZIP.Round(time.Second), r.ZIPRef.Round(time.Second), float64(r.ZIPBytes)/1e9), ratio(r.ZIP, r.ZIPRef) <= 1.1)
+	add("booth photos printed (cups-pdf)", fmt.Sprint(r.Scale.BoothPhotos), fmt.Sprint(r.Prints), r.Prints >= r.Scale.BoothPhotos)
+	add("guest mails at the SMTP server", fmt.Sprint(r.Scale.Contacts), fmt.Sprintf("%d, the last %s after the end", r.Mails, r.MailsAfter.Round(time.Second)), r.Mails >= r.Scale.Contacts)
+	state("database per photo", fmt.Sprintf("%.1f KiB (%.1f MiB for %d photos and videos)", float64(r.DBBytes)/1024/float64(max(r.Photos, 1)), float64(r.DBBytes)/(1<<20), r.Photos))
+	state("the card's writes for the party", fmt.Sprintf("%.1f GB", float64(r.Written)/1e9))
+	state("album PDF (4 a page)", fmt.Sprintf("%s, %.1f MB", r.Album.Round(time.Second), float64(r.AlbumBytes)/1e6))
+	var down []string
+	for _, d := range r.Downtime {
+		down = append(down, d.Round(100*time.Millisecond).String())
+	}
+	state("kill -9, then answering again after", strings.Join(down, ", "))
+	state("guestbook", fmt.Sprintf("%d voice notes, %d texts, %d hearts", r.Voice, r.Texts, r.Hearts))
+	state("the evening; the whole run", fmt.Sprintf("%s; %s", r.Evening.Round(time.Second), r.Whole.Round(time.Second)))
+	return out
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Missed lists the figures whose bound was missed.
+func (r *Result) Missed() []string {
+	var out []string
+	for _, f := range r.Figures() {
+		if !f.OK {
+			out = append(out, f.What)
+		}
+	}
+	return out
+}
+
+// Markdown is the report: the scale, the link, the figures beside their
+// bounds and the errors seen.
+func (r *Result) Markdown(chart string) string {
+	var b strings.Builder
+	s := r.Scale
+	fmt.Fprintf(&b, "# A party on the %s stand-in\n\n", r.Profile)
+	fmt.Fprintf(&b, "%d guests, %d photos, %d videos (%d–%d MB), %d voice notes, %d texts, %d hearts, %d booth photos printed, %d walls and %d consoles open, %d gallery visits, %d kill -9; an evening of %s (a real one %.0f× longer).\n\n",
+		s.Guests, s.Photos, s.Videos, s.VideoMin>>20, s.VideoMax>>20, s.VoiceNotes, s.Messages, s.Hearts, s.BoothPhotos, s.Walls, s.Consoles, s.GalleryVisits, s.Kills, s.Evening, s.Compression)
+	fmt.Fprintf(&b, "The guests' link: %s.\n\n", r.Shape)
+	b.WriteString("| figure | bound | measured | |\n|---|---|---|---|\n")
+	for _, f := range r.Figures() {
+		mark := "ok"
+		switch {
+		case f.Stated:
+			mark = ""
+		case !f.OK:
+			mark = "**missed**"
+		}
+		bound := f.Bound
+		if f.Stated {
+			bound = "stated"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", f.What, bound, f.Got, mark)
+	}
+	if chart != "" {
+		fmt.Fprintf(&b, "\n![memory, health, image work waiting and phones sending over the evening](%s)\n", chart)
+	}
+	if len(r.RetryWhy) > 0 {
+		b.WriteString("\nWhy the first sends were tried again:\n\n")
+		for _, e := range r.RetryWhy {
+			fmt.Fprintf(&b, "- %s\n", e)
+		}
+	}
+	if len(r.Errors) > 0 {
+		b.WriteString("\nErrors seen:\n\n")
+		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "- %s\n", e)
+		}
+	}
+	return b.String()
+}
+
+// Chart is an SVG of the evening: RSS, the health check's latency, the
+// image work waiting and the phones sending, one panel each, with the
+// kills marked.
+func (r *Result) Chart() string {
+	const w, ph, left, gap = 900, 120, 70, 30
+	panels := []struct {
+		title string
+		unit  string
+		pts   func() [][2]float64
+	}{
+		{"daemon RSS", "MiB", func() (o [][2]float64) {
+			for _, s := range r.Samples {
+				if s.Up {
+					o = append(o, [2]float64{s.At.Minutes(), float64(s.RSS) / (1 << 20)})
+				}
+			}
+			return
+		}},
+		{"GET /api/health through the radio", "ms", func() (o [][2]float64) {
+			for _, h := range r.Health {
+				o = append(o, [2]float64{h.At.Minutes(), float64(h.D) / 1e6})
+			}
+			return
+		}},
+		{"image work waiting", "jobs", func() (o [][2]float64) {
+			for _, s := range r.Samples {
+				if s.Up {
+					o = append(o, [2]float64{s.At.Minutes(), float64(s.Variants)})
+				}
+			}
+			return
+		}},
+		{"phones sending a file", "phones", func() (o [][2]float64) {
+			for _, s := range r.Samples {
+				o = append(o, [2]float64{s.At.Minutes(), float64(s.Busy)})
+			}
+			return
+		}},
+	}
+	height := len(panels)*(ph+gap) + 30
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", w, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, height)
+	xmax := max(r.Evening.Minutes(), 1)
+	x := func(m float64) float64 { return left + (w-left-20)*m/xmax }
+	for i, pn := range panels {
+		top := float64(i*(ph+gap) + 20)
+		pts := pn.pts()
+		ymax := 1.0
+		for _, p := range pts {
+			ymax = max(ymax, p[1])
+		}
+		y := func(v float64) float64 { return top + ph - ph*v/ymax }
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f">%s (max %.0f %s)</text>`+"\n", left, top-4, pn.title, ymax, pn.unit)
+		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", left, top, w-left-20, ph)
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" text-anchor="end">%.0f</text><text x="%d" y="%.0f" text-anchor="end">0</text>`+"\n", left-4, top+10, ymax, left-4, top+ph)
+		for _, k := range r.killsAt() {
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#c33" stroke-dasharray="4 3"/>`+"\n", x(k), x(k), top, top+ph)
+		}
+		if pn.unit == "ms" {
+			for _, p := range pts {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="1.2" fill="#236"/>`, x(p[0]), y(p[1]))
+			}
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(`<polyline fill="none" stroke="#236" stroke-width="1.2" points="`)
+		for _, p := range pts {
+			fmt.Fprintf(&b, "%.1f,%.1f ", x(p[0]), y(p[1]))
+		}
+		b.WriteString(`"/>` + "\n")
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d">minutes of the evening (%.0f× faster than life); dashed: kill -9</text>`+"\n", left, height-6, r.Scale.Compression)
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// killsAt are the kills' moments in minutes of the evening.
+func (r *Result) killsAt() []float64 {
+	var out []float64
+	for k := range r.Scale.Kills {
+		out = append(out, r.Evening.Minutes()*float64(k+1)/float64(r.Scale.Kills+1))
+	}
+	return out
+}
+
+// execOutput runs a command and answers its output without the final
+// newline.
+func execOutput(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).Output()
+	return strings.TrimSpace(string(out)), err
+}
