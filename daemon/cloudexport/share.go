@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
 	"eventbox/daemon/passwords"
+	"eventbox/s3store"
 	"eventbox/store"
 )
 
@@ -83,6 +86,9 @@ func (s *Exporter) GuestLink(ctx context.Context, e store.Event, expires int64) 
 	}
 	if expires == 0 {
 		expires = s.now().Add(30 * 24 * time.Hour).UnixMilli()
+	}
+	if settings.Target() == store.CloudS3 {
+		return s.bucketLink(ctx, settings, *x, expires)
 	}
 	link := GuestLink{Password: passwords.Generate()}
 	link.URL, err = s.share(ctx, settings, x.Folder, link.Password, expires)
@@ -186,4 +192,91 @@ func (s *Exporter) share(ctx context.Context, settings store.CloudSettings, fold
 		return "", fmt.Errorf("sharing the export folder: the cloud answered no link (%q)", r.OCS.Data.URL)
 	}
 	return u.String(), nil
+}
+
+// bucketLink answers the guests' link to an S3 export, kept on the export:
+// the event's index.html under the public address the hosts gave their
+// prefix, or else a page of the export written beside it whose every link
+// is presigned (S3's limit: 7 days at most, and expires if sooner), itself
+// presigned. A presigned index.html alone would not do: the files it
+// links to by name need keys of their own.
+func (s *Exporter) bucketLink(ctx context.Context, c store.CloudSettings, x store.Export, expires int64) (GuestLink, error) {
+	var link string
+	if c.S3.PublicURL != "" {
+		rel := strings.TrimPrefix(x.Folder, s3store.Key(c.S3.Prefix)+"/")
+		link = c.S3.PublicURL + "/" + (&url.URL{Path: rel + "/index.html"}).EscapedPath()
+	} else {
+		d := min(s3store.MaxPresign, time.UnixMilli(expires).Sub(s.now()))
+		if d < time.Hour {
+			d = time.Hour
+		}
+		b, err := s.cfg.Bucket(s3Settings(c.S3))
+		if err != nil {
+			return GuestLink{}, err
+		}
+		if link, err = s.presignedPage(ctx, b, x, d); err != nil {
+			return GuestLink{}, err
+		}
+	}
+	kept, err := s.store.Cloud().SetExportShare(ctx, x.EventID, x.ID, link, "")
+	if err != nil {
+		return GuestLink{}, err
+	}
+	s.log.InfoContext(ctx, "export linked for the guests", "event", x.EventID, "export", x.ID, "public", c.S3.PublicURL != "")
+	return GuestLink{URL: kept.ShareURL, Password: kept.SharePassword}, nil
+}
+
+// GuestPageName is the page of an S3 export whose links are presigned,
+// written beside index.html for the guests' mail.
+const GuestPageName = "guests.html"
+
+// presignedPage writes the export's page of presigned links and answers
+// its own presigned link, valid for d.
+func (s *Exporter) presignedPage(ctx context.Context, b *s3store.Bucket, x store.Export, d time.Duration) (string, error) {
+	files, err := b.List(ctx, x.Folder)
+	if err != nil {
+		return "", fmt.Errorf("listing the export for the guests' page: %w", err)
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if name != GuestPageName && name != ManifestName && !strings.HasPrefix(name, ".") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var page strings.Builder
+	page.WriteString("<!doctype html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">" +
+		"<title>" + html.EscapeString(path.Base(x.Folder)) + "</title>\n<style>body{font-family:system-ui,sans-serif;margin:1rem}" +
+		"main{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.75rem}" +
+		"img,video{width:100%;height:220px;object-fit:cover;border-radius:4px;background:#ddd}</style></head>\n<body>\n<h1>" +
+		html.EscapeString(path.Base(x.Folder)) + "</h1>\n<main>\n")
+	var rest []string
+	for _, name := range names {
+		link, err := b.Presign(ctx, s3store.Key(x.Folder, name), d)
+		if err != nil {
+			return "", err
+		}
+		href, label := html.EscapeString(link), html.EscapeString(name)
+		switch strings.ToLower(path.Ext(name)) {
+		case ".jpg", ".jpeg", ".png", ".webp", ".gif":
+			fmt.Fprintf(&page, "<a href=\"%s\" aria-label=\"%s\"><img src=\"%s\" loading=\"lazy\" alt=\"\"></a>\n", href, label, href)
+		case ".mp4", ".mov", ".webm":
+			fmt.Fprintf(&page, "<a href=\"%s\" aria-label=\"%s\"><video src=\"%s\" preload=\"metadata\" controls></video></a>\n", href, label, href)
+		default:
+			if name != "index.html" {
+				rest = append(rest, fmt.Sprintf("<li><a href=\"%s\">%s</a></li>", href, label))
+			}
+		}
+	}
+	page.WriteString("</main>\n")
+	if len(rest) > 0 {
+		page.WriteString("<ul>" + strings.Join(rest, "") + "</ul>\n")
+	}
+	page.WriteString("</body></html>\n")
+	r := strings.NewReader(page.String())
+	key := s3store.Key(x.Folder, GuestPageName)
+	if _, err := b.Put(ctx, key, r, r.Size(), "text/html; charset=utf-8"); err != nil {
+		return "", fmt.Errorf("writing the guests' page: %w", err)
+	}
+	return b.Presign(ctx, key, d)
 }

@@ -1,0 +1,134 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"eventbox/s3store/s3test"
+	"eventbox/store"
+)
+
+// s3Body is the settings body of an S3-compatible bucket behind endpoint,
+// with changes.
+func s3Body(srv s3test.Server, endpoint string, changes map[string]any) map[string]any {
+	s3 := map[string]any{"endpoint": endpoint, "region": srv.Region, "bucket": srv.Bucket, "prefix": "rentals",
+		"boxName": "box-07", "accessKey": srv.AccessKey, "secret": srv.Secret, "pathStyle": true}
+	for k, v := range changes {
+		s3[k] = v
+	}
+	return map[string]any{"kind": "s3", "autoExport": true, "s3": s3}
+}
+
+// refusingProxy stands in front of srv and answers status to the requests
+// of method itself.
+func refusingProxy(t *testing.T, srv s3test.Server, method string, status int) string {
+	t.Helper()
+	u, _ := url.Parse(srv.Endpoint)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == method {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>no, says the proxy</Message></Error>`))
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(p.Close)
+	return p.URL
+}
+
+// TestCloudS3Settings: the Cloud screen's S3 settings through the real
+// router: saved with their secret sealed and never answered, checked
+// field by field, and tested in three steps (write, read back, delete),
+// each reported; the end card's plan says which link the guests get.
+func TestCloudS3Settings(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	srv := s3test.Fake(t)
+
+	r := owner.do("GET", "/api/admin/cloud", nil).expect(t, 200, "")
+	if r.JSON["kind"] != "webdav" || r.JSON["boxName"] == "" {
+		t.Fatalf("fresh box: %s", r.Body)
+	}
+	bad := owner.do("PUT", "/api/admin/cloud", s3Body(srv, "ftp://s3", map[string]any{"bucket": "No_Such", "accessKey": ""})).expect(t, 400, "bad_request")
+	for _, field := range []string{"s3.endpoint", "s3.bucket", "s3.accessKey"} {
+		if !bytes.Contains(bad.Body, []byte(`"`+field+`"`)) {
+			t.Errorf("no detail for %s: %s", field, bad.Body)
+		}
+	}
+	r = owner.do("PUT", "/api/admin/cloud", s3Body(srv, srv.Endpoint, nil)).expect(t, 200, "")
+	for _, body := range [][]byte{r.Body, owner.do("GET", "/api/admin/cloud", nil).expect(t, 200, "").Body} {
+		if bytes.Contains(body, []byte(srv.Secret)) {
+			t.Fatalf("the secret came back: %s", body)
+		}
+		if !bytes.Contains(body, []byte(`"kind":"s3"`)) || !bytes.Contains(body, []byte(`"hasSecret":true`)) || !bytes.Contains(body, []byte(`"bucket":"parties"`)) {
+			t.Fatalf("settings answer: %s", body)
+		}
+	}
+	// An empty secret keeps the stored one.
+	owner.do("PUT", "/api/admin/cloud", s3Body(srv, srv.Endpoint, map[string]any{"secret": ""})).expect(t, 200, "")
+	if c, _, _ := h.st.Cloud().Settings(context.Background()); c.Target() != store.CloudS3 || c.S3.Secret != srv.Secret {
+		t.Fatalf("stored %+v, want the secret kept", c.S3)
+	}
+
+	t.Run("the test's three steps", func(t *testing.T) {
+		for _, c := range []struct {
+			name     string
+			endpoint string
+			steps    []string
+			words    string
+		}{
+			{"all pass", srv.Endpoint, []string{"ok", "ok", "ok"}, ""},
+			{"the write is refused", refusingProxy(t, srv, http.MethodPut, 403), []string{"failed", "skipped", "skipped"}, "writing a test object: 403 Forbidden AccessDenied: no, says the proxy"},
+			{"the read back is refused", refusingProxy(t, srv, http.MethodGet, 403), []string{"ok", "failed", "skipped"}, "reading the test object back: 403"},
+			{"the delete is refused", refusingProxy(t, srv, http.MethodDelete, 403), []string{"ok", "ok", "failed"}, "removing the test object: 403"},
+			{"no server there", "http://127.0.0.1:1", []string{"failed", "skipped", "skipped"}, "cannot reach the server"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				r := owner.do("POST", "/api/admin/cloud/test", s3Body(srv, c.endpoint, map[string]any{"secret": ""})).expect(t, 200, "")
+				var steps []string
+				list, _ := r.JSON["steps"].([]any)
+				for i, s := range list {
+					m := s.(map[string]any)
+					if m["step"] != []string{"write", "read", "delete"}[i] {
+						t.Errorf("step %d is %v", i, m["step"])
+					}
+					steps = append(steps, m["result"].(string))
+				}
+				msg, _ := r.JSON["message"].(string)
+				if !slices.Equal(steps, c.steps) || r.JSON["ok"] != (c.words == "") || !strings.Contains(msg, c.words) {
+					t.Fatalf("got %s, want steps %v and %q", r.Body, c.steps, c.words)
+				}
+			})
+		}
+		objects, err := s3test.Objects(t.Context(), srv, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range objects {
+			if !strings.HasPrefix(k, "rentals/box-07/") {
+				t.Errorf("the test wrote %s outside <prefix>/<box name>/", k)
+			}
+		}
+	})
+
+	t.Run("the guests' link", func(t *testing.T) {
+		ev := h.createEvent(owner, map[string]any{"name": "Ana & Ben", "eventDate": "2026-06-20"})
+		for _, c := range []struct{ public, want string }{{"", "presigned"}, {"https://photos.example.org/rentals", "public"}} {
+			owner.do("PUT", "/api/admin/cloud", s3Body(srv, srv.Endpoint, map[string]any{"secret": "", "publicUrl": c.public})).expect(t, 200, "")
+			r := owner.do("GET", "/api/admin/events/"+ev["id"].(string)+"/guest-link", nil).expect(t, 200, "")
+			if r.JSON["link"] != c.want {
+				t.Errorf("public %q: link %v, want %s", c.public, r.JSON["link"], c.want)
+			}
+		}
+	})
+}
