@@ -148,4 +148,7 @@ rm -rf "$scratch"
 [ "$(dpkg-query -W -f '${Status}' eventbox 2>/dev/null || true)" = "$host_state" ] ||
 	fail "the lifecycle test changed the host's dpkg state"
 
+step "the S3 export against a real S3-compatible server, SeaweedFS (make s3test; the weed command is built once into the cache)"
+make --no-print-directory s3test || fail "the S3 export's tests against SeaweedFS (see above)"
+
 step "all packaging checks passed"

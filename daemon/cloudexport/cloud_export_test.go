@@ -204,15 +204,17 @@ func (b *box) notices(t *testing.T) []string {
 	return kinds
 }
 
-// targets are the export's targets the tests run over: a real WebDAV
-// server, the quick S3 fake (make test) and a real S3-compatible server
-// (SeaweedFS: make longtest and CI). Each sets the box's settings and
-// answers the event's folder there and a reader of every file there by
-// its path.
-var targets = []struct {
+// exportTarget sets the box's settings to a target and answers the
+// event's folder there and a reader of every file there by its path.
+type exportTarget struct {
 	name string
 	set  func(t *testing.T, b *box) (folder string, files func() map[string][]byte)
-}{
+}
+
+// targets are the export's targets make test runs over: a real WebDAV
+// server and the quick S3 fake; seaweedFS is the real S3-compatible one
+// (make longtest, make s3test and CI).
+var targets = []exportTarget{
 	{"webdav", func(t *testing.T, b *box) (string, func() map[string][]byte) {
 		url, dir := newDAV(t)
 		if err := b.st.Cloud().PutSettings(t.Context(), store.CloudSettings{URL: url, User: davUser,
@@ -224,11 +226,11 @@ var targets = []struct {
 	{"s3 gofakes3", func(t *testing.T, b *box) (string, func() map[string][]byte) {
 		return s3Settings(t, b, s3test.Fake(t))
 	}},
-	{"s3 seaweedfs", func(t *testing.T, b *box) (string, func() map[string][]byte) {
-		testtool.Long(t, "starts SeaweedFS, built by make s3server")
-		return s3Settings(t, b, s3test.Real(t))
-	}},
 }
+
+var seaweedFS = exportTarget{"s3 seaweedfs", func(t *testing.T, b *box) (string, func() map[string][]byte) {
+	return s3Settings(t, b, s3test.Real(t))
+}}
 
 // s3Settings points the box's settings at the bucket of srv, prefix
 // "rentals", box name "box-07".
@@ -256,79 +258,88 @@ func s3Settings(t *testing.T, b *box, srv s3test.Server) (string, func() map[str
 // is recorded with its notice, and the notice runner is told.
 func TestExportSendsWhatAccessGives(t *testing.T) {
 	for _, target := range targets {
-		for _, tt := range []struct {
-			scope  string
-			photos []string
-		}{
-			{store.ExportVisible, []string{"visible", "visible-favorite"}},
-			{store.ExportFavorites, []string{"visible-favorite"}},
-		} {
-			t.Run(target.name+" "+tt.scope, func(t *testing.T) {
-				b := newBox(t)
-				b.photo(t, "visible", store.StatusVisible, false)
-				b.photo(t, "visible-favorite", store.StatusVisible, true)
-				b.photo(t, "pending", store.StatusPending, false)
-				b.photo(t, "pending-favorite", store.StatusPending, true)
-				b.photo(t, "hidden", store.StatusHidden, false)
-				b.photo(t, "hidden-favorite", store.StatusHidden, true)
-				shown := b.message(t, "shown", store.StatusVisible)
-				b.message(t, "waiting", store.StatusPending)
-				b.message(t, "hid", store.StatusHidden)
-				folder, read := target.set(t, b)
+		exportSendsWhatAccessGives(t, target)
+	}
+}
 
-				x := b.export(t, tt.scope)
-				if x.Status != store.ExportDone || x.Error != "" {
-					t.Fatalf("export %s (%q), want done", x.Status, x.Error)
+func TestExportSendsWhatAccessGivesOnSeaweedFS(t *testing.T) {
+	testtool.Long(t, "starts SeaweedFS, built by make s3server")
+	exportSendsWhatAccessGives(t, seaweedFS)
+}
+
+func exportSendsWhatAccessGives(t *testing.T, target exportTarget) {
+	for _, tt := range []struct {
+		scope  string
+		photos []string
+	}{
+		{store.ExportVisible, []string{"visible", "visible-favorite"}},
+		{store.ExportFavorites, []string{"visible-favorite"}},
+	} {
+		t.Run(target.name+" "+tt.scope, func(t *testing.T) {
+			b := newBox(t)
+			b.photo(t, "visible", store.StatusVisible, false)
+			b.photo(t, "visible-favorite", store.StatusVisible, true)
+			b.photo(t, "pending", store.StatusPending, false)
+			b.photo(t, "pending-favorite", store.StatusPending, true)
+			b.photo(t, "hidden", store.StatusHidden, false)
+			b.photo(t, "hidden-favorite", store.StatusHidden, true)
+			shown := b.message(t, "shown", store.StatusVisible)
+			b.message(t, "waiting", store.StatusPending)
+			b.message(t, "hid", store.StatusHidden)
+			folder, read := target.set(t, b)
+
+			x := b.export(t, tt.scope)
+			if x.Status != store.ExportDone || x.Error != "" {
+				t.Fatalf("export %s (%q), want done", x.Status, x.Error)
+			}
+			if x.Folder != folder {
+				t.Fatalf("folder %q, want %q", x.Folder, folder)
+			}
+			files := read()
+			var photos []string
+			for p, data := range files {
+				if !strings.HasPrefix(p, folder+"/") {
+					t.Errorf("%s is outside the event's folder", p)
 				}
-				if x.Folder != folder {
-					t.Fatalf("folder %q, want %q", x.Folder, folder)
+				if name, ok := strings.CutPrefix(string(data), "photo "); ok {
+					photos = append(photos, name)
 				}
-				files := read()
-				var photos []string
-				for p, data := range files {
-					if !strings.HasPrefix(p, folder+"/") {
-						t.Errorf("%s is outside the event's folder", p)
-					}
-					if name, ok := strings.CutPrefix(string(data), "photo "); ok {
-						photos = append(photos, name)
-					}
+			}
+			slices.Sort(photos)
+			if !slices.Equal(photos, tt.photos) {
+				t.Errorf("photos sent %v, want %v", photos, tt.photos)
+			}
+			if got := files[folder+"/voice/"+shown.ID+".ogg"]; string(got) != "voice shown" {
+				t.Errorf("voice note of the visible message: %q", got)
+			}
+			txt := string(files[folder+"/guestbook.txt"])
+			if txt != shown.ID+" shown\n" {
+				t.Errorf("guestbook.txt %q, want the visible message only", txt)
+			}
+			if len(b.guestbox.msgs) != 1 || b.guestbox.msgs[0].ID != shown.ID {
+				t.Errorf("the guestbook was made of %v, want the visible message only", b.guestbox.msgs)
+			}
+			index := files[folder+"/index.html"]
+			if !bytes.Contains(index, []byte("<h1>Anna &amp; Ben</h1>")) || !bytes.Contains(index, []byte(`href="guestbook.txt"`)) {
+				t.Errorf("index.html: %s", index)
+			}
+			want := len(tt.photos) + 3 // guestbook.txt, one voice note, index.html
+			if len(files) != want+1 || x.Total != want || x.Sent != want {
+				t.Errorf("%d files on the server, export total %d sent %d, want %d and the manifest", len(files), x.Total, x.Sent, want)
+			}
+			checkManifest(t, files, folder, x)
+			if got := b.notices(t); !slices.Equal(got, []string{store.NoticeExportFinished}) {
+				t.Errorf("notices %v, want one export.finished", got)
+			}
+			select {
+			case kinds := <-b.notified:
+				if !slices.Equal(kinds, []string{store.NoticeJobKind}) {
+					t.Errorf("told the runner of %v", kinds)
 				}
-				slices.Sort(photos)
-				if !slices.Equal(photos, tt.photos) {
-					t.Errorf("photos sent %v, want %v", photos, tt.photos)
-				}
-				if got := files[folder+"/voice/"+shown.ID+".ogg"]; string(got) != "voice shown" {
-					t.Errorf("voice note of the visible message: %q", got)
-				}
-				txt := string(files[folder+"/guestbook.txt"])
-				if txt != shown.ID+" shown\n" {
-					t.Errorf("guestbook.txt %q, want the visible message only", txt)
-				}
-				if len(b.guestbox.msgs) != 1 || b.guestbox.msgs[0].ID != shown.ID {
-					t.Errorf("the guestbook was made of %v, want the visible message only", b.guestbox.msgs)
-				}
-				index := files[folder+"/index.html"]
-				if !bytes.Contains(index, []byte("<h1>Anna &amp; Ben</h1>")) || !bytes.Contains(index, []byte(`href="guestbook.txt"`)) {
-					t.Errorf("index.html: %s", index)
-				}
-				want := len(tt.photos) + 3 // guestbook.txt, one voice note, index.html
-				if len(files) != want+1 || x.Total != want || x.Sent != want {
-					t.Errorf("%d files on the server, export total %d sent %d, want %d and the manifest", len(files), x.Total, x.Sent, want)
-				}
-				checkManifest(t, files, folder, x)
-				if got := b.notices(t); !slices.Equal(got, []string{store.NoticeExportFinished}) {
-					t.Errorf("notices %v, want one export.finished", got)
-				}
-				select {
-				case kinds := <-b.notified:
-					if !slices.Equal(kinds, []string{store.NoticeJobKind}) {
-						t.Errorf("told the runner of %v", kinds)
-					}
-				default:
-					t.Error("the notice runner was not told")
-				}
-			})
-		}
+			default:
+				t.Error("the notice runner was not told")
+			}
+		})
 	}
 }
 
