@@ -88,7 +88,7 @@ export async function cloudPart(box) {
     return h('div', { class: 'banner ' + (res.ok ? 'good' : 'bad') },
       h('p', { style: 'margin:0' }, res.ok ? t('The bucket answered: it can be written, read and cleaned.') : t('The test failed: ') + (res.message || '')),
       h('ol', { class: 'small', style: 'margin:6px 0 0' }, res.steps.map((st) => h('li', { dataset: { step: st.step, result: st.result } },
-        (stepName()[st.step] || st.step) + ': ' + (stepResult()[st.result] || st.result)))));
+        t('{step}: {result}', { step: stepName()[st.step] || st.step, result: stepResult()[st.result] || st.result })))));
   };
   const form = h('form', { novalidate: true },
     kinds, davPart, s3Part, auto,
