@@ -3,14 +3,22 @@ package scenarios_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"eventbox/daemon"
 	"eventbox/s3store/s3test"
 	"eventbox/store"
 )
@@ -131,4 +139,81 @@ func TestCloudS3Settings(t *testing.T) {
 			}
 		}
 	})
+}
+
+// offlineTransport fails every request while offline is set, as a box
+// with no uplink does, and sends them through http.DefaultTransport once
+// it is back.
+type offlineTransport struct{ offline atomic.Bool }
+
+func (o *offlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if o.offline.Load() {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: network is unreachable")}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestCloudS3ExportOnEndWhileOffline: with automatic export, ending an
+// event queues its export to the bucket; the box is offline, so the export
+// waits for a retry saying so; once the box is online again it goes, and
+// the bucket holds the event under <prefix>/<box name>/ with every photo
+// and the manifest, each file as the manifest says.
+func TestCloudS3ExportOnEndWhileOffline(t *testing.T) {
+	t.Parallel()
+	uplink := &offlineTransport{}
+	h := newHarness(t, func(c *daemon.Config) { c.CloudTransport = uplink })
+	owner := h.owner()
+	srv := s3test.Fake(t)
+	ev := h.createEvent(owner, map[string]any{"name": "Ana & Ben", "eventDate": "2026-06-20"})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	uploadID(t, h.guest(slug), slug, 1, nil, "")
+	uploadID(t, h.guest(slug), slug, 2, nil, "")
+	owner.do("PUT", "/api/admin/cloud", s3Body(srv, srv.Endpoint, nil)).expect(t, 200, "")
+
+	uplink.offline.Store(true)
+	r := owner.do("POST", "/api/admin/events/"+id+"/end", nil).expect(t, 200, "")
+	if r.JSON["result"].(map[string]any)["exportQueued"] != true {
+		t.Fatalf("end: %s", r.Body)
+	}
+	x := waitExport(t, owner, id, true)
+	if x["status"] != "queued" || !strings.Contains(x["error"].(string), "network is unreachable") {
+		t.Fatalf("offline: %v", x)
+	}
+	uplink.offline.Store(false)
+	h.clock.Advance(2 * time.Minute)
+	owner.do("POST", "/api/admin/events/"+id+"/cloud", map[string]any{"scope": "visible"}).expect(t, 202, "")
+	x = waitExport(t, owner, id, false)
+	folder := "rentals/box-07/2026-06-20 Ana-Ben"
+	if x["status"] != "done" || x["error"] != nil || x["folder"] != folder || x["sent"] != x["total"] {
+		t.Fatalf("online: %v", x)
+	}
+	objects, err := s3test.Objects(t.Context(), srv, "rentals/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Box   string `json:"box"`
+		Files []struct {
+			Path   string `json:"path"`
+			Size   int    `json:"size"`
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(objects[folder+"/manifest.json"], &m); err != nil || m.Box != "box-07" {
+		t.Fatalf("manifest %s: %v", objects[folder+"/manifest.json"], err)
+	}
+	photos := 0
+	for _, f := range m.Files {
+		b, ok := objects[folder+"/"+f.Path]
+		sum := sha256.Sum256(b)
+		if !ok || len(b) != f.Size || hex.EncodeToString(sum[:]) != f.SHA256 {
+			t.Errorf("%s: in the bucket %v, %d bytes; the manifest says %d bytes %s", f.Path, ok, len(b), f.Size, f.SHA256)
+		}
+		if strings.HasSuffix(f.Path, ".jpg") {
+			photos++
+		}
+	}
+	if photos != 2 || len(objects) != len(m.Files)+1 {
+		t.Errorf("%d photos in the manifest, %d objects for %d files and the manifest", photos, len(objects), len(m.Files))
+	}
 }
