@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	"time"
 
 	"eventbox/daemon/jobs"
 	"eventbox/s3store"
@@ -136,13 +135,6 @@ func dialBucket(transport http.RoundTripper) BucketFunc {
 		return s3store.New(s, s3store.Config{Transport: transport})
 	}
 }
-
-// presignFor is how long the guests' presigned link to an S3 export lives:
-// S3's limit.
-const presignFor = s3store.MaxPresign
-
-// presignedUntil answers the end of a link made now for d.
-func presignedUntil(now time.Time, d time.Duration) int64 { return now.Add(d).UnixMilli() }
 
 // errSecretLost: the stored S3 secret does not open with this box's key.
 var errSecretLost = errors.New("the S3 secret key was sealed by another box (this database comes from its backup): enter it again")
