@@ -12,8 +12,8 @@
 // part and object is sent with its Content-MD5 and its signed SHA-256, which
 // the store checks before it keeps the bytes. The transport under the
 // client bounds what the box reads from the server, as the webdav package
-// does: an error's body is cut at 4 KiB, a listing's at MaxListing, and a
-// redirect is refused, never followed.
+// does: an error's body is cut at 4 KiB, a listing's at MaxListing, any
+// other at MaxObjectBody, and a redirect is refused, never followed.
 package s3store
 
 import (
@@ -268,11 +268,14 @@ func wrap(op string, err error) error {
 		if r.StatusCode == 0 {
 			e.Words = ""
 		}
-		msg := r.Message
+		msg := strings.TrimSpace(r.Message)
+		if strings.HasPrefix(msg, "<") {
+			msg = "" // a body that is no S3 error (cut, or an HTML page): its status says it
+		}
 		if len(msg) > 200 {
 			msg = msg[:200]
 		}
-		if r.Code != "" {
+		if r.Code != "" && !strings.Contains(r.Code, " ") {
 			e.Words = strings.TrimSpace(e.Words + " " + r.Code)
 		}
 		if msg != "" {

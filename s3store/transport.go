@@ -33,6 +33,11 @@ func (e *RedirectError) Error() string {
 		e.Status, http.StatusText(e.Status), e.To)
 }
 
+// MaxObjectBody caps any other answer's body: an object read (the box
+// reads only the settings test's, a few bytes) or the body of a PUT's or a
+// DELETE's answer, which is empty.
+const MaxObjectBody = 1 << 20
+
 // tooLargeError is an answer cut at its cap.
 type tooLargeError struct{ max int64 }
 
@@ -78,11 +83,16 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, &RedirectError{Status: res.StatusCode, To: to}
 	}
+	// Every body is cut: minio-go reads an error's whole (up to 5 MiB)
+	// and drains any body it closes to reuse the connection, which an
+	// endless one would keep doing.
 	switch {
 	case res.StatusCode >= 400:
 		res.Body = &cappedBody{ReadCloser: res.Body, left: MaxErrorBody, max: MaxErrorBody, quiet: true}
 	case listing(req) || req.Method == http.MethodPost:
 		res.Body = &cappedBody{ReadCloser: res.Body, left: t.maxListing, max: t.maxListing}
+	default:
+		res.Body = &cappedBody{ReadCloser: res.Body, left: MaxObjectBody, max: MaxObjectBody}
 	}
 	if cancel != nil {
 		res.Body = &cancelBody{ReadCloser: res.Body, cancel: cancel}
