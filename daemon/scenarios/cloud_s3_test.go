@@ -7,11 +7,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"html"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -19,6 +22,7 @@ import (
 	"time"
 
 	"eventbox/daemon"
+	"eventbox/daemon/mail/mailtest"
 	"eventbox/s3store/s3test"
 	"eventbox/store"
 )
@@ -216,4 +220,79 @@ func TestCloudS3ExportOnEndWhileOffline(t *testing.T) {
 	if photos != 2 || len(objects) != len(m.Files)+1 {
 		t.Errorf("%d photos in the manifest, %d objects for %d files and the manifest", photos, len(objects), len(m.Files))
 	}
+}
+
+// TestGalleryMailLinkFromTheBucket: a box whose own address works only on
+// its Wi-Fi ends an event exported to a bucket without a public address;
+// the guest's gallery mail waits for the export, then carries the
+// presigned link of the export's page, with no password; at home that
+// link opens the page, and each photo on it opens without keys.
+func TestGalleryMailLinkFromTheBucket(t *testing.T) {
+	t.Parallel()
+	mails := mailtest.Start(t, mailtest.StartTLS)
+	h := newHarness(t, withMailServer(mails))
+	srv := s3test.Fake(t)
+	owner := h.owner()
+	setUpMail(t, owner, mails, nil)
+	owner.do("PUT", "/api/admin/cloud", s3Body(srv, srv.Endpoint, nil)).expect(t, 200, "")
+	ev := h.createEvent(owner, map[string]any{"name": "Festa di Lia", "eventDate": "2026-06-20", "collectGuestEmails": true})
+	id, slug := ev["id"].(string), ev["slug"].(string)
+	g := h.guest(slug)
+	g.do("POST", "/api/e/"+slug+"/contact", map[string]any{"email": "giulia@casa.example", "locale": "en"}).expect(t, 200, "")
+	for i := range 2 {
+		uploadID(t, g, slug, 40+i, nil, "")
+	}
+	if plan := owner.do("GET", "/api/admin/events/"+id+"/guest-link", nil).expect(t, 200, ""); plan.JSON["link"] != "presigned" {
+		t.Fatalf("the end card's plan: %s", plan.Body)
+	}
+	owner.do("POST", "/api/admin/events/"+id+"/end", nil).expect(t, 200, "")
+	waitExport(t, owner, id, false)
+
+	var mail mailtest.Received
+	deadline := time.Now().Add(30 * time.Second)
+	for mail.Data == nil {
+		for _, rc := range mails.Received() {
+			if rc.To[0] == "giulia@casa.example" {
+				mail = rc
+			}
+		}
+		if mail.Data == nil && time.Now().After(deadline) {
+			dumpJobs(t, h)
+			t.Fatalf("no gallery mail after the export; received %d mails", len(mails.Received()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, text, _ := mailParts(t, mail)
+	link := regexp.MustCompile(`https?://\S+guests\.html\?\S+`).FindString(text)
+	if link == "" || !strings.HasPrefix(link, srv.Endpoint+"/parties/rentals/box-07/") || !strings.Contains(link, "X-Amz-Expires=604800") {
+		t.Fatalf("the mail's link %q is not the bucket's presigned page:\n%s", link, text)
+	}
+	if strings.Contains(text, h.srv.URL) || strings.Contains(text, "Password:") {
+		t.Errorf("the mail carries the box's address or a password:\n%s", text)
+	}
+	page := homeGet(t, link)
+	srcs := regexp.MustCompile(`<img src="([^"]+)"`).FindAllStringSubmatch(page, -1)
+	if len(srcs) != 2 {
+		t.Fatalf("%d photos on the page:\n%s", len(srcs), page)
+	}
+	for _, m := range srcs {
+		if b := homeGet(t, html.UnescapeString(m[1])); !strings.HasPrefix(b, "\xff\xd8") {
+			t.Errorf("a photo's link answered no JPEG: %q…", b[:min(len(b), 20)])
+		}
+	}
+}
+
+// homeGet answers the body of a GET from home: no cookie, no key.
+func homeGet(t *testing.T, u string) string {
+	t.Helper()
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s: %s", u, res.Status)
+	}
+	return string(b)
 }
