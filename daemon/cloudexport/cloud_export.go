@@ -161,6 +161,10 @@ func (s *Exporter) Kind() jobs.Kind {
 // and, for S3, the multipart upload under way, kept before its first
 // part is sent so the next attempt resumes it.
 type exportState struct {
+	// Target is the settings' kind the files went to ("" before S3 was
+	// one: WebDAV). When the hosts switch targets between two attempts,
+	// the export starts again in the new target's folder.
+	Target string                `json:"target,omitempty"`
 	Files  map[string]remoteFile `json:"files"`
 	Upload *s3store.Upload       `json:"upload,omitempty"`
 }
@@ -319,6 +323,17 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		return err
 	}
 	folder := x.Folder
+	if state.Target == "" && len(state.Files) > 0 {
+		state.Target = store.CloudWebDAV
+	}
+	switch {
+	case state.Target == "":
+		folder = "" // nothing sent yet: the folder is the settings' of now
+	case state.Target != settings.Target():
+		// The hosts switched targets: nothing is on the new one yet.
+		folder, state = "", exportState{Files: map[string]remoteFile{}}
+	}
+	state.Target = settings.Target()
 	if folder == "" {
 		folder = s.folderOf(settings, e)
 	}

@@ -220,3 +220,49 @@ func get(t *testing.T, url string) string {
 	}
 	return b.String()
 }
+
+// TestExportFollowsASwitchOfTarget: an export that could not reach the
+// WebDAV server and waits for a retry goes, once the hosts switched to a
+// bucket, into the bucket's folder (<prefix>/<box name>/<event>), not the
+// WebDAV one.
+func TestExportFollowsASwitchOfTarget(t *testing.T) {
+	b := newBox(t)
+	b.photo(t, "visible", store.StatusVisible, false)
+	if err := b.st.Cloud().PutSettings(t.Context(), store.CloudSettings{URL: "http://127.0.0.1:1/dav/", User: davUser,
+		Password: davPassword, Folder: "Photos"}); err != nil {
+		t.Fatal(err)
+	}
+	x, _, err := b.st.Cloud().QueueExport(t.Context(), b.event.ID, store.ExportVisible)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.runner.Notify(store.ExportJobKind)
+	deadline := time.Now().Add(30 * time.Second)
+	for x.Error == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the export never failed against no server: %+v", x)
+		}
+		time.Sleep(20 * time.Millisecond)
+		x, _ = b.st.Cloud().Export(t.Context(), b.event.ID, x.ID)
+	}
+	if x.Folder != "Photos/2026-06-20 Anna-Ben" || x.Status != store.ExportQueued {
+		t.Fatalf("after the WebDAV attempt: %+v", x)
+	}
+	srv := s3test.Fake(t)
+	folder, read := s3Settings(t, b, srv)
+	if _, err := b.runner.Wake(t.Context(), store.ExportJobKind); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := b.runner.WaitIdle(wctx); err != nil {
+		t.Fatal(err)
+	}
+	x, _ = b.st.Cloud().Export(t.Context(), b.event.ID, x.ID)
+	if x.Status != store.ExportDone || x.Folder != folder {
+		t.Fatalf("after the switch: %+v, want done in %s", x, folder)
+	}
+	if files := read(); len(files) != 3 || files[folder+"/index.html"] == nil {
+		t.Errorf("the bucket holds %d files", len(files))
+	}
+}
