@@ -13,11 +13,11 @@ import (
 // Cloud export records. store/doc.go ("Cloud export") describes the keys.
 var (
 	bExports = []byte("exports")
-	// cloudKey holds the WebDAV settings in the meta bucket.
+	// cloudKey holds the cloud settings (WebDAV or S3) in the meta bucket.
 	cloudKey = []byte("cloud")
 )
 
-// ExportJobKind is the job kind that sends one export to the WebDAV
+// ExportJobKind is the job kind that sends one export to the cloud (WebDAV or S3)
 // server (daemon/cloudexport). Its payload is ExportJob; its key is
 // the export's id.
 const ExportJobKind = "export"
@@ -155,7 +155,7 @@ type ExportJob struct {
 	ExportID string `json:"exportId"`
 }
 
-// Cloud holds the cloud export: its WebDAV settings and the exports queued,
+// Cloud holds the cloud export: its settings and the exports queued,
 // running and done. It is a view of the Store it came from, as cheap to
 // copy as a pointer; its methods are safe for concurrent use.
 type Cloud struct{ s *Store }
@@ -163,7 +163,7 @@ type Cloud struct{ s *Store }
 // Cloud returns the cloud export.
 func (s *Store) Cloud() Cloud { return Cloud{s} }
 
-// Settings answers the stored WebDAV settings, and false when none
+// Settings answers the stored cloud settings, and false when none
 // are stored.
 func (cl Cloud) Settings(ctx context.Context) (CloudSettings, bool, error) {
 	var c CloudSettings

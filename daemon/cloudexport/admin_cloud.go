@@ -269,7 +269,7 @@ func (req cloudSettingsRequest) settings(stored store.CloudSettings) (store.Clou
 	return c, nil
 }
 
-// Settings answers the WebDAV settings, without the password
+// Settings answers the cloud settings, without the password or the secret
 // (GET /api/admin/cloud).
 func (s *API) Settings(w http.ResponseWriter, r *http.Request) error {
 	c, ok, err := s.store.Cloud().Settings(r.Context())

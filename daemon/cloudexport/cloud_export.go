@@ -105,7 +105,8 @@ type Config struct {
 }
 
 // Exporter is the "export" job kind: it copies an event's photos, videos
-// and guestbook to the WebDAV server of the settings.
+// and guestbook to the WebDAV server or the S3-compatible bucket of the
+// settings.
 type Exporter struct {
 	cfg   Config
 	store *store.Store
