@@ -17,9 +17,9 @@ var (
 	cloudKey = []byte("cloud")
 )
 
-// ExportJobKind is the job kind that sends one export to the cloud (WebDAV or S3)
-// server (daemon/cloudexport). Its payload is ExportJob; its key is
-// the export's id.
+// ExportJobKind is the job kind that sends one export to the cloud, a
+// WebDAV server or an S3-compatible bucket (daemon/cloudexport). Its
+// payload is ExportJob; its key is the export's id.
 const ExportJobKind = "export"
 
 // Export statuses.
