@@ -3,6 +3,7 @@ package cloudexport_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
@@ -74,8 +75,8 @@ func s3ExportResumes(t *testing.T, s s3test.Server) {
 	}
 	video := make([]byte, 3*(5<<20)+777)
 	r := rand.New(rand.NewPCG(7, 7))
-	for i := range video {
-		video[i] = byte(r.Uint32())
+	for i := 0; i+8 <= len(video); i += 8 {
+		binary.LittleEndian.PutUint64(video[i:], r.Uint64())
 	}
 	p := store.Photo{ID: store.NewID(), EventID: e.ID, GuestID: "g1", GuestName: "Ana", Status: store.StatusVisible, Format: "jpeg"}
 	if _, err := st.Media().Write(p.OriginalName(), bytes.NewReader(video)); err != nil {
