@@ -163,12 +163,14 @@ type s3SettingsRequest struct {
 	PublicURL string `json:"publicUrl"`
 }
 
-// bucketName is what S3 takes as a bucket's name (3 to 63 lower-case
-// letters, digits, dots and dashes; B2 and R2 take the same).
+// bucketName is S3's rule for a bucket's name: 3 to 63 lower-case
+// letters, digits, dots and dashes, starting and ending with a letter or
+// a digit.
 var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
-// s3Settings validates the bucket's settings into details (keys
-// "s3.endpoint", …) and merges them with the stored ones.
+// settings validates the bucket's settings into details (keys
+// "s3.endpoint", …) and merges them with the stored ones (the stored
+// secret when the request has none).
 func (req s3SettingsRequest) settings(stored *store.S3Settings, details map[string]string) *store.S3Settings {
 	endpoint := strings.TrimSpace(req.Endpoint)
 	raw := endpoint

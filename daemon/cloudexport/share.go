@@ -244,12 +244,21 @@ func (s *Exporter) presignedPage(ctx context.Context, b *s3store.Bucket, x store
 		}
 	}
 	slices.Sort(names)
+	// The page says the event's name and language, as index.html does.
+	title, lang := path.Base(x.Folder), "en"
+	if e, err := s.store.Events().Get(ctx, x.EventID); err == nil {
+		title = e.Name
+		if e.DefaultLocale != "" {
+			lang = e.DefaultLocale
+		}
+	}
 	var page strings.Builder
-	page.WriteString("<!doctype html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">" +
-		"<title>" + html.EscapeString(path.Base(x.Folder)) + "</title>\n<style>body{font-family:system-ui,sans-serif;margin:1rem}" +
+	page.WriteString("<!doctype html>\n<html lang=\"" + html.EscapeString(lang) + "\"><head><meta charset=\"utf-8\">" +
+		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">" +
+		"<title>" + html.EscapeString(title) + "</title>\n<style>body{font-family:system-ui,sans-serif;margin:1rem}" +
 		"main{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.75rem}" +
 		"img,video{width:100%;height:220px;object-fit:cover;border-radius:4px;background:#ddd}</style></head>\n<body>\n<h1>" +
-		html.EscapeString(path.Base(x.Folder)) + "</h1>\n<main>\n")
+		html.EscapeString(title) + "</h1>\n<main>\n")
 	var rest []string
 	for _, name := range names {
 		link, err := b.Presign(ctx, s3store.Key(x.Folder, name), d)
