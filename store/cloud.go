@@ -420,6 +420,32 @@ func (cl Cloud) SetExportShare(ctx context.Context, eventID, id, url, password s
 	return out, nil
 }
 
+// RenewExportShare replaces the public link kept on a done export
+// (Export.ShareURL) with url when it is still old (a presigned link about
+// to end), and answers the export as stored: two callers agree on one
+// link.
+func (cl Cloud) RenewExportShare(ctx context.Context, eventID, id, old, url string) (Export, error) {
+	var out Export
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
+		key, e, err := findExport(tx, eventID, id)
+		if err != nil {
+			return err
+		}
+		if e.ShareURL == old {
+			e.ShareURL = url
+			if err := putJSON(tx.Bucket(bExports), key, &e); err != nil {
+				return err
+			}
+		}
+		out = e
+		return nil
+	})
+	if err != nil {
+		return Export{}, fmt.Errorf("renewing the share of export %s: %w", id, err)
+	}
+	return out, nil
+}
+
 // ErrExportFinished: the export is done or failed already.
 var ErrExportFinished = errors.New("export has finished")
 

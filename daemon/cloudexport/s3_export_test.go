@@ -188,6 +188,26 @@ func testS3GuestLink(t *testing.T, srv s3test.Server) {
 			if tc.public != "" {
 				return
 			}
+			// The same link for every mail while it lives; a signed one for a
+			// mail sent within a day of its end.
+			later := func(d time.Duration) cloudexport.GuestLink {
+				at := time.Now().Add(d)
+				exp := cloudexport.New(cloudexport.Config{Store: b.st, Naming: b.guestbox, BoxName: "box-07", Now: func() time.Time { return at },
+					JPEGCopy: imaging.NewPool(imaging.PoolConfig{Workers: 1}).JPEGCopy})
+				l, err := exp.GuestLink(t.Context(), b.event, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}
+			if again := later(time.Hour); again.URL != link.URL {
+				t.Errorf("an hour later the mail got another link")
+			}
+			// (A new link's own date is the signer's clock, so its renewal is
+			// checked in presignedEnding's test.)
+			if renewed := later(6*24*time.Hour + 12*time.Hour); !strings.Contains(renewed.URL, "X-Amz-Signature=") {
+				t.Errorf("six and a half days later the mail got %q", renewed.URL)
+			}
 			// The page and the photo it shows open without keys.
 			page := get(t, link.URL)
 			if !strings.Contains(page, "<h1>Anna &amp; Ben</h1>") || !strings.Contains(page, `<html lang="`) {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,7 +82,7 @@ func (s *Exporter) GuestLink(ctx context.Context, e store.Event, expires int64) 
 	if x == nil || x.Status != store.ExportDone {
 		return GuestLink{}, ErrNoCloudLink
 	}
-	if x.ShareURL != "" {
+	if x.ShareURL != "" && !presignedEnding(x.ShareURL, s.now()) {
 		return GuestLink{URL: x.ShareURL, Password: x.SharePassword}, nil
 	}
 	if expires == 0 {
@@ -218,7 +219,15 @@ func (s *Exporter) bucketLink(ctx context.Context, c store.CloudSettings, x stor
 			return GuestLink{}, err
 		}
 	}
-	kept, err := s.store.Cloud().SetExportShare(ctx, x.EventID, x.ID, link, "")
+	var kept store.Export
+	var err error
+	if x.ShareURL != "" {
+		// The presigned link kept ends within a day: a new one replaces
+		// it, unless another caller replaced it first.
+		kept, err = s.store.Cloud().RenewExportShare(ctx, x.EventID, x.ID, x.ShareURL, link)
+	} else {
+		kept, err = s.store.Cloud().SetExportShare(ctx, x.EventID, x.ID, link, "")
+	}
 	if err != nil {
 		return GuestLink{}, err
 	}
@@ -288,4 +297,24 @@ func (s *Exporter) presignedPage(ctx context.Context, b *s3store.Bucket, x store
 		return "", fmt.Errorf("writing the guests' page: %w", err)
 	}
 	return b.Presign(ctx, key, d)
+}
+
+// presignedEnding reports whether link is a presigned S3 link
+// (X-Amz-Date and X-Amz-Expires) that ends within a day of now, or
+// already ended: a mail sent now must carry a new one.
+func presignedEnding(link string, now time.Time) bool {
+	u, err := url.Parse(link)
+	if err != nil {
+		return false
+	}
+	q := u.Query()
+	signed, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
+	if err != nil {
+		return false
+	}
+	secs, err := strconv.Atoi(q.Get("X-Amz-Expires"))
+	if err != nil {
+		return false
+	}
+	return signed.Add(time.Duration(secs) * time.Second).Before(now.Add(24 * time.Hour))
 }
