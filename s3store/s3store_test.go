@@ -20,21 +20,30 @@ import (
 // its ...OnSeaweedFS twin, against a real S3-compatible server
 // (SeaweedFS: make longtest, make s3test and CI's packaging lane).
 
-func TestObjectsGoAndComeBackWhole(t *testing.T) { objectsGoAndComeBack(t, s3test.Fake(t)) }
+func TestObjectsGoAndComeBackWhole(t *testing.T) {
+	t.Parallel() // the hostile test, which measures the heap, runs alone before
+	objectsGoAndComeBack(t, s3test.Fake(t))
+}
 
 func TestObjectsGoAndComeBackWholeOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
 	objectsGoAndComeBack(t, s3test.Real(t))
 }
 
-func TestMultipartUploadResumesAfterACut(t *testing.T) { multipartResumes(t, s3test.Fake(t)) }
+func TestMultipartUploadResumesAfterACut(t *testing.T) {
+	t.Parallel() // the hostile test, which measures the heap, runs alone before
+	multipartResumes(t, s3test.Fake(t))
+}
 
 func TestMultipartUploadResumesAfterACutOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
 	multipartResumes(t, s3test.Real(t))
 }
 
-func TestSettingsTestSaysWhichStepFailed(t *testing.T) { settingsTestSteps(t, s3test.Fake(t)) }
+func TestSettingsTestSaysWhichStepFailed(t *testing.T) {
+	t.Parallel() // the hostile test, which measures the heap, runs alone before
+	settingsTestSteps(t, s3test.Fake(t))
+}
 
 func TestSettingsTestSaysWhichStepFailedOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
