@@ -36,7 +36,7 @@ FIRST_PKGS := ./cmd/eventbox ./netsetup
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOVULNCHECK := golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
-.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest latency party
+.PHONY: run run-setup build test vet lint unit fuzz cross vulncheck clean crashtest shots axe tusjs jslint browsertest longtest latency party s3server s3test
 
 ## run: start eventbox on its embedded defaults at http://localhost:8080 (data in ./data)
 run:
@@ -131,8 +131,9 @@ vulncheck:
 ## marked testtool.Long (raced, but those also marked testtool.Unraced),
 ## and the route-level scenarios under the race detector (make test runs
 ## them without it); run it before a release (not in .ci/run)
-longtest: tusjs
+longtest: tusjs s3server
 	@eval "$$($(GO) run ./tools/testmarks)" || exit 1; \
+	export EVENTBOX_WEED="$(WEED)"; \
 	echo "EVENTBOX_LONG=1 $(GO) test -race -run '$$LONG_RACED' $$LONG_RACED_PKGS"; \
 	EVENTBOX_LONG=1 $(GO) test -race -count=1 -timeout 20m -run "$$LONG_RACED" $$LONG_RACED_PKGS || exit 1; \
 	echo "$(GO) test -race ./daemon/scenarios (make test runs them without the detector)"; \
@@ -152,6 +153,24 @@ PARTY_FLAGS ?=
 party: build
 	$(GO) test -count=1 -v -timeout 3h -run '^TestParty$$' ./daemon/internal/party -args -party \
 		-party.bin $(CURDIR)/bin/eventbox -party.report $(CURDIR)/docs/party $(PARTY_FLAGS)
+## s3server: the SeaweedFS weed command the S3 export's tests start as a
+## real S3-compatible server (s3store/s3test), built once from
+## tools/s3server (a module of its own, so the product's go.mod stays clean)
+## into the cache folder: about ten minutes and 2.5 GB of memory on two
+## shared cores, a 230 MB binary; rebuilt only when tools/s3server changes
+WEED ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/eventbox-s3/weed
+s3server: $(WEED)
+$(WEED): tools/s3server/go.mod tools/s3server/go.sum
+	@mkdir -p "$(dir $(WEED))"
+	cd tools/s3server && CGO_ENABLED=0 $(GO) build -o "$(WEED)" github.com/seaweedfs/seaweedfs/weed
+## s3test: the S3 export's tests against SeaweedFS alone, those named
+## ...OnSeaweedFS (make longtest runs them among the others; not in
+## .ci/run: building weed costs about 850 CPU-seconds on a machine without
+## the cache); make test runs their twins against gofakes3
+s3test: s3server
+	EVENTBOX_LONG=1 EVENTBOX_REQUIRE_ALL=1 EVENTBOX_WEED="$(WEED)" $(GO) test -count=1 -timeout 10m \
+		-run 'OnSeaweedFS$$' \
+		./s3store/... ./daemon/cloudexport
 ## latency: the image-bomb test held to the memory budget's quarter second
 ## for other requests while the daemon decodes each image (make longtest
 ## only fails on a stall of eight times that); on a quiet machine

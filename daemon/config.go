@@ -159,8 +159,8 @@ type Config struct {
 	// upload started or ended before it sends its next file; zero means
 	// 10 s (docs/decisions.md, "Cloud export").
 	ExportQuiet time.Duration
-	// CloudTransport makes the cloud export's WebDAV requests; nil means
-	// a clone of http.DefaultTransport. Tests put faults in it.
+	// CloudTransport makes the cloud export's WebDAV and S3 requests; nil
+	// means each client's default transport. Tests put faults in it.
 	CloudTransport http.RoundTripper
 	// MailTLS is the base TLS configuration for the mail server (its
 	// roots); nil means the system's. Tests trust their own SMTP server's

@@ -156,3 +156,15 @@ func (o *ownNames) isInterfaceAddr(ip netip.Addr) bool {
 	}
 	return o.known[ip]
 }
+
+// boxName is the box's name in an S3 export's keys: its first own name's
+// first label (MDNS_NAME: "eventbox-07.local" is "eventbox-07"), else
+// "eventbox".
+func boxName(ownHosts []string) string {
+	for _, h := range ownHosts {
+		if label, _, _ := strings.Cut(strings.TrimSuffix(h, "."), "."); label != "" {
+			return label
+		}
+	}
+	return "eventbox"
+}

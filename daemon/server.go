@@ -53,6 +53,7 @@ import (
 	"eventbox/daemon/web"
 	"eventbox/netsetup"
 	"eventbox/qr"
+	"eventbox/s3store"
 	"eventbox/store"
 	"eventbox/webdav"
 )
@@ -80,6 +81,8 @@ type Server struct {
 	// remote opens the cloud drive of the settings (webdav), for
 	// the export and its routes.
 	remote func(context.Context, webdav.Settings) (*webdav.Remote, error)
+	// bucket opens the S3-compatible bucket of the settings (s3store).
+	bucket func(s3store.Settings) (*s3store.Bucket, error)
 	// albums writes the printable album, for the hosts and the printer;
 	// zips streams the archives of the hosts and the gallery links.
 	albums  *albums.Maker
@@ -320,7 +323,11 @@ func buildMediaServices(_ context.Context, s *Server) error {
 	s.remote = func(ctx context.Context, set webdav.Settings) (*webdav.Remote, error) {
 		return webdav.New(ctx, set, webdav.Config{Transport: cfg.CloudTransport})
 	}
+	s.bucket = func(set s3store.Settings) (*s3store.Bucket, error) {
+		return s3store.New(set, s3store.Config{Transport: cfg.CloudTransport})
+	}
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: s.remote,
+		Bucket: s.bucket, BoxName: boxName(cfg.OwnHosts),
 		Notify: runner.Notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
 		Uploads: s.uploads.activity,
 		Naming:  archive.Naming{}, ShareTransport: cfg.CloudTransport,
@@ -459,7 +466,7 @@ func buildBoxAreas(ctx context.Context, s *Server) error {
 			return err
 		}})
 	s.cloud = cloudexport.NewAPI(cloudexport.APIConfig{Store: st, Visitors: s.visitors, Logger: s.log,
-		Remote: s.remote, Notify: runner.Notify, Origin: s.origin})
+		Remote: s.remote, Bucket: s.bucket, Notify: runner.Notify, Origin: s.origin, BoxName: boxName(cfg.OwnHosts)})
 	// The mail and webhook settings (daemon/api/sending).
 	s.sending = sending.New(sending.Config{Store: st, Logger: s.log, Mailer: s.mailer, Jobs: runner, Webhooks: s.outbox})
 	// The Network screen (daemon/network), added: NetworkManager through

@@ -13,13 +13,13 @@ import (
 // Cloud export records. store/doc.go ("Cloud export") describes the keys.
 var (
 	bExports = []byte("exports")
-	// cloudKey holds the WebDAV settings in the meta bucket.
+	// cloudKey holds the cloud settings (WebDAV or S3) in the meta bucket.
 	cloudKey = []byte("cloud")
 )
 
-// ExportJobKind is the job kind that sends one export to the WebDAV
-// server (daemon/cloudexport). Its payload is ExportJob; its key is
-// the export's id.
+// ExportJobKind is the job kind that sends one export to the cloud, a
+// WebDAV server or an S3-compatible bucket (daemon/cloudexport). Its
+// payload is ExportJob; its key is the export's id.
 const ExportJobKind = "export"
 
 // Export statuses.
@@ -39,12 +39,26 @@ const (
 // ExportsKept is how many exports an event keeps listed (the latest).
 const ExportsKept = 20
 
-// CloudSettings are the box's WebDAV settings. Password is a secret: it
-// never leaves the daemon, and the database holds it sealed with
+// Cloud export targets (CloudSettings.Kind).
+const (
+	// CloudWebDAV is a WebDAV server (URL, User, Password); a record
+	// without a kind, written before S3 was one, is WebDAV.
+	CloudWebDAV = "webdav"
+	// CloudS3 is an S3-compatible bucket (S3).
+	CloudS3 = "s3"
+)
+
+// CloudSettings are the box's cloud export settings: a WebDAV server or an
+// S3-compatible bucket (Kind). Password and S3.Secret are secrets: they
+// never leave the daemon, and the database holds them sealed with
 // DATA_DIR/secret.key (package secret), which backups leave out.
 type CloudSettings struct {
-	URL  string `json:"url"`
-	User string `json:"user"`
+	// Kind is CloudWebDAV or CloudS3; "" (an older record) is CloudWebDAV.
+	Kind string `json:"kind,omitempty"`
+	// S3 are the bucket's settings when Kind is CloudS3.
+	S3   *S3Settings `json:"s3,omitempty"`
+	URL  string      `json:"url"`
+	User string      `json:"user"`
 	// Password is the password, opened when read and sealed when stored
 	// (PasswordSealed is kept when it is empty).
 	Password       string `json:"-"`
@@ -63,7 +77,49 @@ type CloudSettings struct {
 	UpdatedAt         int64  `json:"updatedAt"`
 }
 
-// Export is one export of an event to the WebDAV server.
+// Target answers the settings' kind: CloudS3, or CloudWebDAV (also for a
+// record without one).
+func (c CloudSettings) Target() string {
+	if c.Kind == CloudS3 && c.S3 != nil {
+		return CloudS3
+	}
+	return CloudWebDAV
+}
+
+// S3Settings are the settings of an S3-compatible bucket (AWS S3,
+// Backblaze B2, Wasabi, Cloudflare R2, MinIO, SeaweedFS, Ceph, Garage).
+// Secret is sealed like the WebDAV password.
+type S3Settings struct {
+	// Endpoint is the server's address, https://s3.example.com (a bare
+	// host means https).
+	Endpoint string `json:"endpoint"`
+	// Region is the bucket's region ("" lets the client ask, or
+	// us-east-1 for the servers that have none).
+	Region string `json:"region,omitempty"`
+	Bucket string `json:"bucket"`
+	// Prefix starts every key: <prefix>/<box name>/<event>/<file>.
+	Prefix string `json:"prefix,omitempty"`
+	// BoxName names this box in the keys, so many boxes share one
+	// bucket; "" means the box's own name (MDNS_NAME).
+	BoxName   string `json:"boxName,omitempty"`
+	AccessKey string `json:"accessKey"`
+	// Secret is the secret key, opened when read and sealed when stored
+	// (SecretSealed is kept when it is empty).
+	Secret       string `json:"-"`
+	SecretSealed []byte `json:"secretSealed,omitempty"`
+	// SecretLost reports a secret this box cannot open (the database was
+	// restored from another box): it must be entered again.
+	SecretLost bool `json:"-"`
+	// PathStyle addresses the bucket in the path (https://host/bucket/key)
+	// rather than as a host name (https://bucket.host/key).
+	PathStyle bool `json:"pathStyle,omitempty"`
+	// PublicURL is the address the bucket's owner made public for the
+	// prefix (a bucket policy or a CDN), which the guests' mail links to;
+	// "" means a presigned link, valid at most 7 days.
+	PublicURL string `json:"publicUrl,omitempty"`
+}
+
+// Export is one export of an event to the cloud.
 type Export struct {
 	ID      string `json:"id"`
 	EventID string `json:"eventId"`
@@ -99,7 +155,7 @@ type ExportJob struct {
 	ExportID string `json:"exportId"`
 }
 
-// Cloud holds the cloud export: its WebDAV settings and the exports queued,
+// Cloud holds the cloud export: its settings and the exports queued,
 // running and done. It is a view of the Store it came from, as cheap to
 // copy as a pointer; its methods are safe for concurrent use.
 type Cloud struct{ s *Store }
@@ -107,7 +163,7 @@ type Cloud struct{ s *Store }
 // Cloud returns the cloud export.
 func (s *Store) Cloud() Cloud { return Cloud{s} }
 
-// Settings answers the stored WebDAV settings, and false when none
+// Settings answers the stored cloud settings, and false when none
 // are stored.
 func (cl Cloud) Settings(ctx context.Context) (CloudSettings, bool, error) {
 	var c CloudSettings
@@ -123,6 +179,10 @@ func (cl Cloud) Settings(ctx context.Context) (CloudSettings, bool, error) {
 	var opened bool
 	c.Password, opened = cl.s.Secrets().open(labelCloudPassword, c.PasswordSealed)
 	c.PasswordLost = !opened
+	if c.S3 != nil {
+		c.S3.Secret, opened = cl.s.Secrets().open(labelS3Secret, c.S3.SecretSealed)
+		c.S3.SecretLost = !opened
+	}
 	return c, true, nil
 }
 
@@ -136,6 +196,17 @@ func (cl Cloud) PutSettings(ctx context.Context, c CloudSettings) error {
 			return fmt.Errorf("storing cloud settings: %w", err)
 		}
 		c.PasswordSealed = sealed
+	}
+	if c.S3 != nil {
+		s3 := *c.S3 // the caller's settings keep their secret
+		if s3.Secret != "" {
+			sealed, err := cl.s.Secrets().seal(labelS3Secret, s3.Secret)
+			if err != nil {
+				return fmt.Errorf("storing cloud settings: %w", err)
+			}
+			s3.SecretSealed = sealed
+		}
+		c.S3 = &s3
 	}
 	err := cl.s.db.Update(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bMeta), cloudKey, &c)
@@ -345,6 +416,32 @@ func (cl Cloud) SetExportShare(ctx context.Context, eventID, id, url, password s
 	})
 	if err != nil {
 		return Export{}, fmt.Errorf("keeping the share of export %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// RenewExportShare replaces the public link kept on a done export
+// (Export.ShareURL) with url when it is still old (a presigned link about
+// to end), and answers the export as stored: two callers agree on one
+// link.
+func (cl Cloud) RenewExportShare(ctx context.Context, eventID, id, old, url string) (Export, error) {
+	var out Export
+	err := cl.s.db.Update(func(tx *bolt.Tx) error {
+		key, e, err := findExport(tx, eventID, id)
+		if err != nil {
+			return err
+		}
+		if e.ShareURL == old {
+			e.ShareURL = url
+			if err := putJSON(tx.Bucket(bExports), key, &e); err != nil {
+				return err
+			}
+		}
+		out = e
+		return nil
+	})
+	if err != nil {
+		return Export{}, fmt.Errorf("renewing the share of export %s: %w", id, err)
 	}
 	return out, nil
 }

@@ -162,9 +162,11 @@
 //
 // # Cloud export
 //
-// The WebDAV settings are one JSON value (CloudSettings) under the key
-// "cloud" of the meta bucket; its password never leaves the daemon and is
-// sealed with DATA_DIR/secret.key.
+// The cloud settings are one JSON value (CloudSettings) under the key
+// "cloud" of the meta bucket: a WebDAV server, or an S3-compatible bucket
+// when its "kind" is "s3" (a record without a kind, written before S3 was
+// one, is WebDAV). The WebDAV password and the S3 secret key never leave
+// the daemon and are sealed with DATA_DIR/secret.key.
 //
 //	exports    <eventID> 0x00 <createdAt ms, 8 bytes> <exportID>  → Export (JSON)
 //	           e.g. "ev3Kx…" 00 0000019a2b3c4d5e "ex9Qz…"

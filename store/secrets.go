@@ -17,6 +17,7 @@ import (
 // Labels bind each sealed value to its use (package secret).
 const (
 	labelCloudPassword = "eventbox webdav password"
+	labelS3Secret      = "eventbox s3 secret key"
 	labelWebhookURL    = "eventbox webhook url"
 	labelWebhookSecret = "eventbox webhook secret"
 )

@@ -297,7 +297,7 @@ func TestBlackBoxCloudExport(t *testing.T) {
 			t.Errorf("%s was sent %d times", name, n)
 		}
 	}
-	if len(proxy.moves) != 7 {
-		t.Errorf("%d files moved into place, want 4 photos, a HEIC and its copy, and index.html: %v", len(proxy.moves), proxy.moves)
+	if len(proxy.moves) != 8 {
+		t.Errorf("%d files moved into place, want 4 photos, a HEIC and its copy, index.html and manifest.json: %v", len(proxy.moves), proxy.moves)
 	}
 }

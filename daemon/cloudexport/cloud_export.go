@@ -1,7 +1,10 @@
 package cloudexport
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +22,7 @@ import (
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mediafile"
 	"eventbox/imaging"
+	"eventbox/s3store"
 	"eventbox/store"
 	"eventbox/webdav"
 )
@@ -69,6 +73,13 @@ type Config struct {
 	// Remote opens the WebDAV server; nil means webdav.New with its
 	// default transport.
 	Remote RemoteFunc
+	// Bucket opens the S3-compatible bucket; nil means s3store.New with
+	// its default transport.
+	Bucket BucketFunc
+	// BoxName names the box in an S3 export's keys
+	// (<prefix>/<box name>/<event>/…) unless the settings name it; ""
+	// means "eventbox".
+	BoxName string
 	// Notify tells the job runner that jobs of the kinds were queued
 	// (the export's notice); nil tells nobody.
 	Notify func(kinds ...string)
@@ -94,7 +105,8 @@ type Config struct {
 }
 
 // Exporter is the "export" job kind: it copies an event's photos, videos
-// and guestbook to the WebDAV server of the settings.
+// and guestbook to the WebDAV server or the S3-compatible bucket of the
+// settings.
 type Exporter struct {
 	cfg   Config
 	store *store.Store
@@ -112,6 +124,12 @@ func New(cfg Config) *Exporter {
 	}
 	if cfg.Remote == nil {
 		cfg.Remote = dialRemote(nil)
+	}
+	if cfg.Bucket == nil {
+		cfg.Bucket = dialBucket(nil)
+	}
+	if cfg.BoxName == "" {
+		cfg.BoxName = "eventbox"
 	}
 	if cfg.Notify == nil {
 		cfg.Notify = func(...string) {}
@@ -140,9 +158,16 @@ func (s *Exporter) Kind() jobs.Kind {
 
 // exportState is what an export keeps between attempts (Job.Progress):
 // each file it has put on the server, with the size and ETag the server
-// answered, by its path in the event's folder.
+// answered and the SHA-256 it sent, by its path in the event's folder;
+// and, for S3, the multipart upload under way, kept before its first
+// part is sent so the next attempt resumes it.
 type exportState struct {
-	Files map[string]webdav.Entry `json:"files"`
+	// Target is the settings' kind the files went to ("" before S3 was
+	// one: WebDAV). When the hosts switch targets between two attempts,
+	// the export starts again in the new target's folder.
+	Target string                `json:"target,omitempty"`
+	Files  map[string]remoteFile `json:"files"`
+	Upload *s3store.Upload       `json:"upload,omitempty"`
 }
 
 // exportItem is one file of an export.
@@ -247,6 +272,14 @@ func Words(err error) string {
 	if errors.As(err, &ce) {
 		return ce.Error()
 	}
+	var s3e *s3store.Error
+	if errors.As(err, &s3e) {
+		return s3e.Error()
+	}
+	var s3se *s3store.SetupError
+	if errors.As(err, &s3se) {
+		return s3se.Msg
+	}
 	var se *webdav.SetupError
 	if errors.As(err, &se) {
 		return se.Msg
@@ -270,8 +303,8 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	if !ok {
 		return jobs.Permanent(errCloudOff)
 	}
-	if settings.PasswordLost && settings.Password == "" {
-		return jobs.Permanent(errPasswordLost)
+	if lost := secretLost(settings); lost != nil {
+		return jobs.Permanent(lost)
 	}
 	e, err := s.store.Events().Get(ctx, x.EventID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -280,10 +313,10 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	if err != nil {
 		return err
 	}
-	state := exportState{Files: map[string]webdav.Entry{}}
+	state := exportState{Files: map[string]remoteFile{}}
 	if j.Progress != nil && len(j.Progress.State) > 0 {
 		if err := json.Unmarshal(j.Progress.State, &state); err != nil || state.Files == nil {
-			state = exportState{Files: map[string]webdav.Entry{}}
+			state = exportState{Files: map[string]remoteFile{}}
 		}
 	}
 	items, err := s.items(ctx, e, x.Scope)
@@ -291,8 +324,19 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		return err
 	}
 	folder := x.Folder
+	if state.Target == "" && len(state.Files) > 0 {
+		state.Target = store.CloudWebDAV
+	}
+	switch {
+	case state.Target == "":
+		folder = "" // nothing sent yet: the folder is the settings' of now
+	case state.Target != settings.Target():
+		// The hosts switched targets: nothing is on the new one yet.
+		folder, state = "", exportState{Files: map[string]remoteFile{}}
+	}
+	state.Target = settings.Target()
 	if folder == "" {
-		folder = path.Join(Folder(settings.Folder), eventFolder(e))
+		folder = s.folderOf(settings, e)
 	}
 	x, err = s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) {
 		ex.Status, ex.Folder, ex.Total, ex.Sent, ex.Bytes, ex.Error = store.ExportRunning, folder, len(items), 0, 0, ""
@@ -303,26 +347,6 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	if err != nil {
 		return err
 	}
-	remote, err := s.cfg.Remote(ctx, webdav.Settings{URL: settings.URL, User: settings.User, Password: settings.Password})
-	if err != nil {
-		return jobs.Permanent(err)
-	}
-	if err := remote.MkdirAll(folder); err != nil {
-		return cloudErr(err)
-	}
-	listed := map[string]map[string]webdav.Entry{}
-	for _, it := range items {
-		if _, ok := listed[it.dir]; ok {
-			continue
-		}
-		have, _, err := remote.List(path.Join(folder, it.dir))
-		if err != nil {
-			return cloudErr(err)
-		}
-		listed[it.dir] = have
-	}
-
-	quiet := NewQuiet(s.cfg.Uploads, s.cfg.Quiet)
 	sent, bytes := 0, int64(0)
 	report := func() error {
 		raw, err := json.Marshal(state)
@@ -335,6 +359,26 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		x, err = s.store.Cloud().UpdateExport(ctx, x.EventID, x.ID, func(ex *store.Export) { ex.Sent, ex.Bytes = sent, bytes })
 		return err
 	}
+	remote, err := s.target(ctx, settings, &state, report)
+	if err != nil {
+		return jobs.Permanent(err)
+	}
+	if err := remote.prepare(ctx, folder); err != nil {
+		return err
+	}
+	listed := map[string]map[string]remoteFile{}
+	for _, it := range items {
+		if _, ok := listed[it.dir]; ok {
+			continue
+		}
+		have, err := remote.list(ctx, path.Join(folder, it.dir))
+		if err != nil {
+			return err
+		}
+		listed[it.dir] = have
+	}
+
+	quiet := NewQuiet(s.cfg.Uploads, s.cfg.Quiet)
 	for i, it := range items {
 		if err := quiet.Wait(ctx); err != nil {
 			return err
@@ -346,7 +390,7 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		}
 		sent++
 		bytes += entry.Size
-		if uploaded {
+		if uploaded || (entry != remoteFile{} && state.Files[it.path()].SHA256 == "") {
 			state.Files[it.path()] = entry
 		}
 		if uploaded || i == len(items)-1 || sent%50 == 0 {
@@ -359,6 +403,9 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		if err := report(); err != nil {
 			return err
 		}
+	}
+	if err := s.manifest(ctx, remote, folder, e, x, items, state); err != nil {
+		return err
 	}
 	x.Sent, x.Bytes = sent, bytes
 	if _, err := s.end(ctx, x, store.ExportDone, ""); err != nil {
@@ -378,50 +425,83 @@ func cloudErr(err error) error {
 	return err
 }
 
-// item puts one file on the server unless it is there already, and
-// answers it as the server has it and whether it was sent now. have is
-// the server's listing of the name (there: listed), noted what an earlier
-// attempt sent under it.
-func (s *Exporter) item(ctx context.Context, remote *webdav.Remote, folder string, it exportItem,
-	have webdav.Entry, there bool, noted webdav.Entry) (webdav.Entry, bool, error) {
+// item puts one file on the target unless it is there already, and
+// answers it as the target has it (with the SHA-256 of the box's bytes)
+// and whether it was sent now. have is the target's listing of the name
+// (there: listed), noted what an earlier attempt sent under it.
+func (s *Exporter) item(ctx context.Context, remote target, folder string, it exportItem,
+	have remoteFile, there bool, noted remoteFile) (remoteFile, bool, error) {
 	same := func(size int64) bool {
 		return there && have.Size == size && (noted.ETag == "" || have.ETag == "" || noted.ETag == have.ETag)
+	}
+	kept := func(r io.ReaderAt, size int64) (remoteFile, bool, error) {
+		have.SHA256 = noted.SHA256
+		if have.SHA256 == "" && r != nil {
+			sum, err := sha256Of(r, size)
+			if err != nil {
+				return remoteFile{}, false, err
+			}
+			have.SHA256 = sum
+		}
+		return have, false, nil
 	}
 	dir := path.Join(folder, it.dir)
 	switch {
 	case it.content != nil:
+		r := bytes.NewReader(it.content)
 		if same(int64(len(it.content))) {
-			return have, false, nil
+			return kept(r, r.Size())
 		}
-		entry, err := remote.Put(dir, it.name, strings.NewReader(string(it.content)), int64(len(it.content)))
-		return entry, err == nil, cloudErr(err)
+		return s.sendFile(ctx, remote, dir, it.name, r, r.Size())
 	case it.heicCopy:
 		// The copy is made anew each time, so its size is not known
-		// before; a file only ever reaches its own name whole (Put), so
+		// before; a file only ever reaches its own name whole (put), so
 		// one there is the copy, unless it differs from what an earlier
 		// attempt noted.
 		if there && have.Size > 0 && (noted.Size == 0 || same(noted.Size)) {
-			return have, false, nil
+			return kept(nil, 0)
 		}
 		return s.heicCopy(ctx, remote, dir, it)
 	}
 	f, err := s.store.Media().Open(it.media)
 	if errors.Is(err, store.ErrNotFound) {
-		return webdav.Entry{}, false, nil // deleted since it was listed
+		return remoteFile{}, false, nil // deleted since it was listed
 	}
 	if err != nil {
-		return webdav.Entry{}, false, err
+		return remoteFile{}, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return webdav.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
+		return remoteFile{}, false, fmt.Errorf("reading %s: %w", it.media, err)
 	}
 	if same(fi.Size()) {
-		return have, false, nil
+		return kept(f, fi.Size())
 	}
-	entry, err := remote.Put(dir, it.name, newUpload(ctx, f, fi.Size()), fi.Size())
-	return entry, err == nil, cloudErr(err)
+	return s.sendFile(ctx, remote, dir, it.name, f, fi.Size())
+}
+
+// sendFile puts size bytes of r as dir/name and notes their SHA-256.
+func (s *Exporter) sendFile(ctx context.Context, remote target, dir, name string, r io.ReaderAt, size int64) (remoteFile, bool, error) {
+	sum, err := sha256Of(r, size)
+	if err != nil {
+		return remoteFile{}, false, err
+	}
+	got, err := remote.put(ctx, dir, name, r, size)
+	if err != nil {
+		return remoteFile{}, false, err
+	}
+	got.SHA256 = sum
+	return got, true, nil
+}
+
+// sha256Of answers the hex SHA-256 of size bytes of r.
+func sha256Of(r io.ReaderAt, size int64) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, size)); err != nil {
+		return "", fmt.Errorf("reading a file to export: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // upload is a file's bytes as an upload body: seekable, so the WebDAV
@@ -447,38 +527,37 @@ func newUpload(ctx context.Context, f io.ReaderAt, size int64) upload {
 // heicCopy makes the JPEG copy of a HEIC in the temp area (the image
 // memory budget bounds the decoding; the JPEG goes to disk as it is
 // encoded) and sends it.
-func (s *Exporter) heicCopy(ctx context.Context, remote *webdav.Remote, dir string, it exportItem) (webdav.Entry, bool, error) {
+func (s *Exporter) heicCopy(ctx context.Context, remote target, dir string, it exportItem) (remoteFile, bool, error) {
 	src, err := s.store.Media().Open(it.media)
 	if errors.Is(err, store.ErrNotFound) {
-		return webdav.Entry{}, false, nil
+		return remoteFile{}, false, nil
 	}
 	if err != nil {
-		return webdav.Entry{}, false, err
+		return remoteFile{}, false, err
 	}
 	defer src.Close()
 	fi, err := src.Stat()
 	if err != nil {
-		return webdav.Entry{}, false, fmt.Errorf("reading %s: %w", it.media, err)
+		return remoteFile{}, false, fmt.Errorf("reading %s: %w", it.media, err)
 	}
 	tmp, err := s.store.Media().CreateTemp()
 	if err != nil {
-		return webdav.Entry{}, false, err
+		return remoteFile{}, false, err
 	}
 	defer tmp.Abort()
 	if err := s.cfg.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
 		if ctx.Err() != nil {
-			return webdav.Entry{}, false, ctx.Err()
+			return remoteFile{}, false, ctx.Err()
 		}
 		// The original is sent all the same; only its copy is missing.
 		s.log.WarnContext(ctx, "no jpeg copy of a heic", "media", it.media, "error", err)
-		return webdav.Entry{}, false, nil
+		return remoteFile{}, false, nil
 	}
 	size, err := tmp.Seek(0, io.SeekCurrent)
 	if err != nil {
-		return webdav.Entry{}, false, fmt.Errorf("measuring a jpeg copy: %w", err)
+		return remoteFile{}, false, fmt.Errorf("measuring a jpeg copy: %w", err)
 	}
-	entry, err := remote.Put(dir, it.name, newUpload(ctx, tmp.File, size), size)
-	return entry, err == nil, cloudErr(err)
+	return s.sendFile(ctx, remote, dir, it.name, tmp.File, size)
 }
 
 // items lists what an export of the event sends: the originals of the

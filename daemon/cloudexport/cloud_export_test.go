@@ -3,6 +3,8 @@ package cloudexport_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"net/http"
@@ -20,6 +22,8 @@ import (
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/jobs"
 	"eventbox/imaging"
+	"eventbox/internal/testtool"
+	"eventbox/s3store/s3test"
 	"eventbox/store"
 )
 
@@ -200,12 +204,70 @@ func (b *box) notices(t *testing.T) []string {
 	return kinds
 }
 
+// exportTarget sets the box's settings to a target and answers the
+// event's folder there and a reader of every file there by its path.
+type exportTarget struct {
+	name string
+	set  func(t *testing.T, b *box) (folder string, files func() map[string][]byte)
+}
+
+// targets are the export's targets make test runs over: a real WebDAV
+// server and the quick S3 fake; seaweedFS is the real S3-compatible one
+// (make longtest, make s3test and CI).
+var targets = []exportTarget{
+	{"webdav", func(t *testing.T, b *box) (string, func() map[string][]byte) {
+		url, dir := newDAV(t)
+		if err := b.st.Cloud().PutSettings(t.Context(), store.CloudSettings{URL: url, User: davUser,
+			Password: davPassword, Folder: "Photos/eventbox"}); err != nil {
+			t.Fatal(err)
+		}
+		return "Photos/eventbox/2026-06-20 Anna-Ben", func() map[string][]byte { return davFiles(t, dir) }
+	}},
+	{"s3 gofakes3", func(t *testing.T, b *box) (string, func() map[string][]byte) {
+		return s3Settings(t, b, s3test.Fake(t))
+	}},
+}
+
+var seaweedFS = exportTarget{"s3 seaweedfs", func(t *testing.T, b *box) (string, func() map[string][]byte) {
+	return s3Settings(t, b, s3test.Real(t))
+}}
+
+// s3Settings points the box's settings at the bucket of srv, prefix
+// "rentals", box name "box-07".
+func s3Settings(t *testing.T, b *box, srv s3test.Server) (string, func() map[string][]byte) {
+	t.Helper()
+	if err := b.st.Cloud().PutSettings(t.Context(), store.CloudSettings{Kind: store.CloudS3, S3: &store.S3Settings{
+		Endpoint: srv.Endpoint, Region: srv.Region, Bucket: srv.Bucket, Prefix: "/rentals/", BoxName: "box-07",
+		AccessKey: srv.AccessKey, Secret: srv.Secret, PathStyle: true}}); err != nil {
+		t.Fatal(err)
+	}
+	return "rentals/box-07/2026-06-20 Anna-Ben", func() map[string][]byte {
+		files, err := s3test.Objects(t.Context(), srv, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+}
+
 // An export sends what the access rules give it, and nothing else: the
 // visible photos (the visible favorites with the favorites scope), the
-// visible messages and their voice notes, and index.html, into the
-// event's folder under the settings' folder; its end is recorded with its
-// notice, and the notice runner is told.
+// visible messages and their voice notes, index.html and last the
+// manifest, into the event's folder under the settings' folder (WebDAV)
+// or <prefix>/<box name>/ (S3), each file read back byte for byte; its end
+// is recorded with its notice, and the notice runner is told.
 func TestExportSendsWhatAccessGives(t *testing.T) {
+	for _, target := range targets {
+		exportSendsWhatAccessGives(t, target)
+	}
+}
+
+func TestExportSendsWhatAccessGivesOnSeaweedFS(t *testing.T) {
+	testtool.Long(t, "starts SeaweedFS, built by make s3server")
+	exportSendsWhatAccessGives(t, seaweedFS)
+}
+
+func exportSendsWhatAccessGives(t *testing.T, target exportTarget) {
 	for _, tt := range []struct {
 		scope  string
 		photos []string
@@ -213,9 +275,8 @@ func TestExportSendsWhatAccessGives(t *testing.T) {
 		{store.ExportVisible, []string{"visible", "visible-favorite"}},
 		{store.ExportFavorites, []string{"visible-favorite"}},
 	} {
-		t.Run(tt.scope, func(t *testing.T) {
+		t.Run(target.name+" "+tt.scope, func(t *testing.T) {
 			b := newBox(t)
-			url, dir := newDAV(t)
 			b.photo(t, "visible", store.StatusVisible, false)
 			b.photo(t, "visible-favorite", store.StatusVisible, true)
 			b.photo(t, "pending", store.StatusPending, false)
@@ -225,20 +286,16 @@ func TestExportSendsWhatAccessGives(t *testing.T) {
 			shown := b.message(t, "shown", store.StatusVisible)
 			b.message(t, "waiting", store.StatusPending)
 			b.message(t, "hid", store.StatusHidden)
-			if err := b.st.Cloud().PutSettings(t.Context(), store.CloudSettings{URL: url, User: davUser,
-				Password: davPassword, Folder: "Photos/eventbox"}); err != nil {
-				t.Fatal(err)
-			}
+			folder, read := target.set(t, b)
 
 			x := b.export(t, tt.scope)
 			if x.Status != store.ExportDone || x.Error != "" {
 				t.Fatalf("export %s (%q), want done", x.Status, x.Error)
 			}
-			folder := "Photos/eventbox/2026-06-20 Anna-Ben"
 			if x.Folder != folder {
 				t.Fatalf("folder %q, want %q", x.Folder, folder)
 			}
-			files := davFiles(t, dir)
+			files := read()
 			var photos []string
 			for p, data := range files {
 				if !strings.HasPrefix(p, folder+"/") {
@@ -267,9 +324,10 @@ func TestExportSendsWhatAccessGives(t *testing.T) {
 				t.Errorf("index.html: %s", index)
 			}
 			want := len(tt.photos) + 3 // guestbook.txt, one voice note, index.html
-			if len(files) != want || x.Total != want || x.Sent != want {
-				t.Errorf("%d files on the server, export total %d sent %d, want %d", len(files), x.Total, x.Sent, want)
+			if len(files) != want+1 || x.Total != want || x.Sent != want {
+				t.Errorf("%d files on the server, export total %d sent %d, want %d and the manifest", len(files), x.Total, x.Sent, want)
 			}
+			checkManifest(t, files, folder, x)
 			if got := b.notices(t); !slices.Equal(got, []string{store.NoticeExportFinished}) {
 				t.Errorf("notices %v, want one export.finished", got)
 			}
@@ -282,6 +340,26 @@ func TestExportSendsWhatAccessGives(t *testing.T) {
 				t.Error("the notice runner was not told")
 			}
 		})
+	}
+}
+
+// checkManifest: the manifest lists every other file of the folder with
+// its size and SHA-256, as read back.
+func checkManifest(t *testing.T, files map[string][]byte, folder string, x store.Export) {
+	t.Helper()
+	var m cloudexport.Manifest
+	if err := json.Unmarshal(files[folder+"/"+cloudexport.ManifestName], &m); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if m.Version != 1 || m.Export != x.ID || m.Event.Name != "Anna & Ben" || len(m.Files) != len(files)-1 {
+		t.Errorf("manifest %+v for %d files", m, len(files)-1)
+	}
+	for _, f := range m.Files {
+		data, ok := files[folder+"/"+f.Path]
+		sum := sha256.Sum256(data)
+		if !ok || int64(len(data)) != f.Size || f.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("manifest's %s (%d bytes, %s) is not the file read back (%v, %d bytes)", f.Path, f.Size, f.SHA256, ok, len(data))
+		}
 	}
 }
 

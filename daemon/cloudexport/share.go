@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"eventbox/daemon/passwords"
+	"eventbox/s3store"
 	"eventbox/store"
 )
 
@@ -78,11 +82,14 @@ func (s *Exporter) GuestLink(ctx context.Context, e store.Event, expires int64) 
 	if x == nil || x.Status != store.ExportDone {
 		return GuestLink{}, ErrNoCloudLink
 	}
-	if x.ShareURL != "" {
+	if x.ShareURL != "" && !presignedEnding(x.ShareURL, s.now()) {
 		return GuestLink{URL: x.ShareURL, Password: x.SharePassword}, nil
 	}
 	if expires == 0 {
 		expires = s.now().Add(30 * 24 * time.Hour).UnixMilli()
+	}
+	if settings.Target() == store.CloudS3 {
+		return s.bucketLink(ctx, settings, *x, expires)
 	}
 	link := GuestLink{Password: passwords.Generate()}
 	link.URL, err = s.share(ctx, settings, x.Folder, link.Password, expires)
@@ -186,4 +193,128 @@ func (s *Exporter) share(ctx context.Context, settings store.CloudSettings, fold
 		return "", fmt.Errorf("sharing the export folder: the cloud answered no link (%q)", r.OCS.Data.URL)
 	}
 	return u.String(), nil
+}
+
+// bucketLink answers the guests' link to an S3 export, kept on the export:
+// the event's index.html under the public address the hosts gave their
+// prefix, or else a page of the export written beside it whose every link
+// is presigned (S3's limit: 7 days at most, and expires if sooner), itself
+// presigned. A presigned index.html alone would not do: the files it
+// links to by name need keys of their own.
+func (s *Exporter) bucketLink(ctx context.Context, c store.CloudSettings, x store.Export, expires int64) (GuestLink, error) {
+	var link string
+	if c.S3.PublicURL != "" {
+		rel := strings.TrimPrefix(x.Folder, s3store.Key(c.S3.Prefix)+"/")
+		link = c.S3.PublicURL + "/" + (&url.URL{Path: rel + "/index.html"}).EscapedPath()
+	} else {
+		d := min(s3store.MaxPresign, time.UnixMilli(expires).Sub(s.now()))
+		if d < time.Hour {
+			d = time.Hour
+		}
+		b, err := s.cfg.Bucket(s3Settings(c.S3))
+		if err != nil {
+			return GuestLink{}, err
+		}
+		if link, err = s.presignedPage(ctx, b, x, d); err != nil {
+			return GuestLink{}, err
+		}
+	}
+	var kept store.Export
+	var err error
+	if x.ShareURL != "" {
+		// The presigned link kept ends within a day: a new one replaces
+		// it, unless another caller replaced it first.
+		kept, err = s.store.Cloud().RenewExportShare(ctx, x.EventID, x.ID, x.ShareURL, link)
+	} else {
+		kept, err = s.store.Cloud().SetExportShare(ctx, x.EventID, x.ID, link, "")
+	}
+	if err != nil {
+		return GuestLink{}, err
+	}
+	s.log.InfoContext(ctx, "export linked for the guests", "event", x.EventID, "export", x.ID, "public", c.S3.PublicURL != "")
+	return GuestLink{URL: kept.ShareURL, Password: kept.SharePassword}, nil
+}
+
+// GuestPageName is the page of an S3 export whose links are presigned,
+// written beside index.html for the guests' mail.
+const GuestPageName = "guests.html"
+
+// presignedPage writes the export's page of presigned links and answers
+// its own presigned link, valid for d.
+func (s *Exporter) presignedPage(ctx context.Context, b *s3store.Bucket, x store.Export, d time.Duration) (string, error) {
+	files, err := b.List(ctx, x.Folder)
+	if err != nil {
+		return "", fmt.Errorf("listing the export for the guests' page: %w", err)
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if name != GuestPageName && name != ManifestName && !strings.HasPrefix(name, ".") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	// The page says the event's name and language, as index.html does.
+	title, lang := path.Base(x.Folder), "en"
+	if e, err := s.store.Events().Get(ctx, x.EventID); err == nil {
+		title = e.Name
+		if e.DefaultLocale != "" {
+			lang = e.DefaultLocale
+		}
+	}
+	var page strings.Builder
+	page.WriteString("<!doctype html>\n<html lang=\"" + html.EscapeString(lang) + "\"><head><meta charset=\"utf-8\">" +
+		"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">" +
+		"<title>" + html.EscapeString(title) + "</title>\n<style>body{font-family:system-ui,sans-serif;margin:1rem}" +
+		"main{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.75rem}" +
+		"img,video{width:100%;height:220px;object-fit:cover;border-radius:4px;background:#ddd}</style></head>\n<body>\n<h1>" +
+		html.EscapeString(title) + "</h1>\n<main>\n")
+	var rest []string
+	for _, name := range names {
+		link, err := b.Presign(ctx, s3store.Key(x.Folder, name), d)
+		if err != nil {
+			return "", err
+		}
+		href, label := html.EscapeString(link), html.EscapeString(name)
+		switch strings.ToLower(path.Ext(name)) {
+		case ".jpg", ".jpeg", ".png", ".webp", ".gif":
+			fmt.Fprintf(&page, "<a href=\"%s\" aria-label=\"%s\"><img src=\"%s\" loading=\"lazy\" alt=\"\"></a>\n", href, label, href)
+		case ".mp4", ".mov", ".webm":
+			fmt.Fprintf(&page, "<a href=\"%s\" aria-label=\"%s\"><video src=\"%s\" preload=\"metadata\" controls></video></a>\n", href, label, href)
+		default:
+			if name != "index.html" {
+				rest = append(rest, fmt.Sprintf("<li><a href=\"%s\">%s</a></li>", href, label))
+			}
+		}
+	}
+	page.WriteString("</main>\n")
+	if len(rest) > 0 {
+		page.WriteString("<ul>" + strings.Join(rest, "") + "</ul>\n")
+	}
+	page.WriteString("</body></html>\n")
+	r := strings.NewReader(page.String())
+	key := s3store.Key(x.Folder, GuestPageName)
+	if _, err := b.Put(ctx, key, r, r.Size(), "text/html; charset=utf-8"); err != nil {
+		return "", fmt.Errorf("writing the guests' page: %w", err)
+	}
+	return b.Presign(ctx, key, d)
+}
+
+// presignedEnding reports whether link is a presigned S3 link
+// (X-Amz-Date and X-Amz-Expires) that ends within a day of now, or
+// already ended: a mail sent now must carry a new one.
+func presignedEnding(link string, now time.Time) bool {
+	u, err := url.Parse(link)
+	if err != nil {
+		return false
+	}
+	q := u.Query()
+	signed, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
+	if err != nil {
+		return false
+	}
+	secs, err := strconv.Atoi(q.Get("X-Amz-Expires"))
+	if err != nil {
+		return false
+	}
+	return signed.Add(time.Duration(secs) * time.Second).Before(now.Add(24 * time.Hour))
 }

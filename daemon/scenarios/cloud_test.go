@@ -310,8 +310,8 @@ func TestCloudExport(t *testing.T) {
 	}
 	// The HEIC's JPEG copy is checked by TestBlackBoxCloudExport: this
 	// package runs with -race, under which the HEIC decoder crawls.
-	if len(files) != 6 {
-		t.Errorf("files on the server: %v, want 3 photos, guestbook.txt, a voice note and index.html", names)
+	if len(files) != 7 || files[folder+"manifest.json"] == nil {
+		t.Errorf("files on the server: %v, want 3 photos, guestbook.txt, a voice note, index.html and manifest.json", names)
 	}
 	gb := files[folder+"guestbook.txt"]
 	if !bytes.Contains(gb, []byte("Congratulations!")) || !bytes.Contains(gb, []byte("voice/")) {
@@ -334,7 +334,7 @@ func TestCloudExport(t *testing.T) {
 		t.Errorf("no export.finished notice queued: %v", notices(t, h))
 	}
 
-	t.Run("a second export sends nothing again", func(t *testing.T) {
+	t.Run("a second export sends nothing again but its manifest", func(t *testing.T) {
 		dav.mu.Lock()
 		before := dav.puts
 		dav.mu.Unlock()
@@ -342,8 +342,14 @@ func TestCloudExport(t *testing.T) {
 		x := waitExport(t, owner, id, false)
 		dav.mu.Lock()
 		defer dav.mu.Unlock()
-		if x["status"] != "done" || dav.puts != before {
-			t.Fatalf("export %v made %d uploads", x, dav.puts-before)
+		manifests := 0
+		for name, n := range dav.moves {
+			if strings.HasSuffix(name, "/manifest.json") {
+				manifests += n
+			}
+		}
+		if x["status"] != "done" || dav.puts != before+1 || manifests != 2 {
+			t.Fatalf("export %v made %d uploads, want one: the new manifest (moves %v)", x, dav.puts-before, dav.moves)
 		}
 	})
 

@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -42,10 +43,29 @@ func floodConn(c net.Conn, head, line string, n int64, written *atomic.Int64) {
 	_ = w.Flush()
 }
 
+// s3Hook is an S3 endpoint whose every request hook answers (after the
+// request's body is read); it answers its address and what it wrote.
+func s3Hook(t *testing.T, hook func(w http.ResponseWriter, r *http.Request, written *atomic.Int64)) (string, *atomic.Int64) {
+	t.Helper()
+	var written atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		hook(w, r, &written)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &written
+}
+
+// s3Request is the settings test's body for the bucket at endpoint.
+func s3Request(endpoint string) map[string]any {
+	return map[string]any{"kind": "s3", "autoExport": false, "s3": map[string]any{"endpoint": endpoint, "bucket": "parties",
+		"accessKey": "box", "secret": "box-secret", "pathStyle": true}}
+}
+
 // TestHostileOutboundServersStayWithinTheMemoryBudget runs the real binary
 // against a mail server that greets with endless "220-" lines, and WebDAV
-// servers whose test read-back or listing never ends, through the console's
-// routes, and checks each fails with a clear message while the daemon's
+// servers whose test read-back or listing never ends, and S3 endpoints
+// whose read-back or error never ends, through the console's routes, and checks each fails with a clear message while the daemon's
 // peak RSS (VmHWM, reset before each) stays small.
 func TestHostileOutboundServersStayWithinTheMemoryBudget(t *testing.T) {
 	testtool.Unraced(t, "it measures a child binary's peak memory")
@@ -147,6 +167,34 @@ func TestHostileOutboundServersStayWithinTheMemoryBudget(t *testing.T) {
 			msg, _ := r["message"].(string)
 			return msg, written.Load()
 		}, "listing is larger than 32 MiB"},
+		{"an S3 read-back of 1 GB", func(t *testing.T) (string, int64) {
+			u, written := s3Hook(t, func(w http.ResponseWriter, r *http.Request, written *atomic.Int64) {
+				if r.Method != http.MethodGet {
+					w.Header().Set("ETag", `"0123456789abcdef0123456789abcdef"`)
+					return
+				}
+				c := hijack(w)
+				defer c.Close()
+				floodConn(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nETag: \"0123456789abcdef0123456789abcdef\"\r\n"+
+					"Last-Modified: Mon, 22 Jun 2026 10:00:00 GMT\r\nContent-Length: "+strconv.Itoa(outboundFlood)+"\r\n\r\n",
+					strings.Repeat("eventbox can write here. ", 40), outboundFlood, written)
+			})
+			r := owner.json("POST", "/api/admin/cloud/test", s3Request(u), 200)
+			msg, _ := r["message"].(string)
+			return msg, written.Load()
+		}, "reading the test object back: the object is larger than"},
+		{"an S3 error of 1 GB", func(t *testing.T) (string, int64) {
+			u, written := s3Hook(t, func(w http.ResponseWriter, r *http.Request, written *atomic.Int64) {
+				c := hijack(w)
+				defer c.Close()
+				floodConn(c, "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/xml\r\nConnection: close\r\n\r\n"+
+					`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>`,
+					strings.Repeat("x", 1000), outboundFlood, written)
+			})
+			r := owner.json("POST", "/api/admin/cloud/test", s3Request(u), 200)
+			msg, _ := r["message"].(string)
+			return msg, written.Load()
+		}, "writing a test object: 500"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			owner.t = t

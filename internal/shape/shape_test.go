@@ -241,7 +241,7 @@ var layers = []struct {
 	packages []string
 }{
 	{"libraries outside the daemon", []string{"", "album", "api", "assets", "booth", "docs", "i18n", "imaging/...", "internal/...",
-		"netsetup", "probe", "qr", "secret", "signage", "text", "webdav"}},
+		"netsetup", "probe", "qr", "s3store/...", "secret", "signage", "text", "webdav"}},
 	{"store", []string{"store/..."}},
 	{"the daemon's libraries", []string{"daemon/clock", "daemon/cookie", "daemon/mail/mailtest", "daemon/metrics",
 		"daemon/passwords", "daemon/printing/cups", "daemon/printing/cupstest", "daemon/service"}},

@@ -276,6 +276,7 @@ async function lostSecrets() {
     .map((p) => api(p).catch(() => null))); // not offered, or offline: nothing to say
   const out = [];
   if (cloud && cloud.passwordLost) out.push({ kind: 'cloud', href: '/admin/settings/cloud', text: t('The cloud export\'s WebDAV password') });
+  if (cloud && cloud.s3 && cloud.s3.secretLost) out.push({ kind: 'cloud', href: '/admin/settings/cloud', text: t('The cloud export\'s S3 secret key') });
   if (mail && mail.smtp && mail.smtp.passwordLost) out.push({ kind: 'mail', href: '/admin/settings/mail', text: t('The mail server\'s password (SMTP)') });
   for (const w of (hooks && hooks.webhooks) || []) {
     const re = w.reenter || [];

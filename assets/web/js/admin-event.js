@@ -717,9 +717,15 @@ async function guestLinkPlan(env, ev, box) {
       return clear(box, h('div', { class: 'banner good' }, t('Guests get a gallery link that opens from anywhere: {url}', { url: p.boxUrl })));
     case 'cloud':
     case 'pasted':
+    case 'public':
+    case 'presigned':
       return clear(box, h('div', { class: 'banner good' },
-        p.link === 'cloud' ? t('Guests get a link to the photos on your cloud once the export is done, with the password in the mail.')
-          : t('Guests get the link you pasted in the cloud settings once the export is done.'),
+        {
+          cloud: () => t('Guests get a link to the photos on your cloud once the export is done, with the password in the mail.'),
+          pasted: () => t('Guests get the link you pasted in the cloud settings once the export is done.'),
+          public: () => t('Guests get a link to the event’s page under your bucket’s public address once the export is done.'),
+          presigned: () => t('Guests get a link the box signs to the photos in your bucket once the export is done; it works for 7 days.'),
+        }[p.link](),
         p.autoExport ? null : h('p', { style: 'margin:6px 0 0' }, t('Export the event to the cloud after the end: the guests’ mails wait for it.'))));
     default:
       return clear(box, h('div', { class: 'banner bad', role: 'alert' },
