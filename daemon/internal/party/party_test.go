@@ -90,6 +90,7 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 		t.Skip("the party's network (a namespace, veth pairs, tc) needs root")
 	}
 	testtool.Need(t, "iproute2", "ip", "tc")
+	testtool.Need(t, "nftables", "nft")
 	testtool.Need(t, "zip", "zip")
 	rclone := testtool.NeedOne(t, "rclone", "rclone")
 	prof, ok, err := piprofile.Lookup(profileName)
