@@ -17,12 +17,18 @@ import (
 )
 
 // Each test runs against the quick fake (gofakes3, make test) and, as
-// its ...OnSeaweedFS twin, against a real S3-compatible server
-// (SeaweedFS: make longtest, make s3test and CI's packaging lane).
+// its ...OnVersityGW and ...OnSeaweedFS twins, against two real
+// S3-compatible servers (the Versity gateway: make longtest, make s3test
+// and CI's packaging lane; SeaweedFS: make longtest and make s3test).
 
 func TestObjectsGoAndComeBackWhole(t *testing.T) {
 	t.Parallel() // the hostile test, which measures the heap, runs alone before
 	objectsGoAndComeBack(t, s3test.Fake(t))
+}
+
+func TestObjectsGoAndComeBackWholeOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	objectsGoAndComeBack(t, s3test.Versity(t))
 }
 
 func TestObjectsGoAndComeBackWholeOnSeaweedFS(t *testing.T) {
@@ -35,6 +41,11 @@ func TestMultipartUploadResumesAfterACut(t *testing.T) {
 	multipartResumes(t, s3test.Fake(t))
 }
 
+func TestMultipartUploadResumesAfterACutOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	multipartResumes(t, s3test.Versity(t))
+}
+
 func TestMultipartUploadResumesAfterACutOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
 	multipartResumes(t, s3test.Real(t))
@@ -43,6 +54,11 @@ func TestMultipartUploadResumesAfterACutOnSeaweedFS(t *testing.T) {
 func TestSettingsTestSaysWhichStepFailed(t *testing.T) {
 	t.Parallel() // the hostile test, which measures the heap, runs alone before
 	settingsTestSteps(t, s3test.Fake(t))
+}
+
+func TestSettingsTestSaysWhichStepFailedOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	settingsTestSteps(t, s3test.Versity(t))
 }
 
 func TestSettingsTestSaysWhichStepFailedOnSeaweedFS(t *testing.T) {

@@ -232,6 +232,10 @@ var seaweedFS = exportTarget{"s3 seaweedfs", func(t *testing.T, b *box) (string,
 	return s3Settings(t, b, s3test.Real(t))
 }}
 
+var versityGW = exportTarget{"s3 versitygw", func(t *testing.T, b *box) (string, func() map[string][]byte) {
+	return s3Settings(t, b, s3test.Versity(t))
+}}
+
 // s3Settings points the box's settings at the bucket of srv, prefix
 // "rentals", box name "box-07".
 func s3Settings(t *testing.T, b *box, srv s3test.Server) (string, func() map[string][]byte) {
@@ -260,6 +264,11 @@ func TestExportSendsWhatAccessGives(t *testing.T) {
 	for _, target := range targets {
 		exportSendsWhatAccessGives(t, target)
 	}
+}
+
+func TestExportSendsWhatAccessGivesOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	exportSendsWhatAccessGives(t, versityGW)
 }
 
 func TestExportSendsWhatAccessGivesOnSeaweedFS(t *testing.T) {
