@@ -212,8 +212,9 @@ type exportTarget struct {
 }
 
 // targets are the export's targets make test runs over: a real WebDAV
-// server and the quick S3 fake; seaweedFS is the real S3-compatible one
-// (make longtest, make s3test and CI).
+// server and the quick S3 fake; versityGW and seaweedFS are the real
+// S3-compatible ones (versitygw: make longtest, make s3test and CI;
+// SeaweedFS: make longtest and make s3test).
 var targets = []exportTarget{
 	{"webdav", func(t *testing.T, b *box) (string, func() map[string][]byte) {
 		url, dir := newDAV(t)
