@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -17,12 +18,18 @@ import (
 )
 
 // Each test runs against the quick fake (gofakes3, make test) and, as
-// its ...OnSeaweedFS twin, against a real S3-compatible server
-// (SeaweedFS: make longtest, make s3test and CI's packaging lane).
+// its ...OnVersityGW and ...OnSeaweedFS twins, against two real
+// S3-compatible servers (the Versity gateway: make longtest, make s3test
+// and CI's packaging lane; SeaweedFS: make longtest and make s3test).
 
 func TestObjectsGoAndComeBackWhole(t *testing.T) {
 	t.Parallel() // the hostile test, which measures the heap, runs alone before
 	objectsGoAndComeBack(t, s3test.Fake(t))
+}
+
+func TestObjectsGoAndComeBackWholeOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	objectsGoAndComeBack(t, s3test.Versity(t))
 }
 
 func TestObjectsGoAndComeBackWholeOnSeaweedFS(t *testing.T) {
@@ -35,6 +42,11 @@ func TestMultipartUploadResumesAfterACut(t *testing.T) {
 	multipartResumes(t, s3test.Fake(t))
 }
 
+func TestMultipartUploadResumesAfterACutOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	multipartResumes(t, s3test.Versity(t))
+}
+
 func TestMultipartUploadResumesAfterACutOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
 	multipartResumes(t, s3test.Real(t))
@@ -45,9 +57,29 @@ func TestSettingsTestSaysWhichStepFailed(t *testing.T) {
 	settingsTestSteps(t, s3test.Fake(t))
 }
 
+func TestSettingsTestSaysWhichStepFailedOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	settingsTestSteps(t, s3test.Versity(t))
+}
+
 func TestSettingsTestSaysWhichStepFailedOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
 	settingsTestSteps(t, s3test.Real(t))
+}
+
+func TestStoreRefusesABodyChangedOnTheWay(t *testing.T) {
+	t.Parallel() // the hostile test, which measures the heap, runs alone before
+	changedBodies(t, s3test.Fake(t))
+}
+
+func TestStoreRefusesABodyChangedOnTheWayOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	changedBodies(t, s3test.Versity(t))
+}
+
+func TestStoreRefusesABodyChangedOnTheWayOnSeaweedFS(t *testing.T) {
+	testtool.Long(t, "starts SeaweedFS, built by make s3server")
+	changedBodies(t, s3test.Real(t))
 }
 
 func bucketOf(t testing.TB, s s3test.Server, cfg s3store.Config) *s3store.Bucket {
@@ -230,6 +262,60 @@ func settingsTestSteps(t *testing.T, s s3test.Server) {
 			var e *s3store.Error
 			if !errors.As(err, &e) || e.Op != tc.step || e.Status != tc.status || !strings.Contains(err.Error(), "refused by the test") {
 				t.Fatalf("got %v (%#v), want the step %q with %d and the store's words", err, e, tc.step, tc.status)
+			}
+		})
+	}
+}
+
+// changedBodies: a byte of an object, or of a part, changed between the
+// box and the store (a proxy flips it, the length kept) is refused by
+// the store, which checks the Content-MD5 and the signed SHA-256 each
+// goes with: the write fails with a 400 and nothing is stored. (The real
+// stores check the SHA-256 first, XAmzContentSHA256Mismatch; gofakes3
+// the MD5, BadDigest.)
+func changedBodies(t *testing.T, s s3test.Server) {
+	for _, tc := range []struct {
+		name string
+		size int
+	}{
+		{"an object in one request", 70_000},
+		{"a part of a multipart upload", 5<<20 + 999},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := s
+			target.Endpoint = newProxy(t, s.Endpoint, func(w http.ResponseWriter, r *http.Request) bool {
+				if r.Method == http.MethodPut && r.ContentLength > 0 {
+					body, err := io.ReadAll(r.Body)
+					if err != nil {
+						http.Error(w, err.Error(), http.StatusBadGateway)
+						return true
+					}
+					body[len(body)/2] ^= 0x20
+					r.Body = io.NopCloser(bytes.NewReader(body))
+				}
+				return false
+			})
+			body := data(tc.size, 9)
+			key := "boxes/box-07/changed/" + strings.ReplaceAll(tc.name, " ", "-")
+			b := bucketOf(t, target, s3store.Config{PartSize: 5 << 20})
+			var err error
+			if b.Large(int64(len(body))) {
+				_, err = b.PutParts(t.Context(), key, bytes.NewReader(body), int64(len(body)), "", s3store.Upload{},
+					func(s3store.Upload) error { return nil })
+			} else {
+				_, err = b.Put(t.Context(), key, bytes.NewReader(body), int64(len(body)), "")
+			}
+			var e *s3store.Error
+			if !errors.As(err, &e) || e.Status != http.StatusBadRequest {
+				t.Fatalf("the changed body got %v (%#v), want the store's 400", err, e)
+			}
+			t.Logf("the store said %s: %s", e.Code, e.Words)
+			got, err := s3test.Objects(t.Context(), s, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 0 {
+				t.Errorf("the store kept %d objects of the changed body", len(got))
 			}
 		})
 	}

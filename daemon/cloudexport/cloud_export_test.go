@@ -212,8 +212,9 @@ type exportTarget struct {
 }
 
 // targets are the export's targets make test runs over: a real WebDAV
-// server and the quick S3 fake; seaweedFS is the real S3-compatible one
-// (make longtest, make s3test and CI).
+// server and the quick S3 fake; versityGW and seaweedFS are the real
+// S3-compatible ones (versitygw: make longtest, make s3test and CI;
+// SeaweedFS: make longtest and make s3test).
 var targets = []exportTarget{
 	{"webdav", func(t *testing.T, b *box) (string, func() map[string][]byte) {
 		url, dir := newDAV(t)
@@ -230,6 +231,10 @@ var targets = []exportTarget{
 
 var seaweedFS = exportTarget{"s3 seaweedfs", func(t *testing.T, b *box) (string, func() map[string][]byte) {
 	return s3Settings(t, b, s3test.Real(t))
+}}
+
+var versityGW = exportTarget{"s3 versitygw", func(t *testing.T, b *box) (string, func() map[string][]byte) {
+	return s3Settings(t, b, s3test.Versity(t))
 }}
 
 // s3Settings points the box's settings at the bucket of srv, prefix
@@ -260,6 +265,11 @@ func TestExportSendsWhatAccessGives(t *testing.T) {
 	for _, target := range targets {
 		exportSendsWhatAccessGives(t, target)
 	}
+}
+
+func TestExportSendsWhatAccessGivesOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	exportSendsWhatAccessGives(t, versityGW)
 }
 
 func TestExportSendsWhatAccessGivesOnSeaweedFS(t *testing.T) {

@@ -56,6 +56,11 @@ func TestS3ExportResumesItsMultipartUploadAfterACut(t *testing.T) {
 	s3ExportResumes(t, s3test.Fake(t))
 }
 
+func TestS3ExportResumesItsMultipartUploadAfterACutOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	s3ExportResumes(t, s3test.Versity(t))
+}
+
 func TestS3ExportResumesItsMultipartUploadAfterACutOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")
 	s3ExportResumes(t, s3test.Real(t))
@@ -153,6 +158,11 @@ func s3ExportResumes(t *testing.T, s s3test.Server) {
 // public address of the prefix when the hosts gave one, else a page of
 // presigned links, itself presigned, that opens every photo without keys.
 func TestS3GuestLink(t *testing.T) { testS3GuestLink(t, s3test.Fake(t)) }
+
+func TestS3GuestLinkOnVersityGW(t *testing.T) {
+	testtool.Long(t, "starts versitygw, built by make s3gateway")
+	testS3GuestLink(t, s3test.Versity(t))
+}
 
 func TestS3GuestLinkOnSeaweedFS(t *testing.T) {
 	testtool.Long(t, "starts SeaweedFS, built by make s3server")

@@ -1,13 +1,17 @@
 // Package s3test starts S3-compatible servers for tests: [Real], the
 // S3 gateway of SeaweedFS (a real distributed object store: master,
 // volume, filer and S3 gateway in one weed process over a temp folder),
-// and [Fake], gofakes3 in memory over httptest, a quick stand-in that
-// make test runs beside the real one.
+// [Versity], the Versity S3 gateway over a temp folder (its posix
+// backend: a real S3 server in one small process, cheap enough to build
+// in CI), and [Fake], gofakes3 in memory over httptest, a quick stand-in
+// that make test runs beside the real ones.
 //
-// The weed command is built from tools/s3server (its own go.mod, so the
-// product's module graph stays clean) into the cache folder by
-// `make s3server`; [Real] finds it there or at $EVENTBOX_WEED, and asks
-// for it through internal/testtool when it is missing.
+// The weed command is built from tools/s3server and the versitygw command
+// from tools/s3gateway (each its own go.mod, so the product's module graph
+// stays clean) into the cache folder by `make s3server` and `make
+// s3gateway`; [Real] and [Versity] find them there or at $EVENTBOX_WEED and
+// $EVENTBOX_VERSITYGW, and ask for them through internal/testtool when they
+// are missing.
 package s3test
 
 import (
@@ -23,6 +27,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,17 +52,26 @@ type Server struct {
 // WeedEnv names the variable that points at a built weed command.
 const WeedEnv = "EVENTBOX_WEED"
 
+// VersityEnv names the variable that points at a built versitygw command.
+const VersityEnv = "EVENTBOX_VERSITYGW"
+
 // WeedPath answers where make s3server puts the weed command:
 // $EVENTBOX_WEED, else <user cache>/eventbox-s3/weed.
-func WeedPath() string {
-	if p := os.Getenv(WeedEnv); p != "" {
+func WeedPath() string { return cached(WeedEnv, "weed") }
+
+// VersityPath answers where make s3gateway puts the versitygw command:
+// $EVENTBOX_VERSITYGW, else <user cache>/eventbox-s3/versitygw.
+func VersityPath() string { return cached(VersityEnv, "versitygw") }
+
+func cached(env, name string) string {
+	if p := os.Getenv(env); p != "" {
 		return p
 	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
-	return filepath.Join(dir, "eventbox-s3", "weed")
+	return filepath.Join(dir, "eventbox-s3", name)
 }
 
 // Fake starts gofakes3 in memory with one bucket; it ends with the test.
@@ -91,7 +105,6 @@ func Real(t testing.TB) Server {
 	}
 	ports := freePorts(t, 5)
 	s3port := ports[0]
-	var out bytes.Buffer
 	cmd := exec.Command(weed, "server",
 		"-dir="+dir, "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
 		"-master.port="+strconv.Itoa(ports[1]), "-volume.port="+strconv.Itoa(ports[2]),
@@ -99,10 +112,48 @@ func Real(t testing.TB) Server {
 		"-master.volumeSizeLimitMB=64", "-volume.max=20",
 		"-s3", "-s3.port="+strconv.Itoa(s3port), "-s3.config="+filepath.Join(dir, "s3.json"),
 		"-metricsPort="+strconv.Itoa(ports[4]))
+	s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(s3port)
+	// The gateway answers once the master, the volume and the filer are
+	// up; the bucket is made then.
+	start(t, "weed", cmd, dir, s)
+	return s
+}
+
+// Versity starts the Versity S3 gateway (versitygw posix) over a temp
+// folder with one bucket, and stops it when the test ends. It takes well
+// under a second.
+func Versity(t testing.TB) Server {
+	t.Helper()
+	gw := VersityPath()
+	if _, err := os.Stat(gw); err != nil {
+		testtool.Missing(t, "the versitygw command at "+gw+": make s3gateway builds it")
+	}
+	dir := t.TempDir()
+	root := filepath.Join(dir, "buckets")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := Server{Region: "us-east-1", Bucket: "parties", AccessKey: "eventbox-test", Secret: "eventbox-test-secret"}
+	port := freePorts(t, 1)[0]
+	cmd := exec.Command(gw, "--access", s.AccessKey, "--secret", s.Secret, "--region", s.Region,
+		"--port", "127.0.0.1:"+strconv.Itoa(port), "--quiet", "posix", root)
+	// Only what it needs: none of the VGW_ or ROOT_ variables a
+	// developer's shell may hold.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
+	s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(port)
+	start(t, "versitygw", cmd, dir, s)
+	return s
+}
+
+// start runs cmd in dir, stopped when the test ends, and makes the
+// bucket of s once its gateway takes it (within 90 s).
+func start(t testing.TB, name string, cmd *exec.Cmd, dir string, s Server) {
+	t.Helper()
+	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting weed: %v", err)
+		t.Fatalf("starting %s: %v", name, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -110,23 +161,39 @@ func Real(t testing.TB) Server {
 		_ = cmd.Process.Kill()
 		<-exited
 	})
-	s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(s3port)
-	// The gateway answers once the master, the volume and the filer are
-	// up; the bucket is made then.
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		select {
 		case err := <-exited:
-			t.Fatalf("weed ended: %v\n%s", err, tail(out.String()))
+			t.Fatalf("%s ended: %v\n%s", name, err, tail(out.String()))
 		default:
 		}
 		if err := makeBucket(s); err == nil {
-			return s
+			return
 		} else if time.Now().After(deadline) {
-			t.Fatalf("weed's S3 gateway did not take a bucket in 90 s: %v\n%s", err, tail(out.String()))
+			t.Fatalf("%s's S3 gateway did not take a bucket in 90 s: %v\n%s", name, err, tail(out.String()))
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// syncBuffer is a bytes.Buffer the command's output goes into while the
+// test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // makeBucket creates the server's bucket through a signed PUT.
