@@ -115,7 +115,12 @@ func NewPlan(s Scale) Plan {
 			t = e * rng.Float64()
 		}
 		t = max(t, float64(p.Arrive[g])+float64(time.Second)*rng.Float64()*20)
-		return time.Duration(min(t, e*0.97))
+		if t > e*0.97 {
+			// Past the evening's end (a late peak's tail): somewhere in
+			// the guest's evening, not all at its last moment.
+			t = float64(p.Arrive[g]) + (e*0.97-float64(p.Arrive[g]))*rng.Float64()
+		}
+		return time.Duration(t)
 	}
 	add := func(a Action) { p.Actions[a.Guest] = append(p.Actions[a.Guest], a) }
 	kinds := make([]Kind, 0, s.Photos)

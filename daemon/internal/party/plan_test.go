@@ -56,6 +56,21 @@ func TestWeddingPlanHoldsTheMixAndTheEvening(t *testing.T) {
 			contacts++
 		}
 	}
+	// No moment of the evening holds a pile of photos (a clamp would
+	// put every late one on the last).
+	at := map[time.Duration]int{}
+	for _, as := range p.Actions {
+		for _, a := range as {
+			if a.What == DoPhoto {
+				at[a.At]++
+			}
+		}
+	}
+	for when, n := range at {
+		if n > 3 {
+			t.Errorf("%d photos at %v", n, when)
+		}
+	}
 	if contacts != 250 || len(p.Booth) != 200 || len(p.Kills) != 3 || p.Kills[1] != Wedding.Evening/2 {
 		t.Errorf("contacts %d, booth %d, kills %v", contacts, len(p.Booth), p.Kills)
 	}
