@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"eventbox/internal/stallnet"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 )
@@ -143,7 +144,7 @@ func New(s Settings, cfg Config) (*Bucket, error) {
 	}
 	base := cfg.Transport
 	if base == nil {
-		base = defaultTransport(StallTimeout)
+		base = stallnet.Transport(StallTimeout)
 	}
 	rt := &boundTransport{base: base, timeout: cfg.Timeout, maxListing: cfg.MaxListing}
 	region := s.Region
@@ -169,39 +170,6 @@ func New(s Settings, cfg Config) (*Bucket, error) {
 	}
 	c.SetAppInfo("eventbox", "1")
 	return &Bucket{core: *c, bucket: s.Bucket, partSize: cfg.PartSize, rt: rt}, nil
-}
-
-// defaultTransport is http.DefaultTransport's settings over connections
-// that fail after stall without progress: an upload has no overall
-// deadline, so this is what ends one that hangs.
-func defaultTransport(stall time.Duration) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return stallConn{c, stall}, nil
-	}
-	t.ResponseHeaderTimeout = stall
-	return t
-}
-
-// stallConn moves its deadline forward before each read and write.
-type stallConn struct {
-	net.Conn
-	stall time.Duration
-}
-
-func (c stallConn) Read(p []byte) (int, error) {
-	_ = c.SetReadDeadline(time.Now().Add(c.stall))
-	return c.Conn.Read(p)
-}
-
-func (c stallConn) Write(p []byte) (int, error) {
-	_ = c.SetWriteDeadline(time.Now().Add(c.stall))
-	return c.Conn.Write(p)
 }
 
 // Error is a failed step, with the store's words when it answered.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"eventbox/internal/stallnet"
 )
 
 // boundTransport bounds the
@@ -95,7 +97,7 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.Body = &cappedBody{ReadCloser: res.Body, left: MaxObjectBody, max: MaxObjectBody}
 	}
 	if cancel != nil {
-		res.Body = &cancelBody{ReadCloser: res.Body, cancel: cancel}
+		res.Body = stallnet.CancelOnClose(res.Body, cancel)
 	}
 	return res, nil
 }
@@ -127,16 +129,4 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	return n, err
-}
-
-// cancelBody ends a request's context once its body is closed.
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }

@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"eventbox/internal/stallnet"
 	"github.com/studio-b12/gowebdav"
 )
 
@@ -84,7 +85,7 @@ func New(ctx context.Context, s Settings, cfg Config) (*Remote, error) {
 		cfg.Stall = StallTimeout
 	}
 	if base == nil {
-		base = defaultTransport(cfg.Stall)
+		base = stallnet.Transport(cfg.Stall)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
@@ -102,40 +103,6 @@ func New(ctx context.Context, s Settings, cfg Config) (*Remote, error) {
 // StallTimeout cuts a connection on which nothing could be written or read
 // for that long: a server that stops reading an upload, or never answers.
 const StallTimeout = 2 * time.Minute
-
-// defaultTransport is http.DefaultTransport's settings over connections
-// that fail after StallTimeout without progress. An upload has no overall
-// deadline (a video over a slow uplink takes long), so this is what ends
-// one that hangs.
-func defaultTransport(stall time.Duration) *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return stallConn{c, stall}, nil
-	}
-	t.ResponseHeaderTimeout = stall
-	return t
-}
-
-// stallConn moves its deadline forward before each read and write.
-type stallConn struct {
-	net.Conn
-	stall time.Duration
-}
-
-func (c stallConn) Read(p []byte) (int, error) {
-	_ = c.SetReadDeadline(time.Now().Add(c.stall))
-	return c.Conn.Read(p)
-}
-
-func (c stallConn) Write(p []byte) (int, error) {
-	_ = c.SetWriteDeadline(time.Now().Add(c.stall))
-	return c.Conn.Write(p)
-}
 
 // SetupError is a setting that cannot work, found before any request.
 type SetupError struct{ Msg string }
@@ -212,7 +179,7 @@ func (t *boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.Body = &cappedBody{ReadCloser: res.Body, left: t.maxListing, over: &t.over}
 	}
 	if cancel != nil {
-		res.Body = &cancelBody{ReadCloser: res.Body, cancel: cancel}
+		res.Body = stallnet.CancelOnClose(res.Body, cancel)
 	}
 	return res, nil
 }
@@ -249,18 +216,6 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	return n, err
-}
-
-// cancelBody ends a bounded request's context once its body is closed.
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
 }
 
 // serverMessage picks the explanation out of an error body: Sabre's
