@@ -145,8 +145,8 @@ longtest: tusjs s3server s3gateway
 ## party"): 300 guests through a link shaped like the box's radio, the
 ## walls, consoles and booth, three kill -9, then the mails, the ZIP, the
 ## album and the export; prints each figure beside its bound, exits
-## non-zero on a miss and writes the report to docs/party/. About 45
-## minutes; needs root (a network namespace, tc, nftables), rclone, zip,
+## non-zero on a miss and writes the report to docs/party/. About 75
+## minutes (the evening is 30); needs root (a network namespace, tc, nftables), rclone, zip,
 ## cups-pdf. PARTY_FLAGS adds flags, e.g. "-party.profile pi3" or
 ## "-party.guests 60 -party.minutes 6" (the counts scale with the guests).
 PARTY_FLAGS ?=
