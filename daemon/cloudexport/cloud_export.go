@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"html"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"eventbox/daemon/access"
@@ -481,18 +483,61 @@ func (s *Exporter) item(ctx context.Context, remote target, folder string, it ex
 	return s.sendFile(ctx, remote, dir, it.name, f, fi.Size())
 }
 
-// sendFile puts size bytes of r as dir/name and notes their SHA-256.
+// sendFile puts size bytes of r as dir/name and notes their SHA-256,
+// hashed as the target reads them (sumReader): a file is read from the
+// card once to be sent, not once more for its sum.
 func (s *Exporter) sendFile(ctx context.Context, remote target, dir, name string, r io.ReaderAt, size int64) (remoteFile, bool, error) {
-	sum, err := sha256Of(r, size)
+	sr := &sumReader{r: r, h: sha256.New()}
+	got, err := remote.put(ctx, dir, name, sr, size)
 	if err != nil {
 		return remoteFile{}, false, err
 	}
-	got, err := remote.put(ctx, dir, name, r, size)
-	if err != nil {
-		return remoteFile{}, false, err
+	if got.SHA256 = sr.sum(size); got.SHA256 == "" {
+		// The target did not read it all in order (a resumed upload
+		// skips the parts the store has): read it for its sum.
+		if got.SHA256, err = sha256Of(r, size); err != nil {
+			return remoteFile{}, false, err
+		}
 	}
-	got.SHA256 = sum
 	return got, true, nil
+}
+
+// sumReader is a file as a target reads it, hashing each byte the first
+// time a read reaches it. Targets read from the start to the end, and may
+// start over (after an auth challenge, or a checksum pass before the
+// send): the bytes are the same, so only those past what was hashed are
+// added. A read that skips ahead leaves no sum.
+type sumReader struct {
+	r    io.ReaderAt
+	mu   sync.Mutex
+	h    hash.Hash
+	next int64 // bytes hashed so far; -1 once a read skipped some
+}
+
+func (s *sumReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := s.r.ReadAt(p, off)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.next < 0:
+	case off > s.next:
+		s.next = -1
+	case off+int64(n) > s.next:
+		s.h.Write(p[s.next-off : n])
+		s.next = off + int64(n)
+	}
+	return n, err
+}
+
+// sum is the hex SHA-256 of the file's size bytes, or "" when the reads
+// did not cover them in order.
+func (s *sumReader) sum(size int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next != size {
+		return ""
+	}
+	return hex.EncodeToString(s.h.Sum(nil))
 }
 
 // sha256Of answers the hex SHA-256 of size bytes of r.
