@@ -294,7 +294,7 @@ func (p *party) evening(ctx context.Context) error {
 					var show struct{ Photos []struct{ ID string } }
 					if callJSON(watchCtx, c, guestURL, "GET", "/api/wall/"+token, nil, &show) == nil {
 						for _, ph := range show.Photos {
-							p.seen(p.wall, sseEvent{name: "photo.added", data: fmt.Appendf(nil, `{"id":%q}`, ph.ID)})
+							p.seenID(p.wall, ph.ID)
 						}
 					}
 					return
@@ -308,22 +308,15 @@ func (p *party) evening(ctx context.Context) error {
 	watchers.Add(2)
 	go func() { defer watchers.Done(); p.sampleHealth(watchCtx, health) }()
 	go func() { defer watchers.Done(); p.sampleVitals(watchCtx) }()
-	go func() {
-		for {
-			select {
-			case <-watchCtx.Done():
-				return
-			case <-time.After(30 * time.Second):
-			}
-			p.mu.Lock()
-			p.logf("%d of %d acknowledged, %d retries, %d errors; %d sending", p.res.Acked, p.res.Sent, p.res.Retries, len(p.res.Errors), p.busy.Load())
-			for _, e := range p.res.Errors[p.logged:] {
-				p.logf("error: %s", e)
-			}
-			p.logged = len(p.res.Errors)
-			p.mu.Unlock()
+	go every(watchCtx, 30*time.Second, func() {
+		p.mu.Lock()
+		p.logf("%d of %d acknowledged, %d retries, %d errors; %d sending", p.res.Acked, p.res.Sent, p.res.Retries, len(p.res.Errors), p.busy.Load())
+		for _, e := range p.res.Errors[p.logged:] {
+			p.logf("error: %s", e)
 		}
-	}()
+		p.logged = len(p.res.Errors)
+		p.mu.Unlock()
+	})
 
 	var actors sync.WaitGroup
 	boothC := nextWatcher()
@@ -348,18 +341,37 @@ func (p *party) evening(ctx context.Context) error {
 	return nil
 }
 
+// every calls f every d until ctx ends.
+func every(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
+		}
+	}
+}
+
 // seen notes when a stream first showed a photo.
 func (p *party) seen(m map[string]time.Time, ev sseEvent) {
 	if !strings.HasPrefix(ev.name, "photo.") || ev.name == "photo.removed" {
 		return
 	}
 	var d struct{ ID string }
-	if json.Unmarshal(ev.data, &d) != nil || d.ID == "" {
-		return
+	if json.Unmarshal(ev.data, &d) == nil && d.ID != "" {
+		p.seenID(m, d.ID)
 	}
+}
+
+// seenID notes when photo id was first shown (a stream's event, or a
+// page read again after a reset).
+func (p *party) seenID(m map[string]time.Time, id string) {
 	p.mu.Lock()
-	if _, ok := m[d.ID]; !ok {
-		m[d.ID] = time.Now()
+	if _, ok := m[id]; !ok {
+		m[id] = time.Now()
 	}
 	p.mu.Unlock()
 }
@@ -371,34 +383,25 @@ func (p *party) watchConsole(ctx context.Context, c *http.Client, approves bool)
 	var pending []string
 	var mu sync.Mutex
 	if approves {
-		go func() {
-			t := time.NewTicker(500 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
-				mu.Lock()
-				ids := pending
-				pending = nil
-				mu.Unlock()
-				if len(ids) == 0 {
-					continue
-				}
-				err := callJSON(ctx, c, p.box.GuestURL(), "POST", "/api/admin/events/"+p.eventID+"/photos", map[string]any{"action": "approve", "ids": ids}, nil)
-				if err != nil {
-					mu.Lock()
-					pending = append(pending, ids...) // the box was down: again
-					mu.Unlock()
-					continue
-				}
-				p.mu.Lock()
-				p.approved = append(p.approved, ids...)
-				p.mu.Unlock()
+		go every(ctx, 500*time.Millisecond, func() {
+			mu.Lock()
+			ids := pending
+			pending = nil
+			mu.Unlock()
+			if len(ids) == 0 {
+				return
 			}
-		}()
+			err := callJSON(ctx, c, p.box.GuestURL(), "POST", "/api/admin/events/"+p.eventID+"/photos", map[string]any{"action": "approve", "ids": ids}, nil)
+			if err != nil {
+				mu.Lock()
+				pending = append(pending, ids...) // the box was down: again
+				mu.Unlock()
+				return
+			}
+			p.mu.Lock()
+			p.approved = append(p.approved, ids...)
+			p.mu.Unlock()
+		})
 	}
 	follow(ctx, c, p.box.GuestURL(), "/api/admin/events/"+p.eventID+"/live", func(ev sseEvent) {
 		if ev.name == "reset" {
@@ -407,7 +410,7 @@ func (p *party) watchConsole(ctx context.Context, c *http.Client, approves bool)
 			var page struct{ Photos []struct{ ID, Status string } }
 			if callJSON(ctx, c, p.box.GuestURL(), "GET", "/api/admin/events/"+p.eventID+"/photos", nil, &page) == nil {
 				for _, ph := range page.Photos {
-					p.seen(p.console, sseEvent{name: "photo.added", data: fmt.Appendf(nil, `{"id":%q}`, ph.ID)})
+					p.seenID(p.console, ph.ID)
 					if approves && ph.Status == "pending" {
 						mu.Lock()
 						pending = append(pending, ph.ID)
@@ -434,32 +437,23 @@ func (p *party) watchConsole(ctx context.Context, c *http.Client, approves bool)
 // sampleHealth asks for GET /api/health every half second through the
 // guests' link, as a phone would.
 func (p *party) sampleHealth(ctx context.Context, c *http.Client) {
-	t := time.NewTicker(500 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, 500*time.Millisecond, func() {
 		at := time.Since(p.start)
 		start := time.Now()
 		st, _, err := call(ctx, c, p.box.GuestURL(), "GET", "/api/health", nil, "")
 		d := time.Since(start)
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return
-		}
-		if err != nil || st != 200 {
-			if !p.down(at) {
-				d += time.Minute // a failure counts as a miss
-			} else {
-				continue
-			}
+		case (err != nil || st != 200) && p.down(at):
+			return // the test's own kill
+		case err != nil || st != 200:
+			d += time.Minute // a failure counts as a miss
 		}
 		p.mu.Lock()
 		p.res.Health = append(p.res.Health, Timed{At: at, D: d})
 		p.mu.Unlock()
-	}
+	})
 }
 
 // down reports whether the daemon was being killed and restarted at
@@ -478,14 +472,7 @@ func (p *party) down(at time.Duration) bool {
 // sampleVitals reads the daemon's metrics every two seconds.
 func (p *party) sampleVitals(ctx context.Context) {
 	c := client(nil, 5*time.Second, Shape{})
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, 2*time.Second, func() {
 		v, err := p.box.Vitals(ctx, c)
 		s := Sample{At: time.Since(p.start), Busy: int(p.busy.Load()), Up: err == nil}
 		if err == nil {
@@ -494,7 +481,7 @@ func (p *party) sampleVitals(ctx context.Context) {
 		p.mu.Lock()
 		p.res.Samples = append(p.res.Samples, s)
 		p.mu.Unlock()
-	}
+	})
 }
 
 // kills kills the daemon at each of the plan's moments.
