@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -303,19 +302,11 @@ func (r *Remote) wrap(op string, err error) error {
 
 // networkWords says a transport failure plainly.
 func networkWords(err error) string {
-	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var cert *tls.CertificateVerificationError
+	if w := stallnet.Words(err); w != "" {
+		return w
+	}
 	var syntax *xml.SyntaxError
 	switch {
-	case errors.As(err, &cert):
-		return "the server's certificate is not valid: " + cert.Err.Error()
-	case errors.As(err, &dnsErr):
-		return "no such server, or no network: " + dnsErr.Error()
-	case errors.Is(err, context.DeadlineExceeded):
-		return "the server did not answer in time"
-	case errors.As(err, &opErr):
-		return "cannot reach the server: " + opErr.Err.Error()
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return "the server does not answer like WebDAV: " + err.Error()
 	}

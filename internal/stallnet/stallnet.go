@@ -1,12 +1,14 @@
 // Package stallnet is what the cloud clients (webdav, s3store) share of
 // their outbound HTTP: a transport whose connections fail after a stall
-// without progress, and a response body that ends its request's context
-// once it is closed. An upload has no overall deadline (a video over a
+// without progress, a response body that ends its request's context once
+// it is closed, and a network failure said in the hosts' words. An upload has no overall deadline (a video over a
 // slow uplink takes long), so the stall is what ends one that hangs.
 package stallnet
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -64,4 +66,24 @@ func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+// Words says a transport failure plainly for the hosts (a certificate, a
+// name, a timeout, a refused connection), and answers "" for any other
+// error, which its client says in its own words.
+func Words(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var cert *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &cert):
+		return "the server's certificate is not valid: " + cert.Err.Error()
+	case errors.As(err, &dnsErr):
+		return "no such server, or no network: " + dnsErr.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the server did not answer in time"
+	case errors.As(err, &opErr):
+		return "cannot reach the server: " + opErr.Err.Error()
+	}
+	return ""
 }

@@ -71,3 +71,22 @@ func TestCancelOnCloseEndsTheContext(t *testing.T) {
 		t.Error("the context goes on after the body was closed")
 	}
 }
+
+// TestWordsSayANetworkFailurePlainly names the failures the hosts can act
+// on and leaves any other to its client.
+func TestWordsSayANetworkFailurePlainly(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want string
+	}{
+		"no such name": {&net.DNSError{Err: "no such host", Name: "nas.home"}, "no such server, or no network: lookup nas.home: no such host"},
+		"timeout":      {context.DeadlineExceeded, "the server did not answer in time"},
+		"refused":      {&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, "cannot reach the server: connection refused"},
+		"other":        {errors.New("404 Not Found"), ""},
+	}
+	for name, c := range cases {
+		if got := Words(c.err); got != c.want {
+			t.Errorf("%s: %q, want %q", name, got, c.want)
+		}
+	}
+}
