@@ -41,7 +41,7 @@ func startRclone(t *testing.T, dir string) string {
 	addr := l.Addr().String()
 	l.Close()
 	cmd := exec.Command(bin, "serve", "webdav", dir, "--addr", addr, "--user", rcloneUser, "--pass", rclonePassword, "--config", os.DevNull)
-	var log syncBuffer
+	var log testtool.SyncBuffer
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

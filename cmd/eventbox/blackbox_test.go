@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +41,7 @@ type daemonProc struct {
 	cmd    *exec.Cmd
 	url    string
 	dir    string
-	stderr *syncBuffer
+	stderr *testtool.SyncBuffer
 	done   chan struct{} // closed when the process has exited
 	err    error         // its exit error, once done is closed
 }
@@ -59,24 +58,6 @@ func startDaemon(t *testing.T, bin, dir string, env ...string) *daemonProc {
 	default:
 	}
 	return p
-}
-
-// syncBuffer is a bytes.Buffer safe to read while the process writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // browser is a black-box HTTP client with cookies, sending the page's

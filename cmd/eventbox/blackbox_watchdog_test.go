@@ -81,7 +81,7 @@ func superviseStart(t *testing.T, n *notifySocket, bin, dir string, startTimeout
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + dir, "MDNS_NAME=off",
 		"NOTIFY_SOCKET=" + n.addr, "WATCHDOG_USEC=" + strconv.FormatInt(watchdog.Microseconds(), 10)}, env...)
-	var stderr syncBuffer
+	var stderr testtool.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

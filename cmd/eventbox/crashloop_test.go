@@ -49,7 +49,7 @@ func startMayCrash(t *testing.T, bin, dir string, env ...string) *daemonProc {
 	l.Close()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LISTEN_ADDR=" + addr, "DATA_DIR=" + dir, "MDNS_NAME=off"}, env...)
-	var stderr syncBuffer
+	var stderr testtool.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -58,7 +57,7 @@ func TestLossyDiskLosesWhatWasNotFlushed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out syncBuffer
+			var out testtool.SyncBuffer
 			qio.Stdout, qio.Stderr = &out, &out
 			if err := qio.Start(); err != nil {
 				t.Fatal(err)
@@ -112,22 +111,4 @@ func TestLossyDiskLosesWhatWasNotFlushed(t *testing.T) {
 			t.Logf("%s: %+v; the disk holds %#x at 64 KiB", tc.name, s, got)
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -15,7 +15,6 @@
 package s3test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -27,7 +26,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -149,7 +147,7 @@ func Versity(t testing.TB) Server {
 // bucket of s once its gateway takes it (within 90 s).
 func start(t testing.TB, name string, cmd *exec.Cmd, dir string, s Server) {
 	t.Helper()
-	var out syncBuffer
+	var out testtool.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
@@ -175,25 +173,6 @@ func start(t testing.TB, name string, cmd *exec.Cmd, dir string, s Server) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the command's output goes into while the
-// test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // makeBucket creates the server's bucket through a signed PUT.
