@@ -328,7 +328,7 @@ func buildMediaServices(_ context.Context, s *Server) error {
 	}
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: s.remote,
 		Bucket: s.bucket, BoxName: boxName(cfg.OwnHosts),
-		Notify: runner.Notify, JPEGCopy: s.variants.Pool().JPEGCopy, Quiet: cfg.ExportQuiet,
+		Notify: runner.Notify, Display: s.variants.Ensure, Quiet: cfg.ExportQuiet,
 		Uploads: s.uploads.activity,
 		Naming:  archive.Naming{}, ShareTransport: cfg.CloudTransport,
 		WakeMail: func(ctx context.Context) {

@@ -45,6 +45,18 @@ const defaultExportQuiet = 10 * time.Second
 // pageSize is how many records one listing step of an export reads.
 const pageSize = 200
 
+// An export notes what it has sent (its job's progress state, every file
+// so far, and the export's counts) after reportEvery files, or after a
+// file sent reportAfter since it last did, and at its end. Noting it
+// after each file wrote the whole state each time: for a party's 3,600
+// files that is O(n²) bytes and two synced transactions a file. A file
+// sent but not yet noted when the box stops is found by the next
+// attempt's listing, with its size, and not sent again.
+const (
+	reportEvery = 50
+	reportAfter = 5 * time.Second
+)
+
 // RemoteFunc opens the WebDAV server of the settings, bound to ctx.
 type RemoteFunc func(ctx context.Context, s webdav.Settings) (*webdav.Remote, error)
 
@@ -85,10 +97,11 @@ type Config struct {
 	// Notify tells the job runner that jobs of the kinds were queued
 	// (the export's notice); nil tells nobody.
 	Notify func(kinds ...string)
-	// JPEGCopy writes a JPEG copy of the HEIC read from r (size bytes)
-	// to w, within the image memory budget (imaging.Pool.JPEGCopy).
+	// Display makes the photo's display variant now if it is missing
+	// (variants.Maker.Ensure): a HEIC's JPEG copy is its display image,
+	// which the box has made already unless its image work is behind.
 	// Required.
-	JPEGCopy func(ctx context.Context, r io.ReaderAt, size int64, w io.Writer) error
+	Display func(ctx context.Context, photoID string) error
 	// Uploads answers the guests' upload activity, which the export
 	// waits out (Quiet); nil means the export never waits.
 	Uploads ActivityFunc
@@ -178,8 +191,9 @@ type exportItem struct {
 	dir, name string
 	// media is the stored file to send; empty for content.
 	media string
-	// heicCopy: send a JPEG copy of media, made on the way.
-	heicCopy bool
+	// display is set for a HEIC's JPEG copy: the id of the photo whose
+	// display variant media is, made now if it is missing.
+	display string
 	// content is a made file (guestbook.txt, index.html).
 	content []byte
 }
@@ -381,6 +395,7 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 	}
 
 	quiet := NewQuiet(s.cfg.Uploads, s.cfg.Quiet)
+	sinceReport, reported := 0, s.now()
 	for i, it := range items {
 		if err := quiet.Wait(ctx); err != nil {
 			return err
@@ -395,10 +410,11 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		if uploaded || (entry != remoteFile{} && state.Files[it.path()].SHA256 == "") {
 			state.Files[it.path()] = entry
 		}
-		if uploaded || i == len(items)-1 || sent%50 == 0 {
+		if sinceReport++; i == len(items)-1 || sinceReport >= reportEvery || uploaded && s.now().Sub(reported) >= reportAfter {
 			if err := report(); err != nil {
 				return err
 			}
+			sinceReport, reported = 0, s.now()
 		}
 	}
 	if len(items) == 0 {
@@ -455,17 +471,21 @@ func (s *Exporter) item(ctx context.Context, remote target, folder string, it ex
 			return kept(r, r.Size())
 		}
 		return s.sendFile(ctx, remote, dir, it.name, r, r.Size())
-	case it.heicCopy:
-		// The copy is made anew each time, so its size is not known
-		// before; a file only ever reaches its own name whole (put), so
-		// one there is the copy, unless it differs from what an earlier
-		// attempt noted.
-		if there && have.Size > 0 && (noted.Size == 0 || same(noted.Size)) {
-			return kept(nil, 0)
-		}
-		return s.heicCopy(ctx, remote, dir, it)
 	}
 	f, err := s.store.Media().Open(it.media)
+	if errors.Is(err, store.ErrNotFound) && it.display != "" {
+		// The image work has not reached the HEIC yet: make its display
+		// image now. A photo whose image work failed goes without its
+		// copy; its original is sent all the same.
+		if derr := s.cfg.Display(ctx, it.display); derr != nil {
+			if ctx.Err() != nil {
+				return remoteFile{}, false, ctx.Err()
+			}
+			s.log.WarnContext(ctx, "no jpeg copy of a heic", "photo", it.display, "error", derr)
+			return remoteFile{}, false, nil
+		}
+		f, err = s.store.Media().Open(it.media)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return remoteFile{}, false, nil // deleted since it was listed
 	}
@@ -569,46 +589,10 @@ func newUpload(ctx context.Context, f io.ReaderAt, size int64) upload {
 	return upload{ctx, io.NewSectionReader(f, 0, size)}
 }
 
-// heicCopy makes the JPEG copy of a HEIC in the temp area (the image
-// memory budget bounds the decoding; the JPEG goes to disk as it is
-// encoded) and sends it.
-func (s *Exporter) heicCopy(ctx context.Context, remote target, dir string, it exportItem) (remoteFile, bool, error) {
-	src, err := s.store.Media().Open(it.media)
-	if errors.Is(err, store.ErrNotFound) {
-		return remoteFile{}, false, nil
-	}
-	if err != nil {
-		return remoteFile{}, false, err
-	}
-	defer src.Close()
-	fi, err := src.Stat()
-	if err != nil {
-		return remoteFile{}, false, fmt.Errorf("reading %s: %w", it.media, err)
-	}
-	tmp, err := s.store.Media().CreateTemp()
-	if err != nil {
-		return remoteFile{}, false, err
-	}
-	defer tmp.Abort()
-	if err := s.cfg.JPEGCopy(ctx, src, fi.Size(), tmp.File); err != nil {
-		if ctx.Err() != nil {
-			return remoteFile{}, false, ctx.Err()
-		}
-		// The original is sent all the same; only its copy is missing.
-		s.log.WarnContext(ctx, "no jpeg copy of a heic", "media", it.media, "error", err)
-		return remoteFile{}, false, nil
-	}
-	size, err := tmp.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return remoteFile{}, false, fmt.Errorf("measuring a jpeg copy: %w", err)
-	}
-	return s.sendFile(ctx, remote, dir, it.name, tmp.File, size)
-}
-
 // items lists what an export of the event sends: the originals of the
 // photos and videos the access rules give the export
 // (access.CloudPhotos: visible ones; favorites scope: visible
-// favorites), a JPEG copy of each HEIC, the guestbook's messages they
+// favorites), a JPEG copy of each HEIC (its display image), the guestbook's messages they
 // give it (access.CloudGuestbook: visible ones; guestbook.txt and
 // voice/…), and index.html. Records are read a page at a time; the list
 // holds names, not files.
@@ -641,7 +625,7 @@ func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]ex
 		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
 		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
 			jpg := s.cfg.Naming.UniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
-			items = append(items, exportItem{name: jpg, media: p.OriginalName(), heicCopy: true})
+			items = append(items, exportItem{name: jpg, media: p.VariantName("display"), display: p.ID})
 			entry.name, entry.original = jpg, name
 		}
 		shown = append(shown, entry)

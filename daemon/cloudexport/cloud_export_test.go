@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,6 @@ import (
 
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/jobs"
-	"eventbox/imaging"
 	"eventbox/internal/testtool"
 	"eventbox/s3store/s3test"
 	"eventbox/store"
@@ -77,6 +77,39 @@ type box struct {
 	runner   *jobs.Runner
 	guestbox *guestbookSpy
 	notified chan []string
+	// displays is the display images the export asked to be made.
+	displays *displaySpy
+}
+
+// displaySpy is the export's Display: it writes "display <guest name>" as
+// the photo's display image, fails for a photo of the guest "broken", and
+// keeps the ids it was asked for.
+type displaySpy struct {
+	st  *store.Store
+	mu  sync.Mutex
+	ids []string
+}
+
+func (d *displaySpy) make(ctx context.Context, id string) error {
+	d.mu.Lock()
+	d.ids = append(d.ids, id)
+	d.mu.Unlock()
+	p, err := d.st.Photos().Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if p.GuestName == "broken" {
+		return errors.New("the image work failed")
+	}
+	_, err = d.st.Media().Write(p.VariantName("display"), strings.NewReader("display "+p.GuestName))
+	return err
+}
+
+// asked answers the ids the export asked display images for.
+func (d *displaySpy) asked() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.ids)
 }
 
 // guestbookSpy makes guestbook.txt as one line per message id, the voice
@@ -114,9 +147,8 @@ func newBox(t *testing.T) *box {
 	if err := st.Events().Create(ctx, &e); err != nil {
 		t.Fatal(err)
 	}
-	b := &box{st: st, event: e, guestbox: &guestbookSpy{}, notified: make(chan []string, 16)}
-	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
-	x := cloudexport.New(cloudexport.Config{Store: st, Now: now, JPEGCopy: pool.JPEGCopy,
+	b := &box{st: st, event: e, guestbox: &guestbookSpy{}, notified: make(chan []string, 16), displays: &displaySpy{st: st}}
+	x := cloudexport.New(cloudexport.Config{Store: st, Now: now, Display: b.displays.make,
 		Notify: func(kinds ...string) { b.notified <- kinds },
 		Naming: b.guestbox})
 	if b.runner, err = jobs.New(jobs.Config{Store: st, Kinds: []jobs.Kind{x.Kind()}}); err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"eventbox/daemon/cloudexport"
 	"eventbox/daemon/jobs"
-	"eventbox/imaging"
 	"eventbox/internal/testtool"
 	"eventbox/s3store"
 	"eventbox/s3store/s3test"
@@ -25,8 +24,7 @@ import (
 // they are idle or ctx ends (a power cut).
 func runExport(ctx context.Context, t *testing.T, st *store.Store, bucket cloudexport.BucketFunc) {
 	t.Helper()
-	pool := imaging.NewPool(imaging.PoolConfig{Workers: 1})
-	x := cloudexport.New(cloudexport.Config{Store: st, JPEGCopy: pool.JPEGCopy, Naming: &guestbookSpy{},
+	x := cloudexport.New(cloudexport.Config{Store: st, Display: (&displaySpy{st: st}).make, Naming: &guestbookSpy{},
 		Bucket: bucket, BoxName: "box-07"})
 	runner, err := jobs.New(jobs.Config{Store: st, Kinds: []jobs.Kind{x.Kind()}})
 	if err != nil {
@@ -189,8 +187,7 @@ func testS3GuestLink(t *testing.T, srv s3test.Server) {
 			if x.Status != store.ExportDone {
 				t.Fatalf("export %s %q", x.Status, x.Error)
 			}
-			exp := cloudexport.New(cloudexport.Config{Store: b.st, Naming: b.guestbox, BoxName: "box-07",
-				JPEGCopy: imaging.NewPool(imaging.PoolConfig{Workers: 1}).JPEGCopy})
+			exp := cloudexport.New(cloudexport.Config{Store: b.st, Naming: b.guestbox, BoxName: "box-07"})
 			link, err := exp.GuestLink(t.Context(), b.event, 0)
 			if err != nil || !strings.Contains(link.URL, tc.want) {
 				t.Fatalf("link %q, %v; want it with %q", link.URL, err, tc.want)
@@ -202,8 +199,7 @@ func testS3GuestLink(t *testing.T, srv s3test.Server) {
 			// mail sent within a day of its end.
 			later := func(d time.Duration) cloudexport.GuestLink {
 				at := time.Now().Add(d)
-				exp := cloudexport.New(cloudexport.Config{Store: b.st, Naming: b.guestbox, BoxName: "box-07", Now: func() time.Time { return at },
-					JPEGCopy: imaging.NewPool(imaging.PoolConfig{Workers: 1}).JPEGCopy})
+				exp := cloudexport.New(cloudexport.Config{Store: b.st, Naming: b.guestbox, BoxName: "box-07", Now: func() time.Time { return at }})
 				l, err := exp.GuestLink(t.Context(), b.event, 0)
 				if err != nil {
 					t.Fatal(err)
