@@ -315,8 +315,14 @@ func buildMediaServices(_ context.Context, s *Server) error {
 	s.variants = variants.New(variants.Config{Store: st, Workers: cfg.ImageWorkers, OutOfProcess: cfg.ImageOutOfProcess,
 		Logger: s.log.With("component", "variants"), Jobs: runner, Processed: s.metrics.Processing,
 		Made: func(ctx context.Context, p store.Photo) {
-			// Its display was not made until now: it was not on the wall.
-			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, false, nil)
+			// p is the record before: with no display it was not on the
+			// wall; with rough variants it was, and its sharp display
+			// replaces the rough one there.
+			var before map[string]bool
+			if live.PhotoOnWall(p) {
+				before = map[string]bool{p.ID: true}
+			}
+			s.changes.PhotosChanged(ctx, p.EventID, []string{p.ID}, false, before)
 		}})
 	// The cloud export (daemon/cloudexport): its job kind; its routes are
 	// an area.
@@ -328,7 +334,7 @@ func buildMediaServices(_ context.Context, s *Server) error {
 	}
 	s.exporter = cloudexport.New(cloudexport.Config{Store: st, Logger: s.log, Now: cfg.Now, Remote: s.remote,
 		Bucket: s.bucket, BoxName: boxName(cfg.OwnHosts),
-		Notify: runner.Notify, Display: s.variants.Ensure, Quiet: cfg.ExportQuiet,
+		Notify: runner.Notify, Display: s.variants.Sharp, Quiet: cfg.ExportQuiet,
 		Uploads: s.uploads.activity,
 		Naming:  archive.Naming{}, ShareTransport: cfg.CloudTransport,
 		WakeMail: func(ctx context.Context) {
@@ -355,7 +361,7 @@ func buildMediaServices(_ context.Context, s *Server) error {
 	if err != nil {
 		return fmt.Errorf("setting up the outbox: %w", err)
 	}
-	if err := runner.Register(append([]jobs.Kind{s.variants.Kind(), s.exporter.Kind(), s.mailer.Kind()},
+	if err := runner.Register(append([]jobs.Kind{s.variants.Kind(), s.variants.SharpenKind(), s.exporter.Kind(), s.mailer.Kind()},
 		s.outbox.Kinds()...)...); err != nil {
 		return fmt.Errorf("setting up the job runner: %w", err)
 	}
@@ -371,7 +377,7 @@ func buildMediaServices(_ context.Context, s *Server) error {
 		Uploaded: s.metrics.Upload})
 	// The printable album, for the hosts' download and the printer.
 	s.albums = albums.New(albums.Config{Store: st, Fonts: s.qr.Fonts(), Logger: s.log, Now: cfg.Now,
-		Display: guestVariants{s.variants}.Ensure})
+		Display: guestVariants{s.variants}.Sharp})
 	// The ZIP streamer the hosts' archives and the gallery links share.
 	s.zips = archive.New(archive.Config{Store: st, JPEG: s.variants.Pool(), Logger: s.log})
 	return nil
@@ -384,7 +390,16 @@ func buildMediaServices(_ context.Context, s *Server) error {
 type guestVariants struct{ *variants.Maker }
 
 func (v guestVariants) Ensure(ctx context.Context, id string) (bool, error) {
-	err := v.Maker.Ensure(ctx, id)
+	return found(v.Maker.Ensure(ctx, id))
+}
+
+// Sharp is Ensure for the album, which prints the sharp display: a photo
+// with rough variants (a HEIC's thumbnail item) is sharpened now.
+func (v guestVariants) Sharp(ctx context.Context, id string) (bool, error) {
+	return found(v.Maker.Sharp(ctx, id))
+}
+
+func found(err error) (bool, error) {
 	if errors.Is(err, variants.ErrNoVariants) {
 		return false, nil
 	}

@@ -66,6 +66,8 @@ type Pool struct {
 	heif  *heifRuntimes
 	// spare lends an image the budget no other image holds (spare.go).
 	spare *spareCapacity
+	// aside is MakeAside's one slot, beside the workers' slots.
+	aside chan struct{}
 }
 
 // NewPool returns a Pool configured by cfg, with defaults for zero fields.
@@ -93,6 +95,7 @@ func NewPool(cfg PoolConfig) *Pool {
 		alone:     make(chan struct{}, 1),
 		heif:      newHEIFRuntimes(cfg.HEICCacheDir),
 		spare:     &spareCapacity{mem: mem},
+		aside:     make(chan struct{}, 1),
 	}
 }
 
@@ -121,6 +124,19 @@ func (p *Pool) Check(r io.ReaderAt, size int64) (Info, error) {
 // decoder panic included), and read errors. r must stay valid and unchanged
 // until Make returns.
 func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, error) {
+	return p.make(ctx, r, size, p.slots)
+}
+
+// MakeAside is Make in a slot of its own, beside the workers' slots, one
+// image at a time: for work that must not hold back the workers, such as
+// the sharp variants of a photo that has rough ones already, which runs
+// when the workers have nothing to do but may still be at it when a new
+// photo comes. It shares the workers' memory budget.
+func (p *Pool) MakeAside(ctx context.Context, r io.ReaderAt, size int64) (Variants, error) {
+	return p.make(ctx, r, size, p.aside)
+}
+
+func (p *Pool) make(ctx context.Context, r io.ReaderAt, size int64, slots chan struct{}) (Variants, error) {
 	info, err := p.Check(r, size)
 	if err != nil {
 		return Variants{}, err
@@ -131,11 +147,11 @@ func (p *Pool) Make(ctx context.Context, r io.ReaderAt, size int64) (Variants, e
 	}
 	need := memoryEstimate(info) // at most p.memBytes: Check refuses more
 	select {
-	case p.slots <- struct{}{}:
+	case slots <- struct{}{}:
 	case <-ctx.Done():
 		return Variants{}, ctx.Err()
 	}
-	defer func() { <-p.slots }()
+	defer func() { <-slots }()
 	if err := p.mem.Acquire(ctx, need); err != nil {
 		return Variants{}, err
 	}

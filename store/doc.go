@@ -97,7 +97,10 @@
 // the photo id as Key (see Jobs below), enqueued by Photos.Add and
 // cancelled by the photo's delete; when the job is set aside the photo
 // is marked variantsFailed in the same commit, and Photos.RetryVariants
-// requeues it (variant_jobs.go).
+// requeues it (variant_jobs.go). A HEIC may get rough variants first (its
+// thumbnail item: Photo.VariantsRough), recorded with a job of
+// SharpenJobKind that makes the sharp ones (Photos.SetVariantsRough),
+// also cancelled by the delete.
 //
 // Mail (mail.go): each mail is a job of MailJobKind whose payload is the
 // composed mail (daemon/mail). Events.End ends an event, makes its gallery

@@ -50,8 +50,13 @@ type Photo struct {
 	// VariantsFailed: the photo's variant job was set aside, after
 	// VariantAttempts failures or as many attempts that died with the
 	// process; only the original exists. Photos.RetryVariants clears it.
-	VariantsFailed bool       `json:"variantsFailed,omitempty"`
-	Video          *VideoInfo `json:"video,omitempty"`
+	VariantsFailed bool `json:"variantsFailed,omitempty"`
+	// VariantsRough: the thumb and display on disk are the camera's own
+	// small preview (a HEIC's thumbnail item), made in milliseconds;
+	// the sharp ones, made from the whole photo, replace them (a job of
+	// SharpenJobKind, queued with the rough ones).
+	VariantsRough bool       `json:"variantsRough,omitempty"`
+	Video         *VideoInfo `json:"video,omitempty"`
 	// Hearts is how many guests and gallery visitors hearted the photo:
 	// the number of its entries in the hearts bucket, kept in step with
 	// them in the same transaction (hearts.go).
@@ -360,8 +365,10 @@ func deletePhoto(tx *bolt.Tx, p Photo) error {
 			return err
 		}
 	}
-	if _, err := cancelJob(tx, VariantJobKind, p.ID); err != nil {
-		return err
+	for _, kind := range []string{VariantJobKind, SharpenJobKind} {
+		if _, err := cancelJob(tx, kind, p.ID); err != nil {
+			return err
+		}
 	}
 	if err := trash(tx, p.files()...); err != nil {
 		return err
@@ -404,8 +411,10 @@ func deleteEventPhotos(tx *bolt.Tx, eventID string) error {
 		if err := deletePrefix(tx.Bucket(bHearts), id); err != nil {
 			return err
 		}
-		if _, err := cancelJob(tx, VariantJobKind, string(id)); err != nil {
-			return err
+		for _, kind := range []string{VariantJobKind, SharpenJobKind} {
+			if _, err := cancelJob(tx, kind, string(id)); err != nil {
+				return err
+			}
 		}
 	}
 	for _, b := range [][]byte{bPhotoByEvent, bPhotoByGuest, bPhotoByStatus, bPhotoFavorite, bPhotoByChal, bPhotoBySpot, bPhotoByHash, bPhotoLoved} {

@@ -18,6 +18,12 @@ import (
 // same commit (docs/decisions.md, "Variant jobs that keep failing").
 const VariantJobKind = "variants"
 
+// SharpenJobKind is the job kind that replaces a photo's rough thumb and
+// display (Photo.VariantsRough) with sharp ones (daemon/variants); the
+// job's Key is the photo id and it has no payload. SetVariantsRough
+// queues it with the rough variants, and deleting the photo cancels it.
+const SharpenJobKind = "sharpen"
+
 // VariantAttempts is how many failed attempts, and separately how many
 // attempts that died with the process (out of memory in a decoder, a
 // power cut), a photo's variant job gets before it is set aside: the
@@ -63,11 +69,35 @@ func (ps Photos) SetVariantsMade(ctx context.Context, id string) error {
 		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
 			return err
 		}
-		p.Variants, p.VariantsFailed = true, false
+		p.Variants, p.VariantsFailed, p.VariantsRough = true, false, false
 		return putJSON(tx.Bucket(bPhotos), []byte(id), p)
 	})
 	if err != nil {
 		return fmt.Errorf("recording the variants of %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetVariantsRough records that photo id has rough variants on disk (the
+// camera's preview as its thumb and display) and, in the same
+// transaction, queues the job that makes the sharp ones: a power cut
+// never leaves a rough photo with nothing to sharpen it. It answers
+// ErrNotFound when the photo was deleted meanwhile.
+func (ps Photos) SetVariantsRough(ctx context.Context, id string) error {
+	err := ps.s.db.Update(func(tx *bolt.Tx) error {
+		var p Photo
+		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
+			return err
+		}
+		p.Variants, p.VariantsFailed, p.VariantsRough = true, false, true
+		if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
+			return err
+		}
+		_, err := ps.s.Jobs().enqueue(tx, []JobSpec{{Kind: SharpenJobKind, Key: id}})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording the rough variants of %s: %w", id, err)
 	}
 	return nil
 }

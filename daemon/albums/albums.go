@@ -44,9 +44,10 @@ type Config struct {
 	Store *store.Store
 	// Fonts is the text stack the cover and captions are set in.
 	Fonts *text.Fonts
-	// Display makes a photo's variants now when they are missing; ok
-	// is false, with no error, for a photo that has none to give (set
-	// aside, or its attempt failed), which the album leaves out.
+	// Display makes a photo's sharp variants now when they are missing
+	// or rough; ok is false, with no error, for a photo that has none to
+	// give (set aside, or its attempt failed), which the album leaves out
+	// unless it has rough ones.
 	Display func(ctx context.Context, id string) (ok bool, err error)
 	Logger  *slog.Logger
 	Now     func() time.Time
@@ -190,8 +191,10 @@ func (m *Maker) addPhoto(ctx context.Context, aw *album.Writer, id, locale strin
 	if !access.AlbumBook(favorites).Holds(access.PhotoItem(p)) {
 		return false, nil
 	}
-	if !p.Variants {
-		if ok, err := m.cfg.Display(ctx, id); err != nil || !ok {
+	if !p.Variants || p.VariantsRough {
+		// A photo with rough variants is sharpened first; one that cannot
+		// be is printed rough rather than left out.
+		if ok, err := m.cfg.Display(ctx, id); err != nil || !ok && !p.Variants {
 			return false, err
 		}
 	}

@@ -193,3 +193,16 @@ func WithoutLocation(f *os.File, size int64, p store.Photo) (io.ReadSeeker, erro
 	}
 	return imaging.NewPatched(f, patches), nil
 }
+
+// VariantCaching is the ETag and Cache-Control of a photo's thumb or
+// display (v). Sharp variants never change under their id: cached for a
+// year. Rough ones (store.Photo.VariantsRough: a HEIC's thumbnail item
+// until the whole photo is decoded) carry an ETag of their own and are
+// checked again at each use, so that a screen that showed one gets the
+// sharp one as soon as it exists.
+func VariantCaching(p store.Photo, v string) (etag, cacheControl string) {
+	if p.VariantsRough {
+		return `"` + p.ID + "-" + v + `-rough"`, "private, no-cache"
+	}
+	return `"` + p.ID + "-" + v + `"`, "private, max-age=31536000, immutable"
+}

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"eventbox/imaging"
 	"eventbox/imaging/imagingtest"
 	"eventbox/internal/testtool"
+	"eventbox/store"
 )
 
 // TestAlbumShowsTheCamerasPreviewUntilTheThumb: GET /api/media/:id?v=preview
@@ -82,11 +84,15 @@ func TestAlbumShowsTheCamerasPreviewUntilTheThumb(t *testing.T) {
 	})
 }
 
-// TestAlbumShowsAHEICsThumbnailItemUntilTheThumb: an iPhone's HEIC whose
-// thumb is not made yet gets, at once, the thumbnail item the phone wrote
-// beside the photo (320×240) as its preview, where it got the placeholder
-// until its thumb was made, seconds to minutes later on a busy box.
-func TestAlbumShowsAHEICsThumbnailItemUntilTheThumb(t *testing.T) {
+// TestAHEICIsItsThumbnailItemUntilItsSharpVariants: an iPhone's HEIC gets,
+// at once, the thumbnail item the phone wrote beside the photo (320×240)
+// as its thumb and display (rough variants), where it got the placeholder
+// until the whole photo was decoded, seconds to minutes later on a busy
+// box. The rough ones carry an ETag of their own and are checked again at
+// each use, so a screen gets the sharp ones once they exist. This one's
+// tiles cannot be decoded: its sharpen job fails, and the photo keeps its
+// thumbnail item.
+func TestAHEICIsItsThumbnailItemUntilItsSharpVariants(t *testing.T) {
 	testtool.Need(t, "libheif-examples", "heif-enc")
 	if !imaging.HEICSupported() {
 		t.Skip("no HEIC in this build")
@@ -94,16 +100,34 @@ func TestAlbumShowsAHEICsThumbnailItemUntilTheThumb(t *testing.T) {
 	h := newHarness(t)
 	slug := h.createEvent(h.owner(), map[string]any{"name": "P"})["slug"].(string)
 	guest := h.guest(slug)
-	// Its tiles cannot be decoded: its thumb is never made.
 	id := guest.upload(slug, imagingtest.PhoneHEIC(t, true), nil, "").expect(t, 201, "").JSON["photo"].(map[string]any)["id"].(string)
-	waitFailedAttempts(t, h, id, 1)
-	r := guest.do("GET", "/api/media/"+id+"?v=preview", nil).expect(t, 200, "")
-	if r.Header.Get("ETag") != `"`+id+`-preview"` || r.Header.Get("Content-Type") != "image/jpeg" {
-		t.Fatalf("preview headers %v, want the camera's preview", r.Header)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		jobs, err := h.st.Jobs().Unfinished(t.Context(), store.SharpenJobKind, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs) == 1 && jobs[0].Key == id && jobs[0].Failures == 1 && jobs[0].Status == store.JobQueued {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the HEIC's sharpen job did not fail once in 30 s: %+v", jobs)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body))
-	if err != nil || cfg.Width != 320 || cfg.Height != 240 {
-		t.Fatalf("preview is %+v (%v), want the 320×240 thumbnail item as a JPEG", cfg, err)
+	for _, v := range []string{"preview", "thumb", "display"} {
+		r := guest.do("GET", "/api/media/"+id+"?v="+v, nil).expect(t, 200, "")
+		want := `"` + id + "-" + v + `-rough"`
+		if v == "preview" {
+			want = `"` + id + `-thumb-rough"` // it has a thumb: the preview is it
+		}
+		if r.Header.Get("ETag") != want || r.Header.Get("Content-Type") != "image/jpeg" || r.Header.Get("Cache-Control") != "private, no-cache" {
+			t.Fatalf("%s headers %v, want the rough variant's ETag %s, checked again at each use", v, r.Header, want)
+		}
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(r.Body))
+		if err != nil || cfg.Width != 320 || cfg.Height != 240 {
+			t.Fatalf("%s is %+v (%v), want the 320×240 thumbnail item as a JPEG", v, cfg, err)
+		}
 	}
 }
 

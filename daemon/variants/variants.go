@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"runtime"
@@ -72,6 +73,11 @@ type Maker struct {
 	// cpuWanted reports whether goroutines are waiting for a CPU now
 	// (imaging.GoroutinesWaitForCPU; tests set their own).
 	cpuWanted func() bool
+	// fresh counts the variant attempts running now, and freshAt is when
+	// one last started or ended (Unix ns): a sharpen attempt waits for
+	// both to be quiet (yieldToFresh).
+	fresh   atomic.Int64
+	freshAt atomic.Int64
 }
 
 // Config is what a Maker needs.
@@ -88,8 +94,9 @@ type Config struct {
 	// Logger logs the attempts.
 	Logger *slog.Logger
 	// Made, when not nil, is told of a photo whose variants were just
-	// made; it must not block.
-	Made func(context.Context, store.Photo)
+	// made, rough or sharp (p is the record before: with no variants, or
+	// with rough ones); it must not block.
+	Made func(ctx context.Context, p store.Photo)
 	// Processed, when not nil, is told how long each photo's variants
 	// took (the media processing metric).
 	Processed func(time.Duration)
@@ -186,6 +193,15 @@ func New(cfg Config) *Maker {
 // (variants, and the JPEG copies of archives and exports).
 func (v *Maker) Pool() *imaging.Pool { return v.pool }
 
+// SharpenKind is the job kind that replaces a photo's rough variants with
+// sharp ones (store.SharpenJobKind), one photo at a time, in the pool's
+// slot beside the workers (imaging.Pool.MakeAside), and only when no
+// photo waits for its first variants (yieldToFresh). Register it with the
+// runner beside Kind.
+func (v *Maker) SharpenKind() jobs.Kind {
+	return jobs.Kind{Name: store.SharpenJobKind, Handler: v.sharpen, Concurrency: 1, Retry: variantRetry, DiedAlone: true}
+}
+
 // Kind is the job kind the maker works, as the runner registers it. A job
 // whose attempt died with the process runs alone (jobs.Kind.DiedAlone):
 // several photos are decoded at once, and if one of them crashed the
@@ -218,6 +234,15 @@ func (v *Maker) handle(ctx context.Context, j jobs.Job) error {
 		return err
 	case p.Variants:
 		return nil
+	}
+	v.fresh.Add(1)
+	v.freshAt.Store(time.Now().UnixNano())
+	defer func() {
+		v.freshAt.Store(time.Now().UnixNano())
+		v.fresh.Add(-1)
+	}()
+	if done, err := v.rough(ctx, p); done || err != nil {
+		return err
 	}
 	select {
 	case v.turns <- struct{}{}:
@@ -330,7 +355,139 @@ func (v *Maker) waitMaking(ctx context.Context, id string) bool {
 	return false
 }
 
+// rough gives a HEIC with a thumbnail item (every iPhone photo) rough
+// variants at once: the item, decoded in milliseconds, as its thumb and
+// display, and queues its sharpen job with them. Decoding the whole photo
+// takes seconds of a core (about 3.5 s for 12 MP on one core of the
+// machine the Pi 4 stand-in is made of), more than the photos of a busy
+// party leave; the rough variants put it in the album and on the walls
+// meanwhile. It answers false, and nothing done, for any other photo, and
+// when the item cannot be had now.
+func (v *Maker) rough(ctx context.Context, p store.Photo) (bool, error) {
+	if p.Video != nil || p.Format != string(imaging.HEIC) {
+		return false, nil
+	}
+	b, err := v.Preview(ctx, p)
+	if err != nil || b == nil {
+		return false, nil // the whole photo, as for any other
+	}
+	media := v.store.Media()
+	if _, err := media.Write(p.VariantName("thumb"), bytes.NewReader(b)); err != nil {
+		return true, err
+	}
+	if _, err := media.Write(p.VariantName("display"), bytes.NewReader(b)); err != nil {
+		return true, err
+	}
+	err = v.store.Photos().SetVariantsRough(ctx, p.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return true, media.Remove(p.VariantName("thumb"), p.VariantName("display"))
+	} else if err != nil {
+		return true, err
+	}
+	v.mu.Lock()
+	v.previews.drop(p.ID)
+	v.mu.Unlock()
+	v.runner.Notify(store.SharpenJobKind)
+	v.log.DebugContext(ctx, "rough variants made", "photo", p.ID)
+	if v.made != nil {
+		v.made(ctx, p)
+	}
+	return true, nil
+}
+
+// freshGap is how long after a variant attempt started or ended a
+// sharpen attempt still waits: the runner claims the next due variant
+// job within it.
+const freshGap = 250 * time.Millisecond
+
+// yieldToFresh waits while photos get their first variants: until no
+// variant attempt has run for freshGap.
+func (v *Maker) yieldToFresh(ctx context.Context) {
+	for v.fresh.Load() > 0 || time.Since(time.Unix(0, v.freshAt.Load())) < freshGap {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(yieldTick):
+		}
+	}
+}
+
+// sharpen is one attempt at the sharp variants of the photo j.Key, which
+// has rough ones: once no photo waits for its first variants, it makes
+// them from the whole photo in the pool's slot beside the workers, and
+// replaces the rough ones. A job set aside after its attempts leaves the
+// photo rough.
+func (v *Maker) sharpen(ctx context.Context, j jobs.Job) error {
+	defer v.begin(j.Key)()
+	p, err := v.store.Photos().Get(ctx, j.Key)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case !p.VariantsRough:
+		return nil
+	}
+	v.yieldToFresh(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	err = v.write(ctx, p, v.pool.MakeAside)
+	if err == nil && v.processed != nil {
+		v.processed(time.Since(start))
+	}
+	return err
+}
+
+// Sharp makes the photo's sharp variants now unless it has them, for
+// work that needs the whole photo's (the cloud export's JPEG copy of a
+// HEIC, the printed album): Ensure, then the photo's sharpen job if its
+// variants are rough. It answers ErrNoVariants as Ensure does, and when
+// the sharpen job was set aside.
+func (v *Maker) Sharp(ctx context.Context, id string) error {
+	if err := v.Ensure(ctx, id); err != nil {
+		return err
+	}
+	_, err, _ := v.group.Do("sharp "+id, func() (any, error) {
+		for {
+			p, err := v.store.Photos().Get(ctx, id)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return nil, nil
+			case err != nil:
+				return nil, err
+			case !p.VariantsRough:
+				return nil, nil
+			}
+			ran, err := v.runner.RunKey(ctx, store.SharpenJobKind, id)
+			switch {
+			case ran == jobs.KeyRan && err != nil:
+				return nil, fmt.Errorf("%w: %w", ErrNoVariants, err)
+			case ran == jobs.KeyRan:
+				return nil, nil
+			case err != nil:
+				return nil, err
+			case ran == jobs.KeyBusy:
+				v.waitMaking(ctx, id)
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, fmt.Errorf("%w: its sharp variants are not made (%d)", ErrNoVariants, ran)
+		}
+	})
+	return err
+}
+
 func (v *Maker) make(ctx context.Context, p store.Photo) error {
+	return v.write(ctx, p, v.pool.Make)
+}
+
+// write makes the photo's sharp variants with makeWith (the pool's Make
+// or MakeAside), writes them over any rough ones and records them.
+func (v *Maker) write(ctx context.Context, p store.Photo, makeWith func(context.Context, io.ReaderAt, int64) (imaging.Variants, error)) error {
 	if v.beforeOpen != nil {
 		v.beforeOpen(ctx, p.ID)
 	}
@@ -345,7 +502,7 @@ func (v *Maker) make(ctx context.Context, p store.Photo) error {
 	}
 	start := time.Now()
 	crashTestHook(f, st.Size())
-	out, err := v.pool.Make(ctx, f, st.Size())
+	out, err := makeWith(ctx, f, st.Size())
 	if err != nil {
 		return fmt.Errorf("making variants of %s: %w", p.ID, err)
 	}

@@ -24,7 +24,7 @@ func newTestMaker(t *testing.T, st *store.Store, workers int) (*Maker, *jobs.Run
 		t.Fatal(err)
 	}
 	v := New(Config{Store: st, Workers: workers, Logger: log, Jobs: r})
-	if err := r.Register(v.Kind()); err != nil {
+	if err := r.Register(v.Kind(), v.SharpenKind()); err != nil {
 		t.Fatal(err)
 	}
 	return v, r

@@ -90,8 +90,8 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 				return a.cfg.Placeholder(w, r)
 			}
 		}
-		etag := `"` + p.ID + "-" + v + `"`
-		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+		etag, caching := mediafile.VariantCaching(p, v)
+		w.Header().Set("Cache-Control", caching)
 		return a.cfg.Files.Serve(w, r, p.VariantName(v), "image/jpeg", etag, download, mediafile.DownloadName(p, v, ".jpg"))
 	case "play":
 		if p.Video == nil {

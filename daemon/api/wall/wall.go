@@ -351,7 +351,11 @@ func (a *API) Media(w http.ResponseWriter, r *http.Request) error {
 		}
 		return a.files.Serve(w, r, p.VideoName(), p.Video.MIME, "", false, "")
 	}
-	return a.files.Serve(w, r, p.VariantName(v), "image/jpeg", `"`+p.ID+"-"+v+`"`, false, "")
+	etag, caching := mediafile.VariantCaching(p, v)
+	if p.VariantsRough {
+		w.Header().Set("Cache-Control", caching)
+	}
+	return a.files.Serve(w, r, p.VariantName(v), "image/jpeg", etag, false, "")
 }
 
 // QR draws the event's join code (its qrStyle) as SVG for the

@@ -178,8 +178,10 @@ func (b *Box) writeBytes() (int64, error) {
 type Vitals struct {
 	RSS        int64
 	Goroutines int
-	// Variants is the image work waiting (outbox_pending of kind variants).
-	Variants int
+	// Variants is the image work waiting (outbox_pending of kind
+	// variants), Sharpen the HEICs waiting for their sharp variants (kind
+	// sharpen).
+	Variants, Sharpen int
 }
 
 // Vitals reads the daemon's metrics (process RSS, goroutines, the image
@@ -211,6 +213,8 @@ func (b *Box) Vitals(ctx context.Context, c *http.Client) (Vitals, error) {
 			v.Goroutines = int(f)
 		case strings.HasPrefix(name, "eventbox_outbox_pending{") && strings.Contains(name, `kind="variants"`):
 			v.Variants = int(f)
+		case strings.HasPrefix(name, "eventbox_outbox_pending{") && strings.Contains(name, `kind="sharpen"`):
+			v.Sharpen = int(f)
 		}
 	}
 	return v, sc.Err()

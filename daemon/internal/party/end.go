@@ -70,6 +70,22 @@ func (p *party) check(ctx context.Context, dir string) error {
 		time.Sleep(2 * time.Second)
 	}
 	p.logf("every thumb made %v after the last upload", p.res.ThumbsAfter.Round(time.Second))
+	// The HEICs' sharp variants, which come after every other photo's.
+	c := client(nil, 5*time.Second, Shape{})
+	for {
+		v, err := p.box.Vitals(ctx, c)
+		if err == nil && v.Sharpen == 0 {
+			p.res.SharpAfter = max(0, time.Since(last))
+			break
+		}
+		if time.Since(last) > 30*time.Minute {
+			p.res.SharpAfter = time.Since(last)
+			p.fail("sharp", fmt.Errorf("%d HEICs still rough 30 minutes after the last upload", v.Sharpen))
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	p.logf("every HEIC sharp %v after the last upload", p.res.SharpAfter.Round(time.Second))
 	p.res.Photos = len(photos)
 	p.mu.Lock()
 	defer p.mu.Unlock()

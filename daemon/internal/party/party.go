@@ -73,6 +73,8 @@ type Sample struct {
 	RSS        int64
 	Goroutines int
 	Variants   int
+	// Sharpen is how many HEICs waited for their sharp variants.
+	Sharpen int
 	// Busy is how many guests were sending a file.
 	Busy int
 	Up   bool
@@ -103,6 +105,9 @@ type Result struct {
 	// ThumbsAfter is how long after the last upload every photo had its
 	// thumb.
 	ThumbsAfter time.Duration
+	// SharpAfter is how long after the last upload every HEIC had its
+	// sharp variants (the rough ones, its thumbnail item, come at once).
+	SharpAfter time.Duration
 	// Written is what the daemon wrote to the disk during the evening,
 	// Stored the bytes of the files it holds at its end.
 	Written, Stored int64
@@ -476,7 +481,7 @@ func (p *party) sampleVitals(ctx context.Context) {
 		v, err := p.box.Vitals(ctx, c)
 		s := Sample{At: time.Since(p.start), Busy: int(p.busy.Load()), Up: err == nil}
 		if err == nil {
-			s.RSS, s.Goroutines, s.Variants = v.RSS, v.Goroutines, v.Variants
+			s.RSS, s.Goroutines, s.Variants, s.Sharpen = v.RSS, v.Goroutines, v.Variants, v.Sharpen
 		}
 		p.mu.Lock()
 		p.res.Samples = append(p.res.Samples, s)

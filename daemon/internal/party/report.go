@@ -98,6 +98,7 @@ func (r *Result) Figures() []Figure {
 	gf, gt, gg := growth(r.Samples, r.Evening, func(s Sample) float64 { return float64(s.Goroutines) })
 	add("goroutines over the last two thirds", "flat (< 10 % or 20)", fmt.Sprintf("%.0f → %.0f (%+.1f %%)", gf, gt, 100*gg), gg < 0.10 || gt-gf < 20)
 	add("every thumbnail made after the last upload", "≤ 2 min", r.ThumbsAfter.Round(time.Second).String(), r.ThumbsAfter <= 2*time.Minute)
+	state("every HEIC sharp after the last upload (its thumbnail item until then)", r.SharpAfter.Round(time.Second).String())
 	perByte := float64(r.Written) / float64(max(r.Stored, 1))
 	add("bytes written per byte stored", "≤ 1.1", fmt.Sprintf("%.3f (%.1f GB written for %.1f GB stored)", perByte, float64(r.Written)/1e9, float64(r.Stored)/1e9), perByte <= 1.1)
 	add("export of the party vs rclone copy of the same files", "≤ 1.1×", fmt.Sprintf("%.2f× (%s vs %s, %.1f GB)", ratio(r.Export, r.Rclone), r.Export.Round(time.Second), r.Rclone.Round(time.Second), float64(r.ExportBytes)/1e9), ratio(r.Export, r.Rclone) <= 1.1)
@@ -178,8 +179,8 @@ func (r *Result) Markdown(chart string) string {
 }
 
 // Chart is an SVG of the evening: RSS, the health check's latency, the
-// image work waiting and the phones sending, one panel each, with the
-// kills marked.
+// image work waiting (first variants, and HEICs to sharpen) and the phones
+// sending, one panel each, with the kills marked.
 func (r *Result) Chart() string {
 	const w, ph, left, gap = 900, 120, 70, 30
 	panels := []struct {
@@ -201,10 +202,18 @@ func (r *Result) Chart() string {
 			}
 			return
 		}},
-		{"image work waiting", "jobs", func() (o [][2]float64) {
+		{"image work waiting (first variants)", "jobs", func() (o [][2]float64) {
 			for _, s := range r.Samples {
 				if s.Up {
 					o = append(o, [2]float64{s.At.Minutes(), float64(s.Variants)})
+				}
+			}
+			return
+		}},
+		{"HEICs waiting to be sharpened", "jobs", func() (o [][2]float64) {
+			for _, s := range r.Samples {
+				if s.Up {
+					o = append(o, [2]float64{s.At.Minutes(), float64(s.Sharpen)})
 				}
 			}
 			return
