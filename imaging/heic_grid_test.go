@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
+	"sync"
 	"testing"
 
 	"eventbox/imaging"
@@ -120,5 +121,55 @@ func TestCheckRefusesAGridLargerThanItsItem(t *testing.T) {
 				t.Fatalf("Check: %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestGridHEICWaitsInPauseBeforeEachTile: work made with WithPause (a
+// HEIC being sharpened while new photos come) calls it before each tile
+// of a grid, and decodes no tile while it waits there.
+func TestGridHEICWaitsInPauseBeforeEachTile(t *testing.T) {
+	testtool.Unraced(t, "decoding HEIC tiles")
+	testtool.Need(t, "libheif-examples", "heif-enc")
+	if !imaging.HEICSupported() {
+		t.Skip("no HEIC in this build")
+	}
+	b, _, err := imagingtest.GridPicture(t.TempDir(), 1024, 1024, 2, 0) // 2×2 tiles
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := imaging.NewPool(imaging.PoolConfig{Workers: 1})
+	held := make(chan struct{})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	pauses := 0
+	ctx := imaging.WithPause(t.Context(), func(ctx context.Context) {
+		mu.Lock()
+		pauses++
+		n := pauses
+		mu.Unlock()
+		if n == 3 { // before the third tile
+			close(held)
+			<-release
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.MakeAside(ctx, bytes.NewReader(b), int64(len(b)))
+		done <- err
+	}()
+	<-held
+	select {
+	case err := <-done:
+		t.Fatalf("the variants were made while the work waited in pause (%v)", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if pauses < 4 {
+		t.Errorf("pause called %d times for 4 tiles", pauses)
 	}
 }

@@ -287,6 +287,7 @@ func decodeHEIFGridWith(ctx context.Context, r io.ReaderAt, size int64, m *heifM
 
 	work, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	pause := pauseFor(ctx)
 	var next atomic.Int64
 	var used atomic.Int32
 	// run takes tiles until none is left or one fails; a helper also stops
@@ -305,6 +306,9 @@ func decodeHEIFGridWith(ctx context.Context, r io.ReaderAt, size int64, m *heifM
 				case <-work.Done():
 					return
 				}
+			}
+			if pause != nil {
+				pause(work)
 			}
 			i := int(next.Add(1)) - 1
 			if i >= len(g.tiles) || work.Err() != nil {

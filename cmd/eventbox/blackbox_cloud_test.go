@@ -193,42 +193,30 @@ func TestBlackBoxCloudExport(t *testing.T) {
 	json.Unmarshal(out, &hres)
 	heicID := hres["photo"].(map[string]any)["id"].(string)
 
-	// Hold the second upload in its middle, then kill the daemon.
+	// Hold the first upload in its middle while the files sent beside it
+	// (four at a time) go through, then kill the daemon.
 	proxy.mu.Lock()
 	proxy.moves = map[string]int{}
+	hold, held := make(chan struct{}), make(chan struct{})
+	proxy.hold, proxy.held = hold, held
 	proxy.mu.Unlock()
-	first := make(chan struct{})
-	go func() {
-		// Arm the hold once the first file went through.
-		for {
-			proxy.mu.Lock()
-			n := len(proxy.moves)
-			if n >= 1 {
-				proxy.hold, proxy.held = make(chan struct{}), make(chan struct{})
-				proxy.mu.Unlock()
-				close(first)
-				return
-			}
-			proxy.mu.Unlock()
-			time.Sleep(time.Millisecond)
-		}
-	}()
 	host.json("POST", "/api/admin/events/"+id+"/cloud", map[string]any{"scope": "visible"}, 202)
-	select {
-	case <-first:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the export sent nothing in 30 s; log:\n%s", d.stderr.String())
-	}
-	proxy.mu.Lock()
-	held, hold := proxy.held, proxy.hold
-	proxy.mu.Unlock()
-	if hold == nil {
-		hold = make(chan struct{}) // taken by a PUT already
-	}
 	select {
 	case <-held:
 	case <-time.After(30 * time.Second):
-		t.Fatal("no upload reached the middle of its file")
+		t.Fatalf("no upload reached the middle of its file in 30 s; log:\n%s", d.stderr.String())
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		proxy.mu.Lock()
+		n := len(proxy.moves)
+		proxy.mu.Unlock()
+		if n >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no file went through beside the held one in 30 s; log:\n%s", d.stderr.String())
+		}
+		time.Sleep(time.Millisecond)
 	}
 	d.cmd.Process.Kill()
 	<-d.done

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"eventbox/daemon/access"
 	"eventbox/daemon/jobs"
 	"eventbox/daemon/mediafile"
@@ -394,33 +396,51 @@ func (s *Exporter) send(ctx context.Context, j jobs.Job, x store.Export) error {
 		listed[it.dir] = have
 	}
 
-	quiet := NewQuiet(s.cfg.Uploads, s.cfg.Quiet)
+	// The files go up to remote.parallel() at a time; mu guards the
+	// state, the counts and the reports between them.
+	var mu sync.Mutex
 	sinceReport, reported := 0, s.now()
-	for i, it := range items {
-		if err := quiet.Wait(ctx); err != nil {
-			return err
-		}
-		have, there := listed[it.dir][it.name]
-		entry, uploaded, err := s.item(ctx, remote, folder, it, have, there, state.Files[it.path()])
+	one := func(ctx context.Context, it exportItem, have remoteFile, there bool, noted remoteFile) error {
+		entry, uploaded, err := s.item(ctx, remote, folder, it, have, there, noted)
 		if err != nil {
 			return err
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		sent++
 		bytes += entry.Size
 		if uploaded || (entry != remoteFile{} && state.Files[it.path()].SHA256 == "") {
 			state.Files[it.path()] = entry
 		}
-		if sinceReport++; i == len(items)-1 || sinceReport >= reportEvery || uploaded && s.now().Sub(reported) >= reportAfter {
+		if sinceReport++; sinceReport >= reportEvery || uploaded && s.now().Sub(reported) >= reportAfter {
 			if err := report(); err != nil {
 				return err
 			}
 			sinceReport, reported = 0, s.now()
 		}
+		return nil
 	}
-	if len(items) == 0 {
-		if err := report(); err != nil {
-			return err
+	quiet := NewQuiet(s.cfg.Uploads, s.cfg.Quiet)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(remote.parallel(), 1))
+	for _, it := range items {
+		if err := quiet.Wait(gctx); err != nil {
+			break // the group's error, or ctx's, below
 		}
+		have, there := listed[it.dir][it.name]
+		mu.Lock()
+		noted := state.Files[it.path()]
+		mu.Unlock()
+		g.Go(func() error { return one(gctx, it, have, there, noted) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := report(); err != nil {
+		return err
 	}
 	if err := s.manifest(ctx, remote, folder, e, x, items, state); err != nil {
 		return err

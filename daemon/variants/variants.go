@@ -433,7 +433,10 @@ func (v *Maker) sharpen(ctx context.Context, j jobs.Job) error {
 		return err
 	}
 	start := time.Now()
-	err = v.write(ctx, p, v.pool.MakeAside)
+	// Between its tiles it waits again while a new photo gets its
+	// variants: a fresh attempt that yields to uploads would otherwise
+	// find the CPU taken by this one.
+	err = v.write(imaging.WithPause(ctx, v.yieldToFresh), p, v.pool.MakeAside)
 	if err == nil && v.processed != nil {
 		v.processed(time.Since(start))
 	}
