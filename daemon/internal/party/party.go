@@ -105,6 +105,8 @@ type Result struct {
 	// ThumbsAfter is how long after the last upload every photo had its
 	// thumb.
 	ThumbsAfter time.Duration
+	// WallTail says what the walls' slowest twentieth were.
+	WallTail Tail
 	// SharpAfter is how long after the last upload every HEIC had its
 	// sharp variants (the rough ones, its thumbnail item, come at once).
 	SharpAfter time.Duration
@@ -195,6 +197,7 @@ func Run(ctx context.Context, env Env) (*Result, error) {
 	}
 	p.res.Written = box.Written()
 	p.res.Console, p.res.Wall = p.since(p.console), p.since(p.wall)
+	p.res.WallTail = p.tail(p.wall)
 	if err := p.check(ctx, dir); err != nil {
 		return nil, fmt.Errorf("checking what the box holds: %w", err)
 	}

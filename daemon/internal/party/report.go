@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -45,6 +46,48 @@ func (p *party) since(seen map[string]time.Time) []time.Duration {
 		}
 	}
 	return out
+}
+
+// Tail is what a figure's slowest twentieth of photos were: how many
+// were acknowledged in the 20 s before a kill -9 ended (their work lost
+// with the process, or the box down), and how many were HEICs.
+type Tail struct {
+	Photos, NearKill, HEIC int
+}
+
+// tail sorts the photos seen in seen by their wait after the
+// acknowledgement and describes the slowest twentieth.
+func (p *party) tail(seen map[string]time.Time) Tail {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	type wait struct {
+		a ack
+		d time.Duration
+	}
+	var ws []wait
+	for id, a := range p.acks {
+		d := 10 * time.Minute
+		if t, ok := seen[id]; ok {
+			d = max(0, t.Sub(a.at))
+		}
+		ws = append(ws, wait{a, d})
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].d > ws[j].d })
+	var t Tail
+	for _, w := range ws[:len(ws)/20] {
+		t.Photos++
+		if w.a.heic {
+			t.HEIC++
+		}
+		at := w.a.at.Sub(p.start)
+		for _, d := range p.downs {
+			if at <= d[1] && at >= d[1]-20*time.Second {
+				t.NearKill++
+				break
+			}
+		}
+	}
+	return t
 }
 
 // growth compares the median of a figure over the last sixth of the
@@ -90,7 +133,7 @@ func (r *Result) Figures() []Figure {
 		len(health) > 0 && pct(health, 99) <= 250*time.Millisecond)
 	add("guest page ready, p95", "≤ 1 s", fmt.Sprintf("%s (p50 %s, %d loads)", ms(pct(r.Pages, 95)), ms(pct(r.Pages, 50)), len(r.Pages)), len(r.Pages) > 0 && pct(r.Pages, 95) <= time.Second)
 	add("photo on the console's live grid after its acknowledgement, p95", "≤ 2 s", fmt.Sprintf("%s (p50 %s, max %s)", ms(pct(r.Console, 95)), ms(pct(r.Console, 50)), ms(pct(r.Console, 100))), len(r.Console) > 0 && pct(r.Console, 95) <= 2*time.Second)
-	add("photo on the walls after its acknowledgement (approved live), p95", "≤ 3 s", fmt.Sprintf("%s (p50 %s, max %s)", ms(pct(r.Wall, 95)), ms(pct(r.Wall, 50)), ms(pct(r.Wall, 100))), len(r.Wall) > 0 && pct(r.Wall, 95) <= 3*time.Second)
+	add("photo on the walls after its acknowledgement (approved live), p95", "≤ 3 s", fmt.Sprintf("%s (p50 %s, max %s; of the slowest %d, %d acknowledged in the 20 s before a kill ended, %d HEICs)", ms(pct(r.Wall, 95)), ms(pct(r.Wall, 50)), ms(pct(r.Wall, 100)), r.WallTail.Photos, r.WallTail.NearKill, r.WallTail.HEIC), len(r.Wall) > 0 && pct(r.Wall, 95) <= 3*time.Second)
 	add("album tile shows the photo (preview or thumb), p95", "≤ 10 s", fmt.Sprintf("%s (p50 %s, %d photos)", ms(pct(r.Tiles, 95)), ms(pct(r.Tiles, 50)), len(r.Tiles)), len(r.Tiles) > 0 && pct(r.Tiles, 95) <= 10*time.Second)
 	add("… of the HEICs, p95", "≤ 10 s", fmt.Sprintf("%s (p50 %s, %d photos)", ms(pct(r.TileHEIC, 95)), ms(pct(r.TileHEIC, 50)), len(r.TileHEIC)), len(r.TileHEIC) > 0 && pct(r.TileHEIC, 95) <= 10*time.Second)
 	from, to, g := growth(r.Samples, r.Evening, func(s Sample) float64 { return float64(s.RSS) })
