@@ -37,8 +37,9 @@ func TestAskedVariantsYieldToUploads(t *testing.T) {
 				want := tc.want
 				v.cpuWanted = func() bool { return tc.cpuBusy }
 				if want == 0 {
-					// Busy for 3 s, then free: made two looks later.
-					freeAt := 3 * time.Second
+					// Busy for half the bound, then free: made two looks
+					// later.
+					freeAt := maxYield / 2
 					v.cpuWanted = func() bool { return time.Since(start) < freeAt }
 					want = freeAt + 2*yieldTick
 				}
