@@ -304,7 +304,8 @@ func checkHalfFiles(t *testing.T, files map[string][]byte, acked map[string]stri
 // checkManifest checks the manifest.json of the export x among the
 // target's files (by path): it names the event, the export and the box
 // (box, "" for none), and lists every other file of the export's folder,
-// each of its size and SHA-256, and nothing else.
+// each of its size and SHA-256, and nothing else; and no file is outside
+// that folder (the target was emptied before the export).
 func checkManifest(t *testing.T, files map[string][]byte, x exportState, eventID, box string) {
 	t.Helper()
 	raw, ok := files[path.Join(x.Folder, cloudexport.ManifestName)]
@@ -335,7 +336,10 @@ func checkManifest(t *testing.T, files map[string][]byte, x exportState, eventID
 	}
 	for p := range files {
 		rel, ok := strings.CutPrefix(p, x.Folder+"/")
-		if ok && rel != cloudexport.ManifestName && !listed[rel] {
+		switch {
+		case !ok:
+			t.Errorf("%s is outside the export's folder %q", p, x.Folder)
+		case rel != cloudexport.ManifestName && !listed[rel]:
 			t.Errorf("%s is in the export's folder but not in its %s", p, cloudexport.ManifestName)
 		}
 	}

@@ -54,8 +54,10 @@ func envCount(t *testing.T, name string, def int) int {
 // in the middle of a multipart upload (powerCutsDuringAnS3Export). The
 // five share the box's first boot: in full emulation a boot is most of a
 // part's time. The restore comes first (it replaces every event the box
-// holds); the uploads and the S3 export last (they leave the most media,
-// which every later backup would hold: the S3 export's videos are 54 MiB).
+// holds), the uploads next to last (they leave the most photos, which
+// every later backup would hold), the S3 export last (its 52 MiB of videos
+// would be in the update's backup and in every hash of the card's files
+// after each cut of the uploads).
 func TestPowerCuts(t *testing.T) {
 	t.Parallel()
 	var davDir string
