@@ -298,8 +298,10 @@ image: dist/eventbox-linux-arm64
 ## boxtest: the card image ($(BOXTEST_IMAGE), made by make image when it
 ## is missing) booted in qemu-system-aarch64 as the box: its hotspot on a
 ## virtual radio, a guest's phone and the hosts' home Wi-Fi on two more,
-## and power cuts that lose unflushed writes (packaging/boxtest); as root,
-## with qemu-system-arm, qemu-utils, e2fsprogs, mtools
+## and power cuts that lose unflushed writes, one of them during an export
+## to the Versity S3 gateway (make s3gateway) run on this machine
+## (packaging/boxtest); as root, with qemu-system-arm, qemu-utils,
+## e2fsprogs, mtools
 BOXTEST_IMAGE ?= $(IMAGE_OUT)
 BOXTEST_RUN ?= .
 # How many scenarios (each its own machine, 1 GiB and two emulated cores)
@@ -310,8 +312,9 @@ BOXTEST_PARALLEL ?= 2
 # (BOXTEST_LANE), the crowd's and the blank box in the other.
 BOXTEST_LANE := ^TestPowerCuts$$
 .PHONY: boxtest
-boxtest:
+boxtest: s3gateway
 	test -f $(BOXTEST_IMAGE) || $(MAKE) image IMAGE_OUT=$(BOXTEST_IMAGE)
+	export EVENTBOX_VERSITYGW="$(VERSITYGW)"; \
 	if [ '$(BOXTEST_RUN)' = . ]; then \
 		EVENTBOX_IMAGE=$(abspath $(BOXTEST_IMAGE)) bash packaging/boxtest/lanes.sh '$(BOXTEST_LANE)'; \
 	else \

@@ -49,19 +49,25 @@ func envCount(t *testing.T, name string, def int) int {
 // card's controller may) and cuts its power while it takes a backup in
 // (powerCutsDuringARestore), while it sends an event to a WebDAV server
 // (powerCutsDuringAnExport), while it updates itself
-// (powerCutsDuringAnUpdate) and while guests upload
-// (powerCutsDuringUploads). The four share the box's first boot: in full
-// emulation a boot is most of a part's time. The restore comes first (it
-// replaces every event the box holds), the uploads last (they leave the
-// most photos, which every later backup would hold).
+// (powerCutsDuringAnUpdate), while guests upload (powerCutsDuringUploads)
+// and while it sends an event with large videos to an S3-compatible store
+// in the middle of a multipart upload (powerCutsDuringAnS3Export). The
+// five share the box's first boot: in full emulation a boot is most of a
+// part's time. The restore comes first (it replaces every event the box
+// holds), the uploads next to last (they leave the most photos, which
+// every later backup would hold), the S3 export last (its 52 MiB of videos
+// would be in the update's backup and in every hash of the card's files
+// after each cut of the uploads).
 func TestPowerCuts(t *testing.T) {
 	t.Parallel()
 	var davDir string
-	b := newLossyBox(t, func(c *card) { davDir = serveDAV(t, c) })
+	var s3 *s3Host
+	b := newLossyBox(t, func(c *card) { davDir, s3 = serveDAV(t, c), serveS3(t, c) })
 	b.part(t, "during a restore", powerCutsDuringARestore)
 	b.part(t, "during an export", func(t *testing.T, b *lossyBox) { powerCutsDuringAnExport(t, b, davDir) })
 	b.part(t, "during an update", powerCutsDuringAnUpdate)
 	b.part(t, "during uploads", powerCutsDuringUploads)
+	b.part(t, "during an S3 export", func(t *testing.T, b *lossyBox) { powerCutsDuringAnS3Export(t, b, s3) })
 }
 
 // lossyBox is a box whose card is served through a disk that loses what
