@@ -10,6 +10,7 @@ import (
 
 	"eventbox/imaging"
 	"eventbox/imaging/imagingtest"
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -53,6 +54,7 @@ func displayWidth(t *testing.T, st *store.Store, p store.Photo) int {
 // and tells Made both times (the second time of a photo that was on the
 // wall already).
 func TestHEICIsRoughAtOnceThenSharp(t *testing.T) {
+	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
 	st, err := store.Open(ctx, t.TempDir(), store.Options{})
 	if err != nil {
@@ -112,6 +114,7 @@ func TestHEICIsRoughAtOnceThenSharp(t *testing.T) {
 // A sharpen attempt waits while a photo gets its first variants: the
 // guests' new photos go first, then the seconds of whole-HEIC work.
 func TestSharpenWaitsForFreshPhotos(t *testing.T) {
+	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
 	st, err := store.Open(ctx, t.TempDir(), store.Options{})
 	if err != nil {
@@ -149,6 +152,7 @@ func TestSharpenWaitsForFreshPhotos(t *testing.T) {
 
 // Deleting a rough photo cancels its sharpen job.
 func TestDeletingARoughPhotoCancelsItsSharpening(t *testing.T) {
+	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
 	st, err := store.Open(ctx, t.TempDir(), store.Options{})
 	if err != nil {
