@@ -33,6 +33,23 @@ func heicWithThumbnail(t *testing.T, st *store.Store, v *Maker) store.Photo {
 	return p
 }
 
+// roughHEIC opens a store with one iPhone-like HEIC, a maker of one worker
+// over it, and runs the photo's variant job: it has rough variants.
+func roughHEIC(t *testing.T) (*store.Store, *Maker, store.Photo) {
+	t.Helper()
+	st, err := store.Open(t.Context(), t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	v, _ := newTestMaker(t, st, 1)
+	p := heicWithThumbnail(t, st, v)
+	if err := v.Ensure(t.Context(), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	return st, v, p
+}
+
 // displayWidth decodes the photo's display image and answers its width.
 func displayWidth(t *testing.T, st *store.Store, p store.Photo) int {
 	t.Helper()
@@ -116,16 +133,7 @@ func TestHEICIsRoughAtOnceThenSharp(t *testing.T) {
 func TestSharpenWaitsForFreshPhotos(t *testing.T) {
 	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	v, _ := newTestMaker(t, st, 1)
-	p := heicWithThumbnail(t, st, v)
-	if err := v.Ensure(ctx, p.ID); err != nil {
-		t.Fatal(err)
-	}
+	st, v, p := roughHEIC(t)
 	// A fresh photo's attempt is in flight (held in beforeOpen's place).
 	v.fresh.Add(1)
 	sharpened := make(chan error, 1)
@@ -154,16 +162,7 @@ func TestSharpenWaitsForFreshPhotos(t *testing.T) {
 func TestDeletingARoughPhotoCancelsItsSharpening(t *testing.T) {
 	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	v, _ := newTestMaker(t, st, 1)
-	p := heicWithThumbnail(t, st, v)
-	if err := v.Ensure(ctx, p.ID); err != nil {
-		t.Fatal(err)
-	}
+	st, _, p := roughHEIC(t)
 	if _, err := st.Photos().Delete(ctx, p.EventID, "", []string{p.ID}); err != nil {
 		t.Fatal(err)
 	}
