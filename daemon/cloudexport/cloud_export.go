@@ -99,10 +99,10 @@ type Config struct {
 	// Notify tells the job runner that jobs of the kinds were queued
 	// (the export's notice); nil tells nobody.
 	Notify func(kinds ...string)
-	// Display makes the photo's display variant now if it is missing
-	// (variants.Maker.Ensure): a HEIC's JPEG copy is its display image,
-	// which the box has made already unless its image work is behind.
-	// Required.
+	// Display makes the photo's sharp display variant now if it is
+	// missing or rough (variants.Maker.Sharp): a HEIC's JPEG copy is its
+	// display image, which the box has made already unless its image
+	// work is behind. Required.
 	Display func(ctx context.Context, photoID string) error
 	// Uploads answers the guests' upload activity, which the export
 	// waits out (Quiet); nil means the export never waits.
@@ -194,8 +194,11 @@ type exportItem struct {
 	// media is the stored file to send; empty for content.
 	media string
 	// display is set for a HEIC's JPEG copy: the id of the photo whose
-	// display variant media is, made now if it is missing.
+	// display variant media is, made now if it is missing or rough.
 	display string
+	// rough: the photo's variants were rough (its thumbnail item) when
+	// the export listed it.
+	rough bool
 	// content is a made file (guestbook.txt, index.html).
 	content []byte
 }
@@ -492,17 +495,17 @@ func (s *Exporter) item(ctx context.Context, remote target, folder string, it ex
 		}
 		return s.sendFile(ctx, remote, dir, it.name, r, r.Size())
 	}
+	if it.rough {
+		// Its display is the thumbnail item: make the sharp one first.
+		if ok, err := s.display(ctx, it); !ok {
+			return remoteFile{}, false, err
+		}
+	}
 	f, err := s.store.Media().Open(it.media)
-	if errors.Is(err, store.ErrNotFound) && it.display != "" {
-		// The image work has not reached the HEIC yet: make its display
-		// image now. A photo whose image work failed goes without its
-		// copy; its original is sent all the same.
-		if derr := s.cfg.Display(ctx, it.display); derr != nil {
-			if ctx.Err() != nil {
-				return remoteFile{}, false, ctx.Err()
-			}
-			s.log.WarnContext(ctx, "no jpeg copy of a heic", "photo", it.display, "error", derr)
-			return remoteFile{}, false, nil
+	if errors.Is(err, store.ErrNotFound) && it.display != "" && !it.rough {
+		// The image work has not reached the HEIC yet.
+		if ok, err := s.display(ctx, it); !ok {
+			return remoteFile{}, false, err
 		}
 		f, err = s.store.Media().Open(it.media)
 	}
@@ -521,6 +524,22 @@ func (s *Exporter) item(ctx context.Context, remote target, folder string, it ex
 		return kept(f, fi.Size())
 	}
 	return s.sendFile(ctx, remote, dir, it.name, f, fi.Size())
+}
+
+// display makes the sharp display image of the HEIC whose JPEG copy it
+// is (Config.Display). It answers false when there is none to send: a
+// photo whose image work failed goes without its copy, with a warning,
+// its original sent all the same.
+func (s *Exporter) display(ctx context.Context, it exportItem) (bool, error) {
+	err := s.cfg.Display(ctx, it.display)
+	switch {
+	case err == nil:
+		return true, nil
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	}
+	s.log.WarnContext(ctx, "no jpeg copy of a heic", "photo", it.display, "error", err)
+	return false, nil
 }
 
 // sendFile puts size bytes of r as dir/name and notes their SHA-256,
@@ -645,7 +664,7 @@ func (s *Exporter) items(ctx context.Context, e store.Event, scope string) ([]ex
 		entry := indexEntry{name: name, video: p.Video != nil, who: p.GuestName, at: p.CreatedAt}
 		if p.Video == nil && p.Format == string(imaging.HEIC) && imaging.HEICSupported() {
 			jpg := s.cfg.Naming.UniqueName(taken, strings.TrimSuffix(name, ext)+".jpg")
-			items = append(items, exportItem{name: jpg, media: p.VariantName("display"), display: p.ID})
+			items = append(items, exportItem{name: jpg, media: p.VariantName("display"), display: p.ID, rough: p.VariantsRough})
 			entry.name, entry.original = jpg, name
 		}
 		shown = append(shown, entry)

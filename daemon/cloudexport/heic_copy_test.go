@@ -18,17 +18,18 @@ import (
 )
 
 // heicPhoto stores a visible HEIC photo of the guest name whose original
-// holds "photo <name>", and, when ready, its display image
-// "display <name>".
-func (b *box) heicPhoto(t *testing.T, name string, ready bool) store.Photo {
+// holds "photo <name>", with its display image as display says: "" none
+// yet, else the file's content (rough: the photo's variants are its
+// thumbnail item's).
+func (b *box) heicPhoto(t *testing.T, name, display string, rough bool) store.Photo {
 	t.Helper()
 	p := store.Photo{ID: store.NewID(), EventID: b.event.ID, GuestID: "g-" + name, GuestName: name,
-		Status: store.StatusVisible, Format: string(imaging.HEIC), Variants: ready}
+		Status: store.StatusVisible, Format: string(imaging.HEIC), Variants: display != "", VariantsRough: rough}
 	if _, err := b.st.Media().Write(p.OriginalName(), strings.NewReader("photo "+name)); err != nil {
 		t.Fatal(err)
 	}
-	if ready {
-		if _, err := b.st.Media().Write(p.VariantName("display"), strings.NewReader("display "+name)); err != nil {
+	if display != "" {
+		if _, err := b.st.Media().Write(p.VariantName("display"), strings.NewReader(display)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,9 +41,9 @@ func (b *box) heicPhoto(t *testing.T, name string, ready bool) store.Photo {
 
 // A HEIC goes as it is, and beside it as a JPEG copy every computer
 // opens: its display image, which the box has made already; one the
-// image work has not reached yet is made then (Display), and one whose
-// image work failed goes without its copy. No HEIC is decoded by the
-// export itself.
+// image work has not reached yet, or whose display is still its
+// thumbnail item, is made sharp then (Display), and one whose image work
+// failed goes without its copy. No HEIC is decoded by the export itself.
 func TestHEICGoesAsItIsBesideItsDisplayImage(t *testing.T) {
 	if !imaging.HEICSupported() {
 		t.Skip("no HEIC in this build: no copies")
@@ -50,9 +51,10 @@ func TestHEICGoesAsItIsBesideItsDisplayImage(t *testing.T) {
 	for _, target := range targets {
 		t.Run(target.name, func(t *testing.T) {
 			b := newBox(t)
-			ready := b.heicPhoto(t, "ready", true)
-			behind := b.heicPhoto(t, "behind", false)
-			broken := b.heicPhoto(t, "broken", false)
+			ready := b.heicPhoto(t, "ready", "display ready", false)
+			behind := b.heicPhoto(t, "behind", "", false)
+			rough := b.heicPhoto(t, "rough", "the thumbnail item", true)
+			broken := b.heicPhoto(t, "broken", "", false)
 			folder, read := target.set(t, b)
 			x := b.export(t, store.ExportVisible)
 			if x.Status != store.ExportDone {
@@ -62,7 +64,7 @@ func TestHEICGoesAsItIsBesideItsDisplayImage(t *testing.T) {
 			got := map[string]string{}
 			for p, data := range files {
 				name := strings.TrimPrefix(p, folder+"/")
-				for _, ph := range []store.Photo{ready, behind, broken} {
+				for _, ph := range []store.Photo{ready, behind, rough, broken} {
 					if strings.HasSuffix(name, "-"+ph.ID+".heic") || strings.HasSuffix(name, "-"+ph.ID+".jpg") {
 						got[name[strings.LastIndex(name, "-")+1:]] = string(data)
 					}
@@ -71,6 +73,7 @@ func TestHEICGoesAsItIsBesideItsDisplayImage(t *testing.T) {
 			want := map[string]string{
 				ready.ID + ".heic": "photo ready", ready.ID + ".jpg": "display ready",
 				behind.ID + ".heic": "photo behind", behind.ID + ".jpg": "display behind",
+				rough.ID + ".heic": "photo rough", rough.ID + ".jpg": "display rough",
 				broken.ID + ".heic": "photo broken",
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -78,10 +81,10 @@ func TestHEICGoesAsItIsBesideItsDisplayImage(t *testing.T) {
 			}
 			asked := b.displays.asked()
 			slices.Sort(asked)
-			wantAsked := []string{behind.ID, broken.ID}
+			wantAsked := []string{behind.ID, rough.ID, broken.ID}
 			slices.Sort(wantAsked)
 			if !slices.Equal(asked, wantAsked) {
-				t.Errorf("display images asked for %v, want those of the photos without one %v", asked, wantAsked)
+				t.Errorf("display images asked for %v, want those of the photos without a sharp one %v", asked, wantAsked)
 			}
 			checkManifest(t, files, folder, x)
 		})
