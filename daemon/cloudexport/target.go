@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"time"
 
 	"eventbox/daemon/jobs"
 	"eventbox/s3store"
@@ -65,12 +66,30 @@ func (d davTarget) list(_ context.Context, dir string) (map[string]remoteFile, e
 
 func (davTarget) parallel() int { return davParallel }
 
+// lockedTries is how many times a file is sent when the server answers
+// 423 Locked. The WebDAV client makes the file's folder (MKCOL) before
+// each PUT, and servers built on golang.org/x/net/webdav (rclone serve
+// webdav among them) lock a name for the length of each request: with
+// four files at a time, two MKCOLs of one folder met and one was
+// refused. The lock goes with the other request.
+const lockedTries = 5
+
 func (d davTarget) put(ctx context.Context, dir, name string, r io.ReaderAt, size int64) (remoteFile, error) {
-	e, err := d.r.Put(dir, name, newUpload(ctx, r, size), size)
-	if err != nil {
-		return remoteFile{}, cloudErr(err)
+	for try := 1; ; try++ {
+		e, err := d.r.Put(dir, name, newUpload(ctx, r, size), size)
+		if err == nil {
+			return remoteFile{Size: e.Size, ETag: e.ETag}, nil
+		}
+		var we *webdav.Error
+		if !errors.As(err, &we) || we.Status != http.StatusLocked || try == lockedTries {
+			return remoteFile{}, cloudErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return remoteFile{}, ctx.Err()
+		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+		}
 	}
-	return remoteFile{Size: e.Size, ETag: e.ETag}, nil
 }
 
 // s3Target is a prefix of an S3-compatible bucket. Its large files go as
