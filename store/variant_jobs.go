@@ -64,18 +64,7 @@ func editVariantPhoto(tx *bolt.Tx, id string, edit func(p *Photo)) error {
 // disk. It answers ErrNotFound when the photo was deleted meanwhile: the
 // caller removes the files it made.
 func (ps Photos) SetVariantsMade(ctx context.Context, id string) error {
-	err := ps.s.db.Update(func(tx *bolt.Tx) error {
-		var p Photo
-		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
-			return err
-		}
-		p.Variants, p.VariantsFailed, p.VariantsRough = true, false, false
-		return putJSON(tx.Bucket(bPhotos), []byte(id), p)
-	})
-	if err != nil {
-		return fmt.Errorf("recording the variants of %s: %w", id, err)
-	}
-	return nil
+	return ps.setVariants(id, false)
 }
 
 // SetVariantsRough records that photo id has rough variants on disk (the
@@ -84,20 +73,29 @@ func (ps Photos) SetVariantsMade(ctx context.Context, id string) error {
 // never leaves a rough photo with nothing to sharpen it. It answers
 // ErrNotFound when the photo was deleted meanwhile.
 func (ps Photos) SetVariantsRough(ctx context.Context, id string) error {
+	return ps.setVariants(id, true)
+}
+
+// setVariants marks photo id's variants made, rough or sharp, and queues
+// the sharpen job of rough ones.
+func (ps Photos) setVariants(id string, rough bool) error {
 	err := ps.s.db.Update(func(tx *bolt.Tx) error {
 		var p Photo
 		if err := getJSON(tx.Bucket(bPhotos), []byte(id), &p); err != nil {
 			return err
 		}
-		p.Variants, p.VariantsFailed, p.VariantsRough = true, false, true
+		p.Variants, p.VariantsFailed, p.VariantsRough = true, false, rough
 		if err := putJSON(tx.Bucket(bPhotos), []byte(id), p); err != nil {
 			return err
+		}
+		if !rough {
+			return nil
 		}
 		_, err := ps.s.Jobs().enqueue(tx, []JobSpec{{Kind: SharpenJobKind, Key: id}})
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("recording the rough variants of %s: %w", id, err)
+		return fmt.Errorf("recording the variants of %s: %w", id, err)
 	}
 	return nil
 }

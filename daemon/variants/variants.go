@@ -480,7 +480,9 @@ func (v *Maker) Sharp(ctx context.Context, id string) error {
 				}
 				continue
 			}
-			return nil, fmt.Errorf("%w: its sharp variants are not made (%d)", ErrNoVariants, ran)
+			// KeyWaiting or KeyNone: a failed attempt's retry is due
+			// later, or the job was set aside.
+			return nil, fmt.Errorf("%w: its sharpening failed and waits for a retry, or was set aside", ErrNoVariants)
 		}
 	})
 	return err

@@ -33,17 +33,30 @@ func pct(ds []time.Duration, p int) time.Duration {
 func (p *party) since(seen map[string]time.Time) []time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]time.Duration, 0, len(p.acks))
+	var out []time.Duration
+	for _, w := range p.waits(seen) {
+		out = append(out, w.d)
+	}
+	return out
+}
+
+// wait is how long after its acknowledgement a photo was seen.
+type wait struct {
+	a ack
+	d time.Duration
+}
+
+// waits answers each acknowledged upload's wait until it was first seen
+// in seen: 0 when it was seen before the phone had its answer, 10
+// minutes when never. p.mu is held.
+func (p *party) waits(seen map[string]time.Time) []wait {
+	out := make([]wait, 0, len(p.acks))
 	for id, a := range p.acks {
-		t, ok := seen[id]
-		switch {
-		case !ok:
-			out = append(out, 10*time.Minute)
-		case t.Before(a.at):
-			out = append(out, 0) // on the stream before the phone had its answer
-		default:
-			out = append(out, t.Sub(a.at))
+		d := 10 * time.Minute
+		if t, ok := seen[id]; ok {
+			d = max(0, t.Sub(a.at))
 		}
+		out = append(out, wait{a, d})
 	}
 	return out
 }
@@ -60,18 +73,7 @@ type Tail struct {
 func (p *party) tail(seen map[string]time.Time) Tail {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	type wait struct {
-		a ack
-		d time.Duration
-	}
-	var ws []wait
-	for id, a := range p.acks {
-		d := 10 * time.Minute
-		if t, ok := seen[id]; ok {
-			d = max(0, t.Sub(a.at))
-		}
-		ws = append(ws, wait{a, d})
-	}
+	ws := p.waits(seen)
 	sort.Slice(ws, func(i, j int) bool { return ws[i].d > ws[j].d })
 	var t Tail
 	for _, w := range ws[:len(ws)/20] {
