@@ -13,11 +13,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"eventbox/daemon"
+	"eventbox/internal/testtool"
 	"eventbox/store"
 )
 
@@ -217,22 +217,7 @@ func TestGalleryArchive(t *testing.T) {
 }
 
 // logBuffer collects log lines for assertions.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer = testtool.SyncBuffer
 
 // addSparsePhoto stores a photo record whose original is a sparse file of
 // size bytes: large media without writing them.
