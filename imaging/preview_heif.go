@@ -2,6 +2,7 @@ package imaging
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,8 +22,25 @@ const previewMinSide = 128
 // the primary image). It never waits for image work: the thumbnail is
 // decoded in a decoder instance of its own, whose memory comes from the
 // pool's budget only when it is free at once; otherwise, or when the photo
-// has no usable preview, it answers ErrNoPreview, wrapped.
+// has no usable preview, it answers ErrNoPreview, wrapped (with
+// ErrMemoryBusy in the first case: asking again later may succeed).
 func (p *Pool) Preview(ctx context.Context, r io.ReaderAt, size int64) ([]byte, error) {
+	return p.preview(ctx, r, size, false)
+}
+
+// PreviewWaiting is Preview for the image work itself (a HEIC's rough
+// variants): when the image memory is in use it waits for it, as
+// Pool.Make does, rather than answer ErrMemoryBusy. A thumbnail item
+// takes a few milliseconds; the alternative, decoding the whole photo,
+// takes seconds.
+func (p *Pool) PreviewWaiting(ctx context.Context, r io.ReaderAt, size int64) ([]byte, error) {
+	return p.preview(ctx, r, size, true)
+}
+
+// ErrMemoryBusy says Pool.Preview found the image memory in use.
+var ErrMemoryBusy = errors.New("the image memory is in use")
+
+func (p *Pool) preview(ctx context.Context, r io.ReaderAt, size int64, wait bool) ([]byte, error) {
 	head, err := readAt(r, 0, int(min(size, 512)), size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoPreview, err)
@@ -31,13 +49,13 @@ func (p *Pool) Preview(ctx context.Context, r io.ReaderAt, size int64) ([]byte, 
 	case JPEG:
 		return Preview(r, size)
 	case HEIC:
-		return p.previewHEIC(ctx, r, size)
+		return p.previewHEIC(ctx, r, size, wait)
 	}
 	return nil, ErrNoPreview
 }
 
 // previewHEIC decodes the primary image's thumbnail item.
-func (p *Pool) previewHEIC(ctx context.Context, r io.ReaderAt, size int64) ([]byte, error) {
+func (p *Pool) previewHEIC(ctx context.Context, r io.ReaderAt, size int64, wait bool) ([]byte, error) {
 	if !heicSupported {
 		return nil, ErrNoPreview
 	}
@@ -63,8 +81,15 @@ func (p *Pool) previewHEIC(ctx context.Context, r io.ReaderAt, size int64) ([]by
 	}
 	hvcC, _ := m.prop(id, "hvcC")
 	need := heicInstanceBytes + bppHEIC*int64(w)*int64(h)
-	if !p.mem.TryAcquire(need) {
-		return nil, fmt.Errorf("%w: the image memory is in use", ErrNoPreview)
+	if need > p.memBytes {
+		return nil, fmt.Errorf("%w: its thumbnail item needs more than the image memory", ErrNoPreview)
+	}
+	if wait {
+		if err := p.mem.Acquire(ctx, need); err != nil {
+			return nil, fmt.Errorf("waiting for the image memory: %w", err)
+		}
+	} else if !p.mem.TryAcquire(need) {
+		return nil, fmt.Errorf("%w: %w", ErrNoPreview, ErrMemoryBusy)
 	}
 	defer p.mem.Release(need)
 	dec := newTileDecoder(withHEIFRuntimes(ctx, p.heif))

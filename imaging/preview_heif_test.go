@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 	"testing"
+	"testing/synctest"
 
 	"eventbox/imaging"
 	"eventbox/imaging/imagingtest"
@@ -19,7 +20,8 @@ import (
 // a 'thmb' reference to the grid, turned by its own irot), and asks the
 // pool for the album's preview: it is the thumbnail, upright, at once;
 // and a photo without a usable thumbnail, or a pool whose image memory is
-// taken, answers ErrNoPreview rather than waiting.
+// taken, answers ErrNoPreview rather than waiting. PreviewWaiting, for the
+// image work's own rough variants, waits for the memory instead.
 func TestHEICPreviewIsTheThumbnailItemUpright(t *testing.T) {
 	testtool.Unraced(t, "decoding HEIC in WebAssembly")
 	testtool.Need(t, "libheif-examples", "heif-enc")
@@ -61,20 +63,30 @@ func TestHEICPreviewIsTheThumbnailItemUpright(t *testing.T) {
 		irot   int
 		thumb  *image.YCbCr
 		memory int64
-		want   *image.YCbCr // nil: ErrNoPreview
+		// held is the image memory an image being made holds while the
+		// preview is asked for (PreviewWaiting), 0 for none.
+		held int64
+		want *image.YCbCr // nil: ErrNoPreview
 	}{
-		{"the thumbnail item of an upright photo", 0, thumb, 0, thumb},
-		{"turned by irot as the photo is", 1, thumb, 0, turnedCCW(thumb)},
-		{"no thumbnail item", 0, nil, 0, nil},
-		{"a thumbnail of another shape than the photo (square)", 0, testimg.Photo(240, 240, 7), 0, nil},
-		{"a thumbnail too small for the decoder", 0, testimg.Photo(96, 72, 7), 0, nil},
-		{"the image memory taken: no waiting", 0, thumb, 1 << 20, nil},
+		{"the thumbnail item of an upright photo", 0, thumb, 0, 0, thumb},
+		{"turned by irot as the photo is", 1, thumb, 0, 0, turnedCCW(thumb)},
+		{"no thumbnail item", 0, nil, 0, 0, nil},
+		{"a thumbnail of another shape than the photo (square)", 0, testimg.Photo(240, 240, 7), 0, 0, nil},
+		{"a thumbnail too small for the decoder", 0, testimg.Photo(96, 72, 7), 0, 0, nil},
+		{"the image memory taken: no waiting", 0, thumb, 1 << 20, 0, nil},
+		{"the image memory in use: the image work waits for it", 0, thumb, 64 << 20, 64 << 20, thumb},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := grid(t, tt.irot, tt.thumb)
 			pool := imaging.NewPool(imaging.PoolConfig{MemoryBytes: tt.memory})
-			got, err := pool.Preview(context.Background(), bytes.NewReader(b), int64(len(b)))
+			var got []byte
+			var err error
+			if tt.held == 0 {
+				got, err = pool.Preview(context.Background(), bytes.NewReader(b), int64(len(b)))
+			} else {
+				got, err = previewOnceFree(t, pool, b, tt.held)
+			}
 			if tt.want == nil {
 				if !errors.Is(err, imaging.ErrNoPreview) {
 					t.Fatalf("Preview = %d bytes, %v; want ErrNoPreview", len(got), err)
@@ -123,4 +135,34 @@ func turnedCCW(m *image.YCbCr) *image.YCbCr {
 		}
 	}
 	return out
+}
+
+// previewOnceFree holds held bytes of pool's image memory, checks that
+// Preview answers ErrMemoryBusy meanwhile and that PreviewWaiting waits
+// (in a bubble: blocked for good until the memory is freed), then frees
+// the memory and returns what PreviewWaiting answers.
+func previewOnceFree(t *testing.T, pool *imaging.Pool, b []byte, held int64) (got []byte, err error) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		release := imaging.HoldMemory(pool, held)
+		defer func() { release() }()
+		if _, err := pool.Preview(context.Background(), bytes.NewReader(b), int64(len(b))); !errors.Is(err, imaging.ErrMemoryBusy) {
+			t.Fatalf("Preview with the memory in use: %v, want ErrMemoryBusy", err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			got, err = pool.PreviewWaiting(context.Background(), bytes.NewReader(b), int64(len(b)))
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatalf("PreviewWaiting answered (%d bytes, %v) while the memory was in use", len(got), err)
+		default:
+		}
+		release()
+		release = func() {}
+		<-done
+	})
+	return got, err
 }

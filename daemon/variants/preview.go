@@ -69,8 +69,15 @@ func (c *previews) drop(id string) {
 // Pool.Preview: a JPEG's EXIF thumbnail, a HEIC's thumbnail item), or nil
 // when the original has none or the image memory is in use.
 // It never waits for image work. Extractions run at most previewMakers
-// at a time and are kept for the next guest asking.
+// at a time and are kept for the next guest asking; a preview not had
+// because the memory was in use is not kept: the next asking tries again.
 func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
+	return v.preview(ctx, p, false)
+}
+
+// preview is Preview; wait, for the image work's own rough variants,
+// waits for the image memory rather than answer nil while it is in use.
+func (v *Maker) preview(ctx context.Context, p store.Photo, wait bool) ([]byte, error) {
 	v.mu.Lock()
 	b, ok := v.previews.get(p.ID)
 	v.mu.Unlock()
@@ -82,8 +89,11 @@ func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	b, err := v.makePreview(ctx, p)
+	b, err := v.makePreview(ctx, p, wait)
 	<-v.previewTurns
+	if errors.Is(err, imaging.ErrMemoryBusy) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +105,7 @@ func (v *Maker) Preview(ctx context.Context, p store.Photo) ([]byte, error) {
 
 // makePreview extracts the photo's preview; nil and no error when it has
 // none.
-func (v *Maker) makePreview(ctx context.Context, p store.Photo) ([]byte, error) {
+func (v *Maker) makePreview(ctx context.Context, p store.Photo, wait bool) ([]byte, error) {
 	if p.Video != nil {
 		return nil, nil
 	}
@@ -108,8 +118,8 @@ func (v *Maker) makePreview(ctx context.Context, p store.Photo) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("reading original of %s: %w", p.ID, err)
 	}
-	b, err := v.pool.Preview(ctx, f, st.Size())
-	if errors.Is(err, imaging.ErrNoPreview) {
+	b, err := v.previewOf(ctx, f, st.Size(), wait)
+	if errors.Is(err, imaging.ErrNoPreview) && !errors.Is(err, imaging.ErrMemoryBusy) {
 		return nil, nil
 	}
 	return b, err

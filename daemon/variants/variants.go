@@ -78,6 +78,9 @@ type Maker struct {
 	// both to be quiet (yieldToFresh).
 	fresh   atomic.Int64
 	freshAt atomic.Int64
+	// previewOf extracts a preview: the pool's Preview, or with wait its
+	// PreviewWaiting (tests set their own).
+	previewOf func(ctx context.Context, r io.ReaderAt, size int64, wait bool) ([]byte, error)
 }
 
 // Config is what a Maker needs.
@@ -117,12 +120,17 @@ var variantRetry = jobs.Policy{
 	MaxDeaths:   store.VariantAttempts,
 }
 
-// maxYield bounds how long one attempt waits for uploads that keep the
-// CPU busy before it runs anyway, so that photos still reach the walls
-// during a long burst (within 3 s of their upload's answer); the album's
-// tile shows the camera's preview meanwhile (Preview). It was 10 s: after
-// a restart in the middle of a party, the phones' resent uploads kept the
-// CPU busy, each attempt waited its 10 s, and the walls were 18 s behind.
+// maxYield bounds how long a photo's variants wait for uploads that keep
+// the CPU busy, counted from when its job was queued, so that photos still
+// reach the walls during a long burst (within 3 s of their upload's
+// answer); the album's tile shows the camera's preview meanwhile
+// (Preview). It was 10 s: after a restart in the middle of a party, the
+// phones' resent uploads kept the CPU busy, each attempt waited its 10 s,
+// and the walls were 18 s behind. It was counted from the attempt's
+// start: at a party's peaks every attempt of a backlog waited its second
+// again, the worker made a photo's variants a second and a fifth, and the
+// walls fell 26 s behind (docs/decisions/images.md, "Image work gives way
+// to uploads").
 const maxYield = time.Second
 
 // yieldTick is how often a waiting attempt looks again.
@@ -143,10 +151,17 @@ func (v *Maker) Receive() func() {
 }
 
 // yieldToUploads waits while uploads are being received and goroutines
-// wait for a CPU, at most maxYield. The CPU counts as free once two
-// looks in a row, yieldTick apart, find no goroutine waiting for it.
-func (v *Maker) yieldToUploads(ctx context.Context) {
-	deadline := time.Now().Add(maxYield)
+// wait for a CPU, until the job queued at queued is maxYield old: a photo
+// that waited that long in the queue already (a backlog at a party's
+// peak) is made at once, so the yields delay a photo by at most maxYield
+// and never slow the queue. A queued time in the future (the clock set
+// back since) counts as now. The CPU counts as free once two looks in a
+// row, yieldTick apart, find no goroutine waiting for it.
+func (v *Maker) yieldToUploads(ctx context.Context, queued time.Time) {
+	if now := time.Now(); queued.After(now) {
+		queued = now
+	}
+	deadline := queued.Add(maxYield)
 	idle := 0
 	for v.receiving.Load() > 0 && idle < 2 && time.Now().Before(deadline) {
 		if v.cpuWanted() {
@@ -188,7 +203,13 @@ func New(cfg Config) *Maker {
 	return &Maker{store: cfg.Store, pool: pool, log: log, workers: workers, runner: cfg.Jobs,
 		made: cfg.Made, processed: cfg.Processed, making: map[string]chan struct{}{},
 		turns: make(chan struct{}, workers), previews: newPreviews(), previewTurns: make(chan struct{}, previewMakers),
-		cpuWanted: imaging.GoroutinesWaitForCPU}
+		cpuWanted: imaging.GoroutinesWaitForCPU,
+		previewOf: func(ctx context.Context, r io.ReaderAt, size int64, wait bool) ([]byte, error) {
+			if wait {
+				return pool.PreviewWaiting(ctx, r, size)
+			}
+			return pool.Preview(ctx, r, size)
+		}}
 }
 
 // Pool is the image pool every image work of the daemon goes through
@@ -252,7 +273,7 @@ func (v *Maker) handle(ctx context.Context, j jobs.Job) error {
 		return ctx.Err()
 	}
 	defer func() { <-v.turns }()
-	v.yieldToUploads(ctx)
+	v.yieldToUploads(ctx, time.UnixMilli(j.CreatedAt))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -369,7 +390,7 @@ func (v *Maker) rough(ctx context.Context, p store.Photo) (bool, error) {
 	if p.Video != nil || p.Format != string(imaging.HEIC) {
 		return false, nil
 	}
-	b, err := v.Preview(ctx, p)
+	b, err := v.preview(ctx, p, true)
 	if err != nil || b == nil {
 		return false, nil // the whole photo, as for any other
 	}

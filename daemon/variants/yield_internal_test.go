@@ -13,7 +13,10 @@ import (
 // uploads are being received and keep the CPU busy, at most maxYield: on
 // one core the image work made at once took the CPU from the guests still
 // sending. Uploads that wait for the network (phones on the hotspot)
-// leave the CPU free: the variants are made at once.
+// leave the CPU free: the variants are made at once. The bound counts
+// from when the photo's job was queued: a photo that waited in a backlog
+// (a party's peak) does not wait again, or the worker would make one
+// photo a second at the very moment photos come fastest.
 func TestAskedVariantsYieldToUploads(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -21,22 +24,29 @@ func TestAskedVariantsYieldToUploads(t *testing.T) {
 		// cpuBusy whether its handler waits for a CPU meanwhile.
 		uploadFor time.Duration
 		cpuBusy   bool
+		// queuedAgo is how long the photo's job waited before the
+		// request.
+		queuedAgo time.Duration
 		// want is when the original is opened.
 		want time.Duration
 	}{
-		{"upload ends first", 500 * time.Millisecond, true, 500 * time.Millisecond},
-		{"upload outlasts the bound", time.Hour, true, maxYield},
-		{"upload waits for the network", time.Hour, false, 2 * yieldTick},
-		{"CPU free after a while", time.Hour, true, 0}, // want set below
+		{"upload ends first", 500 * time.Millisecond, true, 0, 500 * time.Millisecond},
+		{"upload outlasts the bound", time.Hour, true, 0, maxYield},
+		{"upload waits for the network", time.Hour, false, 0, 2 * yieldTick},
+		{"CPU free after a while", time.Hour, true, 0, 0}, // want set below
+		{"queued a while ago", time.Hour, true, maxYield / 4, maxYield * 3 / 4},
+		{"queued the bound ago", time.Hour, true, maxYield, 0},
+		{"queued long ago", time.Hour, true, time.Minute, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := context.Background()
 				st, p, v := makerWithAPhoto(t)
+				time.Sleep(tc.queuedAgo)
 				start := time.Now()
 				want := tc.want
 				v.cpuWanted = func() bool { return tc.cpuBusy }
-				if want == 0 {
+				if tc.name == "CPU free after a while" {
 					// Busy for half the bound, then free: made two looks
 					// later.
 					freeAt := maxYield / 2
