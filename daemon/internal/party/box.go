@@ -39,6 +39,10 @@ type Box struct {
 // Port is where the daemon listens, on both of its links.
 const Port = 8080
 
+// BarePort is where a bare HTTP server answers beside the daemon, on the
+// same link, for the health check's reference (Env.BareURL).
+const BarePort = 8090
+
 // NewBox prepares the daemon: its data folder, its profile's control
 // group (nil for none) and its environment; Start starts it.
 func NewBox(bin, dir string, link *Link, prof *piprofile.Profile, env ...string) (*Box, error) {

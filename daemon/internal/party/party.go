@@ -65,6 +65,9 @@ type Env struct {
 	DAVURL, DAVUser, DAVPass, DAVDir string
 	Rclone                           string
 	Logf                             func(format string, args ...any)
+	// BareURL, when not empty, is a bare HTTP server beside the daemon on
+	// the guests' link: the health check's reference, asked alike.
+	BareURL string
 }
 
 // Sample is one look at the box during the evening.
@@ -97,6 +100,7 @@ type Result struct {
 	RetryWhy        []string
 	Errors          []string
 	Health          []Timed
+	BareHealth      []time.Duration // Env.BareURL asked alike: the link's own cost
 	Pages           []time.Duration
 	Console, Wall   []time.Duration
 	Tiles, TileHEIC []time.Duration
@@ -311,10 +315,10 @@ func (p *party) evening(ctx context.Context) error {
 			})
 		}()
 	}
-	health := nextWatcher()
-	health.Timeout = 30 * time.Second
+	health, bare := nextWatcher(), nextWatcher()
+	health.Timeout, bare.Timeout = 30*time.Second, 30*time.Second
 	watchers.Add(2)
-	go func() { defer watchers.Done(); p.sampleHealth(watchCtx, health) }()
+	go func() { defer watchers.Done(); p.sampleHealth(watchCtx, health, bare) }()
 	go func() { defer watchers.Done(); p.sampleVitals(watchCtx) }()
 	go every(watchCtx, 30*time.Second, func() {
 		p.mu.Lock()
@@ -444,8 +448,24 @@ func (p *party) watchConsole(ctx context.Context, c *http.Client, approves bool)
 
 // sampleHealth asks for GET /api/health every half second through the
 // guests' link, as a phone would.
-func (p *party) sampleHealth(ctx context.Context, c *http.Client) {
+func (p *party) sampleHealth(ctx context.Context, c, bare *http.Client) {
 	every(ctx, 500*time.Millisecond, func() {
+		if p.env.BareURL != "" {
+			go func() {
+				start := time.Now()
+				st, _, err := call(ctx, bare, p.env.BareURL, "GET", "/api/health", nil, "")
+				d := time.Since(start)
+				if ctx.Err() != nil {
+					return
+				}
+				if err != nil || st != 200 {
+					d += time.Minute
+				}
+				p.mu.Lock()
+				p.res.BareHealth = append(p.res.BareHealth, d)
+				p.mu.Unlock()
+			}()
+		}
 		at := time.Since(p.start)
 		start := time.Now()
 		st, _, err := call(ctx, c, p.box.GuestURL(), "GET", "/api/health", nil, "")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +33,15 @@ var (
 
 var eventbox = testtool.Binary{Pkg: "../../../cmd/eventbox"}
 
+// bareServerEnv names the address a re-executed test binary serves
+// bareHealth on, instead of running the tests (startBareServer).
+const bareServerEnv = "PARTY_BARE_SERVER"
+
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(bareServerEnv); addr != "" {
+		fmt.Fprintln(os.Stderr, http.ListenAndServe(addr, bareHealth()))
+		os.Exit(1)
+	}
 	code := m.Run()
 	eventbox.Remove()
 	os.Exit(code)
@@ -111,7 +121,7 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 	if *rateMbit > 0 {
 		shape.RateMbit = *rateMbit
 	}
-	link, err := NewLink(ctx, s.Guests, s.Walls+s.Consoles+s.GalleryVisits+3, shape)
+	link, err := NewLink(ctx, s.Guests, s.Walls+s.Consoles+s.GalleryVisits+4, shape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +171,7 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 		t.Fatal(err)
 	}
 	t.Logf("the files made in %v; the link: %s", time.Since(start).Round(time.Second), shape)
+	bareURL := startBareServer(t, link)
 	var port int
 	fmt.Sscan(smtpPort, &port)
 	env := Env{Bin: bin, Profile: pp, Scale: s, Shape: shape, Link: link, Work: work, Media: media,
@@ -174,8 +185,9 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 			}
 			return n
 		}, CUPS: cups.Socket, Printer: cups.Printer,
-		Prints: func() int { return len(cups.PDFs()) },
-		DAVURL: "http://" + davAddr, DAVUser: "box", DAVPass: "dav-secret", DAVDir: davDir, Rclone: rclone,
+		Prints:  func() int { return len(cups.PDFs()) },
+		BareURL: bareURL,
+		DAVURL:  "http://" + davAddr, DAVUser: "box", DAVPass: "dav-secret", DAVDir: davDir, Rclone: rclone,
 		Logf: t.Logf}
 	res, err := Run(ctx, env)
 	if err != nil {
@@ -194,4 +206,33 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 		}
 	}
 	return res
+}
+
+// bareHealth answers every request as GET /api/health does, with nothing
+// behind it: the link's own floor.
+func bareHealth() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`)
+	})
+}
+
+// startBareServer runs this test binary again in the box's namespace,
+// serving bareHealth beside the daemon on the same link (BarePort), and
+// answers its URL as the guests reach it.
+func startBareServer(t *testing.T, link *Link) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort(link.Box.String(), fmt.Sprint(BarePort))
+	cmd := link.Command(self)
+	cmd.Env = append(os.Environ(), bareServerEnv+"="+addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return "http://" + addr
 }

@@ -133,6 +133,10 @@ func (r *Result) Figures() []Figure {
 	}
 	add("GET /api/health through the radio, p99", "≤ 250 ms", fmt.Sprintf("%s (p50 %s, max %s, %d samples)", ms(pct(health, 99)), ms(pct(health, 50)), ms(pct(health, 100)), len(health)),
 		len(health) > 0 && pct(health, 99) <= 250*time.Millisecond)
+	if len(r.BareHealth) > 0 {
+		state("… a bare HTTP server beside the daemon on the same link, asked alike, p99", fmt.Sprintf("%s (p50 %s, max %s, %d samples; %.1f %% over 200 ms, against %.1f %% of the daemon's)",
+			ms(pct(r.BareHealth, 99)), ms(pct(r.BareHealth, 50)), ms(pct(r.BareHealth, 100)), len(r.BareHealth), over(r.BareHealth, 200*time.Millisecond), over(health, 200*time.Millisecond)))
+	}
 	add("guest page ready, p95", "≤ 1 s", fmt.Sprintf("%s (p50 %s, %d loads)", ms(pct(r.Pages, 95)), ms(pct(r.Pages, 50)), len(r.Pages)), len(r.Pages) > 0 && pct(r.Pages, 95) <= time.Second)
 	add("photo on the console's live grid after its acknowledgement, p95", "≤ 2 s", fmt.Sprintf("%s (p50 %s, max %s)", ms(pct(r.Console, 95)), ms(pct(r.Console, 50)), ms(pct(r.Console, 100))), len(r.Console) > 0 && pct(r.Console, 95) <= 2*time.Second)
 	add("photo on the walls after its acknowledgement (approved live), p95", "≤ 3 s", fmt.Sprintf("%s (p50 %s, max %s; of the slowest %d, %d acknowledged in the 20 s before a kill ended, %d HEICs)", ms(pct(r.Wall, 95)), ms(pct(r.Wall, 50)), ms(pct(r.Wall, 100)), r.WallTail.Photos, r.WallTail.NearKill, r.WallTail.HEIC), len(r.Wall) > 0 && pct(r.Wall, 95) <= 3*time.Second)
@@ -322,4 +326,18 @@ func (r *Result) killsAt() []float64 {
 func execOutput(name string, args ...string) (string, error) {
 	out, err := exec.Command(name, args...).Output()
 	return strings.TrimSpace(string(out)), err
+}
+
+// over answers the share of ds longer than d, in percent.
+func over(ds []time.Duration, d time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	n := 0
+	for _, x := range ds {
+		if x > d {
+			n++
+		}
+	}
+	return 100 * float64(n) / float64(len(ds))
 }
