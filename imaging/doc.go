@@ -21,7 +21,8 @@
 // through: a JPEG is decoded at 1/2, 1/4 or 1/8 scale inside the IDCT (see
 // internal/jpegdec), resampled on its Y'CbCr planes with a fixed-point
 // Catmull-Rom (internal/planar), turned after the resize, and the thumb is
-// made from the display image. Other formats are decoded with the standard
+// made from the display image; both are written by a baseline encoder that
+// takes those planes as they are (internal/jpegenc). Other formats are decoded with the standard
 // library, golang.org/x/image/webp and libheif compiled to WebAssembly
 // (internal/heifwasm, under wazero, no cgo; not on 32-bit ARM, see
 // HEICSupported), then
