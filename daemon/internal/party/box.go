@@ -2,6 +2,7 @@ package party
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ func NewBox(bin, dir string, link *Link, prof *piprofile.Profile, env ...string)
 		b.group = g
 	}
 	b.env = append(append(os.Environ(), "LISTEN_ADDR=0.0.0.0:"+strconv.Itoa(Port), "DATA_DIR="+dir,
-		"ADMIN_PASSWORD="+b.password, "METRICS_TOKEN="+b.token, "MDNS_NAME=off", "LOG_LEVEL=warn"), env...)
+		"ADMIN_PASSWORD="+b.password, "METRICS_TOKEN="+b.token, "MDNS_NAME=off", "LOG_LEVEL="+cmp.Or(os.Getenv("PARTY_LOG_LEVEL"), "warn")), env...)
 	return b, nil
 }
 

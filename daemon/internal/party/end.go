@@ -47,16 +47,28 @@ func (p *party) check(ctx context.Context, dir string) error {
 	last := p.lastAck
 	p.mu.Unlock()
 	var photos map[string]photo
-	for {
+	for look := 0; ; look++ {
 		var err error
 		if photos, err = list(); err != nil {
 			return err
 		}
 		missing := 0
+		var which []string
 		for _, ph := range photos {
 			if !ph.ThumbReady {
 				missing++
+				if len(which) < 5 {
+					kind := "photo"
+					if ph.Video != nil {
+						kind = "video"
+					}
+					which = append(which, kind+" "+ph.ID)
+				}
 			}
+		}
+		if missing > 0 && look%15 == 14 {
+			// Every 30 s: which ones, for the daemon's log.
+			p.logf("%d without their thumb %v after the last upload, among them %s", missing, time.Since(last).Round(time.Second), strings.Join(which, ", "))
 		}
 		if missing == 0 {
 			p.res.ThumbsAfter = max(0, time.Since(last))
