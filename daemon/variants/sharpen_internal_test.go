@@ -35,9 +35,8 @@ func heicWithThumbnail(t *testing.T, st *store.Store, v *Maker) store.Photo {
 	return p
 }
 
-// roughHEIC opens a store with one iPhone-like HEIC, a maker of one worker
-// over it, and runs the photo's variant job: it has rough variants.
-func roughHEIC(t *testing.T) (*store.Store, *Maker, store.Photo) {
+// oneWorkerMaker opens an empty store and a maker of one worker over it.
+func oneWorkerMaker(t *testing.T) (*store.Store, *Maker) {
 	t.Helper()
 	st, err := store.Open(t.Context(), t.TempDir(), store.Options{})
 	if err != nil {
@@ -45,6 +44,14 @@ func roughHEIC(t *testing.T) (*store.Store, *Maker, store.Photo) {
 	}
 	t.Cleanup(func() { st.Close() })
 	v, _ := newTestMaker(t, st, 1)
+	return st, v
+}
+
+// roughHEIC opens a store with one iPhone-like HEIC, a maker of one worker
+// over it, and runs the photo's variant job: it has rough variants.
+func roughHEIC(t *testing.T) (*store.Store, *Maker, store.Photo) {
+	t.Helper()
+	st, v := oneWorkerMaker(t)
 	p := heicWithThumbnail(t, st, v)
 	if err := v.Ensure(t.Context(), p.ID); err != nil {
 		t.Fatal(err)
@@ -75,12 +82,7 @@ func displayWidth(t *testing.T, st *store.Store, p store.Photo) int {
 func TestHEICIsRoughAtOnceThenSharp(t *testing.T) {
 	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	v, _ := newTestMaker(t, st, 1)
+	st, v := oneWorkerMaker(t)
 	var mu sync.Mutex
 	var made []store.Photo
 	v.made = func(_ context.Context, p store.Photo) {
@@ -183,12 +185,7 @@ func TestDeletingARoughPhotoCancelsItsSharpening(t *testing.T) {
 func TestHEICIsRoughWhileTheImageMemoryIsInUse(t *testing.T) {
 	testtool.Unraced(t, "decoding HEIC")
 	ctx := t.Context()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	v, _ := newTestMaker(t, st, 1)
+	st, v := oneWorkerMaker(t)
 	p := heicWithThumbnail(t, st, v)
 	real := v.previewOf
 	var busy sync.Mutex

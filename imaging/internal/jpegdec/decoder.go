@@ -3,6 +3,7 @@ package jpegdec
 import (
 	"context"
 	"errors"
+	"eventbox/imaging/internal/jpegspec"
 	"fmt"
 	"io"
 
@@ -25,18 +26,6 @@ const maxPixels = 1 << 28
 // maxDC bounds a DC coefficient, quantized and dequantized: an 8-bit
 // sample block's lies within ±1024, so this leaves twice the room.
 const maxDC = 2048
-
-// unzig maps the zig-zag index of a coefficient to its natural index.
-var unzig = [64]uint8{
-	0, 1, 8, 16, 9, 2, 3, 10,
-	17, 24, 32, 25, 18, 11, 4, 5,
-	12, 19, 26, 33, 40, 48, 41, 34,
-	27, 20, 13, 6, 7, 14, 21, 28,
-	35, 42, 49, 56, 57, 50, 43, 36,
-	29, 22, 15, 23, 30, 37, 44, 51,
-	58, 59, 52, 45, 38, 31, 39, 46,
-	53, 60, 61, 54, 47, 55, 62, 63,
-}
 
 type component struct {
 	id     byte
@@ -91,7 +80,7 @@ func Decode(ctx context.Context, r io.ReaderAt, size int64, denom int) (planar.I
 		return planar.Image{}, fmt.Errorf("scale 1/%d is not 1/1, 1/2, 1/4 or 1/8", denom)
 	}
 	d := &decoder{ctx: ctx, rd: newReader(r, size), denom: denom, bs: 8 / denom, adobe: -1}
-	for k, n := range unzig {
+	for k, n := range jpegspec.Unzig {
 		d.keep[k] = int(n%8) < d.bs && int(n/8) < d.bs
 	}
 	if err := d.run(); err != nil {
@@ -586,7 +575,7 @@ func (d *decoder) decodeBlock(c *component, bx, by int) error {
 				return fmt.Errorf("%w: coefficient index past 63", ErrFormat)
 			}
 			if keep[k&63] {
-				blk[unzig[k&63]] = (f >> 16) * q[k&63]
+				blk[jpegspec.Unzig[k&63]] = (f >> 16) * q[k&63]
 				hasAC = true
 			}
 			continue
@@ -622,7 +611,7 @@ func (d *decoder) decodeBlock(c *component, bx, by int) error {
 		acc <<= s
 		nbits -= s
 		if keep[k&63] {
-			blk[unzig[k&63]] = v * q[k&63]
+			blk[jpegspec.Unzig[k&63]] = v * q[k&63]
 			hasAC = true
 		}
 	}

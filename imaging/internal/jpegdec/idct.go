@@ -1,5 +1,7 @@
 package jpegdec
 
+import "eventbox/imaging/internal/jpegspec"
+
 // The inverse DCTs take dequantised coefficients in natural (row-major) order
 // and write level-shifted, clamped samples. The 8×8 one is the classic
 // integer "slow but accurate" factorisation (Loeffler, Ligtenberg and
@@ -8,22 +10,6 @@ package jpegdec
 // normalisation, so a block's mean is preserved at every scale.
 
 const (
-	constBits = 13
-	pass1Bits = 2
-
-	fix0_298631336 = 2446
-	fix0_390180644 = 3196
-	fix0_541196100 = 4433
-	fix0_765366865 = 6270
-	fix0_899976223 = 7373
-	fix1_175875602 = 9633
-	fix1_501321110 = 12299
-	fix1_847759065 = 15137
-	fix1_961570560 = 16069
-	fix2_053119869 = 16819
-	fix2_562915447 = 20995
-	fix3_072711026 = 25172
-
 	fix0_382683433 = 3135
 	fix0_707106781 = 5793
 	fix0_923879533 = 7568
@@ -56,40 +42,40 @@ func idct8(in *[64]int32, dst []byte, stride int) {
 	for c := range 8 {
 		if in[8+c] == 0 && in[16+c] == 0 && in[24+c] == 0 && in[32+c] == 0 &&
 			in[40+c] == 0 && in[48+c] == 0 && in[56+c] == 0 {
-			dc := in[c] << pass1Bits
+			dc := in[c] << jpegspec.Pass1Bits
 			for r := range 8 {
 				ws[r*8+c] = dc
 			}
 			continue
 		}
 		z2, z3 := in[16+c], in[48+c]
-		z1 := (z2 + z3) * fix0_541196100
-		tmp2 := z1 - z3*fix1_847759065
-		tmp3 := z1 + z2*fix0_765366865
+		z1 := (z2 + z3) * jpegspec.Fix0_541196100
+		tmp2 := z1 - z3*jpegspec.Fix1_847759065
+		tmp3 := z1 + z2*jpegspec.Fix0_765366865
 		z2, z3 = in[c], in[32+c]
-		tmp0 := (z2 + z3) << constBits
-		tmp1 := (z2 - z3) << constBits
+		tmp0 := (z2 + z3) << jpegspec.ConstBits
+		tmp1 := (z2 - z3) << jpegspec.ConstBits
 		tmp10, tmp13 := tmp0+tmp3, tmp0-tmp3
 		tmp11, tmp12 := tmp1+tmp2, tmp1-tmp2
 
 		t0, t1, t2, t3 := in[56+c], in[40+c], in[24+c], in[8+c]
 		z1, z2, z3 = t0+t3, t1+t2, t0+t2
 		z4 := t1 + t3
-		z5 := (z3 + z4) * fix1_175875602
-		t0 *= fix0_298631336
-		t1 *= fix2_053119869
-		t2 *= fix3_072711026
-		t3 *= fix1_501321110
-		z1 *= -fix0_899976223
-		z2 *= -fix2_562915447
-		z3 = z3*-fix1_961570560 + z5
-		z4 = z4*-fix0_390180644 + z5
+		z5 := (z3 + z4) * jpegspec.Fix1_175875602
+		t0 *= jpegspec.Fix0_298631336
+		t1 *= jpegspec.Fix2_053119869
+		t2 *= jpegspec.Fix3_072711026
+		t3 *= jpegspec.Fix1_501321110
+		z1 *= -jpegspec.Fix0_899976223
+		z2 *= -jpegspec.Fix2_562915447
+		z3 = z3*-jpegspec.Fix1_961570560 + z5
+		z4 = z4*-jpegspec.Fix0_390180644 + z5
 		t0 += z1 + z3
 		t1 += z2 + z4
 		t2 += z2 + z3
 		t3 += z1 + z4
 
-		const sh, rnd = constBits - pass1Bits, 1 << (constBits - pass1Bits - 1)
+		const sh, rnd = jpegspec.ConstBits - jpegspec.Pass1Bits, 1 << (jpegspec.ConstBits - jpegspec.Pass1Bits - 1)
 		ws[c] = (tmp10 + t3 + rnd) >> sh
 		ws[56+c] = (tmp10 - t3 + rnd) >> sh
 		ws[8+c] = (tmp11 + t2 + rnd) >> sh
@@ -102,28 +88,28 @@ func idct8(in *[64]int32, dst []byte, stride int) {
 	for r := range 8 {
 		w := ws[r*8 : r*8+8 : r*8+8]
 		out := dst[r*stride : r*stride+8 : r*stride+8]
-		const sh, rnd = constBits + pass1Bits + 3, 1 << (constBits + pass1Bits + 2)
+		const sh, rnd = jpegspec.ConstBits + jpegspec.Pass1Bits + 3, 1 << (jpegspec.ConstBits + jpegspec.Pass1Bits + 2)
 		z2, z3 := w[2], w[6]
-		z1 := (z2 + z3) * fix0_541196100
-		tmp2 := z1 - z3*fix1_847759065
-		tmp3 := z1 + z2*fix0_765366865
-		tmp0 := (w[0] + w[4]) << constBits
-		tmp1 := (w[0] - w[4]) << constBits
+		z1 := (z2 + z3) * jpegspec.Fix0_541196100
+		tmp2 := z1 - z3*jpegspec.Fix1_847759065
+		tmp3 := z1 + z2*jpegspec.Fix0_765366865
+		tmp0 := (w[0] + w[4]) << jpegspec.ConstBits
+		tmp1 := (w[0] - w[4]) << jpegspec.ConstBits
 		tmp10, tmp13 := tmp0+tmp3, tmp0-tmp3
 		tmp11, tmp12 := tmp1+tmp2, tmp1-tmp2
 
 		t0, t1, t2, t3 := w[7], w[5], w[3], w[1]
 		z1, z2, z3 = t0+t3, t1+t2, t0+t2
 		z4 := t1 + t3
-		z5 := (z3 + z4) * fix1_175875602
-		t0 *= fix0_298631336
-		t1 *= fix2_053119869
-		t2 *= fix3_072711026
-		t3 *= fix1_501321110
-		z1 *= -fix0_899976223
-		z2 *= -fix2_562915447
-		z3 = z3*-fix1_961570560 + z5
-		z4 = z4*-fix0_390180644 + z5
+		z5 := (z3 + z4) * jpegspec.Fix1_175875602
+		t0 *= jpegspec.Fix0_298631336
+		t1 *= jpegspec.Fix2_053119869
+		t2 *= jpegspec.Fix3_072711026
+		t3 *= jpegspec.Fix1_501321110
+		z1 *= -jpegspec.Fix0_899976223
+		z2 *= -jpegspec.Fix2_562915447
+		z3 = z3*-jpegspec.Fix1_961570560 + z5
+		z4 = z4*-jpegspec.Fix0_390180644 + z5
 		t0 += z1 + z3
 		t1 += z2 + z4
 		t2 += z2 + z3
@@ -149,7 +135,7 @@ func idct4(in *[64]int32, dst []byte, stride int) {
 		e1 := (f0 - f2) * fix0_707106781
 		o0 := f1*fix0_923879533 + f3*fix0_382683433
 		o1 := f1*fix0_382683433 - f3*fix0_923879533
-		const sh, rnd = constBits - pass1Bits, 1 << (constBits - pass1Bits - 1)
+		const sh, rnd = jpegspec.ConstBits - jpegspec.Pass1Bits, 1 << (jpegspec.ConstBits - jpegspec.Pass1Bits - 1)
 		ws[c] = (e0 + o0 + rnd) >> sh
 		ws[4+c] = (e1 + o1 + rnd) >> sh
 		ws[8+c] = (e1 - o1 + rnd) >> sh
@@ -163,7 +149,7 @@ func idct4(in *[64]int32, dst []byte, stride int) {
 		o0 := w[1]*fix0_923879533 + w[3]*fix0_382683433
 		o1 := w[1]*fix0_382683433 - w[3]*fix0_923879533
 		// The 2-D basis carries a factor 1/4 on top of the two passes.
-		const sh, rnd = constBits + pass1Bits + 2, 1 << (constBits + pass1Bits + 1)
+		const sh, rnd = jpegspec.ConstBits + jpegspec.Pass1Bits + 2, 1 << (jpegspec.ConstBits + jpegspec.Pass1Bits + 1)
 		out[0] = clampSample((e0 + o0 + rnd) >> sh)
 		out[1] = clampSample((e1 + o1 + rnd) >> sh)
 		out[2] = clampSample((e1 - o1 + rnd) >> sh)

@@ -1,36 +1,19 @@
 package jpegenc
 
+import "eventbox/imaging/internal/jpegspec"
+
 // The forward DCT in integers: the Loeffler–Ligtenberg–Moschytz
 // factorization (12 multiplications per 8 samples), first over rows then
 // over columns, as the IJG library's "islow" method computes it. Its
 // output is eight times the DCT coefficient; the quantizers' reciprocals
 // take the eight out.
 
-// Fixed-point constants: each is round(c · 2^constBits).
-const (
-	constBits = 13
-	pass1Bits = 2
-
-	fix0_298631336 = 2446
-	fix0_390180644 = 3196
-	fix0_541196100 = 4433
-	fix0_765366865 = 6270
-	fix0_899976223 = 7373
-	fix1_175875602 = 9633
-	fix1_501321110 = 12299
-	fix1_847759065 = 15137
-	fix1_961570560 = 16069
-	fix2_053119869 = 16819
-	fix2_562915447 = 20995
-	fix3_072711026 = 25172
-)
-
 // descale divides x by 2^n, rounded.
 func descale(x int32, n uint) int32 { return (x + 1<<(n-1)) >> n }
 
 // fdct transforms b (samples less 128) in place.
 func fdct(b *[64]int32) {
-	// Rows: the results are scaled up by 2^pass1Bits.
+	// Rows: the results are scaled up by 2^jpegspec.Pass1Bits.
 	for y := 0; y < 64; y += 8 {
 		r := b[y : y+8 : y+8]
 		tmp0, tmp7 := r[0]+r[7], r[0]-r[7]
@@ -40,27 +23,27 @@ func fdct(b *[64]int32) {
 
 		tmp10, tmp13 := tmp0+tmp3, tmp0-tmp3
 		tmp11, tmp12 := tmp1+tmp2, tmp1-tmp2
-		r[0] = (tmp10 + tmp11) << pass1Bits
-		r[4] = (tmp10 - tmp11) << pass1Bits
-		z1 := (tmp12 + tmp13) * fix0_541196100
-		r[2] = descale(z1+tmp13*fix0_765366865, constBits-pass1Bits)
-		r[6] = descale(z1-tmp12*fix1_847759065, constBits-pass1Bits)
+		r[0] = (tmp10 + tmp11) << jpegspec.Pass1Bits
+		r[4] = (tmp10 - tmp11) << jpegspec.Pass1Bits
+		z1 := (tmp12 + tmp13) * jpegspec.Fix0_541196100
+		r[2] = descale(z1+tmp13*jpegspec.Fix0_765366865, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[6] = descale(z1-tmp12*jpegspec.Fix1_847759065, jpegspec.ConstBits-jpegspec.Pass1Bits)
 
 		z1, z2 := tmp4+tmp7, tmp5+tmp6
 		z3, z4 := tmp4+tmp6, tmp5+tmp7
-		z5 := (z3 + z4) * fix1_175875602
-		tmp4 *= fix0_298631336
-		tmp5 *= fix2_053119869
-		tmp6 *= fix3_072711026
-		tmp7 *= fix1_501321110
-		z1 *= -fix0_899976223
-		z2 *= -fix2_562915447
-		z3 = z3*-fix1_961570560 + z5
-		z4 = z4*-fix0_390180644 + z5
-		r[7] = descale(tmp4+z1+z3, constBits-pass1Bits)
-		r[5] = descale(tmp5+z2+z4, constBits-pass1Bits)
-		r[3] = descale(tmp6+z2+z3, constBits-pass1Bits)
-		r[1] = descale(tmp7+z1+z4, constBits-pass1Bits)
+		z5 := (z3 + z4) * jpegspec.Fix1_175875602
+		tmp4 *= jpegspec.Fix0_298631336
+		tmp5 *= jpegspec.Fix2_053119869
+		tmp6 *= jpegspec.Fix3_072711026
+		tmp7 *= jpegspec.Fix1_501321110
+		z1 *= -jpegspec.Fix0_899976223
+		z2 *= -jpegspec.Fix2_562915447
+		z3 = z3*-jpegspec.Fix1_961570560 + z5
+		z4 = z4*-jpegspec.Fix0_390180644 + z5
+		r[7] = descale(tmp4+z1+z3, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[5] = descale(tmp5+z2+z4, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[3] = descale(tmp6+z2+z3, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[1] = descale(tmp7+z1+z4, jpegspec.ConstBits-jpegspec.Pass1Bits)
 	}
 	// Columns: the pass-1 scale comes out; the result is 8× the
 	// coefficient.
@@ -72,26 +55,26 @@ func fdct(b *[64]int32) {
 
 		tmp10, tmp13 := tmp0+tmp3, tmp0-tmp3
 		tmp11, tmp12 := tmp1+tmp2, tmp1-tmp2
-		b[x] = descale(tmp10+tmp11, pass1Bits)
-		b[32+x] = descale(tmp10-tmp11, pass1Bits)
-		z1 := (tmp12 + tmp13) * fix0_541196100
-		b[16+x] = descale(z1+tmp13*fix0_765366865, constBits+pass1Bits)
-		b[48+x] = descale(z1-tmp12*fix1_847759065, constBits+pass1Bits)
+		b[x] = descale(tmp10+tmp11, jpegspec.Pass1Bits)
+		b[32+x] = descale(tmp10-tmp11, jpegspec.Pass1Bits)
+		z1 := (tmp12 + tmp13) * jpegspec.Fix0_541196100
+		b[16+x] = descale(z1+tmp13*jpegspec.Fix0_765366865, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[48+x] = descale(z1-tmp12*jpegspec.Fix1_847759065, jpegspec.ConstBits+jpegspec.Pass1Bits)
 
 		z1, z2 := tmp4+tmp7, tmp5+tmp6
 		z3, z4 := tmp4+tmp6, tmp5+tmp7
-		z5 := (z3 + z4) * fix1_175875602
-		tmp4 *= fix0_298631336
-		tmp5 *= fix2_053119869
-		tmp6 *= fix3_072711026
-		tmp7 *= fix1_501321110
-		z1 *= -fix0_899976223
-		z2 *= -fix2_562915447
-		z3 = z3*-fix1_961570560 + z5
-		z4 = z4*-fix0_390180644 + z5
-		b[56+x] = descale(tmp4+z1+z3, constBits+pass1Bits)
-		b[40+x] = descale(tmp5+z2+z4, constBits+pass1Bits)
-		b[24+x] = descale(tmp6+z2+z3, constBits+pass1Bits)
-		b[8+x] = descale(tmp7+z1+z4, constBits+pass1Bits)
+		z5 := (z3 + z4) * jpegspec.Fix1_175875602
+		tmp4 *= jpegspec.Fix0_298631336
+		tmp5 *= jpegspec.Fix2_053119869
+		tmp6 *= jpegspec.Fix3_072711026
+		tmp7 *= jpegspec.Fix1_501321110
+		z1 *= -jpegspec.Fix0_899976223
+		z2 *= -jpegspec.Fix2_562915447
+		z3 = z3*-jpegspec.Fix1_961570560 + z5
+		z4 = z4*-jpegspec.Fix0_390180644 + z5
+		b[56+x] = descale(tmp4+z1+z3, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[40+x] = descale(tmp5+z2+z4, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[24+x] = descale(tmp6+z2+z3, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[8+x] = descale(tmp7+z1+z4, jpegspec.ConstBits+jpegspec.Pass1Bits)
 	}
 }

@@ -13,21 +13,9 @@ import (
 	"fmt"
 	"math/bits"
 
+	"eventbox/imaging/internal/jpegspec"
 	"eventbox/imaging/internal/planar"
 )
-
-// zigzag[k] is the index, in natural order, of the k-th coefficient in
-// zig-zag order.
-var zigzag = [64]uint8{
-	0, 1, 8, 16, 9, 2, 3, 10,
-	17, 24, 32, 25, 18, 11, 4, 5,
-	12, 19, 26, 33, 40, 48, 41, 34,
-	27, 20, 13, 6, 7, 14, 21, 28,
-	35, 42, 49, 56, 57, 50, 43, 36,
-	29, 22, 15, 23, 30, 37, 44, 51,
-	58, 59, 52, 45, 38, 31, 39, 46,
-	53, 60, 61, 54, 47, 55, 62, 63,
-}
 
 // baseQuant are the example quantization tables of the JPEG standard
 // (ITU T.81, Annex K.1), luminance then chrominance, in zig-zag order.
@@ -300,7 +288,7 @@ func (e *encoder) block(c int, prev int32) int32 {
 	var q [64]int32
 	var nz uint64
 	for k := range 64 {
-		v := e.blk[zigzag[k]&63]
+		v := e.blk[jpegspec.Unzig[k]&63]
 		sign := v >> 31
 		a := uint32((v ^ sign) - sign)
 		m := int32(uint64(a+half[k]) * recip[k] >> recipShift)
