@@ -11,6 +11,21 @@ import "eventbox/imaging/internal/jpegspec"
 // descale divides x by 2^n, rounded.
 func descale(x int32, n uint) int32 { return (x + 1<<(n-1)) >> n }
 
+// odd is the odd half of the 8-point transform, from the differences of
+// the mirrored samples (tmp4 = x3−x4, tmp5 = x2−x5, tmp6 = x1−x6,
+// tmp7 = x0−x7): outputs 1, 3, 5 and 7, scaled by 2^ConstBits.
+func odd(tmp4, tmp5, tmp6, tmp7 int32) (o1, o3, o5, o7 int32) {
+	z1, z2 := tmp4+tmp7, tmp5+tmp6
+	z3, z4 := tmp4+tmp6, tmp5+tmp7
+	z5 := (z3 + z4) * jpegspec.Fix1_175875602
+	z1 *= -jpegspec.Fix0_899976223
+	z2 *= -jpegspec.Fix2_562915447
+	z3 = z3*-jpegspec.Fix1_961570560 + z5
+	z4 = z4*-jpegspec.Fix0_390180644 + z5
+	return tmp7*jpegspec.Fix1_501321110 + z1 + z4, tmp6*jpegspec.Fix3_072711026 + z2 + z3,
+		tmp5*jpegspec.Fix2_053119869 + z2 + z4, tmp4*jpegspec.Fix0_298631336 + z1 + z3
+}
+
 // fdct transforms b (samples less 128) in place.
 func fdct(b *[64]int32) {
 	// Rows: the results are scaled up by 2^jpegspec.Pass1Bits.
@@ -29,21 +44,11 @@ func fdct(b *[64]int32) {
 		r[2] = descale(z1+tmp13*jpegspec.Fix0_765366865, jpegspec.ConstBits-jpegspec.Pass1Bits)
 		r[6] = descale(z1-tmp12*jpegspec.Fix1_847759065, jpegspec.ConstBits-jpegspec.Pass1Bits)
 
-		z1, z2 := tmp4+tmp7, tmp5+tmp6
-		z3, z4 := tmp4+tmp6, tmp5+tmp7
-		z5 := (z3 + z4) * jpegspec.Fix1_175875602
-		tmp4 *= jpegspec.Fix0_298631336
-		tmp5 *= jpegspec.Fix2_053119869
-		tmp6 *= jpegspec.Fix3_072711026
-		tmp7 *= jpegspec.Fix1_501321110
-		z1 *= -jpegspec.Fix0_899976223
-		z2 *= -jpegspec.Fix2_562915447
-		z3 = z3*-jpegspec.Fix1_961570560 + z5
-		z4 = z4*-jpegspec.Fix0_390180644 + z5
-		r[7] = descale(tmp4+z1+z3, jpegspec.ConstBits-jpegspec.Pass1Bits)
-		r[5] = descale(tmp5+z2+z4, jpegspec.ConstBits-jpegspec.Pass1Bits)
-		r[3] = descale(tmp6+z2+z3, jpegspec.ConstBits-jpegspec.Pass1Bits)
-		r[1] = descale(tmp7+z1+z4, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		o1, o3, o5, o7 := odd(tmp4, tmp5, tmp6, tmp7)
+		r[1] = descale(o1, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[3] = descale(o3, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[5] = descale(o5, jpegspec.ConstBits-jpegspec.Pass1Bits)
+		r[7] = descale(o7, jpegspec.ConstBits-jpegspec.Pass1Bits)
 	}
 	// Columns: the pass-1 scale comes out; the result is 8× the
 	// coefficient.
@@ -61,20 +66,10 @@ func fdct(b *[64]int32) {
 		b[16+x] = descale(z1+tmp13*jpegspec.Fix0_765366865, jpegspec.ConstBits+jpegspec.Pass1Bits)
 		b[48+x] = descale(z1-tmp12*jpegspec.Fix1_847759065, jpegspec.ConstBits+jpegspec.Pass1Bits)
 
-		z1, z2 := tmp4+tmp7, tmp5+tmp6
-		z3, z4 := tmp4+tmp6, tmp5+tmp7
-		z5 := (z3 + z4) * jpegspec.Fix1_175875602
-		tmp4 *= jpegspec.Fix0_298631336
-		tmp5 *= jpegspec.Fix2_053119869
-		tmp6 *= jpegspec.Fix3_072711026
-		tmp7 *= jpegspec.Fix1_501321110
-		z1 *= -jpegspec.Fix0_899976223
-		z2 *= -jpegspec.Fix2_562915447
-		z3 = z3*-jpegspec.Fix1_961570560 + z5
-		z4 = z4*-jpegspec.Fix0_390180644 + z5
-		b[56+x] = descale(tmp4+z1+z3, jpegspec.ConstBits+jpegspec.Pass1Bits)
-		b[40+x] = descale(tmp5+z2+z4, jpegspec.ConstBits+jpegspec.Pass1Bits)
-		b[24+x] = descale(tmp6+z2+z3, jpegspec.ConstBits+jpegspec.Pass1Bits)
-		b[8+x] = descale(tmp7+z1+z4, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		o1, o3, o5, o7 := odd(tmp4, tmp5, tmp6, tmp7)
+		b[8+x] = descale(o1, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[24+x] = descale(o3, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[40+x] = descale(o5, jpegspec.ConstBits+jpegspec.Pass1Bits)
+		b[56+x] = descale(o7, jpegspec.ConstBits+jpegspec.Pass1Bits)
 	}
 }
