@@ -12,44 +12,48 @@ import (
 	"time"
 )
 
-// check waits until every photo has its thumb (the box catching up after
-// the last upload), then counts the acknowledged uploads that are not on
-// the box whole (their record or their file), the bytes it stores and
-// its database's size.
-func (p *party) check(ctx context.Context, dir string) error {
-	home := p.box.HomeURL()
-	type photo struct {
-		ID         string
-		ThumbReady bool
-		Video      *struct{ DurationMs int64 }
-	}
-	list := func() (map[string]photo, error) {
-		all := map[string]photo{}
-		before := ""
-		for {
-			var page struct {
-				Photos     []photo
-				NextCursor *int64
-			}
-			if err := callJSON(ctx, p.home, home, "GET", "/api/admin/events/"+p.eventID+"/photos"+before, nil, &page); err != nil {
-				return nil, err
-			}
-			for _, ph := range page.Photos {
-				all[ph.ID] = ph
-			}
-			if page.NextCursor == nil {
-				return all, nil
-			}
-			before = "?before=" + strconv.FormatInt(*page.NextCursor, 10)
+// endPhoto is what the end reads of a photo in the hosts' list.
+type endPhoto struct {
+	ID         string
+	ThumbReady bool
+	Video      *struct{ DurationMs int64 }
+}
+
+// listPhotos reads the event's whole list, as the hosts' console does.
+func (p *party) listPhotos(ctx context.Context) (map[string]endPhoto, error) {
+	all := map[string]endPhoto{}
+	before := ""
+	for {
+		var page struct {
+			Photos     []endPhoto
+			NextCursor *int64
 		}
+		if err := callJSON(ctx, p.home, p.box.HomeURL(), "GET", "/api/admin/events/"+p.eventID+"/photos"+before, nil, &page); err != nil {
+			return nil, err
+		}
+		for _, ph := range page.Photos {
+			all[ph.ID] = ph
+		}
+		if page.NextCursor == nil {
+			return all, nil
+		}
+		before = "?before=" + strconv.FormatInt(*page.NextCursor, 10)
 	}
+}
+
+// catchUp follows the box catching up, from the moment the last upload
+// was acknowledged: it notes when every photo has its thumb, then when
+// every HEIC is sharp. It runs beside the evening's own end (walls,
+// consoles and samplers leaving), so the figures are the box's, not the
+// tool's: the first version looked only once those had left, minutes
+// later on a long party, and took that wait for the box's.
+func (p *party) catchUp(ctx context.Context) error {
 	p.mu.Lock()
 	last := p.lastAck
 	p.mu.Unlock()
-	var photos map[string]photo
 	for look := 0; ; look++ {
-		var err error
-		if photos, err = list(); err != nil {
+		photos, err := p.listPhotos(ctx)
+		if err != nil {
 			return err
 		}
 		missing := 0
@@ -66,13 +70,13 @@ func (p *party) check(ctx context.Context, dir string) error {
 				}
 			}
 		}
-		if missing > 0 && look%15 == 14 {
-			// Every 30 s: which ones, for the daemon's log.
-			p.logf("%d without their thumb %v after the last upload, among them %s", missing, time.Since(last).Round(time.Second), strings.Join(which, ", "))
-		}
 		if missing == 0 {
 			p.res.ThumbsAfter = max(0, time.Since(last))
 			break
+		}
+		if missing > 0 && look%15 == 14 {
+			// Every 30 s: which ones, for the daemon's log.
+			p.logf("%d without their thumb %v after the last upload, among them %s", missing, time.Since(last).Round(time.Second), strings.Join(which, ", "))
 		}
 		if time.Since(last) > 30*time.Minute {
 			p.res.ThumbsAfter = time.Since(last)
@@ -98,6 +102,20 @@ func (p *party) check(ctx context.Context, dir string) error {
 		time.Sleep(2 * time.Second)
 	}
 	p.logf("every HEIC sharp %v after the last upload", p.res.SharpAfter.Round(time.Second))
+	return nil
+}
+
+// check waits for catchUp, then counts the acknowledged uploads that are
+// not on the box whole (their record or their file), the bytes it stores
+// and its database's size.
+func (p *party) check(ctx context.Context, dir string) error {
+	if err := <-p.caughtUp; err != nil {
+		return err
+	}
+	photos, err := p.listPhotos(ctx)
+	if err != nil {
+		return err
+	}
 	p.res.Photos = len(photos)
 	p.mu.Lock()
 	defer p.mu.Unlock()

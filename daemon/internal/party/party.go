@@ -165,6 +165,8 @@ type party struct {
 	// downs are the moments the daemon was being killed and restarted.
 	downs [][2]time.Duration
 	tiles sync.WaitGroup
+	// caughtUp answers catchUp, started at the last acknowledgement.
+	caughtUp chan error
 }
 
 // Run plays the party of env and answers what it measured; an error means
@@ -345,6 +347,8 @@ func (p *party) evening(ctx context.Context) error {
 	actors.Wait()
 	p.res.Evening = time.Since(p.start)
 	p.logf("the evening is over: %d of %d acknowledged", p.res.Acked, p.res.Sent)
+	p.caughtUp = make(chan error, 1)
+	go func() { p.caughtUp <- p.catchUp(ctx) }()
 	p.tiles.Wait()
 	// The consoles and walls stay a little after the last photo.
 	time.Sleep(5 * time.Second)
