@@ -114,8 +114,10 @@ type tables struct {
 	// div/2, where div is 8·quant.
 	recip [2][64]uint64
 	half  [2][64]uint32
-	huff  [4]huffCode
 }
+
+// codes are specs' codes, the same at every quality; never written.
+var codes = [4]huffCode{specs[0].codes(), specs[1].codes(), specs[2].codes(), specs[3].codes()}
 
 // newTables scales the standard quantization tables to quality (1 to 100),
 // as the IJG library and image/jpeg do.
@@ -135,9 +137,6 @@ func newTables(quality int) *tables {
 			t.recip[i][k] = (1<<recipShift + div - 1) / div
 			t.half[i][k] = uint32(div / 2)
 		}
-	}
-	for i, s := range specs {
-		t.huff[i] = s.codes()
 	}
 	return t
 }
@@ -170,9 +169,10 @@ func Append(dst []byte, m planar.Image, quality int) ([]byte, error) {
 // writeHeaders appends SOI, the quantization tables, the frame header,
 // the Huffman tables and the scan header.
 func writeHeaders(b []byte, m planar.Image, t *tables) []byte {
-	nq, nc := 2, 3
+	// Grey has one component, with the luma tables only.
+	nq, nc, nh := 2, 3, 4
 	if m.Gray {
-		nq, nc = 1, 1
+		nq, nc, nh = 1, 1, 2
 	}
 	b = append(b, 0xff, 0xd8) // SOI
 	b = append(b, 0xff, 0xdb) // DQT
@@ -191,10 +191,6 @@ func writeHeaders(b []byte, m planar.Image, t *tables) []byte {
 		b = append(b, 1, 0x11, 0)
 	} else {
 		b = append(b, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1)
-	}
-	nh := 4
-	if m.Gray {
-		nh = 2
 	}
 	n := 2
 	for _, s := range specs[:nh] {
@@ -297,7 +293,7 @@ func (e *encoder) block(c int, prev int32) int32 {
 			nz |= 1 << k
 		}
 	}
-	dcTab, acTab := &e.t.huff[2*c], &e.t.huff[2*c+1]
+	dcTab, acTab := &codes[2*c], &codes[2*c+1]
 	diff := q[0] - prev
 	size := magnitude(diff)
 	e.w.code(dcTab[size&255])
