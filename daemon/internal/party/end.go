@@ -74,7 +74,7 @@ func (p *party) catchUp(ctx context.Context) error {
 			p.res.ThumbsAfter = max(0, time.Since(last))
 			break
 		}
-		if missing > 0 && look%15 == 14 {
+		if look%15 == 14 {
 			// Every 30 s: which ones, for the daemon's log.
 			p.logf("%d without their thumb %v after the last upload, among them %s", missing, time.Since(last).Round(time.Second), strings.Join(which, ", "))
 		}

@@ -320,8 +320,12 @@ func (p *party) evening(ctx context.Context) error {
 	health, bare := nextWatcher(), nextWatcher()
 	health.Timeout, bare.Timeout = 30*time.Second, 30*time.Second
 	watchers.Add(2)
-	go func() { defer watchers.Done(); p.sampleHealth(watchCtx, health, bare) }()
+	go func() { defer watchers.Done(); p.sampleHealth(watchCtx, health) }()
 	go func() { defer watchers.Done(); p.sampleVitals(watchCtx) }()
+	if p.env.BareURL != "" {
+		watchers.Add(1)
+		go func() { defer watchers.Done(); p.sampleBare(watchCtx, bare) }()
+	}
 	go every(watchCtx, 30*time.Second, func() {
 		p.mu.Lock()
 		p.logf("%d of %d acknowledged, %d retries, %d errors; %d sending", p.res.Acked, p.res.Sent, p.res.Retries, len(p.res.Errors), p.busy.Load())
@@ -450,40 +454,47 @@ func (p *party) watchConsole(ctx context.Context, c *http.Client, approves bool)
 	})
 }
 
+// askHealth asks url for GET /api/health with c and answers how long
+// the answer took and whether it was 200.
+func askHealth(ctx context.Context, c *http.Client, url string) (time.Duration, bool) {
+	start := time.Now()
+	st, _, err := call(ctx, c, url, "GET", "/api/health", nil, "")
+	return time.Since(start), err == nil && st == 200
+}
+
 // sampleHealth asks for GET /api/health every half second through the
 // guests' link, as a phone would.
-func (p *party) sampleHealth(ctx context.Context, c, bare *http.Client) {
+func (p *party) sampleHealth(ctx context.Context, c *http.Client) {
 	every(ctx, 500*time.Millisecond, func() {
-		if p.env.BareURL != "" {
-			go func() {
-				start := time.Now()
-				st, _, err := call(ctx, bare, p.env.BareURL, "GET", "/api/health", nil, "")
-				d := time.Since(start)
-				if ctx.Err() != nil {
-					return
-				}
-				if err != nil || st != 200 {
-					d += time.Minute
-				}
-				p.mu.Lock()
-				p.res.BareHealth = append(p.res.BareHealth, d)
-				p.mu.Unlock()
-			}()
-		}
 		at := time.Since(p.start)
-		start := time.Now()
-		st, _, err := call(ctx, c, p.box.GuestURL(), "GET", "/api/health", nil, "")
-		d := time.Since(start)
+		d, ok := askHealth(ctx, c, p.box.GuestURL())
 		switch {
 		case ctx.Err() != nil:
 			return
-		case (err != nil || st != 200) && p.down(at):
+		case !ok && p.down(at):
 			return // the test's own kill
-		case err != nil || st != 200:
+		case !ok:
 			d += time.Minute // a failure counts as a miss
 		}
 		p.mu.Lock()
 		p.res.Health = append(p.res.Health, Timed{At: at, D: d})
+		p.mu.Unlock()
+	})
+}
+
+// sampleBare asks Env.BareURL as sampleHealth asks the daemon, at the
+// same pace: the link's own floor.
+func (p *party) sampleBare(ctx context.Context, c *http.Client) {
+	every(ctx, 500*time.Millisecond, func() {
+		d, ok := askHealth(ctx, c, p.env.BareURL)
+		if ctx.Err() != nil {
+			return
+		}
+		if !ok {
+			d += time.Minute
+		}
+		p.mu.Lock()
+		p.res.BareHealth = append(p.res.BareHealth, d)
 		p.mu.Unlock()
 	})
 }
