@@ -21,22 +21,23 @@ func TestAskedVariantsYieldToUploads(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// uploadFor is how long the upload goes on after the request;
-		// cpuBusy whether its handler waits for a CPU meanwhile.
-		uploadFor time.Duration
-		cpuBusy   bool
+		// cpuBusyFor how long of it its handler waits for a CPU.
+		uploadFor  time.Duration
+		cpuBusyFor time.Duration
 		// queuedAgo is how long the photo's job waited before the
 		// request.
 		queuedAgo time.Duration
 		// want is when the original is opened.
 		want time.Duration
 	}{
-		{"upload ends first", 500 * time.Millisecond, true, 0, 500 * time.Millisecond},
-		{"upload outlasts the bound", time.Hour, true, 0, maxYield},
-		{"upload waits for the network", time.Hour, false, 0, 2 * yieldTick},
-		{"CPU free after a while", time.Hour, true, 0, 0}, // want set below
-		{"queued a while ago", time.Hour, true, maxYield / 4, maxYield * 3 / 4},
-		{"queued the bound ago", time.Hour, true, maxYield, 0},
-		{"queued long ago", time.Hour, true, time.Minute, 0},
+		{"upload ends first", 500 * time.Millisecond, time.Hour, 0, 500 * time.Millisecond},
+		{"upload outlasts the bound", time.Hour, time.Hour, 0, maxYield},
+		{"upload waits for the network", time.Hour, 0, 0, 2 * yieldTick},
+		// Busy for half the bound, then free: made two looks later.
+		{"CPU free after a while", time.Hour, maxYield / 2, 0, maxYield/2 + 2*yieldTick},
+		{"queued a while ago", time.Hour, time.Hour, maxYield / 4, maxYield * 3 / 4},
+		{"queued the bound ago", time.Hour, time.Hour, maxYield, 0},
+		{"queued long ago", time.Hour, time.Hour, time.Minute, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -45,14 +46,7 @@ func TestAskedVariantsYieldToUploads(t *testing.T) {
 				time.Sleep(tc.queuedAgo)
 				start := time.Now()
 				want := tc.want
-				v.cpuWanted = func() bool { return tc.cpuBusy }
-				if tc.name == "CPU free after a while" {
-					// Busy for half the bound, then free: made two looks
-					// later.
-					freeAt := maxYield / 2
-					v.cpuWanted = func() bool { return time.Since(start) < freeAt }
-					want = freeAt + 2*yieldTick
-				}
+				v.cpuWanted = func() bool { return time.Since(start) < tc.cpuBusyFor }
 				var openedAt atomic.Int64
 				v.beforeOpen = func(context.Context, string) { openedAt.Store(int64(time.Since(start))) }
 				done := v.Receive()
