@@ -39,6 +39,7 @@ type crowdPhone struct {
 	LetGo        time.Time   `json:"letGo"`
 	LetGoReason  string      `json:"letGoReason"`
 	DuringUpload bool        `json:"duringUpload"`
+	Dropped      []string    `json:"dropped"`
 	Retried      []string    `json:"retried"`
 	Error        string      `json:"error"`
 	Moves        []time.Time `json:"moves"`
@@ -260,9 +261,13 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 	var waits []time.Duration
 	var onAt, sessions, busy []time.Duration
 	acked := map[string]bool{}
-	letGo, duringUpload, refused := 0, 0, 0
+	letGo, duringUpload, refused, dropped := 0, 0, 0, 0
 	for _, p := range rep.Phones {
 		refused += p.Refused
+		dropped += len(p.Dropped)
+		for _, d := range p.Dropped {
+			t.Logf("phone %d was dropped by the radio (not let go by the box) %s, and joined again by itself", p.N, d)
+		}
 		for _, r := range p.Retried {
 			t.Logf("phone %d sent a request again, as a browser would: %s", p.N, r)
 		}
@@ -302,8 +307,8 @@ func crowdOnTheHotspot(t *testing.T, m *machine, phones int) {
 			}
 		}
 	}
-	t.Logf("phones on: %d of %d (refused %d times in all before getting a slot); %d let go by the box, %d of them during an upload",
-		len(waits), phones, refused, letGo, duringUpload)
+	t.Logf("phones on: %d of %d (refused %d times in all before getting a slot); %d let go by the box, %d of them during an upload; %d drops by the radio",
+		len(waits), phones, refused, letGo, duringUpload, dropped)
 	t.Logf("the wait for a slot: p50 %s, p95 %s, max %s", quantile(waits, 0.5), quantile(waits, 0.95), quantile(waits, 1))
 	if len(waits) != phones {
 		fail("%d of %d phones got on the Wi-Fi in %s", len(waits), phones, rep.Ended.Sub(rep.Started).Round(time.Second))

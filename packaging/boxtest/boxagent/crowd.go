@@ -48,11 +48,16 @@ type CrowdPhone struct {
 	Uploads []Upload  `json:"uploads"`
 	// UploadsDone is when the last photo was acknowledged.
 	UploadsDone time.Time `json:"uploadsDone"`
-	// LetGo is when the radio dropped it after it joined, with the reason
-	// wpa_supplicant gave; DuringUpload says an upload was in flight.
+	// LetGo is when the box let it go after it joined (the access point's
+	// deauthentication, reason=2), with the reason wpa_supplicant gave;
+	// DuringUpload says an upload was in flight.
 	LetGo        time.Time `json:"letGo"`
 	LetGoReason  string    `json:"letGoReason"`
 	DuringUpload bool      `json:"duringUpload"`
+	// Dropped lists the other disconnections after it joined (the radio
+	// let a key handshake lapse, reason=15, on a loaded machine): the
+	// phone joined again by itself, as a phone does on a network it knows.
+	Dropped []string `json:"dropped,omitempty"`
 	// Retried lists the requests that failed before an answer (no route,
 	// a reset) and were sent again, as a browser's reload or the guest
 	// page's queue would.
@@ -69,8 +74,11 @@ type CrowdPhone struct {
 // (wlanK in namespace crowdNN, from boxagent radios), its own
 // wpa_supplicant (which retries when the radio refuses it, as a phone
 // does), and its sockets made in its namespace. Each joins, sends its
-// photos, then stays on the Wi-Fi without a request until the radio lets
-// it go (it then leaves for good) or the crowd's time is up.
+// photos, then stays on the Wi-Fi without a request until the box lets
+// it go (it then leaves for good) or the crowd's time is up. A phone the
+// radio drops otherwise (the emulated box, short of CPU, let a key
+// handshake lapse: reason=15) joins again by itself and carries on, as a
+// phone's Wi-Fi does on a network it knows.
 func crowd(args []string) error {
 	fs := flag.NewFlagSet("crowd", flag.ContinueOnError)
 	n := fs.Int("n", 30, "how many phones (radios wlan3 and on, namespaces crowd01 and on)")
@@ -138,8 +146,8 @@ func crowd(args []string) error {
 				p.Error = err.Error()
 			}
 			ph.leave()
-			fmt.Printf("phone %d: joined %v after %d refusals, %d uploads, let go %v (%s), error %q\n",
-				i, !p.Joined.IsZero(), p.Refused, len(p.Uploads), !p.LetGo.IsZero(), p.LetGoReason, p.Error)
+			fmt.Printf("phone %d: joined %v after %d refusals, %d uploads, let go %v (%s), dropped %q, error %q\n",
+				i, !p.Joined.IsZero(), p.Refused, len(p.Uploads), !p.LetGo.IsZero(), p.LetGoReason, p.Dropped, p.Error)
 		}()
 	}
 	wg.Wait()
@@ -180,9 +188,11 @@ type crowdPhone struct {
 	ctrlMu    sync.Mutex
 	ctrl      *net.UnixConn
 	uploading atomic.Bool
-	mu        sync.Mutex // over LetGo, LetGoReason, DuringUpload, Moves
+	mu        sync.Mutex // over LetGo, LetGoReason, DuringUpload, Moves, Dropped
 	gone      chan struct{}
-	sent      func() // called once, when the photos are sent or the phone failed
+	joins     chan struct{} // a value at each joining, the first one included
+	drops     atomic.Int32  // how many times the radio dropped it (len(Dropped))
+	sent      func()        // called once, when the photos are sent or the phone failed
 }
 
 func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []byte, photos int) error {
@@ -199,10 +209,11 @@ func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []by
 	if err != nil {
 		return err
 	}
-	joined, watched := make(chan struct{}), make(chan struct{})
+	p.joins = make(chan struct{}, 1)
+	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		p.watch(events, joined)
+		p.watch(events)
 	}()
 	defer func() {
 		events.Close()
@@ -213,11 +224,11 @@ func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []by
 		return err
 	}
 	select {
-	case <-joined:
+	case <-p.joins:
 	case <-ctx.Done():
 		return nil // never got a slot
 	}
-	lease, err := dhcp(p.iface, 60*time.Second)
+	lease, err := p.address(ctx, 60*time.Second)
 	if err != nil {
 		return err
 	}
@@ -237,6 +248,32 @@ func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []by
 	case <-ctx.Done():
 	}
 	return nil
+}
+
+// maxDrops is how many times a phone asks for its address again after
+// the radio dropped it while it asked.
+const maxDrops = 3
+
+// address asks the hotspot's DHCP server for the phone's address, each
+// time for up to timeout. When
+// the radio dropped the phone meanwhile (not the box letting it go: that
+// ends the phone's run), the phone waits to be on again, as its
+// supplicant joins by itself, and asks again.
+func (p *crowdPhone) address(ctx context.Context, timeout time.Duration) (*Lease, error) {
+	for try := 0; ; try++ {
+		drops := p.drops.Load()
+		lease, err := dhcp(p.iface, timeout)
+		if err == nil || try == maxDrops || p.drops.Load() == drops {
+			return lease, err
+		}
+		select {
+		case <-p.joins:
+		case <-p.gone:
+			return nil, err
+		case <-ctx.Done():
+			return nil, err
+		}
+	}
 }
 
 // startSupplicant starts the phone's wpa_supplicant in its namespace,
@@ -318,10 +355,14 @@ func (p *crowdPhone) attach() (*net.UnixConn, error) {
 	return c, nil
 }
 
-// watch reads the supplicant's events: a rejection counts as refused,
-// the first connection closes joined, a disconnection after it is the
-// radio letting the phone go, which then leaves.
-func (p *crowdPhone) watch(events *net.UnixConn, joined chan struct{}) {
+// watch reads the supplicant's events: a rejection before the first
+// joining counts as refused; each joining is told on p.joins (the first
+// also sets Joined). After joining, a deauthentication by the access
+// point (reason=2, what the box's DEAUTHENTICATE sends) is the box
+// letting the phone go, which then leaves for good; any other
+// disconnection (a key handshake the radio let lapse) is a drop, after
+// which the supplicant joins again by itself.
+func (p *crowdPhone) watch(events *net.UnixConn) {
 	buf := make([]byte, 4096)
 	isJoined := false
 	for {
@@ -343,22 +384,47 @@ func (p *crowdPhone) watch(events *net.UnixConn, joined chan struct{}) {
 			}
 		case strings.Contains(ev, "CTRL-EVENT-CONNECTED") && !isJoined:
 			isJoined = true
-			p.Joined = time.Now()
-			close(joined)
+			if p.Joined.IsZero() {
+				p.Joined = time.Now()
+			}
+			select {
+			case p.joins <- struct{}{}:
+			default:
+			}
+		case strings.Contains(ev, "CTRL-EVENT-DISCONNECTED") && isJoined && !letGoByTheBox(ev):
+			isJoined = false
+			p.mu.Lock()
+			p.Dropped = append(p.Dropped, fmt.Sprintf("%s after joining: %s", time.Since(p.Joined).Round(time.Second), reasonOf(ev)))
+			p.mu.Unlock()
+			p.drops.Add(1)
 		case strings.Contains(ev, "CTRL-EVENT-DISCONNECTED") && isJoined:
 			// The guest does not come back: no reconnection.
 			_, _ = p.command("DISCONNECT")
 			p.mu.Lock()
 			if p.LetGo.IsZero() {
 				p.LetGo, p.DuringUpload = time.Now(), p.uploading.Load()
-				if i := strings.Index(ev, "reason="); i >= 0 {
-					p.LetGoReason = strings.Fields(ev[i:])[0]
-				}
+				p.LetGoReason = reasonOf(ev)
 				close(p.gone)
 			}
 			p.mu.Unlock()
 		}
 	}
+}
+
+// letGoByTheBox says whether a CTRL-EVENT-DISCONNECTED is the access
+// point deauthenticating the phone as the box's let-go does: reason 2
+// ("previous authentication no longer valid", wpa_supplicant's default
+// for DEAUTHENTICATE), not generated by the phone itself.
+func letGoByTheBox(ev string) bool {
+	return reasonOf(ev) == "reason=2" && !strings.Contains(ev, "locally_generated=1")
+}
+
+// reasonOf is the event's "reason=N" field, "" without one.
+func reasonOf(ev string) string {
+	if i := strings.Index(ev, "reason="); i >= 0 {
+		return strings.Fields(ev[i:])[0]
+	}
+	return ""
 }
 
 // leave stops the phone's supplicant: the guest walks away.

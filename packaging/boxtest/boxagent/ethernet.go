@@ -417,7 +417,7 @@ func ethernetPhones(args []string) error {
 // thread: it joins, gets its address from the box, meets the captive
 // portal as Android does and sends one photo.
 func venuePhone(ctx context.Context, ph *crowdPhone, p *EthernetPhone, ssid, slug string, photo []byte) error {
-	ph.gone = make(chan struct{})
+	ph.gone, ph.joins = make(chan struct{}), make(chan struct{}, 1)
 	if err := enterNetns(ph.ns); err != nil {
 		return err
 	}
@@ -429,19 +429,18 @@ func venuePhone(ctx context.Context, ph *crowdPhone, p *EthernetPhone, ssid, slu
 		return err
 	}
 	defer events.Close()
-	joined := make(chan struct{})
-	go ph.watch(events, joined)
+	go ph.watch(events)
 	p.Arrived = time.Now()
 	if _, err := ph.command("ENABLE_NETWORK 0"); err != nil {
 		return err
 	}
 	select {
-	case <-joined:
+	case <-ph.joins:
 		p.Joined = ph.Joined
 	case <-ctx.Done():
 		return errors.New("the access point never took the phone")
 	}
-	lease, err := dhcp(ph.iface, 90*time.Second)
+	lease, err := ph.address(ctx, 90*time.Second)
 	if err != nil {
 		return err
 	}
