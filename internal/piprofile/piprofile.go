@@ -1,8 +1,9 @@
 // Package piprofile runs a command as on a Raspberry Pi stand-in: in a
 // control group of its own with a CPU quota and a memory limit (cgroup v2,
 // or v1's cpu and memory hierarchies), so the load tools can give figures
-// for a box-sized machine on a bigger one. docs/measurements.md says how
-// each profile's CPU share was chosen.
+// for a box-sized machine on a bigger one. docs/performance.md ("The Pi
+// stand-ins") says how each profile's CPU share and the quota's period
+// were chosen.
 //
 // A command is started through /bin/sh, which moves itself into the group
 // and then execs the command: every byte and cycle of the command is
@@ -17,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Profile is a CPU share and a memory limit.
@@ -24,11 +26,22 @@ type Profile struct {
 	// Name is the profile's name: pi4 or pi3.
 	Name string
 	// CPU is the share of one of this machine's cores the group may use
-	// (1 is one core, 0.5 half of one), as a CFS quota over 100 ms.
+	// (1 is one core, 0.5 half of one), as a CFS quota over Period.
 	CPU float64
+	// Period is what the quota is counted over; 0 is DefaultPeriod.
+	Period time.Duration
 	// MemoryBytes is the group's memory limit; swap is not allowed.
 	MemoryBytes int64
 }
+
+// DefaultPeriod is the quota's period: the kernel's own default. A group
+// whose threads use up the quota stands still until the next period; the
+// daemon runs two threads at once (Go makes GOMAXPROCS at least 2 under
+// a quota of one core), so at a busy moment it runs 50 ms and stands
+// still 50 ms, which a Pi's four cores never do. A party measured both
+// ways (docs/performance.md, "The Pi stand-ins") had the same health
+// latency with a 10 ms period, so the default stays.
+const DefaultPeriod = 100 * time.Millisecond
 
 // Profiles are the stand-ins the load tools know.
 var Profiles = []Profile{
@@ -58,7 +71,14 @@ func FromEnv() (Profile, bool, error) { return Lookup(os.Getenv(EnvVar)) }
 
 // String describes the profile.
 func (p Profile) String() string {
-	return fmt.Sprintf("%s (%.2g core, %d MiB)", p.Name, p.CPU, p.MemoryBytes>>20)
+	return fmt.Sprintf("%s (%.2g core over %s periods, %d MiB)", p.Name, p.CPU, p.period(), p.MemoryBytes>>20)
+}
+
+func (p Profile) period() time.Duration {
+	if p.Period <= 0 {
+		return DefaultPeriod
+	}
+	return p.Period
 }
 
 // Group is a control group made for one profile. Close removes it once
@@ -80,7 +100,8 @@ func (p Profile) NewGroup(label string) (*Group, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading this process's cgroup: %w", err)
 	}
-	quota := int64(p.CPU * 100000)
+	period := p.period().Microseconds()
+	quota := int64(p.CPU * float64(period))
 	g := &Group{}
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
 		g.v2 = true
@@ -91,7 +112,7 @@ func (p Profile) NewGroup(label string) (*Group, error) {
 			return nil, err
 		}
 		err := g.write(dir, map[string]string{
-			"cpu.max":         fmt.Sprintf("%d 100000", quota),
+			"cpu.max":         fmt.Sprintf("%d %d", quota, period),
 			"memory.max":      strconv.FormatInt(p.MemoryBytes, 10),
 			"memory.swap.max": "0",
 		}, "memory.swap.max")
@@ -109,7 +130,7 @@ func (p Profile) NewGroup(label string) (*Group, error) {
 		}
 		var files map[string]string
 		if ctl == "cpu" {
-			files = map[string]string{"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": strconv.FormatInt(quota, 10)}
+			files = map[string]string{"cpu.cfs_period_us": strconv.FormatInt(period, 10), "cpu.cfs_quota_us": strconv.FormatInt(quota, 10)}
 		} else {
 			files = map[string]string{"memory.limit_in_bytes": strconv.FormatInt(p.MemoryBytes, 10),
 				"memory.memsw.limit_in_bytes": strconv.FormatInt(p.MemoryBytes, 10)}
@@ -177,6 +198,44 @@ func (g *Group) Peak() (int64, error) {
 		}
 	}
 	return 0, errors.New("no peak memory file in the control group")
+}
+
+// Throttling is what the group's CPU quota did: of Periods in which its
+// processes ran, in Throttled they ran out of the quota and stood still
+// until the next one, for Held in all.
+type Throttling struct {
+	Periods, Throttled int64
+	Held               time.Duration
+}
+
+// Throttling reads the group's cpu.stat.
+func (g *Group) Throttling() (Throttling, error) {
+	for _, d := range g.dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cpu.stat"))
+		if err != nil {
+			continue
+		}
+		var t Throttling
+		for _, l := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(l, " ")
+			if !ok {
+				continue
+			}
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			switch k {
+			case "nr_periods":
+				t.Periods = n
+			case "nr_throttled":
+				t.Throttled = n
+			case "throttled_usec": // v2
+				t.Held = time.Duration(n) * time.Microsecond
+			case "throttled_time": // v1, in nanoseconds
+				t.Held = time.Duration(n)
+			}
+		}
+		return t, nil
+	}
+	return Throttling{}, errors.New("no cpu.stat in the control group")
 }
 
 // OOMKills returns how many processes of the group the kernel's OOM killer

@@ -156,6 +156,16 @@ func (b *Box) Stop() int64 {
 	return b.written
 }
 
+// Throttling is what the profile's CPU quota did to the daemon so far;
+// ok is false without a profile or when the kernel does not say.
+func (b *Box) Throttling() (t piprofile.Throttling, ok bool) {
+	if b.group == nil {
+		return t, false
+	}
+	t, err := b.group.Throttling()
+	return t, err == nil
+}
+
 // Written is what the daemon's processes have written to the disk so
 // far (/proc/<pid>/io write_bytes, summed over restarts).
 func (b *Box) Written() int64 {

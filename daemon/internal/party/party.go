@@ -97,10 +97,13 @@ type Result struct {
 	Hearts            int
 	Retries           int
 	// RetryWhy are the first retries' reasons.
-	RetryWhy        []string
-	Errors          []string
-	Health          []Timed
-	BareHealth      []time.Duration // Env.BareURL asked alike: the link's own cost
+	RetryWhy   []string
+	Errors     []string
+	Health     []Timed
+	BareHealth []time.Duration // Env.BareURL asked alike: the link's own cost
+	// Quota is what the stand-in's CPU quota did to the daemon over the
+	// evening (nil without a profile).
+	Quota           *piprofile.Throttling
 	Pages           []time.Duration
 	Console, Wall   []time.Duration
 	Tiles, TileHEIC []time.Duration
@@ -109,8 +112,9 @@ type Result struct {
 	// ThumbsAfter is how long after the last upload every photo had its
 	// thumb.
 	ThumbsAfter time.Duration
-	// WallTail says what the walls' slowest twentieth were.
-	WallTail Tail
+	// WallTail says what the walls' slowest twentieth were, TileHEICTail
+	// the HEICs' album tiles'.
+	WallTail, TileHEICTail Tail
 	// SharpAfter is how long after the last upload every HEIC had its
 	// sharp variants (the rough ones, its thumbnail item, come at once).
 	SharpAfter time.Duration
@@ -159,9 +163,11 @@ type party struct {
 	approved []string
 	console  map[string]time.Time
 	wall     map[string]time.Time
-	busy     atomic.Int64
-	lastAck  time.Time
-	logged   int
+	// heicTiles is when each HEIC's album tile first showed it.
+	heicTiles map[string]time.Time
+	busy      atomic.Int64
+	lastAck   time.Time
+	logged    int
 	// downs are the moments the daemon was being killed and restarted.
 	downs [][2]time.Duration
 	tiles sync.WaitGroup
@@ -172,7 +178,7 @@ type party struct {
 // Run plays the party of env and answers what it measured; an error means
 // the party could not be played to its end.
 func Run(ctx context.Context, env Env) (*Result, error) {
-	p := &party{env: env, acks: map[string]ack{}, console: map[string]time.Time{}, wall: map[string]time.Time{}}
+	p := &party{env: env, acks: map[string]ack{}, console: map[string]time.Time{}, wall: map[string]time.Time{}, heicTiles: map[string]time.Time{}}
 	p.res.Scale, p.res.Shape = env.Scale, env.Shape
 	if env.Profile != nil {
 		p.res.Profile = env.Profile.String()
@@ -203,7 +209,8 @@ func Run(ctx context.Context, env Env) (*Result, error) {
 	}
 	p.res.Written = box.Written()
 	p.res.Console, p.res.Wall = p.since(p.console), p.since(p.wall)
-	p.res.WallTail = p.tail(p.wall)
+	p.res.WallTail = p.tail("slowest on the walls", p.wall, nil)
+	p.res.TileHEICTail = p.tail("slowest HEIC tile", p.heicTiles, func(a ack) bool { return a.heic })
 	if err := p.check(ctx, dir); err != nil {
 		return nil, fmt.Errorf("checking what the box holds: %w", err)
 	}
@@ -350,6 +357,9 @@ func (p *party) evening(ctx context.Context) error {
 	guests.Wait()
 	actors.Wait()
 	p.res.Evening = time.Since(p.start)
+	if t, ok := p.box.Throttling(); ok {
+		p.res.Quota = &t
+	}
 	p.logf("the evening is over: %d of %d acknowledged", p.res.Acked, p.res.Sent)
 	p.caughtUp = make(chan error, 1)
 	go func() { p.caughtUp <- p.catchUp(ctx) }()
@@ -768,6 +778,7 @@ func (p *party) tile(ctx context.Context, c *http.Client, id string, acked time.
 	p.res.Tiles = append(p.res.Tiles, shown)
 	if heic {
 		p.res.TileHEIC = append(p.res.TileHEIC, shown)
+		p.heicTiles[id] = acked.Add(shown)
 	}
 	p.mu.Unlock()
 }

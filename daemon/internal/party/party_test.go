@@ -29,6 +29,7 @@ var (
 	rateMbit  = flag.Float64("party.rate", 0, "the radio's rate each way in Mbit/s (default 30 times the compression)")
 	reportDir = flag.String("party.report", "", "write the report (party.md, party.svg) into this folder")
 	binPath   = flag.String("party.bin", "", "the eventbox binary (default: built for the test)")
+	cpuPeriod = flag.Duration("party.cpu-period", 0, "the stand-in's CPU quota period (default piprofile.DefaultPeriod, the kernel's 100ms)")
 )
 
 var eventbox = testtool.Binary{Pkg: "../../../cmd/eventbox"}
@@ -109,6 +110,7 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 	}
 	var pp *piprofile.Profile
 	if ok {
+		prof.Period = *cpuPeriod
 		pp = &prof
 	}
 	bin := *binPath
