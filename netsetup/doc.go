@@ -26,4 +26,8 @@
 // queries for <name>.local (with pion/mdns, because zeroconf answers no
 // direct host-name query), on every interface that is up, including one that
 // comes up later such as the hotspot.
+//
+// Connections: RTOListener accepts the daemon's connections with a lower
+// floor under their retransmission timeout than the kernel's (RTOMin),
+// so that an answer the hotspot loses is sent again sooner.
 package netsetup

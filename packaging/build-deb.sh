@@ -41,6 +41,10 @@ install -d "$root/usr/share/polkit-1/rules.d"
 install -m 0644 "$here/eventbox-network.rules" "$root/usr/share/polkit-1/rules.d/50-eventbox-network.rules"
 install -m 0644 "$here/eventbox-wifi-country@.service" "$root/lib/systemd/system/eventbox-wifi-country@.service"
 install -m 0644 "$here/eventbox-let-go@.service" "$root/lib/systemd/system/eventbox-let-go@.service"
+# A lost packet on the hotspot is sent again sooner (netsetup.RTOMin),
+# applied by systemd-sysctl at boot.
+install -d "$root/usr/lib/sysctl.d"
+install -m 0644 "$here/eventbox-sysctl.conf" "$root/usr/lib/sysctl.d/60-eventbox.conf"
 # Settings may hold secrets (ADMIN_PASSWORD): readable by root only; systemd
 # reads it before it drops to the eventbox user.
 install -m 0600 "$here/debian/default" "$root/etc/default/eventbox"

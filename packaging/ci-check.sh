@@ -107,7 +107,8 @@ for arch in arm64 armhf amd64; do
 		"-rw-r--r-- root/root .* ./etc/eventbox/release-keys" \
 		"-rw-r--r-- root/root .* ./usr/share/polkit-1/rules.d/50-eventbox-network.rules" \
 		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox-wifi-country@.service" \
-		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox-let-go@.service"; do
+		"-rw-r--r-- root/root .* ./lib/systemd/system/eventbox-let-go@.service" \
+		"-rw-r--r-- root/root .* ./usr/lib/sysctl.d/60-eventbox.conf"; do
 		grep -Eq -- "^$want\$" <<<"$contents" || fail "$deb: no file matching '$want'"
 	done
 	unit=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./lib/systemd/system/eventbox.service)

@@ -59,5 +59,5 @@ func setUpHTTPS(cf *configFlags, cfg *daemon.Config, log *slog.Logger, now func(
 		return nil, fmt.Errorf("listening on %s: %w", cf.tlsListenAddr, err)
 	}
 	cfg.HTTPSPort = ln.Addr().(*net.TCPAddr).Port
-	return &httpsSetup{ln: ln, tls: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}, nil
+	return &httpsSetup{ln: &netsetup.RTOListener{TCPListener: ln.(*net.TCPListener), Logger: log}, tls: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}, nil
 }

@@ -145,7 +145,7 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 		}
 	}
 	for {
-		restart, err := serveOnce(ctx, cf, keepOpen{ln.(*net.TCPListener)}, up, trial, sup)
+		restart, err := serveOnce(ctx, cf, keepOpen{&netsetup.RTOListener{TCPListener: ln.(*net.TCPListener), Logger: log}}, up, trial, sup)
 		if err != nil || !restart {
 			return err
 		}
@@ -156,8 +156,10 @@ func serve(ctx context.Context, cf *configFlags, args []string) error {
 // keepOpen is the daemon's listener as one http.Server sees it: its
 // Shutdown wakes the server's Accept with a past deadline but leaves the
 // socket open for the next server (connections wait in the backlog
-// meanwhile). serve closes the listener itself.
-type keepOpen struct{ *net.TCPListener }
+// meanwhile). serve closes the listener itself. Each connection it
+// accepts is retransmitted sooner than the kernel's default
+// (netsetup.RTOListener).
+type keepOpen struct{ *netsetup.RTOListener }
 
 func (k keepOpen) Close() error { return k.SetDeadline(time.Unix(1, 0)) }
 
