@@ -745,7 +745,8 @@ func (p *party) acked(id string, a ack) time.Time {
 // tile does what the album tile of a photo just sent does: the preview
 // at once (the camera's or the HEIC's thumbnail item, or the
 // placeholder), then the thumb, asked again every 250 ms while the
-// placeholder answers.
+// placeholder answers. A HEIC's rough thumb counts as shown: the tile
+// shows it as it shows any thumb.
 func (p *party) tile(ctx context.Context, c *http.Client, id string, acked time.Time, heic bool) {
 	get := func(v string) string {
 		req, _ := http.NewRequestWithContext(ctx, "GET", p.box.GuestURL()+"/api/media/"+id+"?v="+v, nil)
@@ -765,7 +766,9 @@ func (p *party) tile(ctx context.Context, c *http.Client, id string, acked time.
 		shown = time.Since(acked)
 	}
 	for shown == 0 && time.Since(acked) < 10*time.Minute && ctx.Err() == nil {
-		if get("thumb") == `"`+id+`-thumb"` {
+		// The thumb, or a HEIC's rough one (its thumbnail item) until
+		// the sharp one is made: the tile shows either.
+		if et := get("thumb"); et == `"`+id+`-thumb"` || et == `"`+id+`-thumb-rough"` {
 			shown = time.Since(acked)
 			break
 		}

@@ -614,7 +614,11 @@ func waitTile(c *http.Client, url, id string, acked time.Time) (tileTimes, bool)
 		out.shown = time.Since(acked)
 	}
 	for time.Since(acked) < thumbDeadline {
-		if get("thumb") == `"`+id+`-thumb"` {
+		et := get("thumb")
+		if et == `"`+id+`-thumb-rough"` && out.shown == 0 {
+			out.shown = time.Since(acked) // a HEIC's thumbnail item, shown until the sharp thumb
+		}
+		if et == `"`+id+`-thumb"` {
 			out.thumb = time.Since(acked)
 			if out.shown == 0 {
 				out.shown = out.thumb
