@@ -1,9 +1,9 @@
 // Package piprofile runs a command as on a Raspberry Pi stand-in: in a
 // control group of its own with a CPU quota and a memory limit (cgroup v2,
 // or v1's cpu and memory hierarchies), so the load tools can give figures
-// for a box-sized machine on a bigger one. docs/performance.md ("The Pi
-// stand-ins") says how each profile's CPU share and the quota's period
-// were chosen.
+// for a box-sized machine on a bigger one, and pinned to as many of the
+// machine's CPUs as the share rounds up to. docs/decisions.md, "Pi
+// stand-in profiles", says how each profile's CPU share was chosen.
 //
 // A command is started through /bin/sh, which moves itself into the group
 // and then execs the command: every byte and cycle of the command is
@@ -13,9 +13,11 @@ package piprofile
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -34,13 +36,8 @@ type Profile struct {
 	MemoryBytes int64
 }
 
-// DefaultPeriod is the quota's period: the kernel's own default. A group
-// whose threads use up the quota stands still until the next period; the
-// daemon runs two threads at once (Go makes GOMAXPROCS at least 2 under
-// a quota of one core), so at a busy moment it runs 50 ms and stands
-// still 50 ms, which a Pi's four cores never do. A party measured both
-// ways (docs/performance.md, "The Pi stand-ins") had the same health
-// latency with a 10 ms period, so the default stays.
+// DefaultPeriod is the quota's period: the kernel's own default. A party
+// measured with a 10 ms period had the same health latency.
 const DefaultPeriod = 100 * time.Millisecond
 
 // Profiles are the stand-ins the load tools know.
@@ -71,7 +68,30 @@ func FromEnv() (Profile, bool, error) { return Lookup(os.Getenv(EnvVar)) }
 
 // String describes the profile.
 func (p Profile) String() string {
-	return fmt.Sprintf("%s (%.2g core over %s periods, %d MiB)", p.Name, p.CPU, p.period(), p.MemoryBytes>>20)
+	pinned := ""
+	if cpus := p.CPUs(runtime.NumCPU()); cpus != "" {
+		pinned = ", on CPU " + cpus
+	}
+	return fmt.Sprintf("%s (%.2g core%s, %d MiB)", p.Name, p.CPU, pinned, p.MemoryBytes>>20)
+}
+
+// CPUs is the list of CPUs (taskset's form, "1" or "2-3") a group of p
+// runs on, on a machine of ncpu: the last ones, as many as the share
+// rounds up to; "" when that is every CPU. A command pinned so sees as
+// many CPUs as it may use: a Go program runs as many threads at once
+// (GOMAXPROCS) and sizes its pools by them, as on a machine of that
+// many cores, where under the quota alone it ran two threads on one
+// core's share and stood still, all of it, whenever they had used the
+// share up (docs/performance.md, "The stand-in's one core").
+func (p Profile) CPUs(ncpu int) string {
+	n := int(math.Ceil(p.CPU))
+	if n < 1 || n >= ncpu {
+		return ""
+	}
+	if n == 1 {
+		return strconv.Itoa(ncpu - 1)
+	}
+	return fmt.Sprintf("%d-%d", ncpu-n, ncpu-1)
 }
 
 func (p Profile) period() time.Duration {
@@ -87,6 +107,7 @@ type Group struct {
 	dirs  []string // one per hierarchy (one on cgroup v2)
 	procs []string
 	v2    bool
+	cpus  string // Profile.CPUs: taskset's list, "" for every CPU
 }
 
 // root is where cgroup hierarchies are mounted.
@@ -102,7 +123,7 @@ func (p Profile) NewGroup(label string) (*Group, error) {
 	}
 	period := p.period().Microseconds()
 	quota := int64(p.CPU * float64(period))
-	g := &Group{}
+	g := &Group{cpus: p.CPUs(runtime.NumCPU())}
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
 		g.v2 = true
 		// cgroup v2: the group goes at the root, where the cpu and memory
@@ -180,11 +201,16 @@ func (g *Group) write(dir string, files map[string]string, optional string) erro
 }
 
 // Command returns a command that runs name with args inside the group:
-// /bin/sh joins the group and execs it.
+// /bin/sh joins the group and execs it, through taskset on the group's
+// CPUs when it has some.
 func (g *Group) Command(name string, args ...string) *exec.Cmd {
 	script := `p=$$; while [ "$1" != -- ]; do echo "$p" > "$1" || exit 125; shift; done; shift; exec "$@"`
 	a := append([]string{"-c", script, "sh"}, g.procs...)
-	a = append(a, "--", name)
+	a = append(a, "--")
+	if g.cpus != "" {
+		a = append(a, "taskset", "-c", g.cpus)
+	}
+	a = append(a, name)
 	return exec.Command("/bin/sh", append(a, args...)...)
 }
 

@@ -3,6 +3,7 @@ package piprofile
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,45 @@ func TestThrottlingCountsTheStalls(t *testing.T) {
 	}
 	if got.Periods < 20 || got.Throttled < got.Periods/2 || got.Held < time.Duration(got.Throttled)*DefaultPeriod/2 {
 		t.Errorf("a busy loop at a fifth of a core: %+v; want it held back in most of its periods, for most of each", got)
+	}
+}
+
+func TestAProfileIsPinnedToTheCPUsItsShareRoundsUpTo(t *testing.T) {
+	for _, c := range []struct {
+		cpu  float64
+		ncpu int
+		want string
+	}{
+		{1, 2, "1"},
+		{0.5, 2, "1"},
+		{1, 4, "3"},
+		{1.5, 4, "2-3"},
+		{2, 2, ""},
+		{1, 1, ""},
+	} {
+		if got := (Profile{CPU: c.cpu}).CPUs(c.ncpu); got != c.want {
+			t.Errorf("%.1f core on %d CPUs: %q, want %q", c.cpu, c.ncpu, got, c.want)
+		}
+	}
+}
+
+// A command in a pi4 group sees one CPU (nproc, as Go's runtime does
+// to choose GOMAXPROCS), not the machine's.
+func TestACommandInAGroupSeesItsCPUs(t *testing.T) {
+	needGroups(t)
+	if runtime.NumCPU() < 2 {
+		t.Skip("a machine of one CPU: nothing to pin")
+	}
+	g, err := Profiles[0].NewGroup("cpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	out, err := g.Command("nproc").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "1" {
+		t.Errorf("nproc in a pi4 group says %s, want 1", got)
 	}
 }
