@@ -49,7 +49,7 @@ func (s *spareCapacity) extraDecoders(want int, bytes int64) (n int, release fun
 	if s == nil || want <= 0 || !s.coresFree() {
 		return 0, func() {}
 	}
-	want = min(want, runtime.GOMAXPROCS(0)-1)
+	want = min(want, cores()-1)
 	for n < want && s.mem.TryAcquire(bytes) {
 		n++
 	}
@@ -59,7 +59,16 @@ func (s *spareCapacity) extraDecoders(want int, bytes int64) (n int, release fun
 // cpuFree says whether Go code may run on more than one core and no
 // goroutine is waiting for a core.
 func cpuFree() bool {
-	return runtime.GOMAXPROCS(0) >= 2 && !GoroutinesWaitForCPU()
+	return cores() >= 2 && !GoroutinesWaitForCPU()
+}
+
+// cores is how many of the machine's CPUs Go code may run on at once:
+// GOMAXPROCS, but no more than the CPUs there are. The daemon runs two
+// threads on a machine of one CPU, one of them for the requests that
+// come while an image is made (cmd/eventbox, serve's keepAThreadForRequests);
+// that second thread is no core to decode on.
+func cores() int {
+	return min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 }
 
 // GoroutinesWaitForCPU reports whether the Go runtime has goroutines

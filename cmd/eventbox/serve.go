@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"syscall"
@@ -80,12 +81,27 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		// heap grows past it (docs/decisions.md, "Memory").
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
+	if getenv("GOMAXPROCS") == "" {
+		if n := threadsFor(runtime.GOMAXPROCS(0)); n != runtime.GOMAXPROCS(0) {
+			runtime.GOMAXPROCS(n)
+			logger.Info("one CPU: Go code runs on two threads, one free for requests while an image is made", "threads", n)
+		}
+	}
 	if err := serve(ctx, cf, args); err != nil {
 		logger.Error("eventbox stopped", "error", err)
 		return 1
 	}
 	return 0
 }
+
+// threadsFor is how many threads run Go code at once (GOMAXPROCS) on a
+// machine where Go would run gomaxprocs: two at least. On a machine of
+// one CPU the image worker's goroutine holds the only thread while it
+// decodes, and a request that comes meanwhile waits for the runtime to
+// notice it and take the thread back, up to 20 ms. With a second thread,
+// one of them waits for the network and the kernel gives it the CPU as
+// soon as a request comes (docs/decisions.md, "A thread for requests").
+func threadsFor(gomaxprocs int) int { return max(gomaxprocs, 2) }
 
 func uiFS(devDir string) fs.FS {
 	if devDir != "" {
