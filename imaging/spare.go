@@ -65,8 +65,8 @@ func cpuFree() bool {
 // cores is how many of the machine's CPUs Go code may run on at once:
 // GOMAXPROCS, but no more than the CPUs there are. The daemon runs two
 // threads on a machine of one CPU, one of them for the requests that
-// come while an image is made (cmd/eventbox, serve's keepAThreadForRequests);
-// that second thread is no core to decode on.
+// come while an image is made (cmd/eventbox's threadsFor); that second
+// thread is no core to decode on.
 func cores() int {
 	return min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 }

@@ -82,7 +82,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	if getenv("GOMAXPROCS") == "" {
-		if n := threadsFor(runtime.GOMAXPROCS(0)); n != runtime.GOMAXPROCS(0) {
+		if was, n := runtime.GOMAXPROCS(0), threadsFor(runtime.GOMAXPROCS(0)); n != was {
 			runtime.GOMAXPROCS(n)
 			logger.Info("one CPU: Go code runs on two threads, one free for requests while an image is made", "threads", n)
 		}

@@ -191,7 +191,6 @@ type crowdPhone struct {
 	mu        sync.Mutex // over LetGo, LetGoReason, DuringUpload, Moves, Dropped
 	gone      chan struct{}
 	joins     chan struct{} // a value at each joining, the first one included
-	drops     atomic.Int32  // how many times the radio dropped it (len(Dropped))
 	sent      func()        // called once, when the photos are sent or the phone failed
 }
 
@@ -255,15 +254,14 @@ func (p *crowdPhone) run(ctx context.Context, ssid, psk, slug string, photo []by
 const maxDrops = 3
 
 // address asks the hotspot's DHCP server for the phone's address, each
-// time for up to timeout. When
-// the radio dropped the phone meanwhile (not the box letting it go: that
-// ends the phone's run), the phone waits to be on again, as its
-// supplicant joins by itself, and asks again.
+// time for up to timeout. When the radio dropped the phone meanwhile (not
+// the box letting it go: that ends the phone's run), the phone waits to
+// be on again, as its supplicant joins by itself, and asks again.
 func (p *crowdPhone) address(ctx context.Context, timeout time.Duration) (*Lease, error) {
 	for try := 0; ; try++ {
-		drops := p.drops.Load()
+		drops := p.dropCount()
 		lease, err := dhcp(p.iface, timeout)
-		if err == nil || try == maxDrops || p.drops.Load() == drops {
+		if err == nil || try == maxDrops || p.dropCount() == drops {
 			return lease, err
 		}
 		select {
@@ -396,7 +394,6 @@ func (p *crowdPhone) watch(events *net.UnixConn) {
 			p.mu.Lock()
 			p.Dropped = append(p.Dropped, fmt.Sprintf("%s after joining: %s", time.Since(p.Joined).Round(time.Second), reasonOf(ev)))
 			p.mu.Unlock()
-			p.drops.Add(1)
 		case strings.Contains(ev, "CTRL-EVENT-DISCONNECTED") && isJoined:
 			// The guest does not come back: no reconnection.
 			_, _ = p.command("DISCONNECT")
@@ -409,6 +406,13 @@ func (p *crowdPhone) watch(events *net.UnixConn) {
 			p.mu.Unlock()
 		}
 	}
+}
+
+// dropCount is how many times the radio has dropped the phone so far.
+func (p *crowdPhone) dropCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.Dropped)
 }
 
 // letGoByTheBox says whether a CTRL-EVENT-DISCONNECTED is the access
