@@ -44,9 +44,12 @@ import (
 type Env struct {
 	Bin     string
 	Profile *piprofile.Profile
-	Scale   Scale
-	Shape   Shape
-	Link    *Link
+	// ToolCPUs is the CPUs the tool itself runs on (Profile.KeepOff), ""
+	// for all of them.
+	ToolCPUs string
+	Scale    Scale
+	Shape    Shape
+	Link     *Link
 	// Work is a folder for the daemon's data and the references' files.
 	Work  string
 	Media *Media
@@ -88,6 +91,8 @@ type Result struct {
 	Scale   Scale
 	Shape   Shape
 	Profile string
+	// ToolCPUs is the CPUs the tool ran on, "" for all of them.
+	ToolCPUs string
 	// Sent and Acked count the photos and videos sent and acknowledged;
 	// Lost those acknowledged that are not on the box at the end.
 	Sent, Acked, Lost int
@@ -183,6 +188,7 @@ func Run(ctx context.Context, env Env) (*Result, error) {
 	if env.Profile != nil {
 		p.res.Profile = env.Profile.String()
 	}
+	p.res.ToolCPUs = env.ToolCPUs
 	whole := time.Now()
 	dir := filepath.Join(env.Work, "data")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ var (
 	rateMbit  = flag.Float64("party.rate", 0, "the radio's rate each way in Mbit/s (default 30 times the compression)")
 	reportDir = flag.String("party.report", "", "write the report (party.md, party.svg) into this folder")
 	binPath   = flag.String("party.bin", "", "the eventbox binary (default: built for the test)")
+	shareCPU  = flag.Bool("party.share-cpu", false, "let the tool run on the stand-in's CPU too (by default it keeps off it)")
 	cpuPeriod = flag.Duration("party.cpu-period", 0, "the stand-in's CPU quota period (default piprofile.DefaultPeriod, the kernel's 100ms)")
 )
 
@@ -113,6 +115,17 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 		prof.Period = *cpuPeriod
 		pp = &prof
 	}
+	var toolCPUs string
+	if pp != nil && !*shareCPU {
+		// Pinned, the daemon may use one CPU only: the tool's 300 guests
+		// and samplers keep off it, or they take part of its core.
+		if toolCPUs, err = pp.KeepOff(); err != nil {
+			t.Fatal(err)
+		}
+		if toolCPUs != "" {
+			t.Logf("the tool runs on CPU %s, off the stand-in's CPU %s", toolCPUs, pp.CPUs(runtime.NumCPU()))
+		}
+	}
 	bin := *binPath
 	if bin == "" {
 		bin = eventbox.Path(t)
@@ -176,7 +189,7 @@ func play(t *testing.T, s Scale, profileName string) *Result {
 	bareURL := startBareServer(t, link)
 	var port int
 	fmt.Sscan(smtpPort, &port)
-	env := Env{Bin: bin, Profile: pp, Scale: s, Shape: shape, Link: link, Work: work, Media: media,
+	env := Env{Bin: bin, Profile: pp, ToolCPUs: toolCPUs, Scale: s, Shape: shape, Link: link, Work: work, Media: media,
 		SMTPHost: link.HomeHost.String(), SMTPPort: port, SMTPUser: mailtest.Username, SMTPPass: mailtest.Password,
 		Mails: func() int {
 			n := 0

@@ -206,7 +206,11 @@ func (r *Result) Markdown(chart string) string {
 	fmt.Fprintf(&b, "# A party on the %s stand-in\n\n", r.Profile)
 	fmt.Fprintf(&b, "%d guests, %d photos, %d videos (%d–%d MB), %d voice notes, %d texts, %d hearts, %d booth photos printed, %d walls and %d consoles open, %d gallery visits, %d kill -9; an evening of %s (a real one %.0f× longer).\n\n",
 		s.Guests, s.Photos, s.Videos, s.VideoMin>>20, s.VideoMax>>20, s.VoiceNotes, s.Messages, s.Hearts, s.BoothPhotos, s.Walls, s.Consoles, s.GalleryVisits, s.Kills, s.Evening, s.Compression)
-	fmt.Fprintf(&b, "The guests' link: %s.\n\n", r.Shape)
+	fmt.Fprintf(&b, "The guests' link: %s.", r.Shape)
+	if r.ToolCPUs != "" {
+		fmt.Fprintf(&b, " The tool ran on CPU %s, off the stand-in's.", r.ToolCPUs)
+	}
+	b.WriteString("\n\n")
 	b.WriteString("| figure | bound | measured | |\n|---|---|---|---|\n")
 	for _, f := range r.Figures() {
 		mark := "ok"
