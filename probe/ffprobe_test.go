@@ -156,6 +156,9 @@ func makeFile(t *testing.T, ffmpeg, path, secs string, tc ffmpegCase) {
 		rate = "44100"
 	}
 	args = append(args, "-f", "lavfi", "-i", "sine=frequency=440:sample_rate="+rate+":duration="+secs)
+	// One thread each: the encoders' thread pools, beside other tests on
+	// a busy machine, took several times as long as one thread.
+	args = append(args, "-filter_threads", "1", "-threads", "1")
 	args = append(args, tc.args...)
 	cmd := exec.CommandContext(ctx, ffmpeg, args...)
 	if tc.pipe {

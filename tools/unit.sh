@@ -47,6 +47,14 @@ stream() {
 	} &
 }
 
+# The daemon the black-box tests run (cmd/eventbox's own, the image
+# memory's and outbound memory's scenarios), built once for every stream
+# (testtool.BinariesEnv): each test process that needs it built it again,
+# two whole compiles side by side on a fresh machine.
+mkdir -p "$tmp/bin"
+CGO_ENABLED=0 $GO build -o "$tmp/bin/eventbox" ./cmd/eventbox || exit 1
+export EVENTBOX_TEST_BINARIES="$tmp/bin"
+
 echo "go test -race: $(echo $race | wc -w) packages; without -race: $(echo $norace | wc -w) packages, the tests marked Unraced and the daemon's scenarios in $shards processes; side by side"
 
 # in_scenarios CMD...: runs CMD in daemon/scenarios, where its tests run.

@@ -12,9 +12,29 @@ import (
 	"testing"
 )
 
+// Preset is the x265 preset heif-enc encodes with.
+type Preset string
+
+// The presets: the tests' fastest one, and x265's default, whose
+// bitstream (its partitions and tools) is nearer a phone's and costs the
+// decoder what a phone's would: the load tools' (party, uploadload).
+const (
+	Ultrafast Preset = "ultrafast"
+	Medium    Preset = "medium"
+)
+
 // HEIFEnc encodes m with `heif-enc -q quality` (Debian's libheif-examples)
-// and returns the file. dir is a scratch directory.
+// and x265's fastest preset, and returns the file. dir is a scratch
+// directory. x265's default preset takes five times as long, and its
+// thread pool, beside other tests on a busy machine, far longer (8 s
+// against 1.7 s for a 512×512 tile with four other busy processes on two
+// cores); the tests decode what it writes and none measures the encoder.
 func HEIFEnc(dir string, m image.Image, quality int) ([]byte, error) {
+	return HEIFEncWith(Ultrafast, dir, m, quality)
+}
+
+// HEIFEncWith is HEIFEnc with x265's preset.
+func HEIFEncWith(preset Preset, dir string, m image.Image, quality int) ([]byte, error) {
 	bin, err := exec.LookPath("heif-enc")
 	if err != nil {
 		return nil, fmt.Errorf("heif-enc (Debian package libheif-examples): %w", err)
@@ -33,7 +53,7 @@ func HEIFEnc(dir string, m image.Image, quality int) ([]byte, error) {
 	}
 	out := filepath.Join(dir, filepath.Base(f.Name())+".heic")
 	defer os.Remove(out)
-	if b, err := exec.Command(bin, "-q", fmt.Sprint(quality), "-o", out, f.Name()).CombinedOutput(); err != nil {
+	if b, err := exec.Command(bin, "-q", fmt.Sprint(quality), "-p", "preset="+string(preset), "-o", out, f.Name()).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("heif-enc: %v: %s", err, b)
 	}
 	return os.ReadFile(out)
@@ -227,13 +247,18 @@ func GridPicture(dir string, outW, outH, distinct, irot int) ([]byte, *image.YCb
 // beside the grid, as an iPhone writes one (HEICGridThumb): the picture
 // sampled down, its chroma flat. thumbW 0 is GridPicture.
 func GridPictureThumb(dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]byte, *image.YCbCr, error) {
+	return GridPictureThumbWith(Ultrafast, dir, outW, outH, distinct, irot, thumbW, thumbH)
+}
+
+// GridPictureThumbWith is GridPictureThumb encoded with x265's preset.
+func GridPictureThumbWith(preset Preset, dir string, outW, outH, distinct, irot, thumbW, thumbH int) ([]byte, *image.YCbCr, error) {
 	const tw, th = 512, 512
 	cols, rows := (outW+tw-1)/tw, (outH+th-1)/th
 	srcs := make([]*image.YCbCr, distinct)
 	tiles := make([][]byte, distinct)
 	for k := range distinct {
 		srcs[k] = testimgPhoto(tw, th, uint64(k+1))
-		b, err := HEIFEnc(dir, srcs[k], 90)
+		b, err := HEIFEncWith(preset, dir, srcs[k], 90)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -259,7 +284,7 @@ func GridPictureThumb(dir string, outW, outH, distinct, irot, thumbW, thumbH int
 	var thumb []byte
 	if thumbW > 0 {
 		var err error
-		if thumb, err = HEIFEnc(dir, sampledDown(ref, thumbW, thumbH), 90); err != nil {
+		if thumb, err = HEIFEncWith(preset, dir, sampledDown(ref, thumbW, thumbH), 90); err != nil {
 			return nil, nil, err
 		}
 	}

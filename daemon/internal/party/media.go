@@ -81,7 +81,7 @@ func NewMedia(dir string, perKind int, maxVideo int64, voice []byte) (*Media, er
 				errs <- err
 				return
 			}
-			heic, _, err := imagingtest.GridPictureThumb(dir, 4032, 3024, 4, 0, 320, 240)
+			heic, _, err := imagingtest.GridPictureThumbWith(imagingtest.Medium, dir, 4032, 3024, 4, 0, 320, 240)
 			if err != nil {
 				errs <- fmt.Errorf("making a HEIC: %w", err)
 				return

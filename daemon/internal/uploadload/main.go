@@ -257,7 +257,7 @@ func makePhotos(n, bases int, preview bool, heicEvery int) ([][]byte, error) {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		if heic, _, err = imagingtest.GridPictureThumb(dir, 4032, 3024, 4, 0, 320, 240); err != nil {
+		if heic, _, err = imagingtest.GridPictureThumbWith(imagingtest.Medium, dir, 4032, 3024, 4, 0, 320, 240); err != nil {
 			return nil, fmt.Errorf("making the HEIC: %w", err)
 		}
 	}

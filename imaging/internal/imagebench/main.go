@@ -420,7 +420,7 @@ func benchHEIC(vips, dir, out, file string, rounds, cores int) error {
 		if err != nil {
 			return err
 		}
-		b, _, err := imagingtest.GridPicture(tmp, 4032, 3024, 48, 0)
+		b, _, err := imagingtest.GridPictureThumbWith(imagingtest.Medium, tmp, 4032, 3024, 48, 0, 0, 0)
 		os.RemoveAll(tmp)
 		if err != nil {
 			return fmt.Errorf("making the grid HEIC: %w", err)
