@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,19 +19,16 @@ import (
 // "" when p pins nothing and the process is left as it was.
 func (p Profile) KeepOff() (string, error) {
 	ncpu := runtime.NumCPU()
-	own := p.CPUs(ncpu)
-	if own == "" {
+	first, ok := p.firstCPU(ncpu)
+	if !ok {
 		return "", nil
 	}
-	first, last, err := cpuRange(own)
-	if err != nil {
-		return "", err
-	}
+	own := p.CPUs(ncpu)
 	var set unix.CPUSet
-	for c := 0; c < ncpu; c++ {
-		if c < first || c > last {
-			set.Set(c)
-		}
+	var others []string
+	for c := range first {
+		set.Set(c)
+		others = append(others, strconv.Itoa(c))
 	}
 	// A thread may start while the list is read: read it until a pass
 	// finds every thread already moved.
@@ -58,31 +56,8 @@ func (p Profile) KeepOff() (string, error) {
 			moved++
 		}
 		if moved == 0 {
-			return cpuList(set, ncpu), nil
+			return strings.Join(others, ","), nil
 		}
 	}
 	return "", fmt.Errorf("moving this process off CPU %s: threads kept starting", own)
-}
-
-// cpuRange reads taskset's "n" or "a-b".
-func cpuRange(s string) (first, last int, err error) {
-	if _, err := fmt.Sscanf(s, "%d-%d", &first, &last); err == nil {
-		return first, last, nil
-	}
-	first, err = strconv.Atoi(s)
-	return first, first, err
-}
-
-// cpuList writes set as taskset's comma-separated list.
-func cpuList(set unix.CPUSet, ncpu int) string {
-	s := ""
-	for c := 0; c < ncpu; c++ {
-		if set.IsSet(c) {
-			if s != "" {
-				s += ","
-			}
-			s += strconv.Itoa(c)
-		}
-	}
-	return s
 }

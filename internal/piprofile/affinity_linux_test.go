@@ -40,17 +40,30 @@ func TestKeepOffLeavesTheGroupsCPU(t *testing.T) {
 	if got == "" || strings.Contains(","+got+",", ","+own+",") {
 		t.Fatalf("kept off CPU %s, now on %q", own, got)
 	}
-	// A thread started after: a goroutine locked to a thread of its own
-	// while the others are busy.
-	done := make(chan int)
-	go func() {
-		runtime.LockOSThread()
-		done <- unix.Gettid()
-	}()
-	<-done
+	// Threads started after: one goroutine more than there are threads,
+	// each holding a thread of its own until the check is done, so that
+	// at least one thread is new.
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	locked := make(chan struct{})
+	for range len(tasks) + 1 {
+		go func() {
+			runtime.LockOSThread()
+			locked <- struct{}{}
+			<-release
+		}()
+		<-locked
+	}
+	before := len(tasks)
+	if tasks, err = os.ReadDir("/proc/self/task"); err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) <= before {
+		t.Fatalf("%d threads after locking %d goroutines to threads, %d before: none started", len(tasks), before+1, before)
 	}
 	ownCPU, _ := strconv.Atoi(own)
 	for _, task := range tasks {

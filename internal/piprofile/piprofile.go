@@ -84,14 +84,24 @@ func (p Profile) String() string {
 // core's share and stood still, all of it, whenever they had used the
 // share up (docs/performance.md, "The stand-in's one core").
 func (p Profile) CPUs(ncpu int) string {
+	first, ok := p.firstCPU(ncpu)
+	switch {
+	case !ok:
+		return ""
+	case first == ncpu-1:
+		return strconv.Itoa(first)
+	}
+	return fmt.Sprintf("%d-%d", first, ncpu-1)
+}
+
+// firstCPU is the first of the CPUs a group of p runs on (the rest up to
+// the last CPU); ok is false when that is every CPU (CPUs answers "").
+func (p Profile) firstCPU(ncpu int) (first int, ok bool) {
 	n := int(math.Ceil(p.CPU))
 	if n < 1 || n >= ncpu {
-		return ""
+		return 0, false
 	}
-	if n == 1 {
-		return strconv.Itoa(ncpu - 1)
-	}
-	return fmt.Sprintf("%d-%d", ncpu-n, ncpu-1)
+	return ncpu - n, true
 }
 
 func (p Profile) period() time.Duration {
